@@ -1,0 +1,65 @@
+// What a run produced, back-end neutral: the simulator fills it, the Slurm agent will too, and
+// metrics/report read it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hetsched/model/cluster.h"
+#include "hetsched/model/job.h"
+
+namespace hetsched {
+
+struct JobRecord {
+  JobId id = 0;
+  std::string name;
+  std::string user;
+  std::string model;
+  int num_gpus = 0;
+  int priority = 0;
+  DeviceTypeId device_type = kNoDeviceType;  // type of the last allocation
+  double submit_s = 0;
+  double first_start_s = -1;
+  double finish_s = -1;          // -1: did not finish (run cut off)
+  double deadline_s = kNoDeadline;
+  double ideal_runtime_s = 0;    // alone, on its requested count of the fastest allowed type, packed
+  double gpu_seconds = 0;        // device-seconds held (incl. restart overheads)
+  double busy_energy_joules = 0; // energy above idle of the devices it held
+  double cost_usd = 0;           // device-hours held x hourly price
+  double cross_node_bytes = 0;
+  int preemptions = 0;
+  int max_span_nodes = 0;
+
+  bool finished() const { return finish_s >= 0; }
+  double jct_s() const { return finish_s - submit_s; }
+  double queueing_delay_s() const { return first_start_s - submit_s; }
+};
+
+// Step function of cluster occupancy, one sample per change (or per sampling interval).
+struct TimelineSample {
+  double time_s = 0;
+  int busy_devices = 0;
+  int running_jobs = 0;
+  int pending_jobs = 0;
+  std::vector<int> busy_by_type;  // indexed like RunRecord::device_types
+};
+
+struct RunRecord {
+  std::string policy;
+  std::string placer;
+  std::string planner;
+  std::string trace;
+  std::string cluster_summary;
+  unsigned long long seed = 0;
+  int total_devices = 0;
+  std::vector<std::string> device_types;     // names of types present, catalog order
+  std::vector<int> devices_per_type;         // same order
+  double idle_power_watts = 0;               // whole cluster, all devices idle
+  std::vector<JobRecord> jobs;               // in job-id order
+  std::vector<TimelineSample> timeline;      // time order
+  long long events = 0;
+  long long scheduler_calls = 0;
+  double wall_seconds = 0;                   // simulator wall-clock (not part of determinism)
+};
+
+}  // namespace hetsched

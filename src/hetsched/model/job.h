@@ -1,0 +1,59 @@
+// Jobs. JobSpec is what a scheduler may see (what a user submits to Slurm or Gavel); JobTruth is
+// what only the simulator knows (how much work the job really is). Policies receive JobSpec
+// only, so a policy cannot cheat by accident and runs unchanged against a real cluster.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetsched/model/device.h"
+
+namespace hetsched {
+
+using JobId = int64_t;
+inline constexpr double kNoDeadline = std::numeric_limits<double>::infinity();
+
+enum class Parallelism {
+  kSingle,        // one device
+  kDataRing,      // data parallel, ring all-reduce (the default for multi-GPU jobs)
+  kDataPS,        // data parallel with parameter servers
+  kPipeline,      // pipeline parallel over stages
+};
+std::string_view ParallelismName(Parallelism p);
+// Parses "single", "ring", "ps", "pipeline" (case-insensitive).
+std::optional<Parallelism> ParseParallelism(std::string_view name);
+
+struct JobSpec {
+  JobId id = 0;
+  std::string name;            // free text from the trace: never parsed, never sent to a shell
+  std::string user;
+  std::string model;           // zoo key
+  int batch_size = 0;          // per device; 0 = the model's default
+  int64_t iterations = 0;      // the user's stated iteration count (an estimate)
+  int num_gpus = 1;            // requested devices
+  std::vector<DeviceTypeId> allowed_types;  // empty = any accelerator type
+  Parallelism parallelism = Parallelism::kDataRing;
+  int priority = 0;            // higher = more important
+  double submit_time_s = 0;
+  double deadline_s = kNoDeadline;  // absolute time, or none
+  double estimated_runtime_s = 0;   // the user's runtime estimate (Slurm --time); 0 = none
+  double reference_runtime_s = 0;   // runtime the trace reports, if any (informational)
+
+  bool AllowsType(DeviceTypeId t) const;
+};
+
+struct JobTruth {
+  // The work the job really is, in iterations of `batch_size` per device on `num_gpus` devices.
+  double total_iterations = 0;
+};
+
+struct Job {
+  JobSpec spec;
+  JobTruth truth;
+};
+
+}  // namespace hetsched

@@ -1,0 +1,89 @@
+// Per-iteration time of a job on a placement (ALGORITHMS.md 1.4; formulas and sources in
+// docs/perf-model.md). Pure functions of the model profile, the plan and the link load: no
+// state, no randomness. Both planners (estimates) and the simulator (with contention) use them.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hetsched/model/cluster.h"
+#include "hetsched/model/job.h"
+#include "hetsched/model/model_zoo.h"
+
+namespace hetsched {
+
+// How a job is laid out on its devices. Produced by a planner (planners/), consumed by perf/.
+struct PipelineStage {
+  int first_layer = 0;  // inclusive
+  int last_layer = 0;   // inclusive
+  std::vector<DeviceId> devices;  // data parallel inside the stage
+};
+
+struct Plan {
+  Parallelism parallelism = Parallelism::kDataRing;
+  int batch_per_device = 0;           // samples per device per iteration (> 0)
+  std::vector<DeviceId> devices;      // every device the job holds
+  std::vector<PipelineStage> stages;  // kPipeline only, in layer order
+  int micro_batches = 1;              // kPipeline only
+  int num_parameter_servers = 0;      // kDataPS only: shards, co-located one per used node (0 = one per node)
+};
+
+// Concurrent cross-node flows per NIC and per rack uplink, counting the job being estimated.
+// Null vectors mean no other traffic (the job alone gets each link).
+struct LinkLoad {
+  const std::vector<int>* nic_flows = nullptr;     // indexed by NodeId
+  const std::vector<int>* uplink_flows = nullptr;  // indexed by RackId
+};
+
+struct IterationEstimate {
+  double compute_s = 0;            // slowest device's compute for one iteration
+  double communication_s = 0;      // synchronisation / transfers not overlapped
+  double iteration_s = 0;          // compute + (1 - overlap) * communication (pipeline: per batch)
+  double samples_per_s = 0;        // global throughput
+  double cross_node_bytes = 0;     // bytes per iteration that leave a node (all NICs summed)
+  int span_nodes = 0;              // distinct nodes used
+  double memory_per_device_bytes = 0;  // params + optimizer state + activations on the fullest device
+  bool fits_in_memory = true;
+};
+
+struct PerfOptions {
+  double overlap = 0.0;            // o in ALGORITHMS.md 1.4-5
+  double optimizer_state_factor = 2.0;  // Adam: 2x params of extra state
+};
+
+// Compute time of layers [first, last] of `model` for `batch` samples on one device of `type`
+// (roofline, ALGORITHMS.md 1.4-1), including the per-iteration overhead kappa.
+double ComputeTime(const ModelProfile& model, int first_layer, int last_layer, int batch,
+                   const DeviceType& type);
+
+// Ring all-reduce of `bytes` over `n` members whose slowest link has `bandwidth_Bps` and
+// `latency_s` (Patarasuk & Yuan): 2(n-1) alpha + 2 (n-1)/n S / B. Zero for n <= 1.
+double RingAllReduceTime(int n, double bytes, double bandwidth_Bps, double latency_s);
+
+// Synchronous parameter-server push+pull: max of the worker side and the server side
+// (ALGORITHMS.md 1.4-3).
+double ParameterServerTime(int workers, int servers, double bytes, double worker_bandwidth_Bps,
+                           double server_bandwidth_Bps, double latency_s);
+
+// Point-to-point transfer of `bytes` over one link.
+double PointToPointTime(double bytes, double bandwidth_Bps, double latency_s);
+
+// The bandwidth (bytes/s, after efficiency and fair sharing) and latency of the slowest link a
+// transfer between the given devices crosses: the intra-node link if they share a node, else
+// the NICs (divided by their flows) and, across racks, the uplinks (with oversubscription).
+struct PathCapacity {
+  double bandwidth_Bps = 0;
+  double latency_s = 0;
+};
+PathCapacity BottleneckOf(const Cluster& cluster, std::span<const DeviceId> devices, const LinkLoad& load);
+
+// Iteration time of `plan` for `model`. REQUIRES: plan.devices non-empty, batch > 0.
+IterationEstimate EstimateIteration(const ModelProfile& model, const Plan& plan,
+                                    const Cluster& cluster, const LinkLoad& load = {},
+                                    const PerfOptions& options = {});
+
+// Nodes whose NIC the plan's traffic crosses (empty when the plan stays on one node).
+std::vector<NodeId> NicsUsed(const Cluster& cluster, const Plan& plan);
+
+}  // namespace hetsched

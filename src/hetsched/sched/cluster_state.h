@@ -1,0 +1,69 @@
+// Who holds which device now. Owned by the back end (simulator or Slurm agent), read by policies
+// and placers through SchedContext. Every query a placer needs is O(log N) or O(devices per
+// node): no per-decision scan of the whole cluster.
+#pragma once
+
+#include <set>
+#include <span>
+#include <vector>
+
+#include "hetsched/model/cluster.h"
+#include "hetsched/model/job.h"
+#include "hetsched/util/status.h"
+
+namespace hetsched {
+
+inline constexpr JobId kNoJob = -1;
+
+class ClusterState {
+ public:
+  explicit ClusterState(const Cluster& cluster);
+
+  const Cluster& cluster() const { return *cluster_; }
+  int total_free() const { return total_free_; }
+  int free_of_type(DeviceTypeId t) const { return free_per_type_[static_cast<size_t>(t)]; }
+  int free_on_node(NodeId n) const { return free_per_node_[static_cast<size_t>(n)]; }
+  JobId owner(DeviceId d) const { return owner_[static_cast<size_t>(d)]; }
+  bool is_free(DeviceId d) const { return owner(d) == kNoJob; }
+
+  // Free devices of node `n`, in local-index order, appended to `out`. O(devices per node).
+  void AppendFreeDevices(NodeId n, std::vector<DeviceId>* out) const;
+
+  // Nodes of type `t`, in node-id order (the order first-fit scans).
+  const std::vector<NodeId>& nodes_of_type(DeviceTypeId t) const { return nodes_of_type_[static_cast<size_t>(t)]; }
+  // Lowest-id node of type `t` with at least `min_free` free devices and id position >= `from_pos`
+  // in nodes_of_type(t); returns -1 if none. O(log N).
+  NodeId FirstNodeWithFree(DeviceTypeId t, int min_free, int from_pos = 0) const;
+  // Node of type `t` with the fewest free devices that is still >= min_free (best fit); ties go to
+  // the lowest id. -1 if none. O(devices per node + log N).
+  NodeId BestFitNode(DeviceTypeId t, int min_free) const;
+  // Nodes of type `t` with free devices, most free first (ties: lowest id), at most `limit` of
+  // them, appended to `out`. O(limit * log N).
+  void AppendNodesByMostFree(DeviceTypeId t, int limit, std::vector<NodeId>* out) const;
+
+  // Marks devices as held by `job`. Fails (and changes nothing) if any is already held: this is
+  // the double-booking invariant, checked on every allocation.
+  Status Allocate(JobId job, std::span<const DeviceId> devices);
+  // Frees devices held by `job`. Fails if any is not held by `job`.
+  Status Release(JobId job, std::span<const DeviceId> devices);
+
+  // Full consistency check (O(devices)); used by tests and the simulator's invariant audit.
+  Status CheckConsistency() const;
+
+ private:
+  void UpdateNode(NodeId n);
+
+  const Cluster* cluster_;
+  std::vector<JobId> owner_;
+  std::vector<int> free_per_node_;
+  std::vector<int> free_per_type_;
+  int total_free_ = 0;
+  std::vector<std::vector<NodeId>> nodes_of_type_;
+  std::vector<int> pos_in_type_;                 // node -> index in nodes_of_type_[type]
+  std::vector<std::vector<int>> max_tree_;       // per type: segment tree of free counts (max)
+  std::vector<size_t> tree_size_;                // per type: leaves (power of two)
+  // per type, per free count: ordered set of node positions, for best fit / most free.
+  std::vector<std::vector<std::set<int>>> buckets_;
+};
+
+}  // namespace hetsched

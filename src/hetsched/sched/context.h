@@ -1,0 +1,79 @@
+// SchedContext: everything a job scheduler may see and do. It wraps the back end (simulator or
+// Slurm agent), the cluster state, the placer and the planner. One context lives for a whole run
+// (so its estimate cache does too).
+#pragma once
+
+#include <map>
+#include <span>
+#include <tuple>
+#include <vector>
+
+#include "hetsched/model/model_zoo.h"
+#include "hetsched/sched/cluster_state.h"
+#include "hetsched/sched/job_status.h"
+#include "hetsched/sched/placer.h"
+#include "hetsched/sched/planner.h"
+
+namespace hetsched {
+
+// Implemented by sim::Simulator and slurm::Agent.
+class SchedBackend {
+ public:
+  virtual ~SchedBackend() = default;
+  virtual double now() const = 0;
+  virtual const JobStatus& job_status(JobId id) const = 0;
+  // Starts `id` on `planned.plan.devices`. REQUIRES: the job is pending and the devices are
+  // free. The back end updates ClusterState.
+  virtual Status StartJob(JobId id, const PlannedJob& planned) = 0;
+  // Stops a running job; it becomes pending (checkpoint/restart cost is the back end's model).
+  virtual Status PreemptJob(JobId id) = 0;
+  virtual void RequestWakeUp(double time_s) = 0;
+};
+
+class SchedContext {
+ public:
+  SchedContext(SchedBackend& backend, const ClusterState& state, Placer& placer, Planner& planner,
+               const ModelZoo& zoo)
+      : backend_(backend), state_(state), placer_(placer), planner_(planner), zoo_(zoo) {}
+
+  double now() const { return backend_.now(); }
+  const Cluster& cluster() const { return state_.cluster(); }
+  const ClusterState& state() const { return state_; }
+  const JobStatus& job(JobId id) const { return backend_.job_status(id); }
+  const ModelZoo& zoo() const { return zoo_; }
+
+  // Places (through the placer) and plans (through the planner) `num_devices` devices of `type`
+  // (kNoDeviceType: any type the job allows) and starts the job. Returns false when the placer
+  // finds no room or the planner rejects the devices; nothing changes then.
+  bool TryStart(JobId id, int num_devices, DeviceTypeId type = kNoDeviceType);
+  // Starts on devices the scheduler chose itself (e.g. a ring embedding). False if any device is
+  // busy or the planner rejects them.
+  bool StartOn(JobId id, std::span<const DeviceId> devices);
+  // Would the placer find room now? Does not start anything.
+  bool CanPlace(JobId id, int num_devices, DeviceTypeId type = kNoDeviceType);
+  void Preempt(JobId id);
+  void WakeUpAt(double time_s) { backend_.RequestWakeUp(time_s); }
+
+  // The visible performance model's estimate of one iteration of `id` on `num_devices` devices
+  // of `type`, packed on as few nodes as possible and with no contention. Infinity if it cannot
+  // run there (memory). Cached per (job model, batch, parallelism, count, type).
+  double EstimateIterationS(JobId id, int num_devices, DeviceTypeId type);
+
+  Placer& placer() { return placer_; }
+  Planner& planner() { return planner_; }
+
+  // Counters for the run summary.
+  long long placements_failed() const { return placements_failed_; }
+
+ private:
+  SchedBackend& backend_;
+  const ClusterState& state_;
+  Placer& placer_;
+  Planner& planner_;
+  const ModelZoo& zoo_;
+  std::vector<DeviceId> scratch_;
+  std::map<std::tuple<const ModelProfile*, int, int, int, int>, double> estimate_cache_;
+  long long placements_failed_ = 0;
+};
+
+}  // namespace hetsched

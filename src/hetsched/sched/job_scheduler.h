@@ -1,0 +1,36 @@
+// Plug point 1: the job scheduler decides which jobs run now, on how many devices of which type.
+// Driven identically by the simulator (sim/) and the Slurm agent (slurm/), through SchedContext.
+//
+// Protocol: the back end calls the On*() hooks as things happen, then Schedule() once per batch
+// of simultaneous events, at every round tick (if round_period_s() > 0) and at every time the
+// scheduler asked for with ctx.WakeUpAt(). Policies keep their own queues incrementally from
+// the hooks; they must not scan every job on every call.
+#pragma once
+
+#include <string_view>
+
+#include "hetsched/sched/job_status.h"
+
+namespace hetsched {
+
+class SchedContext;
+
+class JobScheduler {
+ public:
+  static constexpr std::string_view kKind = "policy";
+  virtual ~JobScheduler() = default;
+  virtual std::string_view name() const = 0;
+
+  virtual void OnJobSubmitted(const JobStatus& job, SchedContext& ctx) = 0;
+  virtual void OnJobFinished(const JobStatus& job, SchedContext& ctx) = 0;
+  // The back end took the job's devices away (node failure, Slurm requeue); the job is pending
+  // again. Jobs the scheduler preempts itself through ctx.Preempt() do not trigger this.
+  virtual void OnJobRequeued(const JobStatus& job, SchedContext& ctx) = 0;
+
+  virtual void Schedule(SchedContext& ctx) = 0;
+
+  // Length of a scheduling round in seconds; 0 = purely event-driven.
+  virtual double round_period_s() const { return 0; }
+};
+
+}  // namespace hetsched

@@ -1,0 +1,31 @@
+// Plug point 3: the planner decides how one job runs on its devices (data parallel, parameter
+// server, pipeline stages) and estimates its speed from the visible performance model.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "hetsched/model/cluster.h"
+#include "hetsched/model/job.h"
+#include "hetsched/model/model_zoo.h"
+#include "hetsched/perf/iteration_model.h"
+#include "hetsched/util/status.h"
+
+namespace hetsched {
+
+struct PlannedJob {
+  Plan plan;
+  IterationEstimate estimate;  // without contention from other jobs
+};
+
+class Planner {
+ public:
+  static constexpr std::string_view kKind = "planner";
+  virtual ~Planner() = default;
+  virtual std::string_view name() const = 0;
+  // Lays `job` out on `devices`. Errors when the job cannot run there (e.g. out of memory).
+  virtual Result<PlannedJob> PlanJob(const JobSpec& job, const ModelProfile& model,
+                                     std::span<const DeviceId> devices, const Cluster& cluster) = 0;
+};
+
+}  // namespace hetsched

@@ -1,0 +1,43 @@
+// The discrete-event simulator. Deterministic: the same workload, cluster, methods and seed give
+// byte-identical outputs. It advances time and dispatches events; policies, placers and planners
+// are plug-ins driven through SchedContext, performance comes from perf/.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "hetsched/metrics/run_record.h"
+#include "hetsched/model/cluster.h"
+#include "hetsched/model/model_zoo.h"
+#include "hetsched/sched/job_scheduler.h"
+#include "hetsched/sched/placer.h"
+#include "hetsched/sched/planner.h"
+#include "hetsched/trace/trace.h"
+#include "hetsched/util/status.h"
+
+namespace hetsched {
+
+struct SimOptions {
+  unsigned long long seed = 1;
+  double restart_cost_s = 30;        // checkpoint + restart time a preempted job pays on restart
+  double max_time_s = 1e12;          // stop the run here (jobs still running are reported unfinished)
+  bool check_invariants = true;      // audit every event (cheap checks) + full audit every N events
+  long long full_audit_every = 100000;
+  bool contention = true;            // share NICs/uplinks between cross-node jobs
+  // Called every ~0.5% of progress with (jobs finished, jobs total); for progress bars.
+  std::function<void(long long, long long)> progress;
+};
+
+struct SimMethods {
+  std::unique_ptr<JobScheduler> scheduler;
+  std::unique_ptr<Placer> placer;
+  std::unique_ptr<Planner> planner;
+};
+
+// Runs `workload` on `cluster`. Errors: a job that can never fit the cluster (named with its
+// trace row), an invariant violation (a bug: reported with the event that broke it).
+Result<RunRecord> Simulate(const Cluster& cluster, const ModelZoo& zoo, const Workload& workload,
+                           SimMethods methods, const SimOptions& options);
+
+}  // namespace hetsched

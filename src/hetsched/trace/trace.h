@@ -1,0 +1,68 @@
+// Workloads: lists of jobs (spec + truth) read from trace files or generated. Formats in
+// docs/formats.md; every reader reports the file, line and field of a bad row.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hetsched/model/cluster.h"
+#include "hetsched/model/device.h"
+#include "hetsched/model/job.h"
+#include "hetsched/model/model_zoo.h"
+#include "hetsched/util/status.h"
+
+namespace hetsched {
+
+enum class BadRowPolicy { kStop, kSkip };
+
+struct TraceReadOptions {
+  BadRowPolicy on_bad_row = BadRowPolicy::kStop;
+  long long max_jobs = -1;       // read at most this many jobs (-1: all)
+  // For traces that give runtimes instead of iteration counts: the device type the runtime was
+  // measured on (it is converted to iterations with the perf model). Default: v100.
+  std::string reference_device = "v100";
+};
+
+struct Workload {
+  std::vector<Job> jobs;          // sorted by submit time then id; ids are 0..n-1 in that order
+  std::string source;             // file path or "synthetic(seed=...)"
+  long long rows_read = 0;
+  long long rows_skipped = 0;
+  std::vector<std::string> skipped_reasons;  // first few, "file:line: field 'x': ..."
+};
+
+// Formats: "native" (hetsched CSV), "gavel" (Gavel .trace), "tiresias" (Tiresias CSV),
+// "philly-runtime" (one runtime column -> jobs), "pai" (Alibaba PAI 2020 job+task tables),
+// "helios" (Helios cluster_log CSV). "auto" picks by extension and header.
+Result<Workload> ReadTrace(const std::string& path, const std::string& format,
+                           const TraceReadOptions& options, const DeviceCatalog& devices,
+                           const ModelZoo& zoo);
+// Same, from text already in memory (tests, embedded demo trace). `origin` names it in errors.
+Result<Workload> ParseTrace(std::string_view text, const std::string& origin,
+                            const std::string& format, const TraceReadOptions& options,
+                            const DeviceCatalog& devices, const ModelZoo& zoo);
+
+std::vector<std::string> TraceFormats();
+
+// Writes the native format (round-trips through ReadTrace "native").
+std::string ToNativeTrace(const Workload& workload, const DeviceCatalog& devices);
+
+struct SyntheticOptions {
+  long long num_jobs = 1000;
+  double arrival_rate_per_hour = 60;           // Poisson arrivals
+  unsigned long long seed = 1;
+  // Job size mix: (gpus, weight). Default: Philly-like 1:2:4:8:16:32.
+  std::vector<std::pair<int, double>> size_mix;
+  // Model mix: (zoo name, weight). Default: every zoo model, equal weight.
+  std::vector<std::pair<std::string, double>> model_mix;
+  // Durations (seconds on the reference device) drawn from this empirical sample if non-empty,
+  // else log-normal with median 1,200 s and sigma 1.6 (Philly-like; docs/formats.md).
+  std::vector<double> runtime_sample_s;
+  double user_estimate_error = 0.0;  // estimated_runtime = runtime * exp(N(0, error))
+  int num_users = 20;
+  std::string reference_device = "v100";
+};
+Result<Workload> GenerateSynthetic(const SyntheticOptions& options, const DeviceCatalog& devices,
+                                   const ModelZoo& zoo);
+
+}  // namespace hetsched

@@ -1,0 +1,25 @@
+// File helpers: whole-file reads with clear errors, and atomic writes (temp file + rename) so
+// that no reader ever sees a half-written output.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "hetsched/util/status.h"
+
+namespace hetsched {
+
+Result<std::string> ReadFile(const std::string& path);
+
+// Reads `path` from disk or, when it names an embedded data file ("data/devices.json") and no
+// such file exists on disk, from the copy compiled into the binary.
+Result<std::string> ReadFileOrEmbedded(const std::string& path);
+
+// Writes `contents` to `path` atomically: to "<path>.tmp.<pid>" in the same directory, flushed,
+// then renamed over `path`. On failure the old file (if any) is untouched and no temp is left.
+Status WriteFileAtomic(const std::string& path, std::string_view contents);
+
+// Creates a directory and its parents. Ok if it exists.
+Status MakeDirs(const std::string& path);
+
+}  // namespace hetsched
