@@ -55,7 +55,9 @@ struct RunRecord {
   std::vector<std::string> device_types;     // names of types present, catalog order
   std::vector<int> devices_per_type;         // same order
   double idle_power_watts = 0;               // whole cluster, all devices idle
-  std::vector<JobRecord> jobs;               // in job-id order
+  std::vector<JobRecord> jobs;               // in job-id order (rejected jobs excluded)
+  long long jobs_rejected = 0;               // jobs that could never fit, skipped by request
+  std::vector<std::string> rejected_reasons; // the first few
   std::vector<TimelineSample> timeline;      // time order
   long long events = 0;
   long long scheduler_calls = 0;

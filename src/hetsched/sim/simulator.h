@@ -25,6 +25,9 @@ struct SimOptions {
   bool check_invariants = true;      // audit every event (cheap checks) + full audit every N events
   long long full_audit_every = 100000;
   bool contention = true;            // share NICs/uplinks between cross-node jobs
+  // A job that can never fit the cluster (too many devices, no allowed type, out of memory):
+  // false = the run fails naming the job; true = it is skipped and counted in the record.
+  bool skip_unfit_jobs = false;
   // Called every ~0.5% of progress with (jobs finished, jobs total); for progress bars.
   std::function<void(long long, long long)> progress;
 };

@@ -1,0 +1,138 @@
+#include "cli_common.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fmt/core.h>
+
+#include "hetsched/sched/job_scheduler.h"
+#include "hetsched/sched/placer.h"
+#include "hetsched/sched/planner.h"
+#include "hetsched/sched/registry.h"
+#include "hetsched/util/file_io.h"
+#include "hetsched/util/text.h"
+
+namespace hetsched::cli {
+
+void ClusterArgs::Add(CLI::App& app) {
+  app.add_option("--cluster", file, "Cluster spec file (YAML or JSON; see docs/formats.md)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--gpus", gpus, "Cluster shorthand instead of a file: TYPE=COUNT,... e.g. v100=36,p100=36,k80=36");
+  app.add_option("--gpus-per-server", gpus_per_server, "Devices per server for --gpus")->check(CLI::PositiveNumber);
+}
+
+Result<Cluster> ClusterArgs::Load(std::string* description) const {
+  const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
+  const LinkCatalog& links = LinkCatalog::BuiltIn();
+  if (!file.empty() && !gpus.empty()) {
+    return Status::InvalidArgument("--cluster and --gpus both given: choose one");
+  }
+  if (!file.empty()) {
+    *description = file;
+    return LoadClusterSpec(file, devices, links);
+  }
+  if (!gpus.empty()) {
+    std::vector<std::pair<std::string, int>> counts;
+    for (std::string_view item : Split(gpus, ',')) {
+      auto kv = Split(item, '=');
+      if (kv.size() != 2) return Status::InvalidArgument("--gpus: '" + std::string(item) + "': expected TYPE=COUNT");
+      auto n = ParseInt(kv[1], "--gpus count of '" + std::string(Trim(kv[0])) + "'");
+      if (!n.ok()) return n.status();
+      counts.emplace_back(std::string(Trim(kv[0])), static_cast<int>(*n));
+    }
+    *description = "--gpus " + gpus + " --gpus-per-server " + std::to_string(gpus_per_server);
+    return MakeShorthandCluster(counts, gpus_per_server, devices, links);
+  }
+  *description = "built-in default cluster (data/default_cluster.yaml)";
+  return DefaultCluster(devices, links);
+}
+
+void WorkloadArgs::Add(CLI::App& app) {
+  app.add_option("--trace", trace, "Trace file (default: the built-in Gavel/Philly demo trace)");
+  app.add_option("--format", format, "Trace format: auto, " + [] {
+    std::string s;
+    for (const auto& f : TraceFormats()) s += (s.empty() ? "" : ", ") + f;
+    return s;
+  }());
+  app.add_option("--synthetic", synthetic, "Generate N synthetic jobs instead of reading a trace");
+  app.add_option("--arrival-rate", arrival_rate_per_hour, "Synthetic: job arrivals per hour (Poisson)");
+  app.add_option("--max-jobs", max_jobs, "Read at most N jobs of the trace");
+  app.add_option("--on-bad-row", on_bad_row, "What a malformed trace row does: stop (error) or skip (count it)")
+      ->check(CLI::IsMember({"stop", "skip"}));
+  app.add_option("--reference-device", reference_device,
+                 "Device type on which runtime-only traces were measured (to convert runtimes to iterations)");
+  app.add_option("--seed", seed, "Seed for every random choice (same seed, same output)");
+}
+
+Result<Workload> WorkloadArgs::Load(const DeviceCatalog& devices, const ModelZoo& zoo) const {
+  if (synthetic > 0) {
+    if (!trace.empty()) return Status::InvalidArgument("--trace and --synthetic both given: choose one");
+    SyntheticOptions opts;
+    opts.num_jobs = synthetic;
+    opts.arrival_rate_per_hour = arrival_rate_per_hour;
+    opts.seed = seed;
+    opts.reference_device = reference_device;
+    return GenerateSynthetic(opts, devices, zoo);
+  }
+  TraceReadOptions opts;
+  opts.on_bad_row = on_bad_row == "skip" ? BadRowPolicy::kSkip : BadRowPolicy::kStop;
+  opts.max_jobs = max_jobs;
+  opts.reference_device = reference_device;
+  if (trace.empty()) {
+    const std::string demo = "data/traces/demo_gavel_msr_2869ce.trace";
+    auto text = ReadFileOrEmbedded(demo);
+    if (!text.ok()) return text.status();
+    return ParseTrace(*text, demo, "gavel", opts, devices, zoo);
+  }
+  return ReadTrace(trace, format, opts, devices, zoo);
+}
+
+void SimArgs::Add(CLI::App& app) {
+  app.add_option("--restart-cost", restart_cost_s, "Seconds a preempted job loses when it restarts (checkpoint reload)");
+  app.add_option("--max-time", max_time_s, "Stop the simulation at this simulated time (seconds)");
+  app.add_flag("--no-contention", no_contention, "Do not share NIC bandwidth between cross-node jobs");
+  app.add_flag("--skip-unfit", skip_unfit, "Skip (and count) jobs that can never fit the cluster instead of failing");
+  app.add_flag("-q,--quiet", quiet, "No progress bar");
+}
+
+SimOptions SimArgs::ToOptions(unsigned long long seed) const {
+  SimOptions o;
+  o.seed = seed;
+  o.restart_cost_s = restart_cost_s;
+  o.max_time_s = max_time_s;
+  o.contention = !no_contention;
+  o.skip_unfit_jobs = skip_unfit;
+  return o;
+}
+
+int ReportError(const Status& status) {
+  fmt::print(stderr, "hetsched: error: {}\n", status.message());
+  return status.code() == StatusCode::kInternal ? kExitInternal : kExitError;
+}
+
+std::function<void(long long, long long)> MakeProgress(bool quiet, const std::string& label) {
+  if (quiet || ::isatty(::fileno(stderr)) == 0) return nullptr;
+  return [label](long long done, long long total) {
+    const int width = 30;
+    const double frac = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
+    const int fill = static_cast<int>(frac * width);
+    fmt::print(stderr, "\r{:<24} [{}{}] {:5.1f}% {}/{} jobs", label, std::string(static_cast<size_t>(fill), '#'),
+               std::string(static_cast<size_t>(width - fill), '.'), 100.0 * frac, done, total);
+    if (done >= total) fmt::print(stderr, "\n");
+    std::fflush(stderr);
+  };
+}
+
+std::string Provenance(const std::string& kind, const std::string& name) {
+  auto find = [&](auto list) -> std::string {
+    for (const MethodInfo& m : list) {
+      if (m.name == name) return m.provenance;
+    }
+    return "";
+  };
+  if (kind == "policy") return find(Registry<JobScheduler>::Instance().List());
+  if (kind == "placer") return find(Registry<Placer>::Instance().List());
+  return find(Registry<Planner>::Instance().List());
+}
+
+}  // namespace hetsched::cli

@@ -1,0 +1,63 @@
+// Shared plumbing of the CLI's subcommands: the options that choose a cluster, a workload and
+// methods, and turning them into library objects with errors a person can act on.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "hetsched/model/cluster.h"
+#include "hetsched/model/model_zoo.h"
+#include "hetsched/sim/runner.h"
+#include "hetsched/trace/trace.h"
+
+namespace hetsched::cli {
+
+// Exit codes (documented in README and `hetsched --help`).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;      // bad input file, infeasible workload, I/O failure
+inline constexpr int kExitUsage = 2;      // bad command line (CLI11 also uses 2... see main.cc)
+inline constexpr int kExitInternal = 3;   // an invariant broke: a bug, please report it
+
+struct ClusterArgs {
+  std::string file;             // --cluster
+  std::string gpus;             // --gpus v100=36,p100=36
+  int gpus_per_server = 4;      // --gpus-per-server
+  void Add(CLI::App& app);
+  // The cluster chosen: a file, the shorthand, or the built-in default. `description` says which.
+  Result<Cluster> Load(std::string* description) const;
+};
+
+struct WorkloadArgs {
+  std::string trace;            // --trace
+  std::string format = "auto";  // --format
+  long long synthetic = 0;      // --synthetic N
+  double arrival_rate_per_hour = 30;
+  long long max_jobs = -1;
+  std::string on_bad_row = "stop";
+  std::string reference_device = "v100";
+  unsigned long long seed = 1;  // shared with the simulation seed
+  void Add(CLI::App& app);
+  Result<Workload> Load(const DeviceCatalog& devices, const ModelZoo& zoo) const;
+};
+
+struct SimArgs {
+  double restart_cost_s = 30;
+  double max_time_s = 1e12;
+  bool no_contention = false;
+  bool skip_unfit = false;
+  bool quiet = false;
+  void Add(CLI::App& app);
+  SimOptions ToOptions(unsigned long long seed) const;
+};
+
+// Prints "hetsched: error: <message>" to stderr and returns the exit code for `status`.
+int ReportError(const Status& status);
+
+// A progress bar on stderr when it is a terminal (and not --quiet); otherwise nothing.
+std::function<void(long long, long long)> MakeProgress(bool quiet, const std::string& label);
+
+// The provenance line of a method ("[CLASSIC] ...") for printing next to results.
+std::string Provenance(const std::string& kind, const std::string& name);
+
+}  // namespace hetsched::cli

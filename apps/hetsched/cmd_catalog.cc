@@ -1,0 +1,65 @@
+// `hetsched catalog`: what hetsched knows: device types, links, models, and the registered
+// policies, placers and planners with where each comes from.
+#include <fmt/core.h>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "hetsched/sched/job_scheduler.h"
+#include "hetsched/sched/placer.h"
+#include "hetsched/sched/planner.h"
+#include "hetsched/sched/registry.h"
+
+namespace hetsched::cli {
+
+namespace {
+void PrintMethods(const char* title, const std::vector<MethodInfo>& list) {
+  fmt::print("{}\n", title);
+  for (const MethodInfo& m : list) fmt::print("  {:<18} {}\n  {:<18} {}\n", m.name, m.summary, "", m.provenance);
+  fmt::print("\n");
+}
+
+int RunCatalog(const std::string& what) {
+  const bool all = what == "all";
+  if (all || what == "devices") {
+    fmt::print("Device types (data/devices.json)\n  {:<12} {:>8} {:>9} {:>7} {:>7} {:>8}  {}\n", "name", "FP32 TF",
+               "tensor TF", "mem GiB", "TDP W", "$/hour", "price source");
+    for (const DeviceType& d : DeviceCatalog::BuiltIn().types()) {
+      fmt::print("  {:<12} {:>8.1f} {:>9.1f} {:>7.0f} {:>7.0f} {:>8.3f}  {}\n", d.name, d.fp32_flops / 1e12,
+                 d.tensor_flops / 1e12, d.memory_bytes / (1024.0 * 1024 * 1024), d.tdp_watts, d.price_per_hour,
+                 d.price_source);
+    }
+    fmt::print("\n");
+  }
+  if (all || what == "links") {
+    fmt::print("Links (data/links.json)\n  {:<10} {:>10} {:>10}  {}\n", "name", "GB/s", "latency us", "description");
+    for (const LinkClass& l : LinkCatalog::BuiltIn().links()) {
+      fmt::print("  {:<10} {:>10.2f} {:>10.1f}  {}\n", l.name, l.bandwidth_Bps / 1e9, l.latency_s * 1e6, l.display_name);
+    }
+    fmt::print("\n");
+  }
+  if (all || what == "models") {
+    fmt::print("Models (per-layer profiles, docs/models.md)\n  {:<20} {:>7} {:>10} {:>12} {:>6}  {}\n", "name", "layers",
+               "params M", "GFLOP/sample", "batch", "description");
+    for (const ModelProfile& m : ModelZoo::BuiltIn().models()) {
+      fmt::print("  {:<20} {:>7} {:>10.1f} {:>12.2f} {:>6}  {}\n", m.name, m.layers.size(),
+                 m.total_param_bytes() / 4e6, (m.total_fwd_flops_per_sample() + m.total_bwd_flops_per_sample()) / 1e9,
+                 m.default_batch_size, m.display_name);
+    }
+    fmt::print("\n");
+  }
+  if (all || what == "policies") PrintMethods("Job schedulers (--policy)", Registry<JobScheduler>::Instance().List());
+  if (all || what == "placers") PrintMethods("Placers (--placer)", Registry<Placer>::Instance().List());
+  if (all || what == "planners") PrintMethods("Planners (--planner)", Registry<Planner>::Instance().List());
+  return kExitOk;
+}
+}  // namespace
+
+void AddCatalogCommand(CLI::App& app, std::function<int()>* action) {
+  auto* cmd = app.add_subcommand("catalog", "List device types, links, models, policies, placers and planners");
+  auto what = std::make_shared<std::string>("all");
+  cmd->add_option("what", *what, "all, devices, links, models, policies, placers or planners")
+      ->check(CLI::IsMember({"all", "devices", "links", "models", "policies", "placers", "planners"}));
+  cmd->callback([what, action] { *action = [what] { return RunCatalog(*what); }; });
+}
+
+}  // namespace hetsched::cli

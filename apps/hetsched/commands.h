@@ -1,0 +1,14 @@
+// Each subcommand registers itself on the app and, when chosen, sets `action` to its runner.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace hetsched::cli {
+
+void AddSimulateCommand(CLI::App& app, std::function<int()>* action);
+void AddCompareCommand(CLI::App& app, std::function<int()>* action);
+void AddValidateCommand(CLI::App& app, std::function<int()>* action);
+void AddCatalogCommand(CLI::App& app, std::function<int()>* action);
+
+}  // namespace hetsched::cli

@@ -1,0 +1,155 @@
+// Communication costs: ring all-reduce (Patarasuk & Yuan, JPDC 2009), parameter-server
+// push/pull (Li et al., OSDI 2014), point-to-point transfers, and the capacity of the slowest
+// link a transfer crosses under max-min fair sharing (ALGORITHMS.md 1.4-2,3,4,6).
+#include <algorithm>
+#include <limits>
+
+#include "hetsched/perf/iteration_model.h"
+#include "hetsched/perf/perf_internal.h"
+
+namespace hetsched {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Bytes over a bandwidth, where an infinite bandwidth (no limiting link) costs nothing and a
+// zero bandwidth never finishes.
+double TransferS(double bytes, double bandwidth_Bps) {
+  if (bytes <= 0) return 0.0;
+  if (bandwidth_Bps <= 0) return kInf;
+  return bytes / bandwidth_Bps;
+}
+
+// Flows sharing a link, counting the job itself: at least 1 (a missing or short vector means
+// the job is alone).
+int FlowsAt(const std::vector<int>* flows, int index) {
+  if (flows == nullptr || index < 0 || index >= static_cast<int>(flows->size())) return 1;
+  return std::max(1, (*flows)[static_cast<size_t>(index)]);
+}
+
+}  // namespace
+
+double RingAllReduceTime(int n, double bytes, double bandwidth_Bps, double latency_s) {
+  if (n <= 1 || bytes <= 0) return 0.0;
+  const double steps = 2.0 * (n - 1);  // n-1 reduce-scatter steps + n-1 all-gather steps
+  return steps * latency_s + TransferS(steps / n * bytes, bandwidth_Bps);
+}
+
+double ParameterServerTime(int workers, int servers, double bytes, double worker_bandwidth_Bps,
+                           double server_bandwidth_Bps, double latency_s) {
+  if (workers <= 0 || bytes <= 0) return 0.0;
+  servers = std::max(servers, 1);
+  // Worker: pushes S (its gradients, split over the shards), then pulls S (fresh parameters).
+  const double worker_s = TransferS(2.0 * bytes, worker_bandwidth_Bps) + 2.0 * latency_s;
+  // Shard: receives n S / P in the push phase and sends n S / P in the pull phase.
+  const double shard_bytes = static_cast<double>(workers) * bytes / servers;
+  const double server_s = TransferS(2.0 * shard_bytes, server_bandwidth_Bps) + 2.0 * latency_s;
+  return std::max(worker_s, server_s);
+}
+
+double PointToPointTime(double bytes, double bandwidth_Bps, double latency_s) {
+  if (bytes <= 0) return 0.0;
+  return latency_s + TransferS(bytes, bandwidth_Bps);
+}
+
+PathCapacity BottleneckOf(const Cluster& cluster, std::span<const DeviceId> devices,
+                          const LinkLoad& load) {
+  return perf_internal::PathBetween(cluster, devices, {}, load);
+}
+
+namespace perf_internal {
+
+double RingAllGatherTime(int n, double bytes_per_member, double bandwidth_Bps, double latency_s) {
+  if (n <= 1 || bytes_per_member <= 0) return 0.0;
+  const double hops = static_cast<double>(n - 1);
+  return hops * latency_s + TransferS(hops * bytes_per_member, bandwidth_Bps);
+}
+
+bool OnOneNode(const Cluster& cluster, std::span<const DeviceId> a, std::span<const DeviceId> b) {
+  if (a.empty() && b.empty()) return true;
+  const NodeId node = cluster.device(a.empty() ? b.front() : a.front()).node;
+  for (DeviceId d : a) {
+    if (cluster.device(d).node != node) return false;
+  }
+  for (DeviceId d : b) {
+    if (cluster.device(d).node != node) return false;
+  }
+  return true;
+}
+
+PathCapacity NicPath(const Cluster& cluster, NodeId node_id, bool crosses_racks, const LinkLoad& load) {
+  const Node& node = cluster.node(node_id);
+  PathCapacity path{kInf, 0.0};
+  if (node.nic == kNoLinkClass) {
+    path.bandwidth_Bps = 0;  // a node without a NIC cannot talk to other nodes
+  } else {
+    const LinkClass& nic = cluster.link_catalog().link(node.nic);
+    path.bandwidth_Bps = nic.effective_bandwidth_Bps() / FlowsAt(load.nic_flows, node_id);
+    path.latency_s = nic.latency_s;
+  }
+  if (crosses_racks) {
+    const Rack& rack = cluster.rack(node.rack);
+    // A rack without a declared uplink is taken as full bisection (ALGORITHMS.md 1.1).
+    if (rack.uplink != kNoLinkClass) {
+      const LinkClass& uplink = cluster.link_catalog().link(rack.uplink);
+      const double share_Bps = uplink.effective_bandwidth_Bps() * std::max(1, rack.uplink_count) /
+                               std::max(1.0, rack.oversubscription) /
+                               FlowsAt(load.uplink_flows, node.rack);
+      path.bandwidth_Bps = std::min(path.bandwidth_Bps, share_Bps);
+      path.latency_s = std::max(path.latency_s, uplink.latency_s);
+    }
+  }
+  return path;
+}
+
+PathCapacity PathBetween(const Cluster& cluster, std::span<const DeviceId> a,
+                         std::span<const DeviceId> b, const LinkLoad& load) {
+  if (a.size() + b.size() <= 1) return PathCapacity{kInf, 0.0};
+  const DeviceId first = a.empty() ? b.front() : a.front();
+  if (OnOneNode(cluster, a, b)) {
+    const Node& node = cluster.node(cluster.device(first).node);
+    // No intra-node link declared (e.g. a CPU node): taken as not limiting.
+    if (node.intra_link == kNoLinkClass) return PathCapacity{kInf, 0.0};
+    const LinkClass& link = cluster.link_catalog().link(node.intra_link);
+    return PathCapacity{link.effective_bandwidth_Bps(), link.latency_s};
+  }
+  const RackId first_rack = cluster.node(cluster.device(first).node).rack;
+  bool crosses_racks = false;
+  for (std::span<const DeviceId> set : {a, b}) {
+    for (DeviceId d : set) crosses_racks |= cluster.node(cluster.device(d).node).rack != first_rack;
+  }
+  // Duplicated nodes do not change a min/max, so no de-duplication is needed here.
+  PathCapacity worst{kInf, 0.0};
+  for (std::span<const DeviceId> set : {a, b}) {
+    for (DeviceId d : set) {
+      const PathCapacity p = NicPath(cluster, cluster.device(d).node, crosses_racks, load);
+      worst.bandwidth_Bps = std::min(worst.bandwidth_Bps, p.bandwidth_Bps);
+      worst.latency_s = std::max(worst.latency_s, p.latency_s);
+    }
+  }
+  return worst;
+}
+
+void GroupByNode(const Cluster& cluster, std::span<const DeviceId> devices,
+                 std::vector<NodeCount>* out) {
+  // slot[node] = index in *out, or -1. Reset after use, so the next call starts clean.
+  thread_local std::vector<int> slot;
+  if (slot.size() < static_cast<size_t>(cluster.num_nodes())) {
+    slot.assign(static_cast<size_t>(cluster.num_nodes()), -1);
+  }
+  out->clear();
+  for (DeviceId d : devices) {
+    const NodeId node = cluster.device(d).node;
+    int& s = slot[static_cast<size_t>(node)];
+    if (s < 0) {
+      s = static_cast<int>(out->size());
+      out->push_back(NodeCount{node, 0});
+    }
+    ++(*out)[static_cast<size_t>(s)].devices;
+  }
+  for (const NodeCount& g : *out) slot[static_cast<size_t>(g.node)] = -1;
+}
+
+}  // namespace perf_internal
+}  // namespace hetsched

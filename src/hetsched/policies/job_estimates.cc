@@ -1,0 +1,91 @@
+#include "hetsched/policies/job_estimates.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "hetsched/util/text.h"
+
+namespace hetsched {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+}  // namespace
+
+std::vector<DeviceTypeId> UsableTypes(const JobSpec& spec, const Cluster& cluster) {
+  std::vector<DeviceTypeId> out;
+  for (DeviceTypeId t : cluster.present_types()) {
+    if (spec.AllowsType(t)) out.push_back(t);
+  }
+  return out;
+}
+
+double RemainingEstimateS(SchedContext& ctx, JobId id, DeviceTypeId type) {
+  const JobStatus& status = ctx.job(id);
+  const JobSpec& spec = *status.spec;
+  const double now = ctx.now();
+  if (spec.estimated_runtime_s > 0) return std::max(0.0, spec.estimated_runtime_s - status.ExecutedS(now));
+  if (spec.iterations <= 0) return kInf;
+  // Progress of the current run is not reported until the allocation changes; extrapolate it
+  // with the rate the job's own logs show (iteration_rate), which any back end can observe.
+  double done = status.iterations_done;
+  if (status.state == JobState::kRunning) done += status.iteration_rate * (now - status.last_start_s);
+  const double left = std::max(0.0, static_cast<double>(spec.iterations) - done);
+  if (left == 0) return 0;
+  return left * ctx.EstimateIterationS(id, spec.num_gpus, type);
+}
+
+double TotalEstimateOnFastestS(SchedContext& ctx, JobId id) {
+  const JobSpec& spec = *ctx.job(id).spec;
+  if (spec.estimated_runtime_s > 0) return spec.estimated_runtime_s;
+  if (spec.iterations <= 0) return kInf;
+  double best_s = kInf;
+  for (DeviceTypeId t : UsableTypes(spec, ctx.cluster())) {
+    best_s = std::min(best_s, ctx.EstimateIterationS(id, spec.num_gpus, t));
+  }
+  return static_cast<double>(spec.iterations) * best_s;
+}
+
+VictimChoice ChooseVictims(SchedContext& ctx, JobId job, const VictimWalk& walk) {
+  const JobSpec& spec = *ctx.job(job).spec;
+  const int need = spec.num_gpus;
+  VictimChoice best;
+  int best_freed = std::numeric_limits<int>::max();
+  for (DeviceTypeId t : UsableTypes(spec, ctx.cluster())) {
+    int avail = ctx.state().free_of_type(t);
+    if (avail >= need) continue;  // not a device shortage on this type: preemption cannot help
+    int freed = 0;
+    std::vector<JobId> victims;
+    walk(t, [&](JobId v) {
+      const int held = ctx.job(v).num_devices();
+      victims.push_back(v);
+      freed += held;
+      avail += held;
+      return avail < need && freed < best_freed;
+    });
+    if (avail >= need && freed < best_freed) {
+      best_freed = freed;
+      best.type = t;
+      best.victims = std::move(victims);
+    }
+  }
+  return best;
+}
+
+Result<std::vector<double>> ParseIncreasingList(const std::string& text, const std::string& what) {
+  std::vector<double> out;
+  if (Trim(text).empty()) return out;
+  for (std::string_view item : Split(text, ';')) {
+    HETSCHED_ASSIGN_OR_RETURN(const double v, ParseDouble(Trim(item), what));
+    if (!(v > 0) || !std::isfinite(v)) {
+      return Status::InvalidArgument(what + ": values must be positive and finite, got '" + std::string(Trim(item)) + "'");
+    }
+    if (!out.empty() && v <= out.back()) {
+      return Status::InvalidArgument(what + ": values must be strictly increasing ('" + text + "')");
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace hetsched

@@ -1,0 +1,48 @@
+// Runtime estimates and preemption-victim selection shared by the job schedulers of this folder.
+// Everything here reads only what a scheduler may see (JobSpec, JobStatus, the visible
+// performance model through SchedContext), never the simulator's truth.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "hetsched/sched/context.h"
+
+namespace hetsched {
+
+// Device types `spec` may run on that exist in `cluster`, in catalog order.
+std::vector<DeviceTypeId> UsableTypes(const JobSpec& spec, const Cluster& cluster);
+
+// Estimated seconds the job still needs on `num_gpus` devices of `type`, from now:
+//  - the user's runtime estimate (spec.estimated_runtime_s, like Slurm --time) minus the time
+//    already executed, if the user gave one;
+//  - else the iterations not yet done x the visible model's iteration time on that type;
+//  - else infinity (nothing is known about the job's length).
+// Never negative: a job that overran its estimate is "about to end" (0).
+double RemainingEstimateS(SchedContext& ctx, JobId id, DeviceTypeId type);
+
+// Estimated total length of the job at submission on its fastest usable type (spec estimate, or
+// iterations x the smallest iteration time over the usable types). Infinity when unknown.
+double TotalEstimateOnFastestS(SchedContext& ctx, JobId id);
+
+// Walks running jobs that may be preempted for a pending job, best victim first; the visitor
+// returns false to stop the walk.
+using VictimWalk = std::function<void(DeviceTypeId type, const std::function<bool(JobId)>& visit)>;
+
+struct VictimChoice {
+  DeviceTypeId type = kNoDeviceType;  // kNoDeviceType: no set of victims frees enough devices
+  std::vector<JobId> victims;         // in walk order
+};
+
+// For each usable type of `job`, takes victims of that type in walk order until the free devices
+// of the type plus the victims' devices reach the job's request (spec.num_gpus). Returns the
+// type that needs the fewest preempted devices (ties: catalog order), or type kNoDeviceType.
+// Cost: O(victims walked).
+VictimChoice ChooseVictims(SchedContext& ctx, JobId job, const VictimWalk& walk);
+
+// Parses a ';'-separated list of strictly increasing positive numbers ("3600;36000").
+// `what` names the option in errors.
+Result<std::vector<double>> ParseIncreasingList(const std::string& text, const std::string& what);
+
+}  // namespace hetsched

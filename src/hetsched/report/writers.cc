@@ -1,0 +1,160 @@
+// Per-run output files: summary.json, jobs.csv, timeline.csv (formats in docs/formats-output.md).
+// The comparison table lives in comparison.cc.
+#include "hetsched/report/writers.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "hetsched/metrics/step_integral.h"
+#include "hetsched/report/format.h"
+#include "hetsched/report/timeline_resample.h"
+#include "hetsched/util/file_io.h"
+
+namespace hetsched {
+namespace {
+
+using Json = nlohmann::ordered_json;  // insertion order = the documented key order
+
+// JSON precision: seconds to the millisecond, money to 1e-4 $, energy to 0.1 J, ratios to 1e-6.
+constexpr int kSecondsDecimals = 3;
+constexpr int kRatioDecimals = 6;
+constexpr int kUsdDecimals = 4;
+constexpr int kJouleDecimals = 1;
+
+Json DistributionJson(const Distribution& d, int decimals) {
+  Json j;
+  j["count"] = d.count;
+  j["mean"] = RoundTo(d.mean, decimals);
+  j["median"] = RoundTo(d.median, decimals);
+  j["p95"] = RoundTo(d.p95, decimals);
+  j["p99"] = RoundTo(d.p99, decimals);
+  j["max"] = RoundTo(d.max, decimals);
+  return j;
+}
+
+// Bytes are whole numbers; written as integers while they fit in 64 bits.
+Json BytesJson(double bytes) {
+  if (std::isfinite(bytes) && std::fabs(bytes) < 9e18) return static_cast<long long>(std::llround(bytes));
+  return RoundTo(bytes, 0);
+}
+
+// Busy fraction of each device type over the makespan window [first submit, first submit +
+// makespan]: busy device-seconds of the type / (devices of the type x makespan).
+Json BusyFractionByType(const RunRecord& run, const Summary& summary) {
+  Json by_type = Json::object();
+  double first_submit_s = 0;
+  if (!run.jobs.empty()) {
+    first_submit_s = run.jobs.front().submit_s;
+    for (const JobRecord& job : run.jobs) first_submit_s = std::min(first_submit_s, job.submit_s);
+  }
+  for (size_t k = 0; k < run.device_types.size(); ++k) {
+    const int devices = k < run.devices_per_type.size() ? run.devices_per_type[k] : 0;
+    double fraction = 0;
+    if (devices > 0 && summary.makespan_s > 0) {
+      const auto busy_of_type = [k](const TimelineSample& s) {
+        return k < s.busy_by_type.size() ? static_cast<double>(s.busy_by_type[k]) : 0.0;
+      };
+      const double busy_s = IntegrateTimeline(run.timeline, busy_of_type, first_submit_s,
+                                              first_submit_s + summary.makespan_s);
+      fraction = busy_s / (devices * summary.makespan_s);
+    }
+    by_type[run.device_types[k]] = RoundTo(fraction, kRatioDecimals);
+  }
+  return by_type;
+}
+
+// Empty field for "not applicable" (unfinished job, no deadline).
+std::string OptionalSeconds(double value_s, bool present) {
+  return present ? FormatTrimmed(value_s, kSecondsDecimals) : "";
+}
+
+}  // namespace
+
+std::string SummaryJson(const RunRecord& run, const Summary& summary) {
+  Json j;
+  j["policy"] = run.policy;
+  j["placer"] = run.placer;
+  j["planner"] = run.planner;
+  j["trace"] = run.trace;
+  j["cluster"] = run.cluster_summary;
+  j["seed"] = run.seed;
+  j["total_devices"] = run.total_devices;
+  j["jobs_total"] = summary.jobs_total;
+  j["jobs_finished"] = summary.jobs_finished;
+  j["jct_s"] = DistributionJson(summary.jct_s, kSecondsDecimals);
+  j["queueing_delay_s"] = DistributionJson(summary.queueing_delay_s, kSecondsDecimals);
+  j["slowdown"] = DistributionJson(summary.slowdown, kRatioDecimals);
+  j["makespan_s"] = RoundTo(summary.makespan_s, kSecondsDecimals);
+  j["utilisation"] = RoundTo(summary.utilisation, kRatioDecimals);
+  j["busy_fraction_by_type"] = BusyFractionByType(run, summary);
+  j["cost_usd"] = RoundTo(summary.cost_usd, kUsdDecimals);
+  j["energy_joules"] = RoundTo(summary.energy_joules, kJouleDecimals);
+  j["jain_fairness"] = RoundTo(summary.jain_fairness, kRatioDecimals);
+  j["ftf_max"] = RoundTo(summary.ftf_max, kRatioDecimals);
+  j["ftf_mean"] = RoundTo(summary.ftf_mean, kRatioDecimals);
+  j["cross_node_bytes"] = BytesJson(summary.cross_node_bytes);
+  j["deadline_misses"] = summary.deadline_misses;
+  j["preemptions"] = summary.preemptions;
+  j["events"] = run.events;
+  j["scheduler_calls"] = run.scheduler_calls;
+  // run.wall_seconds is left out on purpose: it differs between identical runs.
+  return j.dump(2) + "\n";
+}
+
+std::string JobsCsv(const RunRecord& run) {
+  std::string out =
+      "id,name,user,model,num_gpus,priority,device_type,submit_s,first_start_s,finish_s,"
+      "deadline_s,jct_s,queueing_delay_s,ideal_runtime_s,slowdown,gpu_seconds,"
+      "busy_energy_joules,cost_usd,cross_node_bytes,preemptions,max_span_nodes\n";
+  for (const JobRecord& job : run.jobs) {
+    const bool started = job.first_start_s >= 0;
+    const bool finished = job.finished();
+    const bool slowdown_defined = finished && job.ideal_runtime_s > 0;
+    fmt::format_to(std::back_inserter(out),
+                   "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", job.id,
+                   CsvField(job.name), CsvField(job.user), CsvField(job.model), job.num_gpus,
+                   job.priority, job.device_type, FormatTrimmed(job.submit_s, kSecondsDecimals),
+                   OptionalSeconds(job.first_start_s, started),
+                   OptionalSeconds(job.finish_s, finished),
+                   OptionalSeconds(job.deadline_s, std::isfinite(job.deadline_s)),
+                   OptionalSeconds(job.jct_s(), finished),
+                   OptionalSeconds(job.queueing_delay_s(), started),
+                   FormatTrimmed(job.ideal_runtime_s, kSecondsDecimals),
+                   slowdown_defined ? FormatTrimmed(job.jct_s() / job.ideal_runtime_s, kRatioDecimals) : "",
+                   FormatTrimmed(job.gpu_seconds, kSecondsDecimals),
+                   FormatTrimmed(job.busy_energy_joules, kJouleDecimals),
+                   FormatTrimmed(job.cost_usd, kUsdDecimals), FormatTrimmed(job.cross_node_bytes, 0),
+                   job.preemptions, job.max_span_nodes);
+  }
+  return out;
+}
+
+std::string TimelineCsv(const RunRecord& run, int max_rows) {
+  std::string out = "time_s,busy_devices,running_jobs,pending_jobs";
+  for (const std::string& type : run.device_types) out += "," + CsvField("busy_" + type);
+  out += "\n";
+  // Resampled rows hold averages: three decimals keep them readable and stable.
+  for (const TimelineRow& row : ResampleTimeline(run, max_rows)) {
+    out += FormatTrimmed(row.time_s, kSecondsDecimals);
+    for (double v : {row.busy_devices, row.running_jobs, row.pending_jobs}) {
+      out += "," + FormatTrimmed(v, 3);
+    }
+    for (double v : row.busy_by_type) out += "," + FormatTrimmed(v, 3);
+    out += "\n";
+  }
+  return out;
+}
+
+Status WriteRunOutputs(const std::string& dir, const RunRecord& run, const Summary& summary) {
+  HETSCHED_RETURN_IF_ERROR(MakeDirs(dir));
+  const std::string base = dir.empty() || dir.back() == '/' ? dir : dir + "/";
+  // WriteFileAtomic's errors already start with the full path of the file that failed.
+  HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(base + "summary.json", SummaryJson(run, summary)));
+  HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(base + "jobs.csv", JobsCsv(run)));
+  HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(base + "timeline.csv", TimelineCsv(run)));
+  return Status::Ok();
+}
+
+}  // namespace hetsched

@@ -1,0 +1,18 @@
+#include "hetsched/sched/placer.h"
+
+namespace hetsched {
+
+std::vector<DeviceTypeId> CandidateTypes(const PlacementRequest& request, const ClusterState& state) {
+  std::vector<DeviceTypeId> out;
+  const Cluster& cluster = state.cluster();
+  if (request.type != kNoDeviceType) {
+    if (request.job == nullptr || request.job->AllowsType(request.type)) out.push_back(request.type);
+    return out;
+  }
+  for (DeviceTypeId t : cluster.present_types()) {
+    if (request.job == nullptr || request.job->AllowsType(t)) out.push_back(t);
+  }
+  return out;
+}
+
+}  // namespace hetsched

@@ -1,0 +1,70 @@
+#include "hetsched/sim/runner.h"
+
+#include <atomic>
+#include <optional>
+#include <thread>
+
+#include "hetsched/sched/job_scheduler.h"
+#include "hetsched/sched/placer.h"
+#include "hetsched/sched/planner.h"
+#include "hetsched/sched/registry.h"
+#include "hetsched/util/text.h"
+
+namespace hetsched {
+
+Result<SimMethods> CreateMethods(const MethodChoice& choice) {
+  SimMethods methods;
+  auto scheduler = Registry<JobScheduler>::Instance().Create(choice.policy, choice.policy_options);
+  if (!scheduler.ok()) return scheduler.status();
+  auto placer = Registry<Placer>::Instance().Create(choice.placer, choice.placer_options);
+  if (!placer.ok()) return placer.status();
+  auto planner = Registry<Planner>::Instance().Create(choice.planner, choice.planner_options);
+  if (!planner.ok()) return planner.status();
+  methods.scheduler = std::move(scheduler).value();
+  methods.placer = std::move(placer).value();
+  methods.planner = std::move(planner).value();
+  return methods;
+}
+
+Result<std::pair<std::string, Options>> ParseMethodSpec(const std::string& spec) {
+  auto parts = Split(spec, ':');
+  const std::string name(Trim(parts[0]));
+  if (name.empty()) return Status::InvalidArgument("method '" + spec + "': empty name");
+  std::vector<std::string> items;
+  for (size_t i = 1; i < parts.size(); ++i) items.emplace_back(parts[i]);
+  auto options = Options::Parse(items);
+  if (!options.ok()) return options.status().WithContext("method '" + spec + "'");
+  return std::make_pair(name, std::move(options).value());
+}
+
+Result<RunRecord> RunSimulation(const Cluster& cluster, const ModelZoo& zoo, const Workload& workload,
+                                const MethodChoice& choice, const SimOptions& options) {
+  auto methods = CreateMethods(choice);
+  if (!methods.ok()) return methods.status();
+  return Simulate(cluster, zoo, workload, std::move(methods).value(), options);
+}
+
+std::vector<Result<RunRecord>> RunMany(const Cluster& cluster, const ModelZoo& zoo, const Workload& workload,
+                                       const std::vector<MethodChoice>& choices, const SimOptions& options,
+                                       int threads) {
+  std::vector<std::optional<Result<RunRecord>>> slots(choices.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&]() {
+    for (size_t i = next++; i < choices.size(); i = next++) {
+      SimOptions opts = options;
+      if (i != 0) opts.progress = nullptr;  // one progress bar: the first run's
+      slots[i].emplace(RunSimulation(cluster, zoo, workload, choices[i], opts));
+    }
+  };
+  const int n = std::max(1, std::min<int>(threads, static_cast<int>(choices.size())));
+  std::vector<std::thread> pool;
+  for (int i = 1; i < n; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  std::vector<Result<RunRecord>> out;
+  out.reserve(choices.size());
+  for (auto& s : slots) out.push_back(std::move(*s));
+  return out;
+}
+
+}  // namespace hetsched

@@ -1,0 +1,41 @@
+// Runs named methods: looks the job scheduler, placer and planner up in their registries and
+// simulates. Shared by the CLI (simulate, compare, demo) and the experiments.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hetsched/metrics/run_record.h"
+#include "hetsched/sched/options.h"
+#include "hetsched/sim/simulator.h"
+
+namespace hetsched {
+
+struct MethodChoice {
+  std::string policy = "fifo";
+  Options policy_options;
+  std::string placer = "pack";
+  Options placer_options;
+  std::string planner = "data-parallel";
+  Options planner_options;
+
+  // "fifo", "tiresias-las", "fifo+first-fit"; options are added separately.
+  std::string Label() const { return policy + "+" + placer; }
+};
+
+Result<SimMethods> CreateMethods(const MethodChoice& choice);
+
+// Parses "policy[:k=v[:k=v...]]" (e.g. "tiresias-las:thresholds=3600;36000") into a name and
+// options.
+Result<std::pair<std::string, Options>> ParseMethodSpec(const std::string& spec);
+
+Result<RunRecord> RunSimulation(const Cluster& cluster, const ModelZoo& zoo, const Workload& workload,
+                                const MethodChoice& choice, const SimOptions& options);
+
+// Runs each choice on the same inputs, using up to `threads` threads (runs are independent, so
+// the results do not depend on the thread count). Results in the order of `choices`.
+std::vector<Result<RunRecord>> RunMany(const Cluster& cluster, const ModelZoo& zoo, const Workload& workload,
+                                       const std::vector<MethodChoice>& choices, const SimOptions& options,
+                                       int threads);
+
+}  // namespace hetsched

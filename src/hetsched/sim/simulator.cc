@@ -1,0 +1,480 @@
+#include "hetsched/sim/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "hetsched/perf/iteration_model.h"
+#include "hetsched/sched/cluster_state.h"
+#include "hetsched/sched/context.h"
+#include "hetsched/sim/event_queue.h"
+
+namespace hetsched {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// What only the simulator knows about a job while it runs.
+struct RunState {
+  const ModelProfile* model = nullptr;
+  double total_iterations = 0;    // truth
+  double done_at_update = 0;      // iterations done at update_s
+  double update_s = 0;
+  double progress_from_s = 0;     // progress starts here (after a restart cost)
+  double rate = 0;                // iterations per second in the current allocation
+  uint32_t version = 0;           // bumps whenever the completion time changes
+  Plan plan;
+  IterationEstimate estimate;     // with current contention
+  std::vector<NodeId> nics;       // NICs this job's traffic crosses (multi-node only)
+  std::vector<RackId> uplinks;    // rack uplinks it crosses (multi-rack only)
+  double segment_start_s = 0;     // when the current allocation began
+  double segment_start_iterations = 0;
+  JobRecord record;
+};
+
+class Simulator final : public SchedBackend {
+ public:
+  Simulator(const Cluster& cluster, const ModelZoo& zoo, const Workload& workload, SimMethods methods,
+            const SimOptions& options)
+      : cluster_(cluster),
+        zoo_(zoo),
+        workload_(workload),
+        methods_(std::move(methods)),
+        options_(options),
+        state_(cluster),
+        ctx_(*this, state_, *methods_.placer, *methods_.planner, zoo) {}
+
+  Result<RunRecord> Run();
+
+  // SchedBackend
+  double now() const override { return now_; }
+  const JobStatus& job_status(JobId id) const override { return status_[static_cast<size_t>(id)]; }
+  Status StartJob(JobId id, const PlannedJob& planned) override;
+  Status PreemptJob(JobId id) override;
+  void RequestWakeUp(double time_s) override {
+    if (time_s >= now_ && std::isfinite(time_s)) events_.Push(time_s, EventKind::kWakeUp);
+  }
+
+ private:
+  Status Prepare();
+  Status CheckFits(JobId id);
+  double ProgressAt(const RunState& run, double t) const {
+    const double from = std::max(run.update_s, run.progress_from_s);
+    return run.done_at_update + (t > from ? run.rate * (t - from) : 0.0);
+  }
+  void Advance(RunState& run) {
+    run.done_at_update = std::min(ProgressAt(run, now_), run.total_iterations);
+    run.update_s = now_;
+  }
+  // Recomputes the job's speed under the current link load and re-times its completion.
+  void Retime(JobId id);
+  void RegisterTraffic(JobId id, int delta, std::vector<JobId>* affected);
+  Status StopRun(JobId id);
+  Status Complete(JobId id);
+  void Sample();
+  Status Audit() const;
+
+  const Cluster& cluster_;
+  const ModelZoo& zoo_;
+  const Workload& workload_;
+  SimMethods methods_;
+  SimOptions options_;
+  ClusterState state_;
+  SchedContext ctx_;
+  EventQueue events_;
+  double now_ = 0;
+
+  std::vector<JobStatus> status_;
+  std::vector<RunState> runs_;
+  std::vector<bool> rejected_;
+  std::vector<int> nic_flows_;                 // by node
+  std::vector<int> uplink_flows_;              // by rack
+  std::vector<std::vector<JobId>> nic_jobs_;   // by node: running multi-node jobs crossing its NIC
+  std::vector<int> busy_by_type_;              // by catalog type id
+  std::vector<DeviceTypeId> present_types_;
+  long long pending_ = 0, running_ = 0, finished_ = 0, arrived_ = 0;
+  long long events_processed_ = 0;
+  long long scheduler_calls_ = 0;
+  std::vector<JobId> scratch_affected_;
+  RunRecord record_;
+};
+
+Status Simulator::CheckFits(JobId id) {
+  const JobSpec& spec = workload_.jobs[static_cast<size_t>(id)].spec;
+  double best = kInf;
+  int largest = 0;
+  for (DeviceTypeId t : present_types_) {
+    if (!spec.AllowsType(t)) continue;
+    largest = std::max(largest, cluster_.devices_per_type()[static_cast<size_t>(t)]);
+    if (cluster_.devices_per_type()[static_cast<size_t>(t)] < spec.num_gpus) continue;
+    best = std::min(best, ctx_.EstimateIterationS(id, spec.num_gpus, t));
+  }
+  RunState& run = runs_[static_cast<size_t>(id)];
+  if (std::isfinite(best)) {
+    run.record.ideal_runtime_s = best * run.total_iterations;
+    return Status::Ok();
+  }
+  const std::string who = "job " + std::to_string(id) + " ('" + spec.name + "', model " + spec.model +
+                          ", submitted at " + std::to_string(spec.submit_time_s) + " s)";
+  if (largest < spec.num_gpus) {
+    return Status::Infeasible(who + " can never fit: it needs " + std::to_string(spec.num_gpus) +
+                              " devices of one allowed type, the cluster has at most " + std::to_string(largest));
+  }
+  return Status::Infeasible(who + " can never fit: " + std::to_string(spec.num_gpus) +
+                            " devices of every allowed type lack the memory for its model and batch");
+}
+
+Status Simulator::Prepare() {
+  const size_t n = workload_.jobs.size();
+  status_.resize(n);
+  runs_.resize(n);
+  rejected_.assign(n, false);
+  nic_flows_.assign(static_cast<size_t>(cluster_.num_nodes()), 0);
+  nic_jobs_.assign(static_cast<size_t>(cluster_.num_nodes()), {});
+  uplink_flows_.assign(cluster_.racks().size(), 0);
+  busy_by_type_.assign(static_cast<size_t>(cluster_.device_catalog().size()), 0);
+  present_types_ = cluster_.present_types();
+  for (size_t i = 0; i < n; ++i) {
+    const Job& job = workload_.jobs[i];
+    if (job.spec.id != static_cast<JobId>(i)) {
+      return Status::InvalidArgument("workload: job ids must be 0..n-1 in order; position " + std::to_string(i) +
+                                     " holds id " + std::to_string(job.spec.id));
+    }
+    if (i > 0 && job.spec.submit_time_s < workload_.jobs[i - 1].spec.submit_time_s) {
+      return Status::InvalidArgument("workload: jobs must be sorted by submit time (job " + std::to_string(i) + ")");
+    }
+    if (job.spec.num_gpus < 1) {
+      return Status::InvalidArgument("job " + std::to_string(i) + ": num_gpus must be >= 1");
+    }
+    status_[i].spec = &job.spec;
+    status_[i].queued_since_s = job.spec.submit_time_s;
+    RunState& run = runs_[i];
+    run.model = zoo_.Find(job.spec.model);
+    run.total_iterations = std::max(job.truth.total_iterations, 1.0);
+    JobRecord& rec = run.record;
+    rec.id = job.spec.id;
+    rec.name = job.spec.name;
+    rec.user = job.spec.user;
+    rec.model = job.spec.model;
+    rec.num_gpus = job.spec.num_gpus;
+    rec.priority = job.spec.priority;
+    rec.submit_s = job.spec.submit_time_s;
+    rec.deadline_s = job.spec.deadline_s;
+    if (run.model == nullptr) {
+      return Status::InvalidArgument("job " + std::to_string(i) + ": unknown model '" + job.spec.model + "'");
+    }
+    Status fits = CheckFits(static_cast<JobId>(i));
+    if (!fits.ok()) {
+      if (!options_.skip_unfit_jobs) return fits;
+      rejected_[i] = true;
+      ++record_.jobs_rejected;
+      if (record_.rejected_reasons.size() < 10) record_.rejected_reasons.push_back(fits.message());
+    }
+  }
+  return Status::Ok();
+}
+
+void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affected) {
+  RunState& run = runs_[static_cast<size_t>(id)];
+  for (NodeId node : run.nics) {
+    nic_flows_[static_cast<size_t>(node)] += delta;
+    auto& jobs = nic_jobs_[static_cast<size_t>(node)];
+    if (delta > 0) {
+      jobs.push_back(id);
+    } else {
+      jobs.erase(std::find(jobs.begin(), jobs.end(), id));
+    }
+    for (JobId other : jobs) {
+      if (other != id) affected->push_back(other);
+    }
+  }
+  for (RackId r : run.uplinks) uplink_flows_[static_cast<size_t>(r)] += delta;
+}
+
+void Simulator::Retime(JobId id) {
+  RunState& run = runs_[static_cast<size_t>(id)];
+  Advance(run);
+  LinkLoad load;
+  if (options_.contention) {
+    load.nic_flows = &nic_flows_;
+    load.uplink_flows = &uplink_flows_;
+  }
+  run.estimate = EstimateIteration(*run.model, run.plan, cluster_, load);
+  run.rate = run.estimate.iteration_s > 0 ? 1.0 / run.estimate.iteration_s : 0.0;
+  status_[static_cast<size_t>(id)].iteration_rate = run.rate;
+  ++run.version;
+  if (run.rate > 0) {
+    const double from = std::max(now_, run.progress_from_s);
+    const double finish = from + (run.total_iterations - run.done_at_update) / run.rate;
+    events_.Push(finish, EventKind::kCompletion, id, run.version);
+  }
+}
+
+Status Simulator::StartJob(JobId id, const PlannedJob& planned) {
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  RunState& run = runs_[static_cast<size_t>(id)];
+  if (st.state != JobState::kPending || rejected_[static_cast<size_t>(id)]) {
+    return Status::Internal("start of job " + std::to_string(id) + " that is not pending");
+  }
+  HETSCHED_RETURN_IF_ERROR(state_.Allocate(id, planned.plan.devices));
+  st.state = JobState::kRunning;
+  st.devices = planned.plan.devices;
+  st.device_type = cluster_.device(st.devices.front()).type;
+  st.last_start_s = now_;
+  if (st.first_start_s < 0) st.first_start_s = now_;
+  for (DeviceId d : st.devices) ++busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
+  --pending_;
+  ++running_;
+
+  run.plan = planned.plan;
+  run.update_s = now_;
+  run.progress_from_s = now_ + (st.preemptions > 0 ? options_.restart_cost_s : 0.0);
+  run.segment_start_s = now_;
+  run.segment_start_iterations = run.done_at_update;
+  run.nics = NicsUsed(cluster_, run.plan);
+  run.uplinks.clear();
+  for (NodeId node : run.nics) run.uplinks.push_back(cluster_.node(node).rack);
+  std::sort(run.uplinks.begin(), run.uplinks.end());
+  run.uplinks.erase(std::unique(run.uplinks.begin(), run.uplinks.end()), run.uplinks.end());
+  if (run.uplinks.size() < 2) run.uplinks.clear();
+
+  scratch_affected_.clear();
+  RegisterTraffic(id, +1, &scratch_affected_);
+  Retime(id);
+  run.record.max_span_nodes = std::max(run.record.max_span_nodes, run.estimate.span_nodes);
+  std::sort(scratch_affected_.begin(), scratch_affected_.end());
+  scratch_affected_.erase(std::unique(scratch_affected_.begin(), scratch_affected_.end()), scratch_affected_.end());
+  for (JobId other : scratch_affected_) Retime(other);
+  return Status::Ok();
+}
+
+Status Simulator::StopRun(JobId id) {
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  RunState& run = runs_[static_cast<size_t>(id)];
+  Advance(run);
+  const double held_s = now_ - run.segment_start_s;
+  const double n = static_cast<double>(st.devices.size());
+  const DeviceType& type = cluster_.device_catalog().type(st.device_type);
+  run.record.gpu_seconds += held_s * n;
+  run.record.busy_energy_joules += held_s * n * (type.tdp_watts - type.idle_watts);
+  run.record.cost_usd += held_s / 3600.0 * n * type.price_per_hour;
+  run.record.cross_node_bytes += (run.done_at_update - run.segment_start_iterations) * run.estimate.cross_node_bytes;
+  run.record.device_type = st.device_type;
+  HETSCHED_RETURN_IF_ERROR(state_.Release(id, st.devices));
+  for (DeviceId d : st.devices) --busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
+  st.service_gpu_s += held_s * n;
+  st.executed_s += held_s;
+  st.iterations_done = run.done_at_update;
+  st.iteration_rate = 0;
+  st.devices.clear();
+  ++run.version;  // cancels the pending completion event
+  scratch_affected_.clear();
+  RegisterTraffic(id, -1, &scratch_affected_);
+  std::sort(scratch_affected_.begin(), scratch_affected_.end());
+  scratch_affected_.erase(std::unique(scratch_affected_.begin(), scratch_affected_.end()), scratch_affected_.end());
+  for (JobId other : scratch_affected_) Retime(other);
+  run.nics.clear();
+  run.uplinks.clear();
+  --running_;
+  return Status::Ok();
+}
+
+Status Simulator::PreemptJob(JobId id) {
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  if (st.state != JobState::kRunning) {
+    return Status::Internal("preemption of job " + std::to_string(id) + " that is not running");
+  }
+  HETSCHED_RETURN_IF_ERROR(StopRun(id));
+  st.state = JobState::kPending;
+  st.queued_since_s = now_;
+  ++st.preemptions;
+  ++runs_[static_cast<size_t>(id)].record.preemptions;
+  ++pending_;
+  return Status::Ok();
+}
+
+Status Simulator::Complete(JobId id) {
+  RunState& run = runs_[static_cast<size_t>(id)];
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  // Progress conservation: the job finishes exactly when its work is done.
+  const double done = ProgressAt(run, now_);
+  const double tol = 1e-6 * run.total_iterations + 1e-6;
+  if (std::abs(done - run.total_iterations) > tol) {
+    return Status::Internal("invariant: job " + std::to_string(id) + " completes at t=" + std::to_string(now_) +
+                            " with " + std::to_string(done) + " of " + std::to_string(run.total_iterations) +
+                            " iterations done");
+  }
+  HETSCHED_RETURN_IF_ERROR(StopRun(id));
+  run.done_at_update = run.total_iterations;
+  st.iterations_done = run.total_iterations;
+  st.state = JobState::kFinished;
+  st.finish_s = now_;
+  run.record.first_start_s = st.first_start_s;
+  run.record.finish_s = now_;
+  ++finished_;
+  methods_.scheduler->OnJobFinished(st, ctx_);
+  if (options_.progress) {
+    const long long total = static_cast<long long>(workload_.jobs.size()) - record_.jobs_rejected;
+    const long long step = std::max<long long>(1, total / 200);
+    if (finished_ % step == 0 || finished_ == total) options_.progress(finished_, total);
+  }
+  return Status::Ok();
+}
+
+void Simulator::Sample() {
+  TimelineSample s;
+  s.time_s = now_;
+  s.busy_devices = cluster_.num_devices() - state_.total_free();
+  s.running_jobs = static_cast<int>(running_);
+  s.pending_jobs = static_cast<int>(pending_);
+  s.busy_by_type.reserve(present_types_.size());
+  for (DeviceTypeId t : present_types_) s.busy_by_type.push_back(busy_by_type_[static_cast<size_t>(t)]);
+  auto& tl = record_.timeline;
+  if (!tl.empty()) {
+    const TimelineSample& last = tl.back();
+    if (last.busy_devices == s.busy_devices && last.running_jobs == s.running_jobs &&
+        last.pending_jobs == s.pending_jobs && last.busy_by_type == s.busy_by_type) {
+      return;  // nothing changed: the step function continues
+    }
+    if (last.time_s == now_) {
+      tl.back() = std::move(s);
+      return;
+    }
+  }
+  tl.push_back(std::move(s));
+}
+
+Status Simulator::Audit() const {
+  HETSCHED_RETURN_IF_ERROR(state_.CheckConsistency());
+  long long pending = 0, running = 0, finished = 0, busy = 0;
+  for (size_t i = 0; i < status_.size(); ++i) {
+    if (rejected_[i] || status_[i].spec->submit_time_s > now_) continue;
+    switch (status_[i].state) {
+      case JobState::kPending: ++pending; break;
+      case JobState::kRunning: ++running; busy += status_[i].num_devices(); break;
+      case JobState::kFinished: ++finished; break;
+    }
+  }
+  if (pending != pending_ || running != running_ || finished != finished_ ||
+      busy != cluster_.num_devices() - state_.total_free()) {
+    return Status::Internal("invariant: job accounting disagrees at t=" + std::to_string(now_));
+  }
+  return Status::Ok();
+}
+
+Result<RunRecord> Simulator::Run() {
+  const auto wall_start = std::chrono::steady_clock::now();
+  HETSCHED_RETURN_IF_ERROR(Prepare());
+  JobScheduler& scheduler = *methods_.scheduler;
+  const double round = scheduler.round_period_s();
+  bool round_armed = false;
+  size_t cursor = 0;
+  const size_t n = workload_.jobs.size();
+  while (true) {
+    while (cursor < n && rejected_[cursor]) ++cursor;
+    const double next_arrival = cursor < n ? workload_.jobs[cursor].spec.submit_time_s : kInf;
+    // Drop stale completions at the head so they do not move the clock.
+    while (!events_.empty() && events_.top().kind == EventKind::kCompletion &&
+           events_.top().version != runs_[static_cast<size_t>(events_.top().job)].version) {
+      events_.Pop();
+    }
+    const double next_event = events_.empty() ? kInf : events_.top().time_s;
+    const double t = std::min(next_arrival, next_event);
+    if (!std::isfinite(t)) break;
+    if (t > options_.max_time_s) break;
+    if (t < now_) return Status::Internal("invariant: time went backwards");
+    now_ = t;
+    // 1. Completions at t (they free devices before anyone asks for them).
+    while (!events_.empty() && events_.top().time_s == now_ && events_.top().kind == EventKind::kCompletion) {
+      const Event e = events_.Pop();
+      ++events_processed_;
+      if (e.version != runs_[static_cast<size_t>(e.job)].version) continue;
+      HETSCHED_RETURN_IF_ERROR(Complete(e.job));
+    }
+    // 2. Arrivals at t.
+    while (cursor < n && workload_.jobs[cursor].spec.submit_time_s == now_) {
+      if (!rejected_[cursor]) {
+        ++arrived_;
+        ++pending_;
+        ++events_processed_;
+        scheduler.OnJobSubmitted(status_[cursor], ctx_);
+      }
+      ++cursor;
+    }
+    // 3. Round ticks and wake-ups at t (and any completion re-timed to t meanwhile).
+    while (!events_.empty() && events_.top().time_s == now_) {
+      const Event e = events_.Pop();
+      ++events_processed_;
+      if (e.kind == EventKind::kRound) round_armed = false;
+      if (e.kind == EventKind::kCompletion && e.version == runs_[static_cast<size_t>(e.job)].version) {
+        HETSCHED_RETURN_IF_ERROR(Complete(e.job));
+      }
+    }
+    scheduler.Schedule(ctx_);
+    ++scheduler_calls_;
+    if (round > 0 && !round_armed && (pending_ > 0 || running_ > 0 || cursor < n)) {
+      events_.Push(now_ + round, EventKind::kRound);
+      round_armed = true;
+    }
+    Sample();
+    if (options_.check_invariants) {
+      if (state_.total_free() < 0 || pending_ < 0 || running_ < 0) {
+        return Status::Internal("invariant: negative counter at t=" + std::to_string(now_));
+      }
+      if (options_.full_audit_every > 0 && scheduler_calls_ % options_.full_audit_every == 0) {
+        HETSCHED_RETURN_IF_ERROR(Audit());
+      }
+    }
+    if (pending_ > 0 && running_ == 0 && events_.empty() && cursor >= n) {
+      return Status::Internal("policy '" + std::string(scheduler.name()) + "' left " + std::to_string(pending_) +
+                              " job(s) pending on an idle cluster with nothing left to happen");
+    }
+  }
+  if (options_.check_invariants) HETSCHED_RETURN_IF_ERROR(Audit());
+
+  record_.policy = std::string(scheduler.name());
+  record_.placer = std::string(methods_.placer->name());
+  record_.planner = std::string(methods_.planner->name());
+  record_.trace = workload_.source;
+  record_.cluster_summary = cluster_.Summary();
+  record_.seed = options_.seed;
+  record_.total_devices = cluster_.num_devices();
+  record_.idle_power_watts = 0;
+  for (const Device& d : cluster_.devices()) record_.idle_power_watts += cluster_.device_catalog().type(d.type).idle_watts;
+  for (DeviceTypeId t : present_types_) {
+    record_.device_types.push_back(cluster_.device_catalog().type(t).name);
+    record_.devices_per_type.push_back(cluster_.devices_per_type()[static_cast<size_t>(t)]);
+  }
+  record_.jobs.reserve(n - static_cast<size_t>(record_.jobs_rejected));
+  for (size_t i = 0; i < n; ++i) {
+    if (rejected_[i]) continue;
+    RunState& run = runs_[i];
+    if (status_[i].state == JobState::kRunning) {  // cut off by max_time: account what it used
+      HETSCHED_RETURN_IF_ERROR(StopRun(static_cast<JobId>(i)));
+      status_[i].state = JobState::kPending;
+    }
+    run.record.first_start_s = status_[i].first_start_s;
+    record_.jobs.push_back(std::move(run.record));
+  }
+  record_.events = events_processed_;
+  record_.scheduler_calls = scheduler_calls_;
+  record_.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return std::move(record_);
+}
+
+}  // namespace
+
+Result<RunRecord> Simulate(const Cluster& cluster, const ModelZoo& zoo, const Workload& workload,
+                           SimMethods methods, const SimOptions& options) {
+  if (!methods.scheduler || !methods.placer || !methods.planner) {
+    return Status::InvalidArgument("simulate: a job scheduler, a placer and a planner are all required");
+  }
+  HETSCHED_RETURN_IF_ERROR(cluster.Validate());
+  Simulator sim(cluster, zoo, workload, std::move(methods), options);
+  return sim.Run();
+}
+
+}  // namespace hetsched
