@@ -35,15 +35,12 @@ double RemainingEstimateS(SchedContext& ctx, JobId id, DeviceTypeId type) {
   return left * ctx.EstimateIterationS(id, spec.num_gpus, type);
 }
 
-double TotalEstimateOnFastestS(SchedContext& ctx, JobId id) {
+double RemainingOnFastestS(SchedContext& ctx, JobId id) {
   const JobSpec& spec = *ctx.job(id).spec;
-  if (spec.estimated_runtime_s > 0) return spec.estimated_runtime_s;
-  if (spec.iterations <= 0) return kInf;
+  if (spec.estimated_runtime_s > 0 || spec.iterations <= 0) return RemainingEstimateS(ctx, id, kNoDeviceType);
   double best_s = kInf;
-  for (DeviceTypeId t : UsableTypes(spec, ctx.cluster())) {
-    best_s = std::min(best_s, ctx.EstimateIterationS(id, spec.num_gpus, t));
-  }
-  return static_cast<double>(spec.iterations) * best_s;
+  for (DeviceTypeId t : UsableTypes(spec, ctx.cluster())) best_s = std::min(best_s, RemainingEstimateS(ctx, id, t));
+  return best_s;
 }
 
 VictimChoice ChooseVictims(SchedContext& ctx, JobId job, const VictimWalk& walk) {

@@ -22,9 +22,9 @@ std::vector<DeviceTypeId> UsableTypes(const JobSpec& spec, const Cluster& cluste
 // Never negative: a job that overran its estimate is "about to end" (0).
 double RemainingEstimateS(SchedContext& ctx, JobId id, DeviceTypeId type);
 
-// Estimated total length of the job at submission on its fastest usable type (spec estimate, or
-// iterations x the smallest iteration time over the usable types). Infinity when unknown.
-double TotalEstimateOnFastestS(SchedContext& ctx, JobId id);
+// RemainingEstimateS on the job's fastest usable type (for a job never run: its estimated total
+// length). Infinity when unknown.
+double RemainingOnFastestS(SchedContext& ctx, JobId id);
 
 // Walks running jobs that may be preempted for a pending job, best victim first; the visitor
 // returns false to stop the walk.

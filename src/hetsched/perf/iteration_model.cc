@@ -1,0 +1,58 @@
+// EstimateIteration dispatches to the data-parallel or pipeline estimator; NicsUsed names the
+// NICs a plan loads, which is what the simulator counts as flows (ALGORITHMS.md 1.4-6).
+#include "hetsched/perf/iteration_model.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "hetsched/perf/perf_internal.h"
+
+namespace hetsched {
+
+IterationEstimate EstimateIteration(const ModelProfile& model, const Plan& plan,
+                                    const Cluster& cluster, const LinkLoad& load,
+                                    const PerfOptions& options) {
+  if (plan.devices.empty() || plan.batch_per_device <= 0) {
+    IterationEstimate impossible;
+    impossible.iteration_s = std::numeric_limits<double>::infinity();
+    impossible.fits_in_memory = false;
+    return impossible;
+  }
+  // A pipeline plan without stages is one stage over every device: plain data parallelism.
+  if (plan.parallelism == Parallelism::kPipeline && !plan.stages.empty()) {
+    return perf_internal::EstimatePipeline(model, plan, cluster, load, options);
+  }
+  return perf_internal::EstimateDataParallel(model, plan, cluster, load, options);
+}
+
+std::vector<NodeId> NicsUsed(const Cluster& cluster, const Plan& plan) {
+  std::vector<NodeId> nodes;
+  auto add_all = [&](std::span<const DeviceId> devices) {
+    for (DeviceId d : devices) nodes.push_back(cluster.device(d).node);
+  };
+  if (plan.parallelism == Parallelism::kPipeline && !plan.stages.empty()) {
+    // A node's NIC is used by a stage whose data-parallel group spans nodes, and by a stage
+    // boundary whose two sides are not on one node.
+    const auto& stages = plan.stages;
+    for (size_t i = 0; i < stages.size(); ++i) {
+      const std::span<const DeviceId> here = stages[i].devices;
+      if (!perf_internal::OnOneNode(cluster, here, {})) add_all(here);
+      if (i + 1 < stages.size()) {
+        const std::span<const DeviceId> next = stages[i + 1].devices;
+        if (!perf_internal::OnOneNode(cluster, here, next)) {
+          add_all(here);
+          add_all(next);
+        }
+      }
+    }
+  } else if (!perf_internal::OnOneNode(cluster, plan.devices, {})) {
+    // Ring: every used node has a ring edge leaving it. PS: every used node either hosts a
+    // shard that remote workers reach or has workers that reach remote shards.
+    add_all(plan.devices);
+  }
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  return nodes;
+}
+
+}  // namespace hetsched

@@ -1,0 +1,90 @@
+// Non-preemptive shortest job first.
+//
+// Jobs are ordered by their estimated length (the user's runtime estimate, or iterations x the
+// visible model's iteration time on the fastest usable type), ties by arrival then id. Each
+// Schedule starts jobs in that order; a job that does not fit is skipped (work-conserving, as
+// the SJF baselines of Tiresias and Gavel are), and the scan stops after `window` jobs that could
+// not start, so a call costs O(window + started) whatever the queue length.
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "hetsched/policies/job_estimates.h"
+#include "hetsched/sched/context.h"
+#include "hetsched/sched/job_scheduler.h"
+#include "hetsched/sched/registry.h"
+
+namespace hetsched {
+namespace {
+
+class SjfScheduler : public JobScheduler {
+ public:
+  explicit SjfScheduler(int window) : window_(window) {}
+
+  std::string_view name() const override { return "sjf"; }
+
+  void OnJobSubmitted(const JobStatus& job, SchedContext& ctx) override { Enqueue(job, ctx); }
+  void OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) override { Remove(job.spec->id); }
+  void OnJobRequeued(const JobStatus& job, SchedContext& ctx) override {
+    Remove(job.spec->id);
+    Enqueue(job, ctx);
+  }
+
+  void Schedule(SchedContext& ctx) override {
+    int blocked = 0;
+    // Smallest request that failed so far: a larger request cannot fit either (placers succeed
+    // exactly when enough devices of a usable type are free), so it is skipped without a try.
+    int smallest_failed = std::numeric_limits<int>::max();
+    for (auto it = queue_.begin(); it != queue_.end() && blocked < window_;) {
+      if (ctx.state().total_free() == 0) break;
+      const JobId id = std::get<2>(*it);
+      const int n = ctx.job(id).spec->num_gpus;
+      if (n < smallest_failed && ctx.TryStart(id, n)) {
+        key_.erase(id);
+        it = queue_.erase(it);
+        continue;
+      }
+      // Only an unrestricted job proves that no type has n free devices.
+      if (ctx.job(id).spec->allowed_types.empty()) smallest_failed = std::min(smallest_failed, n);
+      ++blocked;
+      ++it;
+    }
+  }
+
+ private:
+  using Key = std::tuple<double, double, JobId>;  // (estimated length, submit time, id)
+
+  void Enqueue(const JobStatus& job, SchedContext& ctx) {
+    const JobId id = job.spec->id;
+    // The remaining estimate: the total for a new job, what is left for a requeued one.
+    const Key key{RemainingOnFastestS(ctx, id), job.spec->submit_time_s, id};
+    queue_.insert(key);
+    key_[id] = key;
+  }
+  void Remove(JobId id) {
+    auto it = key_.find(id);
+    if (it == key_.end()) return;
+    queue_.erase(it->second);
+    key_.erase(it);
+  }
+
+  int window_;
+  std::set<Key> queue_;
+  std::map<JobId, Key> key_;
+};
+
+Result<std::unique_ptr<JobScheduler>> MakeSjf(const Options& options) {
+  HETSCHED_ASSIGN_OR_RETURN(const long long window, options.GetInt("window", 100));
+  if (window < 1) return Status::InvalidArgument("policy 'sjf': option 'window' must be >= 1");
+  return std::unique_ptr<JobScheduler>(std::make_unique<SjfScheduler>(static_cast<int>(window)));
+}
+
+const MethodInfo kSjfInfo{"sjf", "non-preemptive shortest (estimated) job first, work-conserving",
+                          "[CLASSIC] shortest job first (e.g. Silberschatz et al., Operating System Concepts)"};
+
+}  // namespace
+
+HETSCHED_REGISTER_IMPL(JobScheduler, kSjfRegistered, kSjfInfo, MakeSjf)
+
+}  // namespace hetsched
