@@ -148,8 +148,9 @@ std::string TimelineCsv(const RunRecord& run, int max_rows) {
 }
 
 Status WriteRunOutputs(const std::string& dir, const RunRecord& run, const Summary& summary) {
-  HETSCHED_RETURN_IF_ERROR(MakeDirs(dir));
-  const std::string base = dir.empty() || dir.back() == '/' ? dir : dir + "/";
+  const std::string where = dir.empty() ? "." : dir;
+  HETSCHED_RETURN_IF_ERROR(MakeDirs(where));
+  const std::string base = where.back() == '/' ? where : where + "/";
   // WriteFileAtomic's errors already start with the full path of the file that failed.
   HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(base + "summary.json", SummaryJson(run, summary)));
   HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(base + "jobs.csv", JobsCsv(run)));

@@ -124,8 +124,8 @@ Result<ColumnMap> ColumnMap::FromHeader(const RowRef& row, std::string_view line
     const bool known = std::find(required.begin(), required.end(), n) != required.end() ||
                        std::find(optional.begin(), optional.end(), n) != optional.end();
     if (!known && !allow_unknown) {
-      return RowError(row, fmt::format("header: unknown column '{}' (known: {}, {})", n,
-                                       fmt::join(required, ", "), fmt::join(optional, ", ")));
+      return RowError(row, fmt::format("missing or bad header row: unknown column '{}' (known: {}, {})",
+                                       n, fmt::join(required, ", "), fmt::join(optional, ", ")));
     }
     if (map.Index(n) >= 0) return RowError(row, fmt::format("header: column '{}' appears twice", n));
     map.names_.push_back(std::move(n));

@@ -1,0 +1,85 @@
+// Data-parallel planner: every device holds a full replica and processes its own per-device
+// batch; gradients are synchronised by ring all-reduce (default) or parameter servers
+// (spec.parallelism == kDataPS). One device: kSingle. Pipeline jobs are planned as data parallel
+// for now (no stage partitioning here; planners such as tapp do that). The estimate is the
+// visible performance model's (perf/iteration_model.h), without contention.
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "hetsched/perf/iteration_model.h"
+#include "hetsched/sched/planner.h"
+#include "hetsched/sched/registry.h"
+
+namespace hetsched {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// "16 GiB", "21.3 GiB": one decimal unless it is a whole number.
+std::string FormatGiB(double bytes) {
+  const double gib = bytes / kGiB;
+  const double rounded = std::round(gib * 10.0) / 10.0;
+  if (rounded == std::round(rounded)) return fmt::format("{:.0f} GiB", rounded);
+  return fmt::format("{:.1f} GiB", rounded);
+}
+
+class DataParallelPlanner : public Planner {
+ public:
+  std::string_view name() const override { return "data-parallel"; }
+
+  Result<PlannedJob> PlanJob(const JobSpec& job, const ModelProfile& model, std::span<const DeviceId> devices,
+                             const Cluster& cluster) override {
+    if (devices.empty()) {
+      return Status::InvalidArgument("job " + std::to_string(job.id) + ": no devices to plan on");
+    }
+    PlannedJob planned;
+    Plan& plan = planned.plan;
+    if (devices.size() == 1) {
+      plan.parallelism = Parallelism::kSingle;
+    } else if (job.parallelism == Parallelism::kDataPS) {
+      plan.parallelism = Parallelism::kDataPS;
+    } else {
+      plan.parallelism = Parallelism::kDataRing;  // kDataRing, and kPipeline treated as data parallel
+    }
+    plan.batch_per_device = job.batch_size > 0 ? job.batch_size : model.default_batch_size;
+    if (plan.batch_per_device <= 0) {
+      return Status::InvalidArgument("job " + std::to_string(job.id) + " (" + model.name +
+                                     "): no batch size (job and model default are both 0)");
+    }
+    plan.devices.assign(devices.begin(), devices.end());
+    planned.estimate = EstimateIteration(model, plan, cluster);
+    if (!planned.estimate.fits_in_memory) {
+      // Name the smallest device memory among the devices: that is the one that overflows.
+      DeviceTypeId smallest = cluster.device(devices[0]).type;
+      for (DeviceId d : devices) {
+        const DeviceTypeId t = cluster.device(d).type;
+        if (cluster.device_catalog().type(t).memory_bytes < cluster.device_catalog().type(smallest).memory_bytes) {
+          smallest = t;
+        }
+      }
+      const DeviceType& type = cluster.device_catalog().type(smallest);
+      return Status::Infeasible("job " + std::to_string(job.id) + " (" + model.name + ", batch " +
+                                std::to_string(plan.batch_per_device) + ") does not fit in " +
+                                FormatGiB(type.memory_bytes) + " of " + type.name + ": needs " +
+                                FormatGiB(planned.estimate.memory_per_device_bytes));
+    }
+    return planned;
+  }
+};
+
+Result<std::unique_ptr<Planner>> MakeDataParallel(const Options& /*options*/) {
+  return std::unique_ptr<Planner>(std::make_unique<DataParallelPlanner>());
+}
+
+const MethodInfo kDataParallelInfo{
+    "data-parallel",
+    "data parallel on the given devices: ring all-reduce (default) or parameter servers; pipeline jobs planned as data parallel",
+    "[CLASSIC] synchronous data parallelism: ring all-reduce (Patarasuk & Yuan 2009), parameter server (Li et al., OSDI 2014)"};
+
+}  // namespace
+
+HETSCHED_REGISTER_IMPL(Planner, kDataParallelRegistered, kDataParallelInfo, MakeDataParallel)
+
+}  // namespace hetsched

@@ -1,0 +1,249 @@
+// Tiresias discretised two-dimensional least-attained-service (2D-LAS) scheduler.
+//
+// Gu et al., "Tiresias: A GPU Cluster Manager for Distributed Deep Learning", NSDI 2019.
+// Attained service = GPUs x executed time (JobStatus::AttainedServiceGpuS). K = thresholds + 1
+// priority queues; a job enters queue 0 and moves down one queue each time its attained service
+// crosses the next threshold. Within a queue, FIFO by the time the job entered it (as pending).
+// Higher queues first; a pending job that does not fit preempts running jobs of strictly lower
+// queues (lowest queue first, most recently started first), only if that frees enough devices
+// of one usable type. Starvation: a pending job of a lower queue that has waited more than
+// starve_factor x its executed time is promoted to queue 0 and its service counter restarts
+// there (otherwise it would be demoted again at once).
+//
+// Event-driven by default (round=0): the scheduler asks for a wake-up at the exact time a
+// running job's service crosses its queue's threshold, and at each promotion time. With round>0
+// it relies on periodic rounds instead (Tiresias itself rescheduled periodically).
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "hetsched/policies/job_estimates.h"
+#include "hetsched/sched/context.h"
+#include "hetsched/sched/job_scheduler.h"
+#include "hetsched/sched/registry.h"
+
+namespace hetsched {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Times within this many seconds count as reached: floating-point slack on wake-ups.
+constexpr double kTimeSlackS = 1e-9;
+
+class TiresiasLasScheduler : public JobScheduler {
+ public:
+  TiresiasLasScheduler(std::vector<double> thresholds_gpu_s, double starve_factor, double round_s, int window)
+      : thresholds_gpu_s_(std::move(thresholds_gpu_s)),
+        starve_factor_(starve_factor),
+        round_s_(round_s),
+        window_(window),
+        pending_(thresholds_gpu_s_.size() + 1) {}
+
+  std::string_view name() const override { return "tiresias-las"; }
+  double round_period_s() const override { return round_s_; }
+
+  void OnJobSubmitted(const JobStatus& job, SchedContext& ctx) override {
+    JobInfo& info = jobs_[job.spec->id];
+    info = JobInfo{};
+    AddPending(ctx, job.spec->id, info, job.queued_since_s);
+  }
+  void OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) override {
+    auto it = jobs_.find(job.spec->id);
+    if (it == jobs_.end()) return;
+    RemovePending(job.spec->id, it->second);
+    RemoveRunning(job.spec->id, it->second);
+    jobs_.erase(it);
+  }
+  void OnJobRequeued(const JobStatus& job, SchedContext& ctx) override {
+    auto it = jobs_.find(job.spec->id);
+    if (it == jobs_.end()) return;
+    JobInfo& info = it->second;
+    RemoveRunning(job.spec->id, info);
+    RemovePending(job.spec->id, info);
+    // A crossing may have passed without a Schedule call yet: take the larger queue.
+    info.queue = std::max(info.queue, QueueOf(job.AttainedServiceGpuS(ctx.now()) - info.offset_gpu_s));
+    AddPending(ctx, job.spec->id, info, ctx.now());
+  }
+
+  void Schedule(SchedContext& ctx) override {
+    ApplyDemotions(ctx);
+    ApplyPromotions(ctx);
+    int examined = 0;
+    const int num_queues = static_cast<int>(pending_.size());
+    for (int q = 0; q < num_queues && examined < window_; ++q) {
+      auto& queue = pending_[static_cast<size_t>(q)];
+      for (auto it = queue.begin(); it != queue.end() && examined < window_;) {
+        ++examined;
+        const JobId id = it->second;
+        const int n = ctx.job(id).spec->num_gpus;
+        bool started = ctx.TryStart(id, n);
+        if (!started && q + 1 < num_queues) started = PreemptFor(ctx, id, q);
+        auto next = std::next(it);
+        if (started) {
+          JobInfo& info = jobs_[id];
+          RemovePending(id, info);
+          AddRunning(ctx, id, info);
+        }
+        it = next;
+      }
+    }
+  }
+
+ private:
+  using Key = std::pair<double, JobId>;  // (time, id)
+
+  struct JobInfo {
+    int queue = 0;
+    double offset_gpu_s = 0;  // service attained before the last promotion to queue 0
+    bool pending = false;
+    bool running = false;
+    double enter_s = 0;       // pending: when it entered its queue
+    double promote_s = kInf;  // pending in a queue > 0: when it counts as starved
+    double last_start_s = 0;  // running: start of the current run
+    DeviceTypeId type = kNoDeviceType;
+    double crossing_s = kInf;  // running: when its service crosses its queue's threshold
+  };
+
+  int QueueOf(double service_gpu_s) const {
+    int q = 0;
+    for (double t : thresholds_gpu_s_) {
+      if (service_gpu_s + kTimeSlackS * std::max(1.0, t) < t) break;
+      ++q;
+    }
+    return q;
+  }
+
+  void AddPending(SchedContext& ctx, JobId id, JobInfo& info, double enter_s) {
+    info.pending = true;
+    info.enter_s = enter_s;
+    pending_[static_cast<size_t>(info.queue)].insert({enter_s, id});
+    info.promote_s = kInf;
+    if (info.queue > 0 && starve_factor_ > 0) {
+      info.promote_s = enter_s + starve_factor_ * ctx.job(id).ExecutedS(ctx.now());
+      promotions_.insert({info.promote_s, id});
+      if (round_s_ <= 0) ctx.WakeUpAt(info.promote_s);
+    }
+  }
+  void RemovePending(JobId id, JobInfo& info) {
+    if (!info.pending) return;
+    pending_[static_cast<size_t>(info.queue)].erase({info.enter_s, id});
+    promotions_.erase({info.promote_s, id});
+    info.pending = false;
+  }
+
+  void AddRunning(SchedContext& ctx, JobId id, JobInfo& info) {
+    const JobStatus& status = ctx.job(id);
+    info.running = true;
+    info.last_start_s = status.last_start_s;
+    info.type = status.device_type;
+    RunningSet(info.type, info.queue).insert({info.last_start_s, id});
+    ScheduleCrossing(ctx, id, info);
+  }
+  void RemoveRunning(JobId id, JobInfo& info) {
+    if (!info.running) return;
+    RunningSet(info.type, info.queue).erase({info.last_start_s, id});
+    crossings_.erase({info.crossing_s, id});
+    info.running = false;
+  }
+
+  // The exact time the running job's service reaches its queue's threshold: service grows at
+  // num_devices GPU-seconds per second.
+  void ScheduleCrossing(SchedContext& ctx, JobId id, JobInfo& info) {
+    info.crossing_s = kInf;
+    if (static_cast<size_t>(info.queue) >= thresholds_gpu_s_.size()) return;
+    const JobStatus& status = ctx.job(id);
+    const double now = ctx.now();
+    const double service_gpu_s = status.AttainedServiceGpuS(now) - info.offset_gpu_s;
+    const double left_gpu_s = std::max(0.0, thresholds_gpu_s_[static_cast<size_t>(info.queue)] - service_gpu_s);
+    info.crossing_s = now + left_gpu_s / std::max(1, status.num_devices());
+    crossings_.insert({info.crossing_s, id});
+    if (round_s_ <= 0) ctx.WakeUpAt(info.crossing_s);
+  }
+
+  void ApplyDemotions(SchedContext& ctx) {
+    const double now = ctx.now();
+    while (!crossings_.empty() && crossings_.begin()->first <= now + kTimeSlackS) {
+      const JobId id = crossings_.begin()->second;
+      JobInfo& info = jobs_[id];
+      RemoveRunning(id, info);
+      ++info.queue;
+      AddRunning(ctx, id, info);  // next crossing; may be `now` again in round mode, looped here
+    }
+  }
+  void ApplyPromotions(SchedContext& ctx) {
+    const double now = ctx.now();
+    while (!promotions_.empty() && promotions_.begin()->first <= now + kTimeSlackS) {
+      const JobId id = promotions_.begin()->second;
+      JobInfo& info = jobs_[id];
+      RemovePending(id, info);
+      info.queue = 0;
+      info.offset_gpu_s = ctx.job(id).AttainedServiceGpuS(now);
+      AddPending(ctx, id, info, now);
+    }
+  }
+
+  // Preempts running jobs of queues below `q` so that `id` can start; true if it started.
+  bool PreemptFor(SchedContext& ctx, JobId id, int q) {
+    const int num_queues = static_cast<int>(pending_.size());
+    const VictimChoice choice = ChooseVictims(ctx, id, [&](DeviceTypeId t, const std::function<bool(JobId)>& visit) {
+      for (int qq = num_queues - 1; qq > q; --qq) {
+        const auto& running = RunningSet(t, qq);
+        for (auto r = running.rbegin(); r != running.rend(); ++r) {
+          if (!visit(r->second)) return;
+        }
+      }
+    });
+    if (choice.type == kNoDeviceType) return false;
+    for (JobId v : choice.victims) {
+      ctx.Preempt(v);
+      JobInfo& info = jobs_[v];
+      RemoveRunning(v, info);
+      AddPending(ctx, v, info, ctx.now());  // into its own queue, below q: the scan of q is safe
+    }
+    return ctx.TryStart(id, ctx.job(id).spec->num_gpus, choice.type);
+  }
+
+  std::set<Key>& RunningSet(DeviceTypeId type, int queue) {
+    auto& per_queue = running_[type];
+    if (per_queue.empty()) per_queue.resize(pending_.size());
+    return per_queue[static_cast<size_t>(queue)];
+  }
+
+  std::vector<double> thresholds_gpu_s_;
+  double starve_factor_;
+  double round_s_;
+  int window_;
+  std::map<JobId, JobInfo> jobs_;
+  std::vector<std::set<Key>> pending_;                        // per queue: (enter time, id)
+  std::map<DeviceTypeId, std::vector<std::set<Key>>> running_;  // per type, per queue: (start, id)
+  std::set<Key> crossings_;                                   // running: (threshold crossing, id)
+  std::set<Key> promotions_;                                  // pending: (starvation time, id)
+};
+
+Result<std::unique_ptr<JobScheduler>> MakeTiresiasLas(const Options& options) {
+  HETSCHED_ASSIGN_OR_RETURN(std::vector<double> thresholds,
+                            ParseIncreasingList(options.GetString("thresholds", "3600;36000"),
+                                                "policy 'tiresias-las': option 'thresholds'"));
+  HETSCHED_ASSIGN_OR_RETURN(const double starve_factor, options.GetDouble("starve_factor", 2));
+  HETSCHED_ASSIGN_OR_RETURN(const double round_s, options.GetDouble("round", 0));
+  HETSCHED_ASSIGN_OR_RETURN(const long long window, options.GetInt("window", 100));
+  if (!(starve_factor >= 0)) {
+    return Status::InvalidArgument("policy 'tiresias-las': option 'starve_factor' must be >= 0 (0 disables)");
+  }
+  if (!(round_s >= 0)) return Status::InvalidArgument("policy 'tiresias-las': option 'round' must be >= 0 seconds");
+  if (window < 1) return Status::InvalidArgument("policy 'tiresias-las': option 'window' must be >= 1");
+  return std::unique_ptr<JobScheduler>(std::make_unique<TiresiasLasScheduler>(
+      std::move(thresholds), starve_factor, round_s, static_cast<int>(window)));
+}
+
+const MethodInfo kTiresiasInfo{
+    "tiresias-las", "discretised 2D least attained service (GPUs x time), preemptive, with starvation promotion",
+    "[CLASSIC] Tiresias 2D-LAS (Gu et al., NSDI 2019); thresholds and starvation rule [REC]"};
+
+}  // namespace
+
+HETSCHED_REGISTER_IMPL(JobScheduler, kTiresiasRegistered, kTiresiasInfo, MakeTiresiasLas)
+
+}  // namespace hetsched

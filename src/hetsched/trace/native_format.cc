@@ -1,0 +1,244 @@
+// hetsched's own trace format: CSV with a header row, one job per row (docs/formats-trace.md).
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "hetsched/trace/formats.h"
+#include "hetsched/trace/reader_common.h"
+#include "hetsched/util/text.h"
+
+namespace hetsched {
+namespace trace_internal {
+namespace {
+
+constexpr std::string_view kRequired[] = {"submit_time_s", "model", "num_gpus", "iterations"};
+constexpr std::string_view kOptional[] = {"id", "name", "user", "batch_size", "estimated_runtime_s",
+                                          "allowed_types", "parallelism", "priority", "deadline_s",
+                                          "true_iterations", "reference_runtime_s"};
+// The order ToNativeTrace writes.
+constexpr std::string_view kWriteOrder[] = {
+    "id", "name", "user", "submit_time_s", "model", "batch_size", "num_gpus", "iterations",
+    "estimated_runtime_s", "allowed_types", "parallelism", "priority", "deadline_s",
+    "true_iterations", "reference_runtime_s"};
+
+// Column indices resolved once from the header; -1 = column absent.
+struct Columns {
+  int id, name, user, submit, model, batch, gpus, iterations, estimate, allowed, parallelism,
+      priority, deadline, truth, reference;
+};
+
+Columns ResolveColumns(const ColumnMap& map) {
+  return Columns{map.Index("id"), map.Index("name"), map.Index("user"), map.Index("submit_time_s"),
+                 map.Index("model"), map.Index("batch_size"), map.Index("num_gpus"),
+                 map.Index("iterations"), map.Index("estimated_runtime_s"),
+                 map.Index("allowed_types"), map.Index("parallelism"), map.Index("priority"),
+                 map.Index("deadline_s"), map.Index("true_iterations"),
+                 map.Index("reference_runtime_s")};
+}
+
+class NativeRowParser {
+ public:
+  NativeRowParser(const Columns& cols, const DeviceCatalog& devices, const ModelZoo& zoo)
+      : cols_(cols), models_(zoo), device_lists_(devices) {}
+
+  Status Parse(const RowRef& row, const std::vector<std::string_view>& f, Job* job) {
+    auto has = [&](int c) { return c >= 0 && !Trim(f[static_cast<size_t>(c)]).empty(); };
+    auto at = [&](int c) { return f[static_cast<size_t>(c)]; };
+    JobSpec& s = job->spec;
+    if (has(cols_.id)) {
+      long long id = 0;
+      HETSCHED_RETURN_IF_ERROR(ParseIntField(row, "id", at(cols_.id), &id));
+      if (id < 0) return FieldError(row, "id", fmt::format("must be >= 0, got {}", id));
+    }
+    if (cols_.name >= 0) s.name = at(cols_.name);
+    if (cols_.user >= 0) s.user = at(cols_.user);
+    HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "submit_time_s", at(cols_.submit), &s.submit_time_s));
+    const ModelProfile* model = nullptr;
+    HETSCHED_RETURN_IF_ERROR(models_.Resolve(row, "model", at(cols_.model), &model));
+    s.model = model->name;
+    if (has(cols_.batch)) {
+      long long b = 0;
+      HETSCHED_RETURN_IF_ERROR(ParseIntField(row, "batch_size", at(cols_.batch), &b));
+      if (b < 0 || b > 1'000'000'000) {
+        return FieldError(row, "batch_size", fmt::format("must be >= 0 (0 = model default), got {}", b));
+      }
+      s.batch_size = static_cast<int>(b);
+    }
+    HETSCHED_RETURN_IF_ERROR(ParseGpuCountField(row, "num_gpus", at(cols_.gpus), &s.num_gpus));
+    HETSCHED_RETURN_IF_ERROR(ParseIterationsField(row, "iterations", at(cols_.iterations), &s.iterations));
+    if (has(cols_.estimate)) {
+      HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "estimated_runtime_s", at(cols_.estimate), &s.estimated_runtime_s));
+    }
+    if (has(cols_.allowed)) {
+      const std::vector<DeviceTypeId>* ids = nullptr;
+      HETSCHED_RETURN_IF_ERROR(device_lists_.Resolve(row, "allowed_types", at(cols_.allowed), &ids));
+      s.allowed_types = *ids;
+    }
+    s.parallelism = DefaultParallelism(s.num_gpus);
+    if (has(cols_.parallelism)) {
+      std::optional<Parallelism> p = ParseParallelism(Trim(at(cols_.parallelism)));
+      if (!p) {
+        return FieldError(row, "parallelism", fmt::format("expected single, ring, ps or pipeline, got '{}'",
+                                                          at(cols_.parallelism)));
+      }
+      if (*p == Parallelism::kSingle && s.num_gpus != 1) {
+        return FieldError(row, "parallelism", fmt::format("'single' needs num_gpus = 1, got {}", s.num_gpus));
+      }
+      s.parallelism = *p;
+    }
+    if (has(cols_.priority)) {
+      long long p = 0;
+      HETSCHED_RETURN_IF_ERROR(ParseIntField(row, "priority", at(cols_.priority), &p));
+      if (p < -1'000'000 || p > 1'000'000) {
+        return FieldError(row, "priority", fmt::format("must be within +-1000000, got {}", p));
+      }
+      s.priority = static_cast<int>(p);
+    }
+    if (has(cols_.deadline)) {
+      const std::string lower = ToLower(Trim(at(cols_.deadline)));
+      if (lower != "inf" && lower != "none") {
+        HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "deadline_s", at(cols_.deadline), &s.deadline_s));
+      }
+    }
+    job->truth.total_iterations = static_cast<double>(s.iterations);
+    if (has(cols_.truth)) {
+      double t = 0;
+      HETSCHED_RETURN_IF_ERROR(ParseDoubleField(row, "true_iterations", at(cols_.truth), &t));
+      if (t <= 0) return FieldError(row, "true_iterations", fmt::format("must be > 0, got {}", t));
+      job->truth.total_iterations = t;
+    }
+    if (has(cols_.reference)) {
+      HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "reference_runtime_s", at(cols_.reference), &s.reference_runtime_s));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  Columns cols_;
+  ModelResolver models_;
+  DeviceListResolver device_lists_;
+};
+
+// Appends `v` in the shortest form that reads back to the same double.
+void AppendDouble(std::string* out, double v) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  (void)ec;  // 32 bytes always hold a shortest double
+  out->append(buf, end);
+}
+
+void AppendInt(std::string* out, long long v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  (void)ec;
+  out->append(buf, end);
+}
+
+// Free text: quoted when it holds a comma or a quote; line breaks become spaces (one row = one line).
+void AppendText(std::string* out, std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out->append(text);
+    return;
+  }
+  out->push_back('"');
+  for (char c : text) {
+    if (c == '"') out->append("\"\"");
+    else if (c == '\n' || c == '\r') out->push_back(' ');
+    else out->push_back(c);
+  }
+  out->push_back('"');
+}
+
+}  // namespace
+
+Result<Workload> ParseNative(const FormatInput& in) {
+  WorkloadBuilder builder(in.origin, in.options);
+  LineReader lines(in.text);
+  std::string_view line;
+  std::optional<Columns> cols;
+  std::optional<NativeRowParser> parser;
+  CsvRowSplitter splitter;
+  size_t width = 0;
+  builder.jobs().reserve(static_cast<size_t>(std::count(in.text.begin(), in.text.end(), '\n')) + 1);
+  while (lines.Next(&line)) {
+    const RowRef row{in.origin, lines.line_number()};
+    if (IsBlank(line) || line.front() == '#') continue;
+    if (!cols) {
+      HETSCHED_ASSIGN_OR_RETURN(ColumnMap map, ColumnMap::FromHeader(row, line, kRequired, kOptional, false));
+      cols = ResolveColumns(map);
+      width = static_cast<size_t>(map.size());
+      parser.emplace(*cols, in.devices, in.zoo);
+      continue;
+    }
+    if (builder.Full()) break;
+    builder.CountRow();
+    Status st = splitter.Split(row, line);
+    if (st.ok() && splitter.fields().size() != width) {
+      st = RowError(row, fmt::format("wrong field count: expected {} comma-separated fields (as in the "
+                                     "header), got {}", width, splitter.fields().size()));
+    }
+    Job job;
+    if (st.ok()) st = parser->Parse(row, splitter.fields(), &job);
+    if (!st.ok()) {
+      HETSCHED_RETURN_IF_ERROR(builder.BadRow(std::move(st)));
+      continue;
+    }
+    builder.Add(std::move(job));
+  }
+  if (!cols) return Status::ParseError(in.origin + ": empty file (expected a header row and jobs)");
+  return builder.Finish();
+}
+
+}  // namespace trace_internal
+
+std::string ToNativeTrace(const Workload& workload, const DeviceCatalog& devices) {
+  std::string out;
+  out.reserve(workload.jobs.size() * 96 + 256);
+  for (size_t i = 0; i < std::size(trace_internal::kWriteOrder); ++i) {
+    if (i > 0) out.push_back(',');
+    out.append(trace_internal::kWriteOrder[i]);
+  }
+  out.push_back('\n');
+  using trace_internal::AppendDouble;
+  using trace_internal::AppendInt;
+  for (const Job& job : workload.jobs) {
+    const JobSpec& s = job.spec;
+    AppendInt(&out, s.id);
+    out.push_back(',');
+    trace_internal::AppendText(&out, s.name);
+    out.push_back(',');
+    trace_internal::AppendText(&out, s.user);
+    out.push_back(',');
+    AppendDouble(&out, s.submit_time_s);
+    out.push_back(',');
+    trace_internal::AppendText(&out, s.model);
+    out.push_back(',');
+    AppendInt(&out, s.batch_size);
+    out.push_back(',');
+    AppendInt(&out, s.num_gpus);
+    out.push_back(',');
+    AppendInt(&out, s.iterations);
+    out.push_back(',');
+    AppendDouble(&out, s.estimated_runtime_s);
+    out.push_back(',');
+    for (size_t t = 0; t < s.allowed_types.size(); ++t) {
+      if (t > 0) out.push_back(';');
+      out.append(devices.type(s.allowed_types[t]).name);
+    }
+    out.push_back(',');
+    out.append(ParallelismName(s.parallelism));
+    out.push_back(',');
+    AppendInt(&out, s.priority);
+    out.push_back(',');
+    if (std::isfinite(s.deadline_s)) AppendDouble(&out, s.deadline_s);
+    out.push_back(',');
+    AppendDouble(&out, job.truth.total_iterations);
+    out.push_back(',');
+    AppendDouble(&out, s.reference_runtime_s);
+    out.push_back('\n');
+  }
+  return out;
+}
+
+}  // namespace hetsched
