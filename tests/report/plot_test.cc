@@ -15,7 +15,7 @@ size_t Count(const std::string& text, const std::string& what) {
   return n;
 }
 
-RunRecord Run(const std::string& policy, const std::string& placer, std::vector<double> jcts_s) {
+RunRecord MakeRun(const std::string& policy, const std::string& placer, std::vector<double> jcts_s) {
   RunRecord run;
   run.policy = policy;
   run.placer = placer;
@@ -37,14 +37,14 @@ RunRecord Run(const std::string& policy, const std::string& placer, std::vector<
 }
 
 TEST(RunLabels, DisambiguatesRepeatedPolicies) {
-  const std::vector<RunRecord> runs = {Run("fifo", "pack", {}), Run("fifo", "first_fit", {}),
-                                       Run("gavel", "pack", {}), Run("gavel", "pack", {})};
+  const std::vector<RunRecord> runs = {MakeRun("fifo", "pack", {}), MakeRun("fifo", "first_fit", {}),
+                                       MakeRun("gavel", "pack", {}), MakeRun("gavel", "pack", {})};
   EXPECT_EQ(RunLabels(runs),
             (std::vector<std::string>{"fifo/pack", "fifo/first_fit", "gavel/pack #3", "gavel/pack #4"}));
 }
 
 TEST(UtilisationSvg, WellFormedWithOneSeriesPerRun) {
-  const std::vector<RunRecord> runs = {Run("fifo", "pack", {3600}), Run("s<r&t", "pack", {1800})};
+  const std::vector<RunRecord> runs = {MakeRun("fifo", "pack", {3600}), MakeRun("s<r&t", "pack", {1800})};
   const std::string svg = UtilisationSvg(runs);
   EXPECT_EQ(CheckBalancedTags(svg), "");
   EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
@@ -62,7 +62,7 @@ TEST(UtilisationSvg, WellFormedWithOneSeriesPerRun) {
 TEST(JctCdfSvg, StepsThroughEachJob) {
   // JCTs 0.1 h, 1 h, 10 h on a log axis from 0.1 to 10 h (three decades of 275 px... two decades
   // over 550 px: 275 px each). CDF steps: 0 -> 1/3 at 0.1 h, -> 2/3 at 1 h, -> 1 at 10 h.
-  const std::vector<RunRecord> runs = {Run("srtf", "pack", {360, 3600, 36000}), Run("las", "pack", {})};
+  const std::vector<RunRecord> runs = {MakeRun("srtf", "pack", {360, 3600, 36000}), MakeRun("las", "pack", {})};
   const std::string svg = JctCdfSvg(runs);
   EXPECT_EQ(CheckBalancedTags(svg), "");
   EXPECT_EQ(Count(svg, "<polyline"), 2u);

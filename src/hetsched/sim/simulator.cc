@@ -412,7 +412,15 @@ Result<RunRecord> Simulator::Run() {
         HETSCHED_RETURN_IF_ERROR(Complete(e.job));
       }
     }
-    scheduler.Schedule(ctx_);
+    if (options_.decision_timings != nullptr) {
+      const long long pending_before = pending_;
+      const auto t0 = std::chrono::steady_clock::now();
+      scheduler.Schedule(ctx_);
+      const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      options_.decision_timings->emplace_back(dt, pending_before);
+    } else {
+      scheduler.Schedule(ctx_);
+    }
     ++scheduler_calls_;
     if (round > 0 && !round_armed && (pending_ > 0 || running_ > 0 || cursor < n)) {
       events_.Push(now_ + round, EventKind::kRound);

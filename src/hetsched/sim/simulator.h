@@ -6,6 +6,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hetsched/metrics/run_record.h"
 #include "hetsched/model/cluster.h"
@@ -28,6 +30,9 @@ struct SimOptions {
   // A job that can never fit the cluster (too many devices, no allowed type, out of memory):
   // false = the run fails naming the job; true = it is skipped and counted in the record.
   bool skip_unfit_jobs = false;
+  // Benchmarks only: when set, each Schedule() call's wall time (seconds) and the number of
+  // pending jobs at that call are appended here. Never part of the outputs.
+  std::vector<std::pair<double, long long>>* decision_timings = nullptr;
   // Called every ~0.5% of progress with (jobs finished, jobs total); for progress bars.
   std::function<void(long long, long long)> progress;
 };
