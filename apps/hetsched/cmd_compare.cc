@@ -94,7 +94,7 @@ int RunCompare(const CompareArgs& a) {
                                                         {"compare.csv", ComparisonCsv(runs, summaries)},
                                                         {"utilisation.svg", UtilisationSvg(runs)},
                                                         {"jct_cdf.svg", JctCdfSvg(runs)},
-                                                        {"report.html", HtmlReport(runs, summaries)}}) {
+                                                        {"report.html", ComparisonHtml(runs, summaries)}}) {
     st = WriteFileAtomic(a.out + "/" + name, text);
     if (!st.ok()) return ReportError(st);
   }

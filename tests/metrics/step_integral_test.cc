@@ -16,9 +16,7 @@ double BusyOf(const TimelineSample& s) { return s.busy_devices; }
 
 // Step function: 0 before t=10; 2 on [10,20); 5 on [20,20) (zero width, overridden); 1 on
 // [20,40); 3 from 40 on.
-std::vector<TimelineSample> Steps() {
-  return {Busy(10, 2), Busy(20, 5), Busy(20, 1), Busy(40, 3)};
-}
+std::vector<TimelineSample> Steps() { return {Busy(10, 2), Busy(20, 5), Busy(20, 1), Busy(40, 3)}; }
 
 TEST(IntegrateTimeline, ClipsToWindow) {
   // [0,50]: 0*10 + 2*10 + 1*20 + 3*10 = 70.
@@ -33,13 +31,13 @@ TEST(IntegrateTimeline, ClipsToWindow) {
 TEST(StepIntegral, MatchesHandValues) {
   const StepIntegral f(Steps(), BusyOf);
   EXPECT_DOUBLE_EQ(f.Cumulative(5), 0);
-  EXPECT_DOUBLE_EQ(f.Cumulative(15), 10);   // 2*5
-  EXPECT_DOUBLE_EQ(f.Cumulative(20), 20);   // 2*10
-  EXPECT_DOUBLE_EQ(f.Cumulative(45), 55);   // 20 + 1*20 + 3*5
+  EXPECT_DOUBLE_EQ(f.Cumulative(15), 10);  // 2*5
+  EXPECT_DOUBLE_EQ(f.Cumulative(20), 20);  // 2*10
+  EXPECT_DOUBLE_EQ(f.Cumulative(45), 55);  // 20 + 1*20 + 3*5
   EXPECT_DOUBLE_EQ(f.Integral(15, 25), 15);
   EXPECT_DOUBLE_EQ(f.Integral(25, 15), 0);
   EXPECT_DOUBLE_EQ(f.ValueAt(5), 0);
-  EXPECT_DOUBLE_EQ(f.ValueAt(20), 1);       // the last of the samples at t=20 wins
+  EXPECT_DOUBLE_EQ(f.ValueAt(20), 1);  // the last of the samples at t=20 wins
   EXPECT_DOUBLE_EQ(f.ValueAt(1000), 3);
 }
 

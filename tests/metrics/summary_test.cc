@@ -53,8 +53,8 @@ RunRecord HandMadeRun() {
     run.jobs[i].cross_node_bytes = cross[i];
     run.jobs[i].preemptions = preempt[i];
   }
-  run.timeline = {Sample(0, 4, 2, 0), Sample(50, 4, 2, 1), Sample(100, 4, 2, 1),
-                  Sample(200, 2, 1, 1), Sample(300, 4, 1, 0)};
+  run.timeline = {Sample(0, 4, 2, 0), Sample(50, 4, 2, 1), Sample(100, 4, 2, 1), Sample(200, 2, 1, 1),
+                  Sample(300, 4, 1, 0)};
   return run;
 }
 
@@ -138,8 +138,8 @@ void ExpectAllFinite(const Summary& s) {
   for (const Distribution* d : {&s.jct_s, &s.queueing_delay_s, &s.slowdown}) {
     for (double v : {d->mean, d->median, d->p95, d->p99, d->max}) EXPECT_TRUE(std::isfinite(v));
   }
-  for (double v : {s.makespan_s, s.utilisation, s.cost_usd, s.energy_joules, s.jain_fairness,
-                   s.ftf_max, s.ftf_mean, s.cross_node_bytes}) {
+  for (double v : {s.makespan_s, s.utilisation, s.cost_usd, s.energy_joules, s.jain_fairness, s.ftf_max,
+                   s.ftf_mean, s.cross_node_bytes}) {
     EXPECT_TRUE(std::isfinite(v));
   }
 }

@@ -56,9 +56,9 @@ TEST(ComparisonCells, FormatsForPeople) {
   std::vector<RunRecord> runs;
   std::vector<Summary> sums;
   MakeRuns(&runs, &sums);
-  const std::vector<std::string> expected = {"fifo", "first_fit", "3/4", "2.00", "1.00", "5.00", "5.00",
-                                             "0.50", "10.00", "83.3", "12.50", "10.0", "0.853", "1.92",
-                                             "0.003"};
+  const std::vector<std::string> expected = {"fifo",  "first_fit", "3/4",   "2.00",  "1.00",
+                                             "5.00",  "5.00",      "0.50",  "10.00", "83.3",
+                                             "12.50", "10.0",      "0.853", "1.92",  "0.003"};
   EXPECT_EQ(ComparisonCells(runs[0], sums[0]), expected);
   EXPECT_EQ(ComparisonColumns().size(), expected.size());
 }

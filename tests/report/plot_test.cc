@@ -62,7 +62,8 @@ TEST(UtilisationSvg, WellFormedWithOneSeriesPerRun) {
 TEST(JctCdfSvg, StepsThroughEachJob) {
   // JCTs 0.1 h, 1 h, 10 h on a log axis from 0.1 to 10 h (three decades of 275 px... two decades
   // over 550 px: 275 px each). CDF steps: 0 -> 1/3 at 0.1 h, -> 2/3 at 1 h, -> 1 at 10 h.
-  const std::vector<RunRecord> runs = {MakeRun("srtf", "pack", {360, 3600, 36000}), MakeRun("las", "pack", {})};
+  const std::vector<RunRecord> runs = {MakeRun("srtf", "pack", {360, 3600, 36000}),
+                                       MakeRun("las", "pack", {})};
   const std::string svg = JctCdfSvg(runs);
   EXPECT_EQ(CheckBalancedTags(svg), "");
   EXPECT_EQ(Count(svg, "<polyline"), 2u);

@@ -40,6 +40,7 @@ RunRecord SmallRun() {
   a.num_gpus = 2;
   a.priority = 1;
   a.device_type = 0;
+  a.device_type_name = "a100";
   a.submit_s = 0;
   a.first_start_s = 10;
   a.finish_s = 110;
@@ -85,8 +86,8 @@ TEST(JobsCsv, GoldenText) {
       "id,name,user,model,num_gpus,priority,device_type,submit_s,first_start_s,finish_s,"
       "deadline_s,jct_s,queueing_delay_s,ideal_runtime_s,slowdown,gpu_seconds,"
       "busy_energy_joules,cost_usd,cross_node_bytes,preemptions,max_span_nodes\n"
-      "0,resnet run,alice,resnet50,2,1,0,0,10,110,,110,10,50,2.2,200,1234.5,0.1235,1000000000,0,1\n"
-      "1,\"big, \"\"fast\"\" job\",bob,bert,4,0,-1,5.5,,,100,,,0,,0,0,0,0,2,0\n";
+      "0,resnet run,alice,resnet50,2,1,a100,0,10,110,,110,10,50,2.2,200,1234.5,0.1235,1000000000,0,1\n"
+      "1,\"big, \"\"fast\"\" job\",bob,bert,4,0,,5.5,,,100,,,0,,0,0,0,0,2,0\n";
   EXPECT_EQ(JobsCsv(SmallRun()), expected);
 }
 
@@ -125,16 +126,21 @@ TEST(SummaryJson, KeysInDocumentedOrderAndValues) {
   const RunRecord run = SmallRun();
   const Summary summary = Summarize(run);
   const std::string text = SummaryJson(run, summary);
-  EXPECT_EQ(text, SummaryJson(run, summary));  // deterministic
+  EXPECT_EQ(text, SummaryJson(run, summary));          // deterministic
   EXPECT_EQ(text.find("123.456"), std::string::npos);  // wall-clock time left out
   const nlohmann::ordered_json j = nlohmann::ordered_json::parse(text);
   std::vector<std::string> keys;
   for (const auto& item : j.items()) keys.push_back(item.key());
   const std::vector<std::string> expected_keys = {
-      "policy", "placer", "planner", "trace", "cluster", "seed", "total_devices", "jobs_total",
-      "jobs_finished", "jct_s", "queueing_delay_s", "slowdown", "makespan_s", "utilisation",
-      "busy_fraction_by_type", "cost_usd", "energy_joules", "jain_fairness", "ftf_max", "ftf_mean",
-      "cross_node_bytes", "deadline_misses", "preemptions", "events", "scheduler_calls"};
+      "policy",          "placer",           "planner",
+      "trace",           "cluster",          "seed",
+      "total_devices",   "jobs_total",       "jobs_finished",
+      "jct_s",           "queueing_delay_s", "slowdown",
+      "makespan_s",      "utilisation",      "busy_fraction_by_type",
+      "cost_usd",        "energy_joules",    "jain_fairness",
+      "ftf_max",         "ftf_mean",         "cross_node_bytes",
+      "deadline_misses", "preemptions",      "events",
+      "scheduler_calls"};
   EXPECT_EQ(keys, expected_keys);
   EXPECT_EQ(j["policy"], "fifo");
   EXPECT_EQ(j["cluster"], "4x a100");

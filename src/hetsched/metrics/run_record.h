@@ -17,7 +17,8 @@ struct JobRecord {
   std::string model;
   int num_gpus = 0;
   int priority = 0;
-  DeviceTypeId device_type = kNoDeviceType;  // type of the last allocation
+  DeviceTypeId device_type = kNoDeviceType;  // catalog id of the last allocation's type
+  std::string device_type_name;              // its name; empty if the job never ran
   double submit_s = 0;
   double first_start_s = -1;
   double finish_s = -1;          // -1: did not finish (run cut off)

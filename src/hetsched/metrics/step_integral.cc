@@ -10,8 +10,7 @@ double IntegrateTimeline(const std::vector<TimelineSample>& timeline, const Time
   double total = 0;
   for (size_t i = 0; i < timeline.size(); ++i) {
     const double seg_begin = std::max(timeline[i].time_s, begin_s);
-    const double seg_end =
-        std::min(i + 1 < timeline.size() ? timeline[i + 1].time_s : end_s, end_s);
+    const double seg_end = std::min(i + 1 < timeline.size() ? timeline[i + 1].time_s : end_s, end_s);
     if (seg_end > seg_begin) total += value(timeline[i]) * (seg_end - seg_begin);
     if (timeline[i].time_s >= end_s) break;
   }

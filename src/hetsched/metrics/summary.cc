@@ -32,8 +32,8 @@ double BusyDevices(const TimelineSample& s) { return s.busy_devices; }
 // ideal x max(1, num_gpus x N_avg / total_devices).
 double FinishTimeFairness(const JobRecord& job, const StepIntegral& active, int total_devices) {
   const double window_s = job.finish_s - job.submit_s;
-  const double n_avg = window_s > 0 ? active.Integral(job.submit_s, job.finish_s) / window_s
-                                    : active.ValueAt(job.submit_s);
+  const double n_avg =
+      window_s > 0 ? active.Integral(job.submit_s, job.finish_s) / window_s : active.ValueAt(job.submit_s);
   double share_factor = 1;
   if (total_devices > 0) share_factor = std::max(1.0, job.num_gpus * n_avg / total_devices);
   const double t_ind_s = job.ideal_runtime_s * share_factor;
@@ -92,8 +92,7 @@ Summary Summarize(const RunRecord& run) {
   if (s.jobs_finished > 0) s.makespan_s = FiniteOrZero(std::max(0.0, last_finish_s - first_submit_s));
 
   if (s.makespan_s > 0 && run.total_devices > 0) {
-    const double busy_device_s =
-        IntegrateTimeline(run.timeline, BusyDevices, first_submit_s, last_finish_s);
+    const double busy_device_s = IntegrateTimeline(run.timeline, BusyDevices, first_submit_s, last_finish_s);
     s.utilisation = FiniteOrZero(busy_device_s / (run.total_devices * s.makespan_s));
   }
   s.energy_joules = FiniteOrZero(run.idle_power_watts * s.makespan_s + busy_energy_joules);

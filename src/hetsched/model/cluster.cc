@@ -62,16 +62,6 @@ Status Cluster::Validate() const {
   if (devices_ == nullptr || links_ == nullptr) return Status::Internal("cluster has no catalogs");
   if (nodes_.empty()) return Status::InvalidArgument("cluster has no nodes");
   std::set<std::string> names;
-  for (size_t r = 0; r < racks_.size(); ++r) {
-    const Rack& rack = racks_[r];
-    const std::string where = "rack " + std::to_string(r) + " ('" + rack.name + "')";
-    if (rack.nodes.empty()) return Status::InvalidArgument(where + ": has no nodes");
-    if (rack.uplink_count < 1) return Status::InvalidArgument(where + ": uplink_count must be >= 1");
-    if (!(rack.oversubscription >= 1)) {
-      return Status::InvalidArgument(where + ": oversubscription must be >= 1");
-    }
-    HETSCHED_RETURN_IF_ERROR(CheckLink(*links_, rack.uplink, where + ": uplink"));
-  }
   for (size_t n = 0; n < nodes_.size(); ++n) {
     const Node& node = nodes_[n];
     const std::string where = "node " + std::to_string(n) + " ('" + node.name + "')";
@@ -94,6 +84,16 @@ Status Cluster::Validate() const {
     if (node.host_memory_bytes < 0) return Status::InvalidArgument(where + ": host memory must be >= 0");
     HETSCHED_RETURN_IF_ERROR(CheckLink(*links_, node.intra_link, where + ": intra_link"));
     HETSCHED_RETURN_IF_ERROR(CheckLink(*links_, node.nic, where + ": nic"));
+  }
+  for (size_t r = 0; r < racks_.size(); ++r) {
+    const Rack& rack = racks_[r];
+    const std::string where = "rack " + std::to_string(r) + " ('" + rack.name + "')";
+    if (rack.nodes.empty()) return Status::InvalidArgument(where + ": has no nodes");
+    if (rack.uplink_count < 1) return Status::InvalidArgument(where + ": uplink_count must be >= 1");
+    if (!(rack.oversubscription >= 1)) {
+      return Status::InvalidArgument(where + ": oversubscription must be >= 1");
+    }
+    HETSCHED_RETURN_IF_ERROR(CheckLink(*links_, rack.uplink, where + ": uplink"));
   }
   return Status::Ok();
 }

@@ -5,7 +5,6 @@
 // Schedule starts jobs in that order; a job that does not fit is skipped (work-conserving, as
 // the SJF baselines of Tiresias and Gavel are), and the scan stops after `window` jobs that could
 // not start, so a call costs O(window + started) whatever the queue length.
-#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -33,20 +32,15 @@ class SjfScheduler : public JobScheduler {
 
   void Schedule(SchedContext& ctx) override {
     int blocked = 0;
-    // Smallest request that failed so far: a larger request cannot fit either (placers succeed
-    // exactly when enough devices of a usable type are free), so it is skipped without a try.
-    int smallest_failed = std::numeric_limits<int>::max();
     for (auto it = queue_.begin(); it != queue_.end() && blocked < window_;) {
       if (ctx.state().total_free() == 0) break;
       const JobId id = std::get<2>(*it);
       const int n = ctx.job(id).spec->num_gpus;
-      if (n < smallest_failed && ctx.TryStart(id, n)) {
+      if (ctx.TryStart(id, n)) {  // a request larger than the free devices fails in O(1)
         key_.erase(id);
         it = queue_.erase(it);
         continue;
       }
-      // Only an unrestricted job proves that no type has n free devices.
-      if (ctx.job(id).spec->allowed_types.empty()) smallest_failed = std::min(smallest_failed, n);
       ++blocked;
       ++it;
     }

@@ -26,11 +26,11 @@ std::string PadTo(const std::string& cell, size_t width, bool right_align) {
 
 const std::vector<ComparisonColumn>& ComparisonColumns() {
   static const std::vector<ComparisonColumn> columns = {
-      {"policy", false},      {"placer", false},       {"finished/total", true},
-      {"avg JCT (h)", true},  {"median", true},        {"p95", true},
-      {"p99", true},          {"avg queueing (h)", true}, {"makespan (h)", true},
-      {"util %", true},       {"cost $", true},        {"energy kWh", true},
-      {"Jain", true},         {"max FTF", true},       {"cross-node TB", true},
+      {"policy", false},     {"placer", false},          {"finished/total", true},
+      {"avg JCT (h)", true}, {"median", true},           {"p95", true},
+      {"p99", true},         {"avg queueing (h)", true}, {"makespan (h)", true},
+      {"util %", true},      {"cost $", true},           {"energy kWh", true},
+      {"Jain", true},        {"max FTF", true},          {"cross-node TB", true},
   };
   return columns;
 }
@@ -93,17 +93,15 @@ std::string ComparisonCsv(const std::vector<RunRecord>& runs, const std::vector<
   for (size_t i = 0; i < n; ++i) {
     const RunRecord& r = runs[i];
     const Summary& s = summaries[i];
-    fmt::format_to(std::back_inserter(out),
-                   "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                   CsvField(r.policy), CsvField(r.placer), CsvField(r.planner), CsvField(r.trace),
-                   r.seed, s.jobs_finished, s.jobs_total, FormatTrimmed(s.jct_s.mean, 3),
-                   FormatTrimmed(s.jct_s.median, 3), FormatTrimmed(s.jct_s.p95, 3),
-                   FormatTrimmed(s.jct_s.p99, 3), FormatTrimmed(s.queueing_delay_s.mean, 3),
-                   FormatTrimmed(s.makespan_s, 3), FormatTrimmed(s.utilisation, 6),
-                   FormatTrimmed(s.cost_usd, 4), FormatTrimmed(s.energy_joules, 1),
-                   FormatTrimmed(s.jain_fairness, 6), FormatTrimmed(s.ftf_max, 6),
-                   FormatTrimmed(s.ftf_mean, 6), FormatTrimmed(s.cross_node_bytes, 0),
-                   s.deadline_misses, s.preemptions);
+    fmt::format_to(
+        std::back_inserter(out), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        CsvField(r.policy), CsvField(r.placer), CsvField(r.planner), CsvField(r.trace), r.seed,
+        s.jobs_finished, s.jobs_total, FormatTrimmed(s.jct_s.mean, 3), FormatTrimmed(s.jct_s.median, 3),
+        FormatTrimmed(s.jct_s.p95, 3), FormatTrimmed(s.jct_s.p99, 3),
+        FormatTrimmed(s.queueing_delay_s.mean, 3), FormatTrimmed(s.makespan_s, 3),
+        FormatTrimmed(s.utilisation, 6), FormatTrimmed(s.cost_usd, 4), FormatTrimmed(s.energy_joules, 1),
+        FormatTrimmed(s.jain_fairness, 6), FormatTrimmed(s.ftf_max, 6), FormatTrimmed(s.ftf_mean, 6),
+        FormatTrimmed(s.cross_node_bytes, 0), s.deadline_misses, s.preemptions);
   }
   return out;
 }

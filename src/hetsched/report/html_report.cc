@@ -59,9 +59,11 @@ std::string ComparisonHtml(const std::vector<RunRecord>& runs, const std::vector
   s += "<h1>hetsched comparison</h1>\n";
   s += TableHtml(runs, summaries);
   s += RunListHtml(runs);
-  s += "<figure>\n" + UtilisationSvg(runs) + "<figcaption>Busy devices over time, per run.</figcaption>\n</figure>\n";
+  s += "<figure>\n" + UtilisationSvg(runs) +
+       "<figcaption>Busy devices over time, per run.</figcaption>\n</figure>\n";
   s += "<figure>\n" + JctCdfSvg(runs) +
-       "<figcaption>Empirical CDF of job completion time over finished jobs, per run.</figcaption>\n</figure>\n";
+       "<figcaption>Empirical CDF of job completion time over finished jobs, per "
+       "run.</figcaption>\n</figure>\n";
   s += "</body>\n</html>\n";
   return s;
 }

@@ -70,7 +70,8 @@ Axis LogAxis(double min_value, double max_value) {
   if (hi <= lo) hi = lo + 1;
   axis.lo = std::pow(10.0, lo);
   axis.hi = std::pow(10.0, hi);
-  for (int k = lo; k <= hi; ++k) axis.ticks.push_back({std::pow(10.0, k), FormatFixed(std::pow(10.0, k), std::max(0, -k))});
+  for (int k = lo; k <= hi; ++k)
+    axis.ticks.push_back({std::pow(10.0, k), FormatFixed(std::pow(10.0, k), std::max(0, -k))});
   return axis;
 }
 
@@ -91,24 +92,29 @@ std::string Render(const std::string& title, const std::string& x_label, const s
   s += "<g class=\"x-axis\" stroke=\"#dddddd\">\n";
   for (const Tick& t : x_axis.ticks) {
     const double x = PixelX(x_axis, t.value);
-    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/>\n", x, kTop, kTop + kPlotH);
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" stroke=\"none\" fill=\"black\">{}</text>\n",
-                     x, kTop + kPlotH + 18, XmlEscape(t.label));
+    s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/>\n", x, kTop,
+                     kTop + kPlotH);
+    s += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" stroke=\"none\" fill=\"black\">{}</text>\n",
+        x, kTop + kPlotH + 18, XmlEscape(t.label));
   }
   s += "</g>\n<g class=\"y-axis\" stroke=\"#dddddd\">\n";
   for (const Tick& t : y_axis.ticks) {
     const double y = PixelY(y_axis, t.value);
-    s += fmt::format("<line x1=\"{1:.1f}\" y1=\"{0:.1f}\" x2=\"{2:.1f}\" y2=\"{0:.1f}\"/>\n", y, kLeft, kLeft + kPlotW);
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" stroke=\"none\" fill=\"black\">{}</text>\n",
-                     kLeft - 6, y + 4, XmlEscape(t.label));
+    s += fmt::format("<line x1=\"{1:.1f}\" y1=\"{0:.1f}\" x2=\"{2:.1f}\" y2=\"{0:.1f}\"/>\n", y, kLeft,
+                     kLeft + kPlotW);
+    s += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" stroke=\"none\" fill=\"black\">{}</text>\n",
+        kLeft - 6, y + 4, XmlEscape(t.label));
   }
   s += "</g>\n";
   s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"black\"/>\n",
                    kLeft, kTop, kPlotW, kPlotH);
   s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", kLeft + kPlotW / 2,
                    kHeight - 15, XmlEscape(x_label));
-  s += fmt::format("<text x=\"18\" y=\"{0:.1f}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0:.1f})\">{1}</text>\n",
-                   kTop + kPlotH / 2, XmlEscape(y_label));
+  s += fmt::format(
+      "<text x=\"18\" y=\"{0:.1f}\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0:.1f})\">{1}</text>\n",
+      kTop + kPlotH / 2, XmlEscape(y_label));
   // Data lines, then the legend.
   for (size_t i = 0; i < series.size(); ++i) {
     const char* colour = kPalette[i % std::size(kPalette)];
@@ -117,22 +123,25 @@ std::string Render(const std::string& title, const std::string& x_label, const s
       if (!points.empty()) points += ' ';
       points += fmt::format("{:.1f},{:.1f}", PixelX(x_axis, p.x), PixelY(y_axis, p.y));
     }
-    s += fmt::format("<polyline class=\"series\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\">"
-                     "<title>{}</title></polyline>\n",
-                     colour, points, XmlEscape(series[i].label));
+    s += fmt::format(
+        "<polyline class=\"series\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\">"
+        "<title>{}</title></polyline>\n",
+        colour, points, XmlEscape(series[i].label));
   }
   s += "<g class=\"legend\">\n";
   for (size_t i = 0; i < series.size(); ++i) {
     const double y = kTop + 10 + 18 * static_cast<double>(i);
-    s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"14\" height=\"4\" fill=\"{}\"/>\n", kLeft + kPlotW + 12,
-                     y - 4, kPalette[i % std::size(kPalette)]);
+    s += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"14\" height=\"4\" fill=\"{}\"/>\n",
+                     kLeft + kPlotW + 12, y - 4, kPalette[i % std::size(kPalette)]);
     s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", kLeft + kPlotW + 32, y + 2,
                      XmlEscape(series[i].label));
   }
   s += "</g>\n";
-  if (series.empty() || std::all_of(series.begin(), series.end(), [](const Series& x) { return x.points.empty(); })) {
-    s += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"#777777\">no data</text>\n",
-                     kLeft + kPlotW / 2, kTop + kPlotH / 2);
+  if (series.empty() ||
+      std::all_of(series.begin(), series.end(), [](const Series& x) { return x.points.empty(); })) {
+    s += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"#777777\">no data</text>\n",
+        kLeft + kPlotW / 2, kTop + kPlotH / 2);
   }
   s += "</svg>\n";
   return s;
@@ -177,7 +186,8 @@ std::string UtilisationSvg(const std::vector<RunRecord>& runs) {
     series.push_back(std::move(line));
   }
   Axis y_axis = LinearAxis(100);
-  return Render("Cluster utilisation over time", "time (h)", "busy devices (%)", LinearAxis(max_h), y_axis, series);
+  return Render("Cluster utilisation over time", "time (h)", "busy devices (%)", LinearAxis(max_h), y_axis,
+                series);
 }
 
 std::string JctCdfSvg(const std::vector<RunRecord>& runs) {

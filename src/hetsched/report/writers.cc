@@ -56,8 +56,8 @@ Json BusyFractionByType(const RunRecord& run, const Summary& summary) {
       const auto busy_of_type = [k](const TimelineSample& s) {
         return k < s.busy_by_type.size() ? static_cast<double>(s.busy_by_type[k]) : 0.0;
       };
-      const double busy_s = IntegrateTimeline(run.timeline, busy_of_type, first_submit_s,
-                                              first_submit_s + summary.makespan_s);
+      const double busy_s =
+          IntegrateTimeline(run.timeline, busy_of_type, first_submit_s, first_submit_s + summary.makespan_s);
       fraction = busy_s / (devices * summary.makespan_s);
     }
     by_type[run.device_types[k]] = RoundTo(fraction, kRatioDecimals);
@@ -112,21 +112,18 @@ std::string JobsCsv(const RunRecord& run) {
     const bool started = job.first_start_s >= 0;
     const bool finished = job.finished();
     const bool slowdown_defined = finished && job.ideal_runtime_s > 0;
-    fmt::format_to(std::back_inserter(out),
-                   "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", job.id,
-                   CsvField(job.name), CsvField(job.user), CsvField(job.model), job.num_gpus,
-                   job.priority, job.device_type, FormatTrimmed(job.submit_s, kSecondsDecimals),
-                   OptionalSeconds(job.first_start_s, started),
-                   OptionalSeconds(job.finish_s, finished),
-                   OptionalSeconds(job.deadline_s, std::isfinite(job.deadline_s)),
-                   OptionalSeconds(job.jct_s(), finished),
-                   OptionalSeconds(job.queueing_delay_s(), started),
-                   FormatTrimmed(job.ideal_runtime_s, kSecondsDecimals),
-                   slowdown_defined ? FormatTrimmed(job.jct_s() / job.ideal_runtime_s, kRatioDecimals) : "",
-                   FormatTrimmed(job.gpu_seconds, kSecondsDecimals),
-                   FormatTrimmed(job.busy_energy_joules, kJouleDecimals),
-                   FormatTrimmed(job.cost_usd, kUsdDecimals), FormatTrimmed(job.cross_node_bytes, 0),
-                   job.preemptions, job.max_span_nodes);
+    fmt::format_to(
+        std::back_inserter(out), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", job.id,
+        CsvField(job.name), CsvField(job.user), CsvField(job.model), job.num_gpus, job.priority,
+        CsvField(job.device_type_name), FormatTrimmed(job.submit_s, kSecondsDecimals),
+        OptionalSeconds(job.first_start_s, started), OptionalSeconds(job.finish_s, finished),
+        OptionalSeconds(job.deadline_s, std::isfinite(job.deadline_s)),
+        OptionalSeconds(job.jct_s(), finished), OptionalSeconds(job.queueing_delay_s(), started),
+        FormatTrimmed(job.ideal_runtime_s, kSecondsDecimals),
+        slowdown_defined ? FormatTrimmed(job.jct_s() / job.ideal_runtime_s, kRatioDecimals) : "",
+        FormatTrimmed(job.gpu_seconds, kSecondsDecimals),
+        FormatTrimmed(job.busy_energy_joules, kJouleDecimals), FormatTrimmed(job.cost_usd, kUsdDecimals),
+        FormatTrimmed(job.cross_node_bytes, 0), job.preemptions, job.max_span_nodes);
   }
   return out;
 }

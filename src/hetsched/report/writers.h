@@ -1,5 +1,5 @@
 // Output files, each written atomically (util/file_io.h): summary JSON, per-job CSV, time-series
-// CSV, and the comparison table. Formats in docs/formats.md.
+// CSV, and the comparison table. Formats in docs/formats-output.md.
 #pragma once
 
 #include <string>

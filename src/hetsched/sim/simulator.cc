@@ -262,6 +262,7 @@ Status Simulator::StopRun(JobId id) {
   run.record.cost_usd += held_s / 3600.0 * n * type.price_per_hour;
   run.record.cross_node_bytes += (run.done_at_update - run.segment_start_iterations) * run.estimate.cross_node_bytes;
   run.record.device_type = st.device_type;
+  run.record.device_type_name = type.name;
   HETSCHED_RETURN_IF_ERROR(state_.Release(id, st.devices));
   for (DeviceId d : st.devices) --busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
   st.service_gpu_s += held_s * n;

@@ -199,9 +199,7 @@ Result<Workload> ParsePai(const FormatInput& in) {
     if (!filtered) builder.Add(std::move(job));
   }
   // PAI times are seconds from an anonymised origin: start the workload at 0.
-  double first_s = std::numeric_limits<double>::infinity();
-  for (const Job& j : builder.jobs()) first_s = std::min(first_s, j.spec.submit_time_s);
-  for (Job& j : builder.jobs()) j.spec.submit_time_s -= first_s;
+  builder.ShiftSubmitTimesToZero();
   return builder.Finish();
 }
 

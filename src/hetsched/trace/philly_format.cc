@@ -8,6 +8,7 @@
 #include "hetsched/trace/formats.h"
 #include "hetsched/trace/job_mix.h"
 #include "hetsched/trace/reader_common.h"
+#include "hetsched/util/text.h"
 
 namespace hetsched::trace_internal {
 

@@ -214,6 +214,13 @@ bool WorkloadBuilder::Full() const {
   return options_.max_jobs >= 0 && static_cast<long long>(jobs_.size()) >= options_.max_jobs;
 }
 
+void WorkloadBuilder::ShiftSubmitTimesToZero() {
+  if (jobs_.empty()) return;
+  double first_s = jobs_.front().spec.submit_time_s;
+  for (const Job& j : jobs_) first_s = std::min(first_s, j.spec.submit_time_s);
+  for (Job& j : jobs_) j.spec.submit_time_s -= first_s;
+}
+
 Workload WorkloadBuilder::Finish() {
   auto earlier = [](const Job& a, const Job& b) { return a.spec.submit_time_s < b.spec.submit_time_s; };
   // Traces are usually in arrival order already; skip the sort then.

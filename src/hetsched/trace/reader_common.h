@@ -122,6 +122,8 @@ class WorkloadBuilder {
   bool Full() const;
   void Add(Job job) { jobs_.push_back(std::move(job)); }
   std::vector<Job>& jobs() { return jobs_; }
+  // For traces stamped with dates or an arbitrary origin: the earliest submission becomes 0.
+  void ShiftSubmitTimesToZero();
 
   // Sorts by (submit time, order added), renumbers ids 0..n-1 in that order.
   Workload Finish();

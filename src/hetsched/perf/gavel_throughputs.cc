@@ -1,0 +1,81 @@
+// Reader of Gavel's measured throughput table (data/real/gavel/throughputs.csv) and the
+// mapping of Gavel's job types onto the model zoo.
+#include <array>
+#include <string>
+
+#include "hetsched/perf/validation.h"
+#include "hetsched/util/text.h"
+
+namespace hetsched {
+
+namespace {
+
+constexpr std::string_view kHeader = "gpu_type,consolidated,job_type,scale_factor,steps_per_second";
+
+// Gavel's workloads (Narayanan et al., OSDI 2020, Table 2) against our zoo. Batch sizes are
+// per worker: Gavel launches the same command, with the same --batch_size, on every worker.
+constexpr std::array<GavelJobMapping, 7> kMappings = {{
+    {"ResNet-18 (batch size 64)", "resnet18-cifar", 64},
+    {"ResNet-50 (batch size 32)", "resnet50", 32},
+    {"Transformer (batch size 128)", "transformer-nmt", 128},
+    {"LM (batch size 20)", "lstm-lm", 20},
+    {"Recommendation (batch size 2048)", "recommendation-vae", 2048},
+    {"A3C", "a3c", 0},          // 0: the zoo model's default batch
+    {"CycleGAN", "cyclegan", 0},
+}};
+
+}  // namespace
+
+std::span<const GavelJobMapping> GavelJobMappings() { return kMappings; }
+
+Result<std::vector<GavelThroughputRow>> ParseGavelThroughputs(std::string_view csv_text,
+                                                              const std::string& origin) {
+  std::vector<GavelThroughputRow> rows;
+  LineReader reader(csv_text);
+  std::string_view line;
+  bool seen_header = false;
+  while (reader.Next(&line)) {
+    const std::string where = origin + ":" + std::to_string(reader.line_number());
+    if (Trim(line).empty()) continue;
+    if (!seen_header) {
+      if (Trim(line) != kHeader) {
+        return Status::ParseError(where + ": expected the header '" + std::string(kHeader) +
+                                  "', got '" + std::string(line) + "'");
+      }
+      seen_header = true;
+      continue;
+    }
+    auto fields = SplitCsvLine(line);
+    if (!fields.ok()) return fields.status().WithContext(where);
+    if (fields->size() != 5) {
+      return Status::ParseError(where + ": expected 5 fields, got " + std::to_string(fields->size()));
+    }
+    GavelThroughputRow row;
+    row.line = reader.line_number();
+    row.gpu_type = ToLower(Trim((*fields)[0]));
+    if (row.gpu_type.empty()) return Status::ParseError(where + ": field 'gpu_type' is empty");
+    const std::string consolidated = ToLower(Trim((*fields)[1]));
+    if (consolidated != "yes" && consolidated != "no") {
+      return Status::ParseError(where + ": field 'consolidated' must be 'yes' or 'no', got '" +
+                                (*fields)[1] + "'");
+    }
+    row.consolidated = consolidated == "yes";
+    row.job_type = std::string(Trim((*fields)[2]));
+    if (row.job_type.empty()) return Status::ParseError(where + ": field 'job_type' is empty");
+    HETSCHED_ASSIGN_OR_RETURN(const long long scale, ParseInt((*fields)[3], where + ": field 'scale_factor'"));
+    if (scale < 1 || scale > 1024) {
+      return Status::ParseError(where + ": field 'scale_factor' must be in 1..1024, got " + std::to_string(scale));
+    }
+    row.scale_factor = static_cast<int>(scale);
+    HETSCHED_ASSIGN_OR_RETURN(row.steps_per_second,
+                              ParseDouble((*fields)[4], where + ": field 'steps_per_second'"));
+    if (row.steps_per_second < 0) {
+      return Status::ParseError(where + ": field 'steps_per_second' must be >= 0");
+    }
+    rows.push_back(std::move(row));
+  }
+  if (!seen_header) return Status::ParseError(origin + ": empty file (no header)");
+  return rows;
+}
+
+}  // namespace hetsched

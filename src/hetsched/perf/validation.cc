@@ -1,0 +1,218 @@
+// Predicts Gavel's measured rows with EstimateIteration and summarises the errors
+// (docs/perf-validation.md explains the setup and shows the current table).
+#include "hetsched/perf/validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "hetsched/model/cluster.h"
+
+namespace hetsched {
+
+namespace {
+
+const GavelJobMapping* FindMapping(std::string_view job_type) {
+  for (const GavelJobMapping& m : GavelJobMappings()) {
+    if (m.job_type == job_type) return &m;
+  }
+  return nullptr;
+}
+
+// Per Gavel GPU type: one server of `server_devices` GPUs (consolidated rows) and as many
+// one-GPU servers (non-consolidated rows), all on one switch.
+struct GavelLayout {
+  NodeId server = 0;
+  std::vector<NodeId> singles;
+};
+
+struct GavelCluster {
+  Cluster cluster;
+  std::map<std::string, GavelLayout> by_gpu;  // keyed by Gavel's gpu_type
+};
+
+Result<GavelCluster> BuildCluster(std::span<const GavelThroughputRow> rows, const DeviceCatalog& devices,
+                                  const LinkCatalog& links, const ValidationSetup& setup) {
+  GavelCluster out{Cluster(&devices, &links), {}};
+  HETSCHED_ASSIGN_OR_RETURN(const LinkClassId nic, links.Lookup(setup.nic));
+  Rack rack;
+  rack.name = "gavel";
+  const RackId rack_id = out.cluster.AddRack(rack);
+  for (const GavelThroughputRow& row : rows) {
+    if (out.by_gpu.count(row.gpu_type) > 0) continue;
+    auto type_id = devices.Lookup(row.gpu_type);
+    if (!type_id.ok()) return type_id.status().WithContext("gavel throughputs line " + std::to_string(row.line));
+    const DeviceType& type = devices.type(*type_id);
+    auto peer = links.Lookup(type.peer_link);
+    if (!peer.ok()) return peer.status().WithContext("device '" + type.name + "': peer_link");
+    Node node;
+    node.rack = rack_id;
+    node.device_type = *type_id;
+    node.intra_link = *peer;
+    node.nic = nic;
+    GavelLayout layout;
+    node.name = row.gpu_type + "-server";
+    node.num_devices = setup.server_devices;
+    layout.server = out.cluster.AddNode(node);
+    node.num_devices = 1;
+    for (int i = 0; i < setup.server_devices; ++i) {
+      node.name = row.gpu_type + "-single" + std::to_string(i);
+      layout.singles.push_back(out.cluster.AddNode(node));
+    }
+    out.by_gpu.emplace(row.gpu_type, std::move(layout));
+  }
+  return out;
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
+ValidationError Summarise(std::string job_type, std::string zoo_model, const std::vector<double>& log_ratios) {
+  ValidationError e;
+  e.job_type = std::move(job_type);
+  e.zoo_model = std::move(zoo_model);
+  e.points = static_cast<int>(log_ratios.size());
+  std::vector<double> abs_values;
+  double sum = 0;
+  for (double r : log_ratios) {
+    abs_values.push_back(std::fabs(r));
+    e.max_abs_log_ratio = std::max(e.max_abs_log_ratio, std::fabs(r));
+    sum += r;
+  }
+  e.median_abs_log_ratio = Median(abs_values);
+  e.mean_log_ratio = log_ratios.empty() ? 0 : sum / static_cast<double>(log_ratios.size());
+  return e;
+}
+
+}  // namespace
+
+Result<ValidationReport> ValidateAgainstGavel(std::span<const GavelThroughputRow> rows,
+                                              const ModelZoo& zoo, const DeviceCatalog& devices,
+                                              const LinkCatalog& links, const ValidationSetup& setup) {
+  ValidationReport report;
+  for (const GavelJobMapping& m : GavelJobMappings()) {
+    if (zoo.Find(m.zoo_model) == nullptr) report.missing_models.emplace_back(m.zoo_model);
+  }
+  HETSCHED_ASSIGN_OR_RETURN(const GavelCluster gavel, BuildCluster(rows, devices, links, setup));
+  for (const GavelThroughputRow& row : rows) {
+    const GavelJobMapping* mapping = FindMapping(row.job_type);
+    if (mapping == nullptr) continue;
+    const ModelProfile* model = zoo.Find(mapping->zoo_model);
+    if (model == nullptr) continue;
+    if (row.scale_factor > setup.server_devices) {
+      return Status::InvalidArgument(fmt::format("gavel throughputs line {}: scale_factor {} exceeds the {} GPUs per server of the validation setup",
+                                                 row.line, row.scale_factor, setup.server_devices));
+    }
+    const GavelLayout& layout = gavel.by_gpu.at(row.gpu_type);
+    Plan plan;
+    plan.parallelism = row.scale_factor == 1 ? Parallelism::kSingle : Parallelism::kDataRing;
+    plan.batch_per_device = mapping->batch_size > 0 ? mapping->batch_size : model->default_batch_size;
+    for (int i = 0; i < row.scale_factor; ++i) {
+      plan.devices.push_back(row.consolidated ? gavel.cluster.node(layout.server).first_device + i
+                                              : gavel.cluster.node(layout.singles[static_cast<size_t>(i)]).first_device);
+    }
+    const IterationEstimate est = EstimateIteration(*model, plan, gavel.cluster, {}, setup.perf);
+    if (row.steps_per_second <= 0) {
+      ++report.measured_failures;
+      if (!est.fits_in_memory) ++report.failures_predicted_out_of_memory;
+      continue;
+    }
+    if (!est.fits_in_memory) ++report.fitting_rows_predicted_out_of_memory;
+    ValidationPoint p;
+    p.row = row;
+    p.zoo_model = model->name;
+    p.predicted_fits = est.fits_in_memory;
+    // Gavel's steps/s sums the workers' steps: scale_factor iterations per iteration time.
+    p.predicted_steps_per_s = est.iteration_s > 0 ? row.scale_factor / est.iteration_s : 0;
+    p.log_ratio = p.predicted_steps_per_s > 0 ? std::log(p.predicted_steps_per_s / row.steps_per_second) : -std::numeric_limits<double>::infinity();
+    report.points.push_back(std::move(p));
+  }
+  std::vector<double> all;
+  for (const GavelJobMapping& m : GavelJobMappings()) {
+    std::vector<double> ratios;
+    for (const ValidationPoint& p : report.points) {
+      if (p.row.job_type == m.job_type) ratios.push_back(p.log_ratio);
+    }
+    if (ratios.empty()) continue;
+    all.insert(all.end(), ratios.begin(), ratios.end());
+    report.per_model.push_back(Summarise(std::string(m.job_type), std::string(m.zoo_model), ratios));
+  }
+  report.overall = Summarise("all", "", all);
+  return report;
+}
+
+Result<std::vector<EfficiencyRecommendation>> RecommendEfficiencies(
+    std::span<const GavelThroughputRow> rows, const ModelZoo& zoo, const DeviceCatalog& devices,
+    const LinkCatalog& links, const ValidationSetup& setup) {
+  std::vector<std::string> gpus;
+  for (const GavelThroughputRow& row : rows) {
+    if (std::find(gpus.begin(), gpus.end(), row.gpu_type) == gpus.end()) gpus.push_back(row.gpu_type);
+  }
+  std::vector<EfficiencyRecommendation> out;
+  for (const std::string& gpu : gpus) {
+    std::vector<GavelThroughputRow> single;
+    for (const GavelThroughputRow& row : rows) {
+      if (row.gpu_type == gpu && row.scale_factor == 1) single.push_back(row);
+    }
+    HETSCHED_ASSIGN_OR_RETURN(const DeviceTypeId type_id, devices.Lookup(gpu));
+    EfficiencyRecommendation rec;
+    rec.gpu_type = gpu;
+    rec.catalog_efficiency = devices.type(type_id).efficiency;
+    HETSCHED_ASSIGN_OR_RETURN(const ValidationReport base, ValidateAgainstGavel(single, zoo, devices, links, setup));
+    rec.catalog_median_abs_log_ratio = base.overall.median_abs_log_ratio;
+    rec.points = base.overall.points;
+    rec.recommended_efficiency = rec.catalog_efficiency;
+    rec.recommended_median_abs_log_ratio = rec.catalog_median_abs_log_ratio;
+    for (int percent = 5; percent <= 100; ++percent) {
+      DeviceCatalog trial;
+      for (DeviceType t : devices.types()) {
+        if (t.name == devices.type(type_id).name) t.efficiency = percent / 100.0;
+        trial.Add(std::move(t));
+      }
+      HETSCHED_ASSIGN_OR_RETURN(const ValidationReport r, ValidateAgainstGavel(single, zoo, trial, links, setup));
+      if (r.overall.median_abs_log_ratio < rec.recommended_median_abs_log_ratio - 1e-12) {
+        rec.recommended_efficiency = percent / 100.0;
+        rec.recommended_median_abs_log_ratio = r.overall.median_abs_log_ratio;
+      }
+    }
+    out.push_back(rec);
+  }
+  return out;
+}
+
+std::string FormatValidationMarkdown(const ValidationReport& report) {
+  std::string out =
+      "| Gavel job type | zoo model | points | median abs ln(pred/meas) | max abs ln(pred/meas) | mean ln(pred/meas) |\n"
+      "| --- | --- | ---: | ---: | ---: | ---: |\n";
+  auto line = [&](const ValidationError& e) {
+    out += fmt::format("| {} | {} | {} | {:.3f} | {:.3f} | {:+.3f} |\n", e.job_type, e.zoo_model, e.points,
+                       e.median_abs_log_ratio, e.max_abs_log_ratio, e.mean_log_ratio);
+  };
+  for (const ValidationError& e : report.per_model) line(e);
+  line(report.overall);
+  out += fmt::format("\nMeasured failures (0 steps/s): {}, of which predicted out of memory: {}. "
+                     "Rows measured fine but predicted out of memory: {}.\n",
+                     report.measured_failures, report.failures_predicted_out_of_memory,
+                     report.fitting_rows_predicted_out_of_memory);
+  if (!report.missing_models.empty()) {
+    out += "Zoo models missing: " + fmt::format("{}", fmt::join(report.missing_models, ", ")) + ".\n";
+  }
+  out += "\n| gpu | consolidated | job type | workers | measured steps/s | predicted steps/s | ln(pred/meas) |\n"
+         "| --- | --- | --- | ---: | ---: | ---: | ---: |\n";
+  for (const ValidationPoint& p : report.points) {
+    out += fmt::format("| {} | {} | {} | {} | {:.3f} | {:.3f} | {:+.3f}{} |\n", p.row.gpu_type,
+                       p.row.consolidated ? "yes" : "no", p.row.job_type, p.row.scale_factor,
+                       p.row.steps_per_second, p.predicted_steps_per_s, p.log_ratio,
+                       p.predicted_fits ? "" : " (predicted OOM)");
+  }
+  return out;
+}
+
+}  // namespace hetsched

@@ -1,0 +1,106 @@
+// Validation of the performance model against Gavel's measured throughputs
+// (data/real/gavel/throughputs.csv, from stanford-futuredata/gavel; see data/real/SOURCES.md).
+// Each Gavel job type is mapped to a zoo model and batch size, each Gavel GPU to a catalog
+// device, and each measured row is predicted with EstimateIteration on a small cluster that
+// reproduces the row's layout. The reading of Gavel's columns is in docs/perf-validation.md.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetsched/model/device.h"
+#include "hetsched/model/link.h"
+#include "hetsched/model/model_zoo.h"
+#include "hetsched/perf/iteration_model.h"
+#include "hetsched/util/status.h"
+
+namespace hetsched {
+
+// One row of throughputs.csv. steps_per_second is Gavel's job throughput: the sum over the
+// job's `scale_factor` workers of each worker's steps/s, i.e. scale_factor / iteration time.
+// 0 means the run failed (Gavel records failures as 0).
+struct GavelThroughputRow {
+  std::string gpu_type;       // "k80", "p100", "v100"
+  bool consolidated = false;  // all workers in one server
+  std::string job_type;       // "ResNet-50 (batch size 32)"
+  int scale_factor = 1;       // workers (one GPU each)
+  double steps_per_second = 0;
+  int line = 0;               // 1-based line in the file, for messages
+};
+
+// Parses the CSV (header gpu_type,consolidated,job_type,scale_factor,steps_per_second).
+// Errors name `origin`, the line and the field.
+Result<std::vector<GavelThroughputRow>> ParseGavelThroughputs(std::string_view csv_text,
+                                                              const std::string& origin);
+
+// Gavel job type -> zoo model and per-worker batch size.
+struct GavelJobMapping {
+  std::string_view job_type;
+  std::string_view zoo_model;
+  int batch_size = 0;
+};
+std::span<const GavelJobMapping> GavelJobMappings();
+
+struct ValidationSetup {
+  std::string nic = "eth10";  // every server's NIC; non-consolidated rows cross it
+  int server_devices = 8;                      // GPUs in the consolidated server
+  PerfOptions perf;                            // overlap, optimizer state
+};
+
+struct ValidationPoint {
+  GavelThroughputRow row;
+  std::string zoo_model;
+  double predicted_steps_per_s = 0;
+  bool predicted_fits = true;
+  double log_ratio = 0;  // ln(predicted / measured); 0 when the measurement failed
+};
+
+// Error of one job type (or of all points): absolute natural-log ratios, so 0.1 is about 10%
+// off in either direction; mean_log_ratio > 0 means the model is optimistic (too fast).
+struct ValidationError {
+  std::string job_type;  // "all" for the overall line
+  std::string zoo_model;
+  int points = 0;
+  double median_abs_log_ratio = 0;
+  double max_abs_log_ratio = 0;
+  double mean_log_ratio = 0;
+};
+
+struct ValidationReport {
+  std::vector<ValidationPoint> points;     // rows of mapped job types with a measurement > 0
+  std::vector<ValidationError> per_model;  // in GavelJobMappings() order
+  ValidationError overall;
+  std::vector<std::string> missing_models;  // mapped zoo keys the zoo does not have
+  int measured_failures = 0;                // mapped rows Gavel recorded as 0 steps/s
+  int failures_predicted_out_of_memory = 0; // of those, how many the model calls infeasible
+  int fitting_rows_predicted_out_of_memory = 0;  // measured > 0 but predicted infeasible
+};
+
+// Predicts every row of a mapped job type. Errors: an unknown Gavel GPU type or link name.
+// Models missing from the zoo are listed in the report, not errors (the zoo may be partial).
+Result<ValidationReport> ValidateAgainstGavel(std::span<const GavelThroughputRow> rows,
+                                              const ModelZoo& zoo, const DeviceCatalog& devices,
+                                              const LinkCatalog& links,
+                                              const ValidationSetup& setup = {});
+
+// Per Gavel GPU type: the efficiency (fraction of FP32 peak) that minimises the median
+// |log ratio| over that type's single-GPU rows (grid 0.05..1.00 by 0.01), with the errors at
+// the catalog's value and at the recommended one. Evidence for the device catalog's owner.
+struct EfficiencyRecommendation {
+  std::string gpu_type;
+  double catalog_efficiency = 0;
+  double catalog_median_abs_log_ratio = 0;
+  double recommended_efficiency = 0;
+  double recommended_median_abs_log_ratio = 0;
+  int points = 0;
+};
+Result<std::vector<EfficiencyRecommendation>> RecommendEfficiencies(
+    std::span<const GavelThroughputRow> rows, const ModelZoo& zoo, const DeviceCatalog& devices,
+    const LinkCatalog& links, const ValidationSetup& setup = {});
+
+// Markdown tables: per-model errors, then every point.
+std::string FormatValidationMarkdown(const ValidationReport& report);
+
+}  // namespace hetsched

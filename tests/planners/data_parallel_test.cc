@@ -1,0 +1,106 @@
+#include <gtest/gtest.h>
+
+#include "../policies/fake_backend.h"
+#include "hetsched/perf/iteration_model.h"
+#include "hetsched/sched/planner.h"
+#include "hetsched/sched/registry.h"
+
+namespace hetsched::test {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Two nodes of 2 fast GPUs (16 GiB each): devices 0,1 on node0 and 2,3 on node1.
+class DataParallelPlannerTest : public ::testing::Test {
+ protected:
+  DataParallelPlannerTest() : cluster_({{kFast, 2}, {kFast, 2}}) {
+    auto made = Registry<Planner>::Instance().Create("data-parallel", Options{});
+    EXPECT_TRUE(made.ok()) << made.status().ToString();
+    if (made.ok()) planner_ = std::move(made).value();
+    model_.name = "toy";
+    model_.default_batch_size = 16;
+    LayerProfile layer;
+    layer.name = "dense";
+    layer.kind = LayerKind::kDense;
+    layer.fwd_flops_per_sample = 1e9;
+    layer.bwd_flops_per_sample = 2e9;
+    layer.param_bytes = 100e6;
+    layer.activation_bytes_per_sample = 1e6;
+    model_.layers.push_back(layer);
+    job_.id = 12;
+    job_.model = "toy";
+  }
+
+  Result<PlannedJob> Plan(std::vector<DeviceId> devices) {
+    return planner_->PlanJob(job_, model_, devices, cluster_.cluster());
+  }
+
+  TestCluster cluster_;
+  std::unique_ptr<Planner> planner_;
+  ModelProfile model_;
+  JobSpec job_;
+};
+
+TEST_F(DataParallelPlannerTest, OneDeviceIsSingleWithModelDefaultBatch) {
+  auto planned = Plan({3});
+  ASSERT_TRUE(planned.ok()) << planned.status().ToString();
+  EXPECT_EQ(planned->plan.parallelism, Parallelism::kSingle);
+  EXPECT_EQ(planned->plan.batch_per_device, 16);  // job batch 0: model default
+  EXPECT_EQ(planned->plan.devices, (std::vector<DeviceId>{3}));
+  // The estimate is the visible model's, unchanged.
+  const IterationEstimate direct = EstimateIteration(model_, planned->plan, cluster_.cluster());
+  EXPECT_DOUBLE_EQ(planned->estimate.iteration_s, direct.iteration_s);
+  EXPECT_GT(planned->estimate.iteration_s, 0);
+}
+
+TEST_F(DataParallelPlannerTest, ParallelismFollowsTheJob) {
+  job_.batch_size = 8;
+  auto ring = Plan({0, 1, 2});
+  ASSERT_TRUE(ring.ok());
+  EXPECT_EQ(ring->plan.parallelism, Parallelism::kDataRing);
+  EXPECT_EQ(ring->plan.batch_per_device, 8);
+  EXPECT_EQ(ring->plan.devices, (std::vector<DeviceId>{0, 1, 2}));
+  EXPECT_EQ(ring->estimate.span_nodes, 2);
+
+  job_.parallelism = Parallelism::kDataPS;
+  auto ps = Plan({0, 2});
+  ASSERT_TRUE(ps.ok());
+  EXPECT_EQ(ps->plan.parallelism, Parallelism::kDataPS);
+
+  job_.parallelism = Parallelism::kPipeline;  // planned as data parallel for now
+  auto pipe = Plan({0, 1});
+  ASSERT_TRUE(pipe.ok());
+  EXPECT_EQ(pipe->plan.parallelism, Parallelism::kDataRing);
+  EXPECT_TRUE(pipe->plan.stages.empty());
+
+  job_.parallelism = Parallelism::kDataPS;  // one device is single whatever the job says
+  auto one = Plan({1});
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->plan.parallelism, Parallelism::kSingle);
+}
+
+// Ring memory per device = params x (1 + 2 for Adam state) + batch x activations
+// = 5 GiB x 3 + 64 x 0.1 GiB = 15 + 6.4 = 21.4 GiB > 16 GiB.
+TEST_F(DataParallelPlannerTest, ErrorsWhenTheJobDoesNotFitInMemory) {
+  model_.name = "big";
+  model_.layers[0].param_bytes = 5 * kGiB;
+  model_.layers[0].activation_bytes_per_sample = 0.1 * kGiB;
+  job_.batch_size = 64;
+  auto planned = Plan({0, 1});
+  ASSERT_FALSE(planned.ok());
+  EXPECT_EQ(planned.status().code(), StatusCode::kInfeasible);
+  EXPECT_EQ(planned.status().message(), "job 12 (big, batch 64) does not fit in 16 GiB of fast-gpu: needs 21.4 GiB");
+}
+
+TEST_F(DataParallelPlannerTest, RejectsEmptyDevicesAndUnknownOptions) {
+  EXPECT_FALSE(Plan({}).ok());
+  Options typo;
+  typo.Set("overlap", "0.5");
+  EXPECT_FALSE(Registry<Planner>::Instance().Create("data-parallel", typo).ok());
+  auto unknown = Registry<Planner>::Instance().Create("model-parallel", Options{});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("data-parallel"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hetsched::test
