@@ -126,7 +126,7 @@ ModelProfile Vgg16() {
 }  // namespace
 
 void AddVisionModels(ModelZoo& zoo) {
-  zoo.Add(ResNet50(), {"resnet-50", "resnet_50", "resnet50-imagenet"});
+  zoo.Add(ResNet50(), {"resnet-50", "resnet50-imagenet"});
   zoo.Add(ResNet18Cifar(), {"resnet-18", "resnet18", "resnet18-cifar10"});
   zoo.Add(Vgg16(), {"vgg-16", "vgg"});
 }

@@ -31,7 +31,18 @@ bool SchedContext::TryStart(JobId id, int num_devices, DeviceTypeId type) {
     ++placements_failed_;
     return false;
   }
-  return StartOn(id, scratch_);
+  if (StartOn(id, scratch_)) return true;
+  if (type != kNoDeviceType) return false;
+  // The placer's choice of type was rejected by the planner (e.g. the model does not fit in that
+  // type's memory): try the job's other allowed types explicitly before giving up.
+  const DeviceTypeId rejected = state_.cluster().device(scratch_.front()).type;
+  for (DeviceTypeId t : CandidateTypes(request, state_)) {
+    if (t == rejected || state_.free_of_type(t) < num_devices) continue;
+    scratch_.clear();
+    PlacementRequest typed{status.spec, num_devices, t};
+    if (placer_.Place(typed, state_, &scratch_) && StartOn(id, scratch_)) return true;
+  }
+  return false;
 }
 
 bool SchedContext::StartOn(JobId id, std::span<const DeviceId> devices) {
