@@ -39,7 +39,7 @@ TEST(PlacerPropertiesTest, RandomRequestsKeepTheInvariants) {
         const int n = 1 + static_cast<int>(rng.Below(12));
         bool feasible = false;
         for (DeviceTypeId t : {kFast, kSlow}) {
-          if (job.AllowsType(t) && (requested == kNoDeviceType || requested == t) && state.free_of_type(t) >= n) {
+          if (job.AllowsType(t, state.cluster().device_catalog()) && (requested == kNoDeviceType || requested == t) && state.free_of_type(t) >= n) {
             feasible = true;
           }
         }
@@ -55,7 +55,7 @@ TEST(PlacerPropertiesTest, RandomRequestsKeepTheInvariants) {
         std::set<DeviceId> distinct(out.begin() + 1, out.end());
         EXPECT_EQ(distinct.size(), static_cast<size_t>(n)) << name;
         const DeviceTypeId type = cluster.cluster().device(out[1]).type;
-        EXPECT_TRUE(job.AllowsType(type)) << name;
+        EXPECT_TRUE(job.AllowsType(type, state.cluster().device_catalog())) << name;
         if (requested != kNoDeviceType) {
           EXPECT_EQ(type, requested) << name;
         }

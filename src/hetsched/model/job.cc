@@ -28,9 +28,9 @@ std::optional<Parallelism> ParseParallelism(std::string_view name) {
 // An empty list means "any accelerator type". JobSpec carries no catalog, so whether a type is
 // a CPU node is the caller's check (DeviceType::is_cpu); an explicit list is taken literally and
 // may name a CPU node type.
-bool JobSpec::AllowsType(DeviceTypeId t) const {
-  if (t == kNoDeviceType) return false;
-  if (allowed_types.empty()) return true;
+bool JobSpec::AllowsType(DeviceTypeId t, const DeviceCatalog& catalog) const {
+  if (t < 0 || t >= catalog.size()) return false;
+  if (allowed_types.empty()) return !catalog.type(t).is_cpu;
   return std::find(allowed_types.begin(), allowed_types.end(), t) != allowed_types.end();
 }
 

@@ -43,7 +43,9 @@ struct JobSpec {
   double estimated_runtime_s = 0;   // the user's runtime estimate (Slurm --time); 0 = none
   double reference_runtime_s = 0;   // runtime the trace reports, if any (informational)
 
-  bool AllowsType(DeviceTypeId t) const;
+  // Whether the job may run on type `t`: one of allowed_types, or, when that list is empty, any
+  // accelerator type (not a CPU node: a GPU job never lands on a CPU node by default).
+  bool AllowsType(DeviceTypeId t, const DeviceCatalog& catalog) const;
 };
 
 struct JobTruth {

@@ -15,7 +15,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 std::vector<DeviceTypeId> UsableTypes(const JobSpec& spec, const Cluster& cluster) {
   std::vector<DeviceTypeId> out;
   for (DeviceTypeId t : cluster.present_types()) {
-    if (spec.AllowsType(t)) out.push_back(t);
+    if (spec.AllowsType(t, cluster.device_catalog())) out.push_back(t);
   }
   return out;
 }

@@ -6,11 +6,11 @@ std::vector<DeviceTypeId> CandidateTypes(const PlacementRequest& request, const 
   std::vector<DeviceTypeId> out;
   const Cluster& cluster = state.cluster();
   if (request.type != kNoDeviceType) {
-    if (request.job == nullptr || request.job->AllowsType(request.type)) out.push_back(request.type);
+    if (request.job == nullptr || request.job->AllowsType(request.type, cluster.device_catalog())) out.push_back(request.type);
     return out;
   }
   for (DeviceTypeId t : cluster.present_types()) {
-    if (request.job == nullptr || request.job->AllowsType(t)) out.push_back(t);
+    if (request.job == nullptr || request.job->AllowsType(t, cluster.device_catalog())) out.push_back(t);
   }
   return out;
 }

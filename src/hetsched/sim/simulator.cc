@@ -106,7 +106,7 @@ Status Simulator::CheckFits(JobId id) {
   double best = kInf;
   int largest = 0;
   for (DeviceTypeId t : present_types_) {
-    if (!spec.AllowsType(t)) continue;
+    if (!spec.AllowsType(t, cluster_.device_catalog())) continue;
     largest = std::max(largest, cluster_.devices_per_type()[static_cast<size_t>(t)]);
     if (cluster_.devices_per_type()[static_cast<size_t>(t)] < spec.num_gpus) continue;
     best = std::min(best, ctx_.EstimateIterationS(id, spec.num_gpus, t));
@@ -384,7 +384,10 @@ Result<RunRecord> Simulator::Run() {
     const double next_event = events_.empty() ? kInf : events_.top().time_s;
     const double t = std::min(next_arrival, next_event);
     if (!std::isfinite(t)) break;
-    if (t > options_.max_time_s) break;
+    if (t > options_.max_time_s) {
+      now_ = options_.max_time_s;  // the run is cut here: running jobs are accounted up to it
+      break;
+    }
     if (t < now_) return Status::Internal("invariant: time went backwards");
     now_ = t;
     // 1. Completions at t (they free devices before anyone asks for them).
