@@ -98,7 +98,9 @@ int main(int argc, char** argv) {
   // on V100; measured below from the generated workload and reported.
   so.arrival_rate_per_hour = 1.0;
   const auto g0 = std::chrono::steady_clock::now();
-  auto probe = GenerateSynthetic(SyntheticOptions{.num_jobs = 20000, .seed = 7}, cluster->device_catalog(), ModelZoo::BuiltIn());
+  SyntheticOptions probe_options = so;
+  probe_options.num_jobs = 20000;
+  auto probe = GenerateSynthetic(probe_options, cluster->device_catalog(), ModelZoo::BuiltIn());
   if (!probe.ok()) { fmt::print(stderr, "{}\n", probe.status().ToString()); return 1; }
   double gpu_s = 0;
   for (const Job& j : probe->jobs) gpu_s += j.spec.estimated_runtime_s * j.spec.num_gpus;

@@ -1,0 +1,98 @@
+// Linear and mixed-integer programs, solved with COIN-OR Clp (LP, simplex) and CBC (MIP,
+// branch and cut). The only place that includes COIN-OR headers: callers build a
+// LinearProgram and get a Solution, with solver failures as Status values.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hetsched/util/status.h"
+
+namespace hetsched::lp {
+
+inline constexpr double kInfinity = 1e30;  // COIN-OR's "no bound"
+
+enum class Sense { kMinimize, kMaximize };
+
+class LinearProgram {
+ public:
+  // Adds a variable with bounds [lower, upper] (use +-kInfinity for none) and objective
+  // coefficient `objective`. Returns its index.
+  int AddVariable(double lower, double upper, double objective, bool integer = false, std::string name = "");
+  // Adds lower <= sum(coef * x[var]) <= upper. Returns its index. Terms with the same variable
+  // are summed.
+  int AddConstraint(std::span<const std::pair<int, double>> terms, double lower, double upper,
+                    std::string name = "");
+  void SetObjective(int var, double coefficient);
+  void SetSense(Sense sense) { sense_ = sense; }
+
+  int num_variables() const { return static_cast<int>(lower_.size()); }
+  int num_constraints() const { return static_cast<int>(row_lower_.size()); }
+  bool has_integers() const;
+
+  // Read access for the solver back ends.
+  Sense sense() const { return sense_; }
+  const std::vector<double>& lower() const { return lower_; }
+  const std::vector<double>& upper() const { return upper_; }
+  const std::vector<double>& objective() const { return objective_; }
+  const std::vector<bool>& integer() const { return integer_; }
+  const std::vector<std::string>& variable_names() const { return var_names_; }
+  const std::vector<double>& row_lower() const { return row_lower_; }
+  const std::vector<double>& row_upper() const { return row_upper_; }
+  // Rows in compressed form: row r's terms are row_terms_[row_start_[r] .. row_start_[r+1]).
+  const std::vector<int>& row_start() const { return row_start_; }
+  const std::vector<std::pair<int, double>>& row_terms() const { return row_terms_; }
+
+ private:
+  Sense sense_ = Sense::kMinimize;
+  std::vector<double> lower_, upper_, objective_;
+  std::vector<bool> integer_;
+  std::vector<std::string> var_names_;
+  std::vector<double> row_lower_, row_upper_;
+  std::vector<std::string> row_names_;
+  std::vector<int> row_start_{0};
+  std::vector<std::pair<int, double>> row_terms_;
+};
+
+enum class SolveStatus { kOptimal, kInfeasible, kUnbounded, kLimitReached };
+
+struct Solution {
+  SolveStatus status = SolveStatus::kOptimal;
+  double objective = 0;
+  std::vector<double> values;  // one per variable (empty unless optimal or a feasible incumbent)
+  long long iterations = 0;    // simplex iterations (LP) or nodes (MIP)
+};
+
+struct SolveOptions {
+  double time_limit_s = 60;     // MIP only
+  double relative_gap = 1e-9;   // MIP only
+  bool log = false;             // solver log to stdout
+};
+
+// SolveLp ignores integrality (it solves the relaxation); SolveMip honours it. Errors only for solver failures; infeasible/unbounded are
+// statuses in the Solution.
+Result<Solution> SolveLp(const LinearProgram& program, const SolveOptions& options = {});
+Result<Solution> SolveMip(const LinearProgram& program, const SolveOptions& options = {});
+
+// Re-solves a sequence of LPs of the same family, warm-starting each from the previous optimal
+// basis when the new program has the same shape (numbers of variables and rows). Used by
+// round-based policies whose LP changes a little between rounds.
+class WarmStartLpSolver {
+ public:
+  WarmStartLpSolver();
+  ~WarmStartLpSolver();
+  WarmStartLpSolver(const WarmStartLpSolver&) = delete;
+  WarmStartLpSolver& operator=(const WarmStartLpSolver&) = delete;
+  Result<Solution> Solve(const LinearProgram& program);
+  long long warm_starts() const { return warm_starts_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  long long warm_starts_ = 0;
+};
+
+}  // namespace hetsched::lp
