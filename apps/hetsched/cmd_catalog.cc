@@ -4,6 +4,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "hetsched/experiments/experiment.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/placer.h"
 #include "hetsched/sched/planner.h"
@@ -50,6 +51,9 @@ int RunCatalog(const std::string& what) {
   if (all || what == "policies") PrintMethods("Job schedulers (--policy)", Registry<JobScheduler>::Instance().List());
   if (all || what == "placers") PrintMethods("Placers (--placer)", Registry<Placer>::Instance().List());
   if (all || what == "planners") PrintMethods("Planners (--planner)", Registry<Planner>::Instance().List());
+  if (all || what == "experiments") {
+    PrintMethods("Experiments (hetsched experiment NAME)", Registry<Experiment>::Instance().List());
+  }
   return kExitOk;
 }
 }  // namespace
@@ -57,8 +61,8 @@ int RunCatalog(const std::string& what) {
 void AddCatalogCommand(CLI::App& app, std::function<int()>* action) {
   auto* cmd = app.add_subcommand("catalog", "List device types, links, models, policies, placers and planners");
   auto what = std::make_shared<std::string>("all");
-  cmd->add_option("what", *what, "all, devices, links, models, policies, placers or planners")
-      ->check(CLI::IsMember({"all", "devices", "links", "models", "policies", "placers", "planners"}));
+  cmd->add_option("what", *what, "all, devices, links, models, policies, placers, planners or experiments")
+      ->check(CLI::IsMember({"all", "devices", "links", "models", "policies", "placers", "planners", "experiments"}));
   cmd->callback([what, action] { *action = [what] { return RunCatalog(*what); }; });
 }
 

@@ -10,5 +10,6 @@ void AddSimulateCommand(CLI::App& app, std::function<int()>* action);
 void AddCompareCommand(CLI::App& app, std::function<int()>* action);
 void AddValidateCommand(CLI::App& app, std::function<int()>* action);
 void AddCatalogCommand(CLI::App& app, std::function<int()>* action);
+void AddExperimentCommand(CLI::App& app, std::function<int()>* action);
 
 }  // namespace hetsched::cli

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   hetsched::cli::AddCompareCommand(app, &action);
   hetsched::cli::AddValidateCommand(app, &action);
   hetsched::cli::AddCatalogCommand(app, &action);
+  hetsched::cli::AddExperimentCommand(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

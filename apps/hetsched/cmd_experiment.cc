@@ -1,0 +1,64 @@
+// `hetsched experiment NAME`: runs a registered reproduction experiment (see
+// `hetsched catalog experiments` and docs/experiments/).
+#include <fmt/core.h>
+
+#include <thread>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "hetsched/experiments/experiment.h"
+#include "hetsched/sched/registry.h"
+#include "hetsched/util/file_io.h"
+
+namespace hetsched::cli {
+
+namespace {
+struct ExperimentArgs {
+  std::string name;
+  std::string out;
+  unsigned long long seed = 1;
+  bool quick = false;
+  int threads = 0;
+  std::vector<std::string> opts;
+};
+
+int RunExperiment(const ExperimentArgs& a) {
+  auto options = Options::Parse(a.opts);
+  if (!options.ok()) return ReportError(options.status());
+  auto experiment = Registry<Experiment>::Instance().Create(a.name, Options());
+  if (!experiment.ok()) return ReportError(experiment.status());
+  ExperimentContext ctx;
+  ctx.out_dir = a.out.empty() ? "hetsched-out/experiment-" + a.name : a.out;
+  ctx.seed = a.seed;
+  ctx.quick = a.quick;
+  ctx.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  ctx.options = std::move(options).value();
+  ctx.print = [](const std::string& s) {
+    fmt::print("{}", s);
+    std::fflush(stdout);
+  };
+  Status st = MakeDirs(ctx.out_dir);
+  if (st.ok()) st = (*experiment)->Run(ctx);
+  if (st.ok()) {
+    auto unused = ctx.options.Unused();
+    if (!unused.empty()) fmt::print(stderr, "hetsched: warning: option(s) not used by '{}': {}\n", a.name, unused.front());
+  }
+  if (!st.ok()) return ReportError(st);
+  fmt::print("outputs : {}/\n", ctx.out_dir);
+  return kExitOk;
+}
+}  // namespace
+
+void AddExperimentCommand(CLI::App& app, std::function<int()>* action) {
+  auto* cmd = app.add_subcommand("experiment", "Run a reproduction experiment (see `hetsched catalog experiments`)");
+  auto a = std::make_shared<ExperimentArgs>();
+  cmd->add_option("name", a->name, "Experiment name")->required();
+  cmd->add_option("-o,--out", a->out, "Output directory (default hetsched-out/experiment-NAME)");
+  cmd->add_option("--seed", a->seed, "Seed");
+  cmd->add_flag("--quick", a->quick, "A smaller configuration (minutes -> seconds)");
+  cmd->add_option("-j,--threads", a->threads, "Independent runs in parallel (default: one per core)");
+  cmd->add_option("--opt", a->opts, "Experiment option KEY=VALUE (repeatable)");
+  cmd->callback([a, action] { *action = [a] { return RunExperiment(*a); }; });
+}
+
+}  // namespace hetsched::cli

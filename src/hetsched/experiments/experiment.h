@@ -1,0 +1,33 @@
+// Reproduction experiments (E1..E5 of ALGORITHMS.md and the Gavel comparison): each is a class in
+// its own file, registered by name, run by `hetsched experiment NAME`. An experiment builds its
+// clusters and workloads, runs the simulator, prints a table and writes its outputs under
+// `out_dir`. Everything it prints comes from the runs it just did.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "hetsched/sched/options.h"
+#include "hetsched/util/status.h"
+
+namespace hetsched {
+
+struct ExperimentContext {
+  std::string out_dir;            // where to write tables, CSVs, plots
+  unsigned long long seed = 1;
+  bool quick = false;             // a smaller configuration (tests, CI)
+  int threads = 1;                // independent runs in parallel
+  Options options;                // experiment-specific KEY=VALUE options
+  std::function<void(const std::string&)> print;  // where the table and progress lines go
+};
+
+class Experiment {
+ public:
+  static constexpr std::string_view kKind = "experiment";
+  virtual ~Experiment() = default;
+  virtual std::string_view name() const = 0;
+  virtual Status Run(ExperimentContext& ctx) = 0;
+};
+
+}  // namespace hetsched
