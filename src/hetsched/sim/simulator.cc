@@ -19,7 +19,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // What only the simulator knows about a job while it runs.
 struct RunState {
   const ModelProfile* model = nullptr;
-  double total_iterations = 0;    // truth
+  double total_iterations = 0;    // truth, in iterations of the job as submitted
+  double samples_per_iteration = 0;  // spec.num_gpus x per-device batch: the work of one iteration
   double done_at_update = 0;      // iterations done at update_s
   double update_s = 0;
   double progress_from_s = 0;     // progress starts here (after a restart cost)
@@ -153,6 +154,10 @@ Status Simulator::Prepare() {
     RunState& run = runs_[i];
     run.model = zoo_.Find(job.spec.model);
     run.total_iterations = std::max(job.truth.total_iterations, 1.0);
+    if (run.model != nullptr) {
+      const int batch = job.spec.batch_size > 0 ? job.spec.batch_size : run.model->default_batch_size;
+      run.samples_per_iteration = static_cast<double>(job.spec.num_gpus) * std::max(batch, 1);
+    }
     JobRecord& rec = run.record;
     rec.id = job.spec.id;
     rec.name = job.spec.name;
@@ -202,7 +207,12 @@ void Simulator::Retime(JobId id) {
     load.uplink_flows = &uplink_flows_;
   }
   run.estimate = EstimateIteration(*run.model, run.plan, cluster_, load);
-  run.rate = run.estimate.iteration_s > 0 ? 1.0 / run.estimate.iteration_s : 0.0;
+  // Progress is counted in iterations of the job as submitted (num_gpus x batch samples), so a
+  // job that a scheduler runs on more or fewer devices than it asked for (elastic scheduling)
+  // progresses at its sample throughput over that.
+  run.rate = run.estimate.samples_per_s > 0 && run.samples_per_iteration > 0
+                 ? run.estimate.samples_per_s / run.samples_per_iteration
+                 : 0.0;
   status_[static_cast<size_t>(id)].iteration_rate = run.rate;
   ++run.version;
   if (run.rate > 0) {
