@@ -1,5 +1,5 @@
 // Cluster spec files (YAML; JSON parses too, being a YAML subset) and the shorthand cluster.
-// Format: docs/formats-model.md "Cluster spec". Every error names the file, the line (from
+// Format: docs/formats-inputs.md "Cluster spec". Every error names the file, the line (from
 // yaml-cpp's Mark) and the path of the field: "c.yaml:7: racks[1].nodes[0].device: ...".
 #include <map>
 #include <set>

@@ -1,4 +1,4 @@
-// Layer-profile files for models outside the zoo (format: docs/formats-model.md).
+// Layer-profile files for models outside the zoo (format: docs/formats-inputs.md).
 #include "hetsched/model/json_fields.h"
 #include "hetsched/model/model_zoo.h"
 #include "hetsched/util/file_io.h"
