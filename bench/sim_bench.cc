@@ -6,7 +6,7 @@
 //
 // The cluster: G GPUs split 40% v100-16gb, 30% p100, 20% k80, 10% a100-40gb, 8 per server
 // (4 for k80/p100), 16 servers per rack, 25 GbE NICs. Arrival rate chosen so the offered load is
-// about L (default 0.9) of the cluster's GPU capacity.
+// about L (default 0.8) of the cluster's capacity in V100 equivalents (by sustained FLOP/s).
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   long long jobs = 1000000;
   int gpus = 10000;
   std::string policy = "fifo", placer = "pack";
-  double load = 0.9;
+  double load = 0.8;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     if (k == "--jobs") jobs = std::stoll(argv[i + 1]);
@@ -105,7 +105,17 @@ int main(int argc, char** argv) {
   double gpu_s = 0;
   for (const Job& j : probe->jobs) gpu_s += j.spec.estimated_runtime_s * j.spec.num_gpus;
   const double mean_gpu_s = gpu_s / static_cast<double>(probe->jobs.size());
-  so.arrival_rate_per_hour = load * gpus * 3600.0 / mean_gpu_s;
+  // Capacity in reference-device (V100) equivalents: job runtimes are calibrated on V100, and a K80
+  // runs the same job several times slower, so counting every GPU as one V100 would offer more work
+  // than the cluster can do and the queue would grow without bound.
+  const DeviceType& ref = cluster->device_catalog().type(cluster->device_catalog().Find("v100"));
+  double capacity_eq = 0;
+  for (DeviceTypeId t : cluster->present_types()) {
+    const DeviceType& d = cluster->device_catalog().type(t);
+    capacity_eq += cluster->devices_per_type()[static_cast<size_t>(t)] * (d.fp32_flops * d.efficiency) /
+                   (ref.fp32_flops * ref.efficiency);
+  }
+  so.arrival_rate_per_hour = load * capacity_eq * 3600.0 / mean_gpu_s;
   auto workload = GenerateSynthetic(so, cluster->device_catalog(), ModelZoo::BuiltIn());
   if (!workload.ok()) { fmt::print(stderr, "{}\n", workload.status().ToString()); return 1; }
   const double gen_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - g0).count();
@@ -137,8 +147,9 @@ int main(int argc, char** argv) {
   long long finished = 0;
   for (const auto& j : run->jobs) finished += j.finished() ? 1 : 0;
   fmt::print("cluster            : {}\n", cluster->Summary());
-  fmt::print("workload           : {} jobs, arrival rate {:.0f}/h (offered load {:.2f}), generated in {:.2f} s\n",
-             workload->jobs.size(), so.arrival_rate_per_hour, load, gen_s);
+  fmt::print("workload           : {} jobs, arrival rate {:.0f}/h (offered load {:.2f} of {:.0f} V100-equivalents), "
+             "generated in {:.2f} s\n",
+             workload->jobs.size(), so.arrival_rate_per_hour, load, capacity_eq, gen_s);
   fmt::print("policy / placer    : {} / {}\n", policy, placer);
   fmt::print("simulation wall    : {:.2f} s  ({} events, {} scheduler calls, {} finished, {} rejected)\n", sim_s,
              run->events, run->scheduler_calls, finished, run->jobs_rejected);

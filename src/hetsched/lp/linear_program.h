@@ -27,6 +27,10 @@ class LinearProgram {
   int AddConstraint(std::span<const std::pair<int, double>> terms, double lower, double upper,
                     std::string name = "");
   void SetObjective(int var, double coefficient);
+  // Changes a variable's or a constraint's bounds (same shape: a WarmStartLpSolver re-solve
+  // starts from the previous basis).
+  void SetVariableBounds(int var, double lower, double upper);
+  void SetConstraintBounds(int row, double lower, double upper);
   void SetSense(Sense sense) { sense_ = sense; }
 
   int num_variables() const { return static_cast<int>(lower_.size()); }

@@ -7,14 +7,6 @@
 
 namespace hetsched {
 
-std::vector<DeviceTypeId> Cluster::present_types() const {
-  std::vector<DeviceTypeId> out;
-  for (size_t t = 0; t < per_type_.size(); ++t) {
-    if (per_type_[t] > 0) out.push_back(static_cast<DeviceTypeId>(t));
-  }
-  return out;
-}
-
 RackId Cluster::AddRack(Rack rack) {
   rack.nodes.clear();  // filled by AddNode, so rack membership and node.rack always agree
   racks_.push_back(std::move(rack));
@@ -33,6 +25,10 @@ NodeId Cluster::AddNode(Node node) {
     per_type_[static_cast<size_t>(node.device_type)] += node.num_devices;
   }
   max_per_node_ = std::max(max_per_node_, node.num_devices);
+  present_types_.clear();
+  for (size_t t = 0; t < per_type_.size(); ++t) {
+    if (per_type_[t] > 0) present_types_.push_back(static_cast<DeviceTypeId>(t));
+  }
   // An invalid rack id is kept on the node and reported by Validate().
   if (node.rack >= 0 && static_cast<size_t>(node.rack) < racks_.size()) {
     racks_[static_cast<size_t>(node.rack)].nodes.push_back(id);

@@ -61,7 +61,7 @@ class Cluster {
   // Number of devices of each type, indexed by DeviceTypeId (size = catalog size).
   const std::vector<int>& devices_per_type() const { return per_type_; }
   // Device types present in this cluster, in catalog order.
-  std::vector<DeviceTypeId> present_types() const;
+  const std::vector<DeviceTypeId>& present_types() const { return present_types_; }
   int max_devices_per_node() const { return max_per_node_; }
 
   // Building. REQUIRES: catalogs set; rack ids valid. Validate() checks the whole thing.
@@ -78,6 +78,7 @@ class Cluster {
   std::vector<Node> nodes_;
   std::vector<Device> devices_list_;
   std::vector<int> per_type_;
+  std::vector<DeviceTypeId> present_types_;  // types with devices, catalog order
   int max_per_node_ = 0;
 };
 

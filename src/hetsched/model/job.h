@@ -51,6 +51,9 @@ struct JobSpec {
 struct JobTruth {
   // The work the job really is, in iterations of `batch_size` per device on `num_gpus` devices.
   double total_iterations = 0;
+  // The trace's measured job type ("ResNet-50 (batch size 32)" in Gavel's traces), the key into a
+  // table of measured throughputs (perf/validation.h MeasuredThroughputs); empty if none.
+  std::string measured_job_type;
 };
 
 struct Job {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "hetsched/perf/validation.h"
+#include "hetsched/util/file_io.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched {
@@ -76,6 +77,39 @@ Result<std::vector<GavelThroughputRow>> ParseGavelThroughputs(std::string_view c
   }
   if (!seen_header) return Status::ParseError(origin + ": empty file (no header)");
   return rows;
+}
+
+Result<MeasuredThroughputs> MeasuredThroughputs::FromRows(std::span<const GavelThroughputRow> rows,
+                                                         const DeviceCatalog& devices, const std::string& origin) {
+  MeasuredThroughputs table;
+  for (const GavelThroughputRow& row : rows) {
+    const DeviceTypeId type = devices.Find(row.gpu_type);
+    if (type == kNoDeviceType) {
+      return Status::InvalidArgument(origin + ":" + std::to_string(row.line) + ": field 'gpu_type': unknown device type '" +
+                                     row.gpu_type + "'");
+    }
+    auto [it, added] = table.job_types_.try_emplace(row.job_type, static_cast<int>(table.job_types_.size()));
+    (void)added;
+    table.rates_[{it->second, type, row.scale_factor, row.consolidated}] = row.steps_per_second;
+  }
+  return table;
+}
+
+Result<MeasuredThroughputs> MeasuredThroughputs::Load(const std::string& path, const DeviceCatalog& devices) {
+  HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  HETSCHED_ASSIGN_OR_RETURN(const std::vector<GavelThroughputRow> rows, ParseGavelThroughputs(text, path));
+  return FromRows(rows, devices, path);
+}
+
+int MeasuredThroughputs::JobTypeIndex(std::string_view job_type) const {
+  auto it = job_types_.find(job_type);
+  return it == job_types_.end() ? -1 : it->second;
+}
+
+double MeasuredThroughputs::StepsPerSecond(int index, DeviceTypeId type, int count, bool consolidated) const {
+  auto it = rates_.find({index, type, count, consolidated});
+  if (it == rates_.end()) it = rates_.find({index, type, count, !consolidated});
+  return it == rates_.end() ? 0.0 : it->second;
 }
 
 }  // namespace hetsched

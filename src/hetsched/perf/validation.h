@@ -5,9 +5,11 @@
 // reproduces the row's layout. The reading of Gavel's columns is in docs/perf-validation.md.
 #pragma once
 
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "hetsched/model/device.h"
@@ -34,6 +36,30 @@ struct GavelThroughputRow {
 // Errors name `origin`, the line and the field.
 Result<std::vector<GavelThroughputRow>> ParseGavelThroughputs(std::string_view csv_text,
                                                               const std::string& origin);
+
+// Gavel's measured throughputs as a lookup table for the simulator's truth (and for a policy that
+// is given a profiler's output): (job type, device type, GPU count, consolidated) -> steps/s.
+// GPU types resolve through the device catalog's names and aliases.
+class MeasuredThroughputs {
+ public:
+  static Result<MeasuredThroughputs> FromRows(std::span<const GavelThroughputRow> rows, const DeviceCatalog& devices,
+                                              const std::string& origin);
+  // Reads and parses a throughputs.csv file.
+  static Result<MeasuredThroughputs> Load(const std::string& path, const DeviceCatalog& devices);
+
+  // Index of a measured job type ("ResNet-50 (batch size 32)"), or -1.
+  int JobTypeIndex(std::string_view job_type) const;
+  // Steps/s (Gavel's job throughput: summed over the job's workers) of job type `index` on
+  // `count` devices of `type`, consolidated in one server or not; when only the other layout was
+  // measured, that one. 0 when not measured or when Gavel recorded a failure.
+  double StepsPerSecond(int index, DeviceTypeId type, int count, bool consolidated) const;
+  size_t num_job_types() const { return job_types_.size(); }
+  size_t num_rows() const { return rates_.size(); }
+
+ private:
+  std::map<std::string, int, std::less<>> job_types_;
+  std::map<std::tuple<int, DeviceTypeId, int, bool>, double> rates_;
+};
 
 // Gavel job type -> zoo model and per-worker batch size.
 struct GavelJobMapping {

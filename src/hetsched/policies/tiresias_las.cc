@@ -103,6 +103,7 @@ class TiresiasLasScheduler : public JobScheduler {
     double promote_s = kInf;  // pending in a queue > 0: when it counts as starved
     double last_start_s = 0;  // running: start of the current run
     DeviceTypeId type = kNoDeviceType;
+    int devices = 0;           // running: devices held
     double crossing_s = kInf;  // running: when its service crosses its queue's threshold
   };
 
@@ -139,11 +140,14 @@ class TiresiasLasScheduler : public JobScheduler {
     info.last_start_s = status.last_start_s;
     info.type = status.device_type;
     RunningSet(info.type, info.queue).insert({info.last_start_s, id});
+    Held(info.type)[static_cast<size_t>(info.queue)] += status.num_devices();
+    info.devices = status.num_devices();
     ScheduleCrossing(ctx, id, info);
   }
   void RemoveRunning(JobId id, JobInfo& info) {
     if (!info.running) return;
     RunningSet(info.type, info.queue).erase({info.last_start_s, id});
+    Held(info.type)[static_cast<size_t>(info.queue)] -= info.devices;
     crossings_.erase({info.crossing_s, id});
     info.running = false;
   }
@@ -187,6 +191,19 @@ class TiresiasLasScheduler : public JobScheduler {
   // Preempts running jobs of queues below `q` so that `id` can start; true if it started.
   bool PreemptFor(SchedContext& ctx, JobId id, int q) {
     const int num_queues = static_cast<int>(pending_.size());
+    // Cheap test first (the common case in a full cluster): can the free devices plus those held
+    // by lower queues reach the request on any usable type? O(types x queues), no walk.
+    const int need = ctx.job(id).spec->num_gpus;
+    bool possible = false;
+    for (const auto& [type, held] : held_) {
+      int reachable = ctx.state().free_of_type(type);
+      for (int qq = q + 1; qq < num_queues; ++qq) reachable += held[static_cast<size_t>(qq)];
+      if (reachable >= need && ctx.job(id).spec->AllowsType(type, ctx.cluster().device_catalog())) {
+        possible = true;
+        break;
+      }
+    }
+    if (!possible) return false;
     const VictimChoice choice = ChooseVictims(ctx, id, [&](DeviceTypeId t, const std::function<bool(JobId)>& visit) {
       for (int qq = num_queues - 1; qq > q; --qq) {
         const auto& running = RunningSet(t, qq);
@@ -205,6 +222,12 @@ class TiresiasLasScheduler : public JobScheduler {
     return ctx.TryStart(id, ctx.job(id).spec->num_gpus, choice.type);
   }
 
+  std::vector<int>& Held(DeviceTypeId type) {
+    auto& held = held_[type];
+    if (held.empty()) held.resize(pending_.size(), 0);
+    return held;
+  }
+
   std::set<Key>& RunningSet(DeviceTypeId type, int queue) {
     auto& per_queue = running_[type];
     if (per_queue.empty()) per_queue.resize(pending_.size());
@@ -218,6 +241,7 @@ class TiresiasLasScheduler : public JobScheduler {
   std::map<JobId, JobInfo> jobs_;
   std::vector<std::set<Key>> pending_;                        // per queue: (enter time, id)
   std::map<DeviceTypeId, std::vector<std::set<Key>>> running_;  // per type, per queue: (start, id)
+  std::map<DeviceTypeId, std::vector<int>> held_;             // per type, per queue: devices held by running jobs
   std::set<Key> crossings_;                                   // running: (threshold crossing, id)
   std::set<Key> promotions_;                                  // pending: (starvation time, id)
 };

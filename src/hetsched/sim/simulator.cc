@@ -25,7 +25,8 @@ struct RunState {
   double update_s = 0;
   double progress_from_s = 0;     // progress starts here (after a restart cost)
   double rate = 0;                // iterations per second in the current allocation
-  uint32_t version = 0;           // bumps whenever the completion time changes
+  int measured_type = -1;         // index in options.measured_throughputs, or -1 (model truth)
+  double completion_s = EventQueue::kNever;  // its entry in the event queue
   Plan plan;
   IterationEstimate estimate;     // with current contention
   std::vector<NodeId> nics;       // NICs this job's traffic crosses (multi-node only)
@@ -55,7 +56,8 @@ class Simulator final : public SchedBackend {
   Status StartJob(JobId id, const PlannedJob& planned) override;
   Status PreemptJob(JobId id) override;
   void RequestWakeUp(double time_s) override {
-    if (time_s >= now_ && std::isfinite(time_s)) events_.Push(time_s, EventKind::kWakeUp);
+    // Strictly in the future: a scheduler cannot make the clock stand still.
+    if (time_s > now_ && std::isfinite(time_s)) events_.AddWakeUp(time_s);
   }
 
  private:
@@ -69,6 +71,11 @@ class Simulator final : public SchedBackend {
     run.done_at_update = std::min(ProgressAt(run, now_), run.total_iterations);
     run.update_s = now_;
   }
+  // The measured truth of a job with a measured type: Gavel's steps/s for its GPU type, count and
+  // layout (Gavel's simulator finishes a job after total_steps / steps_per_second, and our
+  // iterations are Gavel's steps), times the model's contention slowdown (iteration time without
+  // load / with load). The model's rate when the table lacks the configuration.
+  double MeasuredRate(JobId id, RunState& run);
   // Recomputes the job's speed under the current link load and re-times its completion.
   void Retime(JobId id);
   void RegisterTraffic(JobId id, int delta, std::vector<JobId>* affected);
@@ -167,6 +174,9 @@ Status Simulator::Prepare() {
     rec.priority = job.spec.priority;
     rec.submit_s = job.spec.submit_time_s;
     rec.deadline_s = job.spec.deadline_s;
+    if (options_.measured_throughputs != nullptr) {
+      run.measured_type = options_.measured_throughputs->JobTypeIndex(job.truth.measured_job_type);
+    }
     if (run.model == nullptr) {
       return Status::InvalidArgument("job " + std::to_string(i) + ": unknown model '" + job.spec.model + "'");
     }
@@ -176,6 +186,8 @@ Status Simulator::Prepare() {
       rejected_[i] = true;
       ++record_.jobs_rejected;
       if (record_.rejected_reasons.size() < 10) record_.rejected_reasons.push_back(fits.message());
+    } else if (options_.measured_throughputs != nullptr) {
+      ++(run.measured_type >= 0 ? record_.jobs_truth_measured : record_.jobs_truth_model);
     }
   }
   return Status::Ok();
@@ -198,6 +210,26 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affecte
   for (RackId r : run.uplinks) uplink_flows_[static_cast<size_t>(r)] += delta;
 }
 
+double Simulator::MeasuredRate(JobId id, RunState& run) {
+  const int count = static_cast<int>(run.plan.devices.size());
+  const DeviceTypeId type = cluster_.device(run.plan.devices.front()).type;
+  const JobSpec& spec = workload_.jobs[static_cast<size_t>(id)].spec;
+  const double steps_per_s = count == spec.num_gpus
+                                 ? options_.measured_throughputs->StepsPerSecond(run.measured_type, type, count,
+                                                                                 run.estimate.span_nodes <= 1)
+                                 : 0.0;
+  if (steps_per_s <= 0) {
+    ++record_.truth_measured_fallback_runs;
+    return run.rate;
+  }
+  double slowdown = 1.0;
+  if (options_.contention && !run.nics.empty() && run.estimate.iteration_s > 0) {
+    const IterationEstimate alone = EstimateIteration(*run.model, run.plan, cluster_, LinkLoad{});
+    slowdown = std::min(1.0, alone.iteration_s / run.estimate.iteration_s);
+  }
+  return steps_per_s * slowdown;
+}
+
 void Simulator::Retime(JobId id) {
   RunState& run = runs_[static_cast<size_t>(id)];
   Advance(run);
@@ -213,13 +245,15 @@ void Simulator::Retime(JobId id) {
   run.rate = run.estimate.samples_per_s > 0 && run.samples_per_iteration > 0
                  ? run.estimate.samples_per_s / run.samples_per_iteration
                  : 0.0;
+  if (run.measured_type >= 0) run.rate = MeasuredRate(id, run);
   status_[static_cast<size_t>(id)].iteration_rate = run.rate;
-  ++run.version;
+  double finish = EventQueue::kNever;
   if (run.rate > 0) {
     const double from = std::max(now_, run.progress_from_s);
-    const double finish = from + (run.total_iterations - run.done_at_update) / run.rate;
-    events_.Push(finish, EventKind::kCompletion, id, run.version);
+    finish = from + (run.total_iterations - run.done_at_update) / run.rate;
   }
+  events_.SetCompletion(id, run.completion_s, finish);
+  run.completion_s = finish;
 }
 
 Status Simulator::StartJob(JobId id, const PlannedJob& planned) {
@@ -280,7 +314,8 @@ Status Simulator::StopRun(JobId id) {
   st.iterations_done = run.done_at_update;
   st.iteration_rate = 0;
   st.devices.clear();
-  ++run.version;  // cancels the pending completion event
+  events_.CancelCompletion(id, run.completion_s);
+  run.completion_s = EventQueue::kNever;
   scratch_affected_.clear();
   RegisterTraffic(id, -1, &scratch_affected_);
   std::sort(scratch_affected_.begin(), scratch_affected_.end());
@@ -335,26 +370,31 @@ Status Simulator::Complete(JobId id) {
 }
 
 void Simulator::Sample() {
-  TimelineSample s;
-  s.time_s = now_;
-  s.busy_devices = cluster_.num_devices() - state_.total_free();
-  s.running_jobs = static_cast<int>(running_);
-  s.pending_jobs = static_cast<int>(pending_);
-  s.busy_by_type.reserve(present_types_.size());
-  for (DeviceTypeId t : present_types_) s.busy_by_type.push_back(busy_by_type_[static_cast<size_t>(t)]);
+  const int busy = cluster_.num_devices() - state_.total_free();
   auto& tl = record_.timeline;
+  auto same_by_type = [&](const TimelineSample& s) {
+    for (size_t i = 0; i < present_types_.size(); ++i) {
+      if (s.busy_by_type[i] != busy_by_type_[static_cast<size_t>(present_types_[i])]) return false;
+    }
+    return true;
+  };
   if (!tl.empty()) {
     const TimelineSample& last = tl.back();
-    if (last.busy_devices == s.busy_devices && last.running_jobs == s.running_jobs &&
-        last.pending_jobs == s.pending_jobs && last.busy_by_type == s.busy_by_type) {
+    if (last.busy_devices == busy && last.running_jobs == running_ && last.pending_jobs == pending_ &&
+        same_by_type(last)) {
       return;  // nothing changed: the step function continues
     }
-    if (last.time_s == now_) {
-      tl.back() = std::move(s);
-      return;
-    }
   }
-  tl.push_back(std::move(s));
+  if (tl.empty() || tl.back().time_s != now_) tl.emplace_back();
+  TimelineSample& s = tl.back();
+  s.time_s = now_;
+  s.busy_devices = busy;
+  s.running_jobs = static_cast<int>(running_);
+  s.pending_jobs = static_cast<int>(pending_);
+  s.busy_by_type.resize(present_types_.size());
+  for (size_t i = 0; i < present_types_.size(); ++i) {
+    s.busy_by_type[i] = busy_by_type_[static_cast<size_t>(present_types_[i])];
+  }
 }
 
 Status Simulator::Audit() const {
@@ -380,19 +420,12 @@ Result<RunRecord> Simulator::Run() {
   HETSCHED_RETURN_IF_ERROR(Prepare());
   JobScheduler& scheduler = *methods_.scheduler;
   const double round = scheduler.round_period_s();
-  bool round_armed = false;
   size_t cursor = 0;
   const size_t n = workload_.jobs.size();
   while (true) {
     while (cursor < n && rejected_[cursor]) ++cursor;
     const double next_arrival = cursor < n ? workload_.jobs[cursor].spec.submit_time_s : kInf;
-    // Drop stale completions at the head so they do not move the clock.
-    while (!events_.empty() && events_.top().kind == EventKind::kCompletion &&
-           events_.top().version != runs_[static_cast<size_t>(events_.top().job)].version) {
-      events_.Pop();
-    }
-    const double next_event = events_.empty() ? kInf : events_.top().time_s;
-    const double t = std::min(next_arrival, next_event);
+    const double t = std::min(next_arrival, events_.NextTime());
     if (!std::isfinite(t)) break;
     if (t > options_.max_time_s) {
       now_ = options_.max_time_s;  // the run is cut here: running jobs are accounted up to it
@@ -400,12 +433,10 @@ Result<RunRecord> Simulator::Run() {
     }
     if (t < now_) return Status::Internal("invariant: time went backwards");
     now_ = t;
-    // 1. Completions at t (they free devices before anyone asks for them).
-    while (!events_.empty() && events_.top().time_s == now_ && events_.top().kind == EventKind::kCompletion) {
-      const Event e = events_.Pop();
+    // 1. Completions at t (they free devices before anyone asks for them), in job-id order.
+    for (JobId done = events_.CompletionAt(now_); done >= 0; done = events_.CompletionAt(now_)) {
       ++events_processed_;
-      if (e.version != runs_[static_cast<size_t>(e.job)].version) continue;
-      HETSCHED_RETURN_IF_ERROR(Complete(e.job));
+      HETSCHED_RETURN_IF_ERROR(Complete(done));
     }
     // 2. Arrivals at t.
     while (cursor < n && workload_.jobs[cursor].spec.submit_time_s == now_) {
@@ -417,15 +448,8 @@ Result<RunRecord> Simulator::Run() {
       }
       ++cursor;
     }
-    // 3. Round ticks and wake-ups at t (and any completion re-timed to t meanwhile).
-    while (!events_.empty() && events_.top().time_s == now_) {
-      const Event e = events_.Pop();
-      ++events_processed_;
-      if (e.kind == EventKind::kRound) round_armed = false;
-      if (e.kind == EventKind::kCompletion && e.version == runs_[static_cast<size_t>(e.job)].version) {
-        HETSCHED_RETURN_IF_ERROR(Complete(e.job));
-      }
-    }
+    // 3. Round ticks and wake-ups due at t.
+    events_processed_ += events_.PopTimersAt(now_);
     if (options_.decision_timings != nullptr) {
       const long long pending_before = pending_;
       const auto t0 = std::chrono::steady_clock::now();
@@ -436,9 +460,8 @@ Result<RunRecord> Simulator::Run() {
       scheduler.Schedule(ctx_);
     }
     ++scheduler_calls_;
-    if (round > 0 && !round_armed && (pending_ > 0 || running_ > 0 || cursor < n)) {
-      events_.Push(now_ + round, EventKind::kRound);
-      round_armed = true;
+    if (round > 0 && !events_.round_armed() && (pending_ > 0 || running_ > 0 || cursor < n)) {
+      events_.SetRound(now_ + round);
     }
     Sample();
     if (options_.check_invariants) {
@@ -461,6 +484,7 @@ Result<RunRecord> Simulator::Run() {
   record_.planner = std::string(methods_.planner->name());
   record_.trace = workload_.source;
   record_.cluster_summary = cluster_.Summary();
+  record_.truth_table_used = options_.measured_throughputs != nullptr;
   record_.seed = options_.seed;
   record_.total_devices = cluster_.num_devices();
   record_.idle_power_watts = 0;

@@ -12,6 +12,7 @@
 #include "hetsched/metrics/run_record.h"
 #include "hetsched/model/cluster.h"
 #include "hetsched/model/model_zoo.h"
+#include "hetsched/perf/validation.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/placer.h"
 #include "hetsched/sched/planner.h"
@@ -30,6 +31,10 @@ struct SimOptions {
   // A job that can never fit the cluster (too many devices, no allowed type, out of memory):
   // false = the run fails naming the job; true = it is skipped and counted in the record.
   bool skip_unfit_jobs = false;
+  // Measured throughputs (Gavel's throughputs.csv) for jobs whose JobTruth::measured_job_type the
+  // table holds: their true speed is the measured steps/s for the GPU type, count and layout they
+  // run on, scaled by the model's contention slowdown (docs/gavel.md). Null: the model for all.
+  const MeasuredThroughputs* measured_throughputs = nullptr;
   // Benchmarks only: when set, each Schedule() call's wall time (seconds) and the number of
   // pending jobs at that call are appended here. Never part of the outputs.
   std::vector<std::pair<double, long long>>* decision_timings = nullptr;

@@ -126,6 +126,7 @@ Result<Workload> ParseGavel(const FormatInput& in) {
       s.batch_size = jt.job_batch > 0 ? std::max(1, jt.job_batch / s.num_gpus) : 0;
       s.parallelism = DefaultParallelism(s.num_gpus);
       job->truth.total_iterations = static_cast<double>(s.iterations);
+      job->truth.measured_job_type = std::string(Trim(f[0]));
       if (layout.priority >= 0) {
         double w = 0;
         HETSCHED_RETURN_IF_ERROR(ParseDoubleField(row, "priority_weight", f[static_cast<size_t>(layout.priority)], &w));

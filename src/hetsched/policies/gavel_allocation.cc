@@ -1,0 +1,112 @@
+// Shared pieces of Gavel's allocation LPs: share variables with the base constraints, the
+// equal-share normaliser and the two-phase epigraph solve. Formulations: docs/gavel.md.
+#include "hetsched/policies/gavel_allocation.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hetsched::gavel {
+
+double EffectiveThroughput(const AllocationJob& job, const std::vector<double>& share) {
+  double sum = 0;
+  for (size_t k = 0; k < share.size() && k < job.throughput.size(); ++k) sum += job.throughput[k] * share[k];
+  return sum;
+}
+
+namespace {
+bool Usable(const AllocationProblem& problem, const AllocationJob& job, size_t k) {
+  return k < job.throughput.size() && job.throughput[k] > 0 && job.num_gpus <= problem.capacity[k];
+}
+}  // namespace
+
+bool Placeable(const AllocationProblem& problem, size_t j) {
+  const AllocationJob& job = problem.jobs[j];
+  for (size_t k = 0; k < problem.capacity.size(); ++k) {
+    if (Usable(problem, job, k)) return true;
+  }
+  return false;
+}
+
+double BestThroughput(const AllocationProblem& problem, size_t j) {
+  const AllocationJob& job = problem.jobs[j];
+  double best = 0;
+  for (size_t k = 0; k < problem.capacity.size(); ++k) {
+    if (Usable(problem, job, k)) best = std::max(best, job.throughput[k]);
+  }
+  return best;
+}
+
+double EqualShareThroughput(const AllocationProblem& problem, size_t j) {
+  const AllocationJob& job = problem.jobs[j];
+  const double n = static_cast<double>(problem.jobs.size());
+  double devices = 0;
+  for (size_t k = 0; k < problem.capacity.size(); ++k) {
+    if (Usable(problem, job, k)) devices += problem.capacity[k];
+  }
+  if (devices <= 0 || n <= 0) return 0;
+  // Job j's 1/n share is devices/n device-seconds per second: with g_j devices at a time that is
+  // a time fraction devices / (n g_j), at most 1, spread over the types in proportion to W_k.
+  const double fraction = std::min(1.0, devices / (n * job.num_gpus));
+  double thr = 0;
+  for (size_t k = 0; k < problem.capacity.size(); ++k) {
+    if (Usable(problem, job, k)) thr += job.throughput[k] * fraction * problem.capacity[k] / devices;
+  }
+  return thr;
+}
+
+ShareVariables AddShareVariables(lp::LinearProgram& program, const std::vector<const std::vector<double>*>& throughput,
+                                 const std::vector<int>& gpus, const std::vector<double>& count,
+                                 const std::vector<int>& capacity) {
+  const size_t types = capacity.size();
+  ShareVariables vars;
+  vars.index.assign(throughput.size(), std::vector<int>(types, -1));
+  std::vector<std::pair<int, double>> terms;
+  for (size_t r = 0; r < throughput.size(); ++r) {
+    terms.clear();
+    for (size_t k = 0; k < types; ++k) {
+      if (k < throughput[r]->size() && (*throughput[r])[k] > 0 && gpus[r] <= capacity[k]) {
+        vars.index[r][k] = program.AddVariable(0, 1, 0);
+        terms.emplace_back(vars.index[r][k], 1.0);
+      }
+    }
+    if (!terms.empty()) program.AddConstraint(terms, -lp::kInfinity, 1.0);
+  }
+  for (size_t k = 0; k < types; ++k) {
+    terms.clear();
+    for (size_t r = 0; r < throughput.size(); ++r) {
+      if (vars.index[r][k] >= 0) terms.emplace_back(vars.index[r][k], count[r] * gpus[r]);
+    }
+    if (!terms.empty()) program.AddConstraint(terms, -lp::kInfinity, capacity[k]);
+  }
+  return vars;
+}
+
+std::vector<double> ReadShares(const lp::Solution& solution, const ShareVariables& vars, size_t row, size_t types) {
+  std::vector<double> share(types, 0.0);
+  for (size_t k = 0; k < types; ++k) {
+    const int v = vars.index[row][k];
+    // Clip solver round-off into [0, 1].
+    if (v >= 0) share[k] = std::clamp(solution.values[static_cast<size_t>(v)], 0.0, 1.0);
+  }
+  return share;
+}
+
+Result<lp::Solution> SolveEpigraphTwoPhase(lp::LinearProgram& program, int epigraph,
+                                           const std::vector<double>& second_objective,
+                                           lp::WarmStartLpSolver& solver, Allocation* allocation) {
+  program.SetSense(lp::Sense::kMaximize);
+  HETSCHED_ASSIGN_OR_RETURN(lp::Solution first, solver.Solve(program));
+  ++allocation->lp_solves;
+  allocation->simplex_iterations += first.iterations;
+  if (first.status != lp::SolveStatus::kOptimal || second_objective.empty()) return first;
+  const double best = first.values[static_cast<size_t>(epigraph)];
+  program.SetVariableBounds(epigraph, best - 1e-7 * std::max(1.0, std::abs(best)), lp::kInfinity);
+  for (int v = 0; v < program.num_variables(); ++v) program.SetObjective(v, second_objective[static_cast<size_t>(v)]);
+  HETSCHED_ASSIGN_OR_RETURN(lp::Solution second, solver.Solve(program));
+  ++allocation->lp_solves;
+  allocation->simplex_iterations += second.iterations;
+  if (second.status != lp::SolveStatus::kOptimal) return first;  // keep the phase-1 optimum
+  return second;
+}
+
+}  // namespace hetsched::gavel

@@ -1,0 +1,111 @@
+// Gavel's heterogeneity-aware allocation problems (Narayanan et al., OSDI 2020, section 4): the
+// inputs every allocation policy shares, and one solve function per objective. Formulations,
+// with [SRC]/[REC] tags, in docs/gavel.md.
+//
+// An allocation X[j][k] is the fraction of time job j runs on its num_gpus devices of type k:
+//   X >= 0,  sum_k X[j][k] <= 1 (per job),  sum_j g_j X[j][k] <= W_k (per type),
+// and X[j][k] = 0 where the job cannot run (throughput 0). Effective throughput:
+// sum_k T[j][k] X[j][k]. Every function here is pure apart from the warm-started solver it is
+// given, and reports an empty problem (no jobs) as an optimal empty allocation.
+#pragma once
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "hetsched/lp/linear_program.h"
+#include "hetsched/model/job.h"
+#include "hetsched/util/status.h"
+
+namespace hetsched::gavel {
+
+inline constexpr double kNoDeadlineS = std::numeric_limits<double>::infinity();
+
+struct AllocationJob {
+  JobId id = 0;
+  int num_gpus = 1;
+  double weight = 1;                // priority weight (> 0)
+  std::vector<double> throughput;   // T[j][k], iterations/s on num_gpus devices of type k; 0 = cannot
+  double remaining_iterations = 0;  // makespan, ftf, cost SLOs
+  double total_iterations = 0;      // ftf
+  double elapsed_s = 0;             // ftf: time since submission
+  double deadline_in_s = kNoDeadlineS;  // cost: deadline minus now (SLO), or none
+};
+
+struct AllocationProblem {
+  std::vector<int> capacity;               // W_k, devices of type k
+  std::vector<double> price_per_hour;      // per device of type k (cost policy)
+  std::vector<AllocationJob> jobs;
+};
+
+struct Allocation {
+  std::vector<std::vector<double>> share;  // X[j][k], in the order of problem.jobs
+  double objective = 0;                    // the objective's value (policy-specific, see docs)
+  lp::SolveStatus status = lp::SolveStatus::kOptimal;
+  long long lp_solves = 0;
+  long long simplex_iterations = 0;
+  std::vector<JobId> unplaceable;          // jobs with no type they can run on (X = 0)
+  std::string note;                        // e.g. "SLOs infeasible: solved without them"
+};
+
+// Effective throughput sum_k T[j][k] X[j][k].
+double EffectiveThroughput(const AllocationJob& job, const std::vector<double>& share);
+
+// Throughput of job j under an equal 1/n share of the cluster (n = number of jobs): g_j devices
+// for a fraction W_k / (n g_j) of the time on each type it can use, scaled down to a total
+// fraction of at most 1. [REC] from the paper's X^equal normalisation (docs/gavel.md).
+double EqualShareThroughput(const AllocationProblem& problem, size_t j);
+
+// gavel-las: max min_j  T_j.X_j / (w_j * EqualShareThroughput_j). With `aggregate` jobs with the
+// same (g, w, T row) share one set of variables (exact: the LP is symmetric in them, so a
+// symmetric optimum exists). A second LP keeps the min at its optimum and maximises the sum of the
+// normalised throughputs, so no capacity is left idle that a job could use.
+struct MaxMinOptions {
+  bool normalise = true;   // false: max min_j T_j.X_j / w_j (raw throughputs)
+  bool aggregate = true;
+  bool second_phase = true;
+};
+Result<Allocation> SolveMaxMinFairness(const AllocationProblem& problem, const MaxMinOptions& options,
+                                       lp::WarmStartLpSolver& solver);
+
+// gavel-makespan: min max_j remaining_j / T_j.X_j, as max theta s.t. T_j.X_j >= remaining_j theta
+// (makespan = 1/theta), then a second LP as above. objective = the makespan in seconds.
+Result<Allocation> SolveMinMakespan(const AllocationProblem& problem, lp::WarmStartLpSolver& solver);
+
+// gavel-ftf: min max_j rho_j, rho_j = (elapsed_j + remaining_j / T_j.X_j) / (total_j / equal_j)
+// (Themis's finish-time fairness), by bisection on rho over feasibility LPs (relative tolerance
+// `tolerance`). objective = the max rho reached.
+Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
+                                           double tolerance = 1e-3);
+
+// gavel-cost: max sum_j sum_k (T[j][k] / T_j^max) X[j][k] / (g_j p_k): normalised throughput per
+// dollar per hour, with SLOs T_j.X_j >= remaining_j / deadline_in_j as constraints. If the SLOs
+// cannot all be met the LP is solved without them (note says so).
+Result<Allocation> SolveMaxThroughputPerDollar(const AllocationProblem& problem, lp::WarmStartLpSolver& solver);
+
+// ---- Shared by the solve functions (one per policy file) ----
+
+// Share variables X[r][k] in [0, 1] for rows r (a job, or a class of identical jobs), only where
+// throughput[r][k] > 0 and gpus[r] <= capacity[k]; index -1 elsewhere. Adds the per-row time
+// constraint sum_k X[r][k] <= 1 and the per-type capacity sum_r count[r] g[r] X[r][k] <= W_k.
+struct ShareVariables {
+  std::vector<std::vector<int>> index;  // [row][type] -> variable, or -1
+};
+ShareVariables AddShareVariables(lp::LinearProgram& program, const std::vector<const std::vector<double>*>& throughput,
+                                 const std::vector<int>& gpus, const std::vector<double>& count,
+                                 const std::vector<int>& capacity);
+std::vector<double> ReadShares(const lp::Solution& solution, const ShareVariables& vars, size_t row, size_t types);
+
+// Whether job j can run on at least one type (some T > 0 with g <= W).
+bool Placeable(const AllocationProblem& problem, size_t j);
+// max_k T[j][k] over the types it can use (0 if none).
+double BestThroughput(const AllocationProblem& problem, size_t j);
+
+// Solves `program` (whose objective is to maximise `epigraph`), then, if `second_objective` is
+// non-empty, keeps the epigraph variable at its optimum (relative slack 1e-7) and maximises
+// second_objective (one coefficient per variable). Counts solves and iterations in `allocation`.
+Result<lp::Solution> SolveEpigraphTwoPhase(lp::LinearProgram& program, int epigraph,
+                                           const std::vector<double>& second_objective,
+                                           lp::WarmStartLpSolver& solver, Allocation* allocation);
+
+}  // namespace hetsched::gavel

@@ -1,0 +1,154 @@
+#include "hetsched/policies/gavel_policy.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hetsched::gavel {
+
+namespace {
+// Round ticks within this many seconds count as due (floating-point slack).
+constexpr double kTimeSlackS = 1e-6;
+}  // namespace
+
+Result<double> RoundOption(const Options& options) {
+  HETSCHED_ASSIGN_OR_RETURN(const double round_s, options.GetDouble("round", RoundPolicy::kDefaultRoundS));
+  if (!(round_s > 0) || !std::isfinite(round_s)) {
+    return Status::InvalidArgument("option 'round' must be a positive number of seconds, got " + std::to_string(round_s));
+  }
+  return round_s;
+}
+
+void RoundPolicy::Init(SchedContext& ctx) {
+  if (initialised_) return;
+  initialised_ = true;
+  const Cluster& cluster = ctx.cluster();
+  types_ = cluster.present_types();
+  for (DeviceTypeId t : types_) {
+    capacity_.push_back(cluster.devices_per_type()[static_cast<size_t>(t)]);
+    price_per_hour_.push_back(cluster.device_catalog().type(t).price_per_hour);
+  }
+  mechanism_ = std::make_unique<RoundMechanism>(capacity_);
+}
+
+int RoundPolicy::TypeIndex(DeviceTypeId type) const {
+  for (size_t k = 0; k < types_.size(); ++k) {
+    if (types_[k] == type) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+void RoundPolicy::OnJobSubmitted(const JobStatus& job, SchedContext& ctx) {
+  Init(ctx);
+  const JobSpec& spec = *job.spec;
+  ActiveJob& a = active_[spec.id];
+  a.throughput.assign(types_.size(), 0.0);
+  for (size_t k = 0; k < types_.size(); ++k) {
+    if (!spec.AllowsType(types_[k], ctx.cluster().device_catalog()) || spec.num_gpus > capacity_[k]) continue;
+    const double iteration_s = ctx.EstimateIterationS(spec.id, spec.num_gpus, types_[k]);
+    if (!std::isfinite(iteration_s) || iteration_s <= 0) continue;
+    a.throughput[k] = blind_ ? 1.0 : 1.0 / iteration_s;
+  }
+  a.last_accounted_s = ctx.now();
+  dirty_ = true;
+}
+
+void RoundPolicy::OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) {
+  if (active_.erase(job.spec->id) > 0) dirty_ = true;
+  if (mechanism_) mechanism_->Forget(job.spec->id);
+}
+
+void RoundPolicy::OnJobRequeued(const JobStatus& /*job*/, SchedContext& /*ctx*/) {
+  // The job stays active; the next round places it again.
+}
+
+void RoundPolicy::Resolve(SchedContext& ctx) {
+  dirty_ = false;
+  const double now = ctx.now();
+  AllocationProblem problem;
+  problem.capacity = capacity_;
+  problem.price_per_hour = price_per_hour_;
+  problem.jobs.reserve(active_.size());
+  for (const auto& [id, a] : active_) {
+    const JobStatus& st = ctx.job(id);
+    const JobSpec& spec = *st.spec;
+    AllocationJob j;
+    j.id = id;
+    j.num_gpus = spec.num_gpus;
+    j.weight = spec.priority > 0 ? static_cast<double>(spec.priority) : 1.0;
+    j.throughput = a.throughput;
+    // Progress the job itself reports: iterations done at its last allocation change plus the
+    // current run at its reported rate. Never below 1% of the job (it is still active).
+    double done = st.iterations_done;
+    if (st.state == JobState::kRunning) done += st.iteration_rate * std::max(0.0, now - st.last_start_s);
+    const double total = static_cast<double>(std::max<int64_t>(spec.iterations, 1));
+    j.total_iterations = total;
+    j.remaining_iterations = std::max(total - done, 0.01 * total);
+    j.elapsed_s = std::max(0.0, now - spec.submit_time_s);
+    if (std::isfinite(spec.deadline_s)) j.deadline_in_s = spec.deadline_s - now;
+    problem.jobs.push_back(std::move(j));
+  }
+  ++allocations_computed_;
+  Result<Allocation> allocation = ComputeAllocation(problem);
+  const bool ok = allocation.ok() && allocation->status == lp::SolveStatus::kOptimal &&
+                  allocation->share.size() == problem.jobs.size();
+  if (ok) lp_solves_ += allocation->lp_solves;
+  size_t i = 0;
+  for (auto& [id, a] : active_) {
+    if (ok) {
+      a.share = allocation->share[i];
+    } else {
+      // Solver failure (should not happen): fall back to "the fastest type, all the time"; the
+      // mechanism still respects capacity.
+      a.share.assign(types_.size(), 0.0);
+      const auto best = std::max_element(a.throughput.begin(), a.throughput.end());
+      if (best != a.throughput.end() && *best > 0) a.share[static_cast<size_t>(best - a.throughput.begin())] = 1.0;
+    }
+    ++i;
+  }
+  if (!ok) ++solve_failures_;
+}
+
+void RoundPolicy::Schedule(SchedContext& ctx) {
+  Init(ctx);
+  const double now = ctx.now();
+  if (round_started_ && now + kTimeSlackS < next_round_s_) return;  // between rounds: nothing to do
+  round_started_ = true;
+  next_round_s_ = now + round_s_;
+
+  // 1. Account the time since the last round: each active job ran on its current type (or none).
+  for (auto& [id, a] : active_) {
+    const JobStatus& st = ctx.job(id);
+    const int k = st.state == JobState::kRunning ? TypeIndex(st.device_type) : -1;
+    mechanism_->Account(id, k, now - a.last_accounted_s);
+    a.last_accounted_s = now;
+  }
+  // 2. Re-solve only if the active set changed.
+  if (dirty_) Resolve(ctx);
+  if (active_.empty()) return;
+
+  // 3. Plan the round.
+  std::vector<RoundJob> jobs;
+  jobs.reserve(active_.size());
+  for (const auto& [id, a] : active_) {
+    const JobStatus& st = ctx.job(id);
+    jobs.push_back(RoundJob{id, st.spec->num_gpus, a.share,
+                            st.state == JobState::kRunning ? TypeIndex(st.device_type) : -1});
+  }
+  const std::vector<int> plan = mechanism_->PlanRound(jobs);
+
+  // 4. Jobs that move or pause give their devices back first; jobs that stay keep them.
+  std::vector<size_t> to_start;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (jobs[i].current_type >= 0 && jobs[i].current_type != plan[i]) ctx.Preempt(jobs[i].id);
+    if (plan[i] >= 0 && jobs[i].current_type != plan[i]) to_start.push_back(i);
+  }
+  // 5. Start the others, widest first so that multi-GPU jobs find whole servers (the placer
+  //    consolidates where it can).
+  std::stable_sort(to_start.begin(), to_start.end(),
+                   [&](size_t a, size_t b) { return jobs[a].num_gpus > jobs[b].num_gpus; });
+  for (size_t i : to_start) {
+    ctx.TryStart(jobs[i].id, jobs[i].num_gpus, types_[static_cast<size_t>(plan[i])]);
+  }
+}
+
+}  // namespace hetsched::gavel

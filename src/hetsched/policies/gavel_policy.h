@@ -1,0 +1,79 @@
+// The scheduler side shared by Gavel's allocation policies: keeps the active jobs and their
+// throughput rows, re-solves the allocation X only when the set of active jobs changes (at most
+// once per round), and runs Gavel's round-based mechanism (sched/round_mechanism.h) every round.
+//
+// What the policy sees (docs/gavel.md, "What the scheduler sees"): T[j][k] = 1 / the visible
+// performance model's iteration time of job j on its num_gpus devices of type k, packed, without
+// contention (SchedContext::EstimateIterationS), i.e. iterations/s of the job as submitted;
+// cached per job at submission. Never the simulator's truth. Heterogeneity-blind variants use
+// T = 1 on every type the job can run on.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hetsched/lp/linear_program.h"
+#include "hetsched/policies/gavel_allocation.h"
+#include "hetsched/sched/context.h"
+#include "hetsched/sched/job_scheduler.h"
+#include "hetsched/sched/options.h"
+#include "hetsched/sched/round_mechanism.h"
+
+namespace hetsched::gavel {
+
+class RoundPolicy : public JobScheduler {
+ public:
+  // Gavel's default round length (scheduler.py: time_per_iteration = 360 s).
+  static constexpr double kDefaultRoundS = 360;
+
+  RoundPolicy(std::string name, double round_s, bool heterogeneity_blind)
+      : name_(std::move(name)), round_s_(round_s), blind_(heterogeneity_blind) {}
+
+  std::string_view name() const override { return name_; }
+  double round_period_s() const override { return round_s_; }
+
+  void OnJobSubmitted(const JobStatus& job, SchedContext& ctx) override;
+  void OnJobFinished(const JobStatus& job, SchedContext& ctx) override;
+  void OnJobRequeued(const JobStatus& job, SchedContext& ctx) override;
+  void Schedule(SchedContext& ctx) override;
+
+  long long allocations_computed() const { return allocations_computed_; }
+  long long lp_solves() const { return lp_solves_; }
+  long long solve_failures() const { return solve_failures_; }
+
+ protected:
+  virtual Result<Allocation> ComputeAllocation(const AllocationProblem& problem) = 0;
+
+ private:
+  struct ActiveJob {
+    std::vector<double> throughput;
+    std::vector<double> share;
+    double last_accounted_s = 0;
+  };
+  void Init(SchedContext& ctx);
+  int TypeIndex(DeviceTypeId type) const;
+  void Resolve(SchedContext& ctx);
+
+  std::string name_;
+  double round_s_;
+  bool blind_;
+  bool initialised_ = false;
+  std::vector<DeviceTypeId> types_;  // present in the cluster, catalog order
+  std::vector<int> capacity_;
+  std::vector<double> price_per_hour_;
+  std::unique_ptr<RoundMechanism> mechanism_;
+  std::map<JobId, ActiveJob> active_;  // ordered: deterministic problems and rounds
+  bool dirty_ = false;
+  bool round_started_ = false;
+  double next_round_s_ = 0;
+  long long allocations_computed_ = 0;
+  long long lp_solves_ = 0;
+  long long solve_failures_ = 0;
+};
+
+// Reads the option `round` (seconds, > 0; default 360) shared by every Gavel policy.
+Result<double> RoundOption(const Options& options);
+
+}  // namespace hetsched::gavel

@@ -1,0 +1,318 @@
+// The `hetsched` command line, run as a separate process (cli_runner.h: posix_spawn, no shell):
+// exit codes (0 ok, 1 bad input or failed run, 2 bad command line), error messages that name the
+// file, line and field, no output files at all when a run fails, and trace text that is carried
+// through verbatim and never executed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+#include "hetsched/model/model_zoo.h"
+#include "hetsched/sched/job_scheduler.h"
+#include "hetsched/sched/placer.h"
+#include "hetsched/sched/registry.h"
+
+namespace hetsched {
+namespace {
+
+namespace fs = std::filesystem;
+using cli_test::CliResult;
+using cli_test::FreshDir;
+using cli_test::ReadWholeFile;
+using cli_test::RunCli;
+using cli_test::WriteWholeFile;
+
+// A test's own directory: inputs, captured stdout/stderr, and `out/` for the run's outputs.
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = FreshDir(info->name());
+  }
+  // Kept when the test failed, for a look at the inputs, outputs and captured streams.
+  void TearDown() override {
+    if (!HasFailure()) {
+      std::error_code ignored;
+      fs::remove_all(dir_, ignored);
+    }
+  }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string Write(const std::string& name, const std::string& text) const {
+    WriteWholeFile(Path(name), text);
+    return Path(name);
+  }
+  CliResult Run(const std::vector<std::string>& args) {
+    return RunCli(args, Path("capture" + std::to_string(runs_++)));
+  }
+  // Says everything about a run, for failure messages.
+  static std::string Show(const CliResult& r) {
+    return "exit " + std::to_string(r.exit_code) + "\n--- stdout\n" + r.out + "--- stderr\n" + r.err;
+  }
+  // True when `path` does not exist, or is an empty directory.
+  static bool NoOutputs(const std::string& path) {
+    return !fs::exists(path) || (fs::is_directory(path) && fs::is_empty(path));
+  }
+
+  std::string dir_;
+  int runs_ = 0;
+};
+
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Four small jobs on a small cluster: runs in milliseconds.
+const char kGoodTrace[] =
+    "name,user,submit_time_s,model,num_gpus,iterations\n"
+    "job-a,alice,0,resnet50,1,1000\n"
+    "job-b,bob,10,resnet50,2,1000\n"
+    "job-c,alice,20,resnet18-cifar,4,500\n"
+    "job-d,carol,30,transformer-nmt,1,200\n";
+
+// Line 1 is the header; line 3 has a GPU count that is not a number.
+const char kBadRowTrace[] =
+    "name,user,submit_time_s,model,num_gpus,iterations\n"
+    "job-a,alice,0,resnet50,1,1000\n"
+    "job-b,bob,10,resnet50,x2,1000\n"
+    "job-c,alice,20,resnet50,1,1000\n";
+
+const char kGoodCluster[] =
+    "racks:\n"
+    "  - name: r0\n"
+    "    nodes:\n"
+    "      - device: v100\n"
+    "        num_devices: 4\n"
+    "        count: 2\n";
+
+// Line 4 names a device type that does not exist.
+const char kBadCluster[] =
+    "racks:\n"
+    "  - name: r0\n"
+    "    nodes:\n"
+    "      - device: v200\n"
+    "        num_devices: 4\n";
+
+TEST_F(CliTest, CatalogListsModelsPoliciesAndPlacers) {
+  const CliResult r = Run({"catalog"});
+  ASSERT_EQ(r.exit_code, 0) << Show(r);
+  // Everything built in and registered appears (the CLI links the same library as this test).
+  for (const ModelProfile& m : ModelZoo::BuiltIn().models()) EXPECT_TRUE(Contains(r.out, m.name)) << m.name;
+  for (const MethodInfo& p : Registry<JobScheduler>::Instance().List()) EXPECT_TRUE(Contains(r.out, p.name)) << p.name;
+  for (const MethodInfo& p : Registry<Placer>::Instance().List()) EXPECT_TRUE(Contains(r.out, p.name)) << p.name;
+  for (const char* expected : {"resnet50", "fifo", "tiresias-las", "first-fit", "v100-16gb", "[CLASSIC]"}) {
+    EXPECT_TRUE(Contains(r.out, expected)) << expected;
+  }
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(CliTest, SimulateWritesTheThreeOutputs) {
+  const std::string trace = Write("trace.csv", kGoodTrace);
+  const std::string out = Path("out");
+  const CliResult r = Run({"simulate", "--trace", trace, "--format", "native", "--gpus", "v100=4,k80=4",
+                           "--gpus-per-server", "4", "--policy", "tiresias-las", "-o", out, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << Show(r);
+  for (const char* file : {"summary.json", "jobs.csv", "timeline.csv"}) {
+    EXPECT_TRUE(fs::is_regular_file(out + "/" + file)) << file;
+  }
+  // jobs.csv: a header and one row per job, in id order.
+  const std::string jobs = ReadWholeFile(out + "/jobs.csv");
+  EXPECT_EQ(std::count(jobs.begin(), jobs.end(), '\n'), 5);
+  EXPECT_TRUE(Contains(jobs, "\n0,job-a,alice,resnet50,1,"));
+  EXPECT_TRUE(Contains(jobs, "\n3,job-d,carol,transformer-nmt,1,"));
+  const auto summary = nlohmann::json::parse(ReadWholeFile(out + "/summary.json"), nullptr, false);
+  ASSERT_FALSE(summary.is_discarded());
+  EXPECT_EQ(summary["jobs_total"], 4);
+  EXPECT_EQ(summary["jobs_finished"], 4);
+  EXPECT_EQ(summary["policy"], "tiresias-las");
+  EXPECT_EQ(summary["total_devices"], 8);
+  EXPECT_TRUE(Contains(ReadWholeFile(out + "/timeline.csv"), "time_s,busy_devices"));
+  EXPECT_TRUE(Contains(r.out, "outputs : " + out + "/summary.json"));
+
+  // The same command again gives byte-identical outputs.
+  const std::string out2 = Path("out2");
+  const CliResult again = Run({"simulate", "--trace", trace, "--format", "native", "--gpus", "v100=4,k80=4",
+                               "--gpus-per-server", "4", "--policy", "tiresias-las", "-o", out2, "-q"});
+  ASSERT_EQ(again.exit_code, 0) << Show(again);
+  for (const char* file : {"summary.json", "jobs.csv", "timeline.csv"}) {
+    EXPECT_EQ(ReadWholeFile(out + "/" + file), ReadWholeFile(out2 + "/" + file)) << file;
+  }
+}
+
+TEST_F(CliTest, MalformedRowFailsWithFileLineAndFieldAndWritesNothing) {
+  const std::string trace = Write("bad_row.csv", kBadRowTrace);
+  const std::string out = Path("out");
+  const CliResult r = Run({"simulate", "--trace", trace, "--format", "native", "-o", out, "-q"});
+  EXPECT_EQ(r.exit_code, 1) << Show(r);
+  EXPECT_TRUE(Contains(r.err, trace + ":3: field 'num_gpus'")) << Show(r);
+  EXPECT_TRUE(Contains(r.err, "'x2'")) << Show(r);
+  EXPECT_TRUE(NoOutputs(out)) << "a failed run left outputs in " << out;
+}
+
+TEST_F(CliTest, OnBadRowSkipSucceedsAndCountsTheSkippedRow) {
+  const std::string trace = Write("bad_row.csv", kBadRowTrace);
+  const std::string out = Path("out");
+  const CliResult r =
+      Run({"simulate", "--trace", trace, "--format", "native", "--on-bad-row", "skip", "-o", out, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << Show(r);
+  EXPECT_TRUE(Contains(r.out, "2 jobs")) << Show(r);
+  EXPECT_TRUE(Contains(r.out, "1 bad rows skipped")) << Show(r);
+  const std::string jobs = ReadWholeFile(out + "/jobs.csv");
+  EXPECT_EQ(std::count(jobs.begin(), jobs.end(), '\n'), 3);  // header + job-a + job-c
+  EXPECT_FALSE(Contains(jobs, "job-b"));
+
+  // `validate` reports the same row as skipped, with its line and field.
+  const CliResult v = Run({"validate", "--trace", trace, "--format", "native", "--on-bad-row", "skip"});
+  ASSERT_EQ(v.exit_code, 0) << Show(v);
+  EXPECT_TRUE(Contains(v.out, "1 skipped")) << Show(v);
+  EXPECT_TRUE(Contains(v.out, ":3: field 'num_gpus'")) << Show(v);
+}
+
+TEST_F(CliTest, UnknownGpuTypeInClusterFileNamesFileAndField) {
+  const std::string cluster = Write("cluster_bad.yaml", kBadCluster);
+  const std::string trace = Write("trace.csv", kGoodTrace);
+  const std::string out = Path("out");
+  const CliResult r = Run({"simulate", "--cluster", cluster, "--trace", trace, "-o", out, "-q"});
+  EXPECT_EQ(r.exit_code, 1) << Show(r);
+  EXPECT_TRUE(Contains(r.err, cluster + ":4: racks[0].nodes[0].device")) << Show(r);
+  EXPECT_TRUE(Contains(r.err, "'v200'")) << Show(r);
+  EXPECT_TRUE(Contains(r.err, "known: ")) << Show(r);
+  EXPECT_TRUE(NoOutputs(out));
+}
+
+TEST_F(CliTest, UnknownPolicyListsTheKnownOnes) {
+  const std::string trace = Write("trace.csv", kGoodTrace);
+  const std::string out = Path("out");
+  const CliResult r = Run({"simulate", "--trace", trace, "--policy", "no-such-policy", "-o", out, "-q"});
+  EXPECT_NE(r.exit_code, 0) << Show(r);
+  EXPECT_TRUE(Contains(r.err, "unknown policy 'no-such-policy'")) << Show(r);
+  for (const MethodInfo& p : Registry<JobScheduler>::Instance().List()) {
+    EXPECT_TRUE(Contains(r.err, p.name)) << p.name << "\n" << Show(r);
+  }
+  EXPECT_TRUE(NoOutputs(out));
+
+  // Same for an unknown placer in `compare`.
+  const CliResult c = Run({"compare", "--trace", trace, "--placers", "pack,no-such-placer", "-o", out, "-q"});
+  EXPECT_NE(c.exit_code, 0) << Show(c);
+  EXPECT_TRUE(Contains(c.err, "no-such-placer")) << Show(c);
+  EXPECT_TRUE(Contains(c.err, "first-fit")) << Show(c);
+  EXPECT_TRUE(NoOutputs(out));
+}
+
+TEST_F(CliTest, JobThatCanNeverFitFailsNamingItUnlessSkipped) {
+  const std::string trace = Write("huge.csv",
+                                  "name,submit_time_s,model,num_gpus,iterations\n"
+                                  "job-a,0,resnet50,1,1000\n"
+                                  "huge-job,5,resnet50,512,100\n");
+  const std::string out = Path("out");
+  const CliResult r = Run({"simulate", "--trace", trace, "--format", "native", "-o", out, "-q"});
+  EXPECT_EQ(r.exit_code, 1) << Show(r);
+  EXPECT_TRUE(Contains(r.err, "'huge-job'")) << Show(r);
+  EXPECT_TRUE(Contains(r.err, "can never fit")) << Show(r);
+  EXPECT_TRUE(Contains(r.err, "512")) << Show(r);
+  EXPECT_TRUE(NoOutputs(out));
+
+  const CliResult skipped =
+      Run({"simulate", "--trace", trace, "--format", "native", "--skip-unfit", "-o", out, "-q"});
+  ASSERT_EQ(skipped.exit_code, 0) << Show(skipped);
+  EXPECT_TRUE(Contains(skipped.out, "1 job(s) could never fit")) << Show(skipped);
+  const std::string jobs = ReadWholeFile(out + "/jobs.csv");
+  EXPECT_TRUE(Contains(jobs, "job-a"));
+  EXPECT_FALSE(Contains(jobs, "huge-job"));
+}
+
+TEST_F(CliTest, MissingTraceFileFailsNamingIt) {
+  const std::string missing = Path("no_such_trace.csv");
+  const std::string out = Path("out");
+  const CliResult r = Run({"simulate", "--trace", missing, "--format", "native", "-o", out, "-q"});
+  EXPECT_EQ(r.exit_code, 1) << Show(r);
+  EXPECT_TRUE(Contains(r.err, missing)) << Show(r);
+  EXPECT_TRUE(NoOutputs(out));
+}
+
+TEST_F(CliTest, CompareWritesATableAndOneDirectoryPerRun) {
+  const std::string trace = Write("trace.csv", kGoodTrace);
+  const std::string out = Path("out");
+  const CliResult r = Run({"compare", "--trace", trace, "--format", "native", "--gpus", "v100=4,k80=4",
+                           "--policies", "fifo,srtf", "--placers", "pack,spread", "-j", "2", "-o", out, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << Show(r);
+  for (const char* file : {"compare.txt", "compare.csv", "report.html", "jct_cdf.svg", "utilisation.svg"}) {
+    EXPECT_TRUE(fs::is_regular_file(out + "/" + file)) << file;
+  }
+  for (const char* run : {"fifo_pack", "fifo_spread", "srtf_pack", "srtf_spread"}) {
+    EXPECT_TRUE(fs::is_regular_file(out + "/" + run + "/jobs.csv")) << run;
+  }
+  // compare.csv: a header and one row per run.
+  const std::string csv = ReadWholeFile(out + "/compare.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5) << csv;
+}
+
+TEST_F(CliTest, ValidateCluster) {
+  const CliResult good = Run({"validate", "--cluster", Write("cluster.yaml", kGoodCluster)});
+  ASSERT_EQ(good.exit_code, 0) << Show(good);
+  EXPECT_TRUE(Contains(good.out, "ok")) << Show(good);
+  EXPECT_TRUE(Contains(good.out, "8 GPUs")) << Show(good);  // 2 nodes x 4 v100
+
+  const std::string bad_path = Write("cluster_bad.yaml", kBadCluster);
+  const CliResult bad = Run({"validate", "--cluster", bad_path});
+  EXPECT_EQ(bad.exit_code, 1) << Show(bad);
+  EXPECT_TRUE(Contains(bad.err, bad_path + ":4:")) << Show(bad);
+  EXPECT_TRUE(Contains(bad.err, "racks[0].nodes[0].device")) << Show(bad);
+
+  // A YAML syntax error names the file too.
+  const std::string broken = Write("broken.yaml", "racks: [\n  - {name: r0\n");
+  const CliResult syntax = Run({"validate", "--cluster", broken});
+  EXPECT_EQ(syntax.exit_code, 1) << Show(syntax);
+  EXPECT_TRUE(Contains(syntax.err, broken)) << Show(syntax);
+}
+
+TEST_F(CliTest, BadCommandLineExitsTwo) {
+  const std::vector<std::vector<std::string>> bad_lines{
+      {},                                      // no subcommand
+      {"no-such-command"},                     // unknown subcommand
+      {"simulate", "--no-such-flag"},          // unknown flag
+      {"simulate", "--on-bad-row", "maybe"},   // value outside the allowed set
+      {"simulate", "--gpus-per-server", "0"},  // not a positive number
+      {"catalog", "nonsense"},                 // unknown catalog section
+      {"validate"},                            // nothing to validate
+  };
+  for (const auto& args : bad_lines) {
+    const CliResult r = Run(args);
+    std::string line;
+    for (const auto& a : args) line += " " + a;
+    EXPECT_EQ(r.exit_code, 2) << "hetsched" << line << "\n" << Show(r);
+    EXPECT_FALSE(r.err.empty()) << "hetsched" << line;
+  }
+  const CliResult help = Run({"--help"});
+  EXPECT_EQ(help.exit_code, 0) << Show(help);
+  EXPECT_TRUE(Contains(help.out, "Exit codes")) << Show(help);
+}
+
+TEST_F(CliTest, ShellMetacharactersInJobNamesAreCarriedVerbatimAndNeverRun) {
+  const std::string marker = Path("pwned");
+  const std::string marker2 = Path("pwned2");
+  // No comma or quote, so CSV needs no quoting and the text must come out byte for byte.
+  const std::string evil = "; rm -rf " + Path("x") + " $(touch " + marker + ") `touch " + marker2 + "` | & > <";
+  // Quoted in the trace (RFC 4180), with an inner quote pair, to exercise the reader's quoting.
+  const std::string evil_quoted = "\"$(touch " + marker + ") say \"\"hi\"\"\"";
+  const std::string trace = Write("evil.csv",
+                                  "name,user,submit_time_s,model,num_gpus,iterations\n" + evil +
+                                      ",mallory,0,resnet50,1,100\n" + evil_quoted +
+                                      ",\"$(touch " + marker2 + ")\",1,resnet50,1,100\n");
+  WriteWholeFile(Path("x"), "must survive");
+  const std::string out = Path("out");
+  const CliResult r = Run({"simulate", "--trace", trace, "--format", "native", "-o", out, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << Show(r);
+  const std::string jobs = ReadWholeFile(out + "/jobs.csv");
+  EXPECT_TRUE(Contains(jobs, "\n0," + evil + ",mallory,resnet50,")) << jobs;
+  // Written back with CSV quoting: the inner quotes doubled.
+  EXPECT_TRUE(Contains(jobs, "\n1,\"$(touch " + marker + ") say \"\"hi\"\"\",$(touch " + marker2 + "),resnet50,"))
+      << jobs;
+  EXPECT_FALSE(fs::exists(marker)) << "a job name was executed";
+  EXPECT_FALSE(fs::exists(marker2)) << "a job name was executed";
+  EXPECT_EQ(ReadWholeFile(Path("x")), "must survive");
+}
+
+}  // namespace
+}  // namespace hetsched

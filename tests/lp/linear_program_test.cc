@@ -1,0 +1,180 @@
+// Hand-solved LPs and a small MIP through Clp/CBC, infeasible and unbounded programs, and warm
+// starts that reach the same optimum with fewer simplex iterations.
+#include "hetsched/lp/linear_program.h"
+
+#include <gtest/gtest.h>
+
+#include <utility>
+#include <vector>
+
+namespace hetsched::lp {
+namespace {
+
+using Terms = std::vector<std::pair<int, double>>;
+
+// max 3x + 2y  s.t.  x + y <= 4,  x + 3y <= 6,  x <= 3,  x, y >= 0.
+// Vertices: (0,0)=0, (3,0)=9, (3,1)=11, (1.5,1.5)... check x+y=4 with x=3 -> y=1: 3+3=6 <= 6 ok.
+// (3,1): 9+2 = 11 is the optimum (next vertex (0,2) gives 4).
+TEST(SolveLpTest, HandSolvedMaximisation) {
+  LinearProgram p;
+  p.SetSense(Sense::kMaximize);
+  const int x = p.AddVariable(0, 3, 3);
+  const int y = p.AddVariable(0, kInfinity, 2);
+  p.AddConstraint(Terms{{x, 1}, {y, 1}}, -kInfinity, 4);
+  p.AddConstraint(Terms{{x, 1}, {y, 3}}, -kInfinity, 6);
+  auto s = SolveLp(p);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_EQ(s->status, SolveStatus::kOptimal);
+  EXPECT_NEAR(s->objective, 11.0, 1e-9);
+  EXPECT_NEAR(s->values[0], 3.0, 1e-9);
+  EXPECT_NEAR(s->values[1], 1.0, 1e-9);
+}
+
+// min x + y  s.t.  x + 2y >= 4,  3x + y >= 6.  Intersection: x = 8/5, y = 6/5, objective 14/5.
+// (Vertices (0,6) -> 6 and (4,0) -> 4 are worse.)
+TEST(SolveLpTest, HandSolvedMinimisationWithDuplicateTerms) {
+  LinearProgram p;
+  const int x = p.AddVariable(0, kInfinity, 1);
+  const int y = p.AddVariable(0, kInfinity, 1);
+  p.AddConstraint(Terms{{x, 1}, {y, 1}, {y, 1}}, 4, kInfinity);  // y twice: summed to 2y
+  p.AddConstraint(Terms{{x, 3}, {y, 1}}, 6, kInfinity);
+  auto s = SolveLp(p);
+  ASSERT_TRUE(s.ok());
+  ASSERT_EQ(s->status, SolveStatus::kOptimal);
+  EXPECT_NEAR(s->objective, 14.0 / 5.0, 1e-9);
+  EXPECT_NEAR(s->values[0], 8.0 / 5.0, 1e-9);
+  EXPECT_NEAR(s->values[1], 6.0 / 5.0, 1e-9);
+}
+
+TEST(SolveLpTest, InfeasibleAndUnbounded) {
+  LinearProgram infeasible;  // x >= 2 and x <= 1
+  const int x = infeasible.AddVariable(0, kInfinity, 1);
+  infeasible.AddConstraint(Terms{{x, 1}}, 2, kInfinity);
+  infeasible.AddConstraint(Terms{{x, 1}}, -kInfinity, 1);
+  auto a = SolveLp(infeasible);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->status, SolveStatus::kInfeasible);
+  EXPECT_TRUE(a->values.empty());
+
+  LinearProgram unbounded;  // max x + y, x - y <= 1
+  unbounded.SetSense(Sense::kMaximize);
+  const int u = unbounded.AddVariable(0, kInfinity, 1);
+  const int v = unbounded.AddVariable(0, kInfinity, 1);
+  unbounded.AddConstraint(Terms{{u, 1}, {v, -1}}, -kInfinity, 1);
+  auto b = SolveLp(unbounded);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->status, SolveStatus::kUnbounded);
+}
+
+TEST(SolveLpTest, BadIndexIsAnError) {
+  LinearProgram p;
+  p.AddVariable(0, 1, 1);
+  p.AddConstraint(Terms{{3, 1.0}}, 0, 1);
+  auto s = SolveLp(p);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("variable 3"), std::string::npos);
+}
+
+TEST(SolveLpTest, EmptyProgramIsOptimalZero) {
+  auto s = SolveLp(LinearProgram{});
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->status, SolveStatus::kOptimal);
+  EXPECT_EQ(s->objective, 0.0);
+}
+
+// Knapsack: max 5a + 4b + 3c, 2a + 3b + c <= 5, binary. Candidates: {a,b} weight 5 value 9;
+// {a,c} weight 3 value 8; {b,c} 4 -> 7; {a,b,c} weight 6 too heavy. Optimum 9 (a = b = 1).
+// The LP relaxation is larger: a = 1, c = 1, b = 2/3 -> 5 + 8/3 + 3 = 10.67.
+TEST(SolveMipTest, SmallKnapsack) {
+  LinearProgram p;
+  p.SetSense(Sense::kMaximize);
+  const int a = p.AddVariable(0, 1, 5, true);
+  const int b = p.AddVariable(0, 1, 4, true);
+  const int c = p.AddVariable(0, 1, 3, true);
+  p.AddConstraint(Terms{{a, 2}, {b, 3}, {c, 1}}, -kInfinity, 5);
+  EXPECT_TRUE(p.has_integers());
+  auto mip = SolveMip(p);
+  ASSERT_TRUE(mip.ok());
+  ASSERT_EQ(mip->status, SolveStatus::kOptimal);
+  EXPECT_NEAR(mip->objective, 9.0, 1e-9);
+  EXPECT_EQ(mip->values, (std::vector<double>{1, 1, 0}));
+  auto relaxed = SolveLp(p);
+  ASSERT_TRUE(relaxed.ok());
+  EXPECT_NEAR(relaxed->objective, 5.0 + 8.0 / 3.0 + 3.0, 1e-9);
+}
+
+TEST(SolveMipTest, Infeasible) {
+  LinearProgram p;  // 2a = 1 with a integer
+  const int a = p.AddVariable(0, 10, 1, true);
+  p.AddConstraint(Terms{{a, 2}}, 1, 1);
+  auto s = SolveMip(p);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->status, SolveStatus::kInfeasible);
+}
+
+// A max-min family: max z s.t. z <= c_j * x_j (j = 0..n-1), sum x_j <= 1. Optimum
+// z* = 1 / sum(1/c_j). Changing one c slightly keeps the shape: the warm start reaches the same
+// optimum as a cold solve in fewer iterations.
+LinearProgram MaxMin(const std::vector<double>& c) {
+  LinearProgram p;
+  p.SetSense(Sense::kMaximize);
+  const int z = p.AddVariable(0, kInfinity, 1);
+  Terms sum;
+  for (double cj : c) {
+    const int x = p.AddVariable(0, 1, 0);
+    p.AddConstraint(Terms{{z, 1}, {x, -cj}}, -kInfinity, 0);
+    sum.emplace_back(x, 1);
+  }
+  p.AddConstraint(sum, -kInfinity, 1);
+  return p;
+}
+
+TEST(WarmStartLpSolverTest, SameOptimumFewerIterations) {
+  std::vector<double> c;
+  for (int j = 0; j < 60; ++j) c.push_back(1.0 + 0.1 * j);
+  WarmStartLpSolver solver;
+  auto first = solver.Solve(MaxMin(c));
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first->status, SolveStatus::kOptimal);
+  double inv = 0;
+  for (double cj : c) inv += 1 / cj;
+  EXPECT_NEAR(first->objective, 1 / inv, 1e-9);
+  EXPECT_EQ(solver.warm_starts(), 0);
+
+  c[7] *= 1.01;
+  const LinearProgram changed = MaxMin(c);
+  auto warm = solver.Solve(changed);
+  auto cold = SolveLp(changed);
+  ASSERT_TRUE(warm.ok() && cold.ok());
+  EXPECT_EQ(solver.warm_starts(), 1);
+  EXPECT_NEAR(warm->objective, cold->objective, 1e-9);
+  EXPECT_LT(warm->iterations, cold->iterations);
+
+  // A different shape is solved cold (and correctly).
+  c.push_back(2.0);
+  auto grown = solver.Solve(MaxMin(c));
+  ASSERT_TRUE(grown.ok());
+  EXPECT_EQ(solver.warm_starts(), 1);
+  inv = 0;
+  for (double cj : c) inv += 1 / cj;
+  EXPECT_NEAR(grown->objective, 1 / inv, 1e-9);
+}
+
+TEST(WarmStartLpSolverTest, InfeasibleAfterWarmStartIsReported) {
+  WarmStartLpSolver solver;
+  LinearProgram p;
+  const int x = p.AddVariable(0, kInfinity, 1);
+  p.AddConstraint(Terms{{x, 1}}, 2, kInfinity);
+  auto ok = solver.Solve(p);
+  ASSERT_TRUE(ok.ok());
+  EXPECT_NEAR(ok->objective, 2, 1e-9);
+  LinearProgram q;  // same shape, now x >= 2 and x <= 1 through the variable bound
+  const int y = q.AddVariable(0, 1, 1);
+  q.AddConstraint(Terms{{y, 1}}, 2, kInfinity);
+  auto bad = solver.Solve(q);
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(bad->status, SolveStatus::kInfeasible);
+}
+
+}  // namespace
+}  // namespace hetsched::lp
