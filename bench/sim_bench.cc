@@ -16,6 +16,7 @@
 #include <fmt/core.h>
 #include <string>
 
+#include "hetsched/metrics/summary.h"
 #include "hetsched/model/cluster.h"
 #include "hetsched/sim/runner.h"
 #include "hetsched/trace/trace.h"
@@ -154,6 +155,10 @@ int main(int argc, char** argv) {
   fmt::print("simulation wall    : {:.2f} s  ({} events, {} scheduler calls, {} finished, {} rejected)\n", sim_s,
              run->events, run->scheduler_calls, finished, run->jobs_rejected);
   fmt::print("events per second  : {:.0f}\n", static_cast<double>(run->events) / sim_s);
+  const Summary summary = Summarize(*run);
+  fmt::print("outcome            : utilisation {:.1f}%, avg JCT {:.2f} h, avg queueing {:.2f} h, {} preemptions\n",
+             100 * summary.utilisation, summary.jct_s.mean / 3600, summary.queueing_delay_s.mean / 3600,
+             summary.preemptions);
   fmt::print("peak memory (RSS)  : {:.0f} MiB\n", PeakRssMiB());
   fmt::print("decision time      : p50 {:.1f} us, p99 {:.1f} us, max {:.1f} us over {} calls\n", pct(all, 0.5) * 1e6,
              pct(all, 0.99) * 1e6, pct(all, 1.0) * 1e6, all.size());

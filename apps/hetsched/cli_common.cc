@@ -93,6 +93,9 @@ void SimArgs::Add(CLI::App& app) {
   app.add_flag("--no-contention", no_contention, "Do not share NIC bandwidth between cross-node jobs");
   app.add_flag("--skip-unfit", skip_unfit, "Skip (and count) jobs that can never fit the cluster instead of failing");
   app.add_flag("-q,--quiet", quiet, "No progress bar");
+  app.add_option("--throughputs", throughputs,
+                 "Measured throughputs (Gavel CSV) used as the simulator's truth for the trace jobs they cover: "
+                 "a path, 'auto' (data/real/gavel/throughputs.csv if present) or 'none'");
 }
 
 SimOptions SimArgs::ToOptions(unsigned long long seed) const {
@@ -103,6 +106,20 @@ SimOptions SimArgs::ToOptions(unsigned long long seed) const {
   o.contention = !no_contention;
   o.skip_unfit_jobs = skip_unfit;
   return o;
+}
+
+Status SimArgs::LoadThroughputs(const DeviceCatalog& devices, MeasuredThroughputs* table, SimOptions* options) const {
+  std::string path = throughputs;
+  if (path == "none") return Status::Ok();
+  if (path == "auto") {
+    path = "data/real/gavel/throughputs.csv";
+    if (!ReadFile(path).ok()) return Status::Ok();  // not in a checkout: the model for every job
+  }
+  auto loaded = MeasuredThroughputs::Load(path, devices);
+  if (!loaded.ok()) return loaded.status().WithContext("--throughputs");
+  *table = std::move(loaded).value();
+  options->measured_throughputs = table;
+  return Status::Ok();
 }
 
 int ReportError(const Status& status) {

@@ -8,6 +8,7 @@
 
 #include "hetsched/model/cluster.h"
 #include "hetsched/model/model_zoo.h"
+#include "hetsched/perf/validation.h"
 #include "hetsched/sim/runner.h"
 #include "hetsched/trace/trace.h"
 
@@ -42,6 +43,7 @@ struct WorkloadArgs {
 };
 
 struct SimArgs {
+  std::string throughputs = "auto";  // --throughputs: measured-throughput truth table
   double restart_cost_s = 30;
   double max_time_s = 1e12;
   bool no_contention = false;
@@ -49,6 +51,9 @@ struct SimArgs {
   bool quiet = false;
   void Add(CLI::App& app);
   SimOptions ToOptions(unsigned long long seed) const;
+  // Loads the --throughputs table ("auto": data/real/gavel/throughputs.csv if that file exists
+  // under the working directory; "none": no table) into `table` and points options at it.
+  Status LoadThroughputs(const DeviceCatalog& devices, MeasuredThroughputs* table, SimOptions* options) const;
 };
 
 // Prints "hetsched: error: <message>" to stderr and returns the exit code for `status`.

@@ -71,6 +71,8 @@ int RunCompare(const CompareArgs& a) {
   }
   SimOptions options = a.sim.ToOptions(a.workload.seed);
   options.progress = MakeProgress(a.sim.quiet, "first run");
+  MeasuredThroughputs measured;
+  if (Status st = a.sim.LoadThroughputs(cluster->device_catalog(), &measured, &options); !st.ok()) return ReportError(st);
   const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   auto results = RunMany(*cluster, zoo, *workload, choices, options, threads);
 

@@ -20,6 +20,7 @@ struct SimulateArgs {
   std::string planner = "data-parallel";
   std::vector<std::string> planner_opts;
   std::string out = "hetsched-out/simulate";
+  double round_s = 0;  // --round: passed to the policy as its option `round`
 };
 
 int RunSimulate(const SimulateArgs& a) {
@@ -40,8 +41,16 @@ int RunSimulate(const SimulateArgs& a) {
     if (!parsed.ok()) return ReportError(parsed.status());
     *target = std::move(parsed).value();
   }
+  if (a.round_s > 0) {
+    if (choice.policy_options.Has("round")) {
+      return ReportError(Status::InvalidArgument("--round and --policy-opt round=... both given: choose one"));
+    }
+    choice.policy_options.Set("round", fmt::format("{}", a.round_s));
+  }
   SimOptions options = a.sim.ToOptions(a.workload.seed);
   options.progress = MakeProgress(a.sim.quiet, choice.Label());
+  MeasuredThroughputs measured;
+  if (Status st = a.sim.LoadThroughputs(cluster->device_catalog(), &measured, &options); !st.ok()) return ReportError(st);
   fmt::print("cluster : {} ({})\n", cluster->Summary(), cluster_desc);
   fmt::print("workload: {} jobs from {}{}\n", workload->jobs.size(), workload->source,
              workload->rows_skipped > 0 ? fmt::format(" ({} bad rows skipped)", workload->rows_skipped) : "");
@@ -53,6 +62,11 @@ int RunSimulate(const SimulateArgs& a) {
   const Summary summary = Summarize(*run);
   std::vector<RunRecord> runs{*run};
   fmt::print("\n{}", ComparisonTable(runs, {summary}));
+  if (run->truth_table_used) {
+    fmt::print("truth   : {} job(s) at measured throughputs, {} at the performance model, {} mixed (a GPU count "
+               "the table lacks)\n",
+               run->jobs_truth_measured, run->jobs_truth_model, run->jobs_truth_mixed);
+  }
   if (run->jobs_rejected > 0) fmt::print("{} job(s) could never fit and were skipped\n", run->jobs_rejected);
   Status written = WriteRunOutputs(a.out, *run, summary);
   if (!written.ok()) return ReportError(written);
@@ -74,6 +88,9 @@ void AddSimulateCommand(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--placer-opt", a->placer_opts, "Placer option KEY=VALUE (repeatable)");
   cmd->add_option("--planner", a->planner, "Planner (see `hetsched catalog planners`)");
   cmd->add_option("--planner-opt", a->planner_opts, "Planner option KEY=VALUE (repeatable)");
+  cmd->add_option("--round", a->round_s,
+                  "Round length in seconds for round-based policies (gavel-*, tiresias-las): the policy option 'round'")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("-o,--out", a->out, "Output directory (summary.json, jobs.csv, timeline.csv)");
   cmd->callback([a, action] { *action = [a] { return RunSimulate(*a); }; });
 }

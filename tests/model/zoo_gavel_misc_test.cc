@@ -17,6 +17,11 @@ TEST(ZooGavelMiscTest, A3c) {
   // 64 x 4 x 4 = 1,024, which is what A3Clstm's LSTMCell(1024, 512) expects.
   ASSERT_EQ(m.layers[7].name, "maxp4");
   EXPECT_DOUBLE_EQ(m.layers[7].activation_bytes_per_sample, 1024 * 4);
+  // Host-side work per update (Atari steps, CPU-side shared Adam): calibrated on Gavel's
+  // single-GPU A3C rows; tests/perf/validation_test.cc re-derives it. Here: it is set, and it
+  // dwarfs the network's own FLOPs per update (about 3 ms on a V100, docs/perf-validation.md).
+  EXPECT_DOUBLE_EQ(m.host_seconds_per_iteration, 0.187);
+  EXPECT_EQ(m.default_batch_size, 20);
 }
 
 double SumWhere(const ModelProfile& m, const std::string& prefix, double LayerProfile::*field) {

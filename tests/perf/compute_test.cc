@@ -54,6 +54,24 @@ TEST(ComputeTimeTest, EmptyRangeOrZeroBatchCostsOnlyOverhead) {
   EXPECT_DOUBLE_EQ(ComputeTime(model, 0, 0, 0, w->devices.type(w->gpu_a)), 0.002);
 }
 
+TEST(ComputeTimeTest, HostCostIsAddedOnceWhereTheInputEntersAndDoesNotScaleWithTheDevice) {
+  auto w = MakeWorld();
+  ModelProfile model;
+  model.layers.push_back(Layer("l0", 1e9, 0, 2e6));
+  model.layers.push_back(Layer("l1", 0, 0, 1e5));
+  model.host_seconds_per_iteration = 0.1;
+  // Two layers, batch 8 on gpu-a (SumsLayerRangeAndCountsInputActivations): 4.8 ms + 33.6 us
+  // + kappa 2 ms; the host's 100 ms once, not once per layer.
+  EXPECT_NEAR(ComputeTime(model, 0, 1, 8, w->devices.type(w->gpu_a)), 0.1 + 0.002 + 4.8e-3 + 33.6e-6, 1e-12);
+  // gpu-b: layer 0 8 * 3e9 / 2e12 = 12 ms; layer 1 3.36e7 B / 0.5e12 = 67.2 us; + 2 ms; the
+  // host still adds exactly 100 ms: a faster device does not shorten it.
+  EXPECT_NEAR(ComputeTime(model, 0, 1, 8, w->devices.type(w->gpu_b)), 0.1 + 0.002 + 12e-3 + 67.2e-6, 1e-12);
+  // A range that does not take the model's input (a later pipeline stage) does not wait for it.
+  EXPECT_NEAR(ComputeTime(model, 1, 1, 8, w->devices.type(w->gpu_a)), 0.002 + 33.6e-6, 1e-12);
+  // No samples, no host work: kappa only.
+  EXPECT_DOUBLE_EQ(ComputeTime(model, 0, 1, 0, w->devices.type(w->gpu_a)), 0.002);
+}
+
 TEST(ComputeTimeTest, SlowestComputeTimeTakesTheSlowestTypeInTheSet) {
   auto w = MakeWorld();
   const RackId r = w->AddRack();

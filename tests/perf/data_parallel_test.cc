@@ -84,6 +84,22 @@ TEST(DataRingTest, SingleDeviceHasNoCommunication) {
   }
 }
 
+TEST(DataRingTest, HostCostIsPaidOncePerIterationByEveryWorkerInParallel) {
+  auto w = MakeWorld();
+  const NodeId n = w->AddNode(w->AddRack(), w->gpu_a, 4);
+  ModelProfile model = perf_test::OneLayerModel();
+  model.host_seconds_per_iteration = 0.05;
+  // One worker: 8 ms on gpu-a + 50 ms of host work = 58 ms.
+  const auto one = EstimateIteration(model, MakePlan(Parallelism::kSingle, w->DevicesOf(n, 1)), w->cluster);
+  EXPECT_NEAR(one.compute_s, kComputeA + 0.05, 1e-12);
+  EXPECT_NEAR(one.iteration_s, kComputeA + 0.05, 1e-12);
+  // Four workers on NVLink: each runs its own host work at the same time, so compute stays
+  // 58 ms (not 4 x 50 ms); the ring adds 2 * 3 * 2 us + 2 * 3/4 * 1e8 / 120e9 = 1.262 ms.
+  const auto four = EstimateIteration(model, MakePlan(Parallelism::kDataRing, w->DevicesOf(n, 4)), w->cluster);
+  EXPECT_NEAR(four.compute_s, kComputeA + 0.05, 1e-12);
+  EXPECT_NEAR(four.iteration_s, kComputeA + 0.05 + 12e-6 + 1.5e8 / 120e9, 1e-12);
+}
+
 TEST(DataRingTest, HeterogeneousSetRunsAtTheSlowestType) {
   auto w = MakeWorld();
   const RackId r = w->AddRack();

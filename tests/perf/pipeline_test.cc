@@ -71,6 +71,21 @@ TEST(PipelineTest, TwoStagesOnOneNodeAreComputeBound) {
   EXPECT_EQ(est.cross_node_bytes, 0.0);
 }
 
+TEST(PipelineTest, HostCostIsChargedToTheFirstStagePerMicroBatchLikeKappa) {
+  auto w = MakeWorld();
+  const NodeId n = w->AddNode(w->AddRack(), w->gpu_a, 2);
+  const auto d = w->DevicesOf(n, 2);
+  ModelProfile model = TwoLayerModel();
+  model.host_seconds_per_iteration = 0.01;
+  const auto est = EstimateIteration(model, TwoStagePlan({d[0]}, {d[1]}), w->cluster);
+  // As in TwoStagesOnOneNodeAreComputeBound, but stage 0 (which takes the input) also waits
+  // 10 ms per micro-batch: 6.8 + 10 = 16.8 ms, + p2p 0.270667 ms = 17.070667 ms > stage 1's
+  // 11.6 ms, so stage 0 sets the slot: 5 slots = 85.353333 ms. Stage 1 pays no host cost.
+  const double p2p = 2 * (1.6e7 / 120e9 + 2e-6);
+  EXPECT_NEAR(est.compute_s, 5 * 0.0168, 1e-12);
+  EXPECT_NEAR(est.iteration_s, 5 * (0.0168 + p2p), 1e-12);
+}
+
 TEST(PipelineTest, DataParallelInsideAStageAddsItsGradientSync) {
   auto w = MakeWorld();
   const NodeId n = w->AddNode(w->AddRack(), w->gpu_a, 3);

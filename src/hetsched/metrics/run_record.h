@@ -61,12 +61,13 @@ struct RunRecord {
   std::vector<std::string> rejected_reasons; // the first few
   std::vector<TimelineSample> timeline;      // time order
   // Where the simulator's true speed came from (only when a measured-throughput table was given):
-  // jobs whose type the table measured, jobs left to the performance model, and runs of measured
-  // jobs that fell back to the model (a GPU count or type the table lacks, or a measured failure).
+  // jobs that ran at measured throughputs throughout, jobs whose type the table lacks (the
+  // performance model throughout), and jobs of a measured type that ran at least once in a
+  // configuration the table lacks (GPU count, or a measured failure) and got the model there.
   bool truth_table_used = false;
   long long jobs_truth_measured = 0;
   long long jobs_truth_model = 0;
-  long long truth_measured_fallback_runs = 0;
+  long long jobs_truth_mixed = 0;
   long long events = 0;
   long long scheduler_calls = 0;
   double wall_seconds = 0;                   // simulator wall-clock (not part of determinism)

@@ -29,6 +29,13 @@ struct ModelProfile {
   std::string display_name;  // "ResNet-50 (ImageNet 224x224)"
   std::string domain;        // "vision", "language", "recommendation"
   int default_batch_size = 32;  // per device
+  // Host-side (CPU) seconds of one training iteration of one worker that no accelerator
+  // speeds up: environment simulation of a reinforcement-learning rollout, CPU-side data
+  // loading or optimizer steps, host<->device copies of a CPU-resident model. perf/ adds it
+  // once per pass of a (micro-)batch through the device that holds layer 0, like kappa
+  // (docs/perf-model.md section 1). Taken at the profile's default batch; 0 for a model whose
+  // iteration the accelerator bounds. docs/models.md says where a non-zero value comes from.
+  double host_seconds_per_iteration = 0;
   std::vector<LayerProfile> layers;
   std::string derivation;    // one line: how the profile was computed, with source
 

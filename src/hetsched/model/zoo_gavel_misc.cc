@@ -38,10 +38,19 @@ ModelProfile A3c() {
   m.display_name = "A3C Atari policy (A3Clstm, 80x80 frames)";
   m.domain = "reinforcement-learning";
   m.default_batch_size = 20;  // --num-steps: forward steps per update
+  // Calibrated, not derived (docs/models.md, docs/perf-validation.md): Gavel's A3C update runs
+  // 20 Atari steps (frame skip 4) on the CPU, each behind a batch-1 forward whose action the
+  // CPU samples, then copies the CPU-resident shared model in and the gradients out and steps
+  // a shared Adam on the CPU (rl/main.py, rl/train.py), in --workers processes (default 32)
+  // that share the GPU and the host. Little of that scales with the GPU. 0.187 s is the least-squares-in-log fit over
+  // Gavel's single-GPU A3C rows on k80, p100 and v100 (FitHostSeconds in perf/validation.cc,
+  // re-derived by tests/perf/validation_test.cc).
+  m.host_seconds_per_iteration = 0.187;
   m.derivation =
       "Gavel rl workload A3Clstm: conv5x5/32, conv5x5/32, conv4x4/64, conv3x3/64 each with "
       "2x2 max-pool on a 1x80x80 frame, LSTMCell(1024, 512), actor 6 + critic 1; one sample "
-      "is one environment step";
+      "is one environment step; host_seconds_per_iteration 0.187 calibrated on Gavel's "
+      "measured single-GPU A3C throughputs";
   Shape x{1, 80, 80};
   const ConvSpec convs[4] = {Conv(32, 5, 1, 2, true, false), Conv(32, 5, 1, 1, true, false),
                              Conv(64, 4, 1, 1, true, false), Conv(64, 3, 1, 1, true, false)};

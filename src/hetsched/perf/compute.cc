@@ -1,5 +1,6 @@
 // Compute time on one device: a per-layer roofline (Williams, Waterman & Patterson, CACM 2009)
-// summed over a layer range, plus a fixed per-iteration overhead (ALGORITHMS.md 1.4-1).
+// summed over a layer range, plus a fixed per-iteration overhead (ALGORITHMS.md 1.4-1), plus
+// the model's host-side cost where the range takes the model's input (docs/perf-model.md 1).
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -39,7 +40,11 @@ double RooflineTime(const ModelProfile& model, int first, int last, double batch
     const double mem_s = bytes <= 0 ? 0.0 : (rates.bytes_per_s > 0 ? bytes / rates.bytes_per_s : kInf);
     total_s += std::max(flop_s, mem_s);
   }
-  return total_s + rates.overhead_s;
+  // The host-side work (environment steps, CPU data loading) produces the input of layer 0, so
+  // the device running layer 0 waits for it, once per call, as for kappa; the accelerator's
+  // speed does not change it.
+  const double host_s = first == 0 ? model.host_seconds_per_iteration : 0.0;
+  return total_s + rates.overhead_s + host_s;
 }
 
 double SlowestComputeTime(const ModelProfile& model, int first, int last, double batch,

@@ -53,7 +53,8 @@ struct PerfOptions {
 };
 
 // Compute time of layers [first, last] of `model` for `batch` samples on one device of `type`
-// (roofline, ALGORITHMS.md 1.4-1), including the per-iteration overhead kappa.
+// (roofline, ALGORITHMS.md 1.4-1), including the per-iteration overhead kappa and, when the
+// range starts at layer 0, the model's host_seconds_per_iteration.
 double ComputeTime(const ModelProfile& model, int first_layer, int last_layer, int batch,
                    const DeviceType& type);
 

@@ -29,8 +29,9 @@ RooflineRates RatesOf(const DeviceType& type);
 double BytesTouchedPerSample(const ModelProfile& model, int index);
 
 // Roofline time of layers [first, last] for `batch` samples (may be fractional: a pipeline
-// micro-batch split over a stage's data-parallel devices), plus kappa. REQUIRES: the range is
-// already clamped to the model.
+// micro-batch split over a stage's data-parallel devices), plus kappa, plus the model's
+// host_seconds_per_iteration when first == 0 and batch > 0. REQUIRES: the range is already
+// clamped to the model.
 double RooflineTime(const ModelProfile& model, int first, int last, double batch,
                     const RooflineRates& rates);
 

@@ -148,9 +148,45 @@ Result<ValidationReport> ValidateAgainstGavel(std::span<const GavelThroughputRow
   return report;
 }
 
+namespace {
+
+// True when the row's job type maps to a zoo model that declares a host-side cost.
+bool IsHostBound(const GavelThroughputRow& row, const ModelZoo& zoo) {
+  const GavelJobMapping* mapping = FindMapping(row.job_type);
+  if (mapping == nullptr) return false;
+  const ModelProfile* model = zoo.Find(mapping->zoo_model);
+  return model != nullptr && model->host_seconds_per_iteration > 0;
+}
+
+double SumOfSquares(const std::vector<double>& log_ratios) {
+  double sum = 0;
+  for (double r : log_ratios) sum += r * r;
+  return sum;
+}
+
+double MedianAbs(const std::vector<double>& log_ratios) {
+  std::vector<double> abs_values;
+  abs_values.reserve(log_ratios.size());
+  for (double r : log_ratios) abs_values.push_back(std::fabs(r));
+  return Median(std::move(abs_values));
+}
+
+double Score(const std::vector<double>& log_ratios, FitObjective objective) {
+  return objective == FitObjective::kLeastSquaresLogRatio ? SumOfSquares(log_ratios) : MedianAbs(log_ratios);
+}
+
+std::vector<double> LogRatiosOf(const ValidationReport& report) {
+  std::vector<double> out;
+  out.reserve(report.points.size());
+  for (const ValidationPoint& p : report.points) out.push_back(p.log_ratio);
+  return out;
+}
+
+}  // namespace
+
 Result<std::vector<EfficiencyRecommendation>> RecommendEfficiencies(
     std::span<const GavelThroughputRow> rows, const ModelZoo& zoo, const DeviceCatalog& devices,
-    const LinkCatalog& links, const ValidationSetup& setup) {
+    const LinkCatalog& links, const ValidationSetup& setup, FitObjective objective) {
   std::vector<std::string> gpus;
   for (const GavelThroughputRow& row : rows) {
     if (std::find(gpus.begin(), gpus.end(), row.gpu_type) == gpus.end()) gpus.push_back(row.gpu_type);
@@ -159,7 +195,7 @@ Result<std::vector<EfficiencyRecommendation>> RecommendEfficiencies(
   for (const std::string& gpu : gpus) {
     std::vector<GavelThroughputRow> single;
     for (const GavelThroughputRow& row : rows) {
-      if (row.gpu_type == gpu && row.scale_factor == 1) single.push_back(row);
+      if (row.gpu_type == gpu && row.scale_factor == 1 && !IsHostBound(row, zoo)) single.push_back(row);
     }
     HETSCHED_ASSIGN_OR_RETURN(const DeviceTypeId type_id, devices.Lookup(gpu));
     EfficiencyRecommendation rec;
@@ -170,6 +206,12 @@ Result<std::vector<EfficiencyRecommendation>> RecommendEfficiencies(
     rec.points = base.overall.points;
     rec.recommended_efficiency = rec.catalog_efficiency;
     rec.recommended_median_abs_log_ratio = rec.catalog_median_abs_log_ratio;
+    rec.recommended_sum_squared_log_ratio = SumOfSquares(LogRatiosOf(base));
+    if (rec.points == 0) {  // nothing to fit: keep the catalog's value
+      out.push_back(rec);
+      continue;
+    }
+    double best = std::numeric_limits<double>::infinity();
     for (int percent = 5; percent <= 100; ++percent) {
       DeviceCatalog trial;
       for (DeviceType t : devices.types()) {
@@ -177,14 +219,77 @@ Result<std::vector<EfficiencyRecommendation>> RecommendEfficiencies(
         trial.Add(std::move(t));
       }
       HETSCHED_ASSIGN_OR_RETURN(const ValidationReport r, ValidateAgainstGavel(single, zoo, trial, links, setup));
-      if (r.overall.median_abs_log_ratio < rec.recommended_median_abs_log_ratio - 1e-12) {
+      const std::vector<double> ratios = LogRatiosOf(r);
+      const double score = Score(ratios, objective);
+      if (score < best - 1e-12) {  // ascending grid, strict: the smallest of tied values
+        best = score;
         rec.recommended_efficiency = percent / 100.0;
         rec.recommended_median_abs_log_ratio = r.overall.median_abs_log_ratio;
+        rec.recommended_sum_squared_log_ratio = SumOfSquares(ratios);
       }
     }
     out.push_back(rec);
   }
   return out;
+}
+
+Result<HostSecondsFit> FitHostSeconds(std::span<const GavelThroughputRow> rows, std::string_view job_type,
+                                      const ModelZoo& zoo, const DeviceCatalog& devices,
+                                      const LinkCatalog& links, const ValidationSetup& setup,
+                                      FitObjective objective) {
+  const GavelJobMapping* mapping = FindMapping(job_type);
+  if (mapping == nullptr) {
+    return Status::NotFound(fmt::format("gavel job type '{}' is not mapped to a zoo model", job_type));
+  }
+  const ModelProfile* model = zoo.Find(mapping->zoo_model);
+  if (model == nullptr) {
+    return Status::NotFound(fmt::format("gavel job type '{}': zoo model '{}' is not in the zoo", job_type, mapping->zoo_model));
+  }
+  std::vector<GavelThroughputRow> single;
+  for (const GavelThroughputRow& row : rows) {
+    if (row.job_type == job_type && row.scale_factor == 1 && row.steps_per_second > 0) single.push_back(row);
+  }
+  if (single.empty()) {
+    return Status::InvalidArgument(fmt::format("gavel job type '{}': no measured single-GPU row", job_type));
+  }
+  HostSecondsFit fit;
+  fit.job_type = std::string(job_type);
+  fit.zoo_model = model->name;
+  fit.zoo_host_seconds = model->host_seconds_per_iteration;
+  HETSCHED_ASSIGN_OR_RETURN(const ValidationReport as_is, ValidateAgainstGavel(single, zoo, devices, links, setup));
+  fit.zoo_median_abs_log_ratio = as_is.overall.median_abs_log_ratio;
+  fit.points = as_is.overall.points;
+
+  // One GPU, no communication: the predicted iteration is the device's time plus the host
+  // cost, so predict once without it and add each trial value.
+  ModelZoo without;
+  for (ModelProfile m : zoo.models()) {
+    if (m.name == model->name) m.host_seconds_per_iteration = 0;
+    without.Add(std::move(m));
+  }
+  HETSCHED_ASSIGN_OR_RETURN(const ValidationReport base, ValidateAgainstGavel(single, without, devices, links, setup));
+  std::vector<double> device_s, measured_s;
+  for (const ValidationPoint& p : base.points) {
+    device_s.push_back(1.0 / p.predicted_steps_per_s);
+    measured_s.push_back(1.0 / p.row.steps_per_second);
+  }
+  constexpr double kStepS = 1e-4;
+  const double limit_s = *std::max_element(measured_s.begin(), measured_s.end());
+  double best = std::numeric_limits<double>::infinity();
+  std::vector<double> ratios(device_s.size());
+  for (int k = 0; k * kStepS <= limit_s; ++k) {
+    const double host_s = k * kStepS;
+    for (size_t i = 0; i < ratios.size(); ++i) ratios[i] = std::log(measured_s[i] / (device_s[i] + host_s));
+    const double score = Score(ratios, objective);
+    if (score < best - 1e-12) {  // ascending grid, strict: the smallest of tied values
+      best = score;
+      fit.fitted_host_seconds = host_s;
+      const ValidationError e = Summarise(fit.job_type, fit.zoo_model, ratios);
+      fit.fitted_median_abs_log_ratio = e.median_abs_log_ratio;
+      fit.fitted_mean_log_ratio = e.mean_log_ratio;
+    }
+  }
+  return fit;
 }
 
 std::string FormatValidationMarkdown(const ValidationReport& report) {

@@ -111,20 +111,57 @@ Result<ValidationReport> ValidateAgainstGavel(std::span<const GavelThroughputRow
                                               const LinkCatalog& links,
                                               const ValidationSetup& setup = {});
 
-// Per Gavel GPU type: the efficiency (fraction of FP32 peak) that minimises the median
-// |log ratio| over that type's single-GPU rows (grid 0.05..1.00 by 0.01), with the errors at
-// the catalog's value and at the recommended one. Evidence for the device catalog's owner.
+// How a calibration scores a trial value over a set of rows (r = ln(predicted / measured)).
+enum class FitObjective {
+  // Smallest median |r|: Rousseeuw's least median of squares (JASA 79(388), 1984). Robust:
+  // up to half of the rows may be off for reasons the model does not have (docs/perf-validation.md).
+  kLeastMedianAbsLogRatio,
+  // Smallest sum of r^2 (least squares in log): uses every row, so outliers pull it.
+  kLeastSquaresLogRatio,
+};
+
+// Per Gavel GPU type: the efficiency (fraction of FP32 peak) that best fits that type's
+// single-GPU rows (grid 0.05..1.00 by 0.01; on a tie the smallest), with the errors at the
+// catalog's value and at the recommended one (the catalog's value when no row is left). Rows of models that declare a host-side cost
+// (ModelProfile::host_seconds_per_iteration > 0) are left out: the device does not set their
+// time, and their host cost is itself fitted after the efficiencies (FitHostSeconds). This is
+// how data/devices.json's k80, p100 and v100 efficiencies were obtained (the objective is
+// kLeastMedianAbsLogRatio; docs/perf-validation.md).
 struct EfficiencyRecommendation {
   std::string gpu_type;
   double catalog_efficiency = 0;
   double catalog_median_abs_log_ratio = 0;
   double recommended_efficiency = 0;
   double recommended_median_abs_log_ratio = 0;
+  double recommended_sum_squared_log_ratio = 0;
   int points = 0;
 };
 Result<std::vector<EfficiencyRecommendation>> RecommendEfficiencies(
     std::span<const GavelThroughputRow> rows, const ModelZoo& zoo, const DeviceCatalog& devices,
-    const LinkCatalog& links, const ValidationSetup& setup = {});
+    const LinkCatalog& links, const ValidationSetup& setup = {},
+    FitObjective objective = FitObjective::kLeastMedianAbsLogRatio);
+
+// The host-side seconds per iteration (ModelProfile::host_seconds_per_iteration) of the zoo
+// model mapped to `job_type` that best fit its single-GPU rows on every GPU type, the devices'
+// efficiencies as given (grid 0..max measured iteration time by 0.1 ms; on a tie the
+// smallest). The default objective is least squares in log: no row is known to be off for
+// another reason, so every GPU counts and the mean log ratio comes out near 0. This is how
+// the a3c profile's value was obtained (docs/models.md).
+// Errors: `job_type` not mapped, its model not in the zoo, or no single-GPU row of it.
+struct HostSecondsFit {
+  std::string job_type;
+  std::string zoo_model;
+  double zoo_host_seconds = 0;     // the profile's current value
+  double zoo_median_abs_log_ratio = 0;
+  double fitted_host_seconds = 0;
+  double fitted_median_abs_log_ratio = 0;
+  double fitted_mean_log_ratio = 0;
+  int points = 0;
+};
+Result<HostSecondsFit> FitHostSeconds(std::span<const GavelThroughputRow> rows, std::string_view job_type,
+                                      const ModelZoo& zoo, const DeviceCatalog& devices,
+                                      const LinkCatalog& links, const ValidationSetup& setup = {},
+                                      FitObjective objective = FitObjective::kLeastSquaresLogRatio);
 
 // Markdown tables: per-model errors, then every point.
 std::string FormatValidationMarkdown(const ValidationReport& report);

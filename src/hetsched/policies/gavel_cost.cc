@@ -113,7 +113,9 @@ HETSCHED_REGISTER_IMPL(JobScheduler, kGavelCostRegistered,
                                    "normalisation and SLO relaxation [REC]"}),
                        [](const Options& o) -> Result<std::unique_ptr<JobScheduler>> {
                          HETSCHED_ASSIGN_OR_RETURN(const double round_s, RoundOption(o));
-                         return std::unique_ptr<JobScheduler>(std::make_unique<GavelCost>(round_s));
+                         auto policy = std::make_unique<GavelCost>(round_s);
+                         HETSCHED_RETURN_IF_ERROR(ProfileOption(o, *policy));
+                         return std::unique_ptr<JobScheduler>(std::move(policy));
                        })
 
 }  // namespace hetsched::gavel

@@ -140,7 +140,9 @@ HETSCHED_REGISTER_IMPL(JobScheduler, kGavelFtfRegistered,
                          if (!(tol > 0 && tol < 1)) {
                            return Status::InvalidArgument("gavel-ftf: option 'tolerance' must be in (0, 1)");
                          }
-                         return std::unique_ptr<JobScheduler>(std::make_unique<GavelFtf>(round_s, tol));
+                         auto policy = std::make_unique<GavelFtf>(round_s, tol);
+                         HETSCHED_RETURN_IF_ERROR(ProfileOption(o, *policy));
+                         return std::unique_ptr<JobScheduler>(std::move(policy));
                        })
 
 }  // namespace hetsched::gavel

@@ -98,7 +98,9 @@ Result<std::unique_ptr<JobScheduler>> MakeLas(const Options& options, const std:
   HETSCHED_ASSIGN_OR_RETURN(const double round_s, RoundOption(options));
   MaxMinOptions mm;
   HETSCHED_ASSIGN_OR_RETURN(mm.aggregate, options.GetBool("aggregate", true));
-  return std::unique_ptr<JobScheduler>(std::make_unique<GavelLas>(name, round_s, blind, mm));
+  auto policy = std::make_unique<GavelLas>(name, round_s, blind, mm);
+  HETSCHED_RETURN_IF_ERROR(ProfileOption(options, *policy));
+  return std::unique_ptr<JobScheduler>(std::move(policy));
 }
 
 }  // namespace

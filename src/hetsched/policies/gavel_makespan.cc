@@ -88,7 +88,9 @@ HETSCHED_REGISTER_IMPL(JobScheduler, kGavelMakespanRegistered,
                                    "second phase [REC]"}),
                        [](const Options& o) -> Result<std::unique_ptr<JobScheduler>> {
                          HETSCHED_ASSIGN_OR_RETURN(const double round_s, RoundOption(o));
-                         return std::unique_ptr<JobScheduler>(std::make_unique<GavelMakespan>(round_s));
+                         auto policy = std::make_unique<GavelMakespan>(round_s);
+                         HETSCHED_RETURN_IF_ERROR(ProfileOption(o, *policy));
+                         return std::unique_ptr<JobScheduler>(std::move(policy));
                        })
 
 }  // namespace hetsched::gavel

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "hetsched/util/file_io.h"
+
 namespace hetsched::gavel {
 
 namespace {
@@ -18,6 +20,15 @@ Result<double> RoundOption(const Options& options) {
   return round_s;
 }
 
+Status ProfileOption(const Options& options, RoundPolicy& policy) {
+  const std::string path = options.GetString("profile", "");
+  if (path.empty()) return Status::Ok();
+  HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  HETSCHED_ASSIGN_OR_RETURN(std::vector<GavelThroughputRow> rows, ParseGavelThroughputs(text, path));
+  policy.SetProfile(std::move(rows), path);
+  return Status::Ok();
+}
+
 void RoundPolicy::Init(SchedContext& ctx) {
   if (initialised_) return;
   initialised_ = true;
@@ -28,6 +39,10 @@ void RoundPolicy::Init(SchedContext& ctx) {
     price_per_hour_.push_back(cluster.device_catalog().type(t).price_per_hour);
   }
   mechanism_ = std::make_unique<RoundMechanism>(capacity_);
+  if (!profile_rows_.empty()) {
+    auto table = MeasuredThroughputs::FromRows(profile_rows_, cluster.device_catalog(), profile_origin_);
+    if (table.ok()) profile_ = std::make_unique<MeasuredThroughputs>(std::move(table).value());
+  }
 }
 
 int RoundPolicy::TypeIndex(DeviceTypeId type) const {
@@ -47,6 +62,11 @@ void RoundPolicy::OnJobSubmitted(const JobStatus& job, SchedContext& ctx) {
     const double iteration_s = ctx.EstimateIterationS(spec.id, spec.num_gpus, types_[k]);
     if (!std::isfinite(iteration_s) || iteration_s <= 0) continue;
     a.throughput[k] = blind_ ? 1.0 : 1.0 / iteration_s;
+    if (!blind_ && profile_ != nullptr) {
+      const double measured =
+          profile_->StepsPerSecond(profile_->JobTypeIndex(spec.name), types_[k], spec.num_gpus, true);
+      if (measured > 0) a.throughput[k] = measured;
+    }
   }
   a.last_accounted_s = ctx.now();
   dirty_ = true;
@@ -146,8 +166,13 @@ void RoundPolicy::Schedule(SchedContext& ctx) {
   //    consolidates where it can).
   std::stable_sort(to_start.begin(), to_start.end(),
                    [&](size_t a, size_t b) { return jobs[a].num_gpus > jobs[b].num_gpus; });
+  // A job that fits one server but would be split over several (its traffic would then cross
+  //    the NICs) waits for the next round instead, as Gavel's placement prefers consolidation.
   for (size_t i : to_start) {
-    ctx.TryStart(jobs[i].id, jobs[i].num_gpus, types_[static_cast<size_t>(plan[i])]);
+    const DeviceTypeId type = types_[static_cast<size_t>(plan[i])];
+    const int n = jobs[i].num_gpus;
+    if (n > 1 && n <= ctx.cluster().max_devices_per_node() && ctx.state().BestFitNode(type, n) < 0) continue;
+    ctx.TryStart(jobs[i].id, n, type);
   }
 }
 

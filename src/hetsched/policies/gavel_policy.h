@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hetsched/lp/linear_program.h"
+#include "hetsched/perf/validation.h"
 #include "hetsched/policies/gavel_allocation.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
@@ -30,6 +31,14 @@ class RoundPolicy : public JobScheduler {
 
   RoundPolicy(std::string name, double round_s, bool heterogeneity_blind)
       : name_(std::move(name)), round_s_(round_s), blind_(heterogeneity_blind) {}
+
+  // A profiler's output (Gavel's throughputs.csv rows): T[j][k] is then the measured steps/s of
+  // the job's type (looked up by JobSpec::name, as Gavel's profiler keys jobs by type) on its
+  // num_gpus devices of type k, consolidated; the perf model where the table lacks it.
+  void SetProfile(std::vector<GavelThroughputRow> rows, std::string origin) {
+    profile_rows_ = std::move(rows);
+    profile_origin_ = std::move(origin);
+  }
 
   std::string_view name() const override { return name_; }
   double round_period_s() const override { return round_s_; }
@@ -57,6 +66,9 @@ class RoundPolicy : public JobScheduler {
   void Resolve(SchedContext& ctx);
 
   std::string name_;
+  std::vector<GavelThroughputRow> profile_rows_;
+  std::string profile_origin_;
+  std::unique_ptr<MeasuredThroughputs> profile_;
   double round_s_;
   bool blind_;
   bool initialised_ = false;
@@ -75,5 +87,7 @@ class RoundPolicy : public JobScheduler {
 
 // Reads the option `round` (seconds, > 0; default 360) shared by every Gavel policy.
 Result<double> RoundOption(const Options& options);
+// Reads the option `profile` (a Gavel throughputs CSV path; default none) into `policy`.
+Status ProfileOption(const Options& options, RoundPolicy& policy);
 
 }  // namespace hetsched::gavel

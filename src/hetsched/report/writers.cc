@@ -102,7 +102,7 @@ std::string SummaryJson(const RunRecord& run, const Summary& summary) {
   if (run.truth_table_used) {
     j["truth"] = {{"measured_jobs", run.jobs_truth_measured},
                   {"model_jobs", run.jobs_truth_model},
-                  {"measured_fallback_runs", run.truth_measured_fallback_runs}};
+                  {"mixed_jobs", run.jobs_truth_mixed}};
   }
   // run.wall_seconds is left out on purpose: it differs between identical runs.
   return j.dump(2) + "\n";

@@ -26,6 +26,7 @@ struct RunState {
   double progress_from_s = 0;     // progress starts here (after a restart cost)
   double rate = 0;                // iterations per second in the current allocation
   int measured_type = -1;         // index in options.measured_throughputs, or -1 (model truth)
+  bool measured_fallback = false; // some run of a measured job type used the model
   double completion_s = EventQueue::kNever;  // its entry in the event queue
   Plan plan;
   IterationEstimate estimate;     // with current contention
@@ -186,8 +187,6 @@ Status Simulator::Prepare() {
       rejected_[i] = true;
       ++record_.jobs_rejected;
       if (record_.rejected_reasons.size() < 10) record_.rejected_reasons.push_back(fits.message());
-    } else if (options_.measured_throughputs != nullptr) {
-      ++(run.measured_type >= 0 ? record_.jobs_truth_measured : record_.jobs_truth_model);
     }
   }
   return Status::Ok();
@@ -219,7 +218,7 @@ double Simulator::MeasuredRate(JobId id, RunState& run) {
                                                                                  run.estimate.span_nodes <= 1)
                                  : 0.0;
   if (steps_per_s <= 0) {
-    ++record_.truth_measured_fallback_runs;
+    run.measured_fallback = true;
     return run.rate;
   }
   double slowdown = 1.0;
@@ -502,6 +501,10 @@ Result<RunRecord> Simulator::Run() {
       status_[i].state = JobState::kPending;
     }
     run.record.first_start_s = status_[i].first_start_s;
+    if (record_.truth_table_used) {
+      ++(run.measured_type < 0 ? record_.jobs_truth_model
+                               : run.measured_fallback ? record_.jobs_truth_mixed : record_.jobs_truth_measured);
+    }
     record_.jobs.push_back(std::move(run.record));
   }
   record_.events = events_processed_;
