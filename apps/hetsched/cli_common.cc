@@ -95,7 +95,7 @@ void SimArgs::Add(CLI::App& app) {
   app.add_flag("-q,--quiet", quiet, "No progress bar");
   app.add_option("--throughputs", throughputs,
                  "Measured throughputs (Gavel CSV) used as the simulator's truth for the trace jobs they cover: "
-                 "a path, 'auto' (data/real/gavel/throughputs.csv if present) or 'none'");
+                 "a path, 'auto' (Gavel's measured table, data/real/gavel/throughputs.csv, built in) or 'none'");
 }
 
 SimOptions SimArgs::ToOptions(unsigned long long seed) const {
@@ -111,10 +111,7 @@ SimOptions SimArgs::ToOptions(unsigned long long seed) const {
 Status SimArgs::LoadThroughputs(const DeviceCatalog& devices, MeasuredThroughputs* table, SimOptions* options) const {
   std::string path = throughputs;
   if (path == "none") return Status::Ok();
-  if (path == "auto") {
-    path = "data/real/gavel/throughputs.csv";
-    if (!ReadFile(path).ok()) return Status::Ok();  // not in a checkout: the model for every job
-  }
+  if (path == "auto") path = "data/real/gavel/throughputs.csv";  // built into the binary
   auto loaded = MeasuredThroughputs::Load(path, devices);
   if (!loaded.ok()) return loaded.status().WithContext("--throughputs");
   *table = std::move(loaded).value();

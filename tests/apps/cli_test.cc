@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,31 @@ TEST_F(CliTest, SimulateWritesTheThreeOutputs) {
   for (const char* file : {"summary.json", "jobs.csv", "timeline.csv"}) {
     EXPECT_EQ(ReadWholeFile(out + "/" + file), ReadWholeFile(out2 + "/" + file)) << file;
   }
+}
+
+// --seed reaches every method that draws random numbers (here the random placer, which picks a
+// device type per job at random, so the jobs' finish times depend on the draws).
+TEST_F(CliTest, SeedReachesTheRandomPlacer) {
+  const std::string trace = Write("trace.csv", kGoodTrace);
+  std::set<std::string> outputs;
+  for (const char* seed : {"1", "2", "3", "4", "5"}) {
+    const std::string out = Path(std::string("out") + seed);
+    const CliResult r = Run({"simulate", "--trace", trace, "--format", "native", "--gpus", "v100=4,k80=4",
+                             "--gpus-per-server", "4", "--placer", "random", "--seed", seed, "-o", out, "-q"});
+    ASSERT_EQ(r.exit_code, 0) << Show(r);
+    outputs.insert(ReadWholeFile(out + "/jobs.csv"));
+  }
+  EXPECT_GE(outputs.size(), 2u);
+  // An explicit placer option still wins over --seed.
+  const CliResult a = Run({"simulate", "--trace", trace, "--format", "native", "--gpus", "v100=4,k80=4",
+                           "--gpus-per-server", "4", "--placer", "random", "--placer-opt", "seed=9", "--seed", "1",
+                           "-o", Path("pinned1"), "-q"});
+  const CliResult b = Run({"simulate", "--trace", trace, "--format", "native", "--gpus", "v100=4,k80=4",
+                           "--gpus-per-server", "4", "--placer", "random", "--placer-opt", "seed=9", "--seed", "2",
+                           "-o", Path("pinned2"), "-q"});
+  ASSERT_EQ(a.exit_code, 0) << Show(a);
+  ASSERT_EQ(b.exit_code, 0) << Show(b);
+  EXPECT_EQ(ReadWholeFile(Path("pinned1") + "/jobs.csv"), ReadWholeFile(Path("pinned2") + "/jobs.csv"));
 }
 
 TEST_F(CliTest, MalformedRowFailsWithFileLineAndFieldAndWritesNothing) {

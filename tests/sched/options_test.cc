@@ -28,5 +28,17 @@ TEST(OptionsTest, ReportsBadItemsAndUnusedKeys) {
   EXPECT_FALSE(flag->GetBool("x", false).ok());
 }
 
+TEST(OptionsTest, DefaultsNeverCountAsUnusedAndNeverOverride) {
+  auto o = Options::Parse({"seed=7"});
+  ASSERT_TRUE(o.ok());
+  o->SetDefault("seed", "1");      // the user's value wins
+  o->SetDefault("offered", "x");   // offered but not read: not an error
+  EXPECT_EQ(*o->GetInt("seed", 0), 7);
+  EXPECT_TRUE(o->Unused().empty());
+  Options plain;
+  plain.SetDefault("seed", "3");
+  EXPECT_EQ(*plain.GetInt("seed", 1), 3);
+}
+
 }  // namespace
 }  // namespace hetsched

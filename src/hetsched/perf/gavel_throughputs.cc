@@ -96,7 +96,8 @@ Result<MeasuredThroughputs> MeasuredThroughputs::FromRows(std::span<const GavelT
 }
 
 Result<MeasuredThroughputs> MeasuredThroughputs::Load(const std::string& path, const DeviceCatalog& devices) {
-  HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  // The Gavel table is compiled into the binary, so `path` may name it from any directory.
+  HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFileOrEmbedded(path));
   HETSCHED_ASSIGN_OR_RETURN(const std::vector<GavelThroughputRow> rows, ParseGavelThroughputs(text, path));
   return FromRows(rows, devices, path);
 }

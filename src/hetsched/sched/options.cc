@@ -49,7 +49,7 @@ std::string Options::GetString(const std::string& key, const std::string& def) c
 std::vector<std::string> Options::Unused() const {
   std::vector<std::string> out;
   for (const auto& [k, v] : values_) {
-    if (used_.count(k) == 0) out.push_back(k);
+    if (used_.count(k) == 0 && optional_.count(k) == 0) out.push_back(k);
   }
   return out;
 }

@@ -18,6 +18,11 @@ class Options {
   static Result<Options> Parse(const std::vector<std::string>& items);
 
   void Set(const std::string& key, const std::string& value) { values_[key] = value; }
+  // Sets `key` unless the user set it, and never reports it as unused: for values every method
+  // may take but need not (the run's `seed`).
+  void SetDefault(const std::string& key, const std::string& value) {
+    if (values_.emplace(key, value).second) optional_.insert(key);
+  }
   bool Has(const std::string& key) const { return values_.count(key) > 0; }
   Result<double> GetDouble(const std::string& key, double def) const;
   Result<long long> GetInt(const std::string& key, long long def) const;
@@ -30,6 +35,7 @@ class Options {
  private:
   std::map<std::string, std::string> values_;
   mutable std::set<std::string> used_;
+  std::set<std::string> optional_;
 };
 
 }  // namespace hetsched

@@ -12,13 +12,17 @@
 
 namespace hetsched {
 
-Result<SimMethods> CreateMethods(const MethodChoice& choice) {
+Result<SimMethods> CreateMethods(const MethodChoice& choice, unsigned long long seed) {
   SimMethods methods;
-  auto scheduler = Registry<JobScheduler>::Instance().Create(choice.policy, choice.policy_options);
+  auto seeded = [seed](Options o) {
+    o.SetDefault("seed", std::to_string(seed));
+    return o;
+  };
+  auto scheduler = Registry<JobScheduler>::Instance().Create(choice.policy, seeded(choice.policy_options));
   if (!scheduler.ok()) return scheduler.status();
-  auto placer = Registry<Placer>::Instance().Create(choice.placer, choice.placer_options);
+  auto placer = Registry<Placer>::Instance().Create(choice.placer, seeded(choice.placer_options));
   if (!placer.ok()) return placer.status();
-  auto planner = Registry<Planner>::Instance().Create(choice.planner, choice.planner_options);
+  auto planner = Registry<Planner>::Instance().Create(choice.planner, seeded(choice.planner_options));
   if (!planner.ok()) return planner.status();
   methods.scheduler = std::move(scheduler).value();
   methods.placer = std::move(placer).value();
@@ -39,7 +43,7 @@ Result<std::pair<std::string, Options>> ParseMethodSpec(const std::string& spec)
 
 Result<RunRecord> RunSimulation(const Cluster& cluster, const ModelZoo& zoo, const Workload& workload,
                                 const MethodChoice& choice, const SimOptions& options) {
-  auto methods = CreateMethods(choice);
+  auto methods = CreateMethods(choice, options.seed);
   if (!methods.ok()) return methods.status();
   return Simulate(cluster, zoo, workload, std::move(methods).value(), options);
 }

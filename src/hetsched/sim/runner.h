@@ -23,7 +23,9 @@ struct MethodChoice {
   std::string Label() const { return policy + "+" + placer; }
 };
 
-Result<SimMethods> CreateMethods(const MethodChoice& choice);
+// Creates the three methods. `seed` is offered to each as the option `seed` unless the user set
+// one for it (a method that uses no randomness ignores it).
+Result<SimMethods> CreateMethods(const MethodChoice& choice, unsigned long long seed = 1);
 
 // Parses "policy[:k=v[:k=v...]]" (e.g. "tiresias-las:thresholds=3600;36000") into a name and
 // options.
