@@ -8,6 +8,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev libspdlog-dev
   libeigen3-dev coinor-libcbc-dev coinor-libclp-dev
+  libtorch-dev
 )
 
 missing=()
