@@ -35,3 +35,11 @@ bool JobSpec::AllowsType(DeviceTypeId t, const DeviceCatalog& catalog) const {
 }
 
 }  // namespace hetsched
+
+namespace hetsched {
+
+std::string_view ContainerRoleName(ContainerRole role) {
+  return role == ContainerRole::kParameterServer ? "ps" : "worker";
+}
+
+}  // namespace hetsched

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hetsched/model/container.h"
 #include "hetsched/model/device.h"
 
 namespace hetsched {
@@ -42,6 +43,17 @@ struct JobSpec {
   double deadline_s = kNoDeadline;  // absolute time, or none
   double estimated_runtime_s = 0;   // the user's runtime estimate (Slurm --time); 0 = none
   double reference_runtime_s = 0;   // runtime the trace reports, if any (informational)
+
+  // ---- Parameter-server container jobs (DLTAP, ALGORITHMS.md 6) ----
+  // num_ps > 0 makes this a container job: num_ps parameter-server containers and num_workers
+  // worker containers, each placed whole on one node (a node may hold containers of several
+  // jobs). Then parallelism = kDataPS and num_gpus = num_workers * worker.gpus + num_ps * ps.gpus
+  // (the trace readers enforce both). num_ps == 0: a plain device job, the fields below unused.
+  int num_ps = 0;
+  int num_workers = 0;
+  ContainerRequest ps_request;
+  ContainerRequest worker_request;
+  bool is_container_job() const { return num_ps > 0; }
 
   // Whether the job may run on type `t`: one of allowed_types, or, when that list is empty, any
   // accelerator type (not a CPU node: a GPU job never lands on a CPU node by default).

@@ -1,6 +1,7 @@
 #include "hetsched/sched/cluster_state.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace hetsched {
@@ -42,6 +43,118 @@ ClusterState::ClusterState(const Cluster& cluster) : cluster_(&cluster) {
       max_tree_[t][i] = std::max(max_tree_[t][2 * i], max_tree_[t][2 * i + 1]);
     }
   }
+  const size_t num_nodes = static_cast<size_t>(cluster.num_nodes());
+  cpu_capacity_.resize(num_nodes);
+  memory_capacity_.resize(num_nodes);
+  cpu_used_.assign(num_nodes, 0);
+  memory_used_.assign(num_nodes, 0);
+  containers_on_node_.assign(num_nodes, 0);
+  index_ = NodeResourceIndex(cluster.num_nodes());
+  for (NodeId n = 0; n < cluster.num_nodes(); ++n) {
+    const Node& node = cluster.node(n);
+    cpu_capacity_[static_cast<size_t>(n)] = static_cast<int64_t>(node.cpu_cores) * 1000;
+    memory_capacity_[static_cast<size_t>(n)] = std::llround(node.host_memory_bytes);
+    UpdateResourceLeaf(n);
+  }
+}
+
+int ClusterState::gpus_free(NodeId n) const {
+  const Node& node = cluster_->node(n);
+  return cluster_->device_catalog().type(node.device_type).is_cpu ? 0 : free_on_node(n);
+}
+
+void ClusterState::UpdateResourceLeaf(NodeId n) {
+  const size_t i = static_cast<size_t>(n);
+  NodeSummary leaf;
+  leaf.max_free_cpu = cpu_capacity_[i] - cpu_used_[i];
+  leaf.max_free_memory = memory_capacity_[i] - memory_used_[i];
+  leaf.max_free_gpus = gpus_free(n);
+  auto fractions = [](int64_t used, int64_t capacity, double* free_frac, double* used_frac, double* inv) {
+    if (capacity <= 0) {
+      *free_frac = 0;
+      *used_frac = 1;
+      *inv = 0;
+      return;
+    }
+    *inv = 1.0 / static_cast<double>(capacity);
+    *used_frac = static_cast<double>(used) * *inv;
+    *free_frac = 1.0 - *used_frac;
+  };
+  fractions(cpu_used_[i], cpu_capacity_[i], &leaf.max_free_cpu_frac, &leaf.max_used_cpu_frac, &leaf.max_inv_cpu);
+  fractions(memory_used_[i], memory_capacity_[i], &leaf.max_free_memory_frac, &leaf.max_used_memory_frac,
+            &leaf.max_inv_memory);
+  leaf.type_mask = DeviceTypeBit(cluster_->node(n).device_type);
+  index_.Set(n, leaf);
+}
+
+std::span<const ContainerPlacement> ClusterState::containers_of(JobId job) const {
+  auto it = containers_.find(job);
+  if (it == containers_.end()) return {};
+  return it->second;
+}
+
+Status ClusterState::AllocateContainers(JobId job, std::span<const ContainerPlacement> containers) {
+  const std::string who = "job " + std::to_string(job);
+  if (containers.empty()) return Status::Internal(who + ": no containers to place");
+  if (containers_.count(job) > 0) return Status::Internal(who + " already holds containers");
+  // Demand per node, checked against what is free there before anything changes.
+  std::map<NodeId, std::pair<int64_t, int64_t>> demand;
+  std::vector<DeviceId> devices;
+  for (const ContainerPlacement& c : containers) {
+    if (c.node < 0 || c.node >= cluster_->num_nodes()) {
+      return Status::Internal(who + ": container on node " + std::to_string(c.node) + " that does not exist");
+    }
+    if (c.request.cpu_millicores < 0 || c.request.memory_bytes < 0 ||
+        static_cast<int>(c.devices.size()) != c.request.gpus) {
+      return Status::Internal(who + ": a " + std::string(ContainerRoleName(c.role)) + " container holds " +
+                              std::to_string(c.devices.size()) + " devices for a request of " +
+                              std::to_string(c.request.gpus) + " GPUs");
+    }
+    for (DeviceId d : c.devices) {
+      if (d < 0 || d >= cluster_->num_devices() || cluster_->device(d).node != c.node ||
+          cluster_->device_catalog().type(cluster_->device(d).type).is_cpu) {
+        return Status::Internal(who + ": container device " + std::to_string(d) + " is not an accelerator of node " +
+                                std::to_string(c.node));
+      }
+      devices.push_back(d);
+    }
+    auto& [cpu, memory] = demand[c.node];
+    cpu += c.request.cpu_millicores;
+    memory += c.request.memory_bytes;
+  }
+  for (const auto& [node, need] : demand) {
+    if (need.first > cpu_free(node) || need.second > memory_free(node)) {
+      return Status::Internal("over-commitment: " + who + " asks node " + std::to_string(node) + " for " +
+                              std::to_string(need.first) + " millicores and " + std::to_string(need.second) +
+                              " bytes, " + std::to_string(cpu_free(node)) + " and " +
+                              std::to_string(memory_free(node)) + " are free");
+    }
+  }
+  HETSCHED_RETURN_IF_ERROR(Allocate(job, devices));  // double booking of GPUs is refused there
+  for (const auto& [node, need] : demand) {
+    cpu_used_[static_cast<size_t>(node)] += need.first;
+    memory_used_[static_cast<size_t>(node)] += need.second;
+  }
+  for (const ContainerPlacement& c : containers) ++containers_on_node_[static_cast<size_t>(c.node)];
+  for (const auto& entry : demand) UpdateResourceLeaf(entry.first);
+  containers_.emplace(job, std::vector<ContainerPlacement>(containers.begin(), containers.end()));
+  return Status::Ok();
+}
+
+Status ClusterState::ReleaseContainers(JobId job) {
+  auto it = containers_.find(job);
+  if (it == containers_.end()) return Status::Internal("job " + std::to_string(job) + " releases containers it does not hold");
+  std::vector<DeviceId> devices;
+  for (const ContainerPlacement& c : it->second) devices.insert(devices.end(), c.devices.begin(), c.devices.end());
+  HETSCHED_RETURN_IF_ERROR(Release(job, devices));
+  for (const ContainerPlacement& c : it->second) {
+    cpu_used_[static_cast<size_t>(c.node)] -= c.request.cpu_millicores;
+    memory_used_[static_cast<size_t>(c.node)] -= c.request.memory_bytes;
+    --containers_on_node_[static_cast<size_t>(c.node)];
+  }
+  for (const ContainerPlacement& c : it->second) UpdateResourceLeaf(c.node);
+  containers_.erase(it);
+  return Status::Ok();
 }
 
 void ClusterState::AppendFreeDevices(NodeId n, std::vector<DeviceId>* out) const {
@@ -105,6 +218,7 @@ void ClusterState::UpdateNode(NodeId n) {
   buckets_[t][static_cast<size_t>(new_free)].insert(static_cast<int>(pos));
   tree[v] = new_free;
   for (v >>= 1; v >= 1; v >>= 1) tree[v] = std::max(tree[2 * v], tree[2 * v + 1]);
+  UpdateResourceLeaf(n);
 }
 
 Status ClusterState::Allocate(JobId job, std::span<const DeviceId> devices) {
@@ -174,6 +288,38 @@ Status ClusterState::CheckConsistency() const {
         return Status::Internal("cluster state: node index out of date for node " +
                                 std::to_string(nodes_of_type_[t][i]));
       }
+    }
+  }
+  // Container resources: recount from the containers held, then no node over-committed.
+  std::vector<int64_t> cpu(cpu_used_.size(), 0), memory(memory_used_.size(), 0);
+  std::vector<int> count(containers_on_node_.size(), 0);
+  for (const auto& [job, list] : containers_) {
+    for (const ContainerPlacement& c : list) {
+      cpu[static_cast<size_t>(c.node)] += c.request.cpu_millicores;
+      memory[static_cast<size_t>(c.node)] += c.request.memory_bytes;
+      ++count[static_cast<size_t>(c.node)];
+      for (DeviceId d : c.devices) {
+        if (owner_[static_cast<size_t>(d)] != job) {
+          return Status::Internal("cluster state: container device " + std::to_string(d) + " of job " +
+                                  std::to_string(job) + " is not held by it");
+        }
+      }
+    }
+  }
+  if (cpu != cpu_used_ || memory != memory_used_ || count != containers_on_node_) {
+    return Status::Internal("cluster state: container resource counters disagree with the containers held");
+  }
+  for (NodeId n = 0; n < cluster_->num_nodes(); ++n) {
+    if (cpu_free(n) < 0 || memory_free(n) < 0 || free_on_node(n) < 0) {
+      return Status::Internal("invariant: node " + std::to_string(n) + " is over-committed (" +
+                              std::to_string(cpu_used_[static_cast<size_t>(n)]) + "/" +
+                              std::to_string(cpu_capacity(n)) + " millicores, " +
+                              std::to_string(memory_used_[static_cast<size_t>(n)]) + "/" +
+                              std::to_string(memory_capacity(n)) + " bytes)");
+    }
+    const NodeSummary& leaf = index_.leaf(n);
+    if (leaf.max_free_cpu != cpu_free(n) || leaf.max_free_memory != memory_free(n) || leaf.max_free_gpus != gpus_free(n)) {
+      return Status::Internal("cluster state: resource index out of date for node " + std::to_string(n));
     }
   }
   return Status::Ok();

@@ -3,12 +3,15 @@
 // node): no per-decision scan of the whole cluster.
 #pragma once
 
+#include <map>
 #include <set>
 #include <span>
 #include <vector>
 
 #include "hetsched/model/cluster.h"
+#include "hetsched/model/container.h"
 #include "hetsched/model/job.h"
+#include "hetsched/sched/node_resource_index.h"
 #include "hetsched/util/status.h"
 
 namespace hetsched {
@@ -47,11 +50,34 @@ class ClusterState {
   // Frees devices held by `job`. Fails if any is not held by `job`.
   Status Release(JobId job, std::span<const DeviceId> devices);
 
-  // Full consistency check (O(devices)); used by tests and the simulator's invariant audit.
+  // ---- Containers of parameter-server jobs (DLTAP). ----
+  // A node's container capacity is its CPU cores (as millicores) and host memory; its GPUs are
+  // its free accelerators (a CPU-only node has none). Plain device jobs hold devices only.
+  int64_t cpu_capacity(NodeId n) const { return cpu_capacity_[static_cast<size_t>(n)]; }
+  int64_t memory_capacity(NodeId n) const { return memory_capacity_[static_cast<size_t>(n)]; }
+  int64_t cpu_free(NodeId n) const { return cpu_capacity(n) - cpu_used_[static_cast<size_t>(n)]; }
+  int64_t memory_free(NodeId n) const { return memory_capacity(n) - memory_used_[static_cast<size_t>(n)]; }
+  int gpus_free(NodeId n) const;
+  int containers_on_node(NodeId n) const { return containers_on_node_[static_cast<size_t>(n)]; }
+  const NodeResourceIndex& resource_index() const { return index_; }
+  // Places `containers` of `job`: allocates their devices and reserves their CPU and memory.
+  // Fails (and changes nothing) if a device is held or not on the container's node, if the job
+  // already holds containers, or if any node would be over-committed in CPU, memory or GPUs:
+  // the over-commitment invariant, checked on every allocation.
+  Status AllocateContainers(JobId job, std::span<const ContainerPlacement> containers);
+  // Releases every container of `job`. Fails if it holds none.
+  Status ReleaseContainers(JobId job);
+  // The containers `job` holds (empty if none).
+  std::span<const ContainerPlacement> containers_of(JobId job) const;
+
+  // Full consistency check (O(devices + containers)); used by tests and the simulator's
+  // invariant audit: counters agree with owners, no node over-committed in any resource,
+  // indexes up to date.
   Status CheckConsistency() const;
 
  private:
   void UpdateNode(NodeId n);
+  void UpdateResourceLeaf(NodeId n);
 
   const Cluster* cluster_;
   std::vector<JobId> owner_;
@@ -64,6 +90,11 @@ class ClusterState {
   std::vector<size_t> tree_size_;                // per type: leaves (power of two)
   // per type, per free count: ordered set of node positions, for best fit / most free.
   std::vector<std::vector<std::set<int>>> buckets_;
+  // Container resources, by node, and the containers held, by job.
+  std::vector<int64_t> cpu_capacity_, memory_capacity_, cpu_used_, memory_used_;
+  std::vector<int> containers_on_node_;
+  std::map<JobId, std::vector<ContainerPlacement>> containers_;
+  NodeResourceIndex index_;
 };
 
 }  // namespace hetsched

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "hetsched/trace/container_fields.h"
 #include "hetsched/trace/formats.h"
 #include "hetsched/trace/reader_common.h"
 #include "hetsched/util/text.h"
@@ -15,12 +16,14 @@ namespace {
 constexpr std::string_view kRequired[] = {"submit_time_s", "model", "num_gpus", "iterations"};
 constexpr std::string_view kOptional[] = {"id", "name", "user", "batch_size", "estimated_runtime_s",
                                           "allowed_types", "parallelism", "priority", "deadline_s",
-                                          "true_iterations", "reference_runtime_s"};
+                                          "true_iterations", "reference_runtime_s", "num_ps", "num_workers",
+                                          "ps_cpu", "ps_memory_gib", "ps_gpus", "worker_cpu",
+                                          "worker_memory_gib", "worker_gpus"};
 // The order ToNativeTrace writes.
 constexpr std::string_view kWriteOrder[] = {
     "id", "name", "user", "submit_time_s", "model", "batch_size", "num_gpus", "iterations",
     "estimated_runtime_s", "allowed_types", "parallelism", "priority", "deadline_s",
-    "true_iterations", "reference_runtime_s"};
+    "true_iterations", "reference_runtime_s"};  // then kContainerColumns
 
 // Column indices resolved once from the header; -1 = column absent.
 struct Columns {
@@ -39,8 +42,9 @@ Columns ResolveColumns(const ColumnMap& map) {
 
 class NativeRowParser {
  public:
-  NativeRowParser(const Columns& cols, const DeviceCatalog& devices, const ModelZoo& zoo)
-      : cols_(cols), models_(zoo), device_lists_(devices) {}
+  NativeRowParser(const Columns& cols, const ContainerColumns& containers, const DeviceCatalog& devices,
+                  const ModelZoo& zoo)
+      : cols_(cols), containers_(containers), models_(zoo), device_lists_(devices) {}
 
   Status Parse(const RowRef& row, const std::vector<std::string_view>& f, Job* job) {
     auto has = [&](int c) { return c >= 0 && !Trim(f[static_cast<size_t>(c)]).empty(); };
@@ -87,6 +91,7 @@ class NativeRowParser {
       }
       s.parallelism = *p;
     }
+    HETSCHED_RETURN_IF_ERROR(ParseContainerFields(row, containers_, f, has(cols_.parallelism), &s));
     if (has(cols_.priority)) {
       long long p = 0;
       HETSCHED_RETURN_IF_ERROR(ParseIntField(row, "priority", at(cols_.priority), &p));
@@ -116,6 +121,7 @@ class NativeRowParser {
 
  private:
   Columns cols_;
+  ContainerColumns containers_;
   ModelResolver models_;
   DeviceListResolver device_lists_;
 };
@@ -168,7 +174,7 @@ Result<Workload> ParseNative(const FormatInput& in) {
       HETSCHED_ASSIGN_OR_RETURN(ColumnMap map, ColumnMap::FromHeader(row, line, kRequired, kOptional, false));
       cols = ResolveColumns(map);
       width = static_cast<size_t>(map.size());
-      parser.emplace(*cols, in.devices, in.zoo);
+      parser.emplace(*cols, ResolveContainerColumns(map), in.devices, in.zoo);
       continue;
     }
     if (builder.Full()) break;
@@ -198,6 +204,10 @@ std::string ToNativeTrace(const Workload& workload, const DeviceCatalog& devices
   for (size_t i = 0; i < std::size(trace_internal::kWriteOrder); ++i) {
     if (i > 0) out.push_back(',');
     out.append(trace_internal::kWriteOrder[i]);
+  }
+  for (std::string_view column : trace_internal::kContainerColumns) {
+    out.push_back(',');
+    out.append(column);
   }
   out.push_back('\n');
   using trace_internal::AppendDouble;
@@ -236,6 +246,8 @@ std::string ToNativeTrace(const Workload& workload, const DeviceCatalog& devices
     AppendDouble(&out, job.truth.total_iterations);
     out.push_back(',');
     AppendDouble(&out, s.reference_runtime_s);
+    out.push_back(',');
+    trace_internal::AppendContainerFields(s, &out);
     out.push_back('\n');
   }
   return out;
