@@ -18,6 +18,9 @@ IterationEstimate EstimateIteration(const ModelProfile& model, const Plan& plan,
     impossible.fits_in_memory = false;
     return impossible;
   }
+  if (!plan.containers.empty()) {
+    return perf_internal::EstimateContainerPS(model, plan, cluster, load, options);
+  }
   // A pipeline plan without stages is one stage over every device: plain data parallelism.
   if (plan.parallelism == Parallelism::kPipeline && !plan.stages.empty()) {
     return perf_internal::EstimatePipeline(model, plan, cluster, load, options);
@@ -27,6 +30,9 @@ IterationEstimate EstimateIteration(const ModelProfile& model, const Plan& plan,
 
 std::vector<NodeId> NicsUsed(const Cluster& cluster, const Plan& plan) {
   std::vector<NodeId> nodes;
+  if (!plan.containers.empty()) {
+    return perf_internal::ContainerNicsUsed(plan);
+  }
   auto add_all = [&](std::span<const DeviceId> devices) {
     for (DeviceId d : devices) nodes.push_back(cluster.device(d).node);
   };

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hetsched/model/cluster.h"
+#include "hetsched/model/container.h"
 #include "hetsched/model/job.h"
 #include "hetsched/model/model_zoo.h"
 
@@ -20,6 +21,13 @@ struct PipelineStage {
   std::vector<DeviceId> devices;  // data parallel inside the stage
 };
 
+// The part of the model one parameter-server shard holds: a fraction of the dense parameters
+// and a fraction of the embedding rows (ShardParameters).
+struct ParameterShard {
+  double dense_fraction = 0;
+  double sparse_fraction = 0;
+};
+
 struct Plan {
   Parallelism parallelism = Parallelism::kDataRing;
   int batch_per_device = 0;           // samples per device per iteration (> 0)
@@ -27,6 +35,11 @@ struct Plan {
   std::vector<PipelineStage> stages;  // kPipeline only, in layer order
   int micro_batches = 1;              // kPipeline only
   int num_parameter_servers = 0;      // kDataPS only: shards, co-located one per used node (0 = one per node)
+  // Container jobs (JobSpec::is_container_job) only: where every PS and worker container runs
+  // (devices = all of their devices) and, per PS container in index order, its shard. Workers
+  // compute on their devices; servers only exchange. Empty for every other plan.
+  std::vector<ContainerPlacement> containers;
+  std::vector<ParameterShard> shards;
 };
 
 // Concurrent cross-node flows per NIC and per rack uplink, counting the job being estimated.
@@ -86,5 +99,29 @@ IterationEstimate EstimateIteration(const ModelProfile& model, const Plan& plan,
 
 // Nodes whose NIC the plan's traffic crosses (empty when the plan stays on one node).
 std::vector<NodeId> NicsUsed(const Cluster& cluster, const Plan& plan);
+
+// How TensorFlow-style training splits a model over `num_ps` parameter servers [REC]: dense
+// layers go round-robin, one layer at a time, in layer order (replica_device_setter's default
+// round-robin over variables, here at layer granularity), so shards are uneven when layers are;
+// embedding tables are partitioned evenly over all servers (a partitioned variable).
+// Fractions of each kind sum to 1 (an all-zero kind gives zeros). REQUIRES: num_ps >= 1.
+std::vector<ParameterShard> ShardParameters(const ModelProfile& model, int num_ps);
+
+// Bytes per iteration a plan sends out of and into one link (a node's NIC, or a rack's uplink).
+struct LinkBytes {
+  int link = 0;          // NodeId for NICs, RackId for uplinks
+  double out_bytes = 0;
+  double in_bytes = 0;
+};
+struct PlanTraffic {
+  std::vector<LinkBytes> nics;     // nodes with traffic, by node id
+  std::vector<LinkBytes> uplinks;  // racks with traffic, by rack id (only when racks are crossed)
+};
+// The plan's cross-node traffic per link and iteration. Exact for container plans (per worker
+// and shard pair, ALGORITHMS.md 6.1); for ring and plain PS plans the IterationEstimate's
+// cross_node_bytes split evenly over the NICs used (exact for a ring), and one ring edge per
+// rack boundary. `estimate` is the plan's estimate (for its cross_node_bytes).
+PlanTraffic TrafficOf(const ModelProfile& model, const Plan& plan, const Cluster& cluster,
+                      const IterationEstimate& estimate);
 
 }  // namespace hetsched

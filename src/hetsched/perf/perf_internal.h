@@ -85,6 +85,15 @@ IterationEstimate EstimatePipeline(const ModelProfile& model, const Plan& plan,
                                    const Cluster& cluster, const LinkLoad& load,
                                    const PerfOptions& options);
 
+// Container parameter-server plans (ps_containers.cc): the estimate, and the bytes per iteration
+// each node's NIC / each rack's uplink carries out and in (push + pull).
+IterationEstimate EstimateContainerPS(const ModelProfile& model, const Plan& plan, const Cluster& cluster,
+                                      const LinkLoad& load, const PerfOptions& options);
+std::vector<LinkBytes> ContainerNicBytes(const ModelProfile& model, const Plan& plan, const Cluster& cluster);
+std::vector<LinkBytes> ContainerUplinkBytes(const ModelProfile& model, const Plan& plan, const Cluster& cluster);
+// Nodes whose NIC a container plan's exchange crosses, sorted (any model: shards' shares only).
+std::vector<NodeId> ContainerNicsUsed(const Plan& plan);
+
 // Smallest device memory among `devices` (bytes).
 double MinDeviceMemory(const Cluster& cluster, std::span<const DeviceId> devices);
 
