@@ -45,6 +45,14 @@ struct TimelineSample {
   std::vector<int> busy_by_type;  // indexed like RunRecord::device_types
 };
 
+// The highest load a link carried during the run (busier direction), and its capacity (after
+// efficiency; 0 = unlimited or unknown). Links are "nic:<node>" and "uplink:<rack>".
+struct LinkPeak {
+  std::string link;
+  double peak_Bps = 0;
+  double capacity_Bps = 0;
+};
+
 struct RunRecord {
   std::string policy;
   std::string placer;
@@ -60,6 +68,7 @@ struct RunRecord {
   long long jobs_rejected = 0;               // jobs that could never fit, skipped by request
   std::vector<std::string> rejected_reasons; // the first few
   std::vector<TimelineSample> timeline;      // time order
+  std::vector<LinkPeak> link_peaks;          // links that carried cross-node traffic
   // Where the simulator's true speed came from (only when a measured-throughput table was given):
   // jobs that ran at measured throughputs throughout, jobs whose type the table lacks (the
   // performance model throughout), and jobs of a measured type that ran at least once in a

@@ -120,6 +120,11 @@ Summary Summarize(const RunRecord& run) {
   }
   s.cost_usd = FiniteOrZero(s.cost_usd);
   s.cross_node_bytes = FiniteOrZero(s.cross_node_bytes);
+  for (const LinkPeak& link : run.link_peaks) {
+    double& peak = link.link.rfind("uplink:", 0) == 0 ? s.peak_uplink_load_Bps : s.peak_nic_load_Bps;
+    peak = std::max(peak, link.peak_Bps);
+    if (link.capacity_Bps > 0) s.peak_link_utilisation = std::max(s.peak_link_utilisation, link.peak_Bps / link.capacity_Bps);
+  }
   return s;
 }
 

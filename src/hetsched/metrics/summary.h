@@ -29,6 +29,11 @@ struct Summary {
   double ftf_max = 0;             // finish-time fairness rho (Themis): worst job
   double ftf_mean = 0;
   double cross_node_bytes = 0;
+  // Highest load any NIC / rack uplink carried (bytes/s, busier direction) and the highest
+  // peak-to-capacity ratio over links with a known capacity; 0 when no traffic left a node.
+  double peak_nic_load_Bps = 0;
+  double peak_uplink_load_Bps = 0;
+  double peak_link_utilisation = 0;
   long long deadline_misses = 0;
   long long preemptions = 0;
 };

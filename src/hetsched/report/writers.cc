@@ -95,6 +95,17 @@ std::string SummaryJson(const RunRecord& run, const Summary& summary) {
   j["ftf_max"] = RoundTo(summary.ftf_max, kRatioDecimals);
   j["ftf_mean"] = RoundTo(summary.ftf_mean, kRatioDecimals);
   j["cross_node_bytes"] = BytesJson(summary.cross_node_bytes);
+  if (!run.link_peaks.empty()) {
+    // Only runs whose traffic left a node carry link figures (older outputs stay unchanged).
+    j["peak_nic_load_Bps"] = BytesJson(summary.peak_nic_load_Bps);
+    j["peak_uplink_load_Bps"] = BytesJson(summary.peak_uplink_load_Bps);
+    j["peak_link_utilisation"] = RoundTo(summary.peak_link_utilisation, kRatioDecimals);
+    Json links = Json::array();
+    for (const LinkPeak& link : run.link_peaks) {
+      links.push_back({{"link", link.link}, {"peak_Bps", BytesJson(link.peak_Bps)}, {"capacity_Bps", BytesJson(link.capacity_Bps)}});
+    }
+    j["link_peaks"] = links;
+  }
   j["deadline_misses"] = summary.deadline_misses;
   j["preemptions"] = summary.preemptions;
   j["events"] = run.events;

@@ -1,7 +1,10 @@
 #include "hetsched/sched/context.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+
+#include "hetsched/sched/container_plan.h"
 
 namespace hetsched {
 
@@ -9,9 +12,40 @@ namespace {
 const ModelProfile* ModelOf(const ModelZoo& zoo, const JobSpec& spec) { return zoo.Find(spec.model); }
 }  // namespace
 
+bool SchedContext::PlaceContainerJob(JobId id, DeviceTypeId type) {
+  const JobSpec& spec = *job(id).spec;
+  PlacementRequest request{&spec, spec.num_gpus, type};
+  reason_.clear();
+  for (DeviceTypeId t : CandidateTypes(request, state_)) {
+    // A type whose devices cannot hold the model is no option (the estimate is infinite then).
+    if (spec.worker_request.gpus > 0 && !std::isfinite(EstimateIterationS(id, spec.num_gpus, t))) {
+      reason_ = "the model does not fit the memory of " + cluster().device_catalog().type(t).name;
+      continue;
+    }
+    containers_.clear();
+    std::string why;
+    PlacementRequest typed{&spec, spec.num_gpus, t};
+    if (placer_.PlaceContainers(typed, state_, &containers_, &why)) return true;
+    reason_ = why;
+  }
+  if (reason_.empty()) reason_ = "no device type the job allows is in the cluster";
+  return false;
+}
+
+bool SchedContext::StartContainers(JobId id, std::span<const ContainerPlacement> containers) {
+  const JobStatus& status = job(id);
+  if (status.state != JobState::kPending || !status.spec->is_container_job()) return false;
+  const ModelProfile* model = ModelOf(zoo_, *status.spec);
+  if (model == nullptr) return false;
+  auto planned = PlanContainerJob(*status.spec, *model, containers, cluster());
+  if (!planned.ok()) return false;
+  return backend_.StartJob(id, *planned).ok();
+}
+
 bool SchedContext::CanPlace(JobId id, int num_devices, DeviceTypeId type) {
   const JobStatus& status = job(id);
   if (num_devices < 1) return false;
+  if (status.spec->is_container_job()) return num_devices == status.spec->num_gpus && PlaceContainerJob(id, type);
   if (type != kNoDeviceType && state_.free_of_type(type) < num_devices) return false;
   if (type == kNoDeviceType && state_.total_free() < num_devices) return false;
   scratch_.clear();
@@ -22,6 +56,13 @@ bool SchedContext::CanPlace(JobId id, int num_devices, DeviceTypeId type) {
 bool SchedContext::TryStart(JobId id, int num_devices, DeviceTypeId type) {
   const JobStatus& status = job(id);
   if (status.state != JobState::kPending || num_devices < 1) return false;
+  if (status.spec->is_container_job()) {
+    if (num_devices != status.spec->num_gpus) return false;  // containers are not elastic
+    if (PlaceContainerJob(id, type) && StartContainers(id, containers_)) return true;
+    ++placements_failed_;
+    backend_.NoteUnplaced(id, reason_.empty() ? "the job's plan was rejected" : reason_);
+    return false;
+  }
   // Cheap rejections first: they are the common case in a full cluster.
   if (type != kNoDeviceType && state_.free_of_type(type) < num_devices) return false;
   if (type == kNoDeviceType && state_.total_free() < num_devices) return false;
@@ -68,12 +109,22 @@ double SchedContext::EstimateIterationS(JobId id, int num_devices, DeviceTypeId 
   const ModelProfile* model = ModelOf(zoo_, spec);
   const double kInf = std::numeric_limits<double>::infinity();
   if (model == nullptr || num_devices < 1 || type < 0) return kInf;
-  const auto key = std::make_tuple(model, spec.batch_size, static_cast<int>(spec.parallelism), num_devices, type);
+  const auto key = std::make_tuple(model, spec.batch_size, static_cast<int>(spec.parallelism), num_devices, type,
+                                   spec.num_ps, spec.is_container_job() ? spec.worker_request.gpus : 0);
   auto it = estimate_cache_.find(key);
   if (it != estimate_cache_.end()) return it->second;
   // Packed layout on the cluster's own nodes of that type: fill the largest nodes first. This is
   // a what-if on the cluster's shape, independent of who holds the devices now.
   double estimate = kInf;
+  if (spec.is_container_job()) {
+    const std::vector<ContainerPlacement> layout = PackedContainerLayout(spec, type, cluster());
+    if (!layout.empty()) {
+      const IterationEstimate est = EstimateIteration(*model, MakeContainerPlan(spec, *model, layout), cluster());
+      if (est.fits_in_memory) estimate = est.iteration_s;
+    }
+    estimate_cache_.emplace(key, estimate);
+    return estimate;
+  }
   std::vector<DeviceId> devices;
   std::vector<NodeId> nodes;
   for (NodeId n = 0; n < cluster().num_nodes(); ++n) {

@@ -5,6 +5,8 @@
 
 #include <map>
 #include <span>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -28,6 +30,9 @@ class SchedBackend {
   // Stops a running job; it becomes pending (checkpoint/restart cost is the back end's model).
   virtual Status PreemptJob(JobId id) = 0;
   virtual void RequestWakeUp(double time_s) = 0;
+  // A container job the placer could not place now stays queued; `reason` says why (shown in
+  // the job's status). Default: ignored.
+  virtual void NoteUnplaced(JobId /*id*/, std::string_view /*reason*/) {}
 };
 
 class SchedContext {
@@ -59,6 +64,11 @@ class SchedContext {
   // run there (memory). Cached per (job model, batch, parallelism, count, type).
   double EstimateIterationS(JobId id, int num_devices, DeviceTypeId type);
 
+  // Parameter-server container jobs: TryStart, CanPlace and StartOn go through
+  // Placer::PlaceContainers and PlanContainerJob; a container job starts only on exactly its
+  // num_gpus, trying the requested type or each allowed type in order.
+  bool StartContainers(JobId id, std::span<const ContainerPlacement> containers);
+
   Placer& placer() { return placer_; }
   Planner& planner() { return planner_; }
 
@@ -71,8 +81,15 @@ class SchedContext {
   Placer& placer_;
   Planner& planner_;
   const ModelZoo& zoo_;
+  // Places `id`'s containers for type `type` (or each candidate type); true with the placement
+  // in containers_, else false with the last reason in reason_.
+  bool PlaceContainerJob(JobId id, DeviceTypeId type);
   std::vector<DeviceId> scratch_;
-  std::map<std::tuple<const ModelProfile*, int, int, int, int>, double> estimate_cache_;
+  std::vector<ContainerPlacement> containers_;
+  std::string reason_;
+  // (model, batch, parallelism, count, type, servers, GPUs per worker): the last two are 0 for
+  // device jobs.
+  std::map<std::tuple<const ModelProfile*, int, int, int, int, int, int>, double> estimate_cache_;
   long long placements_failed_ = 0;
 };
 

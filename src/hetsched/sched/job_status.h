@@ -2,6 +2,7 @@
 // Never the simulator's truth.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "hetsched/model/cluster.h"
@@ -26,6 +27,9 @@ struct JobStatus {
   double executed_s = 0;            // wall seconds held
   double iterations_done = 0;       // progress the job reported at its last allocation change
   double iteration_rate = 0;        // iterations/s of the current run (what a job's logs show)
+  // A pending container job the placer could not place: why (the last attempt); cleared when it
+  // starts.
+  std::string pending_reason;
 
   int num_devices() const { return static_cast<int>(devices.size()); }
   double AttainedServiceGpuS(double now) const {

@@ -15,4 +15,10 @@ std::vector<DeviceTypeId> CandidateTypes(const PlacementRequest& request, const 
   return out;
 }
 
+bool Placer::PlaceContainers(const PlacementRequest& /*request*/, const ClusterState& /*state*/,
+                             std::vector<ContainerPlacement>* /*out*/, std::string* reason) {
+  *reason = "placer '" + std::string(name()) + "' does not place parameter-server containers";
+  return false;
+}
+
 }  // namespace hetsched

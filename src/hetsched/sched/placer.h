@@ -1,6 +1,7 @@
 // Plug point 2: the placer chooses which devices a job gets.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +28,18 @@ class Placer {
   // REQUIRES: request.num_devices >= 1.
   virtual bool Place(const PlacementRequest& request, const ClusterState& state,
                      std::vector<DeviceId>* out) = 0;
+
+  // Parameter-server container jobs (request.job->is_container_job()): appends one placement
+  // per container, servers 0..P-1 then workers 0..M-1, each with the job's request for its role
+  // and, for GPU requests, free accelerators of its node of type request.type (kNoDeviceType:
+  // any one type the job allows, the same for all), and returns true; or returns false, leaves
+  // `out` unchanged and says in `reason` why the job stays queued. No node may end up
+  // over-committed in CPU, memory or GPUs counting all containers placed in the call. Must not
+  // change `state`. The default refuses: placers of device jobs do not place containers.
+  virtual bool PlaceContainers(const PlacementRequest& request, const ClusterState& state,
+                               std::vector<ContainerPlacement>* out, std::string* reason);
+  // Whether PlaceContainers is implemented (the simulator refuses container jobs otherwise).
+  virtual bool places_containers() const { return false; }
 };
 
 // Types a placer may use for `request`, in the order it should try them: the requested type if

@@ -10,6 +10,7 @@
 #include "hetsched/sched/cluster_state.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sim/event_queue.h"
+#include "hetsched/sim/link_traffic.h"
 
 namespace hetsched {
 namespace {
@@ -47,6 +48,7 @@ class Simulator final : public SchedBackend {
         methods_(std::move(methods)),
         options_(options),
         state_(cluster),
+        traffic_(cluster),
         ctx_(*this, state_, *methods_.placer, *methods_.planner, zoo) {}
 
   Result<RunRecord> Run();
@@ -60,10 +62,16 @@ class Simulator final : public SchedBackend {
     // Strictly in the future: a scheduler cannot make the clock stand still.
     if (time_s > now_ && std::isfinite(time_s)) events_.AddWakeUp(time_s);
   }
+  void NoteUnplaced(JobId id, std::string_view reason) override {
+    status_[static_cast<size_t>(id)].pending_reason.assign(reason);
+  }
 
  private:
   Status Prepare();
   Status CheckFits(JobId id);
+  // Container jobs: the placer must place containers, and must be able to place this job's on
+  // the empty cluster (else it can never start).
+  Status CheckContainersFit(JobId id);
   double ProgressAt(const RunState& run, double t) const {
     const double from = std::max(run.update_s, run.progress_from_s);
     return run.done_at_update + (t > from ? run.rate * (t - from) : 0.0);
@@ -91,6 +99,8 @@ class Simulator final : public SchedBackend {
   SimMethods methods_;
   SimOptions options_;
   ClusterState state_;
+  std::unique_ptr<ClusterState> empty_state_;  // for CheckContainersFit, built on first use
+  LinkTrafficMeter traffic_;
   SchedContext ctx_;
   EventQueue events_;
   double now_ = 0;
@@ -123,7 +133,7 @@ Status Simulator::CheckFits(JobId id) {
   RunState& run = runs_[static_cast<size_t>(id)];
   if (std::isfinite(best)) {
     run.record.ideal_runtime_s = best * run.total_iterations;
-    return Status::Ok();
+    return spec.is_container_job() ? CheckContainersFit(id) : Status::Ok();
   }
   const std::string who = "job " + std::to_string(id) + " ('" + spec.name + "', model " + spec.model +
                           ", submitted at " + std::to_string(spec.submit_time_s) + " s)";
@@ -133,6 +143,26 @@ Status Simulator::CheckFits(JobId id) {
   }
   return Status::Infeasible(who + " can never fit: " + std::to_string(spec.num_gpus) +
                             " devices of every allowed type lack the memory for its model and batch");
+}
+
+Status Simulator::CheckContainersFit(JobId id) {
+  const JobSpec& spec = workload_.jobs[static_cast<size_t>(id)].spec;
+  const std::string who = "job " + std::to_string(id) + " ('" + spec.name + "', model " + spec.model + ")";
+  Placer& placer = *methods_.placer;
+  if (!placer.places_containers()) {
+    return Status::InvalidArgument(who + " is a parameter-server container job, and placer '" +
+                                   std::string(placer.name()) + "' does not place containers");
+  }
+  if (!empty_state_) empty_state_ = std::make_unique<ClusterState>(cluster_);
+  std::vector<ContainerPlacement> trial;
+  std::string reason;
+  PlacementRequest request{&spec, spec.num_gpus, kNoDeviceType};
+  for (DeviceTypeId t : CandidateTypes(request, *empty_state_)) {
+    trial.clear();
+    PlacementRequest typed{&spec, spec.num_gpus, t};
+    if (placer.PlaceContainers(typed, *empty_state_, &trial, &reason)) return Status::Ok();
+  }
+  return Status::Infeasible(who + " can never fit: on the empty cluster, " + reason);
 }
 
 Status Simulator::Prepare() {
@@ -245,6 +275,7 @@ void Simulator::Retime(JobId id) {
                  ? run.estimate.samples_per_s / run.samples_per_iteration
                  : 0.0;
   if (run.measured_type >= 0) run.rate = MeasuredRate(id, run);
+  if (!run.nics.empty()) traffic_.Set(id, TrafficOf(*run.model, run.plan, cluster_, run.estimate), run.estimate.iteration_s);
   status_[static_cast<size_t>(id)].iteration_rate = run.rate;
   double finish = EventQueue::kNever;
   if (run.rate > 0) {
@@ -261,7 +292,12 @@ Status Simulator::StartJob(JobId id, const PlannedJob& planned) {
   if (st.state != JobState::kPending || rejected_[static_cast<size_t>(id)]) {
     return Status::Internal("start of job " + std::to_string(id) + " that is not pending");
   }
-  HETSCHED_RETURN_IF_ERROR(state_.Allocate(id, planned.plan.devices));
+  if (planned.plan.containers.empty()) {
+    HETSCHED_RETURN_IF_ERROR(state_.Allocate(id, planned.plan.devices));
+  } else {
+    HETSCHED_RETURN_IF_ERROR(state_.AllocateContainers(id, planned.plan.containers));
+  }
+  st.pending_reason.clear();
   st.state = JobState::kRunning;
   st.devices = planned.plan.devices;
   st.device_type = cluster_.device(st.devices.front()).type;
@@ -306,7 +342,11 @@ Status Simulator::StopRun(JobId id) {
   run.record.cross_node_bytes += (run.done_at_update - run.segment_start_iterations) * run.estimate.cross_node_bytes;
   run.record.device_type = st.device_type;
   run.record.device_type_name = type.name;
-  HETSCHED_RETURN_IF_ERROR(state_.Release(id, st.devices));
+  if (run.plan.containers.empty()) {
+    HETSCHED_RETURN_IF_ERROR(state_.Release(id, st.devices));
+  } else {
+    HETSCHED_RETURN_IF_ERROR(state_.ReleaseContainers(id));
+  }
   for (DeviceId d : st.devices) --busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
   st.service_gpu_s += held_s * n;
   st.executed_s += held_s;
@@ -320,6 +360,7 @@ Status Simulator::StopRun(JobId id) {
   std::sort(scratch_affected_.begin(), scratch_affected_.end());
   scratch_affected_.erase(std::unique(scratch_affected_.begin(), scratch_affected_.end()), scratch_affected_.end());
   for (JobId other : scratch_affected_) Retime(other);
+  if (!run.nics.empty()) traffic_.Remove(id);
   run.nics.clear();
   run.uplinks.clear();
   --running_;
@@ -507,6 +548,7 @@ Result<RunRecord> Simulator::Run() {
     }
     record_.jobs.push_back(std::move(run.record));
   }
+  traffic_.Report(&record_.link_peaks);
   record_.events = events_processed_;
   record_.scheduler_calls = scheduler_calls_;
   record_.wall_seconds =

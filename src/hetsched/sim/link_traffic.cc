@@ -1,0 +1,56 @@
+#include "hetsched/sim/link_traffic.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hetsched {
+
+LinkTrafficMeter::LinkTrafficMeter(const Cluster& cluster)
+    : cluster_(cluster), nics_(static_cast<size_t>(cluster.num_nodes())), uplinks_(cluster.racks().size()) {}
+
+void LinkTrafficMeter::Apply(const Contribution& c, double sign) {
+  Load& l = At(c.uplink, c.link);
+  // Clamped at zero: removing what was added may leave a rounding residue.
+  l.out_Bps = std::max(0.0, l.out_Bps + sign * c.out_Bps);
+  l.in_Bps = std::max(0.0, l.in_Bps + sign * c.in_Bps);
+  l.peak_Bps = std::max(l.peak_Bps, std::max(l.out_Bps, l.in_Bps));
+}
+
+void LinkTrafficMeter::Set(JobId job, const PlanTraffic& traffic, double iteration_s) {
+  Remove(job);
+  if (!(iteration_s > 0) || !std::isfinite(iteration_s)) return;
+  std::vector<Contribution>& mine = by_job_[job];
+  for (const LinkBytes& b : traffic.nics) mine.push_back({false, b.link, b.out_bytes / iteration_s, b.in_bytes / iteration_s});
+  for (const LinkBytes& b : traffic.uplinks) mine.push_back({true, b.link, b.out_bytes / iteration_s, b.in_bytes / iteration_s});
+  for (const Contribution& c : mine) Apply(c, +1.0);
+}
+
+void LinkTrafficMeter::Remove(JobId job) {
+  auto it = by_job_.find(job);
+  if (it == by_job_.end()) return;
+  for (const Contribution& c : it->second) Apply(c, -1.0);
+  by_job_.erase(it);
+}
+
+void LinkTrafficMeter::Report(std::vector<LinkPeak>* out) const {
+  const LinkCatalog& links = cluster_.link_catalog();
+  for (NodeId n = 0; n < cluster_.num_nodes(); ++n) {
+    const Load& l = nics_[static_cast<size_t>(n)];
+    if (l.peak_Bps <= 0) continue;
+    const Node& node = cluster_.node(n);
+    const double capacity = node.nic == kNoLinkClass ? 0.0 : links.link(node.nic).effective_bandwidth_Bps();
+    out->push_back(LinkPeak{"nic:" + node.name, l.peak_Bps, capacity});
+  }
+  for (size_t r = 0; r < uplinks_.size(); ++r) {
+    const Load& l = uplinks_[r];
+    if (l.peak_Bps <= 0) continue;
+    const Rack& rack = cluster_.racks()[r];
+    const double capacity = rack.uplink == kNoLinkClass
+                                ? 0.0
+                                : links.link(rack.uplink).effective_bandwidth_Bps() * std::max(1, rack.uplink_count) /
+                                      std::max(1.0, rack.oversubscription);
+    out->push_back(LinkPeak{"uplink:" + rack.name, l.peak_Bps, capacity});
+  }
+}
+
+}  // namespace hetsched

@@ -1,0 +1,43 @@
+// Per-link load over a run, for the traffic metrics: every running job whose traffic leaves a
+// node contributes, on each NIC and rack uplink it crosses, its bytes per iteration (out and in,
+// perf/TrafficOf) over its current iteration time. The meter keeps each link's current load per
+// direction and its peak (the busier direction). Updates cost O(links of the job).
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "hetsched/metrics/run_record.h"
+#include "hetsched/model/cluster.h"
+#include "hetsched/model/job.h"
+#include "hetsched/perf/iteration_model.h"
+
+namespace hetsched {
+
+class LinkTrafficMeter {
+ public:
+  explicit LinkTrafficMeter(const Cluster& cluster);
+  // Replaces `job`'s contribution with `traffic` at one iteration per `iteration_s`.
+  void Set(JobId job, const PlanTraffic& traffic, double iteration_s);
+  void Remove(JobId job);
+  // Appends the links that carried traffic, NICs (by node id) then uplinks (by rack id).
+  void Report(std::vector<LinkPeak>* out) const;
+
+ private:
+  struct Load {
+    double out_Bps = 0, in_Bps = 0, peak_Bps = 0;
+  };
+  struct Contribution {
+    bool uplink = false;
+    int link = 0;
+    double out_Bps = 0, in_Bps = 0;
+  };
+  Load& At(bool uplink, int link) { return (uplink ? uplinks_ : nics_)[static_cast<size_t>(link)]; }
+  void Apply(const Contribution& c, double sign);
+
+  const Cluster& cluster_;
+  std::vector<Load> nics_, uplinks_;
+  std::unordered_map<JobId, std::vector<Contribution>> by_job_;
+};
+
+}  // namespace hetsched
