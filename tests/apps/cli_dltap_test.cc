@@ -1,0 +1,65 @@
+// The command line with parameter-server container jobs: `hetsched experiment dltap --quick`,
+// a simulation of a native container trace with the dltap placer (link peaks in summary.json),
+// and a bad container field (file, line and field in the message, exit 1, no outputs).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_runner.h"
+
+namespace hetsched {
+namespace {
+
+namespace fs = std::filesystem;
+using cli_test::FreshDir;
+using cli_test::ReadWholeFile;
+using cli_test::RunCli;
+using cli_test::WriteWholeFile;
+
+constexpr const char* kTrace =
+    "submit_time_s,model,num_gpus,iterations,num_ps,num_workers,worker_cpu,worker_memory_gib\n"
+    "0,resnet50,6,300,2,6,4,16\n"
+    "10,lstm-lm,4,300,1,4,4,16\n"
+    "20,resnet50,2,300,,,,\n";
+
+TEST(CliDltapTest, QuickExperimentWritesItsTable) {
+  const std::string dir = FreshDir("dltap_experiment");
+  const auto r = RunCli({"experiment", "dltap", "--quick", "-j", "1", "-o", dir + "/out"}, dir + "/cap");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("dltap (E5)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("k8s-spread"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(dir + "/out/dltap.csv"));
+  fs::remove_all(dir);
+}
+
+TEST(CliDltapTest, SimulatesAContainerTraceWithLinkPeaks) {
+  const std::string dir = FreshDir("dltap_simulate");
+  WriteWholeFile(dir + "/t.csv", kTrace);
+  const auto r = RunCli({"simulate", "--gpus", "v100=12", "--gpus-per-server", "4", "--placer", "k8s-spread",
+                         "--trace", dir + "/t.csv", "--format", "native", "-o", dir + "/out"},
+                        dir + "/cap");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto summary = nlohmann::json::parse(ReadWholeFile(dir + "/out/summary.json"));
+  EXPECT_EQ(summary["jobs_finished"], 3);
+  EXPECT_GT(summary["cross_node_bytes"].get<double>(), 0);
+  ASSERT_TRUE(summary.contains("link_peaks"));
+  EXPECT_GT(summary["peak_nic_load_Bps"].get<double>(), 0);
+  fs::remove_all(dir);
+}
+
+TEST(CliDltapTest, BadContainerFieldNamesFileLineAndField) {
+  const std::string dir = FreshDir("dltap_bad");
+  WriteWholeFile(dir + "/t.csv", "submit_time_s,model,num_gpus,iterations,num_ps,worker_cpu\n0,resnet50,2,10,1,-4\n");
+  const auto r = RunCli({"simulate", "--gpus", "v100=8", "--placer", "dltap", "--trace", dir + "/t.csv", "--format",
+                         "native", "-o", dir + "/out"},
+                        dir + "/cap");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("t.csv:2: field 'worker_cpu'"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/out"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace hetsched
