@@ -178,3 +178,94 @@ Result<HeteroPlan> SolveCostGreedyPerLayer(const StageCostModel& m) {
 }
 
 }  // namespace hetsched
+
+namespace hetsched {
+
+int ImproveAssignmentLocally(std::vector<int>* a, int num_types, const std::function<double(std::span<const int>)>& cost) {
+  std::vector<int>& x = *a;
+  const int L = static_cast<int>(x.size());
+  double current = cost(x);
+  int moves = 0;
+  std::vector<int> trial, best_trial;
+  while (true) {
+    double best = current;
+    // Stage starts: positions where a new stage begins.
+    std::vector<int> starts;
+    for (int l = 0; l < L; ++l) {
+      if (l == 0 || x[static_cast<size_t>(l)] != x[static_cast<size_t>(l - 1)]) starts.push_back(l);
+    }
+    starts.push_back(L);
+    const int stages = static_cast<int>(starts.size()) - 1;
+    // (a) boundary between stage s and s + 1 moved to any cut inside [start(s)+1, end(s+1)].
+    for (int s = 0; s + 1 < stages; ++s) {
+      const int lo = starts[static_cast<size_t>(s)] + 1, hi = starts[static_cast<size_t>(s + 2)] - 1;
+      const int left = x[static_cast<size_t>(starts[static_cast<size_t>(s)])];
+      const int right = x[static_cast<size_t>(starts[static_cast<size_t>(s + 1)])];
+      for (int cut = lo; cut <= hi; ++cut) {
+        if (cut == starts[static_cast<size_t>(s + 1)]) continue;
+        trial = x;
+        for (int l = starts[static_cast<size_t>(s)]; l <= hi; ++l) trial[static_cast<size_t>(l)] = l < cut ? left : right;
+        const double c = cost(trial);
+        if (c < best) {
+          best = c;
+          best_trial = trial;
+        }
+      }
+    }
+    // (b) stage s on another type.
+    for (int s = 0; s < stages; ++s) {
+      for (int t = 0; t < num_types; ++t) {
+        if (t == x[static_cast<size_t>(starts[static_cast<size_t>(s)])]) continue;
+        trial = x;
+        for (int l = starts[static_cast<size_t>(s)]; l < starts[static_cast<size_t>(s + 1)]; ++l) trial[static_cast<size_t>(l)] = t;
+        const double c = cost(trial);
+        if (c < best) {
+          best = c;
+          best_trial = trial;
+        }
+      }
+    }
+    // (c) a stage split in two: its prefix or its suffix on another type.
+    for (int s = 0; s < stages; ++s) {
+      const int first = starts[static_cast<size_t>(s)], end = starts[static_cast<size_t>(s + 1)];
+      for (int cut = first + 1; cut < end; ++cut) {
+        for (int t = 0; t < num_types; ++t) {
+          if (t == x[static_cast<size_t>(first)]) continue;
+          for (int side = 0; side < 2; ++side) {
+            trial = x;
+            const int lo = side == 0 ? first : cut, hi = side == 0 ? cut : end;
+            for (int l = lo; l < hi; ++l) trial[static_cast<size_t>(l)] = t;
+            const double c = cost(trial);
+            if (c < best) {
+              best = c;
+              best_trial = trial;
+            }
+          }
+        }
+      }
+    }
+    // (d) two stages exchange their types (devices, for pipelines).
+    for (int s = 0; s < stages; ++s) {
+      for (int u = s + 1; u < stages; ++u) {
+        const int ts = x[static_cast<size_t>(starts[static_cast<size_t>(s)])];
+        const int tu = x[static_cast<size_t>(starts[static_cast<size_t>(u)])];
+        if (ts == tu) continue;
+        trial = x;
+        for (int l = starts[static_cast<size_t>(s)]; l < starts[static_cast<size_t>(s + 1)]; ++l) trial[static_cast<size_t>(l)] = tu;
+        for (int l = starts[static_cast<size_t>(u)]; l < starts[static_cast<size_t>(u + 1)]; ++l) trial[static_cast<size_t>(l)] = ts;
+        const double c = cost(trial);
+        if (c < best) {
+          best = c;
+          best_trial = trial;
+        }
+      }
+    }
+    if (!(best < current)) break;
+    x = best_trial;
+    current = best;
+    ++moves;
+  }
+  return moves;
+}
+
+}  // namespace hetsched

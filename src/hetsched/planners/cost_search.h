@@ -13,6 +13,8 @@
 // small instances and otherwise reports that the DP is not exact for that pool.
 #pragma once
 
+#include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,5 +36,19 @@ enum class SingleTypeRule { kFastest, kCheapest };
 Result<HeteroPlan> SolveCostSingleType(const StageCostModel& model, SingleTypeRule rule);
 // Each layer on the type with the lowest price x layer compute time (cost per sample).
 Result<HeteroPlan> SolveCostGreedyPerLayer(const StageCostModel& model);
+
+}  // namespace hetsched
+
+namespace hetsched {
+
+// Local search from a per-layer assignment [REC, ours; not in the paper]: repeatedly applies the
+// best of (a) moving one boundary between two adjacent stages anywhere between their outer ends,
+// (b) putting one stage on another type, (c) splitting a stage by putting its prefix or suffix
+// on another type, (d) exchanging the types of two stages, until none lowers `cost` (any
+// function of a per-layer assignment, +infinity when infeasible). O(L^2 + L D + S^2) cost
+// evaluations of O(L) each per pass.
+// Returns the number of improving moves made.
+int ImproveAssignmentLocally(std::vector<int>* assignment, int num_types,
+                             const std::function<double(std::span<const int>)>& cost);
 
 }  // namespace hetsched

@@ -102,6 +102,7 @@ std::string PlanToJson(const HeteroPlan& plan, const PlanningProblem& problem) {
   if (plan.episodes > 0) {
     j["episodes"] = plan.episodes;
     j["episodes_to_best"] = plan.episodes_to_best;
+    j["learned_objective"] = plan.learned_objective;
   }
   if (!plan.note.empty()) j["note"] = plan.note;
   auto& stages = j["stages"] = nlohmann::ordered_json::array();

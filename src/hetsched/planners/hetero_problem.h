@@ -79,7 +79,8 @@ struct HeteroPlan {
   double communication_share = 0;  // communication_s / step_time_s
   long long evaluations = 0;       // plans (or DP transitions) the planner evaluated
   int episodes = 0;                // RL planners: episodes trained
-  int episodes_to_best = 0;        // RL planners: episode at which the returned plan was first seen
+  int episodes_to_best = 0;        // RL planners: episode at which the learned plan was first seen
+  double learned_objective = 0;    // RL planners: the learned plan's objective before local search
   std::string note;                // free text: how the plan was found
 };
 
