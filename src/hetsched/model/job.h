@@ -43,6 +43,12 @@ struct JobSpec {
   double estimated_runtime_s = 0;   // the user's runtime estimate (Slurm --time); 0 = none
   double reference_runtime_s = 0;   // runtime the trace reports, if any (informational)
 
+  // --- Intra-job planning (planners/hetero_problem.h, issue 6) ---
+  // A heterogeneous planner ("dp", "brute-force", "tapp") that lays the job out as a pipeline of
+  // stages over the devices it is given, minimising the step time; the job then runs at that
+  // plan's throughput. Empty: the default data-parallel layout.
+  std::string intra_job_planner;
+
   // Whether the job may run on type `t`: one of allowed_types, or, when that list is empty, any
   // accelerator type (not a CPU node: a GPU job never lands on a CPU node by default).
   bool AllowsType(DeviceTypeId t, const DeviceCatalog& catalog) const;

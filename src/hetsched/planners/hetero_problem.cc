@@ -43,7 +43,13 @@ Status ValidateProblem(const PlanningProblem& p) {
     if (p.batch_per_unit < 0) return Status::InvalidArgument("batch per unit must be >= 0");
   } else {
     if (p.cluster == nullptr) return Status::InvalidArgument("planning problem: no devices (cluster)");
-    const int n = p.cluster->num_devices();
+    const int n = p.devices.empty() ? p.cluster->num_devices() : static_cast<int>(p.devices.size());
+    std::set<DeviceId> distinct;
+    for (DeviceId d : p.devices) {
+      if (d < 0 || d >= p.cluster->num_devices() || !distinct.insert(d).second) {
+        return Status::InvalidArgument(fmt::format("step-time planning: device {} unknown or listed twice", d));
+      }
+    }
     if (n < 1 || n > 8) {
       return Status::InvalidArgument(fmt::format("step-time planning takes 1 to 8 devices, got {}", n));
     }

@@ -45,7 +45,8 @@ struct PlanningProblem {
   const LinkClass* network = nullptr;  // link between units of different nodes (stage-to-stage, PS)
 
   // --- kStepTime (TAPP) ---
-  const Cluster* cluster = nullptr;  // every device of the cluster is available (at most 12)
+  const Cluster* cluster = nullptr;  // the devices' cluster (links between them)
+  std::vector<DeviceId> devices;     // the devices to plan on (1 to 8); empty = every device of the cluster
   int global_batch = 0;              // samples per step; 0 = model default x devices
   int micro_batches = 8;             // m (GPipe); the global batch must divide by it
 

@@ -24,7 +24,11 @@ Result<StepTimeModel> StepTimeModel::Build(const PlanningProblem& problem) {
   const Cluster& cluster = *problem.cluster;
   s.problem_ = &problem;
   s.num_layers_ = static_cast<int>(model.layers.size());
-  s.num_devices_ = cluster.num_devices();
+  s.ids_ = problem.devices;
+  if (s.ids_.empty()) {
+    for (DeviceId d = 0; d < cluster.num_devices(); ++d) s.ids_.push_back(d);
+  }
+  s.num_devices_ = static_cast<int>(s.ids_.size());
   s.m_ = problem.micro_batches;
   s.global_batch_ = problem.global_batch > 0 ? problem.global_batch : model.default_batch_size * s.num_devices_;
   s.micro_ = s.global_batch_ / s.m_;
@@ -36,7 +40,7 @@ Result<StepTimeModel> StepTimeModel::Build(const PlanningProblem& problem) {
     s.act_prefix_[l + 1] = s.act_prefix_[l] + model.layers[l].activation_bytes_per_sample;
   }
   for (size_t g = 0; g < M; ++g) {
-    const DeviceType& type = cluster.device_catalog().type(cluster.device(static_cast<DeviceId>(g)).type);
+    const DeviceType& type = cluster.device_catalog().type(cluster.device(s.ids_[g]).type);
     std::vector<double> prefix(L + 1, 0.0);
     for (size_t l = 0; l < L; ++l) {
       const int li = static_cast<int>(l);
@@ -53,7 +57,7 @@ Result<StepTimeModel> StepTimeModel::Build(const PlanningProblem& problem) {
   for (size_t a = 0; a < M; ++a) {
     for (size_t b = 0; b < M; ++b) {
       if (a == b) continue;
-      const DeviceId pair[2] = {static_cast<DeviceId>(a), static_cast<DeviceId>(b)};
+      const DeviceId pair[2] = {s.ids_[a], s.ids_[b]};
       const PathCapacity path = BottleneckOf(cluster, pair, {});
       s.bandwidth_[a * M + b] = path.bandwidth_Bps;
       s.latency_[a * M + b] = path.latency_s;
@@ -122,14 +126,14 @@ Result<HeteroPlan> StepTimeModel::EvaluateAssignment(std::span<const int> a, con
     PlannedStage s;
     s.first_layer = first;
     s.last_layer = l;
-    s.type = cluster.device(g).type;
+    s.type = cluster.device(device(g)).type;
     s.units = 1;
-    s.devices = {g};
+    s.devices = {device(g)};
     s.compute_s = ComputeS(first, l, g);
     s.transfer_s = TransferS(l, g, next);
     const double this_slot = Slot(first, l, g, next);
     if (this_slot == kInf) {
-      return Status::Infeasible(fmt::format("layers {}..{} do not fit in the memory of device {} ({})", first, l, g,
+      return Status::Infeasible(fmt::format("layers {}..{} do not fit in the memory of device {} ({})", first, l, device(g),
                                             cluster.device_catalog().type(s.type).name));
     }
     if (this_slot > slot) {
@@ -269,12 +273,15 @@ Result<HeteroPlan> SolveBsp(const PlanningProblem& problem) {
   HETSCHED_RETURN_IF_ERROR(ValidateProblem(problem));
   const Cluster& cluster = *problem.cluster;
   const ModelProfile& model = *problem.model;
-  const int n = cluster.num_devices();
-  const int global = problem.global_batch > 0 ? problem.global_batch : model.default_batch_size * n;
   Plan dp;
+  dp.devices = problem.devices;
+  if (dp.devices.empty()) {
+    for (DeviceId d = 0; d < cluster.num_devices(); ++d) dp.devices.push_back(d);
+  }
+  const int n = static_cast<int>(dp.devices.size());
+  const int global = problem.global_batch > 0 ? problem.global_batch : model.default_batch_size * n;
   dp.parallelism = n == 1 ? Parallelism::kSingle : Parallelism::kDataRing;
   dp.batch_per_device = (global + n - 1) / n;  // evenly split (BSP default, ALGORITHMS.md 4.2)
-  for (DeviceId d = 0; d < n; ++d) dp.devices.push_back(d);
   const IterationEstimate est = EstimateIteration(model, dp, cluster);
   if (!est.fits_in_memory) {
     return Status::Infeasible(fmt::format("data parallel: {} at batch {} per device does not fit in the smallest device",
@@ -286,7 +293,7 @@ Result<HeteroPlan> SolveBsp(const PlanningProblem& problem) {
   PlannedStage st;
   st.first_layer = 0;
   st.last_layer = static_cast<int>(model.layers.size()) - 1;
-  st.type = cluster.device(0).type;
+  st.type = cluster.device(dp.devices[0]).type;
   st.units = n;
   st.devices = dp.devices;
   st.compute_s = est.compute_s;

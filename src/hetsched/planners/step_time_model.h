@@ -32,6 +32,7 @@ class StepTimeModel {
 
   int num_layers() const { return num_layers_; }
   int num_devices() const { return num_devices_; }
+  DeviceId device(int g) const { return ids_[static_cast<size_t>(g)]; }  // cluster id of device g
   int micro_batches() const { return m_; }
   int global_batch() const { return global_batch_; }
 
@@ -48,6 +49,7 @@ class StepTimeModel {
 
  private:
   const PlanningProblem* problem_ = nullptr;
+  std::vector<DeviceId> ids_;  // device g of the model = cluster device ids_[g]
   int num_layers_ = 0, num_devices_ = 0, m_ = 1, global_batch_ = 0, micro_ = 0;
   std::vector<std::vector<double>> prefix_;  // per device: roofline seconds of layers < l at b
   std::vector<double> overhead_s_, memory_bytes_;
