@@ -5,6 +5,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "hetsched/experiments/experiment.h"
+#include "hetsched/planners/hetero_problem.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/placer.h"
 #include "hetsched/sched/planner.h"
@@ -50,7 +51,10 @@ int RunCatalog(const std::string& what) {
   }
   if (all || what == "policies") PrintMethods("Job schedulers (--policy)", Registry<JobScheduler>::Instance().List());
   if (all || what == "placers") PrintMethods("Placers (--placer)", Registry<Placer>::Instance().List());
-  if (all || what == "planners") PrintMethods("Planners (--planner)", Registry<Planner>::Instance().List());
+  if (all || what == "planners") {
+    PrintMethods("Planners (--planner)", Registry<Planner>::Instance().List());
+    PrintMethods("Heterogeneous planners (hetsched plan --planner)", Registry<HeteroPlanner>::Instance().List());
+  }
   if (all || what == "experiments") {
     PrintMethods("Experiments (hetsched experiment NAME)", Registry<Experiment>::Instance().List());
   }

@@ -55,6 +55,12 @@ struct JobSpec {
   ContainerRequest worker_request;
   bool is_container_job() const { return num_ps > 0; }
 
+  // --- Intra-job planning (planners/hetero_problem.h, issue 6) ---
+  // A heterogeneous planner ("dp", "brute-force", "tapp") that lays the job out as a pipeline of
+  // stages over the devices it is given, minimising the step time; the job then runs at that
+  // plan's throughput. Empty: the default data-parallel layout.
+  std::string intra_job_planner;
+
   // Whether the job may run on type `t`: one of allowed_types, or, when that list is empty, any
   // accelerator type (not a CPU node: a GPU job never lands on a CPU node by default).
   bool AllowsType(DeviceTypeId t, const DeviceCatalog& catalog) const;

@@ -1,14 +1,16 @@
 // Data-parallel planner: every device holds a full replica and processes its own per-device
 // batch; gradients are synchronised by ring all-reduce (default) or parameter servers
-// (spec.parallelism == kDataPS). One device: kSingle. Pipeline jobs are planned as data parallel
-// for now (no stage partitioning here; planners such as tapp do that). The estimate is the
-// visible performance model's (perf/iteration_model.h), without contention.
+// (spec.parallelism == kDataPS). One device: kSingle. A job whose spec names an intra_job_planner
+// and holds 2 to 8 devices is laid out as a pipeline by that planner (job_pipeline.h); other
+// pipeline jobs are planned as data parallel. The estimate is the visible performance model's
+// (perf/iteration_model.h), without contention.
 #include <cmath>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "hetsched/perf/iteration_model.h"
+#include "hetsched/planners/job_pipeline.h"
 #include "hetsched/sched/planner.h"
 #include "hetsched/sched/registry.h"
 
@@ -33,6 +35,9 @@ class DataParallelPlanner : public Planner {
                              const Cluster& cluster) override {
     if (devices.empty()) {
       return Status::InvalidArgument("job " + std::to_string(job.id) + ": no devices to plan on");
+    }
+    if (!job.intra_job_planner.empty() && devices.size() >= 2 && devices.size() <= 8) {
+      return PlanJobAsPipeline(job, model, devices, cluster);
     }
     PlannedJob planned;
     Plan& plan = planned.plan;

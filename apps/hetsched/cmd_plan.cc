@@ -1,0 +1,160 @@
+// `hetsched plan`: lays one model out on heterogeneous resources with a named planner
+// (planners/hetero_problem.h): the cheapest plan that sustains a throughput limit over a pool of
+// resource types (HeterPS), or the fastest pipeline over a set of devices (TAPP). Prints the
+// plan as a table, or as JSON (--json to stdout, -o FILE written atomically).
+#include <fmt/core.h>
+
+#include <memory>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "hetsched/planners/hetero_problem.h"
+#include "hetsched/sched/registry.h"
+#include "hetsched/util/file_io.h"
+#include "hetsched/util/text.h"
+
+namespace hetsched::cli {
+
+namespace {
+
+struct PlanArgs {
+  std::string model;
+  std::string pool;
+  std::string cluster;
+  std::string objective = "cost";
+  std::string planner = "dp";
+  std::string network = "eth25";
+  double throughput = 0;
+  int batch = 0;
+  int devices_per_node = 8;
+  int global_batch = 0;
+  int micro_batches = 8;
+  unsigned long long seed = 1;
+  bool json = false;
+  std::string out;
+  std::vector<std::string> opts;
+};
+
+// "cpu-node,t4,v100=8" -> (name, count) pairs; count 0 when not given.
+Result<std::vector<std::pair<std::string, int>>> ParsePool(const std::string& text) {
+  std::vector<std::pair<std::string, int>> out;
+  for (std::string_view raw : Split(text, ',')) {
+    const std::string item = std::string(Trim(raw));
+    if (item.empty()) return Status::InvalidArgument("--pool '" + text + "': empty entry");
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) {
+      out.emplace_back(item, 0);
+      continue;
+    }
+    auto count = ParseInt(item.substr(eq + 1), "--pool count");
+    if (!count.ok() || *count < 0) {
+      return Status::InvalidArgument("--pool entry '" + item + "': the count must be an integer >= 0");
+    }
+    out.emplace_back(item.substr(0, eq), static_cast<int>(*count));
+  }
+  if (out.empty()) return Status::InvalidArgument("--pool is empty");
+  return out;
+}
+
+int RunPlan(const PlanArgs& a) {
+  const DeviceCatalog& catalog = DeviceCatalog::BuiltIn();
+  const LinkCatalog& links = LinkCatalog::BuiltIn();
+  ModelProfile loaded;
+  const ModelProfile* model = ModelZoo::BuiltIn().Find(a.model);
+  if (model == nullptr) {
+    if (a.model.find('/') == std::string::npos && a.model.find(".json") == std::string::npos) {
+      return ReportError(ModelZoo::BuiltIn().Lookup(a.model).status());
+    }
+    auto file = LoadModelProfile(a.model);
+    if (!file.ok()) return ReportError(file.status());
+    loaded = std::move(file).value();
+    model = &loaded;
+  }
+  auto options = Options::Parse(a.opts);
+  if (!options.ok()) return ReportError(options.status());
+  options->SetDefault("seed", std::to_string(a.seed));
+
+  PlanningProblem problem;
+  problem.model = model;
+  problem.seed = a.seed;
+  Cluster cluster;
+  if (a.objective == "cost") {
+    problem.objective = PlanObjective::kCostUnderThroughput;
+    problem.catalog = &catalog;
+    auto net = links.Lookup(a.network);
+    if (!net.ok()) return ReportError(net.status().WithContext("--network"));
+    problem.network = &links.link(*net);
+    auto pool = ParsePool(a.pool.empty() ? "cpu-node,k80,t4,p100,v100-16gb,a100-40gb" : a.pool);
+    if (!pool.ok()) return ReportError(pool.status());
+    for (const auto& [name, cap] : *pool) {
+      auto type = catalog.Lookup(name);
+      if (!type.ok()) return ReportError(type.status().WithContext("--pool"));
+      problem.pool.push_back({*type, cap});
+    }
+    if (!(a.throughput > 0)) return ReportError(Status::InvalidArgument("--throughput (samples/s) must be > 0 for the cost objective"));
+    problem.throughput_limit = a.throughput;
+    problem.batch_per_unit = a.batch;
+  } else {
+    problem.objective = PlanObjective::kStepTime;
+    if (!a.cluster.empty()) {
+      auto c = LoadClusterSpec(a.cluster, catalog, links);
+      if (!c.ok()) return ReportError(c.status());
+      cluster = std::move(c).value();
+    } else {
+      auto pool = ParsePool(a.pool.empty() ? "v100=2,t4=2" : a.pool);
+      if (!pool.ok()) return ReportError(pool.status());
+      for (auto& entry : *pool) entry.second = std::max(entry.second, 1);
+      auto c = MakeShorthandCluster(*pool, a.devices_per_node, catalog, links);
+      if (!c.ok()) return ReportError(c.status().WithContext("--pool"));
+      cluster = std::move(c).value();
+    }
+    problem.cluster = &cluster;
+    problem.global_batch = a.global_batch;
+    problem.micro_batches = a.micro_batches;
+  }
+  auto plan = SolveWith(a.planner, problem, *options);
+  if (!plan.ok()) return ReportError(plan.status());
+  const std::string json = PlanToJson(*plan, problem);
+  if (!a.out.empty()) {
+    Status st = WriteFileAtomic(a.out, json);
+    if (!st.ok()) return ReportError(st);
+  }
+  if (a.json) {
+    fmt::print("{}", json);
+  } else {
+    fmt::print("{}", PlanToTable(*plan, problem));
+    for (const MethodInfo& m : Registry<HeteroPlanner>::Instance().List()) {
+      if (m.name == a.planner) fmt::print("provenance: {}\n", m.provenance);
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddPlanCommand(CLI::App& app, std::function<int()>* action) {
+  auto* cmd = app.add_subcommand("plan", "Plan one model on heterogeneous resources (HeterPS cost, TAPP step time)");
+  auto a = std::make_shared<PlanArgs>();
+  cmd->add_option("-m,--model", a->model, "Zoo model name, or a layer-profile JSON file")->required();
+  cmd->add_option("--objective", a->objective, "cost (min $/hour under --throughput) or step-time")
+      ->check(CLI::IsMember({"cost", "step-time"}));
+  cmd->add_option("--planner", a->planner, "Planner name (`hetsched catalog planners`; default dp)");
+  cmd->add_option("--pool", a->pool,
+                  "cost: resource types TYPE[=MAX_UNITS],... (default cpu-node,k80,t4,p100,v100-16gb,a100-40gb); "
+                  "step-time: devices TYPE=COUNT,... (default v100=2,t4=2)");
+  cmd->add_option("--cluster", a->cluster, "step-time: a cluster spec file whose devices form the pool");
+  cmd->add_option("--throughput", a->throughput, "cost: samples/s the job must sustain");
+  cmd->add_option("--batch", a->batch, "cost: samples per unit per iteration (default: the model's)");
+  cmd->add_option("--network", a->network, "cost: link between nodes (default eth25)");
+  cmd->add_option("--devices-per-node", a->devices_per_node, "step-time: devices per node of the --pool shorthand")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--global-batch", a->global_batch, "step-time: samples per step (default model batch x devices)");
+  cmd->add_option("--micro-batches", a->micro_batches, "step-time: micro-batches per step (default 8)");
+  cmd->add_option("--seed", a->seed, "Seed of learned planners");
+  cmd->add_option("--planner-opt", a->opts, "Planner option KEY=VALUE (repeatable), e.g. episodes=2000");
+  cmd->add_flag("--json", a->json, "Print the plan as JSON instead of a table");
+  cmd->add_option("-o,--out", a->out, "Also write the plan as JSON to this file (atomically)");
+  cmd->callback([a, action] { *action = [a] { return RunPlan(*a); }; });
+}
+
+}  // namespace hetsched::cli

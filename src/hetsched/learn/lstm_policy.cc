@@ -1,0 +1,150 @@
+#include "hetsched/learn/lstm_policy.h"
+
+#include <filesystem>
+#include <limits>
+#include <system_error>
+
+#include "hetsched/learn/lstm_policy_impl.h"
+#include "hetsched/learn/torch_runtime.h"
+
+namespace hetsched::learn {
+
+LstmPolicyNet::LstmPolicyNet(const LstmPolicyConfig& c) {
+  input = register_module("input", torch::nn::Linear(c.feature_dim, c.hidden));
+  action_embed = register_module("action_embed", torch::nn::Embedding(c.num_actions + 1, c.action_embedding));
+  cell = register_module("cell", torch::nn::LSTMCell(c.hidden + c.action_embedding, c.hidden));
+  head = register_module("head", torch::nn::Linear(c.hidden, c.num_actions));
+}
+
+Status LstmPolicy::Impl::Check(const StepFeatures& f) const {
+  if (f.steps < 1) return Status::InvalidArgument("policy: no steps");
+  if (f.values.size() != static_cast<size_t>(f.steps) * static_cast<size_t>(config.feature_dim)) {
+    return Status::InvalidArgument("policy: " + std::to_string(f.values.size()) + " feature values for " +
+                                   std::to_string(f.steps) + " steps of " + std::to_string(config.feature_dim));
+  }
+  return Status::Ok();
+}
+
+torch::Tensor LstmPolicy::Impl::ProjectInputs(const StepFeatures& f) const {
+  const torch::Tensor x =
+      torch::from_blob(const_cast<float*>(f.values.data()), {f.steps, config.feature_dim}, torch::kFloat32);
+  return torch::relu(net->input->forward(x));
+}
+
+torch::Tensor LstmPolicy::Impl::Step(const torch::Tensor& step_input, const torch::Tensor& prev_actions,
+                                     torch::Tensor* h, torch::Tensor* c) const {
+  const int64_t batch = prev_actions.size(0);
+  const torch::Tensor x = torch::cat({step_input.unsqueeze(0).expand({batch, config.hidden}),
+                                      net->action_embed->forward(prev_actions)},
+                                     1);
+  auto hc = net->cell->forward(x, std::make_tuple(*h, *c));
+  *h = std::get<0>(hc);
+  *c = std::get<1>(hc);
+  return net->head->forward(*h);
+}
+
+torch::Tensor MaskLogits(const torch::Tensor& logits, const std::vector<uint8_t>& allowed) {
+  std::vector<float> add(allowed.size());
+  for (size_t i = 0; i < allowed.size(); ++i) add[i] = allowed[i] ? 0.0f : -std::numeric_limits<float>::infinity();
+  const torch::Tensor t = torch::from_blob(add.data(), {logits.size(0), logits.size(1)}, torch::kFloat32).clone();
+  return logits + t;
+}
+
+LstmPolicy::LstmPolicy(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+LstmPolicy::LstmPolicy(LstmPolicy&&) noexcept = default;
+LstmPolicy& LstmPolicy::operator=(LstmPolicy&&) noexcept = default;
+LstmPolicy::~LstmPolicy() = default;
+
+const LstmPolicyConfig& LstmPolicy::config() const { return impl_->config; }
+
+Result<LstmPolicy> LstmPolicy::Create(const LstmPolicyConfig& config) {
+  if (config.feature_dim < 1 || config.num_actions < 1 || config.hidden < 1 || config.action_embedding < 1 ||
+      config.threads < 1) {
+    return Status::InvalidArgument("LSTM policy: feature_dim, num_actions, hidden, action_embedding and threads must be >= 1");
+  }
+  ConfigureTorchThreads(config.threads);
+  SeedTorch(config.seed);
+  auto impl = std::make_unique<Impl>();
+  impl->config = config;
+  impl->net = std::make_shared<LstmPolicyNet>(config);
+  return LstmPolicy(std::move(impl));
+}
+
+Result<std::vector<int>> LstmPolicy::Greedy(const StepFeatures& features, const ActionMaskFn& mask) const {
+  HETSCHED_RETURN_IF_ERROR(impl_->Check(features));
+  ConfigureTorchThreads(impl_->config.threads);
+  torch::NoGradGuard no_grad;
+  const int actions = impl_->config.num_actions;
+  const torch::Tensor inputs = impl_->ProjectInputs(features);
+  torch::Tensor h = torch::zeros({1, impl_->config.hidden}), c = torch::zeros({1, impl_->config.hidden});
+  torch::Tensor prev = torch::full({1}, actions, torch::kLong);
+  std::vector<int> out;
+  std::vector<uint8_t> allowed(static_cast<size_t>(actions), 1);
+  for (int step = 0; step < features.steps; ++step) {
+    torch::Tensor logits = impl_->Step(inputs[step], prev, &h, &c);
+    if (mask) {
+      std::fill(allowed.begin(), allowed.end(), 0);
+      mask(step, out, &allowed);
+      logits = MaskLogits(logits, allowed);
+    }
+    const int a = static_cast<int>(logits.argmax(1).item<int64_t>());
+    out.push_back(a);
+    prev = torch::full({1}, a, torch::kLong);
+  }
+  return out;
+}
+
+namespace {
+const char* const kConfigKeys[] = {"feature_dim", "num_actions", "hidden", "action_embedding", "threads"};
+}  // namespace
+
+Status LstmPolicy::Save(const std::string& path) const {
+  const std::string tmp = path + ".tmp";
+  try {
+    torch::serialize::OutputArchive archive;
+    const LstmPolicyConfig& c = impl_->config;
+    const int64_t values[] = {c.feature_dim, c.num_actions, c.hidden, c.action_embedding, c.threads};
+    for (size_t i = 0; i < std::size(kConfigKeys); ++i) {
+      archive.write(std::string("config.") + kConfigKeys[i], torch::tensor(values[i]));
+    }
+    archive.write("config.seed", torch::tensor(static_cast<int64_t>(c.seed)));
+    impl_->net->save(archive);
+    archive.save_to(tmp);
+  } catch (const c10::Error& e) {
+    return Status::IoError(path + ": cannot write the policy: " + e.what_without_backtrace());
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return Status::IoError(path + ": cannot write the policy: " + ec.message());
+  return Status::Ok();
+}
+
+Result<LstmPolicy> LstmPolicy::Load(const std::string& path) {
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(path);
+    LstmPolicyConfig c;
+    int64_t values[std::size(kConfigKeys)] = {};
+    for (size_t i = 0; i < std::size(kConfigKeys); ++i) {
+      torch::Tensor t;
+      archive.read(std::string("config.") + kConfigKeys[i], t);
+      values[i] = t.item<int64_t>();
+    }
+    torch::Tensor seed;
+    archive.read("config.seed", seed);
+    c.feature_dim = static_cast<int>(values[0]);
+    c.num_actions = static_cast<int>(values[1]);
+    c.hidden = static_cast<int>(values[2]);
+    c.action_embedding = static_cast<int>(values[3]);
+    c.threads = static_cast<int>(values[4]);
+    c.seed = static_cast<uint64_t>(seed.item<int64_t>());
+    auto policy = Create(c);
+    if (!policy.ok()) return policy.status().WithContext(path);
+    policy->impl_->net->load(archive);
+    return policy;
+  } catch (const c10::Error& e) {
+    return Status::IoError(path + ": not a policy file written by LstmPolicy::Save: " + e.what_without_backtrace());
+  }
+}
+
+}  // namespace hetsched::learn

@@ -1,0 +1,67 @@
+// An autoregressive LSTM policy over a sequence of steps (layers of a model): at step l it reads
+// the step's feature vector and the action it took at step l-1, and outputs a distribution over
+// `num_actions` actions (resource types for HeterPS, devices for TAPP). Plain C++ interface:
+// LibTorch stays inside learn/ (pimpl). Trained by learn/reinforce.h.
+//
+// Determinism: the weights are initialised from `seed` through SeedTorch (torch_runtime.h) with
+// LibTorch's intra-op threads set explicitly (ConfigureTorchThreads), and sampling uses
+// hetsched::Rng, so the same seed and inputs give the same actions, run after run.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hetsched/util/status.h"
+
+namespace hetsched::learn {
+
+struct LstmPolicyConfig {
+  int feature_dim = 0;        // inputs per step (> 0)
+  int num_actions = 0;        // actions per step (> 0)
+  int hidden = 64;            // LSTM hidden size
+  int action_embedding = 16;  // embedding of the previous action
+  uint64_t seed = 1;          // weight initialisation
+  int threads = 1;            // LibTorch intra-op threads
+};
+
+// Which actions step `step` may take after `prefix` (the actions of steps 0..step-1): sets
+// (*allowed)[a] = 1 for allowed actions, 0 otherwise. An empty function allows every action.
+// At least one action must stay allowed.
+using ActionMaskFn = std::function<void(int step, std::span<const int> prefix, std::vector<uint8_t>* allowed)>;
+
+// Step features: `steps` rows of `feature_dim` floats, row-major.
+struct StepFeatures {
+  int steps = 0;
+  std::vector<float> values;
+};
+
+class LstmPolicy {
+ public:
+  static Result<LstmPolicy> Create(const LstmPolicyConfig& config);
+  // Reads a policy written by Save, with its configuration.
+  static Result<LstmPolicy> Load(const std::string& path);
+
+  LstmPolicy(LstmPolicy&&) noexcept;
+  LstmPolicy& operator=(LstmPolicy&&) noexcept;
+  ~LstmPolicy();
+
+  const LstmPolicyConfig& config() const;
+  // The most likely action at every step (greedy decoding). REQUIRES: features match config.
+  Result<std::vector<int>> Greedy(const StepFeatures& features, const ActionMaskFn& mask = {}) const;
+  // Writes the weights and the configuration (atomically: a temporary file, then rename).
+  Status Save(const std::string& path) const;
+
+  struct Impl;  // defined in lstm_policy_impl.h (learn/ only)
+  Impl& impl() { return *impl_; }
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  explicit LstmPolicy(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hetsched::learn

@@ -1,0 +1,137 @@
+#include "hetsched/learn/reinforce.h"
+
+#include <cmath>
+
+#include "hetsched/learn/lstm_policy_impl.h"
+#include "hetsched/learn/torch_runtime.h"
+#include "hetsched/util/rng.h"
+
+namespace hetsched::learn {
+
+namespace {
+
+// Samples one action from row `row` of `probs` with `rng`; actions of probability 0 (masked)
+// are never chosen.
+int SampleRow(const torch::TensorAccessor<float, 2>& probs, int64_t row, int actions, Rng& rng) {
+  const double u = rng.Uniform();
+  double cumulative = 0;
+  int last_allowed = -1;
+  for (int a = 0; a < actions; ++a) {
+    const double p = probs[row][a];
+    if (p <= 0) continue;
+    last_allowed = a;
+    cumulative += p;
+    if (u < cumulative) return a;
+  }
+  return last_allowed;  // rounding left u above the total: the last allowed action
+}
+
+}  // namespace
+
+Result<ReinforceResult> TrainReinforce(LstmPolicy& policy, const StepFeatures& features, const RewardFn& reward,
+                                       const ActionMaskFn& mask, const ReinforceConfig& config) {
+  LstmPolicy::Impl& im = policy.impl();
+  HETSCHED_RETURN_IF_ERROR(im.Check(features));
+  if (config.episodes < 1 || config.batch < 1 || !(config.learning_rate > 0) || config.baseline_decay < 0 ||
+      config.baseline_decay >= 1 || config.entropy_bonus < 0 || config.patience < 0) {
+    return Status::InvalidArgument(
+        "REINFORCE: episodes and batch must be >= 1, learning rate > 0, baseline decay in [0, 1), entropy bonus and "
+        "patience >= 0");
+  }
+  if (!reward) return Status::InvalidArgument("REINFORCE: no reward function");
+  ConfigureTorchThreads(im.config.threads);
+  torch::optim::Adam optimizer(im.net->parameters(), torch::optim::AdamOptions(config.learning_rate));
+  Rng rng(config.seed);
+  const int actions = im.config.num_actions, steps = features.steps, hidden = im.config.hidden;
+
+  ReinforceResult result;
+  result.best_reward = -std::numeric_limits<double>::infinity();
+  bool have_baseline = false;
+  double baseline = 0;
+  int since_best = 0;
+  std::vector<std::vector<int>> seqs;
+  std::vector<uint8_t> allowed, row(static_cast<size_t>(actions));
+  std::vector<int64_t> chosen;
+  std::vector<double> rewards;
+  while (result.episodes < config.episodes) {
+    const int n = std::min(config.batch, config.episodes - result.episodes);
+    seqs.assign(static_cast<size_t>(n), std::vector<int>(static_cast<size_t>(steps), 0));
+    const torch::Tensor inputs = im.ProjectInputs(features);
+    torch::Tensor h = torch::zeros({n, hidden}), c = torch::zeros({n, hidden});
+    torch::Tensor prev = torch::full({n}, actions, torch::kLong);
+    torch::Tensor logp_sum = torch::zeros({n}), entropy_sum = torch::zeros({n});
+    for (int step = 0; step < steps; ++step) {
+      torch::Tensor logits = im.Step(inputs[step], prev, &h, &c);
+      if (mask) {
+        allowed.assign(static_cast<size_t>(n) * static_cast<size_t>(actions), 0);
+        for (int i = 0; i < n; ++i) {
+          std::fill(row.begin(), row.end(), 0);
+          mask(step, std::span<const int>(seqs[static_cast<size_t>(i)].data(), static_cast<size_t>(step)), &row);
+          std::copy(row.begin(), row.end(), allowed.begin() + static_cast<std::ptrdiff_t>(i) * actions);
+        }
+        logits = MaskLogits(logits, allowed);
+      }
+      const torch::Tensor logp = torch::log_softmax(logits, 1);
+      const torch::Tensor probs = logp.exp();
+      // Masked actions: p = 0 and log p = -inf; their entropy term is 0.
+      entropy_sum = entropy_sum - (probs * torch::nan_to_num(logp, 0.0, 0.0, 0.0)).sum(1);
+      const torch::Tensor p_cpu = probs.detach().contiguous();
+      const auto acc = p_cpu.accessor<float, 2>();
+      chosen.assign(static_cast<size_t>(n), 0);
+      for (int i = 0; i < n; ++i) {
+        const int a = SampleRow(acc, i, actions, rng);
+        if (a < 0) return Status::InvalidArgument("REINFORCE: the mask allows no action at step " + std::to_string(step));
+        chosen[static_cast<size_t>(i)] = a;
+        seqs[static_cast<size_t>(i)][static_cast<size_t>(step)] = a;
+      }
+      prev = torch::from_blob(chosen.data(), {n}, torch::kLong).clone();
+      logp_sum = logp_sum + logp.gather(1, prev.unsqueeze(1)).squeeze(1);
+    }
+    rewards.assign(static_cast<size_t>(n), 0.0);
+    double mean = 0;
+    for (int i = 0; i < n; ++i) {
+      const double r = reward(seqs[static_cast<size_t>(i)]);
+      rewards[static_cast<size_t>(i)] = r;
+      mean += r / n;
+      ++since_best;
+      if (r > result.best_reward) {
+        result.best_reward = r;
+        result.best_actions = seqs[static_cast<size_t>(i)];
+        result.best_episode = result.episodes + i + 1;
+        since_best = 0;
+      }
+    }
+    if (!have_baseline) {
+      baseline = mean;
+      have_baseline = true;
+    }
+    double var = 0;
+    for (double r : rewards) var += (r - mean) * (r - mean) / n;
+    const double scale = var > 1e-24 ? 1.0 / std::sqrt(var) : 1.0;
+    std::vector<float> advantage(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      advantage[static_cast<size_t>(i)] = static_cast<float>((rewards[static_cast<size_t>(i)] - baseline) * scale);
+    }
+    baseline = config.baseline_decay * baseline + (1.0 - config.baseline_decay) * mean;
+    const torch::Tensor adv = torch::from_blob(advantage.data(), {n}, torch::kFloat32).clone();
+    const torch::Tensor loss =
+        -(adv * logp_sum).mean() - static_cast<float>(config.entropy_bonus) * (entropy_sum / steps).mean();
+    optimizer.zero_grad();
+    loss.backward();
+    optimizer.step();
+    result.episodes += n;
+    result.mean_reward.push_back(mean);
+    if (config.patience > 0 && since_best >= config.patience) break;
+  }
+  auto greedy = policy.Greedy(features, mask);
+  if (!greedy.ok()) return greedy.status();
+  const double r = reward(*greedy);
+  if (r > result.best_reward) {
+    result.best_reward = r;
+    result.best_actions = std::move(greedy).value();
+    result.best_episode = result.episodes;
+  }
+  return result;
+}
+
+}  // namespace hetsched::learn

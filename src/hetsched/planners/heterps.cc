@@ -1,0 +1,112 @@
+// HeterPS (Feng et al., FGCS 2023; ALGORITHMS.md 2.4): an LSTM policy reads the layers in order
+// and picks a resource type per layer (consecutive layers on one type form a stage), trained by
+// REINFORCE with reward -cost/cost_ref from the provisioning step (cost_model.h); infeasible
+// plans get -10 - (their infeasible layers' share). cost_ref is the cheapest single-type plan,
+// so a reward above -1 beats every all-on-one-type baseline. Returns the best plan sampled or
+// decoded greedily after training, then (option polish, default on) improved by a local search
+// over stage boundaries and stage types (cost_search.h; ours, not the paper's): the plan's
+// learned_objective keeps the RL plan's own cost.
+#include <cmath>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "hetsched/learn/lstm_policy.h"
+#include "hetsched/learn/reinforce.h"
+#include "hetsched/planners/cost_model.h"
+#include "hetsched/planners/cost_search.h"
+#include "hetsched/planners/rl_common.h"
+#include "hetsched/sched/registry.h"
+
+namespace hetsched {
+namespace {
+
+constexpr double kInfeasiblePenalty = 10.0;  // P_inf of ALGORITHMS.md 2.4
+
+class HeterPsPlanner : public HeteroPlanner {
+ public:
+  explicit HeterPsPlanner(LearnedPlannerOptions o) : o_(std::move(o)) {}
+  std::string_view name() const override { return "heterps"; }
+  bool Supports(PlanObjective o) const override { return o == PlanObjective::kCostUnderThroughput; }
+
+  Result<HeteroPlan> Solve(const PlanningProblem& p) override {
+    auto built = StageCostModel::Build(p);
+    if (!built.ok()) return built.status();
+    const StageCostModel& m = *built;
+    const int L = m.num_layers(), D = m.num_types();
+    // Per-type features of each layer: log10 of price x one-layer time (cost per sample), and
+    // whether the layer alone fits in the type's memory.
+    const learn::StepFeatures features = LayerFeatures(*p.model, 2 * D, [&](int l, std::vector<float>* row) {
+      for (int t = 0; t < D; ++t) {
+        const double s = m.ComputeS(l, l, t) - m.type(t).iteration_overhead_s;
+        row->push_back(static_cast<float>(std::log10(1e-12 + m.type(t).price_per_hour * std::max(0.0, s)) / 10.0));
+        row->push_back(m.StageCost(l, l, t) < StageCostModel::kInfeasible ? 1.0f : 0.0f);
+      }
+    });
+    double ref = StageCostModel::kInfeasible;
+    for (int t = 0; t < D; ++t) ref = std::min(ref, m.AssignmentCost(std::vector<int>(static_cast<size_t>(L), t)));
+    if (ref == StageCostModel::kInfeasible) {
+      auto greedy = SolveCostGreedyPerLayer(m);
+      ref = greedy.ok() ? greedy->cost_per_hour : 1.0;
+    }
+    const auto reward = [&](std::span<const int> a) {
+      const double cost = m.AssignmentCost(a);
+      if (cost < StageCostModel::kInfeasible) return -cost / ref;
+      int bad = 0;  // layers whose type cannot hold them alone: a gradient towards feasibility
+      for (int l = 0; l < L; ++l) bad += m.StageCost(l, l, a[static_cast<size_t>(l)]) == StageCostModel::kInfeasible;
+      return -kInfeasiblePenalty - static_cast<double>(bad) / L;
+    };
+    learn::LstmPolicyConfig config;
+    config.feature_dim = LayerFeatureDim() + 2 * D;
+    config.num_actions = D;
+    config.hidden = o_.hidden;
+    config.seed = o_.reinforce.seed;
+    auto policy = learn::LstmPolicy::Create(config);
+    if (!policy.ok()) return policy.status();
+    auto trained = learn::TrainReinforce(*policy, features, reward, {}, o_.reinforce);
+    if (!trained.ok()) return trained.status();
+    if (!o_.save_path.empty()) HETSCHED_RETURN_IF_ERROR(policy->Save(o_.save_path));
+    std::vector<int> actions = trained->best_actions;
+    const double learned = m.AssignmentCost(actions);
+    int moves = 0;
+    if (o_.polish) {
+      moves = ImproveAssignmentLocally(&actions, D, [&](std::span<const int> a) { return m.AssignmentCost(a); });
+    }
+    auto plan = m.EvaluateAssignment(actions, "heterps");
+    if (!plan.ok()) {
+      return Status::Infeasible(fmt::format("heterps: no feasible plan found in {} episodes ({})", trained->episodes,
+                                            plan.status().message()));
+    }
+    plan->episodes = trained->episodes;
+    plan->episodes_to_best = trained->best_episode;
+    plan->evaluations = trained->episodes;
+    plan->learned_objective = learned;
+    plan->note = fmt::format(
+        "REINFORCE: reward -cost/{:.4g} $/h (cheapest single-type plan); learned plan {:.6g} $/h, {} local-search "
+        "move(s){}",
+        ref, learned, moves, o_.polish ? "" : " (polish=false)");
+    return plan;
+  }
+
+ private:
+  LearnedPlannerOptions o_;
+};
+
+Result<std::unique_ptr<HeteroPlanner>> MakeHeterPs(const Options& options) {
+  auto o = ReadLearnedPlannerOptions(options, 2000, 1e-3);
+  if (!o.ok()) return o.status();
+  return std::unique_ptr<HeteroPlanner>(std::make_unique<HeterPsPlanner>(std::move(o).value()));
+}
+
+const MethodInfo kHeterPsInfo{
+    "heterps",
+    "LSTM policy picks a resource type per layer, REINFORCE on the provisioned cost (options: episodes, batch, lr, "
+    "entropy, hidden, patience, seed, save, polish)",
+    "[SRC] RL scheduling of layers to resource types, min cost under a throughput limit (Feng et al., FGCS 2023); "
+    "[REC-M] LSTM + REINFORCE; [REC] features, reward, provisioning model (ALGORITHMS.md 2.2-2.4), local-search polish (ours)"};
+
+}  // namespace
+
+HETSCHED_REGISTER_IMPL(HeteroPlanner, kHeterPsRegistered, kHeterPsInfo, MakeHeterPs)
+
+}  // namespace hetsched

@@ -1,0 +1,68 @@
+#include "hetsched/planners/rl_common.h"
+
+#include <cmath>
+
+namespace hetsched {
+
+namespace {
+constexpr int kKinds = 8;  // LayerKind values
+float Log(double x) { return static_cast<float>(std::log10(1.0 + std::max(0.0, x)) / 10.0); }
+}  // namespace
+
+int LayerFeatureDim() { return kKinds + 5; }
+
+learn::StepFeatures LayerFeatures(const ModelProfile& model, int extra_dim,
+                                  const std::function<void(int layer, std::vector<float>* row)>& extra) {
+  learn::StepFeatures f;
+  f.steps = static_cast<int>(model.layers.size());
+  const int dim = LayerFeatureDim() + extra_dim;
+  f.values.reserve(static_cast<size_t>(f.steps) * static_cast<size_t>(dim));
+  std::vector<float> row;
+  for (int l = 0; l < f.steps; ++l) {
+    const LayerProfile& layer = model.layers[static_cast<size_t>(l)];
+    row.assign(kKinds, 0.0f);
+    row[static_cast<size_t>(layer.kind)] = 1.0f;
+    row.push_back(Log(layer.fwd_flops_per_sample + layer.bwd_flops_per_sample));
+    row.push_back(Log(layer.param_bytes));
+    row.push_back(Log(layer.sparse_bytes_per_sample));
+    row.push_back(Log(layer.activation_bytes_per_sample));
+    row.push_back(static_cast<float>(l) / static_cast<float>(f.steps));
+    if (extra) extra(l, &row);
+    row.resize(static_cast<size_t>(dim), 0.0f);
+    f.values.insert(f.values.end(), row.begin(), row.end());
+  }
+  return f;
+}
+
+Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& o, int default_episodes, double default_lr) {
+  LearnedPlannerOptions out;
+  auto episodes = o.GetInt("episodes", default_episodes);
+  auto batch = o.GetInt("batch", 16);
+  auto lr = o.GetDouble("lr", default_lr);
+  auto polish = o.GetBool("polish", true);
+  auto entropy = o.GetDouble("entropy", 0.01);
+  auto decay = o.GetDouble("baseline_decay", 0.9);
+  auto patience = o.GetInt("patience", 0);
+  auto hidden = o.GetInt("hidden", 64);
+  auto seed = o.GetInt("seed", 1);
+  for (const Status& s : {episodes.status(), batch.status(), lr.status(), entropy.status(), decay.status(),
+                          patience.status(), hidden.status(), seed.status(), polish.status()}) {
+    if (!s.ok()) return s;
+  }
+  if (*episodes < 1 || *batch < 1 || *hidden < 1 || *patience < 0 || *seed < 0) {
+    return Status::InvalidArgument("learned planner: episodes, batch and hidden must be >= 1, patience and seed >= 0");
+  }
+  out.reinforce.episodes = static_cast<int>(*episodes);
+  out.reinforce.batch = static_cast<int>(*batch);
+  out.reinforce.learning_rate = *lr;
+  out.reinforce.entropy_bonus = *entropy;
+  out.reinforce.baseline_decay = *decay;
+  out.reinforce.patience = static_cast<int>(*patience);
+  out.reinforce.seed = static_cast<uint64_t>(*seed);
+  out.hidden = static_cast<int>(*hidden);
+  out.save_path = o.GetString("save", "");
+  out.polish = *polish;
+  return out;
+}
+
+}  // namespace hetsched

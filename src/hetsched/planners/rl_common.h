@@ -1,0 +1,32 @@
+// Shared by the learned planners (heterps.cc, tapp.cc): the per-layer feature vector the LSTM
+// policy reads (ALGORITHMS.md 2.4: layer kind one-hot, log FLOPs, log parameter bytes, log sparse
+// bytes, log activation bytes, position) and the REINFORCE options every learned planner takes.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "hetsched/learn/lstm_policy.h"
+#include "hetsched/learn/reinforce.h"
+#include "hetsched/model/model_zoo.h"
+#include "hetsched/sched/options.h"
+
+namespace hetsched {
+
+// One row per layer: the generic layer features, then `extra(layer)` appended (per-resource
+// features of the planner). Logs are log10(1 + x) / 10, so rows are O(1).
+learn::StepFeatures LayerFeatures(const ModelProfile& model, int extra_dim,
+                                  const std::function<void(int layer, std::vector<float>* row)>& extra);
+int LayerFeatureDim();
+
+struct LearnedPlannerOptions {
+  learn::ReinforceConfig reinforce;
+  int hidden = 64;
+  std::string save_path;  // write the trained policy here (with its configuration)
+  bool polish = true;     // local search after RL (ImproveAssignmentLocally)
+};
+// Reads episodes, batch, lr, entropy, baseline_decay, patience, hidden, seed, save, polish.
+Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& options, int default_episodes,
+                                                         double default_lr);
+
+}  // namespace hetsched

@@ -1,0 +1,121 @@
+// TAPP (Mao et al., Appl. Sci. 2021; ALGORITHMS.md 4.3): a policy-gradient agent assigns the
+// model's layers to pipeline stages on heterogeneous devices, minimising the step time
+// (step_time_model.h: GPipe, compute + stage-to-stage communication). The paper's agent is a
+// feed-forward grouper plus an attention placer [SRC2]; ours is the same autoregressive LSTM
+// policy as heterps [REC]: at each layer it keeps the current device (the stage grows) or moves
+// to a device not used yet (a new stage), a mask enforcing that. Reward -T/T_bsp, with T_bsp the
+// data-parallel BSP step time on the same devices (the paper's comparator); out-of-memory
+// pipelines get -10 - (their share of layers that do not fit alone). The best plan sampled or
+// decoded greedily is then (option polish, default on) improved by the local search of
+// cost_search.h (ours); learned_objective keeps the RL plan's own step time.
+#include <cmath>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "hetsched/learn/lstm_policy.h"
+#include "hetsched/learn/reinforce.h"
+#include "hetsched/planners/cost_search.h"
+#include "hetsched/planners/rl_common.h"
+#include "hetsched/planners/step_time_model.h"
+#include "hetsched/sched/registry.h"
+
+namespace hetsched {
+namespace {
+
+constexpr double kInfeasiblePenalty = 10.0;
+
+class TappPlanner : public HeteroPlanner {
+ public:
+  explicit TappPlanner(LearnedPlannerOptions o) : o_(std::move(o)) {}
+  std::string_view name() const override { return "tapp"; }
+  bool Supports(PlanObjective o) const override { return o == PlanObjective::kStepTime; }
+
+  Result<HeteroPlan> Solve(const PlanningProblem& p) override {
+    auto built = StepTimeModel::Build(p);
+    if (!built.ok()) return built.status();
+    const StepTimeModel& m = *built;
+    const int L = m.num_layers(), M = m.num_devices();
+    const double kInf = std::numeric_limits<double>::infinity();
+    const learn::StepFeatures features = LayerFeatures(*p.model, 2 * M, [&](int l, std::vector<float>* row) {
+      for (int g = 0; g < M; ++g) {
+        row->push_back(static_cast<float>(std::log10(1e-9 + m.ComputeS(l, l, g)) / 10.0));
+        row->push_back(m.Slot(l, l, g, -1) < kInf ? 1.0f : 0.0f);
+      }
+    });
+    double ref = 0;
+    auto bsp = SolveBsp(p);
+    if (bsp.ok()) {
+      ref = bsp->step_time_s;
+    } else {
+      for (int g = 0; g < M; ++g) ref = std::max(ref, m.ComputeS(0, L - 1, g) * m.micro_batches());
+    }
+    const auto mask = [M](int step, std::span<const int> prefix, std::vector<uint8_t>* allowed) {
+      unsigned used = 0;
+      for (int a : prefix) used |= 1u << a;
+      for (int g = 0; g < M; ++g) {
+        const bool same = step > 0 && prefix[static_cast<size_t>(step - 1)] == g;
+        (*allowed)[static_cast<size_t>(g)] = same || !(used & (1u << g)) ? 1 : 0;
+      }
+    };
+    const auto reward = [&](std::span<const int> a) {
+      const double t = m.AssignmentStepTime(a);
+      if (t < kInf) return -t / ref;
+      int bad = 0;
+      for (int l = 0; l < L; ++l) bad += m.Slot(l, l, a[static_cast<size_t>(l)], -1) == kInf;
+      return -kInfeasiblePenalty - static_cast<double>(bad) / L;
+    };
+    learn::LstmPolicyConfig config;
+    config.feature_dim = LayerFeatureDim() + 2 * M;
+    config.num_actions = M;
+    config.hidden = o_.hidden;
+    config.seed = o_.reinforce.seed;
+    auto policy = learn::LstmPolicy::Create(config);
+    if (!policy.ok()) return policy.status();
+    auto trained = learn::TrainReinforce(*policy, features, reward, mask, o_.reinforce);
+    if (!trained.ok()) return trained.status();
+    if (!o_.save_path.empty()) HETSCHED_RETURN_IF_ERROR(policy->Save(o_.save_path));
+    std::vector<int> actions = trained->best_actions;
+    const double learned = m.AssignmentStepTime(actions);
+    int moves = 0;
+    if (o_.polish) {
+      moves = ImproveAssignmentLocally(&actions, M, [&](std::span<const int> a) { return m.AssignmentStepTime(a); });
+    }
+    auto plan = m.EvaluateAssignment(actions, "tapp");
+    if (!plan.ok()) {
+      return Status::Infeasible(fmt::format("tapp: no pipeline that fits found in {} episodes ({})", trained->episodes,
+                                            plan.status().message()));
+    }
+    plan->episodes = trained->episodes;
+    plan->episodes_to_best = trained->best_episode;
+    plan->evaluations = trained->episodes;
+    plan->learned_objective = learned;
+    plan->note = fmt::format("REINFORCE: reward -T/{:.4g} s ({}); learned plan {:.6g} s, {} local-search move(s){}", ref,
+                             bsp.ok() ? "BSP step" : "slowest device alone", learned, moves,
+                             o_.polish ? "" : " (polish=false)");
+    return plan;
+  }
+
+ private:
+  LearnedPlannerOptions o_;
+};
+
+Result<std::unique_ptr<HeteroPlanner>> MakeTapp(const Options& options) {
+  auto o = ReadLearnedPlannerOptions(options, 1000, 1e-3);
+  if (!o.ok()) return o.status();
+  return std::unique_ptr<HeteroPlanner>(std::make_unique<TappPlanner>(std::move(o).value()));
+}
+
+const MethodInfo kTappInfo{
+    "tapp",
+    "policy-gradient agent cuts the layers into pipeline stages on distinct devices, min step time (options: "
+    "episodes, batch, lr, entropy, hidden, patience, seed, save, polish)",
+    "[SRC] policy-gradient allocation of pipeline stages to heterogeneous devices (Mao et al., Appl. Sci. 2021); "
+    "[REC] LSTM policy in place of the grouper/attention placer [SRC2], GPipe step model (ALGORITHMS.md 4.2-4.3), "
+    "local-search polish (ours)"};
+
+}  // namespace
+
+HETSCHED_REGISTER_IMPL(HeteroPlanner, kTappRegistered, kTappInfo, MakeTapp)
+
+}  // namespace hetsched
