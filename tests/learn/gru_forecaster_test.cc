@@ -29,6 +29,7 @@ GruForecasterConfig Small() {
   c.batch = 32;
   c.learning_rate = 0.02;
   c.seed = 3;
+  c.validation_fraction = 0;
   return c;
 }
 
@@ -54,10 +55,36 @@ TEST(GruForecasterTest, LearnsASeasonalPattern) {
   EXPECT_LT(err, 0.3 * spread);  // far better than predicting the mean
 }
 
+TEST(GruForecasterTest, EarlyStoppingKeepsTheBestValidationEpoch) {
+  const auto y = Seasonal(240, 4);
+  GruForecasterConfig c = Small();
+  c.validation_fraction = 0.25;
+  c.epochs = 12;
+  GruForecaster f(c);
+  ASSERT_TRUE(f.Fit(y).ok());
+  const auto& val = f.validation_history();
+  ASSERT_EQ(val.size(), 12u);
+  const auto best = static_cast<size_t>(f.best_epoch());
+  for (double v : val) EXPECT_GE(v, val[best]);
+  // The weights kept are those of the best epoch: the validation windows (the last 25% of the
+  // 228 windows = 57, targets y[183..239]) have exactly that MSE in standardised units.
+  const auto pred = f.OneStepPredictions(y);
+  double mean = 0;
+  for (double v : y) mean += v;
+  mean /= static_cast<double>(y.size());
+  double var = 0;
+  for (double v : y) var += (v - mean) * (v - mean);
+  var /= static_cast<double>(y.size());
+  double mse = 0;
+  for (size_t t = 183; t < 240; ++t) mse += (pred[t] - y[t]) * (pred[t] - y[t]) / var;
+  EXPECT_NEAR(mse / 57, val[best], 1e-9);
+}
+
 TEST(GruForecasterTest, DeterministicAndSavedExactly) {
   const auto y = Seasonal(120, 2);
   GruForecasterConfig c = Small();
   c.epochs = 5;
+  c.validation_fraction = 0.2;
   GruForecaster a(c), b(c);
   ASSERT_TRUE(a.Fit(y).ok());
   ASSERT_TRUE(b.Fit(y).ok());
@@ -72,6 +99,7 @@ TEST(GruForecasterTest, DeterministicAndSavedExactly) {
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   EXPECT_EQ(loaded->config().hidden, 8);
   EXPECT_EQ(loaded->config().learning_rate, 0.02);
+  EXPECT_EQ(loaded->config().validation_fraction, 0.2);
   const auto pl = loaded->OneStepPredictions(y);
   for (size_t t = 12; t < y.size(); ++t) EXPECT_EQ(pl[t], pa[t]);
   std::filesystem::remove(path);

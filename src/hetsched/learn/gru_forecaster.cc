@@ -43,6 +43,7 @@ Status GruForecasterConfig::Validate() const {
   if (batch < 1) return bad("batch", "must be >= 1");
   if (!(learning_rate > 0) || !std::isfinite(learning_rate)) return bad("learning_rate", "must be > 0");
   if (threads < 1 || threads > 1024) return bad("threads", "must be in 1..1024");
+  if (!(validation_fraction >= 0 && validation_fraction < 1)) return bad("validation_fraction", "must be in [0, 1)");
   return Status::Ok();
 }
 
@@ -52,6 +53,8 @@ struct GruForecaster::Impl {
   double scale = 1;
   bool trained = false;
   std::vector<double> loss_history;
+  std::vector<double> validation_history;
+  int best_epoch = -1;
   mutable GruNet net{nullptr};  // forward() is not const in LibTorch
 
   void Build() {
@@ -80,6 +83,8 @@ GruForecaster& GruForecaster::operator=(GruForecaster&&) noexcept = default;
 
 bool GruForecaster::trained() const { return impl_->trained; }
 const std::vector<double>& GruForecaster::loss_history() const { return impl_->loss_history; }
+const std::vector<double>& GruForecaster::validation_history() const { return impl_->validation_history; }
+int GruForecaster::best_epoch() const { return impl_->best_epoch; }
 const GruForecasterConfig& GruForecaster::config() const { return impl_->config; }
 
 Status GruForecaster::Fit(std::span<const double> series) {
@@ -88,6 +93,9 @@ Status GruForecaster::Fit(std::span<const double> series) {
   const int w = m.config.window;
   if (series.size() < static_cast<size_t>(w) + 2) {
     return Status::InvalidArgument(fmt::format("GRU forecaster: {} values, needs at least window + 2 = {}", series.size(), w + 2));
+  }
+  if (static_cast<double>(series.size() - static_cast<size_t>(w)) * (1 - m.config.validation_fraction) < 1) {
+    return Status::InvalidArgument("GRU forecaster: no training window left after the validation split");
   }
   for (size_t t = 0; t < series.size(); ++t) {
     if (!std::isfinite(series[t])) return Status::InvalidArgument(fmt::format("GRU forecaster: value {} at index {} is not finite", series[t], t));
@@ -104,17 +112,27 @@ Status GruForecaster::Fit(std::span<const double> series) {
   auto y = torch::empty({count}, torch::kFloat64);
   for (int64_t i = 0; i < count; ++i) y[i] = (series[static_cast<size_t>(i + w)] - m.mean) / m.scale;
 
+  // Windows are in time order: the last ones validate (no look-ahead into the training part).
+  const auto val_count = static_cast<int64_t>(std::floor(static_cast<double>(count) * m.config.validation_fraction));
+  const int64_t train_count = count - val_count;
+  const torch::Tensor x_val = x.slice(0, train_count);
+  const torch::Tensor y_val = y.slice(0, train_count);
+
   torch::optim::Adam optimizer(m.net->parameters(), torch::optim::AdamOptions(m.config.learning_rate));
   Rng rng(m.config.seed);
-  std::vector<int64_t> order(static_cast<size_t>(count));
+  std::vector<int64_t> order(static_cast<size_t>(train_count));
   std::iota(order.begin(), order.end(), 0);
   m.loss_history.clear();
-  m.net->train();
+  m.validation_history.clear();
+  m.best_epoch = -1;
+  std::vector<torch::Tensor> best;
+  double best_val = std::numeric_limits<double>::infinity();
   for (int epoch = 0; epoch < m.config.epochs; ++epoch) {
+    m.net->train();
     for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.Below(i)]);  // Fisher-Yates
     double total = 0;
-    for (int64_t start = 0; start < count; start += m.config.batch) {
-      const int64_t end = std::min<int64_t>(count, start + m.config.batch);
+    for (int64_t start = 0; start < train_count; start += m.config.batch) {
+      const int64_t end = std::min<int64_t>(train_count, start + m.config.batch);
       auto idx = torch::from_blob(order.data() + start, {end - start}, torch::kInt64).clone();
       optimizer.zero_grad();
       auto loss = torch::mse_loss(m.net->forward(x.index_select(0, idx)), y.index_select(0, idx));
@@ -122,7 +140,26 @@ Status GruForecaster::Fit(std::span<const double> series) {
       optimizer.step();
       total += loss.item<double>() * static_cast<double>(end - start);
     }
-    m.loss_history.push_back(total / static_cast<double>(count));
+    m.loss_history.push_back(total / static_cast<double>(train_count));
+    if (val_count > 0) {
+      torch::NoGradGuard no_grad;
+      m.net->eval();
+      const double val = torch::mse_loss(m.net->forward(x_val), y_val).item<double>();
+      m.validation_history.push_back(val);
+      if (val < best_val) {
+        best_val = val;
+        m.best_epoch = epoch;
+        best.clear();
+        for (const auto& p : m.net->parameters()) best.push_back(p.detach().clone());
+      }
+    }
+  }
+  if (!best.empty()) {
+    torch::NoGradGuard no_grad;
+    auto params = m.net->parameters();
+    for (size_t i = 0; i < params.size(); ++i) params[i].copy_(best[i]);
+  } else {
+    m.best_epoch = m.config.epochs - 1;
   }
   m.net->eval();
   m.trained = true;
@@ -157,9 +194,10 @@ Status GruForecaster::Save(const std::string& path) const {
   }
   const std::string bytes = weights.str();
   std::string out = fmt::format(
-      "{}\nwindow {}\nhidden {}\nlayers {}\nepochs {}\nbatch {}\nlearning_rate {:a}\nseed {}\nthreads {}\nmean {:a}\n"
+      "{}\nwindow {}\nhidden {}\nlayers {}\nepochs {}\nbatch {}\nlearning_rate {:a}\nvalidation_fraction {:a}\nseed {}\n"
+      "threads {}\nmean {:a}\n"
       "scale {:a}\nweights {}\n",
-      kMagic, c.window, c.hidden, c.layers, c.epochs, c.batch, c.learning_rate, c.seed, c.threads, m.mean, m.scale,
+      kMagic, c.window, c.hidden, c.layers, c.epochs, c.batch, c.learning_rate, c.validation_fraction, c.seed, c.threads, m.mean, m.scale,
       bytes.size());
   out += bytes;
   return WriteFileAtomic(path, out);
@@ -184,7 +222,7 @@ Result<GruForecaster> GruForecaster::Load(const std::string& path) {
   GruForecasterConfig c;
   double mean = 0, scale = 1;
   size_t weight_bytes = 0;
-  const char* keys[] = {"window", "hidden", "layers", "epochs", "batch", "learning_rate", "seed", "threads", "mean", "scale", "weights"};
+  const char* keys[] = {"window", "hidden", "layers", "epochs", "batch", "learning_rate", "validation_fraction", "seed", "threads", "mean", "scale", "weights"};
   for (const char* key : keys) {
     const std::string line = next_line();
     const std::string prefix = std::string(key) + " ";
@@ -202,6 +240,7 @@ Result<GruForecaster> GruForecaster::Load(const std::string& path) {
     if (k == "epochs") c.epochs = static_cast<int>(v);
     if (k == "batch") c.batch = static_cast<int>(v);
     if (k == "learning_rate") c.learning_rate = v;
+    if (k == "validation_fraction") c.validation_fraction = v;
     if (k == "seed") c.seed = std::stoull(value);
     if (k == "threads") c.threads = static_cast<int>(v);
     if (k == "mean") mean = v;

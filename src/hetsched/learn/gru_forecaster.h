@@ -28,6 +28,9 @@ struct GruForecasterConfig {
   double learning_rate = 1e-2;  // Adam
   uint64_t seed = 1;
   int threads = 1;              // LibTorch intra-op threads
+  // The last fraction of the training windows is held out for early stopping: the weights kept
+  // are those of the epoch with the lowest validation MSE (0: no validation, the last epoch's).
+  double validation_fraction = 0.2;
   // Checks ranges; the message names the field.
   Status Validate() const;
 };
@@ -50,6 +53,9 @@ class GruForecaster {
 
   // Mean squared error (standardised units) over the training windows, after each epoch.
   const std::vector<double>& loss_history() const;
+  // The same on the validation windows (empty without validation), and the epoch kept (0-based).
+  const std::vector<double>& validation_history() const;
+  int best_epoch() const;
   const GruForecasterConfig& config() const;
 
   // Saves configuration, standardisation and weights in one file (atomic write). Load restores
