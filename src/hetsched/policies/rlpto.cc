@@ -215,7 +215,13 @@ class RlptoScheduler : public JobScheduler {
         const int room = ctx.state().total_free() - reserve;
         if (room < spec.num_gpus) n = std::max(min, room);
       }
-      if (ctx.TryStart(id, n) || (n != spec.num_gpus && ctx.TryStart(id, spec.num_gpus))) {
+      // Cheap test before asking the placer: the most free devices of one usable type.
+      int most_free = 0;
+      for (DeviceTypeId t : ctx.cluster().present_types()) {
+        if (spec.AllowsType(t, ctx.cluster().device_catalog())) most_free = std::max(most_free, ctx.state().free_of_type(t));
+      }
+      const bool fits = n <= most_free && ctx.TryStart(id, n);
+      if (fits || (n != spec.num_gpus && spec.num_gpus <= most_free && ctx.TryStart(id, spec.num_gpus))) {
         started.push_back(id);
         queue_.Remove(id);
         StartTracking(ctx, id);
