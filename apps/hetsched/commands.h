@@ -12,5 +12,6 @@ void AddValidateCommand(CLI::App& app, std::function<int()>* action);
 void AddCatalogCommand(CLI::App& app, std::function<int()>* action);
 void AddExperimentCommand(CLI::App& app, std::function<int()>* action);
 void AddPlanCommand(CLI::App& app, std::function<int()>* action);
+void AddForecastCommand(CLI::App& app, std::function<int()>* action);
 
 }  // namespace hetsched::cli

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   hetsched::cli::AddCatalogCommand(app, &action);
   hetsched::cli::AddExperimentCommand(app, &action);
   hetsched::cli::AddPlanCommand(app, &action);
+  hetsched::cli::AddForecastCommand(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -212,8 +212,9 @@ class PolicyHarness {
 
   // Submits a job (the hook is called at the job's submit time; the clock moves there).
   void Submit(JobId id, int num_gpus, double submit_s, int64_t iterations, double estimated_runtime_s = 0,
-              std::vector<DeviceTypeId> allowed = {}) {
+              std::vector<DeviceTypeId> allowed = {}, int priority = 0) {
     JobSpec spec;
+    spec.priority = priority;
     spec.id = id;
     spec.model = "toy";
     spec.num_gpus = num_gpus;

@@ -1,0 +1,66 @@
+#include "hetsched/learn/allocation_agent.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <vector>
+
+namespace hetsched::learn {
+namespace {
+
+AllocationAgentConfig Bandit() {
+  AllocationAgentConfig c;
+  c.state_dim = 2;
+  c.actions = 3;
+  c.hidden = 8;
+  c.learning_rate = 0.05;
+  c.seed = 4;
+  return c;
+}
+
+// A contextual bandit: in state (1, 0) action 2 pays +1, in state (0, 1) action 0 pays +1, every
+// other action -1. REINFORCE with these rewards as advantages must learn both.
+TEST(AllocationAgentTest, LearnsAContextualBandit) {
+  AllocationAgent agent(Bandit());
+  Rng rng(9);
+  const std::vector<float> states{1, 0, 0, 1};
+  for (int step = 0; step < 150; ++step) {
+    const std::vector<int> acts = agent.Act(states, 2, &rng);
+    const std::vector<double> adv{acts[0] == 2 ? 1.0 : -1.0, acts[1] == 0 ? 1.0 : -1.0};
+    ASSERT_TRUE(agent.Update(states, acts, adv).ok());
+  }
+  EXPECT_GT(agent.Probabilities(std::vector<float>{1, 0})[2], 0.9);
+  EXPECT_GT(agent.Probabilities(std::vector<float>{0, 1})[0], 0.9);
+  EXPECT_EQ(agent.Act(states, 2, nullptr), (std::vector<int>{2, 0}));  // greedy
+}
+
+TEST(AllocationAgentTest, DeterministicAndSavedExactly) {
+  AllocationAgent a(Bandit()), b(Bandit());
+  const std::vector<float> s{0.3f, -0.2f};
+  EXPECT_EQ(a.Probabilities(s), b.Probabilities(s));
+  const std::string path = (std::filesystem::temp_directory_path() / "hetsched_agent_test.bin").string();
+  ASSERT_TRUE(a.Update(s, std::vector<int>{1}, std::vector<double>{1.0}).ok());
+  ASSERT_TRUE(a.Save(path).ok());
+  auto loaded = AllocationAgent::Load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(loaded->Probabilities(s), a.Probabilities(s));
+  EXPECT_EQ(loaded->config().actions, 3);
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 5);
+  EXPECT_FALSE(AllocationAgent::Load(path).ok());
+  std::filesystem::remove(path);
+}
+
+TEST(AllocationAgentTest, BadInput) {
+  AllocationAgent agent(Bandit());
+  const std::vector<float> s{1, 0};
+  EXPECT_FALSE(agent.Update(s, std::vector<int>{0, 1}, std::vector<double>{1}).ok());
+  EXPECT_FALSE(agent.Update(s, std::vector<int>{3}, std::vector<double>{1}).ok());
+  EXPECT_FALSE(agent.Update(s, std::vector<int>{}, std::vector<double>{}).ok());
+  AllocationAgentConfig bad = Bandit();
+  bad.actions = 1;
+  EXPECT_FALSE(bad.Validate().ok());
+  EXPECT_FALSE(AllocationAgent::Load("/nonexistent/agent.bin").ok());
+}
+
+}  // namespace
+}  // namespace hetsched::learn
