@@ -11,5 +11,6 @@ void AddCompareCommand(CLI::App& app, std::function<int()>* action);
 void AddValidateCommand(CLI::App& app, std::function<int()>* action);
 void AddCatalogCommand(CLI::App& app, std::function<int()>* action);
 void AddExperimentCommand(CLI::App& app, std::function<int()>* action);
+void AddAgentCommand(CLI::App& app, std::function<int()>* action);
 
 }  // namespace hetsched::cli

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   hetsched::cli::AddValidateCommand(app, &action);
   hetsched::cli::AddCatalogCommand(app, &action);
   hetsched::cli::AddExperimentCommand(app, &action);
+  hetsched::cli::AddAgentCommand(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
