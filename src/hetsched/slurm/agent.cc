@@ -158,6 +158,11 @@ Status Agent::Step() {
   for (auto& [id, job] : jobs_) {
     if (job->phase != Phase::kFinished && seen.count(id) == 0) Finish(*job, "VANISHED", 0, clock_.NowS());
   }
+  if (refresh_nodes_now_) {  // a requeue is often a node failure: see it before placing again
+    refresh_nodes_now_ = false;
+    if (Status st = RefreshNodes(); !st.ok()) Report("sinfo after a requeue: " + st.message());
+    next_node_refresh_s_ = now() + options_.node_refresh_s;
+  }
   const double after = now();
   bool due = changed_;
   while (!wakeups_.empty() && *wakeups_.begin() <= after) {
@@ -359,6 +364,7 @@ void Agent::Requeue(AgentJob& job, const SlurmJob& sj, const std::string& why) {
   job.record.preemptions = job.status.preemptions;
   job.status.state = JobState::kPending;
   job.status.queued_since_s = now();
+  refresh_nodes_now_ = true;
   Report("job " + std::to_string(id) + " requeued (" + why + "): placing it again");
   JournalRecord r = JournalRecord::Of("requeue", id, why);
   r.value = sj.restart_count;

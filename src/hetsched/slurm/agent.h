@@ -133,6 +133,7 @@ class Agent final : public SchedBackend {
   double next_round_s_ = 0;
   double next_node_refresh_s_ = 0;
   bool changed_ = false;
+  bool refresh_nodes_now_ = false;
   long long slurm_errors_ = 0;
   long long scheduler_calls_ = 0;
   bool slurm_unreachable_ = false;
