@@ -10,6 +10,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "hetsched/metrics/summary.h"
+#include "hetsched/report/run_record_json.h"
 #include "hetsched/report/writers.h"
 #include "hetsched/slurm/agent.h"
 #include "hetsched/util/file_io.h"
@@ -109,11 +110,21 @@ int RunAgent(const AgentArgs& a) {
   const RunRecord record = ag.Record();
   const Summary summary = Summarize(record);
   if (Status st = WriteRunOutputs(a.out, record, summary); !st.ok()) return ReportError(st);
+  // The same workload and cluster for a simulation, and the record for `compare --real-run`.
+  for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+           {"run.json", RunRecordJson(record)},
+           {"workload.csv", ToNativeTrace(ag.AdmittedWorkload(), ag.cluster().cluster.device_catalog())},
+           {"cluster.yaml", slurm::ClusterSpecYaml(ag.cluster())}}) {
+    if (Status st = WriteFileAtomic(a.out + "/" + name, text); !st.ok()) return ReportError(st);
+  }
   const slurm::AgentCounts c = ag.counts();
   fmt::print("jobs    : {} admitted, {} finished ({} not COMPLETED), {} rejected, {} requeued, {} still pending or "
              "running\n",
              c.admitted, c.finished, c.failed, c.rejected, c.requeued, c.pending + c.released + c.running);
-  fmt::print("outputs : {0}/summary.json  {0}/jobs.csv  {0}/timeline.csv\n", a.out);
+  fmt::print("outputs : {0}/summary.json  {0}/jobs.csv  {0}/timeline.csv  {0}/run.json\n"
+             "          {0}/workload.csv + {0}/cluster.yaml (simulate the same workload: hetsched compare "
+             "--cluster {0}/cluster.yaml --trace {0}/workload.csv --real-run {0})\n",
+             a.out);
   return kExitOk;
 }
 

@@ -69,6 +69,15 @@ TEST(SlurmFaultTest, AgentKilledWithSigkillAndRestarted) {
   ExpectEachRanOnce(c, marker, ids);
   // The second life's metrics include the jobs the first life started: 40 rows + header.
   EXPECT_EQ(CountLines(c.work() + "/out2/jobs.csv", ","), 41);
+  // ... and `hetsched compare` puts the real run beside a simulation of the same workload.
+  PosixCommandRunner plain({}, 120);
+  const std::string out = c.work() + "/out2";
+  auto cmp = plain.Run({HETSCHED_CLI_PATH, "compare", "--cluster", out + "/cluster.yaml", "--trace",
+                        out + "/workload.csv", "--policies", "fifo", "--real-run", out, "-o", c.work() + "/cmp"});
+  ASSERT_TRUE(cmp.ok());
+  EXPECT_EQ(cmp->exit_code, 0) << cmp->err;
+  EXPECT_EQ(CountLines(c.work() + "/cmp/compare.txt", "40/40"), 2) << cmp->out;  // simulated + real
+  EXPECT_EQ(CountLines(c.work() + "/cmp/compare.txt", "real:fifo+pack"), 1) << cmp->out;
 }
 
 TEST(SlurmFaultTest, SlurmctldRestartedMidRun) {

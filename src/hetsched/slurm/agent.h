@@ -25,6 +25,7 @@
 #include "hetsched/slurm/command_runner.h"
 #include "hetsched/slurm/job_request.h"
 #include "hetsched/slurm/journal.h"
+#include "hetsched/trace/trace.h"
 
 namespace hetsched::slurm {
 
@@ -80,6 +81,9 @@ class Agent final : public SchedBackend {
   std::vector<AgentJobView> Jobs() const;  // job-id order
   // The run record in the simulator's format (times re-based to the first submission).
   RunRecord Record();
+  // The jobs the agent admitted as a workload (native trace: `ToNativeTrace`), times re-based like
+  // Record()'s, the users' stated iterations as the truth: to simulate the same workload.
+  Workload AdmittedWorkload() const;
   // Seconds from each decision (StartJob called) to Slurm accepting the release, for benchmarks.
   const std::vector<double>& release_latencies_s() const { return release_latencies_s_; }
 
@@ -114,6 +118,7 @@ class Agent final : public SchedBackend {
   bool OnDownNode(const AgentJob& job) const;
   void Sample();
   void Report(const std::string& message) const;
+  double FirstSubmitS() const;
 
   CommandRunner& runner_;
   Clock& clock_;

@@ -161,12 +161,7 @@ RunRecord Agent::Record() {
   }
   run.jobs_rejected = static_cast<long long>(rejected_.size());
   // Times re-based to the first submission, like a trace that starts at 0.
-  double t0 = 0;
-  bool first = true;
-  for (const auto& [id, job] : jobs_) {
-    if (first || job->request.spec.submit_time_s < t0) t0 = job->request.spec.submit_time_s;
-    first = false;
-  }
+  const double t0 = FirstSubmitS();
   for (const auto& [id, owned] : jobs_) {
     const AgentJob& job = *owned;
     const JobSpec& spec = job.request.spec;
@@ -200,6 +195,34 @@ RunRecord Agent::Record() {
   }
   run.scheduler_calls = scheduler_calls_;
   return run;
+}
+
+double Agent::FirstSubmitS() const {
+  double t0 = 0;
+  bool first = true;
+  for (const auto& [id, job] : jobs_) {
+    if (first || job->request.spec.submit_time_s < t0) t0 = job->request.spec.submit_time_s;
+    first = false;
+  }
+  return t0;
+}
+
+Workload Agent::AdmittedWorkload() const {
+  Workload w;
+  w.source = "slurm partition " + options_.partition + " (jobs admitted by hetsched agent)";
+  const double t0 = FirstSubmitS();
+  for (const auto& [id, job] : jobs_) {
+    Job j;
+    j.spec = job->request.spec;
+    j.spec.submit_time_s -= t0;
+    j.truth.total_iterations = static_cast<double>(std::max<long long>(j.spec.iterations, 1));
+    w.jobs.push_back(std::move(j));
+  }
+  std::stable_sort(w.jobs.begin(), w.jobs.end(),
+                   [](const Job& a, const Job& b) { return a.spec.submit_time_s < b.spec.submit_time_s; });
+  for (size_t i = 0; i < w.jobs.size(); ++i) w.jobs[i].spec.id = static_cast<JobId>(i);
+  w.rows_read = static_cast<long long>(w.jobs.size());
+  return w;
 }
 
 }  // namespace hetsched::slurm

@@ -81,3 +81,28 @@ Result<SlurmCluster> TranslateCluster(const std::vector<SlurmNode>& nodes, const
 }
 
 }  // namespace hetsched::slurm
+
+namespace hetsched::slurm {
+
+std::string ClusterSpecYaml(const SlurmCluster& sc) {
+  const Cluster& c = sc.cluster;
+  std::string out = "# Written by hetsched agent from `sinfo --json` (Slurm does not report links: defaults)\n";
+  out += "name: slurm\nracks:\n";
+  for (const Rack& rack : c.racks()) {
+    out += "  - name: " + rack.name + "\n    uplink: " + c.link_catalog().link(rack.uplink).name + "\n    nodes:\n";
+    for (NodeId n : rack.nodes) {
+      const Node& node = c.node(n);
+      out += "      - name: " + node.name + "\n        device: " + c.device_catalog().type(node.device_type).name +
+             "\n        num_devices: " + std::to_string(node.num_devices) +
+             "\n        nic: " + c.link_catalog().link(node.nic).name;
+      if (node.cpu_cores > 0) out += "\n        cpu_cores: " + std::to_string(node.cpu_cores);
+      if (node.host_memory_bytes > 0) {
+        out += "\n        host_memory_gib: " + std::to_string(node.host_memory_bytes / (1024.0 * 1024.0 * 1024.0));
+      }
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace hetsched::slurm

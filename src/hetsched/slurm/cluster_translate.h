@@ -51,3 +51,12 @@ Result<DeviceTypeId> MapGresType(const std::string& gres_type, const DeviceCatal
                                  const std::map<std::string, std::string>& type_map);
 
 }  // namespace hetsched::slurm
+
+namespace hetsched::slurm {
+
+// The translated cluster as a cluster spec (docs/formats-inputs.md), so that `hetsched simulate`
+// and `compare` can run the same workload on a model of the real cluster: one rack per GPU type,
+// each node by its Slurm name.
+std::string ClusterSpecYaml(const SlurmCluster& cluster);
+
+}  // namespace hetsched::slurm
