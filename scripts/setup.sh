@@ -9,6 +9,7 @@ PACKAGES=(
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev libspdlog-dev
   libeigen3-dev coinor-libcbc-dev coinor-libclp-dev
   libtorch-dev
+  slurmctld slurmd slurm-client
 )
 
 missing=()
@@ -28,5 +29,14 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 echo "setup: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
+# Slurm's packages must not start system daemons (the tests start their own cluster): a
+# temporary policy-rc.d forbids service starts during the install (scripts/slurm/install-deps.sh).
+made_policy=0
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+  $SUDO chmod +x /usr/sbin/policy-rc.d
+  made_policy=1
+fi
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ $made_policy -eq 1 ]; then $SUDO rm -f /usr/sbin/policy-rc.d; fi
 echo "setup: done"

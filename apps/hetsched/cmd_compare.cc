@@ -9,6 +9,7 @@
 #include "hetsched/metrics/summary.h"
 #include "hetsched/report/html_report.h"
 #include "hetsched/report/plot.h"
+#include "hetsched/report/run_record_json.h"
 #include "hetsched/report/writers.h"
 #include "hetsched/util/file_io.h"
 
@@ -25,6 +26,7 @@ struct CompareArgs {
   std::string out = "hetsched-out/compare";
   int threads = 0;
   bool demo = false;
+  std::vector<std::string> real_runs;  // --real-run DIR: a run record written by `hetsched agent`
 };
 
 std::string RunDirName(const std::string& spec) {
@@ -84,6 +86,18 @@ int RunCompare(const CompareArgs& a) {
     runs.back().policy = labels[i];
     summaries.push_back(Summarize(runs.back()));
   }
+  // Real runs (hetsched agent on Slurm) sit beside the simulations: their own record, read back.
+  for (const std::string& dir : a.real_runs) {
+    const std::string path = dir + "/run.json";
+    auto text = ReadFile(path);
+    if (!text.ok()) return ReportError(text.status());
+    auto real = ParseRunRecordJson(*text, path);
+    if (!real.ok()) return ReportError(real.status());
+    labels.push_back("real:" + real->policy + "+" + real->placer);
+    real->policy = labels.back();
+    summaries.push_back(Summarize(*real));
+    runs.push_back(std::move(real).value());
+  }
   Status st = MakeDirs(a.out);
   if (!st.ok()) return ReportError(st);
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -121,6 +135,9 @@ void AddCompareLike(CLI::App& app, std::function<int()>* action, bool demo) {
   cmd->add_option("--planner", a->planner, "Planner for every run");
   cmd->add_option("-o,--out", a->out, "Output directory");
   cmd->add_option("-j,--threads", a->threads, "Runs in parallel (default: one per core)");
+  cmd->add_option("--real-run", a->real_runs,
+                  "Output directory of `hetsched agent` (its run.json): a real run shown beside the simulations "
+                  "(repeatable)");
   cmd->callback([a, action] { *action = [a] { return RunCompare(*a); }; });
 }
 }  // namespace

@@ -13,5 +13,6 @@ void AddCatalogCommand(CLI::App& app, std::function<int()>* action);
 void AddExperimentCommand(CLI::App& app, std::function<int()>* action);
 void AddPlanCommand(CLI::App& app, std::function<int()>* action);
 void AddForecastCommand(CLI::App& app, std::function<int()>* action);
+void AddAgentCommand(CLI::App& app, std::function<int()>* action);
 
 }  // namespace hetsched::cli

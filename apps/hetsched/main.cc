@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   hetsched::cli::AddExperimentCommand(app, &action);
   hetsched::cli::AddPlanCommand(app, &action);
   hetsched::cli::AddForecastCommand(app, &action);
+  hetsched::cli::AddAgentCommand(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

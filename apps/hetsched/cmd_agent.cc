@@ -1,0 +1,158 @@
+// `hetsched agent --slurm`: the Slurm back end as a daemon. Takes held jobs of a partition,
+// applies the policy/placer/planner (by registered name, as `simulate` does), pins each job to the
+// chosen nodes, releases it and follows it; writes the run's metrics in the simulator's format on
+// exit (SIGINT/SIGTERM, --exit-after-jobs, --idle-exit).
+#include <fmt/core.h>
+
+#include <atomic>
+#include <csignal>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "hetsched/metrics/summary.h"
+#include "hetsched/report/run_record_json.h"
+#include "hetsched/report/writers.h"
+#include "hetsched/slurm/agent.h"
+#include "hetsched/util/file_io.h"
+
+namespace hetsched::cli {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+extern "C" void OnStopSignal(int /*sig*/) { g_stop = true; }
+
+struct AgentArgs {
+  bool slurm = false;
+  std::string slurm_conf;  // SLURM_CONF for every Slurm command (default: the environment's)
+  std::string partition = "all";
+  std::string policy = "fifo";
+  std::vector<std::string> policy_opts;
+  std::string placer = "pack";
+  std::vector<std::string> placer_opts;
+  std::string planner = "data-parallel";
+  std::vector<std::string> planner_opts;
+  std::string journal = "hetsched-out/agent/journal.jsonl";
+  std::string out = "hetsched-out/agent";
+  double poll_s = 0.2;
+  std::vector<std::string> type_map;  // SLURM=CATALOG
+  std::string default_model = "resnet50";
+  long long default_iterations = 1000;
+  long long exit_after_jobs = 0;     // stop once this many jobs are finished or rejected
+  double idle_exit_s = 0;            // stop after this long with no job pending or running
+  unsigned long long seed = 1;
+  bool print_cluster = false;
+};
+
+int RunAgent(const AgentArgs& a) {
+  if (!a.slurm) return ReportError(Status::InvalidArgument("agent: give a back end (--slurm)"));
+  MethodChoice choice;
+  choice.policy = a.policy;
+  choice.placer = a.placer;
+  choice.planner = a.planner;
+  for (auto [items, target] : {std::pair{&a.policy_opts, &choice.policy_options},
+                               std::pair{&a.placer_opts, &choice.placer_options},
+                               std::pair{&a.planner_opts, &choice.planner_options}}) {
+    auto parsed = Options::Parse(*items);
+    if (!parsed.ok()) return ReportError(parsed.status());
+    *target = std::move(parsed).value();
+  }
+  auto methods = CreateMethods(choice, a.seed);
+  if (!methods.ok()) return ReportError(methods.status());
+
+  slurm::AgentOptions options;
+  options.partition = a.partition;
+  options.journal_path = a.journal;
+  options.poll_interval_s = a.poll_s;
+  options.default_model = a.default_model;
+  options.default_iterations = a.default_iterations;
+  for (const std::string& item : a.type_map) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+      return ReportError(Status::InvalidArgument("--gpu-type-map '" + item + "': expected SLURM_TYPE=CATALOG_NAME"));
+    }
+    options.type_map[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  options.report = [](const std::string& m) { fmt::print(stderr, "hetsched agent: {}\n", m); };
+  std::map<std::string, std::string> env;
+  if (!a.slurm_conf.empty()) env["SLURM_CONF"] = a.slurm_conf;
+  slurm::PosixCommandRunner runner(env);
+  slurm::SystemClock clock;
+  if (Status st = MakeDirs(a.out); !st.ok()) return ReportError(st);
+  const size_t slash = a.journal.rfind('/');
+  if (slash != std::string::npos && slash > 0) {
+    if (Status st = MakeDirs(a.journal.substr(0, slash)); !st.ok()) return ReportError(st);
+  }
+  slurm::AgentMethods am{std::move(methods->scheduler), std::move(methods->placer), std::move(methods->planner)};
+  auto agent = slurm::Agent::Start(runner, clock, ModelZoo::BuiltIn(), std::move(am), options);
+  if (!agent.ok()) return ReportError(agent.status());
+  slurm::Agent& ag = **agent;
+  fmt::print("cluster : {} (Slurm partition '{}')\n", ag.cluster().cluster.Summary(), a.partition);
+  if (!ag.cluster().skipped_nodes.empty()) {
+    fmt::print("skipped : {} node(s) without GPUs\n", ag.cluster().skipped_nodes.size());
+  }
+  if (a.print_cluster) return kExitOk;
+  fmt::print("policy  : {}  {}\nplacer  : {}  {}\nplanner : {}  {}\njournal : {}\n", choice.policy,
+             Provenance("policy", choice.policy), choice.placer, Provenance("placer", choice.placer), choice.planner,
+             Provenance("planner", choice.planner), a.journal);
+  std::fflush(stdout);
+  std::signal(SIGINT, OnStopSignal);
+  std::signal(SIGTERM, OnStopSignal);
+  double idle_since = clock.NowS();
+  Status run = ag.Run([&] {
+    if (g_stop) return true;
+    const slurm::AgentCounts c = ag.counts();
+    if (a.exit_after_jobs > 0 && c.finished + c.rejected >= a.exit_after_jobs) return true;
+    if (c.pending + c.released + c.running > 0) idle_since = clock.NowS();
+    return a.idle_exit_s > 0 && clock.NowS() - idle_since >= a.idle_exit_s;
+  });
+  if (!run.ok()) return ReportError(run);
+  const RunRecord record = ag.Record();
+  const Summary summary = Summarize(record);
+  if (Status st = WriteRunOutputs(a.out, record, summary); !st.ok()) return ReportError(st);
+  // The same workload and cluster for a simulation, and the record for `compare --real-run`.
+  for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+           {"run.json", RunRecordJson(record)},
+           {"workload.csv", ToNativeTrace(ag.AdmittedWorkload(), ag.cluster().cluster.device_catalog())},
+           {"cluster.yaml", slurm::ClusterSpecYaml(ag.cluster())}}) {
+    if (Status st = WriteFileAtomic(a.out + "/" + name, text); !st.ok()) return ReportError(st);
+  }
+  const slurm::AgentCounts c = ag.counts();
+  fmt::print("jobs    : {} admitted, {} finished ({} not COMPLETED), {} rejected, {} requeued, {} still pending or "
+             "running\n",
+             c.admitted, c.finished, c.failed, c.rejected, c.requeued, c.pending + c.released + c.running);
+  fmt::print("outputs : {0}/summary.json  {0}/jobs.csv  {0}/timeline.csv  {0}/run.json\n"
+             "          {0}/workload.csv + {0}/cluster.yaml (simulate the same workload: hetsched compare "
+             "--cluster {0}/cluster.yaml --trace {0}/workload.csv --real-run {0})\n",
+             a.out);
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddAgentCommand(CLI::App& app, std::function<int()>* action) {
+  auto* cmd = app.add_subcommand("agent", "Drive a real cluster: place held Slurm jobs with a policy (docs/slurm.md)");
+  auto a = std::make_shared<AgentArgs>();
+  cmd->add_flag("--slurm", a->slurm, "Back end: Slurm (the only one so far)");
+  cmd->add_option("--slurm-conf", a->slurm_conf, "SLURM_CONF for the Slurm commands (default: the environment's)");
+  cmd->add_option("--partition", a->partition, "Partition whose held jobs and nodes the agent owns");
+  cmd->add_option("--policy", a->policy, "Job scheduler (see `hetsched catalog policies`)");
+  cmd->add_option("--policy-opt", a->policy_opts, "Policy option KEY=VALUE (repeatable)");
+  cmd->add_option("--placer", a->placer, "Placer (see `hetsched catalog placers`)");
+  cmd->add_option("--placer-opt", a->placer_opts, "Placer option KEY=VALUE (repeatable)");
+  cmd->add_option("--planner", a->planner, "Planner (see `hetsched catalog planners`)");
+  cmd->add_option("--planner-opt", a->planner_opts, "Planner option KEY=VALUE (repeatable)");
+  cmd->add_option("--journal", a->journal, "Append-only journal (replayed on restart)");
+  cmd->add_option("-o,--out", a->out, "Output directory (summary.json, jobs.csv, timeline.csv)");
+  cmd->add_option("--poll", a->poll_s, "Seconds between two squeue polls")->check(CLI::PositiveNumber);
+  cmd->add_option("--gpu-type-map", a->type_map, "SLURM_GRES_TYPE=CATALOG_NAME (repeatable)");
+  cmd->add_option("--default-model", a->default_model, "Model of jobs whose comment names none");
+  cmd->add_option("--default-iterations", a->default_iterations, "Iterations of jobs whose comment gives none");
+  cmd->add_option("--exit-after-jobs", a->exit_after_jobs, "Stop once this many jobs finished or were rejected");
+  cmd->add_option("--idle-exit", a->idle_exit_s, "Stop after this many seconds with no job pending or running");
+  cmd->add_option("--seed", a->seed, "Seed offered to the methods");
+  cmd->add_flag("--print-cluster", a->print_cluster, "Print the translated cluster and exit");
+  cmd->callback([a, action] { *action = [a] { return RunAgent(*a); }; });
+}
+
+}  // namespace hetsched::cli

@@ -1,0 +1,163 @@
+#include "hetsched/report/run_record_json.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace hetsched {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// JSON has no infinity: an absent deadline is written as null.
+Json Seconds(double s) { return std::isfinite(s) ? Json(s) : Json(nullptr); }
+
+template <typename T>
+Status Read(const Json& o, const char* key, T* out, const std::string& where) {
+  auto it = o.find(key);
+  if (it == o.end()) return Status::ParseError(where + "." + key + ": missing");
+  try {
+    *out = it->template get<T>();
+  } catch (const Json::exception&) {
+    return Status::ParseError(where + "." + key + ": wrong type");
+  }
+  return Status::Ok();
+}
+
+Status ReadSeconds(const Json& o, const char* key, double* out, const std::string& where) {
+  auto it = o.find(key);
+  if (it != o.end() && it->is_null()) {
+    *out = kNoDeadline;
+    return Status::Ok();
+  }
+  return Read(o, key, out, where);
+}
+
+}  // namespace
+
+std::string RunRecordJson(const RunRecord& run) {
+  Json j;
+  j["format"] = "hetsched-run-record-1";
+  j["policy"] = run.policy;
+  j["placer"] = run.placer;
+  j["planner"] = run.planner;
+  j["trace"] = run.trace;
+  j["cluster"] = run.cluster_summary;
+  j["seed"] = run.seed;
+  j["total_devices"] = run.total_devices;
+  j["device_types"] = run.device_types;
+  j["devices_per_type"] = run.devices_per_type;
+  j["idle_power_watts"] = run.idle_power_watts;
+  j["jobs_rejected"] = run.jobs_rejected;
+  j["rejected_reasons"] = run.rejected_reasons;
+  j["scheduler_calls"] = run.scheduler_calls;
+  j["events"] = run.events;
+  Json jobs = Json::array();
+  for (const JobRecord& r : run.jobs) {
+    jobs.push_back({{"id", r.id},
+                    {"name", r.name},
+                    {"user", r.user},
+                    {"model", r.model},
+                    {"num_gpus", r.num_gpus},
+                    {"priority", r.priority},
+                    {"device_type", r.device_type},
+                    {"device_type_name", r.device_type_name},
+                    {"submit_s", r.submit_s},
+                    {"first_start_s", r.first_start_s},
+                    {"finish_s", r.finish_s},
+                    {"deadline_s", Seconds(r.deadline_s)},
+                    {"ideal_runtime_s", r.ideal_runtime_s},
+                    {"gpu_seconds", r.gpu_seconds},
+                    {"busy_energy_joules", r.busy_energy_joules},
+                    {"cost_usd", r.cost_usd},
+                    {"cross_node_bytes", r.cross_node_bytes},
+                    {"preemptions", r.preemptions},
+                    {"max_span_nodes", r.max_span_nodes}});
+  }
+  j["jobs"] = std::move(jobs);
+  Json timeline = Json::array();
+  for (const TimelineSample& s : run.timeline) {
+    timeline.push_back({s.time_s, s.busy_devices, s.running_jobs, s.pending_jobs, s.busy_by_type});
+  }
+  j["timeline"] = std::move(timeline);
+  return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+Result<RunRecord> ParseRunRecordJson(std::string_view text, const std::string& origin) {
+  Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return Status::ParseError(origin + ": not a JSON object");
+  std::string format;
+  HETSCHED_RETURN_IF_ERROR(Read(j, "format", &format, origin));
+  if (format != "hetsched-run-record-1") {
+    return Status::ParseError(origin + ": format '" + format + "' (expected hetsched-run-record-1)");
+  }
+  RunRecord run;
+  HETSCHED_RETURN_IF_ERROR(Read(j, "policy", &run.policy, origin));
+  HETSCHED_RETURN_IF_ERROR(Read(j, "placer", &run.placer, origin));
+  HETSCHED_RETURN_IF_ERROR(Read(j, "planner", &run.planner, origin));
+  HETSCHED_RETURN_IF_ERROR(Read(j, "trace", &run.trace, origin));
+  HETSCHED_RETURN_IF_ERROR(Read(j, "cluster", &run.cluster_summary, origin));
+  HETSCHED_RETURN_IF_ERROR(Read(j, "seed", &run.seed, origin));
+  HETSCHED_RETURN_IF_ERROR(Read(j, "total_devices", &run.total_devices, origin));
+  HETSCHED_RETURN_IF_ERROR(Read(j, "device_types", &run.device_types, origin));
+  HETSCHED_RETURN_IF_ERROR(Read(j, "devices_per_type", &run.devices_per_type, origin));
+  HETSCHED_RETURN_IF_ERROR(Read(j, "idle_power_watts", &run.idle_power_watts, origin));
+  HETSCHED_RETURN_IF_ERROR(Read(j, "jobs_rejected", &run.jobs_rejected, origin));
+  HETSCHED_RETURN_IF_ERROR(Read(j, "rejected_reasons", &run.rejected_reasons, origin));
+  HETSCHED_RETURN_IF_ERROR(Read(j, "scheduler_calls", &run.scheduler_calls, origin));
+  HETSCHED_RETURN_IF_ERROR(Read(j, "events", &run.events, origin));
+  if (run.device_types.size() != run.devices_per_type.size()) {
+    return Status::ParseError(origin + ": device_types and devices_per_type differ in length");
+  }
+  auto jobs = j.find("jobs");
+  if (jobs == j.end() || !jobs->is_array()) return Status::ParseError(origin + ".jobs: missing or not an array");
+  for (size_t i = 0; i < jobs->size(); ++i) {
+    const Json& o = (*jobs)[i];
+    const std::string where = origin + ": jobs[" + std::to_string(i) + "]";
+    if (!o.is_object()) return Status::ParseError(where + ": not an object");
+    JobRecord r;
+    HETSCHED_RETURN_IF_ERROR(Read(o, "id", &r.id, where));
+    HETSCHED_RETURN_IF_ERROR(Read(o, "name", &r.name, where));
+    HETSCHED_RETURN_IF_ERROR(Read(o, "user", &r.user, where));
+    HETSCHED_RETURN_IF_ERROR(Read(o, "model", &r.model, where));
+    HETSCHED_RETURN_IF_ERROR(Read(o, "num_gpus", &r.num_gpus, where));
+    HETSCHED_RETURN_IF_ERROR(Read(o, "priority", &r.priority, where));
+    HETSCHED_RETURN_IF_ERROR(Read(o, "device_type", &r.device_type, where));
+    HETSCHED_RETURN_IF_ERROR(Read(o, "device_type_name", &r.device_type_name, where));
+    HETSCHED_RETURN_IF_ERROR(Read(o, "submit_s", &r.submit_s, where));
+    HETSCHED_RETURN_IF_ERROR(Read(o, "first_start_s", &r.first_start_s, where));
+    HETSCHED_RETURN_IF_ERROR(Read(o, "finish_s", &r.finish_s, where));
+    HETSCHED_RETURN_IF_ERROR(ReadSeconds(o, "deadline_s", &r.deadline_s, where));
+    HETSCHED_RETURN_IF_ERROR(Read(o, "ideal_runtime_s", &r.ideal_runtime_s, where));
+    HETSCHED_RETURN_IF_ERROR(Read(o, "gpu_seconds", &r.gpu_seconds, where));
+    HETSCHED_RETURN_IF_ERROR(Read(o, "busy_energy_joules", &r.busy_energy_joules, where));
+    HETSCHED_RETURN_IF_ERROR(Read(o, "cost_usd", &r.cost_usd, where));
+    HETSCHED_RETURN_IF_ERROR(Read(o, "cross_node_bytes", &r.cross_node_bytes, where));
+    HETSCHED_RETURN_IF_ERROR(Read(o, "preemptions", &r.preemptions, where));
+    HETSCHED_RETURN_IF_ERROR(Read(o, "max_span_nodes", &r.max_span_nodes, where));
+    run.jobs.push_back(std::move(r));
+  }
+  auto timeline = j.find("timeline");
+  if (timeline == j.end() || !timeline->is_array()) {
+    return Status::ParseError(origin + ".timeline: missing or not an array");
+  }
+  for (size_t i = 0; i < timeline->size(); ++i) {
+    const Json& row = (*timeline)[i];
+    const std::string where = origin + ": timeline[" + std::to_string(i) + "]";
+    if (!row.is_array() || row.size() != 5) return Status::ParseError(where + ": expected [time, busy, running, pending, by_type]");
+    TimelineSample s;
+    try {
+      s.time_s = row[0].get<double>();
+      s.busy_devices = row[1].get<int>();
+      s.running_jobs = row[2].get<int>();
+      s.pending_jobs = row[3].get<int>();
+      s.busy_by_type = row[4].get<std::vector<int>>();
+    } catch (const Json::exception&) {
+      return Status::ParseError(where + ": wrong type");
+    }
+    run.timeline.push_back(std::move(s));
+  }
+  return run;
+}
+
+}  // namespace hetsched

@@ -1,0 +1,559 @@
+#include "hetsched/slurm/agent.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "hetsched/slurm/agent_job.h"
+#include "hetsched/util/text.h"
+
+namespace hetsched::slurm {
+
+const char* PhaseName(Phase p) {
+  switch (p) {
+    case Phase::kPending: return "pending";
+    case Phase::kReleased: return "released";
+    case Phase::kRunning: return "running";
+    case Phase::kFinished: return "finished";
+  }
+  return "?";
+}
+
+Agent::Agent(CommandRunner& runner, Clock& clock, const ModelZoo& zoo, AgentMethods methods, AgentOptions options,
+             SlurmCluster cluster, Journal journal)
+    : runner_(runner),
+      clock_(clock),
+      zoo_(zoo),
+      methods_(std::move(methods)),
+      options_(std::move(options)),
+      cluster_(std::move(cluster)),
+      journal_(std::move(journal)),
+      state_(cluster_.cluster),
+      ctx_(*this, state_, *methods_.placer, *methods_.planner, zoo_),
+      node_down_(static_cast<size_t>(cluster_.cluster.num_nodes()), false) {}
+
+Agent::~Agent() = default;
+
+Result<std::unique_ptr<Agent>> Agent::Start(CommandRunner& runner, Clock& clock, const ModelZoo& zoo,
+                                            AgentMethods methods, AgentOptions options) {
+  if (!methods.scheduler || !methods.placer || !methods.planner) {
+    return Status::InvalidArgument("agent: a job scheduler, a placer and a planner are all required");
+  }
+  if (options.journal_path.empty()) return Status::InvalidArgument("agent: a journal path is required");
+  auto sinfo = runner.Run({"sinfo", "--json"});
+  if (!sinfo.ok()) return sinfo.status().WithContext("agent: sinfo --json");
+  if (sinfo->exit_code != 0) {
+    return Status::IoError("agent: sinfo --json exited " + std::to_string(sinfo->exit_code) + ": " + sinfo->err);
+  }
+  auto nodes = ParseSinfoJson(sinfo->out, "sinfo --json");
+  if (!nodes.ok()) return nodes.status();
+  TranslateOptions translate;
+  translate.partition = options.partition;
+  translate.type_map = options.type_map;
+  auto cluster = TranslateCluster(*nodes, DeviceCatalog::BuiltIn(), LinkCatalog::BuiltIn(), translate, "sinfo --json");
+  if (!cluster.ok()) return cluster.status();
+  std::string warning;
+  auto journal = Journal::Open(options.journal_path, &warning);
+  if (!journal.ok()) return journal.status();
+  std::unique_ptr<Agent> agent(new Agent(runner, clock, zoo, std::move(methods), std::move(options),
+                                         std::move(cluster).value(), std::move(journal).value()));
+  if (!warning.empty()) agent->Report("journal: " + warning);
+  HETSCHED_RETURN_IF_ERROR(agent->Restore());
+  return agent;
+}
+
+double Agent::now() const { return clock_.NowS() - origin_s_; }
+
+const JobStatus& Agent::job_status(JobId id) const { return jobs_.at(id)->status; }
+
+void Agent::Report(const std::string& message) const {
+  if (options_.report) options_.report(message);
+}
+
+Status Agent::Append(JournalRecord record) {
+  if (record.time_s == 0) record.time_s = clock_.NowS();
+  return journal_.Append(record);
+}
+
+Result<CommandResult> Agent::Slurm(const std::vector<std::string>& argv) {
+  auto r = runner_.Run(argv);
+  if (!r.ok() || r->exit_code != 0) ++slurm_errors_;
+  return r;
+}
+
+Result<std::vector<SlurmJob>> Agent::Squeue() {
+  auto r = Slurm({"squeue", "--json"});
+  if (!r.ok()) return r.status();
+  if (r->exit_code != 0) {
+    return Status::IoError("squeue --json exited " + std::to_string(r->exit_code) + ": " + std::string(Trim(r->err)));
+  }
+  return ParseSqueueJson(r->out, "squeue --json");
+}
+
+Status Agent::RefreshNodes() {
+  auto r = Slurm({"sinfo", "--json"});
+  if (!r.ok()) return r.status();
+  if (r->exit_code != 0) return Status::IoError("sinfo --json exited " + std::to_string(r->exit_code));
+  auto nodes = ParseSinfoJson(r->out, "sinfo --json");
+  if (!nodes.ok()) return nodes.status();
+  std::vector<DeviceId> free;
+  for (const SlurmNode& sn : *nodes) {
+    const NodeId n = cluster_.Find(sn.name);
+    if (n < 0) continue;
+    const bool down = !sn.Usable();
+    if (down == node_down_[static_cast<size_t>(n)]) continue;
+    free.clear();
+    if (down) {
+      state_.AppendFreeDevices(n, &free);
+      HETSCHED_RETURN_IF_ERROR(state_.Allocate(kNodeDownOwner, free));
+      down_devices_ += static_cast<int>(free.size());
+      Report("node " + sn.name + " is " + sn.state + (sn.reason.empty() ? "" : " (" + sn.reason + ")") +
+             ": no new job goes there");
+    } else {
+      const Node& node = cluster_.cluster.node(n);
+      for (int i = 0; i < node.num_devices; ++i) {
+        if (state_.owner(node.first_device + i) == kNodeDownOwner) free.push_back(node.first_device + i);
+      }
+      HETSCHED_RETURN_IF_ERROR(state_.Release(kNodeDownOwner, free));
+      down_devices_ -= static_cast<int>(free.size());
+      Report("node " + sn.name + " is back (" + sn.state + ")");
+    }
+    node_down_[static_cast<size_t>(n)] = down;
+    changed_ = true;
+  }
+  return Status::Ok();
+}
+
+Status Agent::Step() {
+  const double t = now();
+  if (t >= next_node_refresh_s_) {
+    Status st = RefreshNodes();
+    if (!st.ok()) {
+      if (!slurm_unreachable_) Report("Slurm unreachable (will retry): " + st.message());
+      slurm_unreachable_ = true;
+      return Status::Ok();
+    }
+    next_node_refresh_s_ = t + options_.node_refresh_s;
+  }
+  auto queue = Squeue();
+  if (!queue.ok()) {
+    if (!slurm_unreachable_) Report("Slurm unreachable (will retry): " + queue.status().message());
+    slurm_unreachable_ = true;
+    return Status::Ok();
+  }
+  if (slurm_unreachable_) Report("Slurm reachable again");
+  slurm_unreachable_ = false;
+  std::set<JobId> seen;
+  for (const SlurmJob& sj : *queue) {
+    seen.insert(sj.id);
+    auto it = jobs_.find(sj.id);
+    if (it != jobs_.end()) {
+      Follow(*it->second, sj);
+    } else if (sj.HeldByUser() && (options_.partition.empty() || sj.partition == options_.partition) &&
+               rejected_.count(sj.id) == 0) {
+      Admit(sj);
+    }
+  }
+  // Jobs Slurm no longer lists (purged after MinJobAge while we were away, or cancelled and gone).
+  for (auto& [id, job] : jobs_) {
+    if (job->phase != Phase::kFinished && seen.count(id) == 0) Finish(*job, "VANISHED", 0, clock_.NowS());
+  }
+  if (refresh_nodes_now_) {  // a requeue is often a node failure: see it before placing again
+    refresh_nodes_now_ = false;
+    if (Status st = RefreshNodes(); !st.ok()) Report("sinfo after a requeue: " + st.message());
+    next_node_refresh_s_ = now() + options_.node_refresh_s;
+  }
+  const double after = now();
+  bool due = changed_;
+  while (!wakeups_.empty() && *wakeups_.begin() <= after) {
+    wakeups_.erase(wakeups_.begin());
+    due = true;
+  }
+  const double round = methods_.scheduler->round_period_s();
+  if (round > 0 && after >= next_round_s_) {
+    due = true;
+    next_round_s_ = after + round;
+  }
+  if (due) {
+    changed_ = false;
+    ++scheduler_calls_;
+    methods_.scheduler->Schedule(ctx_);
+    Sample();
+  }
+  return Status::Ok();
+}
+
+Status Agent::Run(const std::function<bool()>& stop) {
+  while (true) {
+    const double t0 = clock_.NowS();
+    HETSCHED_RETURN_IF_ERROR(Step());
+    if (stop && stop()) return Status::Ok();
+    clock_.SleepS(options_.poll_interval_s - (clock_.NowS() - t0));
+  }
+}
+
+void Agent::Admit(const SlurmJob& sj) {
+  JobRequestOptions jo;
+  jo.default_model = options_.default_model;
+  jo.default_iterations = options_.default_iterations;
+  jo.origin_s = origin_s_;
+  auto request = TranslateJob(sj, cluster_, zoo_, options_.type_map, jo);
+  if (!request.ok()) {
+    rejected_.insert(sj.id);
+    Report("rejected (left held in Slurm): " + request.status().message());
+    JournalRecord r = JournalRecord::Of("reject", sj.id, request.status().message());
+    if (Status st = Append(r); !st.ok()) Report(st.message());
+    return;
+  }
+  JournalRecord r = JournalRecord::Of("admit", sj.id);
+  r.name = sj.name;
+  r.model = request->spec.model;
+  r.gpus = request->spec.num_gpus;
+  r.iterations = request->spec.iterations;
+  r.type = request->gres_type;
+  r.submit_s = sj.submit_time_s;
+  if (Status st = Append(r); !st.ok()) {
+    Report("not admitted (journal): " + st.message());
+    return;
+  }
+  auto job = std::make_unique<AgentJob>();
+  job->request = std::move(request).value();
+  job->status.spec = &job->request.spec;
+  job->status.queued_since_s = job->request.spec.submit_time_s;
+  job->policy_knows = true;
+  job->restart_count = sj.restart_count;
+  AgentJob& ref = *job;
+  jobs_[sj.id] = std::move(job);
+  changed_ = true;
+  methods_.scheduler->OnJobSubmitted(ref.status, ctx_);
+}
+
+std::vector<DeviceId> Agent::ActualDevices(const AgentJob& job, const SlurmJob& sj) const {
+  // Devices of one node are interchangeable in the model, and Slurm picks the GPU indices itself:
+  // only the number per node matters. gres_detail lists one entry per allocated node, in the
+  // order of the job's node list. Keeps the booked devices when the counts agree (or when Slurm
+  // gives no detail); otherwise re-books per node: the job's own devices there first, then free
+  // ones. Empty result: the allocation cannot be booked (more than the node has free).
+  const std::vector<DeviceId>& booked = job.status.devices;
+  if (sj.gres_detail.size() != sj.nodes.size() || sj.nodes.empty()) return booked;
+  std::map<NodeId, int> actual;
+  for (size_t i = 0; i < sj.nodes.size(); ++i) {
+    const NodeId n = cluster_.Find(sj.nodes[i]);
+    auto idx = ParseGresIndices(sj.gres_detail[i]);
+    if (n < 0 || !idx.ok()) return booked;
+    actual[n] += static_cast<int>(idx->size());
+  }
+  std::map<NodeId, std::vector<DeviceId>> mine;
+  for (DeviceId d : booked) mine[cluster_.cluster.device(d).node].push_back(d);
+  bool same = mine.size() == actual.size();
+  for (const auto& [n, count] : actual) same = same && mine.count(n) > 0 && static_cast<int>(mine[n].size()) == count;
+  if (same) return booked;
+  std::vector<DeviceId> out, free;
+  for (const auto& [n, count] : actual) {
+    auto& own = mine[n];
+    for (int k = 0; k < count && k < static_cast<int>(own.size()); ++k) out.push_back(own[static_cast<size_t>(k)]);
+    int missing = count - static_cast<int>(std::min<size_t>(own.size(), static_cast<size_t>(count)));
+    free.clear();
+    state_.AppendFreeDevices(n, &free);
+    for (size_t k = 0; missing > 0 && k < free.size(); ++k, --missing) out.push_back(free[k]);
+    if (missing > 0) return {};
+  }
+  return out;
+}
+
+Status Agent::HoldDevices(AgentJob& job, const std::vector<DeviceId>& devices) {
+  HETSCHED_RETURN_IF_ERROR(state_.Allocate(job.status.spec->id, devices));
+  job.status.devices = devices;
+  job.status.device_type = devices.empty() ? kNoDeviceType : cluster_.cluster.device(devices.front()).type;
+  return Status::Ok();
+}
+
+void Agent::ReleaseDevices(AgentJob& job) {
+  if (job.status.devices.empty()) return;
+  const JobId id = job.status.spec->id;
+  if (Status st = state_.Release(id, job.status.devices); !st.ok()) Report("internal: " + st.message());
+  // Devices of a node that went down while the job held them stay out of service.
+  std::vector<DeviceId> down;
+  for (DeviceId d : job.status.devices) {
+    if (node_down_[static_cast<size_t>(cluster_.cluster.device(d).node)]) down.push_back(d);
+  }
+  if (!down.empty() && state_.Allocate(kNodeDownOwner, down).ok()) down_devices_ += static_cast<int>(down.size());
+  job.status.devices.clear();
+}
+
+void Agent::MarkRunning(AgentJob& job, const SlurmJob& sj) {
+  const std::vector<DeviceId> actual = ActualDevices(job, sj);
+  if (actual.empty()) {
+    Report("note: job " + std::to_string(sj.id) + ": Slurm split its GPUs over the chosen nodes as " +
+           DescribeCommand(sj.gres_detail) + ", unlike the placer; the agent's view keeps the placer's split "
+           "until the job ends");
+  } else if (actual != job.status.devices) {
+    // Slurm chose how many GPUs per node (a per-job GPU count): book what it really allocated.
+    ReleaseDevices(job);
+    if (Status st = HoldDevices(job, actual); !st.ok()) Report("internal: " + st.message());
+  }
+  job.phase = Phase::kRunning;
+  job.nodes = sj.nodes;
+  job.run_start_epoch_s = sj.start_time_s > 0 ? sj.start_time_s : clock_.NowS();
+  if (job.record.first_start_s < 0) job.record.first_start_s = job.run_start_epoch_s - origin_s_;
+  JournalRecord r = JournalRecord::Of("start", sj.id);
+  r.time_s = job.run_start_epoch_s;
+  r.nodes = sj.nodes;
+  r.devices.assign(job.status.devices.begin(), job.status.devices.end());
+  r.type = job.type_name;
+  if (Status st = Append(r); !st.ok()) Report(st.message());
+  changed_ = true;
+}
+
+void Agent::AccountRunEnd(AgentJob& job, double end_epoch_s) {
+  if (job.run_start_epoch_s < 0 || job.status.device_type == kNoDeviceType) return;
+  const double held_s = std::max(0.0, end_epoch_s - job.run_start_epoch_s);
+  const double n = static_cast<double>(job.status.devices.size());
+  const DeviceType& type = cluster_.cluster.device_catalog().type(job.status.device_type);
+  job.record.gpu_seconds += held_s * n;
+  job.record.busy_energy_joules += held_s * n * (type.tdp_watts - type.idle_watts);
+  job.record.cost_usd += held_s / 3600.0 * n * type.price_per_hour;
+  job.record.device_type = job.status.device_type;
+  job.record.device_type_name = type.name;
+  job.status.service_gpu_s += held_s * n;
+  job.status.executed_s += held_s;
+  job.run_start_epoch_s = -1;
+}
+
+void Agent::Finish(AgentJob& job, const std::string& state, int exit_code, double end_epoch_s) {
+  const JobId id = job.status.spec->id;
+  AccountRunEnd(job, end_epoch_s);
+  ReleaseDevices(job);
+  job.phase = Phase::kFinished;
+  job.final_state = state;
+  job.status.state = JobState::kFinished;
+  job.status.finish_s = end_epoch_s - origin_s_;
+  job.record.finish_s = job.status.finish_s;
+  if (state != "COMPLETED") {
+    Report("job " + std::to_string(id) + " ended " + state + " (exit code " + std::to_string(exit_code) +
+           "): not restarted");
+  }
+  JournalRecord r = JournalRecord::Of("finish", id);
+  r.time_s = end_epoch_s;
+  r.state = state;
+  r.value = exit_code;
+  if (Status st = Append(r); !st.ok()) Report(st.message());
+  changed_ = true;
+  if (job.policy_knows) methods_.scheduler->OnJobFinished(job.status, ctx_);
+  job.policy_knows = false;
+}
+
+void Agent::HoldIfNeeded(const SlurmJob& sj) {
+  if (sj.HeldByUser()) return;
+  auto r = Slurm({"scontrol", "hold", std::to_string(sj.id)});
+  if (!r.ok() || r->exit_code != 0) {
+    Report("job " + std::to_string(sj.id) + ": scontrol hold failed: " + (r.ok() ? r->err : r.status().message()));
+  }
+}
+
+void Agent::Requeue(AgentJob& job, const SlurmJob& sj, const std::string& why) {
+  const JobId id = sj.id;
+  // Keep Slurm from starting it on its old node list; the policy places it again.
+  HoldIfNeeded(sj);
+  AccountRunEnd(job, clock_.NowS());
+  ReleaseDevices(job);
+  job.phase = Phase::kPending;
+  job.restart_count = sj.restart_count;
+  ++job.requeues;
+  ++job.status.preemptions;
+  job.record.preemptions = job.status.preemptions;
+  job.status.state = JobState::kPending;
+  job.status.queued_since_s = now();
+  refresh_nodes_now_ = true;
+  Report("job " + std::to_string(id) + " requeued (" + why + "): placing it again");
+  JournalRecord r = JournalRecord::Of("requeue", id, why);
+  r.value = sj.restart_count;
+  if (Status st = Append(r); !st.ok()) Report(st.message());
+  changed_ = true;
+  if (job.policy_knows) {
+    methods_.scheduler->OnJobRequeued(job.status, ctx_);
+  } else {
+    job.policy_knows = true;
+    methods_.scheduler->OnJobSubmitted(job.status, ctx_);
+  }
+}
+
+void Agent::Follow(AgentJob& job, const SlurmJob& sj) {
+  switch (job.phase) {
+    case Phase::kFinished:
+      return;
+    case Phase::kPending:
+      job.restart_count = sj.restart_count;
+      if (sj.Terminal()) {
+        Finish(job, sj.state, sj.exit_code, sj.end_time_s > 0 ? sj.end_time_s : clock_.NowS());
+      } else if (!sj.HeldByUser() && sj.Pending() && sj.reason != "JobHeldAdmin") {
+        HoldIfNeeded(sj);  // released by someone else: the agent decides where it runs
+      }
+      return;
+    case Phase::kReleased:
+    case Phase::kRunning:
+      break;
+  }
+  if (sj.Active()) {
+    if (job.phase == Phase::kReleased) MarkRunning(job, sj);
+    return;
+  }
+  if (sj.Terminal()) {
+    if (job.phase == Phase::kReleased && sj.start_time_s > 0 && sj.state != "CANCELLED") MarkRunning(job, sj);
+    Finish(job, sj.state, sj.exit_code, sj.end_time_s > 0 ? sj.end_time_s : clock_.NowS());
+    return;
+  }
+  // Pending again in Slurm.
+  if (job.phase == Phase::kRunning || sj.restart_count > job.restart_count) {
+    Requeue(job, sj, "Slurm requeued it: " + sj.reason);
+  } else if (sj.reason == "BadConstraints" || sj.HeldByUser() || (OnDownNode(job) && sj.reason != "None")) {
+    // ReqNodeNotAvail alone also shows while a chosen node is busy (Slurm split a per-job GPU count
+    // differently from the placer): only a node that is down makes the placement hopeless.
+    Requeue(job, sj, "cannot start where it was placed: " + sj.reason);
+  }
+}
+
+bool Agent::OnDownNode(const AgentJob& job) const {
+  for (const std::string& name : job.nodes) {
+    const NodeId n = cluster_.Find(name);
+    if (n >= 0 && node_down_[static_cast<size_t>(n)]) return true;
+  }
+  return false;
+}
+
+Status Agent::StartJob(JobId id, const PlannedJob& planned) {
+  const auto t0 = std::chrono::steady_clock::now();
+  AgentJob& job = *jobs_.at(id);
+  const std::vector<DeviceId>& devices = planned.plan.devices;
+  if (job.phase != Phase::kPending || devices.empty()) {
+    return Status::InvalidArgument("job " + std::to_string(id) + " is not pending");
+  }
+  // Nodes in node-id order, with the number of GPUs on each.
+  std::map<NodeId, int> per_node;
+  for (DeviceId d : devices) {
+    if (!state_.is_free(d)) return Status::Internal("job " + std::to_string(id) + ": device " + std::to_string(d) + " is busy");
+    ++per_node[cluster_.cluster.device(d).node];
+  }
+  std::vector<std::string> names;
+  std::string list;
+  for (const auto& [n, count] : per_node) {
+    names.push_back(cluster_.node_names[static_cast<size_t>(n)]);
+    list += (list.empty() ? "" : ",") + names.back();
+  }
+  const DeviceTypeId type = cluster_.cluster.device(devices.front()).type;
+  const std::string k = std::to_string(per_node.size());
+  std::vector<std::string> update = {"scontrol", "update", "JobId=" + std::to_string(id), "NumNodes=" + k + "-" + k,
+                                     "NodeList=" + list};
+  // The same count on every node is expressed exactly, as a per-node GPU request (a per-job
+  // request is rewritten so: Slurm accepts that, unlike a change of GPU type). An uneven split is
+  // only possible for a per-job request, and Slurm then decides the count per node itself.
+  const int first = per_node.begin()->second;
+  const bool even = std::all_of(per_node.begin(), per_node.end(), [&](const auto& e) { return e.second == first; });
+  if (even) {
+    update.push_back("TresPerNode=gres:gpu:" +
+                     (job.request.gres_type.empty() ? "" : job.request.gres_type + ":") + std::to_string(first));
+    if (job.request.form == GpuRequestForm::kPerJob) update.push_back("TresPerJob=");
+  } else if (job.request.form == GpuRequestForm::kPerNode) {
+    return Status::Infeasible("job " + std::to_string(id) + " asked for GPUs per node: cannot take an uneven split");
+  }
+  JournalRecord placed = JournalRecord::Of("place", id);
+  placed.nodes = names;
+  placed.type = cluster_.cluster.device_catalog().type(type).name;
+  placed.devices.assign(devices.begin(), devices.end());
+  HETSCHED_RETURN_IF_ERROR(Append(placed));
+  auto fail = [&](const std::string& what, const Result<CommandResult>& r) {
+    const std::string msg = "job " + std::to_string(id) + ": " + what + " failed: " +
+                            (r.ok() ? "exit " + std::to_string(r->exit_code) + ": " + std::string(Trim(r->err))
+                                    : r.status().message());
+    Report(msg);
+    JournalRecord un = JournalRecord::Of("unplace", id, msg);
+    if (Status st = Append(un); !st.ok()) Report(st.message());
+    return Status::IoError(msg);
+  };
+  auto r = Slurm(update);
+  if (!r.ok() || r->exit_code != 0) return fail(DescribeCommand(update), r);
+  auto rel = Slurm({"scontrol", "release", std::to_string(id)});
+  if (!rel.ok() || rel->exit_code != 0) return fail("scontrol release", rel);
+  HETSCHED_RETURN_IF_ERROR(HoldDevices(job, devices));
+  job.phase = Phase::kReleased;
+  job.nodes = names;
+  job.type_name = placed.type;
+  ++job.placements;
+  job.status.state = JobState::kRunning;
+  job.status.last_start_s = now();
+  if (job.status.first_start_s < 0) job.status.first_start_s = job.status.last_start_s;
+  job.status.iteration_rate = planned.estimate.iteration_s > 0 ? 1.0 / planned.estimate.iteration_s : 0;
+  HETSCHED_RETURN_IF_ERROR(Append(JournalRecord::Of("release", id)));
+  release_latencies_s_.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return Status::Ok();
+}
+
+Status Agent::PreemptJob(JobId id) {
+  AgentJob& job = *jobs_.at(id);
+  if (job.phase != Phase::kReleased && job.phase != Phase::kRunning) {
+    return Status::InvalidArgument("job " + std::to_string(id) + " is not running");
+  }
+  auto r = Slurm({"scontrol", "requeuehold", std::to_string(id)});
+  if (!r.ok() || r->exit_code != 0) {
+    return Status::IoError("job " + std::to_string(id) + ": scontrol requeuehold failed");
+  }
+  AccountRunEnd(job, clock_.NowS());
+  ReleaseDevices(job);
+  job.phase = Phase::kPending;
+  ++job.status.preemptions;
+  job.record.preemptions = job.status.preemptions;
+  job.status.state = JobState::kPending;
+  job.status.queued_since_s = now();
+  return Append(JournalRecord::Of("requeue", id, "preempted by the policy"));
+}
+
+AgentCounts Agent::counts() const {
+  AgentCounts c;
+  c.rejected = static_cast<long long>(rejected_.size());
+  c.slurm_errors = slurm_errors_;
+  for (const auto& [id, job] : jobs_) {
+    ++c.admitted;
+    c.requeued += job->requeues;
+    switch (job->phase) {
+      case Phase::kPending: ++c.pending; break;
+      case Phase::kReleased: ++c.released; break;
+      case Phase::kRunning: ++c.running; break;
+      case Phase::kFinished:
+        ++c.finished;
+        if (job->final_state != "COMPLETED") ++c.failed;
+        break;
+    }
+  }
+  return c;
+}
+
+std::vector<AgentJobView> Agent::Jobs() const {
+  std::vector<AgentJobView> out;
+  for (const auto& [id, job] : jobs_) {
+    out.push_back(AgentJobView{id, PhaseName(job->phase), job->nodes, job->type_name, job->placements,
+                               job->requeues, job->final_state});
+  }
+  return out;
+}
+
+void Agent::Sample() {
+  TimelineSample s;
+  s.time_s = now();
+  s.busy_devices = cluster_.cluster.num_devices() - state_.total_free() - down_devices_;
+  s.busy_by_type.assign(cluster_.cluster.present_types().size(), 0);
+  for (const auto& [id, job] : jobs_) {
+    if (job->phase == Phase::kPending) ++s.pending_jobs;
+    if (job->phase != Phase::kReleased && job->phase != Phase::kRunning) continue;
+    ++s.running_jobs;
+    const auto& types = cluster_.cluster.present_types();
+    const auto pos = std::find(types.begin(), types.end(), job->status.device_type) - types.begin();
+    if (static_cast<size_t>(pos) < types.size()) s.busy_by_type[static_cast<size_t>(pos)] += job->status.num_devices();
+  }
+  if (!timeline_.empty() && timeline_.back().busy_devices == s.busy_devices &&
+      timeline_.back().running_jobs == s.running_jobs && timeline_.back().pending_jobs == s.pending_jobs) {
+    return;
+  }
+  timeline_.push_back(std::move(s));
+}
+
+}  // namespace hetsched::slurm

@@ -1,0 +1,149 @@
+// The Slurm back end: drives a real Slurm cluster with the same job scheduler, placer and planner
+// that the simulator drives (sched::SchedBackend). Jobs submitted held (`sbatch --hold`) to the
+// agent's partition are translated (job_request.h), given to the policy, placed, pinned to the
+// chosen nodes (`scontrol update JobId=.. NumNodes=k-k NodeList=..`), released, and followed to
+// completion through `squeue --json`. Every decision is journaled (journal.h) before it counts,
+// so a restarted agent neither loses nor starts a job twice. docs/slurm.md has the details.
+//
+// Single-threaded: Step() does one poll; Run() loops. All Slurm commands go through the injected
+// CommandRunner, time through the injected Clock.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "hetsched/metrics/run_record.h"
+#include "hetsched/model/model_zoo.h"
+#include "hetsched/sched/context.h"
+#include "hetsched/sched/job_scheduler.h"
+#include "hetsched/slurm/clock.h"
+#include "hetsched/slurm/cluster_translate.h"
+#include "hetsched/slurm/command_runner.h"
+#include "hetsched/slurm/job_request.h"
+#include "hetsched/slurm/journal.h"
+#include "hetsched/trace/trace.h"
+
+namespace hetsched::slurm {
+
+struct AgentMethods {
+  std::unique_ptr<JobScheduler> scheduler;
+  std::unique_ptr<Placer> placer;
+  std::unique_ptr<Planner> planner;
+};
+
+struct AgentOptions {
+  std::string partition = "all";  // held jobs of this partition are the agent's; its nodes are the cluster
+  std::string journal_path;       // required
+  double poll_interval_s = 0.2;   // between two squeue polls in Run()
+  double node_refresh_s = 1.0;    // between two sinfo polls (node up/down)
+  std::map<std::string, std::string> type_map;  // Slurm GRES type -> catalog name
+  std::string default_model = "resnet50";
+  long long default_iterations = 1000;
+  // Messages for the operator (rejected jobs, requeues, failures, Slurm errors). Default: none.
+  std::function<void(const std::string&)> report;
+};
+
+// One job as the agent saw it: what a test or an operator checks.
+struct AgentJobView {
+  JobId id = 0;
+  std::string phase;                  // "pending", "released", "running", "finished"
+  std::vector<std::string> nodes;     // of the last placement
+  std::string type;                   // catalog type of the last placement
+  int placements = 0;                 // times the agent released it
+  int requeues = 0;
+  std::string final_state;            // Slurm's final state ("COMPLETED", "FAILED", ...) when finished
+};
+
+struct AgentCounts {
+  long long admitted = 0, rejected = 0, pending = 0, released = 0, running = 0, finished = 0, failed = 0,
+            requeued = 0, slurm_errors = 0;
+};
+
+class Agent final : public SchedBackend {
+ public:
+  // Reads the cluster (sinfo), opens and replays the journal, reconciles it with squeue.
+  static Result<std::unique_ptr<Agent>> Start(CommandRunner& runner, Clock& clock, const ModelZoo& zoo,
+                                              AgentMethods methods, AgentOptions options);
+  ~Agent() override;
+
+  // One poll: squeue (and sinfo when due), hooks for what changed, Schedule() when needed. Slurm
+  // being unreachable (slurmctld restarting) is not an error: it is counted and retried.
+  Status Step();
+  // Step() every poll interval until `stop()` returns true (checked after each step).
+  Status Run(const std::function<bool()>& stop);
+
+  const SlurmCluster& cluster() const { return cluster_; }
+  AgentCounts counts() const;
+  std::vector<AgentJobView> Jobs() const;  // job-id order
+  // The run record in the simulator's format (times re-based to the first submission).
+  RunRecord Record();
+  // The jobs the agent admitted as a workload (native trace: `ToNativeTrace`), times re-based like
+  // Record()'s, the users' stated iterations as the truth: to simulate the same workload.
+  Workload AdmittedWorkload() const;
+  // Seconds from each decision (StartJob called) to Slurm accepting the release, for benchmarks.
+  const std::vector<double>& release_latencies_s() const { return release_latencies_s_; }
+
+  // SchedBackend
+  double now() const override;
+  const JobStatus& job_status(JobId id) const override;
+  Status StartJob(JobId id, const PlannedJob& planned) override;
+  Status PreemptJob(JobId id) override;
+  void RequestWakeUp(double time_s) override { wakeups_.insert(time_s); }
+
+ private:
+  struct AgentJob;
+  Agent(CommandRunner& runner, Clock& clock, const ModelZoo& zoo, AgentMethods methods, AgentOptions options,
+        SlurmCluster cluster, Journal journal);
+
+  Status Restore();
+  Status Append(JournalRecord record);
+  Result<CommandResult> Slurm(const std::vector<std::string>& argv);
+  Result<std::vector<SlurmJob>> Squeue();
+  Status RefreshNodes();
+
+  void Admit(const SlurmJob& sj);
+  void Follow(AgentJob& job, const SlurmJob& sj);
+  void MarkRunning(AgentJob& job, const SlurmJob& sj);
+  void Finish(AgentJob& job, const std::string& state, int exit_code, double end_epoch_s);
+  void Requeue(AgentJob& job, const SlurmJob& sj, const std::string& why);
+  void HoldIfNeeded(const SlurmJob& sj);
+  void ReleaseDevices(AgentJob& job);
+  Status HoldDevices(AgentJob& job, const std::vector<DeviceId>& devices);
+  void AccountRunEnd(AgentJob& job, double end_epoch_s);
+  std::vector<DeviceId> ActualDevices(const AgentJob& job, const SlurmJob& sj) const;
+  bool OnDownNode(const AgentJob& job) const;
+  void Sample();
+  void Report(const std::string& message) const;
+  double FirstSubmitS() const;
+
+  CommandRunner& runner_;
+  Clock& clock_;
+  const ModelZoo& zoo_;
+  AgentMethods methods_;
+  AgentOptions options_;
+  SlurmCluster cluster_;
+  Journal journal_;
+  ClusterState state_;
+  SchedContext ctx_;
+  double origin_s_ = 0;  // epoch seconds at the first start of this journal
+  std::map<JobId, std::unique_ptr<AgentJob>> jobs_;
+  std::set<JobId> rejected_;
+  std::set<double> wakeups_;
+  std::vector<bool> node_down_;
+  int down_devices_ = 0;
+  double next_round_s_ = 0;
+  double next_node_refresh_s_ = 0;
+  bool changed_ = false;
+  bool refresh_nodes_now_ = false;
+  long long slurm_errors_ = 0;
+  long long scheduler_calls_ = 0;
+  bool slurm_unreachable_ = false;
+  std::vector<double> release_latencies_s_;
+  std::vector<TimelineSample> timeline_;
+};
+
+}  // namespace hetsched::slurm

@@ -1,0 +1,36 @@
+// Internal to the agent (agent*.cc): what it keeps per job.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hetsched/metrics/run_record.h"
+#include "hetsched/sched/job_status.h"
+#include "hetsched/slurm/agent.h"
+#include "hetsched/slurm/job_request.h"
+
+namespace hetsched::slurm {
+
+// The agent's sentinel owner for the devices of a node that is down or drained.
+inline constexpr JobId kNodeDownOwner = -2;
+
+enum class Phase { kPending, kReleased, kRunning, kFinished };
+
+struct Agent::AgentJob {
+  JobRequest request;
+  JobStatus status;                   // status.spec points at request.spec (stable: heap object)
+  Phase phase = Phase::kPending;
+  bool policy_knows = false;          // false for jobs restored running after an agent restart
+  int restart_count = 0;              // Slurm's restart_cnt as last seen
+  std::vector<std::string> nodes;     // of the last placement
+  std::string type_name;              // catalog type of the last placement
+  int placements = 0;
+  int requeues = 0;
+  double run_start_epoch_s = -1;      // Slurm start of the current run (-1: not started)
+  std::string final_state;
+  JobRecord record;
+};
+
+const char* PhaseName(Phase p);
+
+}  // namespace hetsched::slurm

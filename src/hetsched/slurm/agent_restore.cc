@@ -1,0 +1,228 @@
+// The agent's restart path: replay the journal, then reconcile it with what Slurm reports.
+#include <algorithm>
+#include <cmath>
+
+#include "hetsched/slurm/agent.h"
+#include "hetsched/slurm/agent_job.h"
+
+namespace hetsched::slurm {
+
+Status Agent::Restore() {
+  const auto& records = journal_.replayed();
+  const std::string methods = std::string(methods_.scheduler->name()) + "+" + std::string(methods_.placer->name()) +
+                              "+" + std::string(methods_.planner->name());
+  if (records.empty()) {
+    origin_s_ = clock_.NowS();
+    JournalRecord start = JournalRecord::Of("agent_start", -1, methods);
+    start.time_s = origin_s_;
+    return Append(start);
+  }
+  if (records.front().event != "agent_start") {
+    return Status::ParseError(journal_.path() + ":1: the journal must begin with an agent_start record");
+  }
+  origin_s_ = records.front().time_s;
+  const DeviceCatalog& catalog = cluster_.cluster.device_catalog();
+
+  // 1. Replay: rebuild each job's bookkeeping as it was when the agent stopped.
+  for (size_t i = 1; i < records.size(); ++i) {
+    const JournalRecord& r = records[i];
+    if (r.event == "agent_start" || r.event == "agent_restart") continue;
+    if (r.event == "reject") {
+      rejected_.insert(r.job);
+      continue;
+    }
+    if (r.event == "admit") {
+      auto job = std::make_unique<AgentJob>();
+      JobSpec& spec = job->request.spec;
+      spec.id = r.job;
+      spec.name = r.name;
+      spec.model = r.model;
+      spec.num_gpus = r.gpus;
+      spec.iterations = r.iterations;
+      spec.submit_time_s = r.submit_s - origin_s_;
+      spec.parallelism = spec.num_gpus == 1 ? Parallelism::kSingle : Parallelism::kDataRing;
+      job->request.gres_type = r.type;
+      if (!r.type.empty()) {
+        auto t = MapGresType(r.type, catalog, options_.type_map);
+        if (t.ok()) spec.allowed_types = {*t};
+      }
+      job->status.spec = &job->request.spec;
+      job->status.queued_since_s = spec.submit_time_s;
+      jobs_[r.job] = std::move(job);
+      continue;
+    }
+    auto it = jobs_.find(r.job);
+    if (it == jobs_.end()) {
+      return Status::ParseError(journal_.path() + ": record " + std::to_string(i + 1) + " ('" + r.event +
+                                "') names job " + std::to_string(r.job) + ", never admitted");
+    }
+    AgentJob& job = *it->second;
+    const DeviceTypeId type = r.type.empty() ? kNoDeviceType : catalog.Find(r.type);
+    if (r.event == "place") {
+      job.nodes = r.nodes;
+      job.type_name = r.type;
+      job.status.devices.assign(r.devices.begin(), r.devices.end());
+      job.status.device_type = type;
+    } else if (r.event == "unplace") {
+      job.status.devices.clear();
+    } else if (r.event == "release") {
+      job.phase = Phase::kReleased;
+      ++job.placements;
+      job.status.state = JobState::kRunning;
+    } else if (r.event == "start") {
+      job.phase = Phase::kRunning;
+      job.nodes = r.nodes;
+      job.status.devices.assign(r.devices.begin(), r.devices.end());
+      if (type != kNoDeviceType) job.status.device_type = type;
+      job.run_start_epoch_s = r.time_s;
+      if (job.record.first_start_s < 0) job.record.first_start_s = r.time_s - origin_s_;
+    } else if (r.event == "requeue") {
+      AccountRunEnd(job, r.time_s);
+      job.status.devices.clear();
+      job.phase = Phase::kPending;
+      job.status.state = JobState::kPending;
+      if (r.value > 0) job.restart_count = static_cast<int>(r.value);
+      ++job.requeues;
+      ++job.status.preemptions;
+      job.record.preemptions = job.status.preemptions;
+    } else if (r.event == "finish") {
+      AccountRunEnd(job, r.time_s);
+      job.status.devices.clear();
+      job.phase = Phase::kFinished;
+      job.final_state = r.state;
+      job.status.state = JobState::kFinished;
+      job.status.finish_s = r.time_s - origin_s_;
+      job.record.finish_s = job.status.finish_s;
+    } else {
+      return Status::ParseError(journal_.path() + ": record " + std::to_string(i + 1) + ": unknown event '" +
+                                r.event + "'");
+    }
+  }
+  HETSCHED_RETURN_IF_ERROR(Append(JournalRecord::Of("agent_restart", -1, methods)));
+
+  // 2. Reconcile with Slurm. Slurm may be restarting too: retry for a while.
+  Result<std::vector<SlurmJob>> queue = Status::IoError("not tried");
+  for (int attempt = 0; attempt < 60; ++attempt) {
+    queue = Squeue();
+    if (queue.ok()) break;
+    clock_.SleepS(0.5);
+  }
+  if (!queue.ok()) return queue.status().WithContext("agent restart: reconciling the journal with squeue");
+  std::map<JobId, const SlurmJob*> by_id;
+  for (const SlurmJob& sj : *queue) by_id[sj.id] = &sj;
+  for (auto& [id, owned] : jobs_) {
+    AgentJob& job = *owned;
+    if (job.phase == Phase::kFinished) continue;
+    const std::vector<DeviceId> journaled = job.status.devices;
+    auto found = by_id.find(id);
+    if (found == by_id.end()) {  // finished and purged while the agent was away
+      job.policy_knows = false;
+      job.status.devices.clear();
+      Finish(job, "VANISHED", 0, clock_.NowS());
+      continue;
+    }
+    const SlurmJob& sj = *found->second;
+    job.status.devices.clear();
+    const bool released_in_slurm = !sj.HeldByUser() && !journaled.empty();
+    if (job.phase == Phase::kPending && !released_in_slurm && !sj.Terminal()) {
+      // Still held: the policy decides again (a placement journaled without its release is redone).
+      job.restart_count = sj.restart_count;
+      job.status.state = JobState::kPending;
+      job.policy_knows = true;
+      methods_.scheduler->OnJobSubmitted(job.status, ctx_);
+      continue;
+    }
+    // Released before the stop (journaled or not): follow it without showing it to the policy,
+    // which did not see it start in this life of the agent.
+    job.policy_knows = false;
+    if (!journaled.empty() && !sj.Terminal()) {
+      if (Status st = HoldDevices(job, journaled); !st.ok()) Report("restore job " + std::to_string(id) + ": " + st.message());
+    }
+    if (job.phase == Phase::kPending) job.phase = Phase::kReleased;
+    Follow(job, sj);
+  }
+  changed_ = true;
+  return Status::Ok();
+}
+
+RunRecord Agent::Record() {
+  RunRecord run;
+  run.policy = std::string(methods_.scheduler->name());
+  run.placer = std::string(methods_.placer->name());
+  run.planner = std::string(methods_.planner->name());
+  run.trace = "slurm partition " + options_.partition;
+  const Cluster& cluster = cluster_.cluster;
+  run.cluster_summary = cluster.Summary();
+  run.total_devices = cluster.num_devices();
+  for (const Device& d : cluster.devices()) run.idle_power_watts += cluster.device_catalog().type(d.type).idle_watts;
+  for (DeviceTypeId t : cluster.present_types()) {
+    run.device_types.push_back(cluster.device_catalog().type(t).name);
+    run.devices_per_type.push_back(cluster.devices_per_type()[static_cast<size_t>(t)]);
+  }
+  run.jobs_rejected = static_cast<long long>(rejected_.size());
+  // Times re-based to the first submission, like a trace that starts at 0.
+  const double t0 = FirstSubmitS();
+  for (const auto& [id, owned] : jobs_) {
+    const AgentJob& job = *owned;
+    const JobSpec& spec = job.request.spec;
+    JobRecord rec = job.record;
+    rec.id = spec.id;
+    rec.name = spec.name;
+    rec.user = spec.user;
+    rec.model = spec.model;
+    rec.num_gpus = spec.num_gpus;
+    rec.priority = spec.priority;
+    rec.submit_s = spec.submit_time_s - t0;
+    if (rec.first_start_s >= 0) rec.first_start_s -= t0;
+    if (rec.finish_s >= 0) rec.finish_s -= t0;
+    if (job.final_state != "COMPLETED") rec.finish_s = -1;  // failed/cancelled: not a completion
+    // The visible model's estimate: the requested count of the fastest allowed type, packed.
+    double best = -1;
+    for (DeviceTypeId t : cluster.present_types()) {
+      if (!spec.AllowsType(t, cluster.device_catalog()) ||
+          cluster.devices_per_type()[static_cast<size_t>(t)] < spec.num_gpus) {
+        continue;
+      }
+      const double it = ctx_.EstimateIterationS(id, spec.num_gpus, t);
+      if (std::isfinite(it) && (best < 0 || it < best)) best = it;
+    }
+    rec.ideal_runtime_s = best > 0 ? best * static_cast<double>(spec.iterations) : 0;
+    run.jobs.push_back(std::move(rec));
+  }
+  for (TimelineSample s : timeline_) {
+    s.time_s = std::max(0.0, s.time_s - t0);
+    run.timeline.push_back(std::move(s));
+  }
+  run.scheduler_calls = scheduler_calls_;
+  return run;
+}
+
+double Agent::FirstSubmitS() const {
+  double t0 = 0;
+  bool first = true;
+  for (const auto& [id, job] : jobs_) {
+    if (first || job->request.spec.submit_time_s < t0) t0 = job->request.spec.submit_time_s;
+    first = false;
+  }
+  return t0;
+}
+
+Workload Agent::AdmittedWorkload() const {
+  Workload w;
+  w.source = "slurm partition " + options_.partition + " (jobs admitted by hetsched agent)";
+  const double t0 = FirstSubmitS();
+  for (const auto& [id, job] : jobs_) {
+    Job j;
+    j.spec = job->request.spec;
+    j.spec.submit_time_s -= t0;
+    j.truth.total_iterations = static_cast<double>(std::max<long long>(j.spec.iterations, 1));
+    w.jobs.push_back(std::move(j));
+  }
+  std::stable_sort(w.jobs.begin(), w.jobs.end(),
+                   [](const Job& a, const Job& b) { return a.spec.submit_time_s < b.spec.submit_time_s; });
+  for (size_t i = 0; i < w.jobs.size(); ++i) w.jobs[i].spec.id = static_cast<JobId>(i);
+  w.rows_read = static_cast<long long>(w.jobs.size());
+  return w;
+}
+
+}  // namespace hetsched::slurm

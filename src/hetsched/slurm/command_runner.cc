@@ -1,0 +1,122 @@
+#include "hetsched/slurm/command_runner.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+extern char** environ;
+
+namespace hetsched::slurm {
+
+namespace {
+
+// Closes both ends of the pipes on every path out of Run().
+struct Pipes {
+  int out[2] = {-1, -1};
+  int err[2] = {-1, -1};
+  ~Pipes() {
+    for (int fd : {out[0], out[1], err[0], err[1]}) {
+      if (fd >= 0) close(fd);
+    }
+  }
+};
+
+std::vector<std::string> MergedEnvironment(const std::map<std::string, std::string>& extra) {
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string entry(*e);
+    const std::string key = entry.substr(0, entry.find('='));
+    if (extra.count(key) == 0) env.push_back(std::move(entry));
+  }
+  for (const auto& [k, v] : extra) env.push_back(k + "=" + v);
+  return env;
+}
+
+std::vector<char*> CPointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  out.reserve(strings.size() + 1);
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+std::string DescribeCommand(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) {
+    if (!out.empty()) out += ' ';
+    out += a.find_first_of(" \t'\"") == std::string::npos ? a : "'" + a + "'";
+  }
+  return out;
+}
+
+Result<CommandResult> PosixCommandRunner::Run(const std::vector<std::string>& argv) {
+  if (argv.empty()) return Status::InvalidArgument("run: empty command");
+  Pipes p;
+  if (pipe2(p.out, O_CLOEXEC) != 0 || pipe2(p.err, O_CLOEXEC) != 0) {
+    return Status::IoError("run " + argv[0] + ": pipe: " + std::strerror(errno));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, p.out[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, p.err[1], 2);
+  std::vector<std::string> args = argv;
+  std::vector<std::string> env = MergedEnvironment(env_);
+  auto c_args = CPointers(args);
+  auto c_env = CPointers(env);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, c_args[0], &actions, nullptr, c_args.data(), c_env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return Status::NotFound("run " + argv[0] + ": " + std::strerror(rc));
+  close(p.out[1]);
+  close(p.err[1]);
+  p.out[1] = p.err[1] = -1;
+
+  CommandResult result;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s_);
+  bool timed_out = false;
+  pollfd fds[2] = {{p.out[0], POLLIN, 0}, {p.err[0], POLLIN, 0}};
+  int open_fds = 2;
+  char buf[65536];
+  while (open_fds > 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    const int n = poll(fds, 2, static_cast<int>(left.count()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      const ssize_t got = read(fds[i].fd, buf, sizeof buf);
+      if (got > 0) {
+        (i == 0 ? result.out : result.err).append(buf, static_cast<size_t>(got));
+      } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  if (timed_out) kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) {
+    return Status::IoError(DescribeCommand(argv) + ": still running after " + std::to_string(timeout_s_) +
+                           " s, killed");
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+}  // namespace hetsched::slurm

@@ -1,0 +1,72 @@
+// The agent's append-only journal: one JSON object per line, each appended with write() + fsync()
+// before the action it records is considered done, so that a restarted agent (after kill -9)
+// knows every decision it made. Replayed on start and reconciled with what Slurm reports
+// (docs/slurm.md, "Journal format").
+//
+// A last line cut short by a crash (no trailing newline or not valid JSON) is dropped with a
+// warning and the file truncated to the last whole record; a bad line anywhere else is an error
+// naming the file and the line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hetsched/model/job.h"
+#include "hetsched/util/status.h"
+
+namespace hetsched::slurm {
+
+struct JournalRecord {
+  std::string event;                 // "agent_start", "admit", "reject", "place", "release",
+                                     // "unplace", "start", "requeue", "finish"
+  JobId job = -1;
+  double time_s = 0;                 // epoch seconds (the agent's clock, or Slurm's time)
+  std::vector<std::string> nodes;    // place/start: Slurm node names
+  std::vector<int> devices;          // place/start: hetsched device ids
+  std::string type;                  // place/start: catalog device type name
+  std::string state;                 // finish: Slurm's final state
+  std::string text;                  // reject/unplace: the reason; agent_start: the methods
+  long long value = 0;               // finish: exit code; requeue: restart count
+  // admit: what the job asked for (so that metrics survive the job leaving squeue)
+  std::string name;
+  std::string model;
+  int gpus = 0;
+  long long iterations = 0;
+  double submit_s = 0;               // Slurm submit time, epoch seconds
+
+  static JournalRecord Of(std::string ev, JobId id = -1, std::string why = {}) {
+    JournalRecord r;
+    r.event = std::move(ev);
+    r.job = id;
+    r.text = std::move(why);
+    return r;
+  }
+};
+
+class Journal {
+ public:
+  // Opens (creating) `path` for appending and reads what it holds. `warning` receives a message
+  // when a torn last record was dropped.
+  static Result<Journal> Open(const std::string& path, std::string* warning);
+  Journal(Journal&& other) noexcept;
+  Journal& operator=(Journal&& other) noexcept;
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+  ~Journal();
+
+  const std::vector<JournalRecord>& replayed() const { return replayed_; }
+  // Appends one record and fsyncs. An error leaves the journal usable (the record may be lost).
+  Status Append(const JournalRecord& record);
+  const std::string& path() const { return path_; }
+
+  static std::string Encode(const JournalRecord& record);  // one line, no newline
+  static Result<JournalRecord> Decode(const std::string& line, const std::string& where);
+
+ private:
+  Journal() = default;
+  std::string path_;
+  int fd_ = -1;
+  std::vector<JournalRecord> replayed_;
+};
+
+}  // namespace hetsched::slurm

@@ -1,0 +1,242 @@
+#include "hetsched/slurm/slurm_json.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "hetsched/util/text.h"
+
+namespace hetsched::slurm {
+
+namespace {
+
+using nlohmann::json;
+
+// Field readers that tolerate Slurm's nulls and report a wrong type with the field's path.
+std::string Str(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+double Num(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+std::vector<std::string> StrList(const json& o, const char* key) {
+  std::vector<std::string> out;
+  auto it = o.find(key);
+  if (it == o.end()) return out;
+  if (it->is_array()) {
+    for (const auto& e : *it) {
+      if (e.is_string()) out.push_back(e.get<std::string>());
+    }
+  } else if (it->is_string()) {  // "features": "a100,nvlink"
+    for (auto part : Split(it->get<std::string>(), ',')) {
+      if (!Trim(part).empty()) out.emplace_back(Trim(part));
+    }
+  }
+  return out;
+}
+
+Result<json> ParseTop(std::string_view text, const std::string& origin, const char* list_key) {
+  json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Status::ParseError(origin + ": not valid JSON");
+  if (!doc.is_object()) return Status::ParseError(origin + ": top level is not an object");
+  if (auto errs = doc.find("errors"); errs != doc.end() && errs->is_array() && !errs->empty()) {
+    return Status::IoError(origin + ": Slurm reported errors: " + errs->dump());
+  }
+  auto list = doc.find(list_key);
+  if (list == doc.end() || !list->is_array()) {
+    return Status::ParseError(origin + ": field '" + list_key + "' missing or not an array");
+  }
+  return doc;
+}
+
+Result<std::vector<int>> ParseIndexList(std::string_view list, std::string_view what) {
+  std::vector<int> out;
+  for (auto part : Split(list, ',')) {
+    part = Trim(part);
+    const size_t dash = part.find('-');
+    if (dash == std::string_view::npos) {
+      HETSCHED_ASSIGN_OR_RETURN(long long v, ParseInt(part, what));
+      out.push_back(static_cast<int>(v));
+    } else {
+      HETSCHED_ASSIGN_OR_RETURN(long long lo, ParseInt(part.substr(0, dash), what));
+      HETSCHED_ASSIGN_OR_RETURN(long long hi, ParseInt(part.substr(dash + 1), what));
+      if (hi < lo || hi - lo > 100000) {
+        return Status::ParseError(std::string(what) + ": bad range '" + std::string(part) + "'");
+      }
+      for (long long v = lo; v <= hi; ++v) out.push_back(static_cast<int>(v));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool SlurmNode::Usable() const {
+  static const char* kBadStates[] = {"down", "drained", "draining", "fail", "failing", "future", "unknown"};
+  const std::string s = ToLower(state);
+  for (const char* bad : kBadStates) {
+    if (s == bad) return false;
+  }
+  for (const auto& f : state_flags) {
+    const std::string flag = ToLower(f);
+    if (flag == "drain" || flag == "not_responding" || flag == "fail" || flag == "maint" ||
+        flag == "reboot_requested" || flag == "powered_down") {
+      return false;
+    }
+  }
+  return true;
+}
+
+Result<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text, const std::string& origin) {
+  HETSCHED_ASSIGN_OR_RETURN(json doc, ParseTop(text, origin, "nodes"));
+  std::vector<SlurmNode> nodes;
+  int i = 0;
+  for (const json& n : doc["nodes"]) {
+    const std::string where = origin + ": nodes[" + std::to_string(i++) + "]";
+    if (!n.is_object()) return Status::ParseError(where + " is not an object");
+    SlurmNode node;
+    node.name = Str(n, "name");
+    if (node.name.empty()) return Status::ParseError(where + ": field 'name' missing");
+    node.state = Str(n, "state");
+    node.state_flags = StrList(n, "state_flags");
+    node.gres = Str(n, "gres");
+    node.features = StrList(n, "active_features");
+    if (node.features.empty()) node.features = StrList(n, "features");
+    node.partitions = StrList(n, "partitions");
+    node.cpus = static_cast<int>(Num(n, "cpus"));
+    node.real_memory_mb = Num(n, "real_memory");
+    node.reason = Str(n, "reason");
+    nodes.push_back(std::move(node));
+  }
+  return nodes;
+}
+
+Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text, const std::string& origin) {
+  HETSCHED_ASSIGN_OR_RETURN(json doc, ParseTop(text, origin, "jobs"));
+  std::vector<SlurmJob> jobs;
+  int i = 0;
+  for (const json& j : doc["jobs"]) {
+    const std::string where = origin + ": jobs[" + std::to_string(i++) + "]";
+    if (!j.is_object()) return Status::ParseError(where + " is not an object");
+    auto id = j.find("job_id");
+    if (id == j.end() || !id->is_number_integer()) return Status::ParseError(where + ": field 'job_id' missing");
+    SlurmJob job;
+    job.id = id->get<long long>();
+    job.array_job_id = static_cast<long long>(Num(j, "array_job_id"));
+    job.name = Str(j, "name");
+    job.comment = Str(j, "comment");
+    job.state = Str(j, "job_state");
+    job.reason = Str(j, "state_reason");
+    job.partition = Str(j, "partition");
+    job.user = Str(j, "user_name");
+    const std::string nodes = Str(j, "nodes");
+    if (!nodes.empty()) {
+      auto expanded = ExpandHostlist(nodes);
+      if (!expanded.ok()) return expanded.status().WithContext(where + ": field 'nodes'");
+      job.nodes = std::move(expanded).value();
+    }
+    job.tres_per_job = Str(j, "tres_per_job");
+    job.tres_per_node = Str(j, "tres_per_node");
+    job.node_count = static_cast<int>(Num(j, "node_count"));
+    job.gres_detail = StrList(j, "gres_detail");
+    job.restart_count = static_cast<int>(Num(j, "restart_cnt"));
+    job.exit_code = static_cast<int>(Num(j, "exit_code"));
+    job.submit_time_s = Num(j, "submit_time");
+    job.start_time_s = Num(j, "start_time");
+    job.end_time_s = Num(j, "end_time");
+    job.priority = static_cast<long long>(Num(j, "priority"));
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+Result<std::vector<std::string>> ExpandHostlist(std::string_view expr) {
+  std::vector<std::string> out;
+  const std::string what = "host list '" + std::string(expr) + "'";
+  size_t i = 0;
+  while (i < expr.size()) {
+    // One item: prefix[ranges]suffix up to the next comma outside brackets.
+    size_t end = i;
+    int depth = 0;
+    while (end < expr.size() && (expr[end] != ',' || depth > 0)) {
+      if (expr[end] == '[') ++depth;
+      if (expr[end] == ']' && --depth < 0) return Status::ParseError(what + ": unbalanced ']'");
+      ++end;
+    }
+    if (depth != 0) return Status::ParseError(what + ": unbalanced '['");
+    const std::string_view item = expr.substr(i, end - i);
+    const size_t open = item.find('[');
+    if (open == std::string_view::npos) {
+      if (!item.empty()) out.emplace_back(item);
+    } else {
+      const size_t close = item.find(']', open);
+      const std::string_view prefix = item.substr(0, open);
+      const std::string_view ranges = item.substr(open + 1, close - open - 1);
+      const std::string_view suffix = item.substr(close + 1);
+      if (suffix.find('[') != std::string_view::npos) {
+        return Status::ParseError(what + ": more than one bracket group in '" + std::string(item) + "'");
+      }
+      for (auto part : Split(ranges, ',')) {
+        part = Trim(part);
+        const size_t dash = part.find('-');
+        const std::string_view lo_s = part.substr(0, dash);
+        const std::string_view hi_s = dash == std::string_view::npos ? lo_s : part.substr(dash + 1);
+        HETSCHED_ASSIGN_OR_RETURN(long long lo, ParseInt(lo_s, what));
+        HETSCHED_ASSIGN_OR_RETURN(long long hi, ParseInt(hi_s, what));
+        if (hi < lo || hi - lo > 100000) return Status::ParseError(what + ": bad range '" + std::string(part) + "'");
+        const size_t width = lo_s.size();
+        for (long long v = lo; v <= hi; ++v) {
+          std::string num = std::to_string(v);
+          if (num.size() < width) num.insert(0, width - num.size(), '0');
+          out.push_back(std::string(prefix) + num + std::string(suffix));
+        }
+      }
+    }
+    i = end + 1;
+  }
+  return out;
+}
+
+Result<GpuGres> ParseGpuGres(std::string_view gres) {
+  const std::string what = "GRES '" + std::string(gres) + "'";
+  for (auto entry : Split(gres, ',')) {
+    entry = Trim(entry);
+    if (const size_t paren = entry.find('('); paren != std::string_view::npos) entry = entry.substr(0, paren);
+    if (entry.substr(0, 5) == "gres:" || entry.substr(0, 5) == "gres/") entry.remove_prefix(5);
+    if (entry.substr(0, 3) != "gpu") continue;
+    entry.remove_prefix(3);
+    GpuGres out;
+    if (entry.empty()) {  // "gpu" alone means one
+      out.count = 1;
+      return out;
+    }
+    if (entry[0] != ':' && entry[0] != '=') continue;  // "gpumem..." is another GRES
+    entry.remove_prefix(1);
+    // "a100:4", "4", "a100=4" (TRES form)
+    std::string_view type, count = entry;
+    if (const size_t sep = entry.find_last_of(":="); sep != std::string_view::npos) {
+      type = entry.substr(0, sep);
+      count = entry.substr(sep + 1);
+    }
+    HETSCHED_ASSIGN_OR_RETURN(long long n, ParseInt(count, what + ": GPU count"));
+    if (n < 0) return Status::ParseError(what + ": negative GPU count");
+    out.type = std::string(type);
+    out.count = static_cast<int>(n);
+    return out;
+  }
+  return GpuGres{};
+}
+
+Result<std::vector<int>> ParseGresIndices(std::string_view detail) {
+  const std::string what = "gres_detail '" + std::string(detail) + "'";
+  const size_t idx = detail.find("IDX:");
+  if (idx == std::string_view::npos) return Status::ParseError(what + ": no IDX");
+  const size_t close = detail.find(')', idx);
+  if (close == std::string_view::npos) return Status::ParseError(what + ": unterminated IDX");
+  const std::string_view list = detail.substr(idx + 4, close - idx - 4);
+  if (list == "N/A") return std::vector<int>{};
+  return ParseIndexList(list, what);
+}
+
+}  // namespace hetsched::slurm

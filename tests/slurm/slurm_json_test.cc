@@ -1,0 +1,105 @@
+#include "hetsched/slurm/slurm_json.h"
+
+#include <gtest/gtest.h>
+
+#include "hetsched/util/file_io.h"
+
+namespace hetsched::slurm {
+namespace {
+
+std::string Fixture(const std::string& name) {
+  auto text = ReadFile(std::string(HETSCHED_TEST_DATA_DIR) + "/slurm/" + name);
+  EXPECT_TRUE(text.ok()) << text.status().message();
+  return text.ok() ? *text : std::string();
+}
+
+TEST(SlurmJsonTest, SinfoFixtureHasFourGpuNodes) {
+  auto nodes = ParseSinfoJson(Fixture("sinfo_2a100_2v100.json"), "fixture");
+  ASSERT_TRUE(nodes.ok()) << nodes.status().message();
+  ASSERT_EQ(nodes->size(), 4u);
+  EXPECT_EQ((*nodes)[0].name, "a100-1");
+  EXPECT_EQ((*nodes)[0].gres, "gpu:a100:4");
+  EXPECT_EQ((*nodes)[3].gres, "gpu:v100:8");
+  EXPECT_EQ((*nodes)[0].cpus, 32);
+  EXPECT_EQ((*nodes)[0].features, std::vector<std::string>{"a100"});
+  EXPECT_EQ((*nodes)[2].partitions, (std::vector<std::string>{"all", "v100"}));
+  for (const auto& n : *nodes) EXPECT_TRUE(n.Usable()) << n.name;
+}
+
+TEST(SlurmJsonTest, DownNodeIsNotUsable) {
+  auto nodes = ParseSinfoJson(Fixture("sinfo_node_down.json"), "fixture");
+  ASSERT_TRUE(nodes.ok());
+  EXPECT_EQ((*nodes)[3].state, "down");
+  EXPECT_FALSE((*nodes)[3].Usable());
+  EXPECT_EQ((*nodes)[3].reason, "test");
+  EXPECT_TRUE((*nodes)[0].Usable());  // "mixed": one job running
+}
+
+TEST(SlurmJsonTest, SqueueFixture) {
+  auto jobs = ParseSqueueJson(Fixture("squeue_mixed.json"), "fixture");
+  ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+  ASSERT_EQ(jobs->size(), 8u);
+  const SlurmJob& held = (*jobs)[5];
+  EXPECT_EQ(held.id, 6);
+  EXPECT_TRUE(held.HeldByUser());
+  EXPECT_EQ(held.name, "held job");
+  EXPECT_EQ(held.comment, "hetsched model=resnet50 iterations=100");
+  EXPECT_EQ(held.tres_per_job, "gres:gpu:2");
+  const SlurmJob& typed = (*jobs)[6];
+  EXPECT_EQ(typed.tres_per_node, "gres:gpu:v100:2");
+  EXPECT_EQ(typed.node_count, 2);
+  const SlurmJob& running = (*jobs)[7];
+  EXPECT_TRUE(running.Active());
+  EXPECT_EQ(running.nodes, std::vector<std::string>{"a100-1"});
+  EXPECT_EQ(running.gres_detail, std::vector<std::string>{"gpu:a100:1(IDX:0)"});
+  const SlurmJob& done = (*jobs)[0];
+  EXPECT_TRUE(done.Terminal());
+  EXPECT_EQ(done.nodes, (std::vector<std::string>{"a100-1", "a100-2"}));
+  EXPECT_GT(done.end_time_s, done.start_time_s);
+  // A job name with shell syntax is carried as plain text.
+  EXPECT_EQ((*jobs)[4].name, "evil $(touch /tmp/pwn)");
+}
+
+TEST(SlurmJsonTest, BadJsonNamesOrigin) {
+  auto r = ParseSqueueJson("{\"jobs\": [", "squeue --json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("squeue --json"), std::string::npos);
+  auto missing = ParseSinfoJson("{\"nodes\": [{\"state\": \"idle\"}]}", "sinfo");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("nodes[0]"), std::string::npos);
+  auto errors = ParseSinfoJson("{\"errors\": [{\"error\": \"x\"}], \"nodes\": []}", "sinfo");
+  EXPECT_FALSE(errors.ok());
+}
+
+TEST(HostlistTest, Expands) {
+  auto r = ExpandHostlist("a100-[1-2,4],v100-3,n[08-10]x");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, (std::vector<std::string>{"a100-1", "a100-2", "a100-4", "v100-3", "n08x", "n09x", "n10x"}));
+  EXPECT_FALSE(ExpandHostlist("a[1-2").ok());
+  EXPECT_FALSE(ExpandHostlist("a[3-1]").ok());
+  EXPECT_FALSE(ExpandHostlist("a]").ok());
+  EXPECT_TRUE(ExpandHostlist("")->empty());
+}
+
+TEST(GresTest, ParsesForms) {
+  EXPECT_EQ(ParseGpuGres("gpu:a100:4")->type, "a100");
+  EXPECT_EQ(ParseGpuGres("gpu:a100:4")->count, 4);
+  EXPECT_EQ(ParseGpuGres("gres:gpu:6")->count, 6);
+  EXPECT_EQ(ParseGpuGres("gres:gpu:6")->type, "");
+  EXPECT_EQ(ParseGpuGres("gpu:v100:8(S:0),shard:2")->count, 8);
+  EXPECT_EQ(ParseGpuGres("gres/gpu:a100=2")->type, "a100");
+  EXPECT_EQ(ParseGpuGres("gres/gpu:a100=2")->count, 2);
+  EXPECT_EQ(ParseGpuGres("shard:2,gpumem:4")->count, 0);
+  EXPECT_EQ(ParseGpuGres("")->count, 0);
+  EXPECT_FALSE(ParseGpuGres("gpu:a100:x").ok());
+}
+
+TEST(GresTest, Indices) {
+  EXPECT_EQ(*ParseGresIndices("gpu:a100:3(IDX:0-2)"), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(*ParseGresIndices("gpu:v100:2(IDX:0,5)"), (std::vector<int>{0, 5}));
+  EXPECT_TRUE(ParseGresIndices("gpu:a100:0(IDX:N/A)")->empty());
+  EXPECT_FALSE(ParseGresIndices("gpu:a100:3").ok());
+}
+
+}  // namespace
+}  // namespace hetsched::slurm
