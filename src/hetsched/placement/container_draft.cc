@@ -96,7 +96,22 @@ double Balanced(const ContainerDraft& d, NodeId n, const ContainerRequest& r) {
   return 1.0 - std::abs(cpu - memory) / 2.0;
 }
 
-double LeastAllocatedBound(const NodeSummary& s) { return 0.5 * (s.max_free_cpu_frac + s.max_free_memory_frac); }
+double LeastAllocatedBound(const NodeSummary& s, const ContainerRequest& r) {
+  // Per node: free/cap - r/cap <= max(free/cap) - r * min(1/cap); a zero capacity scores 0.
+  const double cpu = s.max_free_cpu_frac - static_cast<double>(r.cpu_millicores) * s.min_inv_cpu;
+  const double memory = s.max_free_memory_frac - static_cast<double>(r.memory_bytes) * s.min_inv_memory;
+  return 0.5 * (std::max(cpu, 0.0) + std::max(memory, 0.0));
+}
+
+double BalancedBound(const NodeSummary& s, const ContainerRequest& r) {
+  // The gap after placing r, (u_c + r_c i_c) - (u_m + r_m i_m), lies in [lo, hi]; the score is
+  // 1 - |gap| / 2, so its bound is 1 when the range holds 0, else set by the end nearer 0.
+  const double rc = static_cast<double>(r.cpu_millicores), rm = static_cast<double>(r.memory_bytes);
+  const double lo = s.min_used_diff + rc * s.min_inv_cpu - rm * s.max_inv_memory;
+  const double hi = s.max_used_diff + rc * s.max_inv_cpu - rm * s.min_inv_memory;
+  if (lo <= 0 && hi >= 0) return 1.0;
+  return 1.0 - std::min(std::abs(lo), std::abs(hi)) / 2.0;
+}
 
 double MostAllocatedBound(const NodeSummary& s, const ContainerRequest& r) {
   return 0.5 * (s.max_used_cpu_frac + static_cast<double>(r.cpu_millicores) * s.max_inv_cpu +

@@ -72,9 +72,11 @@ class ContainerDraft {
 double LeastAllocated(const ContainerDraft& d, NodeId n, const ContainerRequest& r);
 double MostAllocated(const ContainerDraft& d, NodeId n, const ContainerRequest& r);
 double Balanced(const ContainerDraft& d, NodeId n, const ContainerRequest& r);
-// Upper bounds of the same over a subtree of the resource index.
-double LeastAllocatedBound(const NodeSummary& s);
+// Upper bounds of the same over a subtree of the resource index, counting the request (tight
+// for identical nodes, so that the search prunes on an empty homogeneous cluster).
+double LeastAllocatedBound(const NodeSummary& s, const ContainerRequest& r);
 double MostAllocatedBound(const NodeSummary& s, const ContainerRequest& r);
+double BalancedBound(const NodeSummary& s, const ContainerRequest& r);
 
 // A greedy placer's score of node n for the next container of `role`, on the draft.
 class DraftScorer {
@@ -105,17 +107,22 @@ DeviceTypeId ContainerGpuType(const PlacementRequest& request, const ClusterStat
 // (like the `spread` placer).
 bool PlaceDevicesSpread(const PlacementRequest& request, const ClusterState& state, std::vector<DeviceId>* out);
 
-// A container placer that places greedily with one DraftScorer (the k8s-spread and k8s-binpack
-// placers); device jobs go to PlaceDevicesSpread.
-class ScoringContainerPlacer : public Placer {
+// Base of the container placers: they place containers, and device jobs with PlaceDevicesSpread.
+class ContainerPlacer : public Placer {
  public:
-  ScoringContainerPlacer(std::string_view name, std::unique_ptr<DraftScorer> scorer)
-      : name_(name), scorer_(std::move(scorer)) {}
-  std::string_view name() const override { return name_; }
   bool places_containers() const override { return true; }
   bool Place(const PlacementRequest& request, const ClusterState& state, std::vector<DeviceId>* out) override {
     return PlaceDevicesSpread(request, state, out);
   }
+};
+
+// A container placer that places greedily with one DraftScorer (the k8s-spread and k8s-binpack
+// placers).
+class ScoringContainerPlacer : public ContainerPlacer {
+ public:
+  ScoringContainerPlacer(std::string_view name, std::unique_ptr<DraftScorer> scorer)
+      : name_(name), scorer_(std::move(scorer)) {}
+  std::string_view name() const override { return name_; }
   bool PlaceContainers(const PlacementRequest& request, const ClusterState& state,
                        std::vector<ContainerPlacement>* out, std::string* reason) override;
 

@@ -40,8 +40,8 @@ struct Weights {
 double ResourceScore(const Weights& w, const ContainerDraft& d, NodeId n, const ContainerRequest& r) {
   return w.resources * placement_internal::LeastAllocated(d, n, r) + w.balance * placement_internal::Balanced(d, n, r);
 }
-double ResourceBound(const Weights& w, const NodeSummary& s) {
-  return w.resources * placement_internal::LeastAllocatedBound(s) + w.balance;
+double ResourceBound(const Weights& w, const NodeSummary& s, const ContainerRequest& r) {
+  return w.resources * placement_internal::LeastAllocatedBound(s, r) + w.balance * placement_internal::BalancedBound(s, r);
 }
 
 // Whole workers that fit beside what is already there, given free amounts.
@@ -75,7 +75,7 @@ class ServerScorer : public DraftScorer {
     const int64_t room = type_ok ? Room(s.max_free_cpu - ps.cpu_millicores, s.max_free_memory - ps.memory_bytes,
                                         s.max_free_gpus - ps.gpus, worker)
                                  : 0;
-    return static_cast<double>(std::min<int64_t>(room, d.job().num_workers)) + 0.5 * ResourceBound(w_, s);
+    return static_cast<double>(std::min<int64_t>(room, d.job().num_workers)) + 0.5 * ResourceBound(w_, s, ps);
   }
 
  private:
@@ -94,8 +94,8 @@ class WorkerScorer : public DraftScorer {
     return w_.aggregation * (0.5 * ad + 0.5 * g) + ResourceScore(w_, d, n, d.request(role)) -
            1e-9 * d.state().containers_on_node(n);
   }
-  double Bound(const ContainerDraft& /*d*/, ContainerRole /*role*/, const NodeSummary& s) const override {
-    return ResourceBound(w_, s);  // untouched nodes: AD = G = 0
+  double Bound(const ContainerDraft& d, ContainerRole role, const NodeSummary& s) const override {
+    return ResourceBound(w_, s, d.request(role));  // untouched nodes: AD = G = 0
   }
 
  private:
@@ -106,7 +106,7 @@ class WorkerScorer : public DraftScorer {
 class WholeJobScorer : public NodeScorer {
  public:
   WholeJobScorer(const Weights& w, const ContainerDraft& d, const ContainerRequest& all) : w_(w), d_(d), all_(all) {}
-  double Bound(const NodeSummary& s) const override { return ResourceBound(w_, s); }
+  double Bound(const NodeSummary& s) const override { return ResourceBound(w_, s, all_); }
   double Score(NodeId n) const override { return ResourceScore(w_, d_, n, all_); }
 
  private:
@@ -115,14 +115,10 @@ class WholeJobScorer : public NodeScorer {
   ContainerRequest all_;
 };
 
-class DltapPlacer : public Placer {
+class DltapPlacer : public placement_internal::ContainerPlacer {
  public:
   explicit DltapPlacer(Weights w) : w_(w) {}
   std::string_view name() const override { return "dltap"; }
-  bool places_containers() const override { return true; }
-  bool Place(const PlacementRequest& request, const ClusterState& state, std::vector<DeviceId>* out) override {
-    return placement_internal::PlaceDevicesSpread(request, state, out);
-  }
 
   bool PlaceContainers(const PlacementRequest& request, const ClusterState& state,
                        std::vector<ContainerPlacement>* out, std::string* reason) override {

@@ -14,14 +14,10 @@ using placement_internal::ContainerDraft;
 
 // Uniform over the nodes that fit: up to 64 uniform draws, then a scan of every node (only
 // when few nodes fit), seeded so that runs repeat.
-class RandomContainerPlacer : public Placer {
+class RandomContainerPlacer : public placement_internal::ContainerPlacer {
  public:
   explicit RandomContainerPlacer(uint64_t seed) : rng_(seed) {}
   std::string_view name() const override { return "k8s-random"; }
-  bool places_containers() const override { return true; }
-  bool Place(const PlacementRequest& request, const ClusterState& state, std::vector<DeviceId>* out) override {
-    return placement_internal::PlaceDevicesSpread(request, state, out);
-  }
   bool PlaceContainers(const PlacementRequest& request, const ClusterState& state,
                        std::vector<ContainerPlacement>* out, std::string* reason) override {
     draft_.Reset(state, *request.job, placement_internal::ContainerGpuType(request, state));

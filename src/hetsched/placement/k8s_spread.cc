@@ -24,8 +24,9 @@ class SpreadScorer : public DraftScorer {
     const ContainerRequest& r = d.request(role);
     return placement_internal::LeastAllocated(d, n, r) + placement_internal::Balanced(d, n, r);
   }
-  double Bound(const ContainerDraft& /*d*/, ContainerRole /*role*/, const NodeSummary& s) const override {
-    return placement_internal::LeastAllocatedBound(s) + 1.0;
+  double Bound(const ContainerDraft& d, ContainerRole role, const NodeSummary& s) const override {
+    const ContainerRequest& r = d.request(role);
+    return placement_internal::LeastAllocatedBound(s, r) + placement_internal::BalancedBound(s, r);
   }
 };
 

@@ -21,15 +21,11 @@ namespace {
 
 using placement_internal::ContainerDraft;
 
-class PsOptimalPlacer : public Placer {
+class PsOptimalPlacer : public placement_internal::ContainerPlacer {
  public:
   PsOptimalPlacer(long long max_variables, double time_limit_s)
       : max_variables_(max_variables), time_limit_s_(time_limit_s) {}
   std::string_view name() const override { return "ps-optimal"; }
-  bool places_containers() const override { return true; }
-  bool Place(const PlacementRequest& request, const ClusterState& state, std::vector<DeviceId>* out) override {
-    return placement_internal::PlaceDevicesSpread(request, state, out);
-  }
 
   bool PlaceContainers(const PlacementRequest& request, const ClusterState& state,
                        std::vector<ContainerPlacement>* out, std::string* reason) override {

@@ -83,6 +83,9 @@ void ClusterState::UpdateResourceLeaf(NodeId n) {
   fractions(cpu_used_[i], cpu_capacity_[i], &leaf.max_free_cpu_frac, &leaf.max_used_cpu_frac, &leaf.max_inv_cpu);
   fractions(memory_used_[i], memory_capacity_[i], &leaf.max_free_memory_frac, &leaf.max_used_memory_frac,
             &leaf.max_inv_memory);
+  leaf.min_inv_cpu = leaf.max_inv_cpu;
+  leaf.min_inv_memory = leaf.max_inv_memory;
+  leaf.min_used_diff = leaf.max_used_diff = leaf.max_used_cpu_frac - leaf.max_used_memory_frac;
   leaf.type_mask = DeviceTypeBit(cluster_->node(n).device_type);
   index_.Set(n, leaf);
 }

@@ -10,7 +10,12 @@ uint64_t DeviceTypeBit(DeviceTypeId t) { return uint64_t{1} << std::clamp(t, 0, 
 NodeResourceIndex::NodeResourceIndex(int num_nodes) : num_nodes_(num_nodes) {
   leaves_ = 1;
   while (leaves_ < static_cast<size_t>(std::max(num_nodes, 1))) leaves_ <<= 1;
-  tree_.assign(2 * leaves_, NodeSummary{});
+  // Padding leaves must not widen any minimum: they hold the neutral elements.
+  NodeSummary pad;
+  pad.min_inv_cpu = pad.min_inv_memory = std::numeric_limits<double>::infinity();
+  pad.min_used_diff = std::numeric_limits<double>::infinity();
+  pad.max_used_diff = -std::numeric_limits<double>::infinity();
+  tree_.assign(2 * leaves_, pad);
 }
 
 NodeSummary NodeResourceIndex::Merge(const NodeSummary& a, const NodeSummary& b) {
@@ -24,6 +29,10 @@ NodeSummary NodeResourceIndex::Merge(const NodeSummary& a, const NodeSummary& b)
   m.max_used_memory_frac = std::max(a.max_used_memory_frac, b.max_used_memory_frac);
   m.max_inv_cpu = std::max(a.max_inv_cpu, b.max_inv_cpu);
   m.max_inv_memory = std::max(a.max_inv_memory, b.max_inv_memory);
+  m.min_inv_cpu = std::min(a.min_inv_cpu, b.min_inv_cpu);
+  m.min_inv_memory = std::min(a.min_inv_memory, b.min_inv_memory);
+  m.min_used_diff = std::min(a.min_used_diff, b.min_used_diff);
+  m.max_used_diff = std::max(a.max_used_diff, b.max_used_diff);
   m.type_mask = a.type_mask | b.type_mask;
   return m;
 }
@@ -59,7 +68,7 @@ NodeId NodeResourceIndex::Best(const ContainerRequest& request, uint64_t gpu_typ
       }
       return;
     }
-    if (best >= 0 && scorer.Bound(s) <= best_score) return;
+    if (best >= 0 && scorer.Bound(s) <= best_score + 1e-12) return;
     const size_t mid = (lo + hi) / 2;
     self(self, 2 * v, lo, mid);
     self(self, 2 * v + 1, mid, hi);

@@ -24,6 +24,9 @@ struct NodeSummary {
   double max_free_cpu_frac = 0, max_free_memory_frac = 0;
   double max_used_cpu_frac = 0, max_used_memory_frac = 0;
   double max_inv_cpu = 0, max_inv_memory = 0;  // 1 / capacity (0 for zero capacity)
+  double min_inv_cpu = 0, min_inv_memory = 0;
+  // Range of (used CPU fraction - used memory fraction), for balance bounds.
+  double min_used_diff = 0, max_used_diff = 0;
   uint64_t type_mask = 0;          // bit t: a node of device type t (types >= 64 share bit 63)
 };
 
@@ -49,7 +52,8 @@ class NodeResourceIndex {
 
   // The node with the highest score among those that can hold `request` (and, when
   // request.gpus > 0, whose device type is in `gpu_types`), ties to the lowest id; -1 if none
-  // (or none scores above -infinity).
+  // (or none scores above -infinity). A subtree whose bound exceeds the best score found by no
+  // more than 1e-12 is pruned (rounding between a bound and a score computed differently).
   NodeId Best(const ContainerRequest& request, uint64_t gpu_types, const NodeScorer& scorer) const;
 
   // Whether the summary admits a node that can hold `request`.

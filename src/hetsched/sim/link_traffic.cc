@@ -13,7 +13,15 @@ void LinkTrafficMeter::Apply(const Contribution& c, double sign) {
   // Clamped at zero: removing what was added may leave a rounding residue.
   l.out_Bps = std::max(0.0, l.out_Bps + sign * c.out_Bps);
   l.in_Bps = std::max(0.0, l.in_Bps + sign * c.in_Bps);
-  l.peak_Bps = std::max(l.peak_Bps, std::max(l.out_Bps, l.in_Bps));
+  changed_.emplace_back(c.uplink, c.link);
+}
+
+void LinkTrafficMeter::Settle() {
+  for (const auto& [uplink, link] : changed_) {
+    Load& l = At(uplink, link);
+    l.peak_Bps = std::max(l.peak_Bps, std::max(l.out_Bps, l.in_Bps));
+  }
+  changed_.clear();
 }
 
 void LinkTrafficMeter::Set(JobId job, const PlanTraffic& traffic, double iteration_s) {
@@ -33,6 +41,7 @@ void LinkTrafficMeter::Remove(JobId job) {
 }
 
 void LinkTrafficMeter::Report(std::vector<LinkPeak>* out) const {
+  // REQUIRES: Settle() after the last change (the simulator settles at every time step).
   const LinkCatalog& links = cluster_.link_catalog();
   for (NodeId n = 0; n < cluster_.num_nodes(); ++n) {
     const Load& l = nics_[static_cast<size_t>(n)];

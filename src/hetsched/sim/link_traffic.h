@@ -1,7 +1,9 @@
 // Per-link load over a run, for the traffic metrics: every running job whose traffic leaves a
 // node contributes, on each NIC and rack uplink it crosses, its bytes per iteration (out and in,
 // perf/TrafficOf) over its current iteration time. The meter keeps each link's current load per
-// direction and its peak (the busier direction). Updates cost O(links of the job).
+// direction and its peak (the busier direction), taken at Settle(): once per simulated time,
+// after every job's speed is up to date (a job that starts is added before the jobs it slows
+// are re-timed, so loads in between are not real). Updates cost O(links of the job).
 #pragma once
 
 #include <unordered_map>
@@ -20,6 +22,8 @@ class LinkTrafficMeter {
   // Replaces `job`'s contribution with `traffic` at one iteration per `iteration_s`.
   void Set(JobId job, const PlanTraffic& traffic, double iteration_s);
   void Remove(JobId job);
+  // Folds the current loads of the links changed since the last call into their peaks.
+  void Settle();
   // Appends the links that carried traffic, NICs (by node id) then uplinks (by rack id).
   void Report(std::vector<LinkPeak>* out) const;
 
@@ -38,6 +42,7 @@ class LinkTrafficMeter {
   const Cluster& cluster_;
   std::vector<Load> nics_, uplinks_;
   std::unordered_map<JobId, std::vector<Contribution>> by_job_;
+  std::vector<std::pair<bool, int>> changed_;  // links touched since the last Settle (may repeat)
 };
 
 }  // namespace hetsched

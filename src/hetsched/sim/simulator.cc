@@ -504,6 +504,7 @@ Result<RunRecord> Simulator::Run() {
       events_.SetRound(now_ + round);
     }
     Sample();
+    traffic_.Settle();
     if (options_.check_invariants) {
       if (state_.total_free() < 0 || pending_ < 0 || running_ < 0) {
         return Status::Internal("invariant: negative counter at t=" + std::to_string(now_));
