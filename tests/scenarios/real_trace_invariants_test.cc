@@ -37,6 +37,7 @@ struct PolicyCase {
   const char* option_key;    // nullptr: no option
   const char* option_value;
   bool preemptive;
+  bool elastic = false;  // may run a job on fewer devices than requested
 };
 
 const PolicyCase kPolicies[] = {
@@ -45,6 +46,8 @@ const PolicyCase kPolicies[] = {
     {"sjf", "sjf", nullptr, nullptr, false},
     {"srtf", "srtf", nullptr, nullptr, true},
     {"tiresias_las", "tiresias-las", nullptr, nullptr, true},
+    {"multi_priority", "multi-priority", nullptr, nullptr, false},
+    {"rlpto", "rlpto", nullptr, nullptr, true, true},  // shrinking restarts a job on fewer GPUs
 };
 
 struct PlacerCase {
@@ -172,6 +175,7 @@ TEST_P(RealTraceInvariantsTest, RunsToCompletionWithInvariantsHeld) {
 
   InvariantOptions check;
   check.preemptive = policy.preemptive;
+  check.elastic = policy.elastic;
   CheckRunInvariants(*run, workload, check);
 }
 

@@ -1,10 +1,10 @@
 #include "hetsched/learn/allocation_agent.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <fmt/format.h>
-#include <sstream>
 
+#include "hetsched/learn/model_file.h"
+#include "hetsched/learn/module_archive_internal.h"
 #include "hetsched/learn/torch_runtime.h"
 #include "hetsched/util/file_io.h"
 
@@ -132,69 +132,36 @@ Result<double> AllocationAgent::Update(std::span<const float> states, std::span<
   return loss.item<double>();
 }
 
+// File format: learn/model_file.h.
 Status AllocationAgent::Save(const std::string& path) const {
   const Impl& m = *impl_;
   HETSCHED_RETURN_IF_ERROR(m.config.Validate());
-  std::ostringstream weights;
-  try {
-    torch::serialize::OutputArchive archive;
-    m.net->save(archive);
-    archive.save_to(weights);
-  } catch (const c10::Error& e) {
-    return Status::IoError(path + ": could not serialise the agent: " + e.what_without_backtrace());
-  }
-  const std::string bytes = weights.str();
   const AllocationAgentConfig& c = m.config;
-  std::string out = fmt::format("{}\nstate_dim {}\nactions {}\nhidden {}\nlearning_rate {:a}\nentropy_bonus {:a}\nseed {}\nthreads {}\nweights {}\n",
-                                kMagic, c.state_dim, c.actions, c.hidden, c.learning_rate, c.entropy_bonus, c.seed, c.threads,
-                                bytes.size());
-  out += bytes;
-  return WriteFileAtomic(path, out);
+  HETSCHED_ASSIGN_OR_RETURN(const std::string weights, ModuleToBytes(*m.net, path));
+  const ModelFields fields{{"state_dim", static_cast<double>(c.state_dim)},         {"actions", static_cast<double>(c.actions)},
+                           {"hidden", static_cast<double>(c.hidden)},               {"learning_rate", c.learning_rate},
+                           {"entropy_bonus", c.entropy_bonus}, {"seed", static_cast<double>(c.seed)},
+                           {"threads", static_cast<double>(c.threads)}};
+  return WriteFileAtomic(path, EncodeModelFile(kMagic, fields, weights));
 }
 
 Result<AllocationAgent> AllocationAgent::Load(const std::string& path) {
   HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
-  std::istringstream in(text);
-  std::string line;
-  if (!std::getline(in, line) || line != kMagic) {
-    return Status::ParseError(fmt::format("{}:1: not a hetsched allocation agent file (expected '{}')", path, kMagic));
-  }
+  HETSCHED_ASSIGN_OR_RETURN(
+      const DecodedModelFile file,
+      DecodeModelFile(path, text, kMagic, {"state_dim", "actions", "hidden", "learning_rate", "entropy_bonus", "seed", "threads"}));
+  const std::vector<double>& v = file.values;
   AllocationAgentConfig c;
-  double values[8] = {};
-  const char* keys[] = {"state_dim", "actions", "hidden", "learning_rate", "entropy_bonus", "seed", "threads", "weights"};
-  for (int k = 0; k < 8; ++k) {
-    const std::string prefix = std::string(keys[k]) + " ";
-    if (!std::getline(in, line) || line.rfind(prefix, 0) != 0) {
-      return Status::ParseError(fmt::format("{}:{}: expected field '{}'", path, k + 2, keys[k]));
-    }
-    const std::string value = line.substr(prefix.size());
-    char* end = nullptr;
-    values[k] = std::strtod(value.c_str(), &end);
-    if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(values[k])) {
-      return Status::ParseError(fmt::format("{}:{}: field '{}': '{}' is not a number", path, k + 2, keys[k], value));
-    }
-  }
-  c.state_dim = static_cast<int>(values[0]);
-  c.actions = static_cast<int>(values[1]);
-  c.hidden = static_cast<int>(values[2]);
-  c.learning_rate = values[3];
-  c.entropy_bonus = values[4];
-  c.seed = static_cast<uint64_t>(values[5]);
-  c.threads = static_cast<int>(values[6]);
+  c.state_dim = static_cast<int>(v[0]);
+  c.actions = static_cast<int>(v[1]);
+  c.hidden = static_cast<int>(v[2]);
+  c.learning_rate = v[3];
+  c.entropy_bonus = v[4];
+  c.seed = static_cast<uint64_t>(v[5]);
+  c.threads = static_cast<int>(v[6]);
   if (Status st = c.Validate(); !st.ok()) return st.WithContext(path + ": ");
-  const auto pos = static_cast<size_t>(in.tellg());
-  if (text.size() - pos != static_cast<size_t>(values[7])) {
-    return Status::ParseError(fmt::format("{}:9: field 'weights' says {:g} bytes, the file holds {}", path, values[7], text.size() - pos));
-  }
   AllocationAgent agent(c);
-  try {
-    std::istringstream w(text.substr(pos));
-    torch::serialize::InputArchive archive;
-    archive.load_from(w);
-    agent.impl_->net->load(archive);
-  } catch (const c10::Error& e) {
-    return Status::ParseError(path + ": agent weights do not match the configuration: " + e.what_without_backtrace());
-  }
+  HETSCHED_RETURN_IF_ERROR(ModuleFromBytes(*agent.impl_->net, file.weights, path));
   return agent;
 }
 

@@ -1,12 +1,12 @@
 #include "hetsched/learn/gru_forecaster.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <fmt/format.h>
 #include <limits>
 #include <numeric>
-#include <sstream>
 
+#include "hetsched/learn/model_file.h"
+#include "hetsched/learn/module_archive_internal.h"
 #include "hetsched/learn/torch_runtime.h"
 #include "hetsched/util/file_io.h"
 #include "hetsched/util/rng.h"
@@ -178,94 +178,51 @@ std::vector<double> GruForecaster::OneStepPredictions(std::span<const double> se
   return out;
 }
 
-// File: a text header of "key value" lines (doubles as hex floats, so they round-trip exactly),
-// then "weights N" and N bytes of LibTorch's module archive.
+// File format: learn/model_file.h.
 Status GruForecaster::Save(const std::string& path) const {
   const Impl& m = *impl_;
   if (!m.trained) return Status::InvalidArgument(path + ": GRU forecaster is not trained; nothing to save");
   const GruForecasterConfig& c = m.config;
-  std::ostringstream weights;
-  try {
-    torch::serialize::OutputArchive archive;
-    m.net->save(archive);
-    archive.save_to(weights);
-  } catch (const c10::Error& e) {
-    return Status::IoError(path + ": could not serialise the GRU weights: " + e.what_without_backtrace());
-  }
-  const std::string bytes = weights.str();
-  std::string out = fmt::format(
-      "{}\nwindow {}\nhidden {}\nlayers {}\nepochs {}\nbatch {}\nlearning_rate {:a}\nvalidation_fraction {:a}\nseed {}\n"
-      "threads {}\nmean {:a}\n"
-      "scale {:a}\nweights {}\n",
-      kMagic, c.window, c.hidden, c.layers, c.epochs, c.batch, c.learning_rate, c.validation_fraction, c.seed, c.threads, m.mean, m.scale,
-      bytes.size());
-  out += bytes;
-  return WriteFileAtomic(path, out);
+  HETSCHED_ASSIGN_OR_RETURN(const std::string weights, ModuleToBytes(*m.net, path));
+  const ModelFields fields{{"window", static_cast<double>(c.window)},
+                           {"hidden", static_cast<double>(c.hidden)},
+                           {"layers", static_cast<double>(c.layers)},
+                           {"epochs", static_cast<double>(c.epochs)},
+                           {"batch", static_cast<double>(c.batch)},
+                           {"learning_rate", c.learning_rate},
+                           {"validation_fraction", c.validation_fraction},
+                           {"seed", static_cast<double>(c.seed)},
+                           {"threads", static_cast<double>(c.threads)},
+                           {"mean", m.mean},
+                           {"scale", m.scale}};
+  return WriteFileAtomic(path, EncodeModelFile(kMagic, fields, weights));
 }
 
 Result<GruForecaster> GruForecaster::Load(const std::string& path) {
   HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
-  size_t pos = 0;
-  int line_no = 0;
-  auto next_line = [&]() -> std::string {
-    const size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos) {
-      pos = text.size();
-      return {};
-    }
-    std::string line = text.substr(pos, eol - pos);
-    pos = eol + 1;
-    ++line_no;
-    return line;
-  };
-  if (next_line() != kMagic) return Status::ParseError(fmt::format("{}:1: not a hetsched GRU forecaster file (expected '{}')", path, kMagic));
+  HETSCHED_ASSIGN_OR_RETURN(const DecodedModelFile file,
+                            DecodeModelFile(path, text, kMagic,
+                                            {"window", "hidden", "layers", "epochs", "batch", "learning_rate",
+                                             "validation_fraction", "seed", "threads", "mean", "scale"}));
+  const std::vector<double>& v = file.values;
   GruForecasterConfig c;
-  double mean = 0, scale = 1;
-  size_t weight_bytes = 0;
-  const char* keys[] = {"window", "hidden", "layers", "epochs", "batch", "learning_rate", "validation_fraction", "seed", "threads", "mean", "scale", "weights"};
-  for (const char* key : keys) {
-    const std::string line = next_line();
-    const std::string prefix = std::string(key) + " ";
-    if (line.rfind(prefix, 0) != 0) return Status::ParseError(fmt::format("{}:{}: expected field '{}'", path, line_no, key));
-    const std::string value = line.substr(prefix.size());
-    char* end = nullptr;
-    const double v = std::strtod(value.c_str(), &end);
-    if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(v)) {
-      return Status::ParseError(fmt::format("{}:{}: field '{}': '{}' is not a number", path, line_no, key, value));
-    }
-    const std::string k = key;
-    if (k == "window") c.window = static_cast<int>(v);
-    if (k == "hidden") c.hidden = static_cast<int>(v);
-    if (k == "layers") c.layers = static_cast<int>(v);
-    if (k == "epochs") c.epochs = static_cast<int>(v);
-    if (k == "batch") c.batch = static_cast<int>(v);
-    if (k == "learning_rate") c.learning_rate = v;
-    if (k == "validation_fraction") c.validation_fraction = v;
-    if (k == "seed") c.seed = std::stoull(value);
-    if (k == "threads") c.threads = static_cast<int>(v);
-    if (k == "mean") mean = v;
-    if (k == "scale") scale = v;
-    if (k == "weights") weight_bytes = static_cast<size_t>(v);
-  }
+  c.window = static_cast<int>(v[0]);
+  c.hidden = static_cast<int>(v[1]);
+  c.layers = static_cast<int>(v[2]);
+  c.epochs = static_cast<int>(v[3]);
+  c.batch = static_cast<int>(v[4]);
+  c.learning_rate = v[5];
+  c.validation_fraction = v[6];
+  c.seed = static_cast<uint64_t>(v[7]);
+  c.threads = static_cast<int>(v[8]);
   if (Status st = c.Validate(); !st.ok()) return st.WithContext(path + ": ");
-  if (!(scale > 0)) return Status::ParseError(fmt::format("{}: field 'scale' must be > 0", path));
-  if (text.size() - pos != weight_bytes) {
-    return Status::ParseError(fmt::format("{}:{}: field 'weights' says {} bytes, the file holds {}", path, line_no, weight_bytes,
-                                          text.size() - pos));
-  }
+  if (!(v[10] > 0)) return Status::ParseError(fmt::format("{}: field 'scale' must be > 0", path));
   GruForecaster f(c);
   Impl& m = *f.impl_;
-  m.mean = mean;
-  m.scale = scale;
+  m.mean = v[9];
+  m.scale = v[10];
   m.Build();
-  try {
-    std::istringstream in(text.substr(pos));
-    torch::serialize::InputArchive archive;
-    archive.load_from(in);
-    m.net->load(archive);
-  } catch (const c10::Error& e) {
-    return Status::ParseError(path + ": GRU weights do not match the configuration: " + e.what_without_backtrace());
-  }
+  HETSCHED_RETURN_IF_ERROR(ModuleFromBytes(*m.net, file.weights, path));
   m.net->eval();
   m.trained = true;
   return f;
