@@ -4,7 +4,9 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "hetsched/metrics/summary.h"
+#include "hetsched/report/run_record_json.h"
 #include "hetsched/report/writers.h"
+#include "hetsched/util/file_io.h"
 
 namespace hetsched::cli {
 
@@ -69,6 +71,9 @@ int RunSimulate(const SimulateArgs& a) {
   }
   if (run->jobs_rejected > 0) fmt::print("{} job(s) could never fit and were skipped\n", run->jobs_rejected);
   Status written = WriteRunOutputs(a.out, *run, summary);
+  if (!written.ok()) return ReportError(written);
+  // The whole record too, for `hetsched sweep` and `compare --real-run` (report/run_record_json.h).
+  written = WriteFileAtomic(a.out + "/run.json", RunRecordJson(*run));
   if (!written.ok()) return ReportError(written);
   fmt::print("\noutputs : {0}/summary.json  {0}/jobs.csv  {0}/timeline.csv\n", a.out);
   fmt::print("simulated {} events in {:.2f} s\n", run->events, run->wall_seconds);

@@ -12,5 +12,6 @@ void AddValidateCommand(CLI::App& app, std::function<int()>* action);
 void AddCatalogCommand(CLI::App& app, std::function<int()>* action);
 void AddExperimentCommand(CLI::App& app, std::function<int()>* action);
 void AddAgentCommand(CLI::App& app, std::function<int()>* action);
+void AddSweepCommand(CLI::App& app, std::function<int()>* action);
 
 }  // namespace hetsched::cli

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   hetsched::cli::AddCatalogCommand(app, &action);
   hetsched::cli::AddExperimentCommand(app, &action);
   hetsched::cli::AddAgentCommand(app, &action);
+  hetsched::cli::AddSweepCommand(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
