@@ -131,11 +131,16 @@ int Gather(const SweepArgs& a, const std::vector<SweepConfig>& configs) {
 // Submits the array, waits for every task, then gathers.
 int RunOnSlurm(const SweepArgs& a, const std::vector<SweepConfig>& configs) {
   std::error_code ec;
-  const std::string self = std::filesystem::canonical("/proc/self/exe", ec).string();
+  std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  // A binary replaced (rebuilt) while running shows as "<path> (deleted)": the path is what counts.
+  const std::string deleted = " (deleted)";
+  if (self.size() > deleted.size() && self.compare(self.size() - deleted.size(), deleted.size(), deleted) == 0) {
+    self.resize(self.size() - deleted.size());
+  }
   const std::string out = std::filesystem::absolute(a.out).lexically_normal().string();
   const std::string cfg = std::filesystem::absolute(a.configs).lexically_normal().string();
   for (const std::string& p : {self, out, cfg}) {
-    if (ec || p.find_first_of("'\n") != std::string::npos) {
+    if (ec || p.empty() || p.find_first_of("'\n") != std::string::npos) {
       return ReportError(Status::InvalidArgument("sweep --slurm: path '" + p + "' cannot go into a job script"));
     }
   }
