@@ -40,5 +40,5 @@ echo "slurm-demo: 40 held jobs submitted; the agent takes them"
   --exit-after-jobs 40 --poll 0.2
 echo
 "$B" compare --cluster "$OUT/cluster.yaml" --trace "$OUT/workload.csv" --format native --policies "$POLICY" \
-  --placers "$PLACER" --real-run "$OUT" -o "$OUT/compare" | tail -n 6
+  --placers "$PLACER" --real-run "$OUT" -o "$OUT/compare" | tail -n 8
 echo "slurm-demo: journal $OUT/journal.jsonl; real run $OUT/{summary.json,jobs.csv,timeline.csv,run.json}"
