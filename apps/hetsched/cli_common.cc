@@ -149,4 +149,34 @@ std::string Provenance(const std::string& kind, const std::string& name) {
   return find(Registry<Planner>::Instance().List());
 }
 
+void MethodArgs::Add(CLI::App& app) {
+  app.add_option("--policy", policy, "Job scheduler (see `hetsched catalog policies`)");
+  app.add_option("--policy-opt", policy_opts, "Policy option KEY=VALUE (repeatable)");
+  app.add_option("--placer", placer, "Placer (see `hetsched catalog placers`)");
+  app.add_option("--placer-opt", placer_opts, "Placer option KEY=VALUE (repeatable)");
+  app.add_option("--planner", planner, "Planner (see `hetsched catalog planners`)");
+  app.add_option("--planner-opt", planner_opts, "Planner option KEY=VALUE (repeatable)");
+}
+
+Result<MethodChoice> MethodArgs::ToChoice() const {
+  MethodChoice choice;
+  choice.policy = policy;
+  choice.placer = placer;
+  choice.planner = planner;
+  for (auto [items, target] : {std::pair{&policy_opts, &choice.policy_options},
+                               std::pair{&placer_opts, &choice.placer_options},
+                               std::pair{&planner_opts, &choice.planner_options}}) {
+    auto parsed = Options::Parse(*items);
+    if (!parsed.ok()) return parsed.status();
+    *target = std::move(parsed).value();
+  }
+  return choice;
+}
+
+std::string DescribeMethods(const MethodChoice& choice) {
+  return fmt::format("policy  : {}  {}\nplacer  : {}  {}\nplanner : {}  {}\n", choice.policy,
+                     Provenance("policy", choice.policy), choice.placer, Provenance("placer", choice.placer),
+                     choice.planner, Provenance("planner", choice.planner));
+}
+
 }  // namespace hetsched::cli

@@ -56,6 +56,21 @@ struct SimArgs {
   Status LoadThroughputs(const DeviceCatalog& devices, MeasuredThroughputs* table, SimOptions* options) const;
 };
 
+// --policy/--placer/--planner and their repeatable --*-opt KEY=VALUE options (simulate, agent).
+struct MethodArgs {
+  std::string policy = "fifo";
+  std::vector<std::string> policy_opts;
+  std::string placer = "pack";
+  std::vector<std::string> placer_opts;
+  std::string planner = "data-parallel";
+  std::vector<std::string> planner_opts;
+  void Add(CLI::App& app);
+  Result<MethodChoice> ToChoice() const;
+};
+
+// "policy  : fifo  [CLASSIC] ...\nplacer  : ...\nplanner : ...\n"
+std::string DescribeMethods(const MethodChoice& choice);
+
 // Prints "hetsched: error: <message>" to stderr and returns the exit code for `status`.
 int ReportError(const Status& status);
 

@@ -26,12 +26,7 @@ struct AgentArgs {
   bool slurm = false;
   std::string slurm_conf;  // SLURM_CONF for every Slurm command (default: the environment's)
   std::string partition = "all";
-  std::string policy = "fifo";
-  std::vector<std::string> policy_opts;
-  std::string placer = "pack";
-  std::vector<std::string> placer_opts;
-  std::string planner = "data-parallel";
-  std::vector<std::string> planner_opts;
+  MethodArgs methods;
   std::string journal = "hetsched-out/agent/journal.jsonl";
   std::string out = "hetsched-out/agent";
   double poll_s = 0.2;
@@ -46,17 +41,9 @@ struct AgentArgs {
 
 int RunAgent(const AgentArgs& a) {
   if (!a.slurm) return ReportError(Status::InvalidArgument("agent: give a back end (--slurm)"));
-  MethodChoice choice;
-  choice.policy = a.policy;
-  choice.placer = a.placer;
-  choice.planner = a.planner;
-  for (auto [items, target] : {std::pair{&a.policy_opts, &choice.policy_options},
-                               std::pair{&a.placer_opts, &choice.placer_options},
-                               std::pair{&a.planner_opts, &choice.planner_options}}) {
-    auto parsed = Options::Parse(*items);
-    if (!parsed.ok()) return ReportError(parsed.status());
-    *target = std::move(parsed).value();
-  }
+  auto chosen = a.methods.ToChoice();
+  if (!chosen.ok()) return ReportError(chosen.status());
+  const MethodChoice choice = std::move(chosen).value();
   auto methods = CreateMethods(choice, a.seed);
   if (!methods.ok()) return ReportError(methods.status());
 
@@ -92,9 +79,7 @@ int RunAgent(const AgentArgs& a) {
     fmt::print("skipped : {} node(s) without GPUs\n", ag.cluster().skipped_nodes.size());
   }
   if (a.print_cluster) return kExitOk;
-  fmt::print("policy  : {}  {}\nplacer  : {}  {}\nplanner : {}  {}\njournal : {}\n", choice.policy,
-             Provenance("policy", choice.policy), choice.placer, Provenance("placer", choice.placer), choice.planner,
-             Provenance("planner", choice.planner), a.journal);
+  fmt::print("{}journal : {}\n", DescribeMethods(choice), a.journal);
   std::fflush(stdout);
   std::signal(SIGINT, OnStopSignal);
   std::signal(SIGTERM, OnStopSignal);
@@ -136,12 +121,7 @@ void AddAgentCommand(CLI::App& app, std::function<int()>* action) {
   cmd->add_flag("--slurm", a->slurm, "Back end: Slurm (the only one so far)");
   cmd->add_option("--slurm-conf", a->slurm_conf, "SLURM_CONF for the Slurm commands (default: the environment's)");
   cmd->add_option("--partition", a->partition, "Partition whose held jobs and nodes the agent owns");
-  cmd->add_option("--policy", a->policy, "Job scheduler (see `hetsched catalog policies`)");
-  cmd->add_option("--policy-opt", a->policy_opts, "Policy option KEY=VALUE (repeatable)");
-  cmd->add_option("--placer", a->placer, "Placer (see `hetsched catalog placers`)");
-  cmd->add_option("--placer-opt", a->placer_opts, "Placer option KEY=VALUE (repeatable)");
-  cmd->add_option("--planner", a->planner, "Planner (see `hetsched catalog planners`)");
-  cmd->add_option("--planner-opt", a->planner_opts, "Planner option KEY=VALUE (repeatable)");
+  a->methods.Add(*cmd);
   cmd->add_option("--journal", a->journal, "Append-only journal (replayed on restart)");
   cmd->add_option("-o,--out", a->out, "Output directory (summary.json, jobs.csv, timeline.csv)");
   cmd->add_option("--poll", a->poll_s, "Seconds between two squeue polls")->check(CLI::PositiveNumber);

@@ -4,7 +4,9 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "hetsched/metrics/summary.h"
+#include "hetsched/report/run_record_json.h"
 #include "hetsched/report/writers.h"
+#include "hetsched/util/file_io.h"
 
 namespace hetsched::cli {
 
@@ -13,12 +15,7 @@ struct SimulateArgs {
   ClusterArgs cluster;
   WorkloadArgs workload;
   SimArgs sim;
-  std::string policy = "fifo";
-  std::vector<std::string> policy_opts;
-  std::string placer = "pack";
-  std::vector<std::string> placer_opts;
-  std::string planner = "data-parallel";
-  std::vector<std::string> planner_opts;
+  MethodArgs methods;
   std::string out = "hetsched-out/simulate";
   double round_s = 0;  // --round: passed to the policy as its option `round`
 };
@@ -30,17 +27,9 @@ int RunSimulate(const SimulateArgs& a) {
   const ModelZoo& zoo = ModelZoo::BuiltIn();
   auto workload = a.workload.Load(cluster->device_catalog(), zoo);
   if (!workload.ok()) return ReportError(workload.status());
-  MethodChoice choice;
-  choice.policy = a.policy;
-  choice.placer = a.placer;
-  choice.planner = a.planner;
-  for (auto [items, target] : {std::pair{&a.policy_opts, &choice.policy_options},
-                               std::pair{&a.placer_opts, &choice.placer_options},
-                               std::pair{&a.planner_opts, &choice.planner_options}}) {
-    auto parsed = Options::Parse(*items);
-    if (!parsed.ok()) return ReportError(parsed.status());
-    *target = std::move(parsed).value();
-  }
+  auto chosen = a.methods.ToChoice();
+  if (!chosen.ok()) return ReportError(chosen.status());
+  MethodChoice choice = std::move(chosen).value();
   if (a.round_s > 0) {
     if (choice.policy_options.Has("round")) {
       return ReportError(Status::InvalidArgument("--round and --policy-opt round=... both given: choose one"));
@@ -54,9 +43,7 @@ int RunSimulate(const SimulateArgs& a) {
   fmt::print("cluster : {} ({})\n", cluster->Summary(), cluster_desc);
   fmt::print("workload: {} jobs from {}{}\n", workload->jobs.size(), workload->source,
              workload->rows_skipped > 0 ? fmt::format(" ({} bad rows skipped)", workload->rows_skipped) : "");
-  fmt::print("policy  : {}  {}\nplacer  : {}  {}\nplanner : {}  {}\n", choice.policy,
-             Provenance("policy", choice.policy), choice.placer, Provenance("placer", choice.placer), choice.planner,
-             Provenance("planner", choice.planner));
+  fmt::print("{}", DescribeMethods(choice));
   auto run = RunSimulation(*cluster, zoo, *workload, choice, options);
   if (!run.ok()) return ReportError(run.status());
   const Summary summary = Summarize(*run);
@@ -70,6 +57,9 @@ int RunSimulate(const SimulateArgs& a) {
   if (run->jobs_rejected > 0) fmt::print("{} job(s) could never fit and were skipped\n", run->jobs_rejected);
   Status written = WriteRunOutputs(a.out, *run, summary);
   if (!written.ok()) return ReportError(written);
+  // The whole record too, for `hetsched sweep` and `compare --real-run` (report/run_record_json.h).
+  written = WriteFileAtomic(a.out + "/run.json", RunRecordJson(*run));
+  if (!written.ok()) return ReportError(written);
   fmt::print("\noutputs : {0}/summary.json  {0}/jobs.csv  {0}/timeline.csv\n", a.out);
   fmt::print("simulated {} events in {:.2f} s\n", run->events, run->wall_seconds);
   return kExitOk;
@@ -82,12 +72,7 @@ void AddSimulateCommand(CLI::App& app, std::function<int()>* action) {
   a->cluster.Add(*cmd);
   a->workload.Add(*cmd);
   a->sim.Add(*cmd);
-  cmd->add_option("--policy", a->policy, "Job scheduler (see `hetsched catalog policies`)");
-  cmd->add_option("--policy-opt", a->policy_opts, "Policy option KEY=VALUE (repeatable)");
-  cmd->add_option("--placer", a->placer, "Placer (see `hetsched catalog placers`)");
-  cmd->add_option("--placer-opt", a->placer_opts, "Placer option KEY=VALUE (repeatable)");
-  cmd->add_option("--planner", a->planner, "Planner (see `hetsched catalog planners`)");
-  cmd->add_option("--planner-opt", a->planner_opts, "Planner option KEY=VALUE (repeatable)");
+  a->methods.Add(*cmd);
   cmd->add_option("--round", a->round_s,
                   "Round length in seconds for round-based policies (gavel-*, tiresias-las): the policy option 'round'")
       ->check(CLI::PositiveNumber);

@@ -14,5 +14,6 @@ void AddExperimentCommand(CLI::App& app, std::function<int()>* action);
 void AddPlanCommand(CLI::App& app, std::function<int()>* action);
 void AddForecastCommand(CLI::App& app, std::function<int()>* action);
 void AddAgentCommand(CLI::App& app, std::function<int()>* action);
+void AddSweepCommand(CLI::App& app, std::function<int()>* action);
 
 }  // namespace hetsched::cli

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   hetsched::cli::AddPlanCommand(app, &action);
   hetsched::cli::AddForecastCommand(app, &action);
   hetsched::cli::AddAgentCommand(app, &action);
+  hetsched::cli::AddSweepCommand(app, &action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -182,7 +182,8 @@ TEST_F(CliTest, MalformedRowFailsWithFileLineAndFieldAndWritesNothing) {
   EXPECT_EQ(Run({"simulate", "--trace", trace, "--format", "native", "-o", out, "-q"}).exit_code, 1);
   EXPECT_EQ(ReadWholeFile(out + "/jobs.csv"), jobs_before);
   EXPECT_EQ(ReadWholeFile(out + "/summary.json"), summary_before);
-  EXPECT_EQ(std::distance(fs::directory_iterator(out), fs::directory_iterator()), 3);  // no stray temp files
+  // summary.json, jobs.csv, timeline.csv, run.json; no stray temp files
+  EXPECT_EQ(std::distance(fs::directory_iterator(out), fs::directory_iterator()), 4);
 }
 
 TEST_F(CliTest, OnBadRowSkipSucceedsAndCountsTheSkippedRow) {

@@ -45,17 +45,14 @@ TEST(SlurmBadInputTest, ReportedAndLeftAlone) {
   ASSERT_GT(evil_name, 0);
   const long long fine = c.SubmitHeld({"--gpus=v100:4"}, good);
 
-  SystemClock clock;
-  AgentOptions o;
-  o.journal_path = c.work() + "/journal.jsonl";
-  o.poll_interval_s = 0.1;
-  std::vector<std::string> reports;
-  o.report = [&](const std::string& m) { reports.push_back(m); };
-  auto agent = Agent::Start(c.runner(), clock, ModelZoo::BuiltIn(), Methods(), o);
-  ASSERT_TRUE(agent.ok()) << agent.status().message();
+  LiveAgent agent;
+  ASSERT_NO_FATAL_FAILURE(agent.Start(c));
+  SystemClock& clock = agent.clock;
+  const AgentOptions& o = agent.options;
+  std::vector<std::string>& reports = agent.reports;
   const double deadline = clock.NowS() + 90;
-  ASSERT_TRUE((*agent)->Run([&] { return (*agent)->counts().finished >= 3 || clock.NowS() > deadline; }).ok());
-  const AgentCounts k = (*agent)->counts();
+  ASSERT_TRUE(agent->Run([&] { return agent->counts().finished >= 3 || clock.NowS() > deadline; }).ok());
+  const AgentCounts k = agent->counts();
   EXPECT_EQ(k.rejected, 6);
   EXPECT_EQ(k.finished, 3);
   EXPECT_EQ(k.failed, 1);  // the broken script

@@ -31,18 +31,14 @@ TEST(SlurmEndToEndTest, TwoHundredJobsRunOnceWhereThePolicyChose) {
     ASSERT_GT(id, 0) << "sbatch failed for job " << i;
     kind_of[id] = k;
   }
-  SystemClock clock;
-  AgentOptions o;
-  o.journal_path = c.work() + "/journal.jsonl";
-  o.poll_interval_s = 0.1;
-  std::vector<std::string> reports;
-  o.report = [&](const std::string& m) { reports.push_back(m); };
-  auto agent = Agent::Start(c.runner(), clock, ModelZoo::BuiltIn(), Methods(), o);
-  ASSERT_TRUE(agent.ok()) << agent.status().message();
+  LiveAgent agent;
+  ASSERT_NO_FATAL_FAILURE(agent.Start(c));
+  SystemClock& clock = agent.clock;
+  std::vector<std::string>& reports = agent.reports;
   const double deadline = clock.NowS() + 300;
-  Status run = (*agent)->Run([&] { return (*agent)->counts().finished >= 200 || clock.NowS() > deadline; });
+  Status run = agent->Run([&] { return agent->counts().finished >= 200 || clock.NowS() > deadline; });
   ASSERT_TRUE(run.ok()) << run.message();
-  const AgentCounts counts = (*agent)->counts();
+  const AgentCounts counts = agent->counts();
   EXPECT_EQ(counts.admitted, 200);
   EXPECT_EQ(counts.finished, 200);
   EXPECT_EQ(counts.failed, 0);
@@ -57,7 +53,7 @@ TEST(SlurmEndToEndTest, TwoHundredJobsRunOnceWhereThePolicyChose) {
   const auto markers = ReadMarkers(marker);
   EXPECT_EQ(markers.size(), 200u);
   const DeviceCatalog& cat = DeviceCatalog::BuiltIn();
-  for (const AgentJobView& v : (*agent)->Jobs()) {
+  for (const AgentJobView& v : agent->Jobs()) {
     SCOPED_TRACE("job " + std::to_string(v.id));
     EXPECT_EQ(v.final_state, "COMPLETED");
     EXPECT_EQ(v.placements, 1);
@@ -68,9 +64,9 @@ TEST(SlurmEndToEndTest, TwoHundredJobsRunOnceWhereThePolicyChose) {
     ASSERT_TRUE(ran_on.ok());
     EXPECT_EQ(Sorted(*ran_on), Sorted(v.nodes));
     for (const std::string& node : *ran_on) {
-      const NodeId n = (*agent)->cluster().Find(node);
+      const NodeId n = agent->cluster().Find(node);
       ASSERT_GE(n, 0);
-      EXPECT_EQ(cat.type((*agent)->cluster().cluster.node(n).device_type).name, v.type);
+      EXPECT_EQ(cat.type(agent->cluster().cluster.node(n).device_type).name, v.type);
     }
     const std::string& first_arg = kinds[kind_of.at(v.id)][0];
     if (first_arg.find("a100") != std::string::npos) {
@@ -86,7 +82,7 @@ TEST(SlurmEndToEndTest, TwoHundredJobsRunOnceWhereThePolicyChose) {
     EXPECT_EQ(sj.restart_count, 0) << "job " << sj.id;
   }
   // The run record has the simulator's shape: 200 finished jobs, times from the first submission.
-  const RunRecord record = (*agent)->Record();
+  const RunRecord record = agent->Record();
   ASSERT_EQ(record.jobs.size(), 200u);
   for (const JobRecord& j : record.jobs) {
     EXPECT_TRUE(j.finished());

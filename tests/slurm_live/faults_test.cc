@@ -87,20 +87,16 @@ TEST(SlurmFaultTest, SlurmctldRestartedMidRun) {
   const std::string marker = c.work() + "/marker.txt";
   const std::string script = c.MarkerScript("job.sh", marker, 1.0);
   const std::vector<long long> ids = SubmitMany(c, script, 30);
-  SystemClock clock;
-  AgentOptions o;
-  o.journal_path = c.work() + "/journal.jsonl";
-  o.poll_interval_s = 0.1;
-  std::vector<std::string> reports;
-  o.report = [&](const std::string& m) { reports.push_back(m); };
-  auto agent = Agent::Start(c.runner(), clock, ModelZoo::BuiltIn(), Methods(), o);
-  ASSERT_TRUE(agent.ok()) << agent.status().message();
+  LiveAgent agent;
+  ASSERT_NO_FATAL_FAILURE(agent.Start(c));
+  SystemClock& clock = agent.clock;
+  std::vector<std::string>& reports = agent.reports;
   PosixCommandRunner plain({}, 60);
   enum { kBefore, kDown, kUp } phase = kBefore;
   double down_at = 0;
   const double deadline = clock.NowS() + 240;
-  Status run = (*agent)->Run([&] {
-    const AgentCounts k = (*agent)->counts();
+  Status run = agent->Run([&] {
+    const AgentCounts k = agent->counts();
     if (phase == kBefore && k.finished >= 5) {
       auto r = plain.Run({Scripts() + "/ctld.sh", c.dir(), "stop"});
       EXPECT_TRUE(r.ok() && r->exit_code == 0);
@@ -115,8 +111,8 @@ TEST(SlurmFaultTest, SlurmctldRestartedMidRun) {
   });
   ASSERT_TRUE(run.ok()) << run.message();
   EXPECT_EQ(phase, kUp);
-  EXPECT_EQ((*agent)->counts().finished, 30);
-  EXPECT_EQ((*agent)->counts().failed, 0);
+  EXPECT_EQ(agent->counts().finished, 30);
+  EXPECT_EQ(agent->counts().failed, 0);
   bool saw_outage = false;
   for (const auto& m : reports) saw_outage = saw_outage || m.find("Slurm unreachable") != std::string::npos;
   EXPECT_TRUE(saw_outage) << "the agent never noticed slurmctld was down";
@@ -131,18 +127,15 @@ TEST(SlurmFaultTest, NodeDownRequeuesItsJobWhichIsPlacedAgain) {
   const std::string long_script = c.MarkerScript("long.sh", marker, 4);
   const long long victim = c.SubmitHeld({"--gpus=v100:8"}, long_script);
   ASSERT_GT(victim, 0);
-  SystemClock clock;
-  AgentOptions o;
-  o.journal_path = c.work() + "/journal.jsonl";
-  o.poll_interval_s = 0.1;
-  std::vector<std::string> reports;
-  o.report = [&](const std::string& m) { reports.push_back(m); };
-  auto agent = Agent::Start(c.runner(), clock, ModelZoo::BuiltIn(), Methods(), o);
-  ASSERT_TRUE(agent.ok()) << agent.status().message();
+  LiveAgent agent;
+  ASSERT_NO_FATAL_FAILURE(agent.Start(c));
+  SystemClock& clock = agent.clock;
+  const AgentOptions& o = agent.options;
+  std::vector<std::string>& reports = agent.reports;
   std::string downed;  // the node the job first ran on
   const double deadline = clock.NowS() + 120;
-  Status run = (*agent)->Run([&] {
-    for (const AgentJobView& v : (*agent)->Jobs()) {
+  Status run = agent->Run([&] {
+    for (const AgentJobView& v : agent->Jobs()) {
       if (v.id == victim && v.phase == "running" && downed.empty()) {
         downed = v.nodes.at(0);
         // DOWN kills and requeues its jobs; the cluster's ReturnToService=2 would bring the node
@@ -154,11 +147,11 @@ TEST(SlurmFaultTest, NodeDownRequeuesItsJobWhichIsPlacedAgain) {
         EXPECT_EQ(r.exit_code, 0) << r.err;
       }
     }
-    return (*agent)->counts().finished >= 1 || clock.NowS() > deadline;
+    return agent->counts().finished >= 1 || clock.NowS() > deadline;
   });
   ASSERT_TRUE(run.ok()) << run.message();
   ASSERT_FALSE(downed.empty()) << "the job never ran";
-  const std::vector<AgentJobView> jobs = (*agent)->Jobs();
+  const std::vector<AgentJobView> jobs = agent->Jobs();
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].final_state, "COMPLETED");
   EXPECT_EQ(jobs[0].requeues, 1);
@@ -173,7 +166,7 @@ TEST(SlurmFaultTest, NodeDownRequeuesItsJobWhichIsPlacedAgain) {
   ASSERT_EQ(markers.count(victim), 1u);
   ASSERT_EQ(markers.at(victim).size(), 1u);
   EXPECT_EQ(markers.at(victim)[0], jobs[0].nodes[0]);
-  const RunRecord record = (*agent)->Record();
+  const RunRecord record = agent->Record();
   ASSERT_EQ(record.jobs.size(), 1u);
   EXPECT_EQ(record.jobs[0].preemptions, 1);
   EXPECT_GE(record.jobs[0].gpu_seconds, 8 * 4.0 - 1e-9);  // at least the completed run: 8 GPUs x >= 4 s
@@ -193,26 +186,22 @@ TEST(SlurmFaultTest, FailingJobIsReportedAndNotRunAgain) {
   std::filesystem::permissions(script, std::filesystem::perms::owner_all);
   const long long id = c.SubmitHeld({"--gpus=1"}, script);
   ASSERT_GT(id, 0);
-  SystemClock clock;
-  AgentOptions o;
-  o.journal_path = c.work() + "/journal.jsonl";
-  o.poll_interval_s = 0.1;
-  std::vector<std::string> reports;
-  o.report = [&](const std::string& m) { reports.push_back(m); };
-  auto agent = Agent::Start(c.runner(), clock, ModelZoo::BuiltIn(), Methods(), o);
-  ASSERT_TRUE(agent.ok()) << agent.status().message();
+  LiveAgent agent;
+  ASSERT_NO_FATAL_FAILURE(agent.Start(c));
+  SystemClock& clock = agent.clock;
+  std::vector<std::string>& reports = agent.reports;
   const double deadline = clock.NowS() + 60;
-  ASSERT_TRUE((*agent)->Run([&] { return (*agent)->counts().finished >= 1 || clock.NowS() > deadline; }).ok());
+  ASSERT_TRUE(agent->Run([&] { return agent->counts().finished >= 1 || clock.NowS() > deadline; }).ok());
   // Keep polling a little: a failed job must stay finished.
   const double settle = clock.NowS() + 2;
-  ASSERT_TRUE((*agent)->Run([&] { return clock.NowS() > settle; }).ok());
-  EXPECT_EQ((*agent)->counts().failed, 1);
-  EXPECT_EQ((*agent)->Jobs().at(0).final_state, "FAILED");
-  EXPECT_EQ((*agent)->Jobs().at(0).placements, 1);
+  ASSERT_TRUE(agent->Run([&] { return clock.NowS() > settle; }).ok());
+  EXPECT_EQ(agent->counts().failed, 1);
+  EXPECT_EQ(agent->Jobs().at(0).final_state, "FAILED");
+  EXPECT_EQ(agent->Jobs().at(0).placements, 1);
   EXPECT_EQ(ReadMarkers(marker)[id].size(), 1u);
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_NE(reports[0].find("ended FAILED"), std::string::npos) << reports[0];
-  EXPECT_FALSE((*agent)->Record().jobs.at(0).finished());  // a failure is not a completion
+  EXPECT_FALSE(agent->Record().jobs.at(0).finished());  // a failure is not a completion
 }
 
 }  // namespace

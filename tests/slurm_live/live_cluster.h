@@ -237,4 +237,29 @@ inline std::string Sorted(std::vector<std::string> v) {
   return out;
 }
 
+// An in-process agent on `cluster` (fifo + pack, journal in its work dir, 0.1 s polls), with the
+// operator messages collected in `reports`.
+struct LiveAgent {
+  SystemClock clock;
+  AgentOptions options;
+  std::vector<std::string> reports;
+  std::unique_ptr<Agent> agent;
+
+  void Start(LiveCluster& cluster) {
+    options.journal_path = cluster.work() + "/journal.jsonl";
+    options.poll_interval_s = 0.1;
+    options.report = [this](const std::string& m) { reports.push_back(m); };
+    auto started = Agent::Start(cluster.runner(), clock, ModelZoo::BuiltIn(), Methods(), options);
+    ASSERT_TRUE(started.ok()) << started.status().message();
+    agent = std::move(started).value();
+  }
+  // Runs until `done()` or `timeout_s` passed.
+  void RunUntil(const std::function<bool()>& done, double timeout_s) {
+    const double deadline = clock.NowS() + timeout_s;
+    Status st = agent->Run([&] { return done() || clock.NowS() > deadline; });
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+  Agent* operator->() { return agent.get(); }
+};
+
 }  // namespace hetsched::slurm::live

@@ -70,9 +70,9 @@ void Agent::Report(const std::string& message) const {
   if (options_.report) options_.report(message);
 }
 
-Status Agent::Append(JournalRecord record) {
+Status Agent::Append(JournalRecord record, bool sync) {
   if (record.time_s == 0) record.time_s = clock_.NowS();
-  return journal_.Append(record);
+  return journal_.Append(record, sync);
 }
 
 Result<CommandResult> Agent::Slurm(const std::vector<std::string>& argv) {
@@ -178,6 +178,7 @@ Status Agent::Step() {
     changed_ = false;
     ++scheduler_calls_;
     methods_.scheduler->Schedule(ctx_);
+    FlushReleases();
     Sample();
   }
   return Status::Ok();
@@ -472,8 +473,6 @@ Status Agent::StartJob(JobId id, const PlannedJob& planned) {
   };
   auto r = Slurm(update);
   if (!r.ok() || r->exit_code != 0) return fail(DescribeCommand(update), r);
-  auto rel = Slurm({"scontrol", "release", std::to_string(id)});
-  if (!rel.ok() || rel->exit_code != 0) return fail("scontrol release", rel);
   HETSCHED_RETURN_IF_ERROR(HoldDevices(job, devices));
   job.phase = Phase::kReleased;
   job.nodes = names;
@@ -483,9 +482,40 @@ Status Agent::StartJob(JobId id, const PlannedJob& planned) {
   job.status.last_start_s = now();
   if (job.status.first_start_s < 0) job.status.first_start_s = job.status.last_start_s;
   job.status.iteration_rate = planned.estimate.iteration_s > 0 ? 1.0 / planned.estimate.iteration_s : 0;
-  HETSCHED_RETURN_IF_ERROR(Append(JournalRecord::Of("release", id)));
-  release_latencies_s_.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  unreleased_.push_back(Unreleased{id, t0});
+  if (static_cast<int>(unreleased_.size()) >= std::max(1, options_.release_batch)) FlushReleases();
   return Status::Ok();
+}
+
+void Agent::FlushReleases() {
+  if (unreleased_.empty()) return;
+  std::vector<Unreleased> batch;
+  batch.swap(unreleased_);
+  std::string list;
+  for (const Unreleased& u : batch) list += (list.empty() ? "" : ",") + std::to_string(u.id);
+  auto all = Slurm({"scontrol", "release", list});
+  const bool batch_ok = all.ok() && all->exit_code == 0;
+  for (const Unreleased& u : batch) {
+    AgentJob& job = *jobs_.at(u.id);
+    if (!batch_ok) {  // find out which one failed: release each (releasing twice is harmless)
+      auto one = Slurm({"scontrol", "release", std::to_string(u.id)});
+      if (!one.ok() || one->exit_code != 0) {
+        const std::string msg = "job " + std::to_string(u.id) + ": scontrol release failed: " +
+                                (one.ok() ? std::string(Trim(one->err)) : one.status().message());
+        Report(msg);
+        if (Status st = Append(JournalRecord::Of("unplace", u.id, msg)); !st.ok()) Report(st.message());
+        ReleaseDevices(job);
+        job.phase = Phase::kPending;
+        job.status.state = JobState::kPending;
+        changed_ = true;
+        if (job.policy_knows) methods_.scheduler->OnJobRequeued(job.status, ctx_);
+        continue;
+      }
+    }
+    if (Status st = Append(JournalRecord::Of("release", u.id), /*sync=*/false); !st.ok()) Report(st.message());
+    release_latencies_s_.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - u.decided).count());
+  }
+  if (Status st = journal_.Sync(); !st.ok()) Report(st.message());
 }
 
 Status Agent::PreemptJob(JobId id) {
@@ -493,9 +523,14 @@ Status Agent::PreemptJob(JobId id) {
   if (job.phase != Phase::kReleased && job.phase != Phase::kRunning) {
     return Status::InvalidArgument("job " + std::to_string(id) + " is not running");
   }
-  auto r = Slurm({"scontrol", "requeuehold", std::to_string(id)});
-  if (!r.ok() || r->exit_code != 0) {
-    return Status::IoError("job " + std::to_string(id) + ": scontrol requeuehold failed");
+  auto waiting = std::find_if(unreleased_.begin(), unreleased_.end(), [id](const Unreleased& u) { return u.id == id; });
+  if (waiting != unreleased_.end()) {
+    unreleased_.erase(waiting);  // pinned but still held in Slurm: nothing to stop there
+  } else {
+    auto r = Slurm({"scontrol", "requeuehold", std::to_string(id)});
+    if (!r.ok() || r->exit_code != 0) {
+      return Status::IoError("job " + std::to_string(id) + ": scontrol requeuehold failed");
+    }
   }
   AccountRunEnd(job, clock_.NowS());
   ReleaseDevices(job);

@@ -9,6 +9,7 @@
 // CommandRunner, time through the injected Clock.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -40,6 +41,10 @@ struct AgentOptions {
   std::string journal_path;       // required
   double poll_interval_s = 0.2;   // between two squeue polls in Run()
   double node_refresh_s = 1.0;    // between two sinfo polls (node up/down)
+  // Jobs pinned (`scontrol update`) are released together, one `scontrol release a,b,c` per batch
+  // of at most this many (and at the end of each scheduling pass): one command instead of one
+  // per job, at the cost of a job waiting for the others' updates. 1 = release each at once.
+  int release_batch = 8;
   std::map<std::string, std::string> type_map;  // Slurm GRES type -> catalog name
   std::string default_model = "resnet50";
   long long default_iterations = 1000;
@@ -100,7 +105,8 @@ class Agent final : public SchedBackend {
         SlurmCluster cluster, Journal journal);
 
   Status Restore();
-  Status Append(JournalRecord record);
+  Status Append(JournalRecord record, bool sync = true);
+  void FlushReleases();
   Result<CommandResult> Slurm(const std::vector<std::string>& argv);
   Result<std::vector<SlurmJob>> Squeue();
   Status RefreshNodes();
@@ -143,6 +149,11 @@ class Agent final : public SchedBackend {
   long long scheduler_calls_ = 0;
   bool slurm_unreachable_ = false;
   std::vector<double> release_latencies_s_;
+  struct Unreleased {
+    JobId id;
+    std::chrono::steady_clock::time_point decided;
+  };
+  std::vector<Unreleased> unreleased_;  // pinned, not yet released (see release_batch)
   std::vector<TimelineSample> timeline_;
 };
 

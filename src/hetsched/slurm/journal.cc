@@ -119,7 +119,7 @@ Journal::~Journal() {
   if (fd_ >= 0) close(fd_);
 }
 
-Status Journal::Append(const JournalRecord& record) {
+Status Journal::Append(const JournalRecord& record, bool sync) {
   const std::string line = Encode(record) + "\n";
   size_t done = 0;
   while (done < line.size()) {
@@ -128,6 +128,10 @@ Status Journal::Append(const JournalRecord& record) {
     if (n < 0) return Status::IoError(path_ + ": journal write: " + std::strerror(errno));
     done += static_cast<size_t>(n);
   }
+  return sync ? Sync() : Status::Ok();
+}
+
+Status Journal::Sync() {
   if (fdatasync(fd_) != 0) return Status::IoError(path_ + ": journal fsync: " + std::strerror(errno));
   return Status::Ok();
 }

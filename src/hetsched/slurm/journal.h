@@ -55,8 +55,10 @@ class Journal {
   ~Journal();
 
   const std::vector<JournalRecord>& replayed() const { return replayed_; }
-  // Appends one record and fsyncs. An error leaves the journal usable (the record may be lost).
-  Status Append(const JournalRecord& record);
+  // Appends one record and (when `sync`) fsyncs. An error leaves the journal usable (the record
+  // may be lost). Records appended with sync=false are durable after the next Sync().
+  Status Append(const JournalRecord& record, bool sync = true);
+  Status Sync();
   const std::string& path() const { return path_; }
 
   static std::string Encode(const JournalRecord& record);  // one line, no newline

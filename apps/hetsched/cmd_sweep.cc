@@ -1,0 +1,222 @@
+// `hetsched sweep`: many simulation configurations, run as a Slurm job array (so a big study
+// scales out over a real cluster) or one after the other here (--local), gathered into one table.
+//
+// The configurations file holds one configuration per line: the options of `hetsched simulate`,
+// split on blanks (no quoting, no shell), e.g. `--policy sjf --gpus v100=16 --synthetic 200`;
+// blank lines and `#` comments are skipped. Task i writes DIR/runs/i/{summary.json, jobs.csv,
+// timeline.csv, run.json}; the gathering step reads every run.json into DIR/sweep.txt and
+// DIR/sweep.csv. The Slurm job script only runs this binary with fixed arguments; the
+// configurations are read by the binary itself and never reach a shell.
+#include <fmt/core.h>
+
+#include <filesystem>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "hetsched/metrics/summary.h"
+#include "hetsched/report/run_record_json.h"
+#include "hetsched/report/writers.h"
+#include "hetsched/slurm/clock.h"
+#include "hetsched/slurm/command_runner.h"
+#include "hetsched/slurm/slurm_json.h"
+#include "hetsched/util/file_io.h"
+#include "hetsched/util/text.h"
+
+namespace hetsched::cli {
+
+namespace {
+
+struct SweepArgs {
+  std::string configs;
+  std::string out = "hetsched-out/sweep";
+  bool slurm = false;
+  bool local = false;
+  std::string slurm_conf;
+  std::string partition;
+  long long task = -1;        // --task I: run configuration I (what each array task does)
+  double timeout_s = 3600;    // --slurm: how long to wait for the array
+};
+
+struct SweepConfig {
+  int line = 0;
+  std::vector<std::string> args;
+  std::string label;
+};
+
+Result<std::vector<SweepConfig>> ReadConfigs(const std::string& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  std::vector<SweepConfig> out;
+  LineReader lines(*text);
+  std::string_view line;
+  while (lines.Next(&line)) {
+    line = Trim(line);
+    if (line.empty() || line[0] == '#') continue;
+    SweepConfig c;
+    c.line = lines.line_number();
+    for (auto word : Split(line, ' ')) {
+      if (Trim(word).empty()) continue;
+      c.args.emplace_back(Trim(word));
+      c.label += (c.label.empty() ? "" : " ") + c.args.back();
+    }
+    for (const std::string& a : c.args) {
+      if (a == "-o" || a == "--out") {
+        return Status::InvalidArgument(path + ":" + std::to_string(c.line) +
+                                       ": a configuration may not set -o/--out (sweep chooses each run's directory)");
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  if (out.empty()) return Status::InvalidArgument(path + ": no configuration (one per line: simulate options)");
+  return out;
+}
+
+std::string RunDir(const std::string& out, size_t i) { return out + "/runs/" + std::to_string(i); }
+
+// Runs one configuration exactly as `hetsched simulate <args> -o <dir> --quiet` would.
+int RunTask(const SweepArgs& a, const std::vector<SweepConfig>& configs, long long index) {
+  if (index < 0 || static_cast<size_t>(index) >= configs.size()) {
+    return ReportError(Status::InvalidArgument("sweep: task " + std::to_string(index) + " out of range (0.." +
+                                               std::to_string(configs.size() - 1) + ")"));
+  }
+  const SweepConfig& c = configs[static_cast<size_t>(index)];
+  CLI::App app{"hetsched sweep task"};
+  std::function<int()> action;
+  AddSimulateCommand(app, &action);
+  std::vector<std::string> argv = {"hetsched", "simulate"};
+  argv.insert(argv.end(), c.args.begin(), c.args.end());
+  for (const char* extra : {"--quiet", "-o"}) argv.emplace_back(extra);
+  argv.push_back(RunDir(a.out, static_cast<size_t>(index)));
+  std::vector<char*> cargv;
+  for (auto& s : argv) cargv.push_back(s.data());
+  try {
+    app.parse(static_cast<int>(cargv.size()), cargv.data());
+  } catch (const CLI::ParseError& e) {
+    return ReportError(Status::InvalidArgument(a.configs + ":" + std::to_string(c.line) + ": " + e.what()));
+  }
+  return action ? action() : kExitUsage;
+}
+
+int Gather(const SweepArgs& a, const std::vector<SweepConfig>& configs) {
+  std::vector<RunRecord> runs;
+  std::vector<Summary> summaries;
+  int missing = 0;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const std::string path = RunDir(a.out, i) + "/run.json";
+    auto text = ReadFile(path);
+    auto run = text.ok() ? ParseRunRecordJson(*text, path) : Result<RunRecord>(text.status());
+    if (!run.ok()) {
+      fmt::print(stderr, "hetsched sweep: configuration {} ({}:{}) has no result: {}\n", i, a.configs,
+                 configs[i].line, run.status().message());
+      ++missing;
+      continue;
+    }
+    run->policy = std::to_string(i) + ": " + configs[i].label;
+    summaries.push_back(Summarize(*run));
+    runs.push_back(std::move(run).value());
+  }
+  const std::string table = ComparisonTable(runs, summaries);
+  for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+           {"sweep.txt", table}, {"sweep.csv", ComparisonCsv(runs, summaries)}}) {
+    if (Status st = WriteFileAtomic(a.out + "/" + name, text); !st.ok()) return ReportError(st);
+  }
+  fmt::print("\n{0}\noutputs : {1}/sweep.txt  {1}/sweep.csv  and per configuration {1}/runs/<i>/\n", table, a.out);
+  if (missing > 0) {
+    return ReportError(Status::Infeasible(std::to_string(missing) + " of " + std::to_string(configs.size()) +
+                                          " configuration(s) gave no result"));
+  }
+  return kExitOk;
+}
+
+// Submits the array, waits for every task, then gathers.
+int RunOnSlurm(const SweepArgs& a, const std::vector<SweepConfig>& configs) {
+  std::error_code ec;
+  std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  // A binary replaced (rebuilt) while running shows as "<path> (deleted)": the path is what counts.
+  const std::string deleted = " (deleted)";
+  if (self.size() > deleted.size() && self.compare(self.size() - deleted.size(), deleted.size(), deleted) == 0) {
+    self.resize(self.size() - deleted.size());
+  }
+  const std::string out = std::filesystem::absolute(a.out).lexically_normal().string();
+  const std::string cfg = std::filesystem::absolute(a.configs).lexically_normal().string();
+  for (const std::string& p : {self, out, cfg}) {
+    if (ec || p.empty() || p.find_first_of("'\n") != std::string::npos) {
+      return ReportError(Status::InvalidArgument("sweep --slurm: path '" + p + "' cannot go into a job script"));
+    }
+  }
+  // The script runs this binary with fixed, single-quoted arguments; nothing from the
+  // configurations file is in it.
+  const std::string script = "#!/bin/sh\nexec '" + self + "' sweep --configs '" + cfg + "' --out '" + out +
+                             "' --task \"$SLURM_ARRAY_TASK_ID\"\n";
+  if (Status st = MakeDirs(out + "/runs"); !st.ok()) return ReportError(st);
+  if (Status st = WriteFileAtomic(out + "/sweep-task.sh", script); !st.ok()) return ReportError(st);
+  std::map<std::string, std::string> env;
+  if (!a.slurm_conf.empty()) env["SLURM_CONF"] = a.slurm_conf;
+  slurm::PosixCommandRunner runner(env);
+  std::vector<std::string> sbatch = {"sbatch", "--parsable", "--array=0-" + std::to_string(configs.size() - 1),
+                                     "--job-name=hetsched-sweep", "-o", out + "/runs/task-%a.log", "-D", out};
+  if (!a.partition.empty()) sbatch.push_back("--partition=" + a.partition);
+  sbatch.push_back(out + "/sweep-task.sh");
+  auto r = runner.Run(sbatch);
+  if (!r.ok()) return ReportError(r.status());
+  if (r->exit_code != 0) return ReportError(Status::IoError("sbatch: " + std::string(Trim(r->err))));
+  auto array_id = ParseInt(Trim(Split(Trim(r->out), ';')[0]), "sbatch job id");
+  if (!array_id.ok()) return ReportError(array_id.status());
+  fmt::print("sweep   : {} configuration(s) as Slurm job array {}\n", configs.size(), *array_id);
+  std::fflush(stdout);
+  slurm::SystemClock clock;
+  const double deadline = clock.NowS() + a.timeout_s;
+  while (true) {
+    auto q = runner.Run({"squeue", "--json"});
+    if (q.ok() && q->exit_code == 0) {
+      auto jobs = slurm::ParseSqueueJson(q->out, "squeue --json");
+      if (jobs.ok()) {
+        int left = 0, seen = 0;
+        for (const slurm::SlurmJob& j : *jobs) {
+          if (j.array_job_id != *array_id && j.id != *array_id) continue;
+          ++seen;
+          left += j.Terminal() ? 0 : 1;
+        }
+        if (seen > 0 && left == 0) break;
+      }
+    }
+    if (clock.NowS() > deadline) {
+      return ReportError(Status::IoError("sweep: job array " + std::to_string(*array_id) + " not done after " +
+                                         std::to_string(a.timeout_s) + " s"));
+    }
+    clock.SleepS(0.5);
+  }
+  return Gather(a, configs);
+}
+
+int RunSweep(const SweepArgs& a) {
+  auto configs = ReadConfigs(a.configs);
+  if (!configs.ok()) return ReportError(configs.status());
+  if (a.task >= 0) return RunTask(a, *configs, a.task);
+  if (a.slurm == a.local) return ReportError(Status::InvalidArgument("sweep: choose --slurm or --local"));
+  if (a.slurm) return RunOnSlurm(a, *configs);
+  for (size_t i = 0; i < configs->size(); ++i) {
+    const int rc = RunTask(a, *configs, static_cast<long long>(i));
+    if (rc != kExitOk) return rc;
+  }
+  return Gather(a, *configs);
+}
+
+}  // namespace
+
+void AddSweepCommand(CLI::App& app, std::function<int()>* action) {
+  auto* cmd = app.add_subcommand("sweep", "Many simulation configurations as a Slurm job array, gathered into one table");
+  auto a = std::make_shared<SweepArgs>();
+  cmd->add_option("--configs", a->configs, "File: one configuration per line (options of `hetsched simulate`)")
+      ->required();
+  cmd->add_option("-o,--out", a->out, "Output directory (runs/<i>/, sweep.txt, sweep.csv)");
+  cmd->add_flag("--slurm", a->slurm, "Run the configurations as a Slurm job array and wait for it");
+  cmd->add_flag("--local", a->local, "Run the configurations here, one after the other");
+  cmd->add_option("--slurm-conf", a->slurm_conf, "SLURM_CONF for sbatch/squeue (default: the environment's)");
+  cmd->add_option("--partition", a->partition, "Slurm partition for the array (default: Slurm's default)");
+  cmd->add_option("--timeout", a->timeout_s, "--slurm: seconds to wait for the array")->check(CLI::PositiveNumber);
+  cmd->add_option("--task", a->task, "Run only configuration I (what each array task runs)");
+  cmd->callback([a, action] { *action = [a] { return RunSweep(*a); }; });
+}
+
+}  // namespace hetsched::cli
