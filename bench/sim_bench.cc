@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fmt/core.h>
@@ -64,6 +65,40 @@ Result<Cluster> BenchCluster(int gpus) {
   }
   HETSCHED_RETURN_IF_ERROR(c.Validate());
   return c;
+}
+
+// FNV-1a over every per-job outcome and every timeline sample: two runs with the same digest
+// made the same decisions. Used to check that a speed-up changed no result.
+uint64_t ResultDigest(const RunRecord& run) {
+  uint64_t h = 1469598103934665603ULL;
+  auto mix = [&h](const void* data, size_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < n; ++i) {
+      h ^= p[i];
+      h *= 1099511628211ULL;
+    }
+  };
+  auto mix_value = [&mix](const auto& v) { mix(&v, sizeof(v)); };
+  for (const JobRecord& j : run.jobs) {
+    mix_value(j.id);
+    mix_value(j.device_type);
+    mix_value(j.first_start_s);
+    mix_value(j.finish_s);
+    mix_value(j.gpu_seconds);
+    mix_value(j.cross_node_bytes);
+    mix_value(j.preemptions);
+    mix_value(j.max_span_nodes);
+  }
+  for (const TimelineSample& s : run.timeline) {
+    mix_value(s.time_s);
+    mix_value(s.busy_devices);
+    mix_value(s.running_jobs);
+    mix_value(s.pending_jobs);
+    for (int b : s.busy_by_type) mix_value(b);
+  }
+  mix_value(run.events);
+  mix_value(run.scheduler_calls);
+  return h;
 }
 
 double PeakRssMiB() {
@@ -160,6 +195,7 @@ int main(int argc, char** argv) {
              100 * summary.utilisation, summary.jct_s.mean / 3600, summary.queueing_delay_s.mean / 3600,
              summary.preemptions);
   fmt::print("peak memory (RSS)  : {:.0f} MiB\n", PeakRssMiB());
+  fmt::print("result digest      : {:016x}\n", ResultDigest(*run));
   fmt::print("decision time      : p50 {:.1f} us, p99 {:.1f} us, max {:.1f} us over {} calls\n", pct(all, 0.5) * 1e6,
              pct(all, 0.99) * 1e6, pct(all, 1.0) * 1e6, all.size());
   fmt::print("  with >=1000 pending: p50 {:.1f} us, p99 {:.1f} us over {} calls\n", pct(loaded, 0.5) * 1e6,

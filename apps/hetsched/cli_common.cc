@@ -18,7 +18,15 @@ void ClusterArgs::Add(CLI::App& app) {
   app.add_option("--cluster", file, "Cluster spec file (YAML or JSON; see docs/formats.md)")
       ->check(CLI::ExistingFile);
   app.add_option("--gpus", gpus, "Cluster shorthand instead of a file: TYPE=COUNT,... e.g. v100=36,p100=36,k80=36");
-  app.add_option("--gpus-per-server", gpus_per_server, "Devices per server for --gpus")->check(CLI::PositiveNumber);
+  // Not CLI::PositiveNumber: its message for 0 is "Value 0 not in range 0.000000 to 1.79...e308".
+  const CLI::Validator whole_devices(
+      [](std::string& text) -> std::string {
+        const Result<long long> n = ParseInt(Trim(text), "--gpus-per-server");
+        if (n.ok() && *n >= 1) return {};
+        return "devices per server must be a whole number >= 1, got '" + text + "'";
+      },
+      "INT >= 1");
+  app.add_option("--gpus-per-server", gpus_per_server, "Devices per server for --gpus")->check(whole_devices);
 }
 
 Result<Cluster> ClusterArgs::Load(std::string* description) const {

@@ -21,12 +21,6 @@ struct SimulateArgs {
 };
 
 int RunSimulate(const SimulateArgs& a) {
-  std::string cluster_desc;
-  auto cluster = a.cluster.Load(&cluster_desc);
-  if (!cluster.ok()) return ReportError(cluster.status());
-  const ModelZoo& zoo = ModelZoo::BuiltIn();
-  auto workload = a.workload.Load(cluster->device_catalog(), zoo);
-  if (!workload.ok()) return ReportError(workload.status());
   auto chosen = a.methods.ToChoice();
   if (!chosen.ok()) return ReportError(chosen.status());
   MethodChoice choice = std::move(chosen).value();
@@ -36,6 +30,15 @@ int RunSimulate(const SimulateArgs& a) {
     }
     choice.policy_options.Set("round", fmt::format("{}", a.round_s));
   }
+  // Fail fast: an unknown policy, placer or planner name (or option) is reported, with the known
+  // names, before a long trace is read.
+  if (auto methods = CreateMethods(choice, a.workload.seed); !methods.ok()) return ReportError(methods.status());
+  std::string cluster_desc;
+  auto cluster = a.cluster.Load(&cluster_desc);
+  if (!cluster.ok()) return ReportError(cluster.status());
+  const ModelZoo& zoo = ModelZoo::BuiltIn();
+  auto workload = a.workload.Load(cluster->device_catalog(), zoo);
+  if (!workload.ok()) return ReportError(workload.status());
   SimOptions options = a.sim.ToOptions(a.workload.seed);
   options.progress = MakeProgress(a.sim.quiet, choice.Label());
   MeasuredThroughputs measured;

@@ -236,6 +236,45 @@ TEST_F(CliTest, UnknownPolicyListsTheKnownOnes) {
   EXPECT_TRUE(NoOutputs(out));
 }
 
+// `simulate` checks the method names before it reads the trace: with a trace whose second row
+// is bad, the error is about the unknown name (with the known ones), not about the row.
+TEST_F(CliTest, SimulateChecksMethodNamesBeforeReadingTheTrace) {
+  const std::string trace = Write("bad.csv",
+                                  "name,submit_time_s,model,num_gpus,iterations\n"
+                                  "job-a,0,resnet50,-3,1000\n");
+  const std::string out = Path("out");
+  const CliResult bad_row = Run({"simulate", "--trace", trace, "--format", "native", "-o", out, "-q"});
+  ASSERT_EQ(bad_row.exit_code, 1) << Show(bad_row);
+  EXPECT_TRUE(Contains(bad_row.err, trace + ":2")) << Show(bad_row);  // the trace is bad on its own
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"--policy", "policy"}, {"--placer", "placer"}, {"--planner", "planner"}};
+  for (const auto& [flag, kind] : cases) {
+    const CliResult r = Run({"simulate", "--trace", trace, "--format", "native", flag, "no-such-method", "-o", out, "-q"});
+    EXPECT_EQ(r.exit_code, 1) << Show(r);
+    EXPECT_TRUE(Contains(r.err, "unknown " + kind + " 'no-such-method' (known: ")) << Show(r);
+    EXPECT_FALSE(Contains(r.err, trace)) << "the trace was read first\n" << Show(r);
+    EXPECT_TRUE(NoOutputs(out));
+  }
+  // Options are checked early too.
+  const CliResult opt = Run({"simulate", "--trace", trace, "--format", "native", "--policy", "tiresias-las",
+                             "--policy-opt", "window=0", "-o", out, "-q"});
+  EXPECT_EQ(opt.exit_code, 1) << Show(opt);
+  EXPECT_TRUE(Contains(opt.err, "window")) << Show(opt);
+  EXPECT_FALSE(Contains(opt.err, trace)) << Show(opt);
+}
+
+// `--gpus-per-server 0` is a command-line error (exit 2) that says what is wanted, not CLI11's
+// "Value 0 not in range 0.000000 to 1.79...e308".
+TEST_F(CliTest, GpusPerServerZeroSaysWhatIsWanted) {
+  for (const std::string bad : {"0", "-2", "four"}) {
+    const CliResult r = Run({"simulate", "--gpus", "v100=8", "--gpus-per-server", bad, "-q"});
+    EXPECT_EQ(r.exit_code, 2) << Show(r);
+    EXPECT_TRUE(Contains(r.err, "--gpus-per-server")) << Show(r);
+    EXPECT_TRUE(Contains(r.err, "whole number >= 1, got '" + bad + "'")) << Show(r);
+    EXPECT_FALSE(Contains(r.err, "not in range")) << Show(r);
+  }
+}
+
 TEST_F(CliTest, JobThatCanNeverFitFailsNamingItUnlessSkipped) {
   const std::string trace = Write("huge.csv",
                                   "name,submit_time_s,model,num_gpus,iterations\n"

@@ -1,6 +1,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "fake_backend.h"
 
 namespace hetsched {
@@ -143,6 +145,51 @@ TEST(TiresiasLasTest, DefaultThresholds) {
   h.Submit(1, 1, 0, 100000);
   h.ScheduleAt(0);
   EXPECT_THAT(h.backend().wake_ups, ElementsAre(3600.0));
+}
+
+// The window counts every job it passes, also those that cannot start (they are skipped without
+// a visit, but still use up the window). Three GPUs, window 2. Job 1 holds one GPU; at t = 1
+// job 2 (3 GPUs: 2 free, and the only running job is in its own queue, so no preemption) is
+// examined first and blocked, job 3 (1 GPU) starts, job 4 (1 GPU) is third: beyond the window,
+// although a GPU is free. At t = 2 the window is job 2 (still blocked) and job 4, which starts.
+TEST(TiresiasLasTest, WindowCountsJobsThatCannotStart) {
+  PolicyHarness h({{kFast, 3}}, "tiresias-las", {"window=2"});
+  h.Submit(1, 1, 0, 100000);
+  h.ScheduleAt(0);
+  h.Submit(2, 3, 1, 100000);
+  h.Submit(3, 1, 1, 100000);
+  h.Submit(4, 1, 1, 100000);
+  h.ScheduleAt(1);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0]", "start 3 on [1]"));
+  h.ScheduleAt(2);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("start 4 on [2]"));
+}
+
+// The window spans queues, higher first: a blocked job of queue 0 uses it up before queue 1 is
+// reached. Two GPUs, threshold 5, window 1. Job 1 (1 GPU) runs from 0 and is demoted to queue 1
+// at 5; job 2 (1 GPU) starts at 6 on the other GPU; at 7 job 1 loses its GPU (requeued: queue 1,
+// GPU 0 free) and job 3 (2 GPUs) arrives in queue 0. Job 3 is blocked (one free GPU, nothing
+// held by lower queues) and is the one job examined: job 1 stays pending beside a free GPU.
+// With window 2 it would have started.
+TEST(TiresiasLasTest, WindowSpansQueuesHigherFirst) {
+  for (const int window : {1, 2}) {
+    PolicyHarness h({{kFast, 2}}, "tiresias-las",
+                    {"window=" + std::to_string(window), "thresholds=5", "starve_factor=0"});
+    h.Submit(1, 1, 0, 100000);
+    h.ScheduleAt(0);
+    h.ScheduleAt(5);
+    h.Submit(2, 1, 6, 100000);
+    h.ScheduleAt(6);
+    EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0]", "start 2 on [1]"));
+    h.Requeue(1, 7);
+    h.Submit(3, 2, 7, 100000);
+    h.ScheduleAt(7);
+    if (window == 1) {
+      EXPECT_THAT(h.TakeLog(), IsEmpty());
+    } else {
+      EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0]"));
+    }
+  }
 }
 
 TEST(TiresiasLasTest, RejectsBadOptions) {

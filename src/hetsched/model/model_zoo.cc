@@ -84,14 +84,8 @@ const ModelZoo& ModelZoo::BuiltIn() {
 
 const ModelProfile* ModelZoo::Find(std::string_view name) const {
   const std::string key = NormalizeModelName(name);
-  for (const ModelProfile& m : models_) {
-    if (NormalizeModelName(m.name) == key) return &m;
-  }
-  for (size_t i = 0; i < models_.size(); ++i) {
-    for (const std::string& a : aliases_[i]) {
-      if (NormalizeModelName(a) == key) return &models_[i];
-    }
-  }
+  if (auto it = by_name_.find(key); it != by_name_.end()) return &models_[it->second];
+  if (auto it = by_alias_.find(key); it != by_alias_.end()) return &models_[it->second];
   return nullptr;
 }
 
@@ -103,8 +97,10 @@ Result<const ModelProfile*> ModelZoo::Lookup(std::string_view name) const {
 }
 
 void ModelZoo::Add(ModelProfile model, std::vector<std::string> aliases) {
+  const size_t index = models_.size();
+  by_name_.emplace(NormalizeModelName(model.name), index);  // emplace keeps an earlier entry
+  for (const std::string& a : aliases) by_alias_.emplace(NormalizeModelName(a), index);
   models_.push_back(std::move(model));
-  aliases_.push_back(std::move(aliases));
 }
 
 }  // namespace hetsched

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "hetsched/util/status.h"
@@ -61,7 +62,10 @@ class ModelZoo {
 
  private:
   std::vector<ModelProfile> models_;
-  std::vector<std::vector<std::string>> aliases_;
+  // Normalised name -> position in models_ (the first model added wins), and the same for
+  // aliases; a name beats an alias. Find() is called per job start: no scan of the zoo.
+  std::unordered_map<std::string, size_t> by_name_;
+  std::unordered_map<std::string, size_t> by_alias_;
 };
 
 // Reads a layer-profile file (JSON, docs/formats.md) for models outside the zoo.

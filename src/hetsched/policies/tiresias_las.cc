@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "hetsched/policies/job_estimates.h"
+#include "hetsched/policies/pending_index.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/registry.h"
@@ -70,23 +71,39 @@ class TiresiasLasScheduler : public JobScheduler {
   void Schedule(SchedContext& ctx) override {
     ApplyDemotions(ctx);
     ApplyPromotions(ctx);
-    int examined = 0;
+    // The first `window_` pending jobs, higher queues first, FIFO within a queue, are examined;
+    // each starts if it fits, else (above the lowest queue) preempts lower queues if that helps.
+    // A job that needs more devices than MostReachable() would fail both at once with no side
+    // effect, so it is counted as examined without a visit: the scan costs O(log n) per job
+    // that may start, not O(window) per call.
+    size_t examined = 0;
+    const size_t window = static_cast<size_t>(window_);
     const int num_queues = static_cast<int>(pending_.size());
-    for (int q = 0; q < num_queues && examined < window_; ++q) {
-      auto& queue = pending_[static_cast<size_t>(q)];
-      for (auto it = queue.begin(); it != queue.end() && examined < window_;) {
-        ++examined;
-        const JobId id = it->second;
-        const int n = ctx.job(id).spec->num_gpus;
-        bool started = ctx.TryStart(id, n);
+    for (int q = 0; q < num_queues && examined < window; ++q) {
+      PendingIndex& queue = pending_[static_cast<size_t>(q)];
+      size_t rank = 0;  // jobs of this queue before `rank` are examined
+      while (examined < window && rank < queue.size()) {
+        const size_t budget = window - examined;
+        const size_t hit = queue.FirstFitting(rank, MostReachable(ctx, q));
+        if (hit >= queue.size() || hit - rank >= budget) {
+          examined += std::min(budget, queue.size() - rank);
+          break;
+        }
+        examined += hit - rank + 1;
+        const PendingIndex::Entry entry = queue.At(hit);
+        const JobId id = entry.id;
+        bool started = ctx.TryStart(id, entry.need);
         if (!started && q + 1 < num_queues) started = PreemptFor(ctx, id, q);
-        auto next = std::next(it);
+        // Victims of a preemption join queues below q: ranks in this queue move only when the
+        // job itself leaves it.
         if (started) {
           JobInfo& info = jobs_[id];
           RemovePending(id, info);
           AddRunning(ctx, id, info);
+          rank = hit;
+        } else {
+          rank = hit + 1;
         }
-        it = next;
       }
     }
   }
@@ -119,7 +136,7 @@ class TiresiasLasScheduler : public JobScheduler {
   void AddPending(SchedContext& ctx, JobId id, JobInfo& info, double enter_s) {
     info.pending = true;
     info.enter_s = enter_s;
-    pending_[static_cast<size_t>(info.queue)].insert({enter_s, id});
+    pending_[static_cast<size_t>(info.queue)].Insert(enter_s, id, ctx.job(id).spec->num_gpus);
     info.promote_s = kInf;
     if (info.queue > 0 && starve_factor_ > 0) {
       info.promote_s = enter_s + starve_factor_ * ctx.job(id).ExecutedS(ctx.now());
@@ -129,7 +146,7 @@ class TiresiasLasScheduler : public JobScheduler {
   }
   void RemovePending(JobId id, JobInfo& info) {
     if (!info.pending) return;
-    pending_[static_cast<size_t>(info.queue)].erase({info.enter_s, id});
+    pending_[static_cast<size_t>(info.queue)].Erase(info.enter_s, id);
     promotions_.erase({info.promote_s, id});
     info.pending = false;
   }
@@ -188,6 +205,23 @@ class TiresiasLasScheduler : public JobScheduler {
     }
   }
 
+  // An upper bound on the devices a job of queue `q` could get now: the most free devices of any
+  // type, plus (above the lowest queue) what lower queues hold of it. A job needing more cannot
+  // start: the placer's devices are all of one type (PlacementRequest), so TryStart fails before
+  // placing, and PreemptFor fails its first test. O(types x queues).
+  int MostReachable(SchedContext& ctx, int q) const {
+    int most = 0;
+    for (DeviceTypeId type : ctx.cluster().present_types()) most = std::max(most, ctx.state().free_of_type(type));
+    const int num_queues = static_cast<int>(pending_.size());
+    if (q + 1 >= num_queues) return most;
+    for (const auto& [type, held] : held_) {
+      int reachable = ctx.state().free_of_type(type);
+      for (int qq = q + 1; qq < num_queues; ++qq) reachable += held[static_cast<size_t>(qq)];
+      most = std::max(most, reachable);
+    }
+    return most;
+  }
+
   // Preempts running jobs of queues below `q` so that `id` can start; true if it started.
   bool PreemptFor(SchedContext& ctx, JobId id, int q) {
     const int num_queues = static_cast<int>(pending_.size());
@@ -239,7 +273,7 @@ class TiresiasLasScheduler : public JobScheduler {
   double round_s_;
   int window_;
   std::map<JobId, JobInfo> jobs_;
-  std::vector<std::set<Key>> pending_;                        // per queue: (enter time, id)
+  std::vector<PendingIndex> pending_;                         // per queue: (enter time, id)
   std::map<DeviceTypeId, std::vector<std::set<Key>>> running_;  // per type, per queue: (start, id)
   std::map<DeviceTypeId, std::vector<int>> held_;             // per type, per queue: devices held by running jobs
   std::set<Key> crossings_;                                   // running: (threshold crossing, id)

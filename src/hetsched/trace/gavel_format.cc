@@ -100,64 +100,50 @@ Result<Workload> ParseGavel(const FormatInput& in) {
   JobTypeResolver types(in.zoo);
   std::optional<RuntimeCalibrator> calibrator;  // only for SLOs
   std::vector<std::string_view> f;
-  LineReader lines(in.text);
-  std::string_view line;
-  while (lines.Next(&line)) {
-    const RowRef row{in.origin, lines.line_number()};
-    if (IsBlank(line)) continue;
-    if (builder.Full()) break;
-    builder.CountRow();
+  auto parse = [&](const RowRef& row, std::string_view line, Job* job) -> Result<RowOutcome> {
     SplitInto(line, '\t', &f);
-    auto parse = [&](Job* job) -> Status {
-      if (f.size() != 7 && f.size() != 10) {
-        return RowError(row, fmt::format("wrong field count: expected 7 or 10 tab-separated fields, got {}", f.size()));
-      }
-      const Layout& layout = f.size() == 7 ? kSevenFields : kTenFields;
-      JobSpec& s = job->spec;
-      JobType jt;
-      HETSCHED_RETURN_IF_ERROR(types.Resolve(row, f[0], &jt));
-      HETSCHED_RETURN_IF_ERROR(ParseIterationsField(row, "total_steps", f[layout.total_steps], &s.iterations));
-      HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, layout.arrival_name, f[layout.arrival], &s.submit_time_s));
-      HETSCHED_RETURN_IF_ERROR(ParseGpuCountField(row, layout.gpus_name, f[layout.gpus], &s.num_gpus));
-      s.name = Trim(f[0]);
-      s.model = jt.model->name;
-      // Gavel's batch is the job's; split over the devices so iterations = total_steps keeps
-      // Gavel's sample count (docs/formats-trace.md).
-      s.batch_size = jt.job_batch > 0 ? std::max(1, jt.job_batch / s.num_gpus) : 0;
-      s.parallelism = DefaultParallelism(s.num_gpus);
-      job->truth.total_iterations = static_cast<double>(s.iterations);
-      job->truth.measured_job_type = std::string(Trim(f[0]));
-      if (layout.priority >= 0) {
-        double w = 0;
-        HETSCHED_RETURN_IF_ERROR(ParseDoubleField(row, "priority_weight", f[static_cast<size_t>(layout.priority)], &w));
-        if (w < 0 || w > 1e6) return FieldError(row, "priority_weight", fmt::format("must be in [0, 1e6], got {}", w));
-        s.priority = static_cast<int>(std::lround(w));
-        double slo = 0;
-        HETSCHED_RETURN_IF_ERROR(ParseDoubleField(row, "SLO", f[static_cast<size_t>(layout.slo)], &slo));
-        if (slo > 0) {
-          // Gavel: deadline = arrival + SLO x the job's duration (scheduler.py, add_job); our
-          // duration is the calibrated isolated runtime on the reference device.
-          if (!calibrator) {
-            Result<RuntimeCalibrator> c = RuntimeCalibrator::Create(in.devices, LinkCatalog::BuiltIn(),
-                                                                    in.options.reference_device);
-            if (!c.ok()) return FieldError(row, "SLO", c.status().message());
-            calibrator.emplace(std::move(c).value());
-          }
-          Result<double> it_s = calibrator->IterationSeconds(*jt.model, s.batch_size, s.num_gpus);
-          if (!it_s.ok()) return FieldError(row, "SLO", it_s.status().message());
-          s.deadline_s = s.submit_time_s + slo * static_cast<double>(s.iterations) * *it_s;
-        }
-      }
-      return Status::Ok();
-    };
-    Job job;
-    Status st = parse(&job);
-    if (!st.ok()) {
-      HETSCHED_RETURN_IF_ERROR(builder.BadRow(std::move(st)));
-      continue;
+    if (f.size() != 7 && f.size() != 10) {
+      return RowError(row, fmt::format("wrong field count: expected 7 or 10 tab-separated fields, got {}", f.size()));
     }
-    builder.Add(std::move(job));
-  }
+    const Layout& layout = f.size() == 7 ? kSevenFields : kTenFields;
+    JobSpec& s = job->spec;
+    JobType jt;
+    HETSCHED_RETURN_IF_ERROR(types.Resolve(row, f[0], &jt));
+    HETSCHED_RETURN_IF_ERROR(ParseIterationsField(row, "total_steps", f[layout.total_steps], &s.iterations));
+    HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, layout.arrival_name, f[layout.arrival], &s.submit_time_s));
+    HETSCHED_RETURN_IF_ERROR(ParseGpuCountField(row, layout.gpus_name, f[layout.gpus], &s.num_gpus));
+    s.name = Trim(f[0]);
+    s.model = jt.model->name;
+    // Gavel's batch is the job's; split over the devices so iterations = total_steps keeps
+    // Gavel's sample count (docs/formats-trace.md).
+    s.batch_size = jt.job_batch > 0 ? std::max(1, jt.job_batch / s.num_gpus) : 0;
+    s.parallelism = DefaultParallelism(s.num_gpus);
+    job->truth.total_iterations = static_cast<double>(s.iterations);
+    job->truth.measured_job_type = std::string(Trim(f[0]));
+    if (layout.priority >= 0) {
+      double w = 0;
+      HETSCHED_RETURN_IF_ERROR(ParseDoubleField(row, "priority_weight", f[static_cast<size_t>(layout.priority)], &w));
+      if (w < 0 || w > 1e6) return FieldError(row, "priority_weight", fmt::format("must be in [0, 1e6], got {}", w));
+      s.priority = static_cast<int>(std::lround(w));
+      double slo = 0;
+      HETSCHED_RETURN_IF_ERROR(ParseDoubleField(row, "SLO", f[static_cast<size_t>(layout.slo)], &slo));
+      if (slo > 0) {
+        // Gavel: deadline = arrival + SLO x the job's duration (scheduler.py, add_job); our
+        // duration is the calibrated isolated runtime on the reference device.
+        if (!calibrator) {
+          Result<RuntimeCalibrator> c = RuntimeCalibrator::Create(in.devices, LinkCatalog::BuiltIn(),
+                                                                  in.options.reference_device);
+          if (!c.ok()) return FieldError(row, "SLO", c.status().message());
+          calibrator.emplace(std::move(c).value());
+        }
+        Result<double> it_s = calibrator->IterationSeconds(*jt.model, s.batch_size, s.num_gpus);
+        if (!it_s.ok()) return FieldError(row, "SLO", it_s.status().message());
+        s.deadline_s = s.submit_time_s + slo * static_cast<double>(s.iterations) * *it_s;
+      }
+    }
+    return RowOutcome::kAdd;
+  };
+  HETSCHED_RETURN_IF_ERROR(ForEachRow(in.origin, in.text, /*comments=*/false, &builder, nullptr, parse));
   return builder.Finish();
 }
 

@@ -55,89 +55,64 @@ Status ParseTimestamp(const RowRef& row, std::string_view field, std::string_vie
 Result<Workload> ParseHelios(const FormatInput& in) {
   if (IsBlank(in.text)) return Status::ParseError(in.origin + ": empty file (expected a header row and jobs)");
   WorkloadBuilder builder(in.origin, in.options);
-  std::optional<ColumnMap> cols;
   std::optional<JobMix> mix;
-  CsvRowSplitter splitter;
   int c_id = -1, c_user = -1, c_gpu = 0, c_submit = 0, c_start = -1, c_end = -1, c_duration = -1;
-  LineReader lines(in.text);
-  std::string_view line;
-  while (lines.Next(&line)) {
-    const RowRef row{in.origin, lines.line_number()};
-    if (IsBlank(line)) continue;
-    if (!cols) {
-      HETSCHED_ASSIGN_OR_RETURN(ColumnMap map, ColumnMap::FromHeader(row, line, kRequired, kOptional, true));
-      cols = std::move(map);
-      c_id = cols->Index("job_id");
-      c_user = cols->Index("user");
-      c_gpu = cols->Index("gpu_num");
-      c_submit = cols->Index("submit_time");
-      c_start = cols->Index("start_time");
-      c_end = cols->Index("end_time");
-      c_duration = cols->Index("duration");
-      if (c_duration < 0 && (c_start < 0 || c_end < 0)) {
-        return RowError(row, "header: needs a 'duration' column or both 'start_time' and 'end_time'");
-      }
-      HETSCHED_ASSIGN_OR_RETURN(JobMix m, JobMix::Create(FillInOptions(in.options), in.devices,
-                                                         LinkCatalog::BuiltIn(), in.zoo));
-      mix.emplace(std::move(m));
-      continue;
+  auto header = [&](const RowRef& row, const ColumnMap& cols) -> Status {
+    c_id = cols.Index("job_id");
+    c_user = cols.Index("user");
+    c_gpu = cols.Index("gpu_num");
+    c_submit = cols.Index("submit_time");
+    c_start = cols.Index("start_time");
+    c_end = cols.Index("end_time");
+    c_duration = cols.Index("duration");
+    if (c_duration < 0 && (c_start < 0 || c_end < 0)) {
+      return RowError(row, "header: needs a 'duration' column or both 'start_time' and 'end_time'");
     }
-    if (builder.Full()) break;
-    builder.CountRow();
-    bool filtered = false;
-    auto parse = [&](Job* job) -> Status {
-      HETSCHED_RETURN_IF_ERROR(splitter.Split(row, line));
-      const auto& f = splitter.fields();
-      if (static_cast<int>(f.size()) != cols->size()) {
-        return RowError(row, fmt::format("wrong field count: expected {} comma-separated fields (as in "
-                                         "the header), got {}", cols->size(), f.size()));
-      }
-      auto at = [&](int c) { return f[static_cast<size_t>(c)]; };
-      JobSpec& s = job->spec;
-      long long gpus = 0;
-      HETSCHED_RETURN_IF_ERROR(ParseIntField(row, "gpu_num", at(c_gpu), &gpus));
-      if (gpus < 0) return FieldError(row, "gpu_num", fmt::format("GPU count must be >= 0, got {} (negative)", gpus));
-      if (gpus > 1'000'000) return FieldError(row, "gpu_num", fmt::format("GPU count {} is implausibly large", gpus));
-      HETSCHED_RETURN_IF_ERROR(ParseTimestamp(row, "submit_time", at(c_submit), &s.submit_time_s));
-      double runtime_s = 0;
-      if (c_duration >= 0 && !Trim(at(c_duration)).empty()) {
-        HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "duration", at(c_duration), &runtime_s));
-      } else if (c_start >= 0 && c_end >= 0) {
-        double start = 0, end = 0;
-        HETSCHED_RETURN_IF_ERROR(ParseTimestamp(row, "start_time", at(c_start), &start));
-        HETSCHED_RETURN_IF_ERROR(ParseTimestamp(row, "end_time", at(c_end), &end));
-        if (end < start) return FieldError(row, "end_time", "ends before it starts");
-        runtime_s = end - start;
-      } else {
-        return FieldError(row, "duration", "empty, and no start_time/end_time to compute it from");
-      }
-      if (gpus == 0 || runtime_s == 0) {
-        builder.FilteredRow(fmt::format("{}:{}: {} job left out", row.origin, row.line,
-                                        gpus == 0 ? "CPU-only (gpu_num 0)" : "zero-second"));
-        filtered = true;
-        return Status::Ok();
-      }
-      s.num_gpus = static_cast<int>(gpus);
-      const ModelProfile* model = mix->DrawModel();
-      Result<int64_t> iterations = mix->calibrator().IterationsFor(*model, 0, s.num_gpus, runtime_s);
-      if (!iterations.ok()) return FieldError(row, "duration", iterations.status().message());
-      if (c_id >= 0) s.name = Trim(at(c_id));
-      if (c_user >= 0) s.user = Trim(at(c_user));
-      s.model = model->name;
-      s.iterations = *iterations;
-      s.parallelism = DefaultParallelism(s.num_gpus);
-      s.reference_runtime_s = runtime_s;
-      job->truth.total_iterations = static_cast<double>(s.iterations);
-      return Status::Ok();
-    };
-    Job job;
-    Status st = parse(&job);
-    if (!st.ok()) {
-      HETSCHED_RETURN_IF_ERROR(builder.BadRow(std::move(st)));
-      continue;
+    HETSCHED_ASSIGN_OR_RETURN(JobMix m, JobMix::Create(FillInOptions(in.options), in.devices,
+                                                       LinkCatalog::BuiltIn(), in.zoo));
+    mix.emplace(std::move(m));
+    return Status::Ok();
+  };
+  auto parse = [&](const RowRef& row, const std::vector<std::string_view>& f, Job* job) -> Result<RowOutcome> {
+    auto at = [&](int c) { return f[static_cast<size_t>(c)]; };
+    JobSpec& s = job->spec;
+    long long gpus = 0;
+    HETSCHED_RETURN_IF_ERROR(ParseIntField(row, "gpu_num", at(c_gpu), &gpus));
+    if (gpus < 0) return FieldError(row, "gpu_num", fmt::format("GPU count must be >= 0, got {} (negative)", gpus));
+    if (gpus > 1'000'000) return FieldError(row, "gpu_num", fmt::format("GPU count {} is implausibly large", gpus));
+    HETSCHED_RETURN_IF_ERROR(ParseTimestamp(row, "submit_time", at(c_submit), &s.submit_time_s));
+    double runtime_s = 0;
+    if (c_duration >= 0 && !Trim(at(c_duration)).empty()) {
+      HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "duration", at(c_duration), &runtime_s));
+    } else if (c_start >= 0 && c_end >= 0) {
+      double start = 0, end = 0;
+      HETSCHED_RETURN_IF_ERROR(ParseTimestamp(row, "start_time", at(c_start), &start));
+      HETSCHED_RETURN_IF_ERROR(ParseTimestamp(row, "end_time", at(c_end), &end));
+      if (end < start) return FieldError(row, "end_time", "ends before it starts");
+      runtime_s = end - start;
+    } else {
+      return FieldError(row, "duration", "empty, and no start_time/end_time to compute it from");
     }
-    if (!filtered) builder.Add(std::move(job));
-  }
+    if (gpus == 0 || runtime_s == 0) {
+      builder.FilteredRow(fmt::format("{}:{}: {} job left out", row.origin, row.line,
+                                      gpus == 0 ? "CPU-only (gpu_num 0)" : "zero-second"));
+      return RowOutcome::kLeftOut;
+    }
+    s.num_gpus = static_cast<int>(gpus);
+    const ModelProfile* model = mix->DrawModel();
+    Result<int64_t> iterations = mix->calibrator().IterationsFor(*model, 0, s.num_gpus, runtime_s);
+    if (!iterations.ok()) return FieldError(row, "duration", iterations.status().message());
+    if (c_id >= 0) s.name = Trim(at(c_id));
+    if (c_user >= 0) s.user = Trim(at(c_user));
+    s.model = model->name;
+    s.iterations = *iterations;
+    s.parallelism = DefaultParallelism(s.num_gpus);
+    s.reference_runtime_s = runtime_s;
+    job->truth.total_iterations = static_cast<double>(s.iterations);
+    return RowOutcome::kAdd;
+  };
+  const CsvTable table{kRequired, kOptional, /*allow_unknown=*/true};
+  HETSCHED_RETURN_IF_ERROR(ForEachCsvRow(in.origin, in.text, table, &builder, header, parse).status());
   // Helios times are wall-clock dates: start the workload at 0.
   builder.ShiftSubmitTimesToZero();
   return builder.Finish();

@@ -160,39 +160,19 @@ void AppendText(std::string* out, std::string_view text) {
 
 Result<Workload> ParseNative(const FormatInput& in) {
   WorkloadBuilder builder(in.origin, in.options);
-  LineReader lines(in.text);
-  std::string_view line;
-  std::optional<Columns> cols;
   std::optional<NativeRowParser> parser;
-  CsvRowSplitter splitter;
-  size_t width = 0;
   builder.jobs().reserve(static_cast<size_t>(std::count(in.text.begin(), in.text.end(), '\n')) + 1);
-  while (lines.Next(&line)) {
-    const RowRef row{in.origin, lines.line_number()};
-    if (IsBlank(line) || line.front() == '#') continue;
-    if (!cols) {
-      HETSCHED_ASSIGN_OR_RETURN(ColumnMap map, ColumnMap::FromHeader(row, line, kRequired, kOptional, false));
-      cols = ResolveColumns(map);
-      width = static_cast<size_t>(map.size());
-      parser.emplace(*cols, ResolveContainerColumns(map), in.devices, in.zoo);
-      continue;
-    }
-    if (builder.Full()) break;
-    builder.CountRow();
-    Status st = splitter.Split(row, line);
-    if (st.ok() && splitter.fields().size() != width) {
-      st = RowError(row, fmt::format("wrong field count: expected {} comma-separated fields (as in the "
-                                     "header), got {}", width, splitter.fields().size()));
-    }
-    Job job;
-    if (st.ok()) st = parser->Parse(row, splitter.fields(), &job);
-    if (!st.ok()) {
-      HETSCHED_RETURN_IF_ERROR(builder.BadRow(std::move(st)));
-      continue;
-    }
-    builder.Add(std::move(job));
-  }
-  if (!cols) return Status::ParseError(in.origin + ": empty file (expected a header row and jobs)");
+  auto header = [&](const RowRef& /*row*/, const ColumnMap& cols) {
+    parser.emplace(ResolveColumns(cols), ResolveContainerColumns(cols), in.devices, in.zoo);
+    return Status::Ok();
+  };
+  auto parse = [&](const RowRef& row, const std::vector<std::string_view>& fields, Job* job) -> Result<RowOutcome> {
+    HETSCHED_RETURN_IF_ERROR(parser->Parse(row, fields, job));
+    return RowOutcome::kAdd;
+  };
+  const CsvTable table{kRequired, kOptional, /*allow_unknown=*/false, /*comments=*/true};
+  HETSCHED_ASSIGN_OR_RETURN(const bool found_header, ForEachCsvRow(in.origin, in.text, table, &builder, header, parse));
+  if (!found_header) return Status::ParseError(in.origin + ": empty file (expected a header row and jobs)");
   return builder.Finish();
 }
 

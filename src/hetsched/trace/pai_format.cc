@@ -127,77 +127,64 @@ Result<Workload> ParsePai(const FormatInput& in) {
 
   HETSCHED_ASSIGN_OR_RETURN(JobMix mix, JobMix::Create(FillInOptions(in.options), in.devices,
                                                        LinkCatalog::BuiltIn(), in.zoo));
-  LineReader lines(in.text);
-  while (lines.Next(&line)) {
-    const RowRef row{in.origin, lines.line_number()};
-    if (IsBlank(line)) continue;
-    SplitInto(line, ',', &f);
-    if (lines.line_number() == 1 && IsHeader(f)) continue;
-    if (builder.Full()) break;
-    builder.CountRow();
-    bool filtered = false;
-    auto parse = [&](Job* job) -> Status {
-      if (f.size() != kJobFields) {
-        return RowError(row, fmt::format("wrong field count: expected {} comma-separated fields, got {}", kJobFields, f.size()));
-      }
-      const std::string_view name = Trim(f[0]);
-      if (name.empty()) return FieldError(row, "job_name", "empty");
-      if (Trim(f[3]) != "Terminated") {
-        builder.FilteredRow(fmt::format("{}:{}: field 'status': '{}' job left out (only Terminated jobs are replayed)",
-                                        row.origin, row.line, Trim(f[3])));
-        filtered = true;
-        return Status::Ok();
-      }
-      JobSpec& s = job->spec;
-      double end_s = 0;
-      HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "start_time", f[4], &s.submit_time_s));
-      HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "end_time", f[5], &end_s));
-      if (end_s < s.submit_time_s) {
-        return FieldError(row, "end_time", fmt::format("ends ({}) before it starts ({})", end_s, s.submit_time_s));
-      }
-      auto it = tasks.find(name);
-      if (it == tasks.end()) {
-        return FieldError(row, "job_name", fmt::format("job '{}' has no task in {}", name, task_path));
-      }
-      const TaskTotals& t = it->second;
-      // 100 = one GPU; a fraction of a GPU still takes a whole one here (no GPU sharing).
-      const double gpus = std::ceil(t.gpu_percent / 100.0 - 1e-9);
-      if (gpus < 1) {
-        builder.FilteredRow(fmt::format("{}:{}: job '{}': CPU-only job left out (plan_gpu 0)", row.origin, row.line, name));
-        filtered = true;
-        return Status::Ok();
-      }
-      if (gpus > 1e6) return FieldError(row, "job_name", fmt::format("GPU count {} is implausibly large", gpus));
-      s.num_gpus = static_cast<int>(gpus);
-      // Running time: from the tasks' own times when recorded (the job's times include queueing).
-      const double runtime_s = t.last_end_s > t.first_start_s ? t.last_end_s - t.first_start_s
-                                                             : end_s - s.submit_time_s;
-      if (!(runtime_s > 0)) {
-        builder.FilteredRow(fmt::format("{}:{}: job '{}': zero-second job left out", row.origin, row.line, name));
-        filtered = true;
-        return Status::Ok();
-      }
-      const ModelProfile* model = mix.DrawModel();
-      Result<int64_t> iterations = mix.calibrator().IterationsFor(*model, 0, s.num_gpus, runtime_s);
-      if (!iterations.ok()) return FieldError(row, "end_time", iterations.status().message());
-      s.name = name;
-      s.user = Trim(f[2]);
-      s.model = model->name;
-      s.iterations = *iterations;
-      s.parallelism = DefaultParallelism(s.num_gpus);
-      s.reference_runtime_s = runtime_s;
-      if (!t.any_type) s.allowed_types = t.types;
-      job->truth.total_iterations = static_cast<double>(s.iterations);
-      return Status::Ok();
-    };
-    Job job;
-    Status st = parse(&job);
-    if (!st.ok()) {
-      HETSCHED_RETURN_IF_ERROR(builder.BadRow(std::move(st)));
-      continue;
+  // An optional header: a first line whose fields are the column names.
+  auto header = [&](const RowRef& row, std::string_view text) -> Result<bool> {
+    SplitInto(text, ',', &f);
+    return row.line == 1 && IsHeader(f);
+  };
+  auto parse = [&](const RowRef& row, std::string_view text, Job* job) -> Result<RowOutcome> {
+    SplitInto(text, ',', &f);
+    if (f.size() != kJobFields) {
+      return RowError(row, fmt::format("wrong field count: expected {} comma-separated fields, got {}", kJobFields, f.size()));
     }
-    if (!filtered) builder.Add(std::move(job));
-  }
+    const std::string_view name = Trim(f[0]);
+    if (name.empty()) return FieldError(row, "job_name", "empty");
+    if (Trim(f[3]) != "Terminated") {
+      builder.FilteredRow(fmt::format("{}:{}: field 'status': '{}' job left out (only Terminated jobs are replayed)",
+                                      row.origin, row.line, Trim(f[3])));
+      return RowOutcome::kLeftOut;
+    }
+    JobSpec& s = job->spec;
+    double end_s = 0;
+    HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "start_time", f[4], &s.submit_time_s));
+    HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "end_time", f[5], &end_s));
+    if (end_s < s.submit_time_s) {
+      return FieldError(row, "end_time", fmt::format("ends ({}) before it starts ({})", end_s, s.submit_time_s));
+    }
+    auto it = tasks.find(name);
+    if (it == tasks.end()) {
+      return FieldError(row, "job_name", fmt::format("job '{}' has no task in {}", name, task_path));
+    }
+    const TaskTotals& t = it->second;
+    // 100 = one GPU; a fraction of a GPU still takes a whole one here (no GPU sharing).
+    const double gpus = std::ceil(t.gpu_percent / 100.0 - 1e-9);
+    if (gpus < 1) {
+      builder.FilteredRow(fmt::format("{}:{}: job '{}': CPU-only job left out (plan_gpu 0)", row.origin, row.line, name));
+      return RowOutcome::kLeftOut;
+    }
+    if (gpus > 1e6) return FieldError(row, "job_name", fmt::format("GPU count {} is implausibly large", gpus));
+    s.num_gpus = static_cast<int>(gpus);
+    // Running time: from the tasks' own times when recorded (the job's times include queueing).
+    const double runtime_s = t.last_end_s > t.first_start_s ? t.last_end_s - t.first_start_s
+                                                           : end_s - s.submit_time_s;
+    if (!(runtime_s > 0)) {
+      builder.FilteredRow(fmt::format("{}:{}: job '{}': zero-second job left out", row.origin, row.line, name));
+      return RowOutcome::kLeftOut;
+    }
+    const ModelProfile* model = mix.DrawModel();
+    Result<int64_t> iterations = mix.calibrator().IterationsFor(*model, 0, s.num_gpus, runtime_s);
+    if (!iterations.ok()) return FieldError(row, "end_time", iterations.status().message());
+    s.name = name;
+    s.user = Trim(f[2]);
+    s.model = model->name;
+    s.iterations = *iterations;
+    s.parallelism = DefaultParallelism(s.num_gpus);
+    s.reference_runtime_s = runtime_s;
+    if (!t.any_type) s.allowed_types = t.types;
+    job->truth.total_iterations = static_cast<double>(s.iterations);
+    return RowOutcome::kAdd;
+  };
+  HETSCHED_RETURN_IF_ERROR(ForEachRow(in.origin, in.text, /*comments=*/false, &builder, header, parse));
   // PAI times are seconds from an anonymised origin: start the workload at 0.
   builder.ShiftSubmitTimesToZero();
   return builder.Finish();

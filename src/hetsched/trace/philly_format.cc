@@ -24,47 +24,30 @@ Result<Workload> ParsePhillyRuntime(const FormatInput& in) {
   constexpr std::string_view kRequired[] = {"runtime"};
   WorkloadBuilder builder(in.origin, in.options);
   std::optional<JobMix> mix;
-  std::optional<ColumnMap> cols;
   int c_runtime = 0;
-  CsvRowSplitter splitter;
-  LineReader lines(in.text);
-  std::string_view line;
   long long index = 0;
-  while (lines.Next(&line)) {
-    const RowRef row{in.origin, lines.line_number()};
-    if (IsBlank(line)) continue;
-    if (!cols) {
-      HETSCHED_ASSIGN_OR_RETURN(ColumnMap map, ColumnMap::FromHeader(row, line, kRequired, {}, true));
-      cols = std::move(map);
-      c_runtime = cols->Index("runtime");
-      HETSCHED_ASSIGN_OR_RETURN(JobMix m, JobMix::Create(FillInOptions(in.options), in.devices,
-                                                         LinkCatalog::BuiltIn(), in.zoo));
-      mix.emplace(std::move(m));
-      continue;
-    }
-    if (builder.Full()) break;
-    builder.CountRow();
+  auto header = [&](const RowRef& /*row*/, const ColumnMap& cols) -> Status {
+    c_runtime = cols.Index("runtime");
+    HETSCHED_ASSIGN_OR_RETURN(JobMix m, JobMix::Create(FillInOptions(in.options), in.devices,
+                                                       LinkCatalog::BuiltIn(), in.zoo));
+    mix.emplace(std::move(m));
+    return Status::Ok();
+  };
+  auto parse = [&](const RowRef& row, const std::vector<std::string_view>& f, Job* job) -> Result<RowOutcome> {
     double runtime_s = 0;
-    Status st = splitter.Split(row, line);
-    if (st.ok() && static_cast<int>(splitter.fields().size()) != cols->size()) {
-      st = RowError(row, fmt::format("wrong field count: expected {} comma-separated fields (as in the "
-                                     "header), got {}", cols->size(), splitter.fields().size()));
-    }
-    if (st.ok()) st = ParseSecondsField(row, "runtime", splitter.fields()[static_cast<size_t>(c_runtime)], &runtime_s);
-    if (!st.ok()) {
-      HETSCHED_RETURN_IF_ERROR(builder.BadRow(std::move(st)));
-      continue;
-    }
+    HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "runtime", f[static_cast<size_t>(c_runtime)], &runtime_s));
     if (runtime_s == 0) {
       // Legal (the job ended at once) but no work to schedule: left out and counted.
       builder.FilteredRow(fmt::format("{}:{}: field 'runtime': zero-second job left out", row.origin, row.line));
-      continue;
+      return RowOutcome::kLeftOut;
     }
-    Job job = mix->Next(runtime_s);
-    job.spec.name = fmt::format("philly-{}", index++);
-    job.spec.reference_runtime_s = runtime_s;
-    builder.Add(std::move(job));
-  }
+    *job = mix->Next(runtime_s);
+    job->spec.name = fmt::format("philly-{}", index++);
+    job->spec.reference_runtime_s = runtime_s;
+    return RowOutcome::kAdd;
+  };
+  const CsvTable table{kRequired, {}, /*allow_unknown=*/true};
+  HETSCHED_RETURN_IF_ERROR(ForEachCsvRow(in.origin, in.text, table, &builder, header, parse).status());
   return builder.Finish();
 }
 

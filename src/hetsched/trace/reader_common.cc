@@ -237,4 +237,57 @@ Workload WorkloadBuilder::Finish() {
   return w;
 }
 
+Status ForEachRow(std::string_view origin, std::string_view text, bool comments, WorkloadBuilder* builder,
+                  const HeaderFn& on_header, const RowFn& on_row) {
+  LineReader lines(text);
+  std::string_view line;
+  bool first = true;
+  while (lines.Next(&line)) {
+    const RowRef row{origin, lines.line_number()};
+    if (IsBlank(line) || (comments && line.front() == '#')) continue;
+    if (first) {
+      first = false;
+      if (on_header) {
+        HETSCHED_ASSIGN_OR_RETURN(const bool was_header, on_header(row, line));
+        if (was_header) continue;
+      }
+    }
+    if (builder->Full()) break;
+    builder->CountRow();
+    Job job;
+    Result<RowOutcome> outcome = on_row(row, line, &job);
+    if (!outcome.ok()) {
+      HETSCHED_RETURN_IF_ERROR(builder->BadRow(outcome.status()));
+      continue;
+    }
+    if (*outcome == RowOutcome::kAdd) builder->Add(std::move(job));
+  }
+  return Status::Ok();
+}
+
+Result<bool> ForEachCsvRow(std::string_view origin, std::string_view text, const CsvTable& table,
+                           WorkloadBuilder* builder, const CsvHeaderFn& on_header, const CsvRowFn& on_row) {
+  CsvRowSplitter splitter;
+  size_t width = 0;
+  bool found_header = false;
+  auto header = [&](const RowRef& row, std::string_view line) -> Result<bool> {
+    HETSCHED_ASSIGN_OR_RETURN(ColumnMap columns,
+                              ColumnMap::FromHeader(row, line, table.required, table.optional, table.allow_unknown));
+    HETSCHED_RETURN_IF_ERROR(on_header(row, columns));
+    width = static_cast<size_t>(columns.size());
+    found_header = true;
+    return true;
+  };
+  auto data = [&](const RowRef& row, std::string_view line, Job* job) -> Result<RowOutcome> {
+    HETSCHED_RETURN_IF_ERROR(splitter.Split(row, line));
+    if (splitter.fields().size() != width) {
+      return RowError(row, fmt::format("wrong field count: expected {} comma-separated fields (as in the "
+                                       "header), got {}", width, splitter.fields().size()));
+    }
+    return on_row(row, splitter.fields(), job);
+  };
+  HETSCHED_RETURN_IF_ERROR(ForEachRow(origin, text, table.comments, builder, header, data));
+  return found_header;
+}
+
 }  // namespace hetsched::trace_internal

@@ -139,4 +139,36 @@ class WorkloadBuilder {
   std::vector<std::string> reasons_;
 };
 
+// What a reader's row callback did with its row.
+enum class RowOutcome {
+  kAdd,      // the job is filled in: add it
+  kLeftOut,  // a well-formed row left out by design; the callback called FilteredRow
+};
+
+// The row loop every reader shares. Lines that are blank (or, with `comments`, start with '#')
+// are not rows. `on_header`, when set, gets the first row and returns whether it was a header
+// (consumed) or a data row; its error stops the read. For each data row: the read stops once
+// max_jobs jobs are in, the row is counted, and `on_row` fills a job; its error goes to the
+// bad-row policy (kStop: returned; kSkip: counted and kept as a reason).
+using HeaderFn = std::function<Result<bool>(const RowRef& row, std::string_view line)>;
+using RowFn = std::function<Result<RowOutcome>(const RowRef& row, std::string_view line, Job* job)>;
+Status ForEachRow(std::string_view origin, std::string_view text, bool comments, WorkloadBuilder* builder,
+                  const HeaderFn& on_header, const RowFn& on_row);
+
+// ForEachRow for a CSV table whose first row is a header (ColumnMap::FromHeader with these
+// columns). `on_header` gets the column map; each data row is split (RFC 4180 quoting) and must
+// have as many fields as the header ("wrong field count" otherwise) before `on_row` sees them.
+struct CsvTable {
+  std::span<const std::string_view> required;
+  std::span<const std::string_view> optional;
+  bool allow_unknown = false;  // columns in neither list are allowed
+  bool comments = false;       // lines starting with '#' are comments
+};
+using CsvHeaderFn = std::function<Status(const RowRef& row, const ColumnMap& columns)>;
+using CsvRowFn =
+    std::function<Result<RowOutcome>(const RowRef& row, const std::vector<std::string_view>& fields, Job* job)>;
+// Returns whether a header was found (false: no rows at all), or the error that stopped the read.
+Result<bool> ForEachCsvRow(std::string_view origin, std::string_view text, const CsvTable& table,
+                           WorkloadBuilder* builder, const CsvHeaderFn& on_header, const CsvRowFn& on_row);
+
 }  // namespace hetsched::trace_internal

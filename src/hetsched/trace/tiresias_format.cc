@@ -68,56 +68,33 @@ Result<Workload> ParseTiresias(const FormatInput& in) {
   if (IsBlank(in.text)) return Status::ParseError(in.origin + ": empty file (expected a header row and jobs)");
   WorkloadBuilder builder(in.origin, in.options);
   TiresiasModels models(in.zoo);
-  CsvRowSplitter splitter;
-  LineReader lines(in.text);
-  std::string_view line;
-  std::optional<ColumnMap> cols;
   int c_gpu = 0, c_submit = 0, c_iter = 0, c_model = 0, c_duration = 0, c_id = -1;
-  while (lines.Next(&line)) {
-    const RowRef row{in.origin, lines.line_number()};
-    if (IsBlank(line)) continue;
-    if (!cols) {
-      HETSCHED_ASSIGN_OR_RETURN(ColumnMap map, ColumnMap::FromHeader(row, line, kRequired, kOptional, false));
-      cols = std::move(map);
-      c_gpu = cols->Index("num_gpu");
-      c_submit = cols->Index("submit_time");
-      c_iter = cols->Index("iterations");
-      c_model = cols->Index("model_name");
-      c_duration = cols->Index("duration");
-      c_id = cols->Index("job_id");
-      continue;
-    }
-    if (builder.Full()) break;
-    builder.CountRow();
-    auto parse = [&](Job* job) -> Status {
-      HETSCHED_RETURN_IF_ERROR(splitter.Split(row, line));
-      const auto& f = splitter.fields();
-      if (static_cast<int>(f.size()) != cols->size()) {
-        return RowError(row, fmt::format("wrong field count: expected {} comma-separated fields (as in "
-                                         "the header), got {}", cols->size(), f.size()));
-      }
-      auto at = [&](int c) { return f[static_cast<size_t>(c)]; };
-      JobSpec& s = job->spec;
-      HETSCHED_RETURN_IF_ERROR(ParseGpuCountField(row, "num_gpu", at(c_gpu), &s.num_gpus));
-      HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "submit_time", at(c_submit), &s.submit_time_s));
-      HETSCHED_RETURN_IF_ERROR(ParseIterationsField(row, "iterations", at(c_iter), &s.iterations));
-      const ModelProfile* m = nullptr;
-      HETSCHED_RETURN_IF_ERROR(models.Resolve(row, at(c_model), &m));
-      HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "duration", at(c_duration), &s.reference_runtime_s));
-      if (c_id >= 0) s.name = Trim(at(c_id));
-      s.model = m->name;
-      s.parallelism = DefaultParallelism(s.num_gpus);
-      job->truth.total_iterations = static_cast<double>(s.iterations);
-      return Status::Ok();
-    };
-    Job job;
-    Status st = parse(&job);
-    if (!st.ok()) {
-      HETSCHED_RETURN_IF_ERROR(builder.BadRow(std::move(st)));
-      continue;
-    }
-    builder.Add(std::move(job));
-  }
+  auto header = [&](const RowRef& /*row*/, const ColumnMap& cols) {
+    c_gpu = cols.Index("num_gpu");
+    c_submit = cols.Index("submit_time");
+    c_iter = cols.Index("iterations");
+    c_model = cols.Index("model_name");
+    c_duration = cols.Index("duration");
+    c_id = cols.Index("job_id");
+    return Status::Ok();
+  };
+  auto parse = [&](const RowRef& row, const std::vector<std::string_view>& f, Job* job) -> Result<RowOutcome> {
+    auto at = [&](int c) { return f[static_cast<size_t>(c)]; };
+    JobSpec& s = job->spec;
+    HETSCHED_RETURN_IF_ERROR(ParseGpuCountField(row, "num_gpu", at(c_gpu), &s.num_gpus));
+    HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "submit_time", at(c_submit), &s.submit_time_s));
+    HETSCHED_RETURN_IF_ERROR(ParseIterationsField(row, "iterations", at(c_iter), &s.iterations));
+    const ModelProfile* m = nullptr;
+    HETSCHED_RETURN_IF_ERROR(models.Resolve(row, at(c_model), &m));
+    HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "duration", at(c_duration), &s.reference_runtime_s));
+    if (c_id >= 0) s.name = Trim(at(c_id));
+    s.model = m->name;
+    s.parallelism = DefaultParallelism(s.num_gpus);
+    job->truth.total_iterations = static_cast<double>(s.iterations);
+    return RowOutcome::kAdd;
+  };
+  HETSCHED_RETURN_IF_ERROR(
+      ForEachCsvRow(in.origin, in.text, CsvTable{kRequired, kOptional}, &builder, header, parse).status());
   return builder.Finish();
 }
 

@@ -1,0 +1,126 @@
+#include "hetsched/policies/pending_index.h"
+
+#include <algorithm>
+
+namespace hetsched {
+
+namespace {
+constexpr size_t kNotFound = static_cast<size_t>(-1);
+}  // namespace
+
+uint64_t PendingIndex::NextPriority() {
+  // splitmix64 (Steele et al., 2014): any well-mixed sequence balances the tree.
+  uint64_t z = (priority_state_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+void PendingIndex::Pull(int32_t i) {
+  Node& n = node(i);
+  n.size = 1 + SizeOf(n.left) + SizeOf(n.right);
+  n.min_need = n.entry.need;
+  if (n.left >= 0) n.min_need = std::min(n.min_need, node(n.left).min_need);
+  if (n.right >= 0) n.min_need = std::min(n.min_need, node(n.right).min_need);
+}
+
+void PendingIndex::Split(int32_t t, double time_s, JobId id, bool inclusive, int32_t* before, int32_t* after) {
+  if (t < 0) {
+    *before = *after = -1;
+    return;
+  }
+  const Entry& e = node(t).entry;
+  const bool goes_before = Less(e, time_s, id) || (inclusive && e.time_s == time_s && e.id == id);
+  if (goes_before) {
+    int32_t right_before = -1;
+    Split(node(t).right, time_s, id, inclusive, &right_before, after);
+    node(t).right = right_before;
+    *before = t;
+  } else {
+    int32_t left_after = -1;
+    Split(node(t).left, time_s, id, inclusive, before, &left_after);
+    node(t).left = left_after;
+    *after = t;
+  }
+  Pull(t);
+}
+
+int32_t PendingIndex::Merge(int32_t a, int32_t b) {
+  if (a < 0) return b;
+  if (b < 0) return a;
+  if (node(a).priority > node(b).priority) {
+    const int32_t right = Merge(node(a).right, b);
+    node(a).right = right;
+    Pull(a);
+    return a;
+  }
+  const int32_t left = Merge(a, node(b).left);
+  node(b).left = left;
+  Pull(b);
+  return b;
+}
+
+void PendingIndex::Insert(double time_s, JobId id, int need) {
+  int32_t slot;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+  } else {
+    slot = static_cast<int32_t>(nodes_.size());
+    nodes_.emplace_back();
+  }
+  Node& n = node(slot);
+  n = Node{};
+  n.entry = Entry{time_s, id, need};
+  n.priority = NextPriority();
+  n.min_need = need;
+  int32_t before = -1, after = -1;
+  Split(root_, time_s, id, /*inclusive=*/false, &before, &after);
+  root_ = Merge(Merge(before, slot), after);
+}
+
+bool PendingIndex::Erase(double time_s, JobId id) {
+  int32_t before = -1, rest = -1, match = -1, after = -1;
+  Split(root_, time_s, id, /*inclusive=*/false, &before, &rest);
+  Split(rest, time_s, id, /*inclusive=*/true, &match, &after);
+  root_ = Merge(before, after);
+  if (match < 0) return false;
+  free_.push_back(match);  // keys are unique: `match` is a single node
+  return true;
+}
+
+const PendingIndex::Entry& PendingIndex::At(size_t rank) const {
+  int32_t t = root_;
+  while (true) {
+    const Node& n = node(t);
+    const size_t left = static_cast<size_t>(SizeOf(n.left));
+    if (rank < left) {
+      t = n.left;
+    } else if (rank == left) {
+      return n.entry;
+    } else {
+      rank -= left + 1;
+      t = n.right;
+    }
+  }
+}
+
+// `base` is the rank of the subtree's first entry. Subtrees wholly before `from`, or whose
+// smallest request is too large, are pruned; once inside the range the walk follows one path.
+size_t PendingIndex::FirstFittingIn(int32_t t, size_t base, size_t from, int max_need) const {
+  if (t < 0) return kNotFound;
+  const Node& n = node(t);
+  if (n.min_need > max_need || base + static_cast<size_t>(n.size) <= from) return kNotFound;
+  const size_t found = FirstFittingIn(n.left, base, from, max_need);
+  if (found != kNotFound) return found;
+  const size_t mine = base + static_cast<size_t>(SizeOf(n.left));
+  if (mine >= from && n.entry.need <= max_need) return mine;
+  return FirstFittingIn(n.right, mine + 1, from, max_need);
+}
+
+size_t PendingIndex::FirstFitting(size_t from, int max_need) const {
+  const size_t found = FirstFittingIn(root_, 0, from, max_need);
+  return found == kNotFound ? size() : found;
+}
+
+}  // namespace hetsched

@@ -1,0 +1,70 @@
+// PendingIndex: one FIFO queue of pending jobs, ordered by (time entered, job id), each with its
+// device request, built for a windowed scan ("examine the first W jobs, start those that fit")
+// that must not visit, one by one, the many jobs that cannot start now.
+//
+// Queries, each O(log n) expected: the entry at a rank, and the first rank at or after r whose
+// request is at most x. Insert and erase are O(log n) expected too. It is a treap (a binary
+// search tree balanced by heap-ordered priorities) whose nodes also carry their subtree's size
+// and smallest request. Priorities come from a fixed-seed generator inside the object, so the
+// shape, and every answer, is the same on every run. Not thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "hetsched/model/job.h"
+
+namespace hetsched {
+
+class PendingIndex {
+ public:
+  struct Entry {
+    double time_s = 0;  // when the job entered the queue
+    JobId id = 0;
+    int need = 0;       // devices it requests
+  };
+
+  size_t size() const { return root_ < 0 ? 0 : static_cast<size_t>(nodes_[static_cast<size_t>(root_)].size); }
+  bool empty() const { return root_ < 0; }
+
+  // REQUIRES: no entry with the same (time_s, id).
+  void Insert(double time_s, JobId id, int need);
+  // Removes the entry (time_s, id); false (and no change) if there is none.
+  bool Erase(double time_s, JobId id);
+
+  // The entry at `rank` (0 = the earliest). REQUIRES: rank < size().
+  const Entry& At(size_t rank) const;
+  // The smallest rank >= `from` whose entry needs at most `max_need` devices; size() if none.
+  size_t FirstFitting(size_t from, int max_need) const;
+
+ private:
+  struct Node {
+    Entry entry;
+    uint64_t priority = 0;
+    int32_t left = -1;
+    int32_t right = -1;
+    int32_t size = 1;  // nodes in this subtree
+    int min_need = 0;  // smallest request in this subtree
+  };
+
+  static bool Less(const Entry& a, double time_s, JobId id) {
+    return a.time_s < time_s || (a.time_s == time_s && a.id < id);
+  }
+  const Node& node(int32_t i) const { return nodes_[static_cast<size_t>(i)]; }
+  Node& node(int32_t i) { return nodes_[static_cast<size_t>(i)]; }
+  int32_t SizeOf(int32_t i) const { return i < 0 ? 0 : node(i).size; }
+  void Pull(int32_t i);
+  // Splits `t` into keys before (time_s, id) (or at or before it, when `inclusive`) and the rest.
+  void Split(int32_t t, double time_s, JobId id, bool inclusive, int32_t* before, int32_t* after);
+  int32_t Merge(int32_t a, int32_t b);
+  size_t FirstFittingIn(int32_t t, size_t base, size_t from, int max_need) const;
+  uint64_t NextPriority();
+
+  std::vector<Node> nodes_;
+  std::vector<int32_t> free_;  // recycled node slots
+  int32_t root_ = -1;
+  uint64_t priority_state_ = 0x9e3779b97f4a7c15ULL;
+};
+
+}  // namespace hetsched
