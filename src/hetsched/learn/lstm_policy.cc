@@ -40,7 +40,14 @@ torch::Tensor LstmPolicy::Impl::Step(const torch::Tensor& step_input, const torc
   auto hc = net->cell->forward(x, std::make_tuple(*h, *c));
   *h = std::get<0>(hc);
   *c = std::get<1>(hc);
-  return net->head->forward(*h);
+  torch::Tensor logits = net->head->forward(*h);
+  if (config.repeat_bias != 0) {
+    // One-hot of the previous action (the "none" index num_actions falls off the slice).
+    const torch::Tensor repeat =
+        torch::one_hot(prev_actions, config.num_actions + 1).slice(1, 0, config.num_actions).to(torch::kFloat32);
+    logits = logits + static_cast<float>(config.repeat_bias) * repeat;
+  }
+  return logits;
 }
 
 torch::Tensor MaskLogits(const torch::Tensor& logits, const std::vector<uint8_t>& allowed) {
@@ -108,6 +115,7 @@ Status LstmPolicy::Save(const std::string& path) const {
       archive.write(std::string("config.") + kConfigKeys[i], torch::tensor(values[i]));
     }
     archive.write("config.seed", torch::tensor(static_cast<int64_t>(c.seed)));
+    archive.write("config.repeat_bias", torch::tensor(c.repeat_bias, torch::kFloat64));
     impl_->net->save(archive);
     archive.save_to(tmp);
   } catch (const c10::Error& e) {
@@ -130,8 +138,10 @@ Result<LstmPolicy> LstmPolicy::Load(const std::string& path) {
       archive.read(std::string("config.") + kConfigKeys[i], t);
       values[i] = t.item<int64_t>();
     }
-    torch::Tensor seed;
+    torch::Tensor seed, repeat_bias;
     archive.read("config.seed", seed);
+    archive.read("config.repeat_bias", repeat_bias);
+    c.repeat_bias = repeat_bias.item<double>();
     c.feature_dim = static_cast<int>(values[0]);
     c.num_actions = static_cast<int>(values[1]);
     c.hidden = static_cast<int>(values[2]);

@@ -60,6 +60,7 @@ class HeterPsPlanner : public HeteroPlanner {
     config.feature_dim = LayerFeatureDim() + 2 * D;
     config.num_actions = D;
     config.hidden = o_.hidden;
+    config.repeat_bias = o_.repeat_bias;
     config.seed = o_.reinforce.seed;
     auto policy = learn::LstmPolicy::Create(config);
     if (!policy.ok()) return policy.status();
@@ -101,7 +102,7 @@ Result<std::unique_ptr<HeteroPlanner>> MakeHeterPs(const Options& options) {
 const MethodInfo kHeterPsInfo{
     "heterps",
     "LSTM policy picks a resource type per layer, REINFORCE on the provisioned cost (options: episodes, batch, lr, "
-    "entropy, hidden, patience, seed, save, polish)",
+    "entropy, hidden, repeat_bias, patience, seed, save, polish)",
     "[SRC] RL scheduling of layers to resource types, min cost under a throughput limit (Feng et al., FGCS 2023); "
     "[REC-M] LSTM + REINFORCE; [REC] features, reward, provisioning model (ALGORITHMS.md 2.2-2.4), local-search polish (ours)"};
 

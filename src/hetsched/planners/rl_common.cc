@@ -40,13 +40,14 @@ Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& o, int de
   auto batch = o.GetInt("batch", 16);
   auto lr = o.GetDouble("lr", default_lr);
   auto polish = o.GetBool("polish", true);
+  auto repeat_bias = o.GetDouble("repeat_bias", 3.0);
   auto entropy = o.GetDouble("entropy", 0.01);
   auto decay = o.GetDouble("baseline_decay", 0.9);
   auto patience = o.GetInt("patience", 0);
   auto hidden = o.GetInt("hidden", 64);
   auto seed = o.GetInt("seed", 1);
   for (const Status& s : {episodes.status(), batch.status(), lr.status(), entropy.status(), decay.status(),
-                          patience.status(), hidden.status(), seed.status(), polish.status()}) {
+                          patience.status(), hidden.status(), seed.status(), polish.status(), repeat_bias.status()}) {
     if (!s.ok()) return s;
   }
   if (*episodes < 1 || *batch < 1 || *hidden < 1 || *patience < 0 || *seed < 0) {
@@ -62,6 +63,7 @@ Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& o, int de
   out.hidden = static_cast<int>(*hidden);
   out.save_path = o.GetString("save", "");
   out.polish = *polish;
+  out.repeat_bias = *repeat_bias;
   return out;
 }
 

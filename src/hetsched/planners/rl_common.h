@@ -22,10 +22,12 @@ int LayerFeatureDim();
 struct LearnedPlannerOptions {
   learn::ReinforceConfig reinforce;
   int hidden = 64;
+  double repeat_bias = 3.0;  // prior towards keeping the previous layer's resource (lstm_policy.h)
   std::string save_path;  // write the trained policy here (with its configuration)
   bool polish = true;     // local search after RL (ImproveAssignmentLocally)
 };
-// Reads episodes, batch, lr, entropy, baseline_decay, patience, hidden, seed, save, polish.
+// Reads episodes, batch, lr, entropy, baseline_decay, patience, hidden, repeat_bias, seed, save,
+// polish.
 Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& options, int default_episodes,
                                                          double default_lr);
 

@@ -69,6 +69,7 @@ class TappPlanner : public HeteroPlanner {
     config.feature_dim = LayerFeatureDim() + 2 * M;
     config.num_actions = M;
     config.hidden = o_.hidden;
+    config.repeat_bias = o_.repeat_bias;
     config.seed = o_.reinforce.seed;
     auto policy = learn::LstmPolicy::Create(config);
     if (!policy.ok()) return policy.status();
@@ -109,7 +110,7 @@ Result<std::unique_ptr<HeteroPlanner>> MakeTapp(const Options& options) {
 const MethodInfo kTappInfo{
     "tapp",
     "policy-gradient agent cuts the layers into pipeline stages on distinct devices, min step time (options: "
-    "episodes, batch, lr, entropy, hidden, patience, seed, save, polish)",
+    "episodes, batch, lr, entropy, hidden, repeat_bias, patience, seed, save, polish)",
     "[SRC] policy-gradient allocation of pipeline stages to heterogeneous devices (Mao et al., Appl. Sci. 2021); "
     "[REC] LSTM policy in place of the grouper/attention placer [SRC2], GPipe step model (ALGORITHMS.md 4.2-4.3), "
     "local-search polish (ours)"};
