@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "hetsched/planners/cost_search.h"
+
 namespace hetsched {
 
 namespace {
@@ -64,6 +66,30 @@ Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& o, int de
   out.save_path = o.GetString("save", "");
   out.polish = *polish;
   out.repeat_bias = *repeat_bias;
+  return out;
+}
+
+Result<LearnedAssignment> LearnAssignment(const LearnedPlannerOptions& o, const learn::StepFeatures& features,
+                                          int num_actions, const learn::RewardFn& reward,
+                                          const learn::ActionMaskFn& mask,
+                                          const std::function<double(std::span<const int>)>& objective) {
+  learn::LstmPolicyConfig config;
+  config.feature_dim = static_cast<int>(features.values.size() / static_cast<size_t>(std::max(1, features.steps)));
+  config.num_actions = num_actions;
+  config.hidden = o.hidden;
+  config.repeat_bias = o.repeat_bias;
+  config.seed = o.reinforce.seed;
+  auto policy = learn::LstmPolicy::Create(config);
+  if (!policy.ok()) return policy.status();
+  auto trained = learn::TrainReinforce(*policy, features, reward, mask, o.reinforce);
+  if (!trained.ok()) return trained.status();
+  if (!o.save_path.empty()) HETSCHED_RETURN_IF_ERROR(policy->Save(o.save_path));
+  LearnedAssignment out;
+  out.actions = std::move(trained->best_actions);
+  out.learned_objective = objective(out.actions);
+  if (o.polish) out.polish_moves = ImproveAssignmentLocally(&out.actions, num_actions, objective);
+  out.episodes = trained->episodes;
+  out.episodes_to_best = trained->best_episode;
   return out;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "hetsched/learn/lstm_policy.h"
@@ -30,5 +31,20 @@ struct LearnedPlannerOptions {
 // polish.
 Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& options, int default_episodes,
                                                          double default_lr);
+
+// What the learned planners share after building their features and reward: create the LSTM
+// policy (configuration from `o`), train it with REINFORCE, save it when asked, and polish the
+// best sequence with ImproveAssignmentLocally on `objective` (lower is better) when o.polish.
+struct LearnedAssignment {
+  std::vector<int> actions;        // after polish
+  double learned_objective = 0;    // objective of the RL sequence itself
+  int polish_moves = 0;
+  int episodes = 0;
+  int episodes_to_best = 0;
+};
+Result<LearnedAssignment> LearnAssignment(const LearnedPlannerOptions& o, const learn::StepFeatures& features,
+                                          int num_actions, const learn::RewardFn& reward,
+                                          const learn::ActionMaskFn& mask,
+                                          const std::function<double(std::span<const int>)>& objective);
 
 }  // namespace hetsched
