@@ -52,6 +52,8 @@ TEST_F(PlanCliTest, StepTimeTableAndBsp) {
   }
 }
 
+// Five process starts (each loads LibTorch, slow under ASan): an unknown planner and a pool of 9
+// devices are checked through the library in tests/planners/ instead.
 TEST_F(PlanCliTest, BadInputExitsOneAndWritesNothing) {
   const std::string out = dir_ + "/plan.json";
   struct Case {
@@ -62,11 +64,7 @@ TEST_F(PlanCliTest, BadInputExitsOneAndWritesNothing) {
       {{"plan", "-m", "no-such-model", "--throughput", "10"}, "unknown model 'no-such-model'"},
       {{"plan", "-m", "vgg16", "--pool", "h100", "--throughput", "10"}, "unknown device type 'h100'"},
       {{"plan", "-m", "vgg16", "--pool", "v100=1", "--throughput", "1e6"}, "no plan sustains"},
-      {{"plan", "-m", "vgg16", "--pool", "v100=x", "--throughput", "10"}, "count must be an integer"},
-      {{"plan", "-m", "vgg16"}, "--throughput"},
       {{"plan", "-m", "vgg16", "--throughput", "10", "--planner", "bsp"}, "does not solve the cost objective"},
-      {{"plan", "-m", "vgg16", "--throughput", "10", "--planner", "nope"}, "unknown hetero planner 'nope'"},
-      {{"plan", "-m", "vgg16", "--objective", "step-time", "--pool", "v100=9"}, "1 to 8 devices"},
       {{"plan", "-m", dir_ + "/missing.json", "--throughput", "10"}, "missing.json"},
   };
   for (const Case& c : cases) {

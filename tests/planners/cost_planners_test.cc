@@ -23,26 +23,13 @@ namespace {
 //   B | A : B stage 0.0075 + 0.02 -> k = 3 (9 $/h); A stage k>=2: k x 10/0.11 -> k = 11 (11 $/h): 20 $/h
 class ToyCostProblem : public ::testing::Test {
  protected:
-  ToyCostProblem() {
-    a_ = catalog_.Add(ToyType("a", 1e12, 1.0));
-    b_ = catalog_.Add(ToyType("b", 4e12, 3.0));
-    net_ = ToyLink("net", 1e9);
-    model_.name = "toy";
-    model_.default_batch_size = 10;
-    model_.layers = {ToyLayer("embed", 1e9, 0, 1e6), ToyLayer("dense", 1e9, 4e7, 1e3)};
-    problem_.model = &model_;
-    problem_.catalog = &catalog_;
-    problem_.network = &net_;
-    problem_.pool = {{a_, 0}, {b_, 0}};
-    problem_.throughput_limit = 1000;
-  }
+  ToyCostProblem() : w_(MakeToyCostWorld()), a_(w_->a), b_(w_->b), model_(w_->model), problem_(w_->problem) {}
   Result<HeteroPlan> Solve(const std::string& planner) { return SolveWith(planner, problem_); }
 
-  DeviceCatalog catalog_;
-  DeviceTypeId a_ = 0, b_ = 0;
-  LinkClass net_;
-  ModelProfile model_;
-  PlanningProblem problem_;
+  std::unique_ptr<ToyCostWorld> w_;
+  DeviceTypeId a_, b_;
+  ModelProfile& model_;
+  PlanningProblem& problem_;
 };
 
 TEST_F(ToyCostProblem, DpFindsTheHandWorkedOptimum) {

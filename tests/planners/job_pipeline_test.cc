@@ -16,11 +16,8 @@ namespace {
 //                         (one stage would take 8 x 0.006 = 0.048 s) -> 8 / 0.0288 = 277.8 samples/s
 //   data parallel:        4 x 6e9 / 1e12 = 0.024 s + ring of 1e8 B over 2: 0.01 s = 0.034 s -> 235.3 samples/s
 TEST(JobPipeline, SpecAskingForPlanningRunsAtThePlansThroughput) {
-  auto world = MakeToyDevices({{ToyType("a", 1e12, 1), 1}, {ToyType("a", 1e12, 1), 1}}, 1e11, 1e10);
-  ModelProfile model;
-  model.name = "toy";
-  model.default_batch_size = 4;
-  model.layers = {ToyLayer("l0", 1e9, 0, 1e6), ToyLayer("l1", 1e9, 1e8, 1e3)};
+  auto world = ToyPipelineDevices();
+  const ModelProfile model = ToyPipelineModel();
   auto planner = Registry<Planner>::Instance().Create("data-parallel", Options{});
   ASSERT_TRUE(planner.ok());
   JobSpec job;

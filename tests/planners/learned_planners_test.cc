@@ -16,20 +16,8 @@ Options Opts(std::initializer_list<std::pair<const char*, const char*>> kv) {
 
 // The two-layer problem of cost_planners_test.cc: optimum A|B at 8 $/h (worked out there).
 TEST(HeterPs, FindsTheToyOptimumAndIsDeterministic) {
-  DeviceCatalog catalog;
-  const DeviceTypeId a = catalog.Add(ToyType("a", 1e12, 1.0));
-  const DeviceTypeId b = catalog.Add(ToyType("b", 4e12, 3.0));
-  LinkClass net = ToyLink("net", 1e9);
-  ModelProfile model;
-  model.name = "toy";
-  model.default_batch_size = 10;
-  model.layers = {ToyLayer("embed", 1e9, 0, 1e6), ToyLayer("dense", 1e9, 4e7, 1e3)};
-  PlanningProblem p;
-  p.model = &model;
-  p.catalog = &catalog;
-  p.network = &net;
-  p.pool = {{a, 0}, {b, 0}};
-  p.throughput_limit = 1000;
+  auto w = MakeToyCostWorld();
+  const PlanningProblem& p = w->problem;
   const Options o = Opts({{"episodes", "200"}, {"polish", "false"}, {"seed", "4"}});
   auto first = SolveWith("heterps", p, o);
   auto second = SolveWith("heterps", p, o);
@@ -68,11 +56,8 @@ TEST(HeterPs, WithinTwoPercentOfDpOnSmallZooCases) {
 
 // The two-device pipeline of step_time_planners_test.cc: optimum two stages, 0.032 s.
 TEST(Tapp, FindsTheToyPipelineAndBeatsBsp) {
-  auto world = MakeToyDevices({{ToyType("a", 1e12, 1), 1}, {ToyType("a", 1e12, 1), 1}}, 1e11, 1e10);
-  ModelProfile model;
-  model.name = "toy";
-  model.default_batch_size = 4;
-  model.layers = {ToyLayer("l0", 1e9, 0, 1e6), ToyLayer("l1", 1e9, 1e8, 1e3)};
+  auto world = ToyPipelineDevices();
+  const ModelProfile model = ToyPipelineModel();
   PlanningProblem p;
   p.model = &model;
   p.objective = PlanObjective::kStepTime;

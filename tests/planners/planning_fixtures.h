@@ -96,4 +96,41 @@ inline std::unique_ptr<ToyDevices> MakeToyDevices(const std::vector<std::pair<De
   return w;
 }
 
+// The two-layer model of the hand-worked step-time tests (step_time_planners_test.cc): 3e9
+// FLOP/sample per layer, 1e6 B of activations after layer 0, 1e8 B of parameters in layer 1.
+inline ModelProfile ToyPipelineModel() {
+  ModelProfile model;
+  model.name = "toy";
+  model.default_batch_size = 4;
+  model.layers = {ToyLayer("l0", 1e9, 0, 1e6), ToyLayer("l1", 1e9, 1e8, 1e3)};
+  return model;
+}
+// Two 1 TFLOP/s devices on two nodes joined by a NIC of `nic_Bps`.
+inline std::unique_ptr<ToyDevices> ToyPipelineDevices(double nic_Bps = 1e10) {
+  return MakeToyDevices({{ToyType("a", 1e12, 1), 1}, {ToyType("a", 1e12, 1), 1}}, 1e11, nic_Bps);
+}
+
+// The two-layer, two-type cost problem of cost_planners_test.cc (optimum A|B at 8 $/h).
+struct ToyCostWorld {
+  DeviceCatalog catalog;
+  DeviceTypeId a = 0, b = 0;
+  LinkClass net = ToyLink("net", 1e9);
+  ModelProfile model;
+  PlanningProblem problem;
+};
+inline std::unique_ptr<ToyCostWorld> MakeToyCostWorld() {
+  auto w = std::make_unique<ToyCostWorld>();
+  w->a = w->catalog.Add(ToyType("a", 1e12, 1.0));
+  w->b = w->catalog.Add(ToyType("b", 4e12, 3.0));
+  w->model.name = "toy";
+  w->model.default_batch_size = 10;
+  w->model.layers = {ToyLayer("embed", 1e9, 0, 1e6), ToyLayer("dense", 1e9, 4e7, 1e3)};
+  w->problem.model = &w->model;
+  w->problem.catalog = &w->catalog;
+  w->problem.network = &w->net;
+  w->problem.pool = {{w->a, 0}, {w->b, 0}};
+  w->problem.throughput_limit = 1000;
+  return w;
+}
+
 }  // namespace hetsched::test

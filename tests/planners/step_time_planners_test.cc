@@ -22,10 +22,8 @@ namespace {
 class ToyStepTime : public ::testing::Test {
  protected:
   ToyStepTime() {
-    world_ = MakeToyDevices({{ToyType("a", 1e12, 1), 1}, {ToyType("a", 1e12, 1), 1}}, 1e11, 1e10);
-    model_.name = "toy";
-    model_.default_batch_size = 4;
-    model_.layers = {ToyLayer("l0", 1e9, 0, 1e6), ToyLayer("l1", 1e9, 1e8, 1e3)};
+    world_ = ToyPipelineDevices();
+    model_ = ToyPipelineModel();
     problem_.model = &model_;
     problem_.objective = PlanObjective::kStepTime;
     problem_.cluster = world_->cluster.get();
@@ -55,7 +53,7 @@ TEST_F(ToyStepTime, DpFindsTheTwoStagePipeline) {
 
 TEST_F(ToyStepTime, SlowLinkKeepsOneStage) {
   // A 1 GB/s NIC: the transfer is 0.004 s, two stages take 5 x 0.010 = 0.05 > 0.048.
-  world_ = MakeToyDevices({{ToyType("a", 1e12, 1), 1}, {ToyType("a", 1e12, 1), 1}}, 1e11, 1e9);
+  world_ = ToyPipelineDevices(1e9);
   problem_.cluster = world_->cluster.get();
   auto plan = SolveWith("dp", problem_);
   ASSERT_TRUE(plan.ok());

@@ -32,7 +32,7 @@ torch::Tensor LstmPolicy::Impl::ProjectInputs(const StepFeatures& f) const {
 }
 
 torch::Tensor LstmPolicy::Impl::Step(const torch::Tensor& step_input, const torch::Tensor& prev_actions,
-                                     torch::Tensor* h, torch::Tensor* c) const {
+                                     torch::Tensor* h, torch::Tensor* c, bool with_repeat_bias) const {
   const int64_t batch = prev_actions.size(0);
   const torch::Tensor x = torch::cat({step_input.unsqueeze(0).expand({batch, config.hidden}),
                                       net->action_embed->forward(prev_actions)},
@@ -40,7 +40,14 @@ torch::Tensor LstmPolicy::Impl::Step(const torch::Tensor& step_input, const torc
   auto hc = net->cell->forward(x, std::make_tuple(*h, *c));
   *h = std::get<0>(hc);
   *c = std::get<1>(hc);
-  return net->head->forward(*h);
+  torch::Tensor logits = net->head->forward(*h);
+  if (with_repeat_bias && config.repeat_bias != 0) {
+    // One-hot of the previous action (the "none" index num_actions falls off the slice).
+    const torch::Tensor repeat =
+        torch::one_hot(prev_actions, config.num_actions + 1).slice(1, 0, config.num_actions).to(torch::kFloat32);
+    logits = logits + static_cast<float>(config.repeat_bias) * repeat;
+  }
+  return logits;
 }
 
 torch::Tensor MaskLogits(const torch::Tensor& logits, const std::vector<uint8_t>& allowed) {
@@ -73,23 +80,32 @@ Result<LstmPolicy> LstmPolicy::Create(const LstmPolicyConfig& config) {
 Result<std::vector<int>> LstmPolicy::Greedy(const StepFeatures& features, const ActionMaskFn& mask) const {
   HETSCHED_RETURN_IF_ERROR(impl_->Check(features));
   ConfigureTorchThreads(impl_->config.threads);
-  torch::NoGradGuard no_grad;
+  c10::InferenceMode inference;
   const int actions = impl_->config.num_actions;
   const torch::Tensor inputs = impl_->ProjectInputs(features);
   torch::Tensor h = torch::zeros({1, impl_->config.hidden}), c = torch::zeros({1, impl_->config.hidden});
-  torch::Tensor prev = torch::full({1}, actions, torch::kLong);
+  int64_t prev_value = actions;  // "no previous action"
+  const torch::Tensor prev = torch::from_blob(&prev_value, {1}, torch::kLong);
   std::vector<int> out;
   std::vector<uint8_t> allowed(static_cast<size_t>(actions), 1);
+  std::vector<float> logits(static_cast<size_t>(actions));
   for (int step = 0; step < features.steps; ++step) {
-    torch::Tensor logits = impl_->Step(inputs[step], prev, &h, &c);
+    // The repeat bias and the mask are applied here on the copied logits: the same decision as
+    // MaskLogits + argmax over the biased logits, without three tensor operations per step.
+    const torch::Tensor t = impl_->Step(inputs[step], prev, &h, &c, /*with_repeat_bias=*/false).contiguous();
+    std::copy_n(t.data_ptr<float>(), actions, logits.begin());
+    if (step > 0) logits[static_cast<size_t>(out.back())] += static_cast<float>(impl_->config.repeat_bias);
     if (mask) {
       std::fill(allowed.begin(), allowed.end(), 0);
       mask(step, out, &allowed);
-      logits = MaskLogits(logits, allowed);
     }
-    const int a = static_cast<int>(logits.argmax(1).item<int64_t>());
-    out.push_back(a);
-    prev = torch::full({1}, a, torch::kLong);
+    int best = -1;
+    for (int a = 0; a < actions; ++a) {
+      if (allowed[static_cast<size_t>(a)] && (best < 0 || logits[static_cast<size_t>(a)] > logits[static_cast<size_t>(best)])) best = a;
+    }
+    if (best < 0) return Status::InvalidArgument("policy: the mask allows no action at step " + std::to_string(step));
+    out.push_back(best);
+    prev_value = best;
   }
   return out;
 }
@@ -108,6 +124,7 @@ Status LstmPolicy::Save(const std::string& path) const {
       archive.write(std::string("config.") + kConfigKeys[i], torch::tensor(values[i]));
     }
     archive.write("config.seed", torch::tensor(static_cast<int64_t>(c.seed)));
+    archive.write("config.repeat_bias", torch::tensor(c.repeat_bias, torch::kFloat64));
     impl_->net->save(archive);
     archive.save_to(tmp);
   } catch (const c10::Error& e) {
@@ -130,8 +147,10 @@ Result<LstmPolicy> LstmPolicy::Load(const std::string& path) {
       archive.read(std::string("config.") + kConfigKeys[i], t);
       values[i] = t.item<int64_t>();
     }
-    torch::Tensor seed;
+    torch::Tensor seed, repeat_bias;
     archive.read("config.seed", seed);
+    archive.read("config.repeat_bias", repeat_bias);
+    c.repeat_bias = repeat_bias.item<double>();
     c.feature_dim = static_cast<int>(values[0]);
     c.num_actions = static_cast<int>(values[1]);
     c.hidden = static_cast<int>(values[2]);

@@ -24,6 +24,9 @@ struct LstmPolicyConfig {
   int num_actions = 0;        // actions per step (> 0)
   int hidden = 64;            // LSTM hidden size
   int action_embedding = 16;  // embedding of the previous action
+  // Added to the logit of the previous step's action: a prior towards runs of one action (for
+  // planners, few stages) that the training can still overrule. 0 = none.
+  double repeat_bias = 0;
   uint64_t seed = 1;          // weight initialisation
   int threads = 1;            // LibTorch intra-op threads
 };

@@ -23,9 +23,10 @@ struct LstmPolicy::Impl {
   Status Check(const StepFeatures& features) const;
   // Projected step inputs (steps x hidden), computed once per pass.
   torch::Tensor ProjectInputs(const StepFeatures& features) const;
-  // One step for a batch: returns logits (batch x actions); updates h, c.
+  // One step for a batch: returns logits (batch x actions), with the repeat bias added unless
+  // `with_repeat_bias` is false (greedy decoding adds it itself); updates h, c.
   torch::Tensor Step(const torch::Tensor& step_input, const torch::Tensor& prev_actions, torch::Tensor* h,
-                     torch::Tensor* c) const;
+                     torch::Tensor* c, bool with_repeat_bias = true) const;
 };
 
 // Adds -inf to the logits of disallowed actions (row i uses allowed[i * actions ...]).

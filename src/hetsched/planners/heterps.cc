@@ -56,35 +56,22 @@ class HeterPsPlanner : public HeteroPlanner {
       for (int l = 0; l < L; ++l) bad += m.StageCost(l, l, a[static_cast<size_t>(l)]) == StageCostModel::kInfeasible;
       return -kInfeasiblePenalty - static_cast<double>(bad) / L;
     };
-    learn::LstmPolicyConfig config;
-    config.feature_dim = LayerFeatureDim() + 2 * D;
-    config.num_actions = D;
-    config.hidden = o_.hidden;
-    config.seed = o_.reinforce.seed;
-    auto policy = learn::LstmPolicy::Create(config);
-    if (!policy.ok()) return policy.status();
-    auto trained = learn::TrainReinforce(*policy, features, reward, {}, o_.reinforce);
-    if (!trained.ok()) return trained.status();
-    if (!o_.save_path.empty()) HETSCHED_RETURN_IF_ERROR(policy->Save(o_.save_path));
-    std::vector<int> actions = trained->best_actions;
-    const double learned = m.AssignmentCost(actions);
-    int moves = 0;
-    if (o_.polish) {
-      moves = ImproveAssignmentLocally(&actions, D, [&](std::span<const int> a) { return m.AssignmentCost(a); });
-    }
-    auto plan = m.EvaluateAssignment(actions, "heterps");
+    HETSCHED_ASSIGN_OR_RETURN(const LearnedAssignment learned,
+                              LearnAssignment(o_, features, D, reward, {},
+                                              [&](std::span<const int> a) { return m.AssignmentCost(a); }));
+    auto plan = m.EvaluateAssignment(learned.actions, "heterps");
     if (!plan.ok()) {
-      return Status::Infeasible(fmt::format("heterps: no feasible plan found in {} episodes ({})", trained->episodes,
+      return Status::Infeasible(fmt::format("heterps: no feasible plan found in {} episodes ({})", learned.episodes,
                                             plan.status().message()));
     }
-    plan->episodes = trained->episodes;
-    plan->episodes_to_best = trained->best_episode;
-    plan->evaluations = trained->episodes;
-    plan->learned_objective = learned;
+    plan->episodes = learned.episodes;
+    plan->episodes_to_best = learned.episodes_to_best;
+    plan->evaluations = learned.episodes;
+    plan->learned_objective = learned.learned_objective;
     plan->note = fmt::format(
         "REINFORCE: reward -cost/{:.4g} $/h (cheapest single-type plan); learned plan {:.6g} $/h, {} local-search "
         "move(s){}",
-        ref, learned, moves, o_.polish ? "" : " (polish=false)");
+        ref, learned.learned_objective, learned.polish_moves, o_.polish ? "" : " (polish=false)");
     return plan;
   }
 
@@ -101,7 +88,7 @@ Result<std::unique_ptr<HeteroPlanner>> MakeHeterPs(const Options& options) {
 const MethodInfo kHeterPsInfo{
     "heterps",
     "LSTM policy picks a resource type per layer, REINFORCE on the provisioned cost (options: episodes, batch, lr, "
-    "entropy, hidden, patience, seed, save, polish)",
+    "entropy, hidden, repeat_bias, patience, seed, save, polish)",
     "[SRC] RL scheduling of layers to resource types, min cost under a throughput limit (Feng et al., FGCS 2023); "
     "[REC-M] LSTM + REINFORCE; [REC] features, reward, provisioning model (ALGORITHMS.md 2.2-2.4), local-search polish (ours)"};
 

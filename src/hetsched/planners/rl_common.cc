@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "hetsched/planners/cost_search.h"
+
 namespace hetsched {
 
 namespace {
@@ -40,13 +42,14 @@ Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& o, int de
   auto batch = o.GetInt("batch", 16);
   auto lr = o.GetDouble("lr", default_lr);
   auto polish = o.GetBool("polish", true);
+  auto repeat_bias = o.GetDouble("repeat_bias", 3.0);
   auto entropy = o.GetDouble("entropy", 0.01);
   auto decay = o.GetDouble("baseline_decay", 0.9);
   auto patience = o.GetInt("patience", 0);
   auto hidden = o.GetInt("hidden", 64);
   auto seed = o.GetInt("seed", 1);
   for (const Status& s : {episodes.status(), batch.status(), lr.status(), entropy.status(), decay.status(),
-                          patience.status(), hidden.status(), seed.status(), polish.status()}) {
+                          patience.status(), hidden.status(), seed.status(), polish.status(), repeat_bias.status()}) {
     if (!s.ok()) return s;
   }
   if (*episodes < 1 || *batch < 1 || *hidden < 1 || *patience < 0 || *seed < 0) {
@@ -62,6 +65,31 @@ Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& o, int de
   out.hidden = static_cast<int>(*hidden);
   out.save_path = o.GetString("save", "");
   out.polish = *polish;
+  out.repeat_bias = *repeat_bias;
+  return out;
+}
+
+Result<LearnedAssignment> LearnAssignment(const LearnedPlannerOptions& o, const learn::StepFeatures& features,
+                                          int num_actions, const learn::RewardFn& reward,
+                                          const learn::ActionMaskFn& mask,
+                                          const std::function<double(std::span<const int>)>& objective) {
+  learn::LstmPolicyConfig config;
+  config.feature_dim = static_cast<int>(features.values.size() / static_cast<size_t>(std::max(1, features.steps)));
+  config.num_actions = num_actions;
+  config.hidden = o.hidden;
+  config.repeat_bias = o.repeat_bias;
+  config.seed = o.reinforce.seed;
+  auto policy = learn::LstmPolicy::Create(config);
+  if (!policy.ok()) return policy.status();
+  auto trained = learn::TrainReinforce(*policy, features, reward, mask, o.reinforce);
+  if (!trained.ok()) return trained.status();
+  if (!o.save_path.empty()) HETSCHED_RETURN_IF_ERROR(policy->Save(o.save_path));
+  LearnedAssignment out;
+  out.actions = std::move(trained->best_actions);
+  out.learned_objective = objective(out.actions);
+  if (o.polish) out.polish_moves = ImproveAssignmentLocally(&out.actions, num_actions, objective);
+  out.episodes = trained->episodes;
+  out.episodes_to_best = trained->best_episode;
   return out;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "hetsched/learn/lstm_policy.h"
@@ -22,11 +23,28 @@ int LayerFeatureDim();
 struct LearnedPlannerOptions {
   learn::ReinforceConfig reinforce;
   int hidden = 64;
+  double repeat_bias = 3.0;  // prior towards keeping the previous layer's resource (lstm_policy.h)
   std::string save_path;  // write the trained policy here (with its configuration)
   bool polish = true;     // local search after RL (ImproveAssignmentLocally)
 };
-// Reads episodes, batch, lr, entropy, baseline_decay, patience, hidden, seed, save, polish.
+// Reads episodes, batch, lr, entropy, baseline_decay, patience, hidden, repeat_bias, seed, save,
+// polish.
 Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& options, int default_episodes,
                                                          double default_lr);
+
+// What the learned planners share after building their features and reward: create the LSTM
+// policy (configuration from `o`), train it with REINFORCE, save it when asked, and polish the
+// best sequence with ImproveAssignmentLocally on `objective` (lower is better) when o.polish.
+struct LearnedAssignment {
+  std::vector<int> actions;        // after polish
+  double learned_objective = 0;    // objective of the RL sequence itself
+  int polish_moves = 0;
+  int episodes = 0;
+  int episodes_to_best = 0;
+};
+Result<LearnedAssignment> LearnAssignment(const LearnedPlannerOptions& o, const learn::StepFeatures& features,
+                                          int num_actions, const learn::RewardFn& reward,
+                                          const learn::ActionMaskFn& mask,
+                                          const std::function<double(std::span<const int>)>& objective);
 
 }  // namespace hetsched

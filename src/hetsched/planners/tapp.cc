@@ -65,33 +65,20 @@ class TappPlanner : public HeteroPlanner {
       for (int l = 0; l < L; ++l) bad += m.Slot(l, l, a[static_cast<size_t>(l)], -1) == kInf;
       return -kInfeasiblePenalty - static_cast<double>(bad) / L;
     };
-    learn::LstmPolicyConfig config;
-    config.feature_dim = LayerFeatureDim() + 2 * M;
-    config.num_actions = M;
-    config.hidden = o_.hidden;
-    config.seed = o_.reinforce.seed;
-    auto policy = learn::LstmPolicy::Create(config);
-    if (!policy.ok()) return policy.status();
-    auto trained = learn::TrainReinforce(*policy, features, reward, mask, o_.reinforce);
-    if (!trained.ok()) return trained.status();
-    if (!o_.save_path.empty()) HETSCHED_RETURN_IF_ERROR(policy->Save(o_.save_path));
-    std::vector<int> actions = trained->best_actions;
-    const double learned = m.AssignmentStepTime(actions);
-    int moves = 0;
-    if (o_.polish) {
-      moves = ImproveAssignmentLocally(&actions, M, [&](std::span<const int> a) { return m.AssignmentStepTime(a); });
-    }
-    auto plan = m.EvaluateAssignment(actions, "tapp");
+    HETSCHED_ASSIGN_OR_RETURN(const LearnedAssignment learned,
+                              LearnAssignment(o_, features, M, reward, mask,
+                                              [&](std::span<const int> a) { return m.AssignmentStepTime(a); }));
+    auto plan = m.EvaluateAssignment(learned.actions, "tapp");
     if (!plan.ok()) {
-      return Status::Infeasible(fmt::format("tapp: no pipeline that fits found in {} episodes ({})", trained->episodes,
+      return Status::Infeasible(fmt::format("tapp: no pipeline that fits found in {} episodes ({})", learned.episodes,
                                             plan.status().message()));
     }
-    plan->episodes = trained->episodes;
-    plan->episodes_to_best = trained->best_episode;
-    plan->evaluations = trained->episodes;
-    plan->learned_objective = learned;
+    plan->episodes = learned.episodes;
+    plan->episodes_to_best = learned.episodes_to_best;
+    plan->evaluations = learned.episodes;
+    plan->learned_objective = learned.learned_objective;
     plan->note = fmt::format("REINFORCE: reward -T/{:.4g} s ({}); learned plan {:.6g} s, {} local-search move(s){}", ref,
-                             bsp.ok() ? "BSP step" : "slowest device alone", learned, moves,
+                             bsp.ok() ? "BSP step" : "slowest device alone", learned.learned_objective, learned.polish_moves,
                              o_.polish ? "" : " (polish=false)");
     return plan;
   }
@@ -109,7 +96,7 @@ Result<std::unique_ptr<HeteroPlanner>> MakeTapp(const Options& options) {
 const MethodInfo kTappInfo{
     "tapp",
     "policy-gradient agent cuts the layers into pipeline stages on distinct devices, min step time (options: "
-    "episodes, batch, lr, entropy, hidden, patience, seed, save, polish)",
+    "episodes, batch, lr, entropy, hidden, repeat_bias, patience, seed, save, polish)",
     "[SRC] policy-gradient allocation of pipeline stages to heterogeneous devices (Mao et al., Appl. Sci. 2021); "
     "[REC] LSTM policy in place of the grouper/attention placer [SRC2], GPipe step model (ALGORITHMS.md 4.2-4.3), "
     "local-search polish (ours)"};
