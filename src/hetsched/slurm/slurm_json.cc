@@ -29,7 +29,8 @@ std::vector<std::string> StrList(const json& o, const char* key) {
       if (e.is_string()) out.push_back(e.get<std::string>());
     }
   } else if (it->is_string()) {  // "features": "a100,nvlink"
-    for (auto part : Split(it->get<std::string>(), ',')) {
+    const std::string joined = it->get<std::string>();  // Split's views point into it
+    for (auto part : Split(joined, ',')) {
       if (!Trim(part).empty()) out.emplace_back(Trim(part));
     }
   }
