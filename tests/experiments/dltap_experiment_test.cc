@@ -27,8 +27,9 @@ TEST(DltapExperimentTest, QuickModeWritesOneRowPerWorkloadAndPlacer) {
   std::ifstream in(ctx.out_dir + "/dltap.csv");
   std::stringstream text;
   text << in.rdbuf();
+  const std::string all = text.str();  // Split's views point into it
   std::vector<std::string> lines;
-  for (std::string_view line : Split(text.str(), '\n')) {
+  for (std::string_view line : Split(all, '\n')) {
     if (!line.empty()) lines.emplace_back(line);
   }
   ASSERT_EQ(lines.size(), 1u + 3 * 4);  // header + 3 workloads x 4 placers
