@@ -114,8 +114,14 @@ int main(int argc, char** argv) {
   int gpus = 10000;
   std::string policy = "fifo", placer = "pack";
   double load = 0.8;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; i += 2) {
     const std::string k = argv[i];
+    if (k == "--help" || k == "-h") {
+      fmt::print("usage: sim_bench [--jobs N] [--gpus G] [--policy NAME] [--placer NAME] [--load L]\n"
+                 "defaults: --jobs 1000000 --gpus 10000 --policy fifo --placer pack --load 0.8\n");
+      return 0;
+    }
+    if (i + 1 >= argc) { fmt::print(stderr, "option {} needs a value\n", k); return 2; }
     if (k == "--jobs") jobs = std::stoll(argv[i + 1]);
     else if (k == "--gpus") gpus = std::stoi(argv[i + 1]);
     else if (k == "--policy") policy = argv[i + 1];
@@ -194,6 +200,24 @@ int main(int argc, char** argv) {
   fmt::print("outcome            : utilisation {:.1f}%, avg JCT {:.2f} h, avg queueing {:.2f} h, {} preemptions\n",
              100 * summary.utilisation, summary.jct_s.mean / 3600, summary.queueing_delay_s.mean / 3600,
              summary.preemptions);
+  // Is the run in a steady state? Busy devices and queue length at each quarter of the arrival
+  // period (the last sample at or before that time): a queue that keeps growing means the policy
+  // cannot keep up at this load, and events per job then grow with the run's length.
+  if (!workload->jobs.empty() && !run->timeline.empty()) {
+    const double last_arrival = workload->jobs.back().spec.submit_time_s;
+    std::string quarters;
+    size_t k = 0;
+    for (int q = 1; q <= 4; ++q) {
+      const double t = last_arrival * q / 4.0;
+      while (k + 1 < run->timeline.size() && run->timeline[k + 1].time_s <= t) ++k;
+      const TimelineSample& s = run->timeline[k];
+      quarters += fmt::format("{}{}% busy {}, pending {}", q == 1 ? "" : "; ", q * 25, s.busy_devices,
+                              s.pending_jobs);
+    }
+    int max_pending = 0;
+    for (const TimelineSample& s : run->timeline) max_pending = std::max(max_pending, s.pending_jobs);
+    fmt::print("arrival period     : {} (max pending {})\n", quarters, max_pending);
+  }
   fmt::print("peak memory (RSS)  : {:.0f} MiB\n", PeakRssMiB());
   fmt::print("result digest      : {:016x}\n", ResultDigest(*run));
   fmt::print("decision time      : p50 {:.1f} us, p99 {:.1f} us, max {:.1f} us over {} calls\n", pct(all, 0.5) * 1e6,

@@ -27,6 +27,20 @@ bool Placeable(const AllocationProblem& problem, size_t j) {
   return false;
 }
 
+PlaceableRows CollectPlaceableRows(const AllocationProblem& problem, Allocation* allocation) {
+  PlaceableRows rows;
+  for (size_t j = 0; j < problem.jobs.size(); ++j) {
+    if (!Placeable(problem, j)) {
+      allocation->unplaceable.push_back(problem.jobs[j].id);
+      continue;
+    }
+    rows.throughput.push_back(&problem.jobs[j].throughput);
+    rows.gpus.push_back(problem.jobs[j].num_gpus);
+    rows.job_of.push_back(j);
+  }
+  return rows;
+}
+
 double BestThroughput(const AllocationProblem& problem, size_t j) {
   const AllocationJob& job = problem.jobs[j];
   double best = 0;

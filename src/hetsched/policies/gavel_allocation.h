@@ -98,6 +98,16 @@ std::vector<double> ReadShares(const lp::Solution& solution, const ShareVariable
 
 // Whether job j can run on at least one type (some T > 0 with g <= W).
 bool Placeable(const AllocationProblem& problem, size_t j);
+// The LP rows of the jobs that can run somewhere (row r is job job_of[r]); the others are added to
+// allocation->unplaceable.
+struct PlaceableRows {
+  std::vector<const std::vector<double>*> throughput;
+  std::vector<int> gpus;
+  std::vector<size_t> job_of;
+  bool empty() const { return job_of.empty(); }
+  size_t size() const { return job_of.size(); }
+};
+PlaceableRows CollectPlaceableRows(const AllocationProblem& problem, Allocation* allocation);
 // max_k T[j][k] over the types it can use (0 if none).
 double BestThroughput(const AllocationProblem& problem, size_t j);
 

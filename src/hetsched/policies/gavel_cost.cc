@@ -23,19 +23,11 @@ Result<Allocation> SolveMaxThroughputPerDollar(const AllocationProblem& problem,
   const size_t types = problem.capacity.size();
   Allocation out;
   out.share.assign(problem.jobs.size(), std::vector<double>(types, 0.0));
-  std::vector<const std::vector<double>*> rows;
-  std::vector<int> gpus;
-  std::vector<size_t> job_of;
-  for (size_t j = 0; j < problem.jobs.size(); ++j) {
-    if (!Placeable(problem, j)) {
-      out.unplaceable.push_back(problem.jobs[j].id);
-      continue;
-    }
-    rows.push_back(&problem.jobs[j].throughput);
-    gpus.push_back(problem.jobs[j].num_gpus);
-    job_of.push_back(j);
-  }
-  if (rows.empty()) return out;
+  const PlaceableRows placeable = CollectPlaceableRows(problem, &out);
+  if (placeable.empty()) return out;
+  const auto& rows = placeable.throughput;
+  const auto& gpus = placeable.gpus;
+  const auto& job_of = placeable.job_of;
 
   auto build = [&](bool with_slos, int* slos_dropped) {
     lp::LinearProgram program;
@@ -89,33 +81,11 @@ Result<Allocation> SolveMaxThroughputPerDollar(const AllocationProblem& problem,
   return out;
 }
 
-namespace {
-
-class GavelCost final : public RoundPolicy {
- public:
-  explicit GavelCost(double round_s) : RoundPolicy("gavel-cost", round_s, false) {}
-
- protected:
-  Result<Allocation> ComputeAllocation(const AllocationProblem& problem) override {
-    return SolveMaxThroughputPerDollar(problem, solver_);
-  }
-
- private:
-  lp::WarmStartLpSolver solver_;
-};
-
-}  // namespace
-
 HETSCHED_REGISTER_IMPL(JobScheduler, kGavelCostRegistered,
                        (MethodInfo{"gavel-cost",
                                    "Gavel cost policy: max normalised throughput per dollar, SLOs as constraints, rounds",
                                    "[SRC] Gavel (Narayanan et al., OSDI 2020) sec. 4.2 cost/SLO policies; "
                                    "normalisation and SLO relaxation [REC]"}),
-                       [](const Options& o) -> Result<std::unique_ptr<JobScheduler>> {
-                         HETSCHED_ASSIGN_OR_RETURN(const double round_s, RoundOption(o));
-                         auto policy = std::make_unique<GavelCost>(round_s);
-                         HETSCHED_RETURN_IF_ERROR(ProfileOption(o, *policy));
-                         return std::unique_ptr<JobScheduler>(std::move(policy));
-                       })
+                       [](const Options& o) { return MakeLpRoundPolicy(o, "gavel-cost", false, SolveMaxThroughputPerDollar); })
 
 }  // namespace hetsched::gavel

@@ -111,38 +111,20 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
   return out;
 }
 
-namespace {
-
-class GavelFtf final : public RoundPolicy {
- public:
-  GavelFtf(double round_s, double tolerance) : RoundPolicy("gavel-ftf", round_s, false), tolerance_(tolerance) {}
-
- protected:
-  Result<Allocation> ComputeAllocation(const AllocationProblem& problem) override {
-    return SolveFinishTimeFairness(problem, solver_, tolerance_);
-  }
-
- private:
-  double tolerance_;
-  lp::WarmStartLpSolver solver_;
-};
-
-}  // namespace
-
 HETSCHED_REGISTER_IMPL(JobScheduler, kGavelFtfRegistered,
                        (MethodInfo{"gavel-ftf",
                                    "Gavel finish-time fairness (Themis rho), min max rho by bisection over LPs, rounds",
                                    "[SRC] Gavel (Narayanan et al., OSDI 2020) sec. 4.2 / Themis (NSDI 2020) rho; "
                                    "bisection and 1/n-share reference [REC]"}),
                        [](const Options& o) -> Result<std::unique_ptr<JobScheduler>> {
-                         HETSCHED_ASSIGN_OR_RETURN(const double round_s, RoundOption(o));
                          HETSCHED_ASSIGN_OR_RETURN(const double tol, o.GetDouble("tolerance", 1e-3));
                          if (!(tol > 0 && tol < 1)) {
                            return Status::InvalidArgument("gavel-ftf: option 'tolerance' must be in (0, 1)");
                          }
-                         auto policy = std::make_unique<GavelFtf>(round_s, tol);
-                         HETSCHED_RETURN_IF_ERROR(ProfileOption(o, *policy));
-                         return std::unique_ptr<JobScheduler>(std::move(policy));
+                         return MakeLpRoundPolicy(o, "gavel-ftf", false,
+                                                  [tol](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+                                                    return SolveFinishTimeFairness(p, solver, tol);
+                                                  });
                        })
 
 }  // namespace hetsched::gavel

@@ -79,28 +79,12 @@ Result<Allocation> SolveMaxMinFairness(const AllocationProblem& problem, const M
 
 namespace {
 
-class GavelLas final : public RoundPolicy {
- public:
-  GavelLas(std::string name, double round_s, bool blind, MaxMinOptions options)
-      : RoundPolicy(std::move(name), round_s, blind), options_(options) {}
-
- protected:
-  Result<Allocation> ComputeAllocation(const AllocationProblem& problem) override {
-    return SolveMaxMinFairness(problem, options_, solver_);
-  }
-
- private:
-  MaxMinOptions options_;
-  lp::WarmStartLpSolver solver_;
-};
-
 Result<std::unique_ptr<JobScheduler>> MakeLas(const Options& options, const std::string& name, bool blind) {
-  HETSCHED_ASSIGN_OR_RETURN(const double round_s, RoundOption(options));
   MaxMinOptions mm;
   HETSCHED_ASSIGN_OR_RETURN(mm.aggregate, options.GetBool("aggregate", true));
-  auto policy = std::make_unique<GavelLas>(name, round_s, blind, mm);
-  HETSCHED_RETURN_IF_ERROR(ProfileOption(options, *policy));
-  return std::unique_ptr<JobScheduler>(std::move(policy));
+  return MakeLpRoundPolicy(options, name, blind, [mm](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+    return SolveMaxMinFairness(p, mm, solver);
+  });
 }
 
 }  // namespace

@@ -21,19 +21,11 @@ Result<Allocation> SolveMinMakespan(const AllocationProblem& problem, lp::WarmSt
   const size_t types = problem.capacity.size();
   Allocation out;
   out.share.assign(problem.jobs.size(), std::vector<double>(types, 0.0));
-  std::vector<const std::vector<double>*> rows;
-  std::vector<int> gpus;
-  std::vector<size_t> job_of;
-  for (size_t j = 0; j < problem.jobs.size(); ++j) {
-    if (!Placeable(problem, j)) {
-      out.unplaceable.push_back(problem.jobs[j].id);
-      continue;
-    }
-    rows.push_back(&problem.jobs[j].throughput);
-    gpus.push_back(problem.jobs[j].num_gpus);
-    job_of.push_back(j);
-  }
-  if (rows.empty()) return out;
+  const PlaceableRows placeable = CollectPlaceableRows(problem, &out);
+  if (placeable.empty()) return out;
+  const auto& rows = placeable.throughput;
+  const auto& gpus = placeable.gpus;
+  const auto& job_of = placeable.job_of;
   lp::LinearProgram program;
   const int theta = program.AddVariable(0, lp::kInfinity, 1.0);
   const ShareVariables vars =
@@ -64,33 +56,11 @@ Result<Allocation> SolveMinMakespan(const AllocationProblem& problem, lp::WarmSt
   return out;
 }
 
-namespace {
-
-class GavelMakespan final : public RoundPolicy {
- public:
-  explicit GavelMakespan(double round_s) : RoundPolicy("gavel-makespan", round_s, false) {}
-
- protected:
-  Result<Allocation> ComputeAllocation(const AllocationProblem& problem) override {
-    return SolveMinMakespan(problem, solver_);
-  }
-
- private:
-  lp::WarmStartLpSolver solver_;
-};
-
-}  // namespace
-
 HETSCHED_REGISTER_IMPL(JobScheduler, kGavelMakespanRegistered,
                        (MethodInfo{"gavel-makespan",
                                    "Gavel minimum makespan over the active jobs (one LP, theta = 1/makespan), rounds",
                                    "[SRC] Gavel (Narayanan et al., OSDI 2020) sec. 4.2 makespan; linearisation and "
                                    "second phase [REC]"}),
-                       [](const Options& o) -> Result<std::unique_ptr<JobScheduler>> {
-                         HETSCHED_ASSIGN_OR_RETURN(const double round_s, RoundOption(o));
-                         auto policy = std::make_unique<GavelMakespan>(round_s);
-                         HETSCHED_RETURN_IF_ERROR(ProfileOption(o, *policy));
-                         return std::unique_ptr<JobScheduler>(std::move(policy));
-                       })
+                       [](const Options& o) { return MakeLpRoundPolicy(o, "gavel-makespan", false, SolveMinMakespan); })
 
 }  // namespace hetsched::gavel

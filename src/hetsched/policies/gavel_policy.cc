@@ -20,6 +20,14 @@ Result<double> RoundOption(const Options& options) {
   return round_s;
 }
 
+Result<std::unique_ptr<JobScheduler>> MakeLpRoundPolicy(const Options& options, std::string name,
+                                                        bool heterogeneity_blind, LpRoundPolicy::SolveFn solve) {
+  HETSCHED_ASSIGN_OR_RETURN(const double round_s, RoundOption(options));
+  auto policy = std::make_unique<LpRoundPolicy>(std::move(name), round_s, heterogeneity_blind, std::move(solve));
+  HETSCHED_RETURN_IF_ERROR(ProfileOption(options, *policy));
+  return std::unique_ptr<JobScheduler>(std::move(policy));
+}
+
 Status ProfileOption(const Options& options, RoundPolicy& policy) {
   const std::string path = options.GetString("profile", "");
   if (path.empty()) return Status::Ok();

@@ -9,6 +9,7 @@
 // T = 1 on every type the job can run on.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -84,6 +85,25 @@ class RoundPolicy : public JobScheduler {
   long long lp_solves_ = 0;
   long long solve_failures_ = 0;
 };
+
+// A round policy whose allocation is one solve function with its own warm-started LP solver.
+class LpRoundPolicy final : public RoundPolicy {
+ public:
+  using SolveFn = std::function<Result<Allocation>(const AllocationProblem&, lp::WarmStartLpSolver&)>;
+  LpRoundPolicy(std::string name, double round_s, bool heterogeneity_blind, SolveFn solve)
+      : RoundPolicy(std::move(name), round_s, heterogeneity_blind), solve_(std::move(solve)) {}
+
+ protected:
+  Result<Allocation> ComputeAllocation(const AllocationProblem& problem) override { return solve_(problem, solver_); }
+
+ private:
+  SolveFn solve_;
+  lp::WarmStartLpSolver solver_;
+};
+
+// Builds an LpRoundPolicy after reading the options every Gavel policy takes (`round`, `profile`).
+Result<std::unique_ptr<JobScheduler>> MakeLpRoundPolicy(const Options& options, std::string name,
+                                                        bool heterogeneity_blind, LpRoundPolicy::SolveFn solve);
 
 // Reads the option `round` (seconds, > 0; default 360) shared by every Gavel policy.
 Result<double> RoundOption(const Options& options);
