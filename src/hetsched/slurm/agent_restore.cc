@@ -15,7 +15,8 @@ Status Agent::Restore() {
     origin_s_ = clock_.NowS();
     JournalRecord start = JournalRecord::Of("agent_start", -1, methods);
     start.time_s = origin_s_;
-    return Append(start);
+    HETSCHED_RETURN_IF_ERROR(Append(start));
+    return SyncJournal();
   }
   if (records.front().event != "agent_start") {
     return Status::ParseError(journal_.path() + ":1: the journal must begin with an agent_start record");
@@ -145,7 +146,7 @@ Status Agent::Restore() {
     Follow(job, sj);
   }
   changed_ = true;
-  return Status::Ok();
+  return SyncJournal();
 }
 
 RunRecord Agent::Record() {
