@@ -12,13 +12,14 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <thread>
 
 #include "hetsched/model/model_zoo.h"
-#include "hetsched/sched/registry.h"
 #include "hetsched/slurm/agent.h"
+#include "hetsched/slurm/squeue_text.h"
 #include "hetsched/util/file_io.h"
 
 using namespace hetsched;
@@ -47,13 +48,7 @@ void PrintDistribution(const std::string& what, const std::vector<double>& ms) {
              ms.empty() ? 0 : *std::max_element(ms.begin(), ms.end()));
 }
 
-AgentMethods Methods() {
-  AgentMethods m;
-  m.scheduler = std::move(Registry<JobScheduler>::Instance().Create("fifo", Options{})).value();
-  m.placer = std::move(Registry<Placer>::Instance().Create("pack", Options{})).value();
-  m.planner = std::move(Registry<Planner>::Instance().Create("data-parallel", Options{})).value();
-  return m;
-}
+AgentMethods Methods() { return std::move(CreateAgentMethods()).value(); }
 
 long long Submit(CommandRunner& runner, const std::string& work, const std::string& script) {
   auto r = runner.Run({"sbatch", "--parsable", "--hold", "--gpus=1", "-o", "/dev/null", "-D", work,
@@ -61,18 +56,54 @@ long long Submit(CommandRunner& runner, const std::string& work, const std::stri
   return r.ok() && r->exit_code == 0 ? std::atoll(r->out.c_str()) : -1;
 }
 
+// Where a poll's time goes, with the jobs Slurm lists now: the squeue command (process start +
+// slurmctld's answer + the client's formatting) and the agent's parsing, for the JSON listing the
+// agent used before and the filtered text poll it uses now; and the bare cost of starting a
+// process. Means over `n` calls; wall (steady clock) and this process's CPU (parsing only: the
+// commands' own CPU is in their processes).
+void Breakdown(PosixCommandRunner& runner, int n) {
+  auto time_command = [&](const std::vector<std::string>& argv, std::string* out) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) {
+      auto r = runner.Run(argv);
+      if (r.ok() && out != nullptr) *out = r->out;
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / n * 1e3;
+  };
+  auto time_parse = [&](const std::function<size_t()>& parse, size_t* jobs) {
+    const double cpu0 = CpuSeconds();
+    for (int i = 0; i < n; ++i) *jobs = parse();
+    return (CpuSeconds() - cpu0) / n * 1e3;
+  };
+  std::string json, text;
+  const double json_ms = time_command({"squeue", "--json"}, &json);
+  const double text_ms = time_command(SqueuePollCommand("all"), &text);
+  const double true_ms = time_command({"true"}, nullptr);
+  const double ping_ms = time_command({"scontrol", "ping"}, nullptr);
+  size_t json_jobs = 0, text_jobs = 0;
+  const double json_parse = time_parse([&] { return ParseSqueueJson(json, "bench").value().size(); }, &json_jobs);
+  const double text_parse = time_parse([&] { return ParseSqueuePoll(text, "bench").value().size(); }, &text_jobs);
+  fmt::print("  squeue --json       : {:6.1f} ms wall per call, {:7.0f} KB, parse {:5.2f} ms CPU ({} jobs)\n", json_ms,
+             static_cast<double>(json.size()) / 1e3, json_parse, json_jobs);
+  fmt::print("  squeue -h -O (poll) : {:6.1f} ms wall per call, {:7.1f} KB, parse {:5.2f} ms CPU ({} jobs)\n", text_ms,
+             static_cast<double>(text.size()) / 1e3, text_parse, text_jobs);
+  fmt::print("  process start (true): {:6.1f} ms wall;  scontrol ping: {:6.1f} ms wall\n", true_ms, ping_ms);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int pending = 100;
   double rate = 20, seconds = 15;
-  int min_job_age = 300;  // start-cluster.sh's MinJobAge; --min-job-age changes it (scontrol reconfigure)
+  int min_job_age = 300;
+  int release_batch = AgentOptions{}.release_batch;  // start-cluster.sh's MinJobAge; --min-job-age changes it (scontrol reconfigure)
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     if (k == "--pending") pending = std::atoi(argv[i + 1]);
     if (k == "--rate") rate = std::atof(argv[i + 1]);
     if (k == "--seconds") seconds = std::atof(argv[i + 1]);
     if (k == "--min-job-age") min_job_age = std::atoi(argv[i + 1]);
+    if (k == "--release-batch") release_batch = std::atoi(argv[i + 1]);
   }
   char tmpl[] = "/tmp/hetsched-slurm-bench.XXXXXX";
   if (mkdtemp(tmpl) == nullptr) return 1;
@@ -101,14 +132,15 @@ int main(int argc, char** argv) {
   std::filesystem::permissions(script, std::filesystem::perms::owner_all);
   SystemClock clock;
   fmt::print("Slurm agent bench: 4 nodes x 4 A100 + 4 nodes x 8 V100 (48 GPUs), fifo + pack, 1-GPU jobs, "
-             "MinJobAge={} s\n",
-             min_job_age);
+             "MinJobAge={} s, release_batch={}\n",
+             min_job_age, release_batch);
 
   // 1. Decision to release at `pending` pending jobs.
   for (int i = 0; i < pending; ++i) Submit(runner, work, script);
   {
     AgentOptions o;
     o.journal_path = work + "/journal1.jsonl";
+    o.release_batch = release_batch;
     auto agent = Agent::Start(runner, clock, ModelZoo::BuiltIn(), Methods(), o);
     if (!agent.ok()) {
       fmt::print(stderr, "{}\n", agent.status().message());
@@ -130,12 +162,15 @@ int main(int argc, char** argv) {
     (void)(*agent)->Run([&] { return (*agent)->counts().finished >= pending || clock.NowS() > deadline; });
     fmt::print("  all {} finished: {}\n", pending, (*agent)->counts().finished >= pending ? "yes" : "NO");
   }
+  fmt::print("\n   cost of one poll with {} jobs listed (20 calls each):\n", pending);
+  Breakdown(runner, 20);
 
   // 2. A steady stream of submissions while the agent runs.
   {
     AgentOptions o;
     o.journal_path = work + "/journal2.jsonl";
     o.poll_interval_s = 0.1;
+    o.release_batch = release_batch;
     auto agent = Agent::Start(runner, clock, ModelZoo::BuiltIn(), Methods(), o);
     if (!agent.ok()) return 1;
     std::mutex mu;
@@ -187,6 +222,8 @@ int main(int argc, char** argv) {
     PrintDistribution("submit -> release, second half", late);
     fmt::print("  all finished {:.1f} s after the first submission; agent CPU {:.2f} s ({:.0f}% of one core)\n",
                wall, cpu, 100 * cpu / wall);
+    fmt::print("\n   cost of one poll with {} more jobs listed (20 calls each):\n", submitted_at.size());
+    Breakdown(runner, 20);
   }
   (void)plain.Run({"scripts/slurm/stop-cluster.sh", dir, "--purge"});
   std::filesystem::remove_all(root);

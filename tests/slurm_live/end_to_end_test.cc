@@ -33,20 +33,17 @@ TEST(SlurmEndToEndTest, TwoHundredJobsRunOnceWhereThePolicyChose) {
   }
   LiveAgent agent;
   ASSERT_NO_FATAL_FAILURE(agent.Start(c));
-  SystemClock& clock = agent.clock;
-  std::vector<std::string>& reports = agent.reports;
-  const double deadline = clock.NowS() + 300;
-  Status run = agent->Run([&] { return agent->counts().finished >= 200 || clock.NowS() > deadline; });
-  ASSERT_TRUE(run.ok()) << run.message();
+  // No fixed deadline: under load (an ASan build beside it) the run takes longer; it fails only
+  // if it stops making progress.
+  ASSERT_NO_FATAL_FAILURE(agent.RunWhileProgressing([&] { return agent->counts().finished >= 200; }));
   const AgentCounts counts = agent->counts();
   EXPECT_EQ(counts.admitted, 200);
   EXPECT_EQ(counts.finished, 200);
   EXPECT_EQ(counts.failed, 0);
   EXPECT_EQ(counts.rejected, 0);
-  // Notes are allowed: Slurm decides the per-node split of an uneven per-job GPU count.
-  for (const auto& m : reports) {
-    if (m.rfind("note: ", 0) != 0) ADD_FAILURE() << "unexpected report: " << m;
-  }
+  // Notes are allowed (Slurm decides the per-node split of an uneven per-job GPU count), and so
+  // is Slurm answering late under load; anything else is not.
+  for (const auto& m : agent.Unexpected()) ADD_FAILURE() << "unexpected report: " << m;
 
   // Each job ran exactly once (one marker line), on exactly the nodes the agent chose, all of the
   // chosen type, and of the type the job asked for when it named one.

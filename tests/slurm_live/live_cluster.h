@@ -216,18 +216,13 @@ inline int CountLines(const std::string& path, const std::string& needle) {
 }  // namespace hetsched::slurm::live
 
 #include "hetsched/model/model_zoo.h"
-#include "hetsched/sched/registry.h"
 #include "hetsched/slurm/agent.h"
 #include "hetsched/slurm/clock.h"
 
 namespace hetsched::slurm::live {
 
 inline AgentMethods Methods(const std::string& policy = "fifo", const std::string& placer = "pack") {
-  AgentMethods m;
-  m.scheduler = std::move(Registry<JobScheduler>::Instance().Create(policy, Options{})).value();
-  m.placer = std::move(Registry<Placer>::Instance().Create(placer, Options{})).value();
-  m.planner = std::move(Registry<Planner>::Instance().Create("data-parallel", Options{})).value();
-  return m;
+  return std::move(CreateAgentMethods(policy, placer)).value();
 }
 
 inline std::string Sorted(std::vector<std::string> v) {
@@ -258,6 +253,48 @@ struct LiveAgent {
     const double deadline = clock.NowS() + timeout_s;
     Status st = agent->Run([&] { return done() || clock.NowS() > deadline; });
     ASSERT_TRUE(st.ok()) << st.message();
+  }
+  // Runs until `done()`, as long as the run makes progress: it gives up only when the agent's
+  // counts did not change for `stall_s` (or after `cap_s` in all), so that a machine loaded by
+  // other work slows the test down instead of failing it. A give-up is a failure that says where
+  // the run stood.
+  void RunWhileProgressing(const std::function<bool()>& done, double stall_s = 120, double cap_s = 900) {
+    const double start = clock.NowS();
+    double last_change = start;
+    AgentCounts last = agent->counts();
+    bool gave_up = false;
+    Status st = agent->Run([&] {
+      if (done()) return true;
+      const AgentCounts c = agent->counts();
+      if (c.admitted != last.admitted || c.released != last.released || c.running != last.running ||
+          c.finished != last.finished || c.rejected != last.rejected) {
+        last = c;
+        last_change = clock.NowS();
+      }
+      gave_up = clock.NowS() - last_change > stall_s || clock.NowS() - start > cap_s;
+      return gave_up;
+    });
+    ASSERT_TRUE(st.ok()) << st.message();
+    if (gave_up) {
+      const AgentCounts c = agent->counts();
+      ADD_FAILURE() << "no progress for " << stall_s << " s (or over " << cap_s << " s): admitted " << c.admitted
+                    << ", pending " << c.pending << ", released " << c.released << ", running " << c.running
+                    << ", finished " << c.finished << ", rejected " << c.rejected << "; last report: "
+                    << (reports.empty() ? "none" : reports.back());
+    }
+  }
+  // Operator messages the agent legitimately prints on a loaded machine: Slurm answering late
+  // (a command timed out: retried), and Slurm's own per-node split of an uneven GPU count.
+  static bool Transient(const std::string& m) {
+    return m.rfind("note: ", 0) == 0 || m.rfind("Slurm unreachable (will retry)", 0) == 0 ||
+           m == "Slurm reachable again";
+  }
+  std::vector<std::string> Unexpected() const {
+    std::vector<std::string> out;
+    for (const auto& m : reports) {
+      if (!Transient(m)) out.push_back(m);
+    }
+    return out;
   }
   Agent* operator->() { return agent.get(); }
 };

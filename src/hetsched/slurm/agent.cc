@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "hetsched/sched/registry.h"
 #include "hetsched/slurm/agent_job.h"
 #include "hetsched/util/text.h"
 
@@ -19,6 +20,15 @@ const char* PhaseName(Phase p) {
   return "?";
 }
 
+Result<AgentMethods> CreateAgentMethods(const std::string& policy, const std::string& placer,
+                                        const std::string& planner) {
+  AgentMethods m;
+  HETSCHED_ASSIGN_OR_RETURN(m.scheduler, Registry<JobScheduler>::Instance().Create(policy, Options{}));
+  HETSCHED_ASSIGN_OR_RETURN(m.placer, Registry<Placer>::Instance().Create(placer, Options{}));
+  HETSCHED_ASSIGN_OR_RETURN(m.planner, Registry<Planner>::Instance().Create(planner, Options{}));
+  return m;
+}
+
 Agent::Agent(CommandRunner& runner, Clock& clock, const ModelZoo& zoo, AgentMethods methods, AgentOptions options,
              SlurmCluster cluster, Journal journal)
     : runner_(runner),
@@ -30,7 +40,8 @@ Agent::Agent(CommandRunner& runner, Clock& clock, const ModelZoo& zoo, AgentMeth
       journal_(std::move(journal)),
       state_(cluster_.cluster),
       ctx_(*this, state_, *methods_.placer, *methods_.planner, zoo_),
-      node_down_(static_cast<size_t>(cluster_.cluster.num_nodes()), false) {}
+      node_down_(static_cast<size_t>(cluster_.cluster.num_nodes()), false),
+      down_by_type_(static_cast<size_t>(cluster_.cluster.device_catalog().size()), 0) {}
 
 Agent::~Agent() = default;
 
@@ -70,9 +81,16 @@ void Agent::Report(const std::string& message) const {
   if (options_.report) options_.report(message);
 }
 
-Status Agent::Append(JournalRecord record, bool sync) {
+Status Agent::Append(JournalRecord record) {
   if (record.time_s == 0) record.time_s = clock_.NowS();
-  return journal_.Append(record, sync);
+  journal_dirty_ = true;
+  return journal_.Append(record, /*sync=*/false);
+}
+
+Status Agent::SyncJournal() {
+  if (!journal_dirty_) return Status::Ok();
+  journal_dirty_ = false;
+  return journal_.Sync();
 }
 
 Result<CommandResult> Agent::Slurm(const std::vector<std::string>& argv) {
@@ -82,12 +100,23 @@ Result<CommandResult> Agent::Slurm(const std::vector<std::string>& argv) {
 }
 
 Result<std::vector<SlurmJob>> Agent::Squeue() {
-  auto r = Slurm({"squeue", "--json"});
+  auto r = Slurm(SqueuePollCommand(options_.partition));
   if (!r.ok()) return r.status();
   if (r->exit_code != 0) {
-    return Status::IoError("squeue --json exited " + std::to_string(r->exit_code) + ": " + std::string(Trim(r->err)));
+    return Status::IoError("squeue exited " + std::to_string(r->exit_code) + ": " + std::string(Trim(r->err)));
   }
-  return ParseSqueueJson(r->out, "squeue --json");
+  return ParseSqueuePoll(r->out, "squeue");
+}
+
+void Agent::SetPhase(AgentJob& job, Phase phase) {
+  --phase_count_[static_cast<int>(job.phase)];
+  ++phase_count_[static_cast<int>(phase)];
+  job.phase = phase;
+}
+
+void Agent::BookDown(const std::vector<DeviceId>& devices, int sign) {
+  down_devices_ += sign * static_cast<int>(devices.size());
+  for (DeviceId d : devices) down_by_type_[static_cast<size_t>(cluster_.cluster.device(d).type)] += sign;
 }
 
 Status Agent::RefreshNodes() {
@@ -106,7 +135,7 @@ Status Agent::RefreshNodes() {
     if (down) {
       state_.AppendFreeDevices(n, &free);
       HETSCHED_RETURN_IF_ERROR(state_.Allocate(kNodeDownOwner, free));
-      down_devices_ += static_cast<int>(free.size());
+      BookDown(free, +1);
       Report("node " + sn.name + " is " + sn.state + (sn.reason.empty() ? "" : " (" + sn.reason + ")") +
              ": no new job goes there");
     } else {
@@ -115,7 +144,7 @@ Status Agent::RefreshNodes() {
         if (state_.owner(node.first_device + i) == kNodeDownOwner) free.push_back(node.first_device + i);
       }
       HETSCHED_RETURN_IF_ERROR(state_.Release(kNodeDownOwner, free));
-      down_devices_ -= static_cast<int>(free.size());
+      BookDown(free, -1);
       Report("node " + sn.name + " is back (" + sn.state + ")");
     }
     node_down_[static_cast<size_t>(n)] = down;
@@ -125,6 +154,7 @@ Status Agent::RefreshNodes() {
 }
 
 Status Agent::Step() {
+  busy_ = false;
   const double t = now();
   if (t >= next_node_refresh_s_) {
     Status st = RefreshNodes();
@@ -143,21 +173,32 @@ Status Agent::Step() {
   }
   if (slurm_unreachable_) Report("Slurm reachable again");
   slurm_unreachable_ = false;
-  std::set<JobId> seen;
-  for (const SlurmJob& sj : *queue) {
-    seen.insert(sj.id);
+  const bool changed_before = changed_;
+  changed_ = false;
+  std::vector<SlurmJob> fresh;
+  const size_t unfinished = jobs_.size() - static_cast<size_t>(phase_count_[static_cast<int>(Phase::kFinished)]);
+  size_t unfinished_seen = 0;
+  for (SlurmJob& sj : *queue) {
     auto it = jobs_.find(sj.id);
     if (it != jobs_.end()) {
+      if (it->second->phase != Phase::kFinished) ++unfinished_seen;
       Follow(*it->second, sj);
     } else if (sj.HeldByUser() && (options_.partition.empty() || sj.partition == options_.partition) &&
                rejected_.count(sj.id) == 0) {
-      Admit(sj);
+      fresh.push_back(std::move(sj));
     }
   }
   // Jobs Slurm no longer lists (purged after MinJobAge while we were away, or cancelled and gone).
-  for (auto& [id, job] : jobs_) {
-    if (job->phase != Phase::kFinished && seen.count(id) == 0) Finish(*job, "VANISHED", 0, clock_.NowS());
+  if (unfinished_seen < unfinished) {
+    std::set<JobId> seen;
+    for (const SlurmJob& sj : *queue) seen.insert(sj.id);
+    for (auto& [id, job] : jobs_) {
+      if (job->phase != Phase::kFinished && seen.count(id) == 0) Finish(*job, "VANISHED", 0, clock_.NowS());
+    }
   }
+  AdmitNew(std::move(fresh));
+  busy_ = changed_;
+  changed_ = changed_ || changed_before;
   if (refresh_nodes_now_) {  // a requeue is often a node failure: see it before placing again
     refresh_nodes_now_ = false;
     if (Status st = RefreshNodes(); !st.ok()) Report("sinfo after a requeue: " + st.message());
@@ -177,10 +218,19 @@ Status Agent::Step() {
   if (due) {
     changed_ = false;
     ++scheduler_calls_;
+    in_pass_ = true;
     methods_.scheduler->Schedule(ctx_);
+    in_pass_ = false;
+    for (JobId id : requeue_after_pass_) {
+      AgentJob& job = *jobs_.at(id);
+      if (job.policy_knows && job.phase == Phase::kPending) methods_.scheduler->OnJobRequeued(job.status, ctx_);
+    }
+    requeue_after_pass_.clear();
     FlushReleases();
     Sample();
   }
+  // What this poll journaled (admissions, starts, ends, requeues) is durable once per poll.
+  if (Status st = SyncJournal(); !st.ok()) Report(st.message());
   return Status::Ok();
 }
 
@@ -189,7 +239,31 @@ Status Agent::Run(const std::function<bool()>& stop) {
     const double t0 = clock_.NowS();
     HETSCHED_RETURN_IF_ERROR(Step());
     if (stop && stop()) return Status::Ok();
-    clock_.SleepS(options_.poll_interval_s - (clock_.NowS() - t0));
+    const double interval = busy_ ? options_.busy_poll_interval_s : options_.poll_interval_s;
+    clock_.SleepS(interval - (clock_.NowS() - t0));
+  }
+}
+
+void Agent::AdmitNew(std::vector<SlurmJob> fresh) {
+  if (fresh.empty()) return;
+  // Names and comments are free text: not in the poll, fetched for the new jobs only.
+  std::sort(fresh.begin(), fresh.end(), [](const SlurmJob& a, const SlurmJob& b) { return a.id < b.id; });
+  std::vector<long long> ids;
+  for (const SlurmJob& sj : fresh) ids.push_back(sj.id);
+  auto comments = FetchTextField(runner_, ids, "Comment");
+  auto names = comments.ok() ? FetchTextField(runner_, ids, "Name") : comments;
+  if (!names.ok()) {  // admitted at a later poll
+    ++slurm_errors_;
+    Report("squeue (names and comments of new jobs): " + names.status().message());
+    return;
+  }
+  for (SlurmJob& sj : fresh) {
+    auto c = comments->find(sj.id);
+    auto n = names->find(sj.id);
+    if (c == comments->end() || n == names->end()) continue;  // gone meanwhile
+    sj.comment = c->second;
+    sj.name = n->second;
+    Admit(sj);
   }
 }
 
@@ -223,6 +297,7 @@ void Agent::Admit(const SlurmJob& sj) {
   job->status.queued_since_s = job->request.spec.submit_time_s;
   job->policy_knows = true;
   job->restart_count = sj.restart_count;
+  ++phase_count_[static_cast<int>(Phase::kPending)];
   AgentJob& ref = *job;
   jobs_[sj.id] = std::move(job);
   changed_ = true;
@@ -278,11 +353,31 @@ void Agent::ReleaseDevices(AgentJob& job) {
   for (DeviceId d : job.status.devices) {
     if (node_down_[static_cast<size_t>(cluster_.cluster.device(d).node)]) down.push_back(d);
   }
-  if (!down.empty() && state_.Allocate(kNodeDownOwner, down).ok()) down_devices_ += static_cast<int>(down.size());
+  if (!down.empty() && state_.Allocate(kNodeDownOwner, down).ok()) BookDown(down, +1);
   job.status.devices.clear();
 }
 
-void Agent::MarkRunning(AgentJob& job, const SlurmJob& sj) {
+void Agent::FillGresDetail(SlurmJob& sj) {
+  auto r = Slurm({"scontrol", "show", "job", "-d", std::to_string(sj.id)});
+  if (!r.ok() || r->exit_code != 0) return;  // no detail: the agent keeps its own split
+  auto detail = ParseScontrolGresDetail(r->out, "scontrol show job -d " + std::to_string(sj.id));
+  if (!detail.ok()) {
+    Report(detail.status().message());
+    return;
+  }
+  std::vector<std::string> ordered;
+  for (const std::string& node : sj.nodes) {
+    auto it = detail->find(node);
+    if (it == detail->end()) return;
+    ordered.push_back(it->second);
+  }
+  sj.gres_detail = std::move(ordered);
+}
+
+void Agent::MarkRunning(AgentJob& job, const SlurmJob& polled) {
+  SlurmJob sj = polled;
+  // Only an uneven split leaves the count per node to Slurm: ask it how it split.
+  if (job.uneven && sj.gres_detail.empty() && !sj.nodes.empty()) FillGresDetail(sj);
   const std::vector<DeviceId> actual = ActualDevices(job, sj);
   if (actual.empty()) {
     Report("note: job " + std::to_string(sj.id) + ": Slurm split its GPUs over the chosen nodes as " +
@@ -293,7 +388,7 @@ void Agent::MarkRunning(AgentJob& job, const SlurmJob& sj) {
     ReleaseDevices(job);
     if (Status st = HoldDevices(job, actual); !st.ok()) Report("internal: " + st.message());
   }
-  job.phase = Phase::kRunning;
+  SetPhase(job, Phase::kRunning);
   job.nodes = sj.nodes;
   job.run_start_epoch_s = sj.start_time_s > 0 ? sj.start_time_s : clock_.NowS();
   if (job.record.first_start_s < 0) job.record.first_start_s = job.run_start_epoch_s - origin_s_;
@@ -325,8 +420,9 @@ void Agent::Finish(AgentJob& job, const std::string& state, int exit_code, doubl
   const JobId id = job.status.spec->id;
   AccountRunEnd(job, end_epoch_s);
   ReleaseDevices(job);
-  job.phase = Phase::kFinished;
+  SetPhase(job, Phase::kFinished);
   job.final_state = state;
+  if (state != "COMPLETED") ++failed_;
   job.status.state = JobState::kFinished;
   job.status.finish_s = end_epoch_s - origin_s_;
   job.record.finish_s = job.status.finish_s;
@@ -358,9 +454,10 @@ void Agent::Requeue(AgentJob& job, const SlurmJob& sj, const std::string& why) {
   HoldIfNeeded(sj);
   AccountRunEnd(job, clock_.NowS());
   ReleaseDevices(job);
-  job.phase = Phase::kPending;
+  SetPhase(job, Phase::kPending);
   job.restart_count = sj.restart_count;
   ++job.requeues;
+  ++requeued_;
   ++job.status.preemptions;
   job.record.preemptions = job.status.preemptions;
   job.status.state = JobState::kPending;
@@ -461,61 +558,87 @@ Status Agent::StartJob(JobId id, const PlannedJob& planned) {
   placed.nodes = names;
   placed.type = cluster_.cluster.device_catalog().type(type).name;
   placed.devices.assign(devices.begin(), devices.end());
+  // Made durable (one sync for the batch) before the release, in FlushReleases().
   HETSCHED_RETURN_IF_ERROR(Append(placed));
-  auto fail = [&](const std::string& what, const Result<CommandResult>& r) {
-    const std::string msg = "job " + std::to_string(id) + ": " + what + " failed: " +
-                            (r.ok() ? "exit " + std::to_string(r->exit_code) + ": " + std::string(Trim(r->err))
-                                    : r.status().message());
-    Report(msg);
-    JournalRecord un = JournalRecord::Of("unplace", id, msg);
-    if (Status st = Append(un); !st.ok()) Report(st.message());
-    return Status::IoError(msg);
-  };
-  auto r = Slurm(update);
-  if (!r.ok() || r->exit_code != 0) return fail(DescribeCommand(update), r);
   HETSCHED_RETURN_IF_ERROR(HoldDevices(job, devices));
-  job.phase = Phase::kReleased;
+  SetPhase(job, Phase::kReleased);
   job.nodes = names;
   job.type_name = placed.type;
+  job.uneven = !even;
   ++job.placements;
   job.status.state = JobState::kRunning;
   job.status.last_start_s = now();
   if (job.status.first_start_s < 0) job.status.first_start_s = job.status.last_start_s;
   job.status.iteration_rate = planned.estimate.iteration_s > 0 ? 1.0 / planned.estimate.iteration_s : 0;
-  unreleased_.push_back(Unreleased{id, t0});
+  unreleased_.push_back(Unreleased{id, t0, std::move(update)});
   if (static_cast<int>(unreleased_.size()) >= std::max(1, options_.release_batch)) FlushReleases();
   return Status::Ok();
+}
+
+void Agent::Unplace(AgentJob& job, JobId id, const std::string& msg) {
+  Report(msg);
+  if (Status st = Append(JournalRecord::Of("unplace", id, msg)); !st.ok()) Report(st.message());
+  ReleaseDevices(job);
+  --job.placements;
+  SetPhase(job, Phase::kPending);
+  job.status.state = JobState::kPending;
+  changed_ = true;
+  // Inside the policy's own pass (a batch flushed from StartJob) the policy still takes the job
+  // for started when StartJob returns: tell it once the pass is over.
+  if (in_pass_) {
+    requeue_after_pass_.push_back(id);
+  } else if (job.policy_knows) {
+    methods_.scheduler->OnJobRequeued(job.status, ctx_);
+  }
 }
 
 void Agent::FlushReleases() {
   if (unreleased_.empty()) return;
   std::vector<Unreleased> batch;
   batch.swap(unreleased_);
+  // 1. Pin every job of the batch, all updates at once (independent jobs).
+  std::vector<std::vector<std::string>> updates;
+  for (const Unreleased& u : batch) updates.push_back(u.pin);
+  const std::vector<Result<CommandResult>> pinned = runner_.RunAll(updates);
+  std::vector<const Unreleased*> ready;
   std::string list;
-  for (const Unreleased& u : batch) list += (list.empty() ? "" : ",") + std::to_string(u.id);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const Result<CommandResult>& r = pinned[i];
+    if (!r.ok() || r->exit_code != 0) {
+      ++slurm_errors_;
+      Unplace(*jobs_.at(batch[i].id), batch[i].id,
+              "job " + std::to_string(batch[i].id) + ": " + DescribeCommand(batch[i].pin) + " failed: " +
+                  (r.ok() ? "exit " + std::to_string(r->exit_code) + ": " + std::string(Trim(r->err))
+                          : r.status().message()));
+      continue;
+    }
+    ready.push_back(&batch[i]);
+    list += (list.empty() ? "" : ",") + std::to_string(batch[i].id);
+  }
+  if (ready.empty()) return;
+  // 2. The placements are durable before any is released: a restarted agent must know where a
+  // released job was placed (a pin alone, of a job still held, is simply decided again).
+  if (Status st = SyncJournal(); !st.ok()) {
+    for (const Unreleased* u : ready) Unplace(*jobs_.at(u->id), u->id, "job " + std::to_string(u->id) + ": " + st.message());
+    return;
+  }
+  // 3. Release them with one command.
   auto all = Slurm({"scontrol", "release", list});
   const bool batch_ok = all.ok() && all->exit_code == 0;
-  for (const Unreleased& u : batch) {
-    AgentJob& job = *jobs_.at(u.id);
+  for (const Unreleased* u : ready) {
+    AgentJob& job = *jobs_.at(u->id);
     if (!batch_ok) {  // find out which one failed: release each (releasing twice is harmless)
-      auto one = Slurm({"scontrol", "release", std::to_string(u.id)});
+      auto one = Slurm({"scontrol", "release", std::to_string(u->id)});
       if (!one.ok() || one->exit_code != 0) {
-        const std::string msg = "job " + std::to_string(u.id) + ": scontrol release failed: " +
-                                (one.ok() ? std::string(Trim(one->err)) : one.status().message());
-        Report(msg);
-        if (Status st = Append(JournalRecord::Of("unplace", u.id, msg)); !st.ok()) Report(st.message());
-        ReleaseDevices(job);
-        job.phase = Phase::kPending;
-        job.status.state = JobState::kPending;
-        changed_ = true;
-        if (job.policy_knows) methods_.scheduler->OnJobRequeued(job.status, ctx_);
+        Unplace(job, u->id,
+                "job " + std::to_string(u->id) + ": scontrol release failed: " +
+                    (one.ok() ? std::string(Trim(one->err)) : one.status().message()));
         continue;
       }
     }
-    if (Status st = Append(JournalRecord::Of("release", u.id), /*sync=*/false); !st.ok()) Report(st.message());
-    release_latencies_s_.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - u.decided).count());
+    if (Status st = Append(JournalRecord::Of("release", u->id)); !st.ok()) Report(st.message());
+    release_latencies_s_.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - u->decided).count());
   }
-  if (Status st = journal_.Sync(); !st.ok()) Report(st.message());
 }
 
 Status Agent::PreemptJob(JobId id) {
@@ -525,7 +648,8 @@ Status Agent::PreemptJob(JobId id) {
   }
   auto waiting = std::find_if(unreleased_.begin(), unreleased_.end(), [id](const Unreleased& u) { return u.id == id; });
   if (waiting != unreleased_.end()) {
-    unreleased_.erase(waiting);  // pinned but still held in Slurm: nothing to stop there
+    unreleased_.erase(waiting);  // not yet pinned nor released in Slurm: nothing to stop there
+    --job.placements;
   } else {
     auto r = Slurm({"scontrol", "requeuehold", std::to_string(id)});
     if (!r.ok() || r->exit_code != 0) {
@@ -534,7 +658,7 @@ Status Agent::PreemptJob(JobId id) {
   }
   AccountRunEnd(job, clock_.NowS());
   ReleaseDevices(job);
-  job.phase = Phase::kPending;
+  SetPhase(job, Phase::kPending);
   ++job.status.preemptions;
   job.record.preemptions = job.status.preemptions;
   job.status.state = JobState::kPending;
@@ -546,19 +670,13 @@ AgentCounts Agent::counts() const {
   AgentCounts c;
   c.rejected = static_cast<long long>(rejected_.size());
   c.slurm_errors = slurm_errors_;
-  for (const auto& [id, job] : jobs_) {
-    ++c.admitted;
-    c.requeued += job->requeues;
-    switch (job->phase) {
-      case Phase::kPending: ++c.pending; break;
-      case Phase::kReleased: ++c.released; break;
-      case Phase::kRunning: ++c.running; break;
-      case Phase::kFinished:
-        ++c.finished;
-        if (job->final_state != "COMPLETED") ++c.failed;
-        break;
-    }
-  }
+  c.admitted = static_cast<long long>(jobs_.size());
+  c.requeued = requeued_;
+  c.pending = phase_count_[static_cast<int>(Phase::kPending)];
+  c.released = phase_count_[static_cast<int>(Phase::kReleased)];
+  c.running = phase_count_[static_cast<int>(Phase::kRunning)];
+  c.finished = phase_count_[static_cast<int>(Phase::kFinished)];
+  c.failed = failed_;
   return c;
 }
 
@@ -572,17 +690,16 @@ std::vector<AgentJobView> Agent::Jobs() const {
 }
 
 void Agent::Sample() {
+  // From the agent's counters and the cluster state's per-type free counts: no scan of the jobs.
   TimelineSample s;
   s.time_s = now();
   s.busy_devices = cluster_.cluster.num_devices() - state_.total_free() - down_devices_;
-  s.busy_by_type.assign(cluster_.cluster.present_types().size(), 0);
-  for (const auto& [id, job] : jobs_) {
-    if (job->phase == Phase::kPending) ++s.pending_jobs;
-    if (job->phase != Phase::kReleased && job->phase != Phase::kRunning) continue;
-    ++s.running_jobs;
-    const auto& types = cluster_.cluster.present_types();
-    const auto pos = std::find(types.begin(), types.end(), job->status.device_type) - types.begin();
-    if (static_cast<size_t>(pos) < types.size()) s.busy_by_type[static_cast<size_t>(pos)] += job->status.num_devices();
+  s.pending_jobs = static_cast<int>(phase_count_[static_cast<int>(Phase::kPending)]);
+  s.running_jobs = static_cast<int>(phase_count_[static_cast<int>(Phase::kReleased)] +
+                                    phase_count_[static_cast<int>(Phase::kRunning)]);
+  for (DeviceTypeId t : cluster_.cluster.present_types()) {
+    const size_t i = static_cast<size_t>(t);
+    s.busy_by_type.push_back(cluster_.cluster.devices_per_type()[i] - state_.free_of_type(t) - down_by_type_[i]);
   }
   if (!timeline_.empty() && timeline_.back().busy_devices == s.busy_devices &&
       timeline_.back().running_jobs == s.running_jobs && timeline_.back().pending_jobs == s.pending_jobs) {

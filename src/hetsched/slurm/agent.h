@@ -2,7 +2,7 @@
 // that the simulator drives (sched::SchedBackend). Jobs submitted held (`sbatch --hold`) to the
 // agent's partition are translated (job_request.h), given to the policy, placed, pinned to the
 // chosen nodes (`scontrol update JobId=.. NumNodes=k-k NodeList=..`), released, and followed to
-// completion through `squeue --json`. Every decision is journaled (journal.h) before it counts,
+// completion through a filtered `squeue -h -O` poll (squeue_text.h). Every decision is journaled (journal.h) before it counts,
 // so a restarted agent neither loses nor starts a job twice. docs/slurm.md has the details.
 //
 // Single-threaded: Step() does one poll; Run() loops. All Slurm commands go through the injected
@@ -26,6 +26,7 @@
 #include "hetsched/slurm/command_runner.h"
 #include "hetsched/slurm/job_request.h"
 #include "hetsched/slurm/journal.h"
+#include "hetsched/slurm/squeue_text.h"
 #include "hetsched/trace/trace.h"
 
 namespace hetsched::slurm {
@@ -36,15 +37,25 @@ struct AgentMethods {
   std::unique_ptr<Planner> planner;
 };
 
+// The methods registered under these names, with default options (tests, benchmarks; the CLI
+// builds them from its --policy/--placer/--planner options).
+Result<AgentMethods> CreateAgentMethods(const std::string& policy = "fifo", const std::string& placer = "pack",
+                                        const std::string& planner = "data-parallel");
+
 struct AgentOptions {
   std::string partition = "all";  // held jobs of this partition are the agent's; its nodes are the cluster
   std::string journal_path;       // required
   double poll_interval_s = 0.2;   // between two squeue polls in Run()
+  // After a poll that saw something change (a new job, a job ending, a requeue), the next poll
+  // comes this soon instead: a burst of submissions is taken in quickly, a quiet queue costs
+  // one squeue per poll_interval_s.
+  double busy_poll_interval_s = 0.02;
   double node_refresh_s = 1.0;    // between two sinfo polls (node up/down)
-  // Jobs pinned (`scontrol update`) are released together, one `scontrol release a,b,c` per batch
-  // of at most this many (and at the end of each scheduling pass): one command instead of one
-  // per job, at the cost of a job waiting for the others' updates. 1 = release each at once.
-  int release_batch = 8;
+  // Jobs the policy starts are pinned and released in batches of at most this many (and at the
+  // end of each scheduling pass): the batch's `scontrol update`s run at the same time, then one
+  // `scontrol release a,b,c`. 1 (the default) = pin and release each job at once: the lowest
+  // decision-to-release latency; larger batches run fewer commands per job (docs/PERFORMANCE.md).
+  int release_batch = 1;
   std::map<std::string, std::string> type_map;  // Slurm GRES type -> catalog name
   std::string default_model = "resnet50";
   long long default_iterations = 1000;
@@ -67,6 +78,8 @@ struct AgentCounts {
   long long admitted = 0, rejected = 0, pending = 0, released = 0, running = 0, finished = 0, failed = 0,
             requeued = 0, slurm_errors = 0;
 };
+
+enum class Phase;  // agent_job.h
 
 class Agent final : public SchedBackend {
  public:
@@ -105,13 +118,21 @@ class Agent final : public SchedBackend {
         SlurmCluster cluster, Journal journal);
 
   Status Restore();
-  Status Append(JournalRecord record, bool sync = true);
+  // Journal records are written at once (a kill -9 loses none) and fsynced by SyncJournal():
+  // before each release, and once per poll.
+  Status Append(JournalRecord record);
+  Status SyncJournal();
   void FlushReleases();
   Result<CommandResult> Slurm(const std::vector<std::string>& argv);
   Result<std::vector<SlurmJob>> Squeue();
   Status RefreshNodes();
 
+  void AdmitNew(std::vector<SlurmJob> fresh);
   void Admit(const SlurmJob& sj);
+  void SetPhase(AgentJob& job, Phase phase);
+  void BookDown(const std::vector<DeviceId>& devices, int sign);
+  void FillGresDetail(SlurmJob& sj);
+  void Unplace(AgentJob& job, JobId id, const std::string& msg);
   void Follow(AgentJob& job, const SlurmJob& sj);
   void MarkRunning(AgentJob& job, const SlurmJob& sj);
   void Finish(AgentJob& job, const std::string& state, int exit_code, double end_epoch_s);
@@ -141,6 +162,14 @@ class Agent final : public SchedBackend {
   std::set<double> wakeups_;
   std::vector<bool> node_down_;
   int down_devices_ = 0;
+  std::vector<int> down_by_type_;  // indexed by DeviceTypeId
+  // Kept as jobs change phase, so that counts() and the timeline sample cost O(types), not O(jobs).
+  long long phase_count_[4] = {0, 0, 0, 0};
+  long long failed_ = 0, requeued_ = 0;
+  bool busy_ = false;  // the last Step() saw a change
+  bool journal_dirty_ = false;
+  bool in_pass_ = false;  // inside the scheduler's Schedule()
+  std::vector<JobId> requeue_after_pass_;  // pins that failed during the pass
   double next_round_s_ = 0;
   double next_node_refresh_s_ = 0;
   bool changed_ = false;
@@ -152,6 +181,7 @@ class Agent final : public SchedBackend {
   struct Unreleased {
     JobId id;
     std::chrono::steady_clock::time_point decided;
+    std::vector<std::string> pin;  // the `scontrol update` that pins it
   };
   std::vector<Unreleased> unreleased_;  // pinned, not yet released (see release_batch)
   std::vector<TimelineSample> timeline_;

@@ -26,6 +26,7 @@ struct Agent::AgentJob {
   std::string type_name;              // catalog type of the last placement
   int placements = 0;
   int requeues = 0;
+  bool uneven = false;                // placed with unequal GPU counts per node (Slurm splits it)
   double run_start_epoch_s = -1;      // Slurm start of the current run (-1: not started)
   std::string final_state;
   JobRecord record;

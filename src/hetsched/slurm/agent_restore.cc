@@ -15,7 +15,8 @@ Status Agent::Restore() {
     origin_s_ = clock_.NowS();
     JournalRecord start = JournalRecord::Of("agent_start", -1, methods);
     start.time_s = origin_s_;
-    return Append(start);
+    HETSCHED_RETURN_IF_ERROR(Append(start));
+    return SyncJournal();
   }
   if (records.front().event != "agent_start") {
     return Status::ParseError(journal_.path() + ":1: the journal must begin with an agent_start record");
@@ -49,6 +50,7 @@ Status Agent::Restore() {
       job->status.spec = &job->request.spec;
       job->status.queued_since_s = spec.submit_time_s;
       jobs_[r.job] = std::move(job);
+      ++phase_count_[static_cast<int>(Phase::kPending)];
       continue;
     }
     auto it = jobs_.find(r.job);
@@ -66,11 +68,11 @@ Status Agent::Restore() {
     } else if (r.event == "unplace") {
       job.status.devices.clear();
     } else if (r.event == "release") {
-      job.phase = Phase::kReleased;
+      SetPhase(job, Phase::kReleased);
       ++job.placements;
       job.status.state = JobState::kRunning;
     } else if (r.event == "start") {
-      job.phase = Phase::kRunning;
+      SetPhase(job, Phase::kRunning);
       job.nodes = r.nodes;
       job.status.devices.assign(r.devices.begin(), r.devices.end());
       if (type != kNoDeviceType) job.status.device_type = type;
@@ -79,17 +81,19 @@ Status Agent::Restore() {
     } else if (r.event == "requeue") {
       AccountRunEnd(job, r.time_s);
       job.status.devices.clear();
-      job.phase = Phase::kPending;
+      SetPhase(job, Phase::kPending);
       job.status.state = JobState::kPending;
       if (r.value > 0) job.restart_count = static_cast<int>(r.value);
       ++job.requeues;
+      ++requeued_;
       ++job.status.preemptions;
       job.record.preemptions = job.status.preemptions;
     } else if (r.event == "finish") {
       AccountRunEnd(job, r.time_s);
       job.status.devices.clear();
-      job.phase = Phase::kFinished;
+      SetPhase(job, Phase::kFinished);
       job.final_state = r.state;
+      if (r.state != "COMPLETED") ++failed_;
       job.status.state = JobState::kFinished;
       job.status.finish_s = r.time_s - origin_s_;
       job.record.finish_s = job.status.finish_s;
@@ -100,7 +104,7 @@ Status Agent::Restore() {
   }
   HETSCHED_RETURN_IF_ERROR(Append(JournalRecord::Of("agent_restart", -1, methods)));
 
-  // 2. Reconcile with Slurm. Slurm may be restarting too: retry for a while.
+  // 2. Reconcile with Slurm. Slurm may be restarting too: retry for a while (30 s).
   Result<std::vector<SlurmJob>> queue = Status::IoError("not tried");
   for (int attempt = 0; attempt < 60; ++attempt) {
     queue = Squeue();
@@ -138,11 +142,11 @@ Status Agent::Restore() {
     if (!journaled.empty() && !sj.Terminal()) {
       if (Status st = HoldDevices(job, journaled); !st.ok()) Report("restore job " + std::to_string(id) + ": " + st.message());
     }
-    if (job.phase == Phase::kPending) job.phase = Phase::kReleased;
+    if (job.phase == Phase::kPending) SetPhase(job, Phase::kReleased);
     Follow(job, sj);
   }
   changed_ = true;
-  return Status::Ok();
+  return SyncJournal();
 }
 
 RunRecord Agent::Record() {

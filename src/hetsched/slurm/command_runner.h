@@ -25,6 +25,9 @@ class CommandRunner {
   // at all (not found, timeout); a non-zero exit is a result, not an error.
   // REQUIRES: !argv.empty().
   virtual Result<CommandResult> Run(const std::vector<std::string>& argv) = 0;
+  // Runs independent commands, possibly at the same time; one result per command, in order.
+  // Default: one after the other.
+  virtual std::vector<Result<CommandResult>> RunAll(const std::vector<std::vector<std::string>>& argvs);
 };
 
 // The real runner. `env` entries are added to (or override) the agent's own environment, e.g.
@@ -35,6 +38,8 @@ class PosixCommandRunner : public CommandRunner {
   explicit PosixCommandRunner(std::map<std::string, std::string> env = {}, double timeout_s = 30)
       : env_(std::move(env)), timeout_s_(timeout_s) {}
   Result<CommandResult> Run(const std::vector<std::string>& argv) override;
+  // All at once (each its own process; the shared timeout counts from the first start).
+  std::vector<Result<CommandResult>> RunAll(const std::vector<std::vector<std::string>>& argvs) override;
 
  private:
   std::map<std::string, std::string> env_;

@@ -1,0 +1,417 @@
+// The Slurm agent without daemons: FakeSlurm (fake_slurm.h) answers its commands, FakeClock
+// gives its time. Decision -> pin -> release, following jobs to the end, a failing job, a node
+// going down, bad jobs left alone, Slurm unreachable, and restarts after a crash at every
+// command of a run (nothing lost, nothing pinned or started twice).
+#include "hetsched/slurm/agent.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "fake_slurm.h"
+#include "hetsched/model/model_zoo.h"
+
+namespace hetsched::slurm {
+namespace {
+
+using testing::FakeCrash;
+using testing::FakeJob;
+using testing::FakeSlurm;
+
+// The journal lives in memory-backed storage when there is some: each record is fsynced.
+std::string JournalPath(const std::string& name) {
+  const std::string base = std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : ::testing::TempDir();
+  const std::string path = base + "/hetsched_agent_test_" + std::to_string(getpid()) + "_" + name + ".jsonl";
+  std::filesystem::remove(path);
+  return path;
+}
+
+AgentMethods Methods() { return std::move(CreateAgentMethods()).value(); }
+
+int CountEvents(const std::string& journal, const std::string& event, JobId id) {
+  auto j = Journal::Open(journal, nullptr);
+  EXPECT_TRUE(j.ok());
+  int n = 0;
+  for (const JournalRecord& r : j->replayed()) n += r.event == event && r.job == id ? 1 : 0;
+  return n;
+}
+
+class AgentTest : public ::testing::Test {
+ protected:
+  AgentTest() : slurm(clock) { slurm.AddNodes(2, 2); }  // 2 x 4 A100 + 2 x 8 V100 = 24 GPUs
+  ~AgentTest() override { std::filesystem::remove(journal); }
+
+  void StartAgent(int release_batch = AgentOptions{}.release_batch) {
+    agent.reset();
+    AgentOptions o;
+    o.journal_path = journal;
+    o.release_batch = release_batch;
+    o.report = [this](const std::string& m) { reports.push_back(m); };
+    auto started = Agent::Start(slurm, clock, ModelZoo::BuiltIn(), Methods(), o);
+    ASSERT_TRUE(started.ok()) << started.status().message();
+    agent = std::move(started).value();
+  }
+  // One agent poll, a second later.
+  void Step() {
+    clock.SleepS(1);
+    ASSERT_TRUE(agent->Step().ok());
+  }
+  AgentJobView View(JobId id) const {
+    for (const AgentJobView& v : agent->Jobs()) {
+      if (v.id == id) return v;
+    }
+    ADD_FAILURE() << "agent does not know job " << id;
+    return {};
+  }
+  int Reported(const std::string& needle) const {
+    return static_cast<int>(std::count_if(reports.begin(), reports.end(),
+                                          [&](const std::string& m) { return m.find(needle) != std::string::npos; }));
+  }
+
+  FakeClock clock{1.8e9};
+  FakeSlurm slurm;
+  std::string journal = JournalPath(::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::vector<std::string> reports;
+  std::unique_ptr<Agent> agent;
+};
+
+TEST_F(AgentTest, DecisionPinsEachJobAndReleasesTheBatchInOneCommand) {
+  const long long a = slurm.Submit("a100:2"), v = slurm.Submit("v100:8"), any = slurm.Submit("1");
+  ASSERT_NO_FATAL_FAILURE(StartAgent(/*release_batch=*/8));
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(agent->counts().admitted, 3);
+  EXPECT_EQ(agent->counts().released, 3);
+  for (long long id : {a, v, any}) {
+    SCOPED_TRACE("job " + std::to_string(id));
+    EXPECT_EQ(slurm.Count("update", id), 1);
+    EXPECT_EQ(slurm.Count("release", id), 1);
+    // Pinned exactly where the agent says it placed the job.
+    EXPECT_EQ(slurm.jobs.at(id).pinned, View(id).nodes);
+    EXPECT_EQ(View(id).phase, "released");
+    EXPECT_EQ(CountEvents(journal, "place", id), 1);
+    EXPECT_EQ(CountEvents(journal, "release", id), 1);
+  }
+  EXPECT_EQ(View(a).type, "a100-40gb");
+  EXPECT_EQ(View(v).type, "v100-16gb");
+  // One release command for the three (the batch limit is 8).
+  int releases = 0;
+  for (const auto& argv : slurm.log) releases += argv.size() > 1 && argv[1] == "release" ? 1 : 0;
+  EXPECT_EQ(releases, 1);
+  // A per-job count of 2 on one node is rewritten exactly as 2 per node.
+  for (const auto& argv : slurm.log) {
+    if (argv.size() > 2 && argv[1] == "update" && argv[2] == "JobId=" + std::to_string(a)) {
+      EXPECT_NE(std::find(argv.begin(), argv.end(), "TresPerNode=gres:gpu:a100:2"), argv.end());
+      EXPECT_NE(std::find(argv.begin(), argv.end(), "TresPerJob="), argv.end());
+    }
+  }
+  EXPECT_EQ(agent->release_latencies_s().size(), 3u);
+  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+}
+
+TEST_F(AgentTest, ByDefaultEachJobIsPinnedAndReleasedAtOnce) {
+  const long long a = slurm.Submit("1"), b = slurm.Submit("1");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  // update a, release a, update b, release b: each job's release does not wait for the other's pin.
+  std::vector<std::string> verbs;
+  for (const auto& argv : slurm.log) {
+    if (argv[0] == "scontrol") verbs.push_back(argv[1] + " " + (argv[1] == "update" ? argv[2].substr(6) : argv[2]));
+  }
+  const std::string sa = std::to_string(a), sb = std::to_string(b);
+  EXPECT_EQ(verbs, (std::vector<std::string>{"update " + sa, "release " + sa, "update " + sb, "release " + sb}));
+}
+
+// 6 GPUs over two 4-A100 nodes: the placer splits 4 + 2, Slurm may fill the nodes either way
+// round. Both ways, the agent asks Slurm (`scontrol show job -d`) and books what it allocated: a
+// later 2-GPU job goes to the node where Slurm left 2 GPUs free.
+TEST_F(AgentTest, UnevenSplitIsBookedAsSlurmAllocatedIt) {
+  for (const std::vector<int>& split : {std::vector<int>{2, 4}, std::vector<int>{4, 2}}) {
+    SCOPED_TRACE("Slurm's split " + std::to_string(split[0]) + "+" + std::to_string(split[1]));
+    FakeSlurm s(clock);
+    s.AddNodes(2, 0);
+    const long long six = s.Submit("6");
+    AgentOptions o;
+    o.journal_path = JournalPath("uneven");
+    o.report = [this](const std::string& m) { reports.push_back(m); };
+    auto started = Agent::Start(s, clock, ModelZoo::BuiltIn(), Methods(), o);
+    ASSERT_TRUE(started.ok()) << started.status().message();
+    Agent& a = **started;
+    clock.SleepS(1);
+    ASSERT_TRUE(a.Step().ok());
+    // An uneven split stays a per-job count: no TresPerNode in the pin.
+    for (const auto& argv : s.log) {
+      if (argv[0] == "scontrol" && argv[1] == "update") {
+        for (const auto& arg : argv) EXPECT_EQ(arg.rfind("TresPerNode=", 0), std::string::npos) << arg;
+      }
+    }
+    s.StartReleased();
+    FakeJob& j = s.jobs.at(six);
+    ASSERT_EQ(j.nodes.size(), 2u);
+    j.gpus_per_node = split;
+    clock.SleepS(1);
+    ASSERT_TRUE(a.Step().ok());
+    int asked = 0;
+    for (const auto& argv : s.log) asked += argv.size() == 5 && argv[1] == "show" && argv[4] == std::to_string(six);
+    EXPECT_EQ(asked, 1);
+    const long long two = s.Submit("a100:2");
+    clock.SleepS(1);
+    ASSERT_TRUE(a.Step().ok());
+    ASSERT_EQ(s.jobs.at(two).pinned.size(), 1u);
+    EXPECT_EQ(s.jobs.at(two).pinned[0], j.nodes[split[0] == 2 ? 0 : 1]);
+    EXPECT_TRUE(s.violations.empty());
+    std::filesystem::remove(o.journal_path);
+  }
+  EXPECT_EQ(Reported("note: "), 0);  // Slurm's split always fit: booked as allocated
+}
+
+TEST_F(AgentTest, FollowsJobsToCompletionAndKeepsTheTimeline) {
+  slurm.Submit("a100:2");
+  slurm.Submit("v100:8");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(agent->counts().running, 2);
+  slurm.EndAllRunning();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  const AgentCounts c = agent->counts();
+  EXPECT_EQ(c.finished, 2);
+  EXPECT_EQ(c.failed, 0);
+  EXPECT_EQ(c.running + c.released + c.pending, 0);
+  const RunRecord run = agent->Record();
+  ASSERT_EQ(run.jobs.size(), 2u);
+  for (const JobRecord& j : run.jobs) EXPECT_TRUE(j.finished());
+  // Timeline: busy 2 A100 + 8 V100 = 10 devices while both ran, 0 at the end.
+  ASSERT_GE(run.timeline.size(), 2u);
+  int peak = 0;
+  for (const TimelineSample& s : run.timeline) {
+    peak = std::max(peak, s.busy_devices);
+    int by_type = 0;
+    for (int b : s.busy_by_type) by_type += b;
+    EXPECT_EQ(by_type, s.busy_devices);
+  }
+  EXPECT_EQ(peak, 10);
+  EXPECT_EQ(run.timeline.back().busy_devices, 0);
+  EXPECT_EQ(run.timeline.back().running_jobs, 0);
+  ASSERT_EQ(run.device_types.size(), 2u);  // a100-40gb, v100-16gb: the peak sample shows 2 and 8
+  bool seen_split = false;
+  for (const TimelineSample& s : run.timeline) {
+    seen_split = seen_split || (s.busy_devices == 10 && s.busy_by_type == std::vector<int>{2, 8});
+  }
+  EXPECT_TRUE(seen_split);
+}
+
+TEST_F(AgentTest, FailingJobIsReportedAndNotRestarted) {
+  const long long id = slurm.Submit("1");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.End(id, "FAILED", 256);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(agent->counts().finished, 1);
+  EXPECT_EQ(agent->counts().failed, 1);
+  EXPECT_EQ(View(id).final_state, "FAILED");
+  EXPECT_EQ(Reported("job " + std::to_string(id) + " ended FAILED (exit code 256): not restarted"), 1);
+  EXPECT_EQ(slurm.Count("release", id), 1);
+  EXPECT_EQ(slurm.jobs.at(id).runs, 1);
+  // A failed job is not a completion in the run record.
+  EXPECT_FALSE(agent->Record().jobs.at(0).finished());
+}
+
+TEST_F(AgentTest, NodeDownRequeuesTheJobAndPlacesItOnANodeThatIsUp) {
+  const long long id = slurm.Submit("a100:4");  // a whole A100 node
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_EQ(View(id).phase, "running");
+  const std::string first = View(id).nodes.at(0);
+  slurm.NodeDown(first);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  // Held again, then placed on the other A100 node and released.
+  EXPECT_EQ(slurm.Count("hold", id), 1);
+  EXPECT_EQ(slurm.Count("update", id), 2);
+  EXPECT_EQ(slurm.Count("release", id), 2);
+  const AgentJobView v = View(id);
+  EXPECT_EQ(v.requeues, 1);
+  EXPECT_EQ(v.placements, 2);
+  ASSERT_EQ(v.nodes.size(), 1u);
+  EXPECT_NE(v.nodes[0], first);
+  EXPECT_EQ(v.type, "a100-40gb");
+  EXPECT_EQ(Reported("requeued"), 1);
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.EndAllRunning();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(View(id).final_state, "COMPLETED");
+  EXPECT_EQ(slurm.jobs.at(id).runs, 2);  // once per Slurm start: the first run died with the node
+  EXPECT_EQ(agent->counts().requeued, 1);
+  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+  // The down node's devices are out of service: the timeline never counts them busy for a job.
+  EXPECT_EQ(agent->Record().timeline.back().busy_devices, 0);
+}
+
+TEST_F(AgentTest, BadJobsAreReportedOnceAndLeftAlone) {
+  const long long unknown_type = slurm.Submit("h100x:1");
+  const long long bad_model = slurm.Submit("1", "hetsched model=no-such-model");
+  const long long bad_field = slurm.Submit("1", "hetsched iterations=many");
+  const long long too_big = slurm.Submit("a100:16");  // the cluster has 8 A100
+  const long long other_partition = slurm.Submit("1");
+  slurm.jobs.at(other_partition).partition = "debug";
+  const long long not_held = slurm.Submit("1");
+  slurm.jobs.at(not_held).reason = "Priority";
+  const long long good = slurm.Submit("1", "free text; $(touch x) hetsched model=resnet50", "name | with $(bars)\n");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(agent->counts().rejected, 4);
+  EXPECT_EQ(agent->counts().admitted, 1);
+  for (long long id : {unknown_type, bad_model, bad_field, too_big}) {
+    SCOPED_TRACE("job " + std::to_string(id));
+    EXPECT_EQ(Reported("rejected (left held in Slurm)"), 4);
+    EXPECT_EQ(CountEvents(journal, "reject", id), 1);
+  }
+  for (long long id : {unknown_type, bad_model, bad_field, too_big, other_partition, not_held}) {
+    for (const char* verb : {"update", "release", "hold"}) EXPECT_EQ(slurm.Count(verb, id), 0) << verb << " " << id;
+    EXPECT_EQ(slurm.jobs.at(id).reason, id == not_held ? "Priority" : "JobHeldUser");
+  }
+  EXPECT_EQ(slurm.Count("release", good), 1);
+  // Free text arrives intact (names and comments are fetched as data, never parsed as fields).
+  const RunRecord run = agent->Record();
+  ASSERT_EQ(run.jobs.size(), 1u);
+  EXPECT_EQ(run.jobs[0].name, "name | with $(bars)\n");
+  // A restarted agent knows it rejected them: not reported again, still not touched.
+  reports.clear();
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("rejected"), 0);
+  EXPECT_EQ(agent->counts().rejected, 4);
+  EXPECT_EQ(slurm.Count("update", unknown_type), 0);
+}
+
+TEST_F(AgentTest, SlurmUnreachableIsReportedOnceAndRetried) {
+  const long long id = slurm.Submit("1");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  slurm.unreachable = 3;
+  for (int i = 0; i < 3; ++i) ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("Slurm unreachable (will retry)"), 1);
+  EXPECT_EQ(agent->counts().admitted, 0);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("Slurm reachable again"), 1);
+  EXPECT_EQ(slurm.Count("release", id), 1);
+}
+
+TEST_F(AgentTest, RefusedPinLeavesTheJobHeldAndPendingForTheNextDecision) {
+  const long long id = slurm.Submit("1");
+  slurm.refuse_update.insert(id);
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(slurm.Count("release", id), 0);
+  EXPECT_EQ(View(id).phase, "pending");
+  EXPECT_EQ(View(id).placements, 0);
+  EXPECT_EQ(CountEvents(journal, "unplace", id), 1);
+  EXPECT_EQ(Reported("failed: exit 1: Requested node configuration is not available"), 1);
+  slurm.refuse_update.clear();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(slurm.Count("release", id), 1);
+  EXPECT_EQ(View(id).placements, 1);
+}
+
+TEST_F(AgentTest, RestartFinishesJobsThatEndedOrVanishedWhileTheAgentWasAway) {
+  const long long done = slurm.Submit("1"), gone = slurm.Submit("1"), held = slurm.Submit("a100:4");
+  const long long waiting = slurm.Submit("a100:8");  // needs both A100 nodes: waits for `held`
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  agent.reset();  // stopped
+  slurm.End(done);
+  slurm.End(gone);
+  slurm.Purge(gone);
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  EXPECT_EQ(View(done).final_state, "COMPLETED");
+  EXPECT_EQ(View(gone).final_state, "VANISHED");
+  EXPECT_EQ(View(held).phase, "running");
+  EXPECT_EQ(View(waiting).phase, "pending");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.EndAllRunning();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.EndAllRunning();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(agent->counts().finished, 4);
+  for (long long id : {done, gone, held, waiting}) EXPECT_EQ(slurm.Count("release", id), 1) << "job " << id;
+  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+}
+
+// Kill the agent at each command of a run in turn, before it runs or once Slurm carried it out
+// (as kill -9 would: the journal has what the agent wrote), restart it, and finish the run: every
+// job completes once, none is pinned while released, released without a pin, or started twice.
+TEST_F(AgentTest, CrashAtAnyCommandThenRestartLosesNothingAndStartsNothingTwice) {
+  auto run_with_crash_at = [&](long long crash_at, bool once_done, long long* commands) {
+    SCOPED_TRACE("crash " + std::string(once_done ? "after" : "before") + " command " + std::to_string(crash_at));
+    FakeSlurm s(clock);
+    s.AddNodes(2, 2);
+    std::vector<long long> ids;
+    for (const char* g : {"a100:4", "a100:4", "a100:4", "v100:8", "2", "v100:3", "1"}) ids.push_back(s.Submit(g));
+    s.crash_after = crash_at;
+    s.crash_once_done = once_done;
+    const std::string path = JournalPath("crash");
+    std::unique_ptr<Agent> a;
+    int crashes = 0;
+    AgentOptions o;
+    o.journal_path = path;
+    o.release_batch = 3;
+    for (int round = 0; round < 60; ++round) {
+      try {
+        if (!a) {
+          auto started = Agent::Start(s, clock, ModelZoo::BuiltIn(), Methods(), o);
+          ASSERT_TRUE(started.ok()) << started.status().message();
+          a = std::move(started).value();
+        }
+        clock.SleepS(1);
+        ASSERT_TRUE(a->Step().ok());
+      } catch (const FakeCrash&) {
+        a.reset();
+        ++crashes;
+        s.StartReleased();  // Slurm goes on while the agent is down
+        continue;
+      }
+      if (a->counts().finished == static_cast<long long>(ids.size())) break;
+      // Slurm's own progress between polls: jobs released start, jobs running end.
+      s.EndAllRunning();
+      s.StartReleased();
+    }
+    ASSERT_TRUE(a != nullptr);
+    EXPECT_EQ(crashes, crash_at > 0 ? 1 : 0);
+    EXPECT_TRUE(s.violations.empty()) << s.violations.front();
+    EXPECT_EQ(a->counts().admitted, static_cast<long long>(ids.size()));
+    EXPECT_EQ(a->counts().finished, static_cast<long long>(ids.size()));
+    EXPECT_EQ(a->counts().failed, 0);
+    for (long long id : ids) {
+      EXPECT_EQ(s.jobs.at(id).state, "COMPLETED") << "job " << id;
+      EXPECT_EQ(s.jobs.at(id).runs, 1) << "job " << id;
+      // Released in Slurm once, journaled as released at most once.
+      EXPECT_LE(CountEvents(path, "release", id), 1) << "job " << id;
+    }
+    *commands = s.commands_run;
+    std::filesystem::remove(path);
+  };
+  long long total = 0;
+  run_with_crash_at(0, false, &total);  // no crash: how many commands a whole run takes
+  ASSERT_GT(total, 10);
+  for (bool once_done : {false, true}) {
+    for (long long k = 1; k <= total && !HasFailure(); ++k) {
+      long long ignored = 0;
+      run_with_crash_at(k, once_done, &ignored);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hetsched::slurm

@@ -1,0 +1,323 @@
+// A Slurm cluster in memory for the agent's unit tests: it answers the commands the agent runs
+// (sinfo --json, the squeue poll and text fetches, scontrol update/release/hold/requeuehold/show
+// job -d) like Slurm 22.05 would, on a FakeClock, without daemons. The test drives what Slurm
+// would do on its own: start released jobs (StartReleased), end them (End), take a node down
+// (NodeDown: its jobs are requeued), purge finished jobs (Purge).
+//
+// It also checks what no agent may ever do, and records each breach in `violations`: pin
+// (`scontrol update`) a job that is not held, release a job it did not pin, or start a job twice
+// without a requeue in between. A crash of the agent is simulated by `crash_after`: the command
+// with that number throws FakeCrash instead of running, as if the agent had been killed just
+// before it, or (`crash_once_done`) after Slurm carried it out but before the agent heard back.
+// The journal then holds what the agent wrote; its in-memory state is lost with the object.
+#pragma once
+
+#include <ctime>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "hetsched/slurm/clock.h"
+#include "hetsched/slurm/command_runner.h"
+#include "hetsched/slurm/slurm_json.h"
+#include "hetsched/util/text.h"
+
+namespace hetsched::slurm::testing {
+
+struct FakeCrash : std::runtime_error {
+  FakeCrash() : std::runtime_error("agent killed (fake)") {}
+};
+
+struct FakeNode {
+  std::string name, type;  // GRES type, e.g. "a100"
+  int gpus = 0;
+  std::string state = "idle";
+  std::vector<std::string> partitions = {"all"};
+};
+
+struct FakeJob {
+  long long id = 0;
+  std::string name, comment, partition = "all", user = "alice";
+  std::string state = "PENDING", reason = "JobHeldUser";
+  std::string tres_per_job, tres_per_node;
+  int node_count = 1;
+  std::vector<std::string> pinned;  // NodeList of the last `scontrol update`
+  std::vector<int> gpus_per_node;   // with `pinned`: the GPUs on each (uneven: Slurm's fill order)
+  std::vector<std::string> nodes;   // allocated while running or after
+  int restart_count = 0, exit_code = 0, runs = 0;
+  double submit = 0, start = 0, end = 0;
+  bool released_by_agent = false;
+};
+
+class FakeSlurm : public CommandRunner {
+ public:
+  explicit FakeSlurm(FakeClock& clock) : clock_(clock) {}
+
+  // 4 nodes of 4 A100 ("a100-1".."a100-<a>") and <v> nodes of 8 V100, partition "all".
+  void AddNodes(int a100, int v100) {
+    for (int i = 1; i <= a100; ++i) nodes.push_back({"a100-" + std::to_string(i), "a100", 4});
+    for (int i = 1; i <= v100; ++i) nodes.push_back({"v100-" + std::to_string(i), "v100", 8});
+  }
+
+  // `sbatch --hold` with `--gpus=<gpus>` (e.g. "a100:2", "4"), or with `per_node` GPUs per node
+  // over `node_count` nodes (`-N k --gres=gpu:<per_node>`).
+  long long Submit(const std::string& gpus, const std::string& comment = "hetsched model=resnet50 iterations=100",
+                   const std::string& name = "job") {
+    FakeJob j;
+    j.id = next_id_++;
+    j.name = name;
+    j.comment = comment;
+    j.tres_per_job = "gres:gpu:" + gpus;
+    j.submit = clock_.NowS();
+    jobs[j.id] = j;
+    return j.id;
+  }
+  long long SubmitPerNode(int node_count, const std::string& per_node, const std::string& comment) {
+    const long long id = Submit("0", comment);
+    jobs[id].tres_per_job.clear();
+    jobs[id].tres_per_node = "gres:gpu:" + per_node;
+    jobs[id].node_count = node_count;
+    return id;
+  }
+
+  // Slurm's scheduler: every released, pending job starts on its pinned nodes.
+  void StartReleased() {
+    for (auto& [id, j] : jobs) {
+      if (j.state != "PENDING" || j.reason == "JobHeldUser" || j.reason == "JobHeldAdmin" || j.pinned.empty()) continue;
+      bool ok = true;
+      for (const std::string& n : j.pinned) ok = ok && Node(n) != nullptr && Node(n)->state == "idle";
+      if (!ok) {
+        j.reason = "ReqNodeNotAvail";
+        continue;
+      }
+      if (j.runs > j.restart_count) violations.push_back("job " + std::to_string(id) + " started twice");
+      ++j.runs;
+      j.state = "RUNNING";
+      j.reason = "None";
+      j.nodes = j.pinned;
+      j.start = clock_.NowS();
+    }
+  }
+  void End(long long id, const std::string& state = "COMPLETED", int exit_code = 0) {
+    FakeJob& j = jobs.at(id);
+    j.state = state;
+    j.reason = state == "COMPLETED" ? "None" : "NonZeroExitCode";
+    j.exit_code = exit_code;
+    j.end = clock_.NowS();
+  }
+  void EndAllRunning() {
+    for (auto& [id, j] : jobs) {
+      if (j.state == "RUNNING") End(id);
+    }
+  }
+  // The node goes down; Slurm requeues its running jobs (pending again, not held, restart +1).
+  void NodeDown(const std::string& name) {
+    Node(name)->state = "down";
+    for (auto& [id, j] : jobs) {
+      if (j.state != "RUNNING" || std::find(j.nodes.begin(), j.nodes.end(), name) == j.nodes.end()) continue;
+      j.state = "PENDING";
+      j.reason = "BeginTime";
+      ++j.restart_count;
+      j.nodes.clear();
+    }
+  }
+  void Purge(long long id) { jobs.erase(id); }
+
+  Result<CommandResult> Run(const std::vector<std::string>& argv) override {
+    ++commands_run;
+    const bool crash = crash_after > 0 && commands_run >= crash_after;
+    if (crash) crash_after = 0;
+    if (crash && !crash_once_done) throw FakeCrash();
+    auto result = Execute(argv);
+    if (crash) throw FakeCrash();
+    return result;
+  }
+
+  Result<CommandResult> Execute(const std::vector<std::string>& argv) {
+    log.push_back(argv);
+    if (unreachable > 0) {
+      --unreachable;
+      return CommandResult{1, "", std::string(argv[0]) + ": error: Unable to contact slurm controller"};
+    }
+    if (argv[0] == "sinfo") return CommandResult{0, SinfoJson(), ""};
+    if (argv[0] == "squeue") return Squeue(argv);
+    if (argv[0] == "scontrol" && argv.size() >= 2) return Scontrol(argv);
+    return Status::NotFound("fake slurm: no command " + argv[0]);
+  }
+
+  // How many times the agent ran `scontrol <verb>` naming job `id` (alone or in a list).
+  int Count(const std::string& verb, long long id) const {
+    int n = 0;
+    for (const auto& argv : log) {
+      if (argv.size() < 3 || argv[0] != "scontrol" || argv[1] != verb) continue;
+      const std::string want = std::to_string(id);
+      if (verb == "update") {
+        n += argv[2] == "JobId=" + want ? 1 : 0;
+      } else {
+        for (auto part : Split(argv[2], ',')) n += part == want ? 1 : 0;
+      }
+    }
+    return n;
+  }
+
+  std::vector<FakeNode> nodes;
+  std::map<long long, FakeJob> jobs;
+  std::vector<std::vector<std::string>> log;  // every command run, in order
+  std::vector<std::string> violations;
+  long long commands_run = 0;
+  long long crash_after = 0;  // > 0: the command with this number throws FakeCrash
+  bool crash_once_done = false;  // ... after it took effect
+  int unreachable = 0;        // the next N commands fail as when slurmctld is down
+  std::set<long long> refuse_update;  // `scontrol update` of these jobs fails
+
+ private:
+  FakeNode* Node(const std::string& name) {
+    for (auto& n : nodes) {
+      if (n.name == name) return &n;
+    }
+    return nullptr;
+  }
+
+  std::string SinfoJson() const {
+    std::string out = "{\"errors\": [], \"nodes\": [";
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const FakeNode& n = nodes[i];
+      out += std::string(i ? "," : "") + "{\"name\": \"" + n.name + "\", \"state\": \"" + n.state +
+             "\", \"state_flags\": [], \"gres\": \"gpu:" + n.type + ":" + std::to_string(n.gpus) +
+             "\", \"active_features\": \"" + n.type + "\", \"partitions\": [";
+      for (size_t k = 0; k < n.partitions.size(); ++k) out += std::string(k ? "," : "") + "\"" + n.partitions[k] + "\"";
+      out += "], \"cpus\": 32, \"real_memory\": 256000, \"reason\": \"\"}";
+    }
+    return out + "]}";
+  }
+
+  static std::string Time(double epoch_s) {
+    if (epoch_s <= 0) return "N/A";
+    const std::time_t t = static_cast<std::time_t>(epoch_s);
+    std::tm tm{};
+    localtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+    return buf;
+  }
+
+  static std::string Hostlist(const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ",") + n;
+    return out;
+  }
+
+  static std::string Or(const std::string& v, const char* none) { return v.empty() ? none : v; }
+
+  Result<CommandResult> Squeue(const std::vector<std::string>& argv) {
+    std::string format, partition, ids;
+    for (size_t i = 1; i + 1 < argv.size(); ++i) {
+      if (argv[i] == "-O") format = argv[i + 1];
+      if (argv[i] == "-p") partition = argv[i + 1];
+      if (argv[i] == "-j") ids = argv[i + 1];
+    }
+    std::set<long long> wanted;
+    for (auto part : Split(ids, ',')) {
+      if (!part.empty()) wanted.insert(std::stoll(std::string(part)));
+    }
+    for (long long id : wanted) {
+      if (jobs.count(id) == 0) return CommandResult{1, "", "slurm_load_jobs error: Invalid job id specified"};
+    }
+    std::string out;
+    for (const auto& [id, j] : jobs) {
+      if (!wanted.empty() && wanted.count(id) == 0) continue;
+      if (!partition.empty() && j.partition != partition) continue;
+      const std::string_view fmt = format;
+      for (auto field : Split(fmt, ',')) {
+        const std::string_view name = field.substr(0, field.find(':'));
+        const std::string_view suffix = field.find(":|") != std::string_view::npos ? "|" : "";
+        std::string v;
+        if (name == "JobID") v = std::to_string(id);
+        else if (name == "ArrayJobID") v = std::to_string(id);
+        else if (name == "ArrayTaskID") v = "N/A";
+        else if (name == "State") v = j.state;
+        else if (name == "Reason") v = j.reason;
+        else if (name == "Partition") v = j.partition;
+        else if (name == "UserName") v = j.user;
+        else if (name == "NumNodes") v = std::to_string(j.nodes.empty() ? j.node_count : static_cast<int>(j.nodes.size()));
+        else if (name == "tres-per-job") v = Or(j.tres_per_job, "N/A");
+        else if (name == "tres-per-node") v = Or(j.tres_per_node, "N/A");
+        else if (name == "RestartCnt") v = std::to_string(j.restart_count);
+        else if (name == "exit_code") v = std::to_string(j.exit_code);
+        else if (name == "SubmitTime") v = Time(j.submit);
+        else if (name == "StartTime") v = Time(j.start);
+        else if (name == "EndTime") v = Time(j.end);
+        else if (name == "PriorityLong") v = "0";
+        else if (name == "NodeList") v = Hostlist(j.nodes);
+        else if (name == "Comment") v = Or(j.comment, "(null)");
+        else if (name == "Name") v = j.name;
+        else return Status::InvalidArgument("fake squeue: unknown field " + std::string(name));
+        out += v + std::string(suffix);
+      }
+      out += "\n";
+    }
+    return CommandResult{0, out, ""};
+  }
+
+  Result<CommandResult> Scontrol(const std::vector<std::string>& argv) {
+    const std::string& verb = argv[1];
+    if (verb == "update") {
+      std::map<std::string, std::string> kv;
+      for (size_t i = 2; i < argv.size(); ++i) {
+        const size_t eq = argv[i].find('=');
+        kv[argv[i].substr(0, eq)] = eq == std::string::npos ? "" : argv[i].substr(eq + 1);
+      }
+      const long long id = std::stoll(kv["JobId"]);
+      auto it = jobs.find(id);
+      if (it == jobs.end()) return CommandResult{1, "", "Invalid job id specified"};
+      FakeJob& j = it->second;
+      if (j.state != "PENDING" || j.reason != "JobHeldUser") {
+        violations.push_back("job " + std::to_string(id) + " pinned while " + j.state + "/" + j.reason);
+      }
+      if (refuse_update.count(id) > 0) return CommandResult{1, "", "Requested node configuration is not available"};
+      j.pinned.clear();
+      for (auto part : Split(kv["NodeList"], ',')) j.pinned.emplace_back(part);
+      if (kv.count("TresPerNode") > 0) j.tres_per_node = kv["TresPerNode"];
+      if (kv.count("TresPerJob") > 0) j.tres_per_job = kv["TresPerJob"];
+      return CommandResult{0, "", ""};
+    }
+    if (verb == "release" || verb == "hold" || verb == "requeuehold") {
+      for (auto part : Split(argv[2], ',')) {
+        const long long id = std::stoll(std::string(part));
+        auto it = jobs.find(id);
+        if (it == jobs.end()) return CommandResult{1, "", "Invalid job id specified"};
+        FakeJob& j = it->second;
+        if (verb == "release") {
+          if (j.pinned.empty()) violations.push_back("job " + std::to_string(id) + " released without a placement");
+          if (j.state == "PENDING") j.reason = "None";
+        } else if (verb == "hold") {
+          if (j.state == "PENDING") j.reason = "JobHeldUser";
+        } else {
+          j.state = "PENDING";
+          j.reason = "JobHeldUser";
+          ++j.restart_count;
+          j.nodes.clear();
+        }
+      }
+      return CommandResult{0, "", ""};
+    }
+    if (verb == "show" && argv.size() >= 5 && argv[2] == "job" && argv[3] == "-d") {
+      const FakeJob& j = jobs.at(std::stoll(argv[4]));
+      std::string out = "JobId=" + argv[4] + " JobName=" + j.name + "\n   NodeList=" + Hostlist(j.nodes) + "\n";
+      for (size_t i = 0; i < j.nodes.size(); ++i) {
+        const int n = i < j.gpus_per_node.size() ? j.gpus_per_node[i] : 1;
+        out += "     Nodes=" + j.nodes[i] + " CPU_IDs=0 Mem=0 GRES=gpu:" + Node(j.nodes[i])->type + ":" +
+               std::to_string(n) + "(IDX:0-" + std::to_string(n - 1) + ")\n";
+      }
+      return CommandResult{0, out, ""};
+    }
+    return Status::NotFound("fake scontrol: " + verb);
+  }
+
+  FakeClock& clock_;
+  long long next_id_ = 1;
+};
+
+}  // namespace hetsched::slurm::testing
