@@ -200,7 +200,7 @@ TEST(RlptoTest, PropertyNeverBelowTheMinimum) {
 
 TEST(RlptoTest, BadOptions) {
   for (const char* bad : {"round=0", "min_share=0", "min_share=1.5", "epsilon=1", "loss_exponent=0", "reserve=2",
-                          "window=0", "model=/nonexistent/agent.bin", "shrink=maybe", "allocation=greedy",
+                          "window=0", "moves=-1", "model=/nonexistent/agent.bin", "shrink=maybe", "allocation=greedy",
                           "profile=/nonexistent/throughputs.csv"}) {
     auto options = Options::Parse({bad});
     ASSERT_TRUE(options.ok());

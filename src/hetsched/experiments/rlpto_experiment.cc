@@ -51,9 +51,12 @@ class RlptoExperiment final : public Experiment {
     HETSCHED_ASSIGN_OR_RETURN(const long long episodes, ctx.options.GetInt("episodes", ctx.quick ? 2 : 20));
     HETSCHED_ASSIGN_OR_RETURN(const long long episode_jobs, ctx.options.GetInt("episode_jobs", ctx.quick ? 30 : 200));
     HETSCHED_ASSIGN_OR_RETURN(const long long imitation_episodes, ctx.options.GetInt("imitation_episodes", ctx.quick ? 1 : 4));
-    HETSCHED_ASSIGN_OR_RETURN(const long long imitation_steps, ctx.options.GetInt("imitation_steps", ctx.quick ? 20 : 2000));
+    HETSCHED_ASSIGN_OR_RETURN(const long long imitation_steps, ctx.options.GetInt("imitation_steps", ctx.quick ? 20 : 3000));
+    HETSCHED_ASSIGN_OR_RETURN(const bool imitation_balance, ctx.options.GetBool("imitation_balance", true));
+    HETSCHED_ASSIGN_OR_RETURN(const long long hidden, ctx.options.GetInt("hidden", 32));
+    HETSCHED_ASSIGN_OR_RETURN(const bool rollout_baseline, ctx.options.GetBool("rollout_baseline", false));
     HETSCHED_ASSIGN_OR_RETURN(const double deadline_factor, ctx.options.GetDouble("deadline_factor", 3));
-    HETSCHED_ASSIGN_OR_RETURN(const double round_s, ctx.options.GetDouble("round", 300));
+    HETSCHED_ASSIGN_OR_RETURN(const double round_s, ctx.options.GetDouble("round", ctx.quick ? 1800 : 300));
     HETSCHED_ASSIGN_OR_RETURN(const double arrival_scale, ctx.options.GetDouble("arrival_scale", 0.1));
     if (jobs < 8) return Status::InvalidArgument("experiment rlpto: option 'jobs' must be >= 8");
     if (!(deadline_factor >= 1)) return Status::InvalidArgument("experiment rlpto: option 'deadline_factor' must be >= 1");
@@ -91,6 +94,8 @@ class RlptoExperiment final : public Experiment {
     agent_config.state_dim = kRlptoStateDim;
     agent_config.actions = kRlptoActions;
     agent_config.seed = ctx.seed;
+    agent_config.hidden = static_cast<int>(hidden);
+    HETSCHED_RETURN_IF_ERROR(agent_config.Validate().WithContext("experiment rlpto: option 'hidden': "));
     auto agent = std::make_shared<learn::AllocationAgent>(agent_config);
     RlptoTrainingOptions training;
     training.episodes = static_cast<int>(episodes);
@@ -100,6 +105,8 @@ class RlptoExperiment final : public Experiment {
     training.policy_options.Set("profile", table_path);
     training.imitation_episodes = static_cast<int>(std::clamp<long long>(imitation_episodes, 0, 1000));
     training.imitation_steps = static_cast<int>(std::clamp<long long>(imitation_steps, 0, 1000000));
+    training.rollout_baseline = rollout_baseline;
+    training.imitation_balance = imitation_balance;
     if (ctx.quick) training.validation_windows = 1;
     HETSCHED_ASSIGN_OR_RETURN(const RlptoTrainingLog log, TrainRlptoAgent(cluster, zoo, train, training, agent, sim, ctx.print));
     const std::string agent_path = ctx.out_dir + "/rlpto_agent.bin";

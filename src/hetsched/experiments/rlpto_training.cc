@@ -163,14 +163,29 @@ Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo&
       const size_t batch = std::min(n, static_cast<size_t>(options.imitation_batch));
       std::vector<float> xs(batch * dim);
       std::vector<int> ys(batch);
-      const std::vector<double> ones(batch, 1.0);  // advantage 1: the policy loss is the cross-entropy
+      // The "advantage" of a sample is its weight in the cross-entropy: 1, or with
+      // imitation_balance 1 / sqrt(share of its label), so that the rare decisions that start or
+      // move a job weigh more than the many waits and keeps; scaled to mean 1 over the data.
+      std::vector<double> label_weight(static_cast<size_t>(agent->config().actions), 1.0);
+      if (options.imitation_balance) {
+        std::vector<double> count(label_weight.size(), 0.0);
+        for (int y : labels) count[static_cast<size_t>(y)] += 1;
+        double mean = 0;
+        for (size_t a = 0; a < count.size(); ++a) {
+          label_weight[a] = count[a] > 0 ? std::sqrt(static_cast<double>(n) / count[a]) : 0.0;
+          mean += count[a] * label_weight[a] / static_cast<double>(n);
+        }
+        for (double& w : label_weight) w /= mean;
+      }
+      std::vector<double> ws(batch);
       for (int step = 0; step < options.imitation_steps; ++step) {
         for (size_t b = 0; b < batch; ++b) {
           const auto i = static_cast<size_t>(rng.Below(n));
           std::copy_n(states.begin() + static_cast<std::ptrdiff_t>(i * dim), dim, xs.begin() + static_cast<std::ptrdiff_t>(b * dim));
           ys[b] = labels[i];
+          ws[b] = label_weight[static_cast<size_t>(labels[i])];
         }
-        HETSCHED_ASSIGN_OR_RETURN(const double loss, agent->Update(xs, ys, ones));
+        HETSCHED_ASSIGN_OR_RETURN(const double loss, agent->Update(xs, ys, ws));
         (void)loss;
       }
       const std::vector<int> chosen = agent->Act(states, static_cast<int>(n), nullptr);
@@ -192,6 +207,17 @@ Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo&
     t.explore_seed = rng.NextU64();
     HETSCHED_ASSIGN_OR_RETURN(const EpisodeResult r, RunEpisode(cluster, zoo, w, options, std::move(t), true, sim));
     const RlptoTrajectory& trajectory = r.trajectory;
+    // Rollout baseline: the greedy agent on the same window; its discounted reward after each of
+    // the sampled run's decision times is that decision's baseline, which removes what the
+    // window's load alone explains.
+    std::vector<double> baseline;
+    if (options.rollout_baseline && !trajectory.actions.empty()) {
+      RlptoTraining greedy;
+      greedy.agent = agent;
+      greedy.explore = false;
+      HETSCHED_ASSIGN_OR_RETURN(const EpisodeResult ref, RunEpisode(cluster, zoo, w, options, std::move(greedy), true, sim));
+      baseline = DiscountedReturns(trajectory.decision_time_s, ref.trajectory.rewards, options.discount_per_round, options.round_s);
+    }
     double total = 0;
     for (const auto& [time, reward] : trajectory.rewards) total += reward;
     log.episode_reward.push_back(total);
@@ -200,12 +226,13 @@ Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo&
     if (!trajectory.actions.empty()) {
       std::vector<double> g = DiscountedReturns(trajectory.decision_time_s, trajectory.rewards, options.discount_per_round,
                                                 options.round_s);
+      for (size_t i = 0; i < baseline.size(); ++i) g[i] -= baseline[i];
       double mean = 0, var = 0;
       for (double v : g) mean += v;
       mean /= static_cast<double>(g.size());
       for (double v : g) var += (v - mean) * (v - mean);
       const double sd = std::sqrt(var / static_cast<double>(g.size())) + 1e-8;
-      for (double& v : g) v = (v - mean) / sd;  // baseline: the episode's mean return
+      for (double& v : g) v = (v - mean) / sd;  // normalised (mean 0, sd 1) within the episode
       // Each step on at most max_update_decisions decisions drawn from the episode (all if fewer).
       const size_t n = g.size(), dim = static_cast<size_t>(agent->config().state_dim);
       const size_t batch = std::min(n, static_cast<size_t>(options.max_update_decisions));

@@ -1,12 +1,13 @@
 // Trains RLPTO's allocation agent in the simulator (docs/rlpto.md, "Training"), in three steps:
 //  1. imitation warm start: episodes acted by the type-aware heuristic (RlptoHeuristicAction)
 //     record (state, heuristic action) pairs, and the agent is fitted to them by cross-entropy
-//     (minibatches drawn with hetsched::Rng);
+//     (minibatches drawn with hetsched::Rng; labels weighted by 1 / sqrt(their share));
 //  2. REINFORCE fine-tuning: each episode simulates a window of consecutive jobs sampled from
-//     the workload with the agent sampling actions; the returns at each decision (discounted
-//     per round) are normalised per episode (mean 0, sd 1: the mean is the baseline) and the
-//     agent takes policy-gradient steps, each on at most `max_update_decisions` decisions drawn
-//     from the episode;
+//     the workload with the agent sampling actions; the advantage of a decision is its return
+//     (discounted per round), optionally minus the greedy agent's return after the same time on
+//     the same window (`rollout_baseline`, self-critical: Rennie et al. 2017; Kool et al. 2019),
+//     normalised per episode (mean 0, sd 1), and the agent takes policy-gradient steps, each on
+//     at most `max_update_decisions` decisions drawn from the episode;
 //  3. selection: after the warm start and every `eval_every` episodes, the greedy agent is
 //     scored on fixed validation windows of the same workload (mean JCT); the best agent seen
 //     is kept. Deterministic for a given seed.
@@ -32,12 +33,14 @@ struct RlptoTrainingOptions {
   int imitation_episodes = 4;        // windows acted by the heuristic (0: no warm start)
   int imitation_steps = 300;         // minibatch steps of the cross-entropy fit
   int imitation_batch = 512;
+  bool imitation_balance = true;     // weight labels by 1 / sqrt(their share)
   int validation_windows = 2;        // windows scoring the greedy agent (0: keep the last agent)
   int eval_every = 5;                // episodes between scorings
   double discount_per_round = 0.95;  // gamma per scheduling round (the policy's `round`)
   double round_s = 300;
   int updates_per_episode = 2;
   long long max_update_decisions = 16384;  // decisions per policy-gradient step (sampled when more)
+  bool rollout_baseline = false;     // subtract the greedy agent's return on the same window
   unsigned long long seed = 1;
   Options policy_options;            // options of the rlpto scheduler (levels, age, profile, ...)
 };

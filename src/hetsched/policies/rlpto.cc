@@ -77,6 +77,7 @@ struct RlptoConfig {
   double forecast_window_s = 3600;
   double reserve_fraction = 0.5;
   int window = 64;
+  int moves = 8;  // running jobs resized or moved per round at most
   Allocation allocation = Allocation::kRule;
   std::vector<GavelThroughputRow> profile;  // measured throughputs the policy may use (option `profile`)
   std::string profile_origin;
@@ -357,6 +358,7 @@ class RlptoScheduler : public JobScheduler {
       t.decision_time_s.insert(t.decision_time_s.end(), jobs.size(), now);
     }
     const int total = ctx.cluster().num_devices();
+    int moves = 0;
     for (size_t i = 0; i < jobs.size(); ++i) {
       const JobId id = jobs[i];
       const JobInfo& info = jobs_[id];
@@ -371,6 +373,7 @@ class RlptoScheduler : public JobScheduler {
         if (want == s.num_devices() && type == s.device_type) continue;
         if (info.converging && want > s.num_devices()) continue;  // a converging job only shrinks
         if (ctx.state().free_of_type(type) + (type == s.device_type ? s.num_devices() : 0) < want) continue;
+        if (moves++ >= config_.moves) continue;  // at most `moves` resizes or moves per round
         Restart(ctx, id, want, type);
         continue;
       }
@@ -556,6 +559,9 @@ Result<std::unique_ptr<JobScheduler>> MakeRlptoScheduler(const Options& options,
   if (!(c.forecast_window_s > 0)) return Status::InvalidArgument(who + ": option 'forecast_window' must be > 0 seconds");
   if (!(c.reserve_fraction >= 0 && c.reserve_fraction <= 1)) return Status::InvalidArgument(who + ": option 'reserve' must be in [0, 1]");
   if (window < 1 || window > 100000) return Status::InvalidArgument(who + ": option 'window' must be in 1..100000");
+  HETSCHED_ASSIGN_OR_RETURN(const long long moves, options.GetInt("moves", c.moves));
+  if (moves < 0 || moves > 100000) return Status::InvalidArgument(who + ": option 'moves' must be in 0..100000");
+  c.moves = static_cast<int>(moves);
   c.window = static_cast<int>(window);
   std::shared_ptr<learn::AllocationAgent> agent;
   if (!model.empty() && !training.agent) {
