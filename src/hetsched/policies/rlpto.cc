@@ -163,6 +163,7 @@ class RlptoScheduler : public JobScheduler {
     int slots = 0;        // usable types ranked (<= kRlptoTypeSlots)
     std::array<DeviceTypeId, kRlptoTypeSlots> type{};
     std::array<double, kRlptoTypeSlots> speed{};  // relative to the fastest
+    double fastest_iteration_s = kInf;            // the visible model's, on its request
   };
 
   bool Recording() const { return training_.trajectory != nullptr; }
@@ -176,13 +177,13 @@ class RlptoScheduler : public JobScheduler {
       profile_failed_ = !table.ok();
     }
     std::vector<std::pair<double, DeviceTypeId>> ranked;
+    info.fastest_iteration_s = kInf;
     for (DeviceTypeId t : UsableTypes(spec, ctx.cluster())) {
+      const double iteration_s = ctx.EstimateIterationS(spec.id, spec.num_gpus, t);
+      info.fastest_iteration_s = std::min(info.fastest_iteration_s, iteration_s);
       double speed = 0;
       if (profile_) speed = profile_->StepsPerSecond(profile_->JobTypeIndex(spec.name), t, spec.num_gpus, true);
-      if (!(speed > 0)) {
-        const double iteration_s = ctx.EstimateIterationS(spec.id, spec.num_gpus, t);
-        speed = std::isfinite(iteration_s) && iteration_s > 0 ? 1 / iteration_s : 0;
-      }
+      if (!(speed > 0)) speed = std::isfinite(iteration_s) && iteration_s > 0 ? 1 / iteration_s : 0;
       if (speed > 0) ranked.push_back({-speed, t});
     }
     std::sort(ranked.begin(), ranked.end());
@@ -191,6 +192,17 @@ class RlptoScheduler : public JobScheduler {
       info.type[static_cast<size_t>(k)] = ranked[static_cast<size_t>(k)].second;
       info.speed[static_cast<size_t>(k)] = ranked[static_cast<size_t>(k)].first / ranked[0].first;
     }
+  }
+  // RemainingOnFastestS (job_estimates.h) with the fastest iteration time kept from submission
+  // (the visible model's estimate does not change): the same value without the model lookups.
+  static double RemainingS(const JobStatus& s, const JobInfo& info, double now) {
+    const JobSpec& spec = *s.spec;
+    if (spec.estimated_runtime_s > 0) return std::max(0.0, spec.estimated_runtime_s - s.ExecutedS(now));
+    if (spec.iterations <= 0) return kInf;
+    double done = s.iterations_done;
+    if (s.state == JobState::kRunning) done += s.iteration_rate * (now - s.last_start_s);
+    const double left = std::max(0.0, static_cast<double>(spec.iterations) - done);
+    return left == 0 ? 0 : left * info.fastest_iteration_s;
   }
   // Speed of `type` relative to the job's fastest; 0 if not among its ranked types.
   static double SpeedOf(const JobInfo& info, DeviceTypeId type) {
@@ -413,7 +425,7 @@ class RlptoScheduler : public JobScheduler {
     const double total = std::max(1, ctx.cluster().num_devices());
     const double free = ctx.state().total_free();
     const double req = s.spec->num_gpus;
-    const double remaining_s = RemainingOnFastestS(ctx, id);
+    const double remaining_s = RemainingS(s, info, now);
     const int levels = queue_.levels();
     const double level = running ? 0 : queue_.LevelOf(id);
     const double top = static_cast<double>(queue_.queue(0).size());
