@@ -5,6 +5,8 @@
 
 #include "hetsched/experiments/experiment.h"
 #include "hetsched/experiments/rlpto_training.h"
+#include "hetsched/policies/rlpto.h"
+#include "hetsched/trace/trace.h"
 #include "hetsched/sched/registry.h"
 #include "hetsched/util/file_io.h"
 
@@ -21,6 +23,75 @@ TEST(RlptoTrainingTest, DiscountedReturnsGolden) {
   EXPECT_NEAR(g[0], 2.12132034, 1e-8);
   EXPECT_NEAR(g[1], 2.0, 1e-12);
   EXPECT_EQ(g[2], 0.0);
+}
+
+TEST(RlptoTrainingTest, TraceWindowGolden) {
+  Workload all;
+  all.source = "t";
+  for (int i = 0; i < 4; ++i) {
+    Job j;
+    j.spec.id = 10 + i;
+    j.spec.submit_time_s = 100.0 * i;
+    j.spec.deadline_s = i == 2 ? 1000 : kNoDeadline;
+    all.jobs.push_back(j);
+  }
+  // Jobs 1..2: ids 0, 1; submit times 100 and 200 shifted by 100 -> 0, 100; the deadline
+  // 1000 -> 900; no deadline stays none.
+  const Workload w = TraceWindow(all, 1, 3);
+  ASSERT_EQ(w.jobs.size(), 2u);
+  EXPECT_EQ(w.source, "t jobs 1..2");
+  EXPECT_EQ(w.jobs[0].spec.id, 0);
+  EXPECT_EQ(w.jobs[1].spec.id, 1);
+  EXPECT_EQ(w.jobs[0].spec.submit_time_s, 0.0);
+  EXPECT_EQ(w.jobs[1].spec.submit_time_s, 100.0);
+  EXPECT_EQ(w.jobs[0].spec.deadline_s, kNoDeadline);
+  EXPECT_EQ(w.jobs[1].spec.deadline_s, 900.0);
+}
+
+// Same seed, same training: identical logs and an identical agent (imitation, REINFORCE and the
+// validation-based selection all draw from hetsched::Rng and seeded LibTorch).
+TEST(RlptoTrainingTest, DeterministicForASeed) {
+  const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
+  auto cluster = MakeShorthandCluster({{"v100", 8}, {"k80", 8}}, 4, devices, LinkCatalog::BuiltIn());
+  ASSERT_TRUE(cluster.ok());
+  SyntheticOptions so;
+  so.num_jobs = 40;
+  so.seed = 3;
+  so.arrival_rate_per_hour = 30;
+  so.size_mix = {{1, 4}, {2, 2}, {4, 1}};
+  so.runtime_sample_s = {600, 1800, 3600, 7200};
+  auto pool = GenerateSynthetic(so, devices, ModelZoo::BuiltIn());
+  ASSERT_TRUE(pool.ok());
+  RlptoTrainingOptions options;
+  options.episodes = 2;
+  options.jobs_per_episode = 20;
+  options.imitation_episodes = 1;
+  options.imitation_steps = 10;
+  options.validation_windows = 1;
+  options.eval_every = 1;
+  options.seed = 5;
+  SimOptions sim;
+  sim.seed = 5;
+  std::vector<RlptoTrainingLog> logs;
+  std::vector<std::vector<double>> probabilities;
+  for (int run = 0; run < 2; ++run) {
+    learn::AllocationAgentConfig config;
+    config.state_dim = kRlptoStateDim;
+    config.actions = kRlptoActions;
+    config.seed = 5;
+    auto agent = std::make_shared<learn::AllocationAgent>(config);
+    auto log = TrainRlptoAgent(*cluster, ModelZoo::BuiltIn(), *pool, options, agent, sim, nullptr);
+    ASSERT_TRUE(log.ok()) << log.status().ToString();
+    logs.push_back(*log);
+    probabilities.push_back(agent->Probabilities(std::vector<float>(kRlptoStateDim, 0.5f)));
+  }
+  EXPECT_EQ(logs[0].episode_reward, logs[1].episode_reward);
+  EXPECT_EQ(logs[0].decisions, logs[1].decisions);
+  EXPECT_EQ(logs[0].validation_jct_h, logs[1].validation_jct_h);
+  EXPECT_EQ(logs[0].validation_jct_h.size(), 3u);  // after the warm start, after episodes 1 and 2
+  EXPECT_EQ(logs[0].imitation_accuracy, logs[1].imitation_accuracy);
+  EXPECT_EQ(probabilities[0], probabilities[1]);
+  EXPECT_GT(logs[0].decisions[0], 0);
 }
 
 // The quick experiment trains for 2 episodes of 30 jobs and compares every method on 40 held-out
@@ -44,10 +115,12 @@ TEST(RlptoExperimentTest, QuickRunWritesEveryMethod) {
   auto csv = ReadFile(out + "/rlpto.csv");
   ASSERT_TRUE(csv.ok());
   for (const char* m : {"\nFIFO,", "\nSRTF,", "\nTiresias-LAS,", "\nGavel-LAS,", "\nmulti-priority,", "\nRLPTO-rule,",
-                        "\nRLPTO,"}) {
+                        "\nRLPTO-heuristic,", "\nRLPTO,"}) {
     EXPECT_NE(csv->find(m), std::string::npos) << m;
   }
   EXPECT_NE(printed.find("episode   2"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("imitation: "), std::string::npos) << printed;
+  EXPECT_NE(printed.find("kept the agent scored after"), std::string::npos) << printed;
   EXPECT_TRUE(std::filesystem::exists(out + "/rlpto_agent.bin"));
   std::filesystem::remove_all(out);
 }

@@ -50,6 +50,27 @@ TEST(AllocationAgentTest, DeterministicAndSavedExactly) {
   std::filesystem::remove(path);
 }
 
+// Imitation is the policy loss with advantage 1 (cross-entropy): fitting the labels of the
+// bandit's two states makes the greedy agent reproduce them; CopyWeightsFrom then carries the
+// fitted weights into a fresh agent exactly, and refuses a network of another size.
+TEST(AllocationAgentTest, ImitationAndCopyWeights) {
+  AllocationAgent a(Bandit());
+  const std::vector<float> states{1, 0, 0, 1};
+  for (int step = 0; step < 100; ++step) ASSERT_TRUE(a.Update(states, std::vector<int>{1, 2}, std::vector<double>{1, 1}).ok());
+  EXPECT_EQ(a.Act(states, 2, nullptr), (std::vector<int>{1, 2}));
+  AllocationAgentConfig other = Bandit();
+  other.seed = 99;
+  AllocationAgent b(other);
+  EXPECT_NE(b.Probabilities(std::vector<float>{1, 0}), a.Probabilities(std::vector<float>{1, 0}));
+  ASSERT_TRUE(b.CopyWeightsFrom(a).ok());
+  EXPECT_EQ(b.Probabilities(std::vector<float>{1, 0}), a.Probabilities(std::vector<float>{1, 0}));
+  EXPECT_EQ(b.Probabilities(std::vector<float>{0, 1}), a.Probabilities(std::vector<float>{0, 1}));
+  AllocationAgentConfig wider = Bandit();
+  wider.hidden = 16;
+  AllocationAgent c(wider);
+  EXPECT_FALSE(c.CopyWeightsFrom(a).ok());
+}
+
 TEST(AllocationAgentTest, BadInput) {
   AllocationAgent agent(Bandit());
   const std::vector<float> s{1, 0};

@@ -4,14 +4,20 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "fake_backend.h"
+#include "hetsched/learn/allocation_agent.h"
 
 namespace hetsched {
 namespace {
 
 using ::testing::ElementsAre;
 using test::kFast;
+using test::kSlow;
 using test::PolicyHarness;
 
 TEST(RlptoConvergenceTest, Golden) {
@@ -73,9 +79,129 @@ TEST(RlptoTest, NoShrinkWithoutWaitingJobs) {
   EXPECT_THAT(h.TakeLog(), ElementsAre());
 }
 
+TEST(RlptoTest, CountChoicesGolden) {
+  // Request 8, minimum 2: min 2, half ceil(8 / 2) = 4, request 8, twice 16.
+  EXPECT_EQ(RlptoCount(0, 8, 2), 2);
+  EXPECT_EQ(RlptoCount(1, 8, 2), 4);
+  EXPECT_EQ(RlptoCount(2, 8, 2), 8);
+  EXPECT_EQ(RlptoCount(3, 8, 2), 16);
+  // Request 3, minimum 3 (min_share 1): half = max(3, ceil(1.5) = 2) = 3, never below the minimum.
+  EXPECT_EQ(RlptoCount(1, 3, 3), 3);
+  EXPECT_EQ(RlptoCount(0, 1, 1), 1);
+  // Action indices: 1 + slot x 4 + count choice; 13 in all.
+  EXPECT_EQ(RlptoAction(0, 0), 1);
+  EXPECT_EQ(RlptoAction(2, 3), 12);
+  EXPECT_EQ(kRlptoActions, 13);
+}
+
+std::vector<float> State(std::initializer_list<std::pair<RlptoFeature, float>> values,
+                         std::initializer_list<std::pair<int, std::pair<float, float>>> slots) {
+  std::vector<float> s(kRlptoStateDim, 0.0f);
+  for (const auto& [f, v] : values) s[static_cast<size_t>(f)] = v;
+  for (const auto& [k, speed_free] : slots) {
+    s[static_cast<size_t>(RlptoFeature::kSlotSpeed) + static_cast<size_t>(k)] = speed_free.first;
+    s[static_cast<size_t>(RlptoFeature::kSlotFree) + static_cast<size_t>(k)] = speed_free.second;
+  }
+  return s;
+}
+
+TEST(RlptoTest, HeuristicGolden) {
+  using F = RlptoFeature;
+  // Waiting job; slot 0 (speed 1) has room for half its request, slot 1 (speed 0.5) for all of
+  // it: its request on slot 1 = action 1 + 1 x 4 + 2 = 7.
+  EXPECT_EQ(RlptoHeuristicAction(State({}, {{0, {1.0f, 0.5f}}, {1, {0.5f, 1.0f}}})), 7);
+  // Room on the fastest: action 1 + 0 + 2 = 3. No room anywhere: wait (0).
+  EXPECT_EQ(RlptoHeuristicAction(State({}, {{0, {1.0f, 2.0f}}, {1, {0.5f, 1.0f}}})), 3);
+  EXPECT_EQ(RlptoHeuristicAction(State({}, {{0, {1.0f, 0.9f}}, {1, {0.5f, 0.0f}}})), 0);
+  // Running on its request on a type at speed 0.5 with 2 h left (log10(7201) / 6 = 0.643):
+  // slot 0 is 2x faster and has room: move (action 3). Converging, or only 0.5 h left
+  // (log10(1801) / 6 = 0.543), or held speed 0.9 (< 1.25x): keep (0).
+  const auto running = [&](float converging, float remaining, float held_speed) {
+    return State({{F::kRunning, 1.0f}, {F::kHeldShare, 1.0f}, {F::kConverging, converging}, {F::kRemaining, remaining},
+                  {F::kHeldSpeed, held_speed}},
+                 {{0, {1.0f, 1.0f}}, {1, {0.5f, 1.0f}}});
+  };
+  EXPECT_EQ(RlptoHeuristicAction(running(0, 0.643f, 0.5f)), 3);
+  EXPECT_EQ(RlptoHeuristicAction(running(1, 0.643f, 0.5f)), 0);
+  EXPECT_EQ(RlptoHeuristicAction(running(0, 0.543f, 0.5f)), 0);
+  EXPECT_EQ(RlptoHeuristicAction(running(0, 0.643f, 0.9f)), 0);
+}
+
+// allocation=heuristic: job 1 (2 GPUs) goes to the fast type (1 s vs 2 s per iteration); job 2
+// (2 GPUs) finds the fast node full and starts on the slow one, and so does job 3. When job 1
+// ends, both are reconsidered at the next round tick (60 s): job 2 stays (1,000 iterations x
+// 1 s on the fast type = 1,000 s left, under an hour), job 3 (8,000 s left, and the fast type
+// 2x faster with room for its 2 GPUs) moves there.
+TEST(RlptoTest, HeuristicPicksTheFastTypeAndMovesLongJobsUp) {
+  PolicyHarness h({{kFast, 2}, {kSlow, 4}}, "rlpto", {"round=60", "allocation=heuristic", "shrink=false"});
+  h.Submit(1, 2, 0, 100);
+  h.Submit(2, 2, 0, 1000);
+  h.ScheduleAt(0);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0,1]", "start 2 on [2,3]"));
+  h.Submit(3, 2, 1, 8000);
+  h.ScheduleAt(1);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("start 3 on [4,5]"));
+  h.Finish(1, 50);
+  h.ScheduleAt(50);
+  EXPECT_THAT(h.TakeLog(), ElementsAre());  // running jobs are reconsidered at round ticks only
+  h.ScheduleAt(60);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("preempt 3", "start 3 on [0,1]"));
+}
+
+// Shrinking never drops a job below its minimum, whoever allocates: the rule, the heuristic or
+// an (untrained, random) agent, whose actions include "the minimum" and "half the request" for
+// running and waiting jobs. Random job streams on a 2-type cluster; after every call, every
+// running job holds at least MinimumGpus(request, min_share).
+TEST(RlptoTest, PropertyNeverBelowTheMinimum) {
+  const std::string model = (std::filesystem::temp_directory_path() / "hetsched_rlpto_property_agent.bin").string();
+  long long restarts = 0;  // the property is exercised: jobs were shrunk or moved
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    learn::AllocationAgentConfig config;
+    config.state_dim = kRlptoStateDim;
+    config.actions = kRlptoActions;
+    config.seed = seed;
+    ASSERT_TRUE(learn::AllocationAgent(config).Save(model).ok());
+    Rng rng(seed);
+    const double min_share = 0.25 + 0.25 * static_cast<double>(rng.Below(4));  // 0.25 .. 1
+    const std::string share = "min_share=" + std::to_string(min_share);
+    for (const std::vector<std::string>& options :
+         {std::vector<std::string>{"round=20", share}, std::vector<std::string>{"round=20", share, "allocation=heuristic"},
+          std::vector<std::string>{"round=20", share, "model=" + model}}) {
+      PolicyHarness h({{kFast, 8}, {kSlow, 8}}, "rlpto", options);
+      std::map<JobId, int> request;
+      JobId next = 1;
+      for (double t = 0; t <= 2000; t += 10) {
+        if (rng.Below(3) == 0) {
+          const int gpus = 1 << rng.Below(4);  // 1, 2, 4, 8
+          request[next] = gpus;
+          h.Submit(next++, gpus, t, 50 + static_cast<int64_t>(rng.Below(400)));
+        }
+        // Jobs end when their iterations are done at the rate they run.
+        for (const auto& [id, req] : request) {
+          const JobStatus& s = h.backend().job_status(id);
+          if (s.state == JobState::kRunning && s.iterations_done + s.iteration_rate * (t - s.last_start_s) >= static_cast<double>(s.spec->iterations)) {
+            h.Finish(id, t);
+          }
+        }
+        h.ScheduleAt(t);
+        for (const auto& [id, req] : request) {
+          const JobStatus& s = h.backend().job_status(id);
+          if (s.state == JobState::kRunning) {
+            ASSERT_GE(s.num_devices(), MinimumGpus(req, min_share)) << "seed " << seed << " job " << id << " at " << t;
+          }
+        }
+      }
+      for (const auto& [id, req] : request) restarts += h.backend().job_status(id).preemptions;
+    }
+  }
+  std::filesystem::remove(model);
+  EXPECT_GT(restarts, 0);
+}
+
 TEST(RlptoTest, BadOptions) {
   for (const char* bad : {"round=0", "min_share=0", "min_share=1.5", "epsilon=1", "loss_exponent=0", "reserve=2",
-                          "window=0", "model=/nonexistent/agent.bin", "shrink=maybe"}) {
+                          "window=0", "moves=-1", "model=/nonexistent/agent.bin", "shrink=maybe", "allocation=greedy",
+                          "profile=/nonexistent/throughputs.csv"}) {
     auto options = Options::Parse({bad});
     ASSERT_TRUE(options.ok());
     EXPECT_FALSE(Registry<JobScheduler>::Instance().Create("rlpto", *options).ok()) << bad;

@@ -48,6 +48,8 @@ const PolicyCase kPolicies[] = {
     {"tiresias_las", "tiresias-las", nullptr, nullptr, true},
     {"multi_priority", "multi-priority", nullptr, nullptr, false},
     {"rlpto", "rlpto", nullptr, nullptr, true, true},  // shrinking restarts a job on fewer GPUs
+    // Type-aware allocation: waiting jobs on their fastest type with room, running ones moved up.
+    {"rlpto_heuristic", "rlpto", "allocation", "heuristic", true, true},
 };
 
 struct PlacerCase {

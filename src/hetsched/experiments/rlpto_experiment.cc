@@ -12,6 +12,7 @@
 // the first half of the jobs and evaluated with every baseline on the second half (held out).
 // Truth: Gavel's measured throughputs where they apply. Outputs: rlpto.csv, rlpto.txt,
 // rlpto_training.csv, rlpto_agent.bin (the trained agent). Discussion: docs/experiments/rlpto.md.
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <memory>
@@ -37,19 +38,6 @@ struct Row {
   long long misses = 0;
 };
 
-Workload Slice(const Workload& all, size_t begin, size_t end) {
-  Workload w;
-  w.source = fmt::format("{} jobs {}..{}", all.source, begin, end - 1);
-  const double t0 = all.jobs[begin].spec.submit_time_s;
-  for (size_t i = begin; i < end; ++i) {
-    Job j = all.jobs[i];
-    j.spec.id = static_cast<JobId>(i - begin);
-    j.spec.submit_time_s -= t0;
-    w.jobs.push_back(std::move(j));
-  }
-  return w;
-}
-
 }  // namespace
 
 class RlptoExperiment final : public Experiment {
@@ -60,10 +48,15 @@ class RlptoExperiment final : public Experiment {
     const std::string trace_path = ctx.options.GetString("trace", "data/real/gavel/traces/msr_seed0_6c71a0.trace");
     const std::string table_path = ctx.options.GetString("throughputs", "data/real/gavel/throughputs.csv");
     HETSCHED_ASSIGN_OR_RETURN(const long long jobs, ctx.options.GetInt("jobs", ctx.quick ? 80 : 1000));
-    HETSCHED_ASSIGN_OR_RETURN(const long long episodes, ctx.options.GetInt("episodes", ctx.quick ? 2 : 30));
+    HETSCHED_ASSIGN_OR_RETURN(const long long episodes, ctx.options.GetInt("episodes", ctx.quick ? 2 : 20));
     HETSCHED_ASSIGN_OR_RETURN(const long long episode_jobs, ctx.options.GetInt("episode_jobs", ctx.quick ? 30 : 200));
+    HETSCHED_ASSIGN_OR_RETURN(const long long imitation_episodes, ctx.options.GetInt("imitation_episodes", ctx.quick ? 1 : 4));
+    HETSCHED_ASSIGN_OR_RETURN(const long long imitation_steps, ctx.options.GetInt("imitation_steps", ctx.quick ? 20 : 3000));
+    HETSCHED_ASSIGN_OR_RETURN(const bool imitation_balance, ctx.options.GetBool("imitation_balance", true));
+    HETSCHED_ASSIGN_OR_RETURN(const long long hidden, ctx.options.GetInt("hidden", 32));
+    HETSCHED_ASSIGN_OR_RETURN(const bool rollout_baseline, ctx.options.GetBool("rollout_baseline", false));
     HETSCHED_ASSIGN_OR_RETURN(const double deadline_factor, ctx.options.GetDouble("deadline_factor", 3));
-    HETSCHED_ASSIGN_OR_RETURN(const double round_s, ctx.options.GetDouble("round", 300));
+    HETSCHED_ASSIGN_OR_RETURN(const double round_s, ctx.options.GetDouble("round", ctx.quick ? 1800 : 300));
     HETSCHED_ASSIGN_OR_RETURN(const double arrival_scale, ctx.options.GetDouble("arrival_scale", 0.1));
     if (jobs < 8) return Status::InvalidArgument("experiment rlpto: option 'jobs' must be >= 8");
     if (!(deadline_factor >= 1)) return Status::InvalidArgument("experiment rlpto: option 'deadline_factor' must be >= 1");
@@ -92,8 +85,8 @@ class RlptoExperiment final : public Experiment {
     sim.measured_throughputs = &table;
 
     const size_t half = all.jobs.size() / 2;
-    const Workload train = Slice(all, 0, half);
-    const Workload test = Slice(all, half, all.jobs.size());
+    const Workload train = TraceWindow(all, 0, half);
+    const Workload test = TraceWindow(all, half, all.jobs.size());
     ctx.print(fmt::format("rlpto (E2): {}; {} jobs of {} (arrival gaps x {:g}): {} to train the agent, {} held out to compare\n",
                           cluster.Summary(), all.jobs.size(), trace_path, arrival_scale, train.jobs.size(), test.jobs.size()));
 
@@ -101,12 +94,20 @@ class RlptoExperiment final : public Experiment {
     agent_config.state_dim = kRlptoStateDim;
     agent_config.actions = kRlptoActions;
     agent_config.seed = ctx.seed;
+    agent_config.hidden = static_cast<int>(hidden);
+    HETSCHED_RETURN_IF_ERROR(agent_config.Validate().WithContext("experiment rlpto: option 'hidden': "));
     auto agent = std::make_shared<learn::AllocationAgent>(agent_config);
     RlptoTrainingOptions training;
     training.episodes = static_cast<int>(episodes);
     training.jobs_per_episode = std::min<long long>(episode_jobs, static_cast<long long>(train.jobs.size()));
     training.round_s = round_s;
     training.seed = ctx.seed;
+    training.policy_options.Set("profile", table_path);
+    training.imitation_episodes = static_cast<int>(std::clamp<long long>(imitation_episodes, 0, 1000));
+    training.imitation_steps = static_cast<int>(std::clamp<long long>(imitation_steps, 0, 1000000));
+    training.rollout_baseline = rollout_baseline;
+    training.imitation_balance = imitation_balance;
+    if (ctx.quick) training.validation_windows = 1;
     HETSCHED_ASSIGN_OR_RETURN(const RlptoTrainingLog log, TrainRlptoAgent(cluster, zoo, train, training, agent, sim, ctx.print));
     const std::string agent_path = ctx.out_dir + "/rlpto_agent.bin";
     HETSCHED_RETURN_IF_ERROR(agent->Save(agent_path));
@@ -129,7 +130,8 @@ class RlptoExperiment final : public Experiment {
         {"multi-priority", "multi-priority", {}},
         {"RLPTO-rule", "rlpto", {{"round", round}}},
         {"RLPTO-rule-no-shrink", "rlpto", {{"round", round}, {"shrink", "false"}}},
-        {"RLPTO", "rlpto", {{"round", round}, {"model", agent_path}}},
+        {"RLPTO-heuristic", "rlpto", {{"round", round}, {"allocation", "heuristic"}, {"profile", table_path}}},
+        {"RLPTO", "rlpto", {{"round", round}, {"model", agent_path}, {"profile", table_path}}},
     };
     std::vector<MethodChoice> choices;
     for (const Method& m : methods) {

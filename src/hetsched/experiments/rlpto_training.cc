@@ -1,6 +1,8 @@
 #include "hetsched/experiments/rlpto_training.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <fmt/format.h>
 
 #include "hetsched/metrics/summary.h"
@@ -31,6 +33,46 @@ std::vector<double> DiscountedReturns(const std::vector<double>& decision_time_s
   return out;
 }
 
+Workload TraceWindow(const Workload& all, size_t begin, size_t end) {
+  Workload w;
+  w.source = fmt::format("{} jobs {}..{}", all.source, begin, end - 1);
+  const double t0 = all.jobs[begin].spec.submit_time_s;
+  for (size_t i = begin; i < end; ++i) {
+    Job j = all.jobs[i];
+    j.spec.id = static_cast<JobId>(i - begin);
+    j.spec.submit_time_s -= t0;
+    if (j.spec.deadline_s != kNoDeadline) j.spec.deadline_s -= t0;
+    w.jobs.push_back(std::move(j));
+  }
+  return w;
+}
+
+namespace {
+
+struct EpisodeResult {
+  RunRecord record;
+  RlptoTrajectory trajectory;
+};
+
+// Simulates `window` with the rlpto scheduler acting as `training` says (with a trajectory to
+// record into unless `record` is false).
+Result<EpisodeResult> RunEpisode(const Cluster& cluster, const ModelZoo& zoo, const Workload& window,
+                                 const RlptoTrainingOptions& options, RlptoTraining training, bool record,
+                                 const SimOptions& sim) {
+  EpisodeResult out;
+  MethodChoice choice;
+  HETSCHED_ASSIGN_OR_RETURN(SimMethods methods, CreateMethods(choice, sim.seed));
+  training.trajectory = record ? &out.trajectory : nullptr;
+  Options policy_options = options.policy_options;
+  policy_options.Set("round", fmt::format("{}", options.round_s));
+  if (!training.agent && !training.act_by_teacher) policy_options.Set("allocation", "heuristic");
+  HETSCHED_ASSIGN_OR_RETURN(methods.scheduler, MakeRlptoScheduler(policy_options, std::move(training)));
+  HETSCHED_ASSIGN_OR_RETURN(out.record, Simulate(cluster, zoo, window, std::move(methods), sim));
+  return out;
+}
+
+}  // namespace
+
 Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo& zoo, const Workload& pool,
                                          const RlptoTrainingOptions& options,
                                          const std::shared_ptr<learn::AllocationAgent>& agent, const SimOptions& sim,
@@ -40,55 +82,181 @@ Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo&
     return Status::InvalidArgument(fmt::format("rlpto training: {} jobs per episode from a pool of {} (need 2..pool)",
                                                options.jobs_per_episode, pool_size));
   }
-  if (options.episodes < 1) return Status::InvalidArgument("rlpto training: episodes must be >= 1");
+  if (options.episodes < 0 || options.imitation_episodes < 0 || options.validation_windows < 0 ||
+      options.episodes + options.imitation_episodes < 1) {
+    return Status::InvalidArgument("rlpto training: episodes and imitation episodes must be >= 0, and not both 0");
+  }
+  if (options.imitation_steps < 0 || options.imitation_batch < 1 || options.eval_every < 1 || options.max_update_decisions < 1) {
+    return Status::InvalidArgument(
+        "rlpto training: imitation steps must be >= 0, imitation batch, eval_every and max_update_decisions >= 1");
+  }
   if (!(options.discount_per_round > 0 && options.discount_per_round <= 1)) {
     return Status::InvalidArgument("rlpto training: discount must be in (0, 1]");
   }
+  const auto say = [&](const std::string& text) {
+    if (print) print(text);
+  };
   Rng rng(options.seed);
-  RlptoTrainingLog log;
-  for (int episode = 0; episode < options.episodes; ++episode) {
-    const auto start = static_cast<size_t>(rng.Below(static_cast<uint64_t>(pool_size - options.jobs_per_episode + 1)));
-    Workload w;
-    w.source = fmt::format("{} jobs {}..{}", pool.source, start, start + static_cast<size_t>(options.jobs_per_episode) - 1);
-    const double t0 = pool.jobs[start].spec.submit_time_s;
-    for (long long i = 0; i < options.jobs_per_episode; ++i) {
-      Job j = pool.jobs[start + static_cast<size_t>(i)];
-      j.spec.id = i;
-      j.spec.submit_time_s -= t0;
-      if (j.spec.deadline_s != kNoDeadline) j.spec.deadline_s -= t0;
-      w.jobs.push_back(std::move(j));
+  const auto window_at = [&](size_t start) { return TraceWindow(pool, start, start + static_cast<size_t>(options.jobs_per_episode)); };
+  const auto sample_window = [&](size_t* start) {
+    *start = static_cast<size_t>(rng.Below(static_cast<uint64_t>(pool_size - options.jobs_per_episode + 1)));
+    return window_at(*start);
+  };
+  // Validation windows: evenly spaced over the pool (the same for every scoring).
+  std::vector<Workload> validation;
+  for (int k = 0; k < options.validation_windows; ++k) {
+    const auto span = static_cast<size_t>(pool_size - options.jobs_per_episode);
+    validation.push_back(window_at(options.validation_windows > 1 ? span * static_cast<size_t>(k) /
+                                                                        static_cast<size_t>(options.validation_windows - 1)
+                                                                  : 0));
+  }
+  const auto score = [&](bool heuristic) -> Result<double> {
+    double sum = 0;
+    for (const Workload& w : validation) {
+      RlptoTraining t;
+      if (!heuristic) t.agent = agent;
+      t.explore = false;
+      HETSCHED_ASSIGN_OR_RETURN(const EpisodeResult e, RunEpisode(cluster, zoo, w, options, std::move(t), false, sim));
+      sum += Summarize(e.record).jct_s.mean / 3600;
     }
-    MethodChoice choice;
-    HETSCHED_ASSIGN_OR_RETURN(SimMethods methods, CreateMethods(choice, sim.seed));
-    RlptoTrajectory trajectory;
-    RlptoTraining training{agent, &trajectory, rng.NextU64()};
-    Options policy_options = options.policy_options;
-    policy_options.Set("round", fmt::format("{}", options.round_s));
-    HETSCHED_ASSIGN_OR_RETURN(methods.scheduler, MakeRlptoScheduler(policy_options, training));
-    HETSCHED_ASSIGN_OR_RETURN(const RunRecord record, Simulate(cluster, zoo, w, std::move(methods), sim));
+    return sum / static_cast<double>(validation.size());
+  };
+
+  RlptoTrainingLog log;
+  learn::AllocationAgent best(agent->config());
+  double best_jct = std::numeric_limits<double>::infinity();
+  const auto consider = [&](int after) -> Status {
+    if (validation.empty()) return Status::Ok();
+    HETSCHED_ASSIGN_OR_RETURN(const double jct, score(false));
+    log.validation_jct_h.push_back(jct);
+    log.validation_after.push_back(after);
+    say(fmt::format("  validation after {} episodes: mean JCT {:.2f} h{}\n", after, jct, jct < best_jct ? " (best)" : ""));
+    if (jct < best_jct) {
+      best_jct = jct;
+      log.best_after = after;
+      HETSCHED_RETURN_IF_ERROR(best.CopyWeightsFrom(*agent));
+    }
+    return Status::Ok();
+  };
+  if (!validation.empty()) {
+    HETSCHED_ASSIGN_OR_RETURN(log.heuristic_validation_jct_h, score(true));
+    say(fmt::format("  validation windows: {} of {} jobs; the heuristic's mean JCT {:.2f} h\n", validation.size(),
+                    options.jobs_per_episode, log.heuristic_validation_jct_h));
+  }
+
+  // 1. Imitation warm start.
+  if (options.imitation_episodes > 0) {
+    std::vector<float> states;
+    std::vector<int> labels;
+    for (int e = 0; e < options.imitation_episodes; ++e) {
+      size_t start = 0;
+      const Workload w = sample_window(&start);
+      RlptoTraining t;
+      t.act_by_teacher = true;
+      HETSCHED_ASSIGN_OR_RETURN(const EpisodeResult r, RunEpisode(cluster, zoo, w, options, std::move(t), true, sim));
+      states.insert(states.end(), r.trajectory.states.begin(), r.trajectory.states.end());
+      labels.insert(labels.end(), r.trajectory.teacher_actions.begin(), r.trajectory.teacher_actions.end());
+    }
+    const size_t n = labels.size();
+    const auto dim = static_cast<size_t>(agent->config().state_dim);
+    if (n > 0) {
+      const size_t batch = std::min(n, static_cast<size_t>(options.imitation_batch));
+      std::vector<float> xs(batch * dim);
+      std::vector<int> ys(batch);
+      // The "advantage" of a sample is its weight in the cross-entropy: 1, or with
+      // imitation_balance 1 / sqrt(share of its label), so that the rare decisions that start or
+      // move a job weigh more than the many waits and keeps; scaled to mean 1 over the data.
+      std::vector<double> label_weight(static_cast<size_t>(agent->config().actions), 1.0);
+      if (options.imitation_balance) {
+        std::vector<double> count(label_weight.size(), 0.0);
+        for (int y : labels) count[static_cast<size_t>(y)] += 1;
+        double mean = 0;
+        for (size_t a = 0; a < count.size(); ++a) {
+          label_weight[a] = count[a] > 0 ? std::sqrt(static_cast<double>(n) / count[a]) : 0.0;
+          mean += count[a] * label_weight[a] / static_cast<double>(n);
+        }
+        for (double& w : label_weight) w /= mean;
+      }
+      std::vector<double> ws(batch);
+      for (int step = 0; step < options.imitation_steps; ++step) {
+        for (size_t b = 0; b < batch; ++b) {
+          const auto i = static_cast<size_t>(rng.Below(n));
+          std::copy_n(states.begin() + static_cast<std::ptrdiff_t>(i * dim), dim, xs.begin() + static_cast<std::ptrdiff_t>(b * dim));
+          ys[b] = labels[i];
+          ws[b] = label_weight[static_cast<size_t>(labels[i])];
+        }
+        HETSCHED_ASSIGN_OR_RETURN(const double loss, agent->Update(xs, ys, ws));
+        (void)loss;
+      }
+      const std::vector<int> chosen = agent->Act(states, static_cast<int>(n), nullptr);
+      size_t same = 0;
+      for (size_t i = 0; i < n; ++i) same += chosen[i] == labels[i] ? 1 : 0;
+      log.imitation_accuracy = static_cast<double>(same) / static_cast<double>(n);
+    }
+    say(fmt::format("  imitation: {} decisions from {} episodes, {} steps; the agent agrees with the heuristic on {:.1f}%\n", n,
+                    options.imitation_episodes, options.imitation_steps, 100 * log.imitation_accuracy));
+    HETSCHED_RETURN_IF_ERROR(consider(0));
+  }
+
+  // 2. REINFORCE fine-tuning.
+  for (int episode = 0; episode < options.episodes; ++episode) {
+    size_t start = 0;
+    const Workload w = sample_window(&start);
+    RlptoTraining t;
+    t.agent = agent;
+    t.explore_seed = rng.NextU64();
+    HETSCHED_ASSIGN_OR_RETURN(const EpisodeResult r, RunEpisode(cluster, zoo, w, options, std::move(t), true, sim));
+    const RlptoTrajectory& trajectory = r.trajectory;
+    // Rollout baseline: the greedy agent on the same window; its discounted reward after each of
+    // the sampled run's decision times is that decision's baseline, which removes what the
+    // window's load alone explains.
+    std::vector<double> baseline;
+    if (options.rollout_baseline && !trajectory.actions.empty()) {
+      RlptoTraining greedy;
+      greedy.agent = agent;
+      greedy.explore = false;
+      HETSCHED_ASSIGN_OR_RETURN(const EpisodeResult ref, RunEpisode(cluster, zoo, w, options, std::move(greedy), true, sim));
+      baseline = DiscountedReturns(trajectory.decision_time_s, ref.trajectory.rewards, options.discount_per_round, options.round_s);
+    }
     double total = 0;
-    for (const auto& [t, r] : trajectory.rewards) total += r;
+    for (const auto& [time, reward] : trajectory.rewards) total += reward;
     log.episode_reward.push_back(total);
     log.decisions.push_back(static_cast<long long>(trajectory.actions.size()));
-    log.episode_jct_h.push_back(Summarize(record).jct_s.mean / 3600);
+    log.episode_jct_h.push_back(Summarize(r.record).jct_s.mean / 3600);
     if (!trajectory.actions.empty()) {
       std::vector<double> g = DiscountedReturns(trajectory.decision_time_s, trajectory.rewards, options.discount_per_round,
                                                 options.round_s);
+      for (size_t i = 0; i < baseline.size(); ++i) g[i] -= baseline[i];
       double mean = 0, var = 0;
       for (double v : g) mean += v;
       mean /= static_cast<double>(g.size());
       for (double v : g) var += (v - mean) * (v - mean);
       const double sd = std::sqrt(var / static_cast<double>(g.size())) + 1e-8;
-      for (double& v : g) v = (v - mean) / sd;  // baseline: the episode's mean return
+      for (double& v : g) v = (v - mean) / sd;  // normalised (mean 0, sd 1) within the episode
+      // Each step on at most max_update_decisions decisions drawn from the episode (all if fewer).
+      const size_t n = g.size(), dim = static_cast<size_t>(agent->config().state_dim);
+      const size_t batch = std::min(n, static_cast<size_t>(options.max_update_decisions));
+      std::vector<float> xs(batch * dim);
+      std::vector<int> as(batch);
+      std::vector<double> gs(batch);
       for (int u = 0; u < options.updates_per_episode; ++u) {
-        HETSCHED_ASSIGN_OR_RETURN(const double loss, agent->Update(trajectory.states, trajectory.actions, g));
+        for (size_t b = 0; b < batch; ++b) {
+          const size_t i = batch == n ? b : static_cast<size_t>(rng.Below(n));
+          std::copy_n(trajectory.states.begin() + static_cast<std::ptrdiff_t>(i * dim), dim, xs.begin() + static_cast<std::ptrdiff_t>(b * dim));
+          as[b] = trajectory.actions[i];
+          gs[b] = g[i];
+        }
+        HETSCHED_ASSIGN_OR_RETURN(const double loss, agent->Update(xs, as, gs));
         (void)loss;
       }
     }
-    if (print) {
-      print(fmt::format("  episode {:>3}: {} jobs from #{}, {} decisions, reward {:.1f}, mean JCT {:.2f} h\n", episode + 1,
-                        options.jobs_per_episode, start, log.decisions.back(), total, log.episode_jct_h.back()));
-    }
+    say(fmt::format("  episode {:>3}: {} jobs from #{}, {} decisions, reward {:.1f}, mean JCT {:.2f} h\n", episode + 1,
+                    options.jobs_per_episode, start, log.decisions.back(), total, log.episode_jct_h.back()));
+    if ((episode + 1) % options.eval_every == 0 || episode + 1 == options.episodes) HETSCHED_RETURN_IF_ERROR(consider(episode + 1));
+  }
+  if (log.best_after >= 0) {
+    HETSCHED_RETURN_IF_ERROR(agent->CopyWeightsFrom(best));
+    say(fmt::format("  kept the agent scored after {} episodes (validation mean JCT {:.2f} h)\n", log.best_after, best_jct));
   }
   return log;
 }

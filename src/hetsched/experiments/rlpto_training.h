@@ -1,8 +1,16 @@
-// Trains RLPTO's allocation agent in the simulator (REINFORCE with a normalised-return baseline):
-// each episode simulates a window of consecutive jobs sampled from a workload, with the `rlpto`
-// scheduler acting through the agent (sampling actions) and recording its decisions and the
-// per-interval rewards (policies/rlpto.h); the agent then takes policy-gradient steps on the
-// discounted returns. Deterministic for a given seed.
+// Trains RLPTO's allocation agent in the simulator (docs/rlpto.md, "Training"), in three steps:
+//  1. imitation warm start: episodes acted by the type-aware heuristic (RlptoHeuristicAction)
+//     record (state, heuristic action) pairs, and the agent is fitted to them by cross-entropy
+//     (minibatches drawn with hetsched::Rng; labels weighted by 1 / sqrt(their share));
+//  2. REINFORCE fine-tuning: each episode simulates a window of consecutive jobs sampled from
+//     the workload with the agent sampling actions; the advantage of a decision is its return
+//     (discounted per round), optionally minus the greedy agent's return after the same time on
+//     the same window (`rollout_baseline`, self-critical: Rennie et al. 2017; Kool et al. 2019),
+//     normalised per episode (mean 0, sd 1), and the agent takes policy-gradient steps, each on
+//     at most `max_update_decisions` decisions drawn from the episode;
+//  3. selection: after the warm start and every `eval_every` episodes, the greedy agent is
+//     scored on fixed validation windows of the same workload (mean JCT); the best agent seen
+//     is kept. Deterministic for a given seed.
 #pragma once
 
 #include <functional>
@@ -20,19 +28,32 @@
 namespace hetsched {
 
 struct RlptoTrainingOptions {
-  int episodes = 20;
+  int episodes = 20;                 // REINFORCE episodes (0: imitation only)
   long long jobs_per_episode = 150;
+  int imitation_episodes = 4;        // windows acted by the heuristic (0: no warm start)
+  int imitation_steps = 300;         // minibatch steps of the cross-entropy fit
+  int imitation_batch = 512;
+  bool imitation_balance = true;     // weight labels by 1 / sqrt(their share)
+  int validation_windows = 2;        // windows scoring the greedy agent (0: keep the last agent)
+  int eval_every = 5;                // episodes between scorings
   double discount_per_round = 0.95;  // gamma per scheduling round (the policy's `round`)
   double round_s = 300;
   int updates_per_episode = 2;
+  long long max_update_decisions = 16384;  // decisions per policy-gradient step (sampled when more)
+  bool rollout_baseline = false;     // subtract the greedy agent's return on the same window
   unsigned long long seed = 1;
-  Options policy_options;            // options of the rlpto scheduler (levels, age, ...)
+  Options policy_options;            // options of the rlpto scheduler (levels, age, profile, ...)
 };
 
 struct RlptoTrainingLog {
-  std::vector<double> episode_reward;   // sum of the interval rewards of each episode
+  std::vector<double> episode_reward;   // sum of the interval rewards of each REINFORCE episode
   std::vector<long long> decisions;     // agent decisions per episode
   std::vector<double> episode_jct_h;    // mean JCT of each episode's finished jobs
+  std::vector<double> validation_jct_h; // per scoring: the greedy agent's mean JCT on the validation windows
+  std::vector<int> validation_after;    // per scoring: REINFORCE episodes done before it (0: after the warm start)
+  double heuristic_validation_jct_h = 0;  // the heuristic on the same windows
+  double imitation_accuracy = 0;        // share of recorded states where the agent picks the heuristic's action
+  int best_after = -1;                  // validation_after of the agent kept (-1: no scoring)
 };
 
 // Trains `agent` in place. Errors: fewer jobs in `pool` than jobs_per_episode (>= 2 needed), a
@@ -41,6 +62,10 @@ Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo&
                                          const RlptoTrainingOptions& options,
                                          const std::shared_ptr<learn::AllocationAgent>& agent, const SimOptions& sim,
                                          const std::function<void(const std::string&)>& print);
+
+// Jobs [begin, end) of `all` as a workload of their own: ids from 0, submit times (and
+// deadlines) shifted so that the first job arrives at 0. REQUIRES: begin < end <= all.jobs.size().
+Workload TraceWindow(const Workload& all, size_t begin, size_t end);
 
 // Discounted return at each decision time: G(d) = sum over rewards (t, r) with t > d of
 // gamma^((t - d) / round) r. Both lists in time order. Exposed for tests.

@@ -132,6 +132,23 @@ Result<double> AllocationAgent::Update(std::span<const float> states, std::span<
   return loss.item<double>();
 }
 
+Status AllocationAgent::CopyWeightsFrom(const AllocationAgent& other) {
+  Impl& m = *impl_;
+  const Impl& o = *other.impl_;
+  const AllocationAgentConfig &a = m.config, &b = o.config;
+  if (!m.net || !o.net || a.state_dim != b.state_dim || a.actions != b.actions || a.hidden != b.hidden) {
+    return Status::InvalidArgument("allocation agent: cannot copy weights between networks of different sizes");
+  }
+  {
+    torch::NoGradGuard no_grad;
+    const auto to = m.net->parameters();
+    const auto from = o.net->parameters();
+    for (size_t i = 0; i < to.size(); ++i) to[i].copy_(from[i]);
+  }
+  m.optimizer = std::make_unique<torch::optim::Adam>(m.net->parameters(), torch::optim::AdamOptions(m.config.learning_rate));
+  return Status::Ok();
+}
+
 // File format: learn/model_file.h.
 Status AllocationAgent::Save(const std::string& path) const {
   const Impl& m = *impl_;

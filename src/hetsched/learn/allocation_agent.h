@@ -46,6 +46,10 @@ class AllocationAgent {
   Result<double> Update(std::span<const float> states, std::span<const int> actions,
                         std::span<const double> advantages);
 
+  // Makes this agent's weights equal to `other`'s (e.g. to keep the best agent seen while
+  // training). The optimizer state is reset. Error: different network sizes.
+  Status CopyWeightsFrom(const AllocationAgent& other);
+
   const AllocationAgentConfig& config() const;
   // Configuration and weights in one file (atomic write); Load restores an identical agent.
   Status Save(const std::string& path) const;

@@ -1,15 +1,18 @@
 // RLPTO job scheduler (Lu et al., IEEE TPDS 2023; ALGORITHMS.md 3): multi-priority queues with
 // aging (priority_queues.h), convergence-driven shrinking, a task-volume forecast (ARIMA on the
 // GPU demand the scheduler has seen arrive), and an allocation agent (learn/allocation_agent.h)
-// that picks how many GPUs each waiting job gets. Registered as `rlpto`; with no `model` option
-// it allocates by the rule of ALGORITHMS.md 3.2 instead of the agent. The model of convergence
-// and every rule are in docs/rlpto.md.
+// that picks, for each waiting job and (once per round) each running job, how many GPUs of which
+// type it gets. Registered as `rlpto`; with no `model` option it allocates by the rule of
+// ALGORITHMS.md 3.2 (`allocation=rule`, default) or by the type-aware heuristic the agent is
+// warm-started from (`allocation=heuristic`). The model of convergence and every rule are in
+// docs/rlpto.md.
 //
 // This header exists for the trainer (experiments/rlpto_training.h): it builds the scheduler with
 // an agent in exploration mode and a trajectory to record into.
 #pragma once
 
 #include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -20,9 +23,45 @@
 
 namespace hetsched {
 
-inline constexpr int kRlptoStateDim = 12;
-// Actions: 0 wait, 1 the job's minimum, 2 half its request, 3 its request, 4 twice its request.
-inline constexpr int kRlptoActions = 5;
+// Action space (docs/rlpto.md): 0 = wait (a waiting job) or keep the current allocation (a
+// running job); a > 0 = (type slot, count choice) with slot = (a - 1) / kRlptoCountChoices and
+// count choice = (a - 1) % kRlptoCountChoices. A job's type slots are the device types it may
+// use, fastest first for this job (measured throughput with a `profile`, else the visible
+// model); a slot past the job's last type means its last (slowest) type. Count choices: the
+// job's minimum, half its request, its request, twice its request.
+inline constexpr int kRlptoTypeSlots = 3;
+inline constexpr int kRlptoCountChoices = 4;
+inline constexpr int kRlptoActions = 1 + kRlptoTypeSlots * kRlptoCountChoices;
+inline constexpr int kRlptoStateDim = 23;
+// What each entry of the state vector means (docs/rlpto.md, "State").
+enum class RlptoFeature : int {
+  kFree = 0,          // free GPUs / all GPUs
+  kTopQueue,          // jobs in queue 0 / 100 (<= 2)
+  kLowerQueues,       // jobs in the other queues / 100 (<= 2)
+  kForecast,          // forecast GPU demand of the next window / all GPUs (<= 2)
+  kLevel,             // the job's queue level / (levels - 1); 0 when running
+  kRequest,           // log2(requested GPUs) / 6
+  kRemaining,         // log10(estimated remaining s on its fastest type + 1) / 6 (<= 2; 1 if unknown)
+  kWaited,            // time waiting / (levels x age) (<= 2); 0 when running
+  kMinimum,           // minimum GPUs / requested
+  kFreeOverRequest,   // min(1, free GPUs / requested)
+  kPriority,          // omega / 3 (user priority)
+  kBias,              // 1
+  kRunning,           // 1 running, 0 waiting
+  kHeldShare,         // GPUs held / requested (<= 2); 0 when waiting
+  kHeldSpeed,         // speed of the type held relative to the job's fastest; 0 when waiting
+  kProgress,          // fraction of the stated iterations done
+  kConverging,        // 1 once the job's loss curve has flattened (ConvergenceModel)
+  kSlotSpeed,         // kRlptoTypeSlots entries: speed of type slot k relative to slot 0 (0: none)
+  kSlotFree = kSlotSpeed + kRlptoTypeSlots,  // kRlptoTypeSlots entries: free GPUs of slot k (+ its own) / requested (<= 2)
+};
+static_assert(static_cast<int>(RlptoFeature::kSlotFree) + kRlptoTypeSlots == kRlptoStateDim);
+
+constexpr int RlptoAction(int slot, int count_choice) { return 1 + slot * kRlptoCountChoices + count_choice; }
+
+// GPUs of count choice `c` for a job requesting `requested` with minimum `min`: min,
+// max(min, ceil(requested / 2)), requested, 2 x requested; never below 1.
+int RlptoCount(int count_choice, int requested, int min);
 
 // Convergence model (docs/rlpto.md): loss(f) = a (f + f0)^-b + c over the fraction f of the
 // job's stated iterations done; "accuracy" = share of the achievable loss reduction reached,
@@ -37,20 +76,30 @@ struct ConvergenceModel {
   double ConvergingFraction() const;
 };
 
+// The type-aware heuristic the agent is warm-started from (and `allocation=heuristic`), a
+// function of the state vector alone: a waiting job gets its request on its fastest type with
+// room for it, else waits; a running job keeps its allocation, except that a job holding its
+// request, not converging, with an hour or more left, moves to its fastest type when that type
+// is at least 1.25x faster and has room. REQUIRES: state.size() == kRlptoStateDim.
+int RlptoHeuristicAction(std::span<const float> state);
+
 // Smallest allocation of a job: max(1, ceil(num_gpus x min_share)). Shrinking never goes below.
 int MinimumGpus(int requested, double min_share);
 
 struct RlptoTrajectory {
   std::vector<float> states;                    // decisions x kRlptoStateDim
-  std::vector<int> actions;
+  std::vector<int> actions;                     // the action taken
+  std::vector<int> teacher_actions;             // the heuristic's action in the same state
   std::vector<double> decision_time_s;
   std::vector<std::pair<double, double>> rewards;  // (time, reward of the interval ending then)
 };
 
 struct RlptoTraining {
-  std::shared_ptr<learn::AllocationAgent> agent;  // the agent to act with (exploring)
+  std::shared_ptr<learn::AllocationAgent> agent;  // the agent to act with
   RlptoTrajectory* trajectory = nullptr;
   uint64_t explore_seed = 1;
+  bool explore = true;         // sample actions (else the agent's most probable action)
+  bool act_by_teacher = false;  // act with the heuristic (imitation data); the agent is unused
 };
 
 // Creates the scheduler from options (see docs/rlpto.md); with `training.agent` set it acts with
