@@ -2,6 +2,7 @@
 // (data-parallel) planner, and runs at the pipeline's throughput.
 #include <gtest/gtest.h>
 
+#include "hetsched/planners/job_pipeline.h"
 #include "hetsched/sched/planner.h"
 #include "hetsched/sched/registry.h"
 #include "planning_fixtures.h"
@@ -44,6 +45,48 @@ TEST(JobPipeline, SpecAskingForPlanningRunsAtThePlansThroughput) {
   auto wrong = (*planner)->PlanJob(job, model, devices, *world->cluster);
   ASSERT_FALSE(wrong.ok());
   EXPECT_NE(wrong.status().message().find("job 3"), std::string::npos) << wrong.status().message();
+}
+
+// A learned planner trains once per (planner, model, batch, device shape): a second job of the
+// same model on devices of the same shape reuses the plan on its own devices (a cache hit, no
+// training); another batch is another key.
+TEST(JobPipeline, PlansAreCachedPerModelAndDeviceShape) {
+  auto world = MakeToyDevices({{ToyType("a", 1e12, 1), 1}, {ToyType("a", 1e12, 1), 1}, {ToyType("a", 1e12, 1), 1},
+                               {ToyType("a", 1e12, 1), 1}},
+                              1e11, 1e10);
+  const ModelProfile model = ToyPipelineModel();
+  JobSpec job;
+  job.id = 1;
+  job.model = "toy";
+  job.intra_job_planner = "tapp";
+  PipelinePlanCache cache;
+  const std::vector<DeviceId> first = {0, 1}, second = {2, 3};
+  auto a = PlanJobAsPipeline(job, model, first, *world->cluster, &cache);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(cache.misses(), 1);
+  EXPECT_EQ(cache.hits(), 0);
+  job.id = 2;
+  auto b = PlanJobAsPipeline(job, model, second, *world->cluster, &cache);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(cache.hits(), 1);  // same shape: every pair of devices on two nodes over the 10 GB/s NIC
+  ASSERT_EQ(b->plan.stages.size(), a->plan.stages.size());
+  for (size_t s = 0; s < a->plan.stages.size(); ++s) {
+    EXPECT_EQ(b->plan.stages[s].first_layer, a->plan.stages[s].first_layer);
+    EXPECT_EQ(b->plan.stages[s].last_layer, a->plan.stages[s].last_layer);
+    // Device i of the first job's list maps to device i of the second's.
+    EXPECT_EQ(b->plan.stages[s].devices.at(0), a->plan.stages[s].devices.at(0) + 2);
+  }
+  EXPECT_DOUBLE_EQ(b->estimate.iteration_s, a->estimate.iteration_s);
+  job.batch_size = 8;  // another global batch: another key
+  auto c = PlanJobAsPipeline(job, model, second, *world->cluster, &cache);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(cache.misses(), 2);
+  EXPECT_EQ(cache.size(), 2u);
+  job.intra_job_planner = "no-such-planner";  // failures are not cached, and name the job
+  auto bad = PlanJobAsPipeline(job, model, second, *world->cluster, &cache);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("job 2"), std::string::npos) << bad.status().message();
+  EXPECT_EQ(cache.size(), 2u);
 }
 
 }  // namespace

@@ -126,8 +126,46 @@ TEST(NativeFormatTest, WriterOutputIsExact) {
   // The container columns (empty for a plain job) follow the plain ones.
   std::string header = kHeader;
   header.pop_back();
-  header += ",num_ps,num_workers,ps_cpu,ps_memory_gib,ps_gpus,worker_cpu,worker_memory_gib,worker_gpus\n";
-  EXPECT_EQ(ToNativeTrace(w, Devices()), header + "0,a,u,1.5,resnet50,0,2,10,0,,ring,0,,12,0,,,,,,,,\n");
+  header += ",num_ps,num_workers,ps_cpu,ps_memory_gib,ps_gpus,worker_cpu,worker_memory_gib,worker_gpus,intra_job_planner\n";
+  EXPECT_EQ(ToNativeTrace(w, Devices()), header + "0,a,u,1.5,resnet50,0,2,10,0,,ring,0,,12,0,,,,,,,,,\n");
+  w.jobs[0].spec.intra_job_planner = "tapp";
+  EXPECT_EQ(ToNativeTrace(w, Devices()), header + "0,a,u,1.5,resnet50,0,2,10,0,,ring,0,,12,0,,,,,,,,,tapp\n");
+}
+
+struct BadCaseText {
+  std::string row;
+  const char* expected;
+};
+
+// The optional intra_job_planner column: read, round-tripped, and bad names refused with the
+// file, line and field.
+TEST(NativeFormatTest, IntraJobPlannerColumn) {
+  const std::string header = "submit_time_s,model,num_gpus,iterations,intra_job_planner\n";
+  auto w = Parse(header + "0,bert-base,4,10,tapp\n1,bert-base,4,10,\n2,bert-base,4,10, dp \n", "native");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_EQ(w->jobs.size(), 3u);
+  EXPECT_EQ(w->jobs[0].spec.intra_job_planner, "tapp");
+  EXPECT_EQ(w->jobs[1].spec.intra_job_planner, "");  // empty: no intra-job planning
+  EXPECT_EQ(w->jobs[2].spec.intra_job_planner, "dp");  // trimmed
+  auto again = Parse(ToNativeTrace(*w, Devices()), "native");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(again->jobs[i].spec.intra_job_planner, w->jobs[i].spec.intra_job_planner);
+  const BadCaseText bad[] = {
+      {"0,bert-base,4,10,Tapp", "t.csv:2: field 'intra_job_planner': expected a planner name"},
+      {"0,bert-base,4,10,rm -rf", "t.csv:2: field 'intra_job_planner': expected a planner name"},
+      {"0,bert-base,4,10,a;b", "got 'a;b'"},
+      {"0,bert-base,4,10," + std::string(65, 'x'), "at most 64"},
+  };
+  for (const BadCaseText& c : bad) {
+    auto r = Parse(header + c.row + "\n", "native");
+    ASSERT_FALSE(r.ok()) << c.row;
+    EXPECT_NE(r.status().message().find(c.expected), std::string::npos) << r.status().message();
+  }
+  auto container = Parse("submit_time_s,model,num_gpus,iterations,num_ps,intra_job_planner\n0,resnet50,2,10,1,tapp\n",
+                         "native");
+  ASSERT_FALSE(container.ok());
+  EXPECT_NE(container.status().message().find("t.csv:2: field 'intra_job_planner': a container job"), std::string::npos)
+      << container.status().message();
 }
 
 struct BadCase {

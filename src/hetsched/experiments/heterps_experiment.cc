@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "hetsched/experiments/experiment.h"
+#include "hetsched/experiments/planner_experiments.h"
 #include "hetsched/perf/iteration_model.h"
 #include "hetsched/planners/cost_model.h"
 #include "hetsched/planners/hetero_problem.h"
@@ -34,13 +35,6 @@ Result<std::vector<double>> ParseDoubles(const std::string& text, const char* wh
     out.push_back(*v);
   }
   return out;
-}
-
-double Percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t i = static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
-  return v[std::min(i, v.size() - 1)];
 }
 
 class HeterPsExperiment : public Experiment {
@@ -72,9 +66,7 @@ class HeterPsExperiment : public Experiment {
     }
     ctx.print(fmt::format("heterps (E1): {} model(s) x {} limit(s), pool of {} types, {} episodes, seed {}\n",
                           models.size(), limits.size(), pool.size(), episodes, ctx.seed));
-    Options rl_options;
-    rl_options.Set("episodes", std::to_string(episodes));
-    rl_options.Set("seed", std::to_string(ctx.seed));
+    const Options rl_options = LearnedPlannerOptionsOf(ctx, episodes);
 
     std::string csv =
         "model,layers,limit_x_v100,limit_samples_per_s,dp_cost,rl_cost,rl_polished_cost,rl_gap,rl_polished_gap,"
@@ -129,15 +121,15 @@ class HeterPsExperiment : public Experiment {
     };
     table += fmt::format(
         "\nRL plan's gap to the DP optimum over {} cases: median {:.2f}%, p90 {:.2f}%, max {:.2f}%; within 2%: {}/{}\n",
-        gaps.size(), 100 * Percentile(gaps, 0.5), 100 * Percentile(gaps, 0.9), 100 * Percentile(gaps, 1.0),
+        gaps.size(), 100 * Quantile(gaps, 0.5), 100 * Quantile(gaps, 0.9), 100 * Quantile(gaps, 1.0),
         within(gaps, 0.02), gaps.size());
-    table += fmt::format("after local search: max gap {:.2f}%; within 2%: {}/{}\n", 100 * Percentile(polished_gaps, 1.0),
+    table += fmt::format("after local search: max gap {:.2f}%; within 2%: {}/{}\n", 100 * Quantile(polished_gaps, 1.0),
                          within(polished_gaps, 0.02), polished_gaps.size());
     table += fmt::format("episodes until the RL plan was first sampled: median {:.0f}, max {:.0f} (of {})\n",
-                         Percentile(episodes_to_best, 0.5), Percentile(episodes_to_best, 1.0), episodes);
+                         Quantile(episodes_to_best, 0.5), Quantile(episodes_to_best, 1.0), episodes);
     table += fmt::format("cost of all-CPU / RL plan: median {:.3g}x, max {:.3g}x; all-fastest-GPU / RL: median {:.3g}x, max {:.3g}x\n",
-                         Percentile(cpu_ratio, 0.5), Percentile(cpu_ratio, 1.0), Percentile(gpu_ratio, 0.5),
-                         Percentile(gpu_ratio, 1.0));
+                         Quantile(cpu_ratio, 0.5), Quantile(cpu_ratio, 1.0), Quantile(gpu_ratio, 0.5),
+                         Quantile(gpu_ratio, 1.0));
     ctx.print(table);
     HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/heterps.csv", csv));
     HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/heterps.txt", table));

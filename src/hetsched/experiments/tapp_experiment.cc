@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "hetsched/experiments/experiment.h"
+#include "hetsched/experiments/planner_experiments.h"
 #include "hetsched/planners/hetero_problem.h"
 #include "hetsched/planners/step_time_model.h"
 #include "hetsched/sched/registry.h"
@@ -53,9 +54,7 @@ class TappExperiment : public Experiment {
     HETSCHED_ASSIGN_OR_RETURN(const long long episodes, ctx.options.GetInt("episodes", ctx.quick ? 200 : 1000));
     const std::vector<DeviceSet> sets = {{"H1", {{"v100-16gb", 2}, {"t4", 2}}},
                                          {"H2", {{"a100-40gb", 1}, {"v100-16gb", 1}, {"p100", 2}}}};
-    Options rl_options;
-    rl_options.Set("episodes", std::to_string(episodes));
-    rl_options.Set("seed", std::to_string(ctx.seed));
+    const Options rl_options = LearnedPlannerOptionsOf(ctx, episodes);
     ctx.print(fmt::format("tapp (E3): models {}; device sets H1 (2 V100 + 2 T4), H2 (A100 + V100 + 2 P100); m = 8; "
                           "{} episodes, seed {}\n", models_opt, episodes, ctx.seed));
     std::string csv =
@@ -65,7 +64,7 @@ class TappExperiment : public Experiment {
     std::string table = fmt::format("{:<16} {:<3} {:>9} {:>7} {:>9} {:>9} {:>9} {:>7} {:>9} {:>8} {:>8} {:>6}\n", "model",
                                     "set", "BSP s", "comm%", "even s", "TAPP s", "TAPP+ls", "comm%", "DP s", "BSP/TAPP",
                                     "gap", "ep.");
-    std::vector<double> speedups, reductions, gaps;
+    std::vector<double> speedups, reductions, gaps, polished_gaps, episodes_to_best;
     for (std::string_view name : Split(models_opt, ',')) {
       HETSCHED_ASSIGN_OR_RETURN(const ModelProfile* model, ModelZoo::BuiltIn().Lookup(Trim(name)));
       for (const DeviceSet& set : sets) {
@@ -91,6 +90,8 @@ class TappExperiment : public Experiment {
         speedups.push_back(speedup);
         reductions.push_back(reduction);
         gaps.push_back(gap);
+        polished_gaps.push_back(rl.step_time_s / dp.step_time_s - 1.0);
+        episodes_to_best.push_back(rl.episodes_to_best);
         csv += fmt::format("{},{},{},{:.6g},{:.4f},{:.6g},{:.6g},{:.6g},{:.4f},{:.6g},{:.4f},{:.4f},{:.4f},{:.4f},{},{},{:.3f}\n",
                            model->name, set.name, p.global_batch, bsp.step_time_s, bsp.communication_share, even,
                            rl.learned_objective, rl.step_time_s, rl.communication_share, dp.step_time_s,
@@ -112,6 +113,16 @@ class TappExperiment : public Experiment {
         "(paper: 48.92%); TAPP's largest gap to the DP optimum {:.2f}%\n"
         "(comm% of TAPP is that of the returned plan, after local search)\n",
         mean_speedup, 100 * mean_reduction, 100 * max_gap);
+    const auto within = [](const std::vector<double>& v, double bound) {
+      return std::count_if(v.begin(), v.end(), [bound](double g) { return g <= bound + 1e-12; });
+    };
+    table += fmt::format(
+        "learned plan's gap to the DP optimum over {} cases: median {:.2f}%, p90 {:.2f}%, max {:.2f}%; within 1%: {}/{}, "
+        "within 5%: {}/{}\nafter local search: max gap {:.2f}%; within 1%: {}/{}\n"
+        "episodes until the learned plan was first sampled: median {:.0f}, max {:.0f} (of {})\n",
+        gaps.size(), 100 * Quantile(gaps, 0.5), 100 * Quantile(gaps, 0.9), 100 * Quantile(gaps, 1.0), within(gaps, 0.01),
+        gaps.size(), within(gaps, 0.05), gaps.size(), 100 * Quantile(polished_gaps, 1.0), within(polished_gaps, 0.01),
+        polished_gaps.size(), Quantile(episodes_to_best, 0.5), Quantile(episodes_to_best, 1.0), episodes);
     ctx.print(table);
     HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/tapp.csv", csv));
     HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/tapp.txt", table));

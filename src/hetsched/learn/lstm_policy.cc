@@ -14,6 +14,7 @@ LstmPolicyNet::LstmPolicyNet(const LstmPolicyConfig& c) {
   action_embed = register_module("action_embed", torch::nn::Embedding(c.num_actions + 1, c.action_embedding));
   cell = register_module("cell", torch::nn::LSTMCell(c.hidden + c.action_embedding, c.hidden));
   head = register_module("head", torch::nn::Linear(c.hidden, c.num_actions));
+  if (c.action_features > 0) action_score = register_module("action_score", torch::nn::Linear(c.hidden, c.action_features));
 }
 
 Status LstmPolicy::Impl::Check(const StepFeatures& f) const {
@@ -25,22 +26,33 @@ Status LstmPolicy::Impl::Check(const StepFeatures& f) const {
   return Status::Ok();
 }
 
-torch::Tensor LstmPolicy::Impl::ProjectInputs(const StepFeatures& f) const {
+ProjectedInputs LstmPolicy::Impl::ProjectInputs(const StepFeatures& f) const {
   const torch::Tensor x =
       torch::from_blob(const_cast<float*>(f.values.data()), {f.steps, config.feature_dim}, torch::kFloat32);
-  return torch::relu(net->input->forward(x));
+  ProjectedInputs out;
+  out.steps = torch::relu(net->input->forward(x));
+  if (config.action_features > 0) {
+    const int64_t per_action = static_cast<int64_t>(config.num_actions) * config.action_features;
+    out.actions = x.slice(1, config.feature_dim - per_action, config.feature_dim)
+                      .reshape({f.steps, config.num_actions, config.action_features});
+  }
+  return out;
 }
 
-torch::Tensor LstmPolicy::Impl::Step(const torch::Tensor& step_input, const torch::Tensor& prev_actions,
+torch::Tensor LstmPolicy::Impl::Step(const ProjectedInputs& inputs, int step, const torch::Tensor& prev_actions,
                                      torch::Tensor* h, torch::Tensor* c, bool with_repeat_bias) const {
   const int64_t batch = prev_actions.size(0);
-  const torch::Tensor x = torch::cat({step_input.unsqueeze(0).expand({batch, config.hidden}),
+  const torch::Tensor x = torch::cat({inputs.steps[step].unsqueeze(0).expand({batch, config.hidden}),
                                       net->action_embed->forward(prev_actions)},
                                      1);
   auto hc = net->cell->forward(x, std::make_tuple(*h, *c));
   *h = std::get<0>(hc);
   *c = std::get<1>(hc);
   torch::Tensor logits = net->head->forward(*h);
+  if (config.action_features > 0) {
+    // (batch x F) x (F x actions): each action's features scored by w + U h.
+    logits = logits + torch::matmul(net->action_score->forward(*h), inputs.actions[step].transpose(0, 1));
+  }
   if (with_repeat_bias && config.repeat_bias != 0) {
     // One-hot of the previous action (the "none" index num_actions falls off the slice).
     const torch::Tensor repeat =
@@ -69,6 +81,10 @@ Result<LstmPolicy> LstmPolicy::Create(const LstmPolicyConfig& config) {
       config.threads < 1) {
     return Status::InvalidArgument("LSTM policy: feature_dim, num_actions, hidden, action_embedding and threads must be >= 1");
   }
+  if (config.action_features < 0 ||
+      static_cast<long long>(config.num_actions) * config.action_features > config.feature_dim) {
+    return Status::InvalidArgument("LSTM policy: action_features must be >= 0 and num_actions x action_features <= feature_dim");
+  }
   ConfigureTorchThreads(config.threads);
   SeedTorch(config.seed);
   auto impl = std::make_unique<Impl>();
@@ -82,7 +98,7 @@ Result<std::vector<int>> LstmPolicy::Greedy(const StepFeatures& features, const 
   ConfigureTorchThreads(impl_->config.threads);
   c10::InferenceMode inference;
   const int actions = impl_->config.num_actions;
-  const torch::Tensor inputs = impl_->ProjectInputs(features);
+  const ProjectedInputs inputs = impl_->ProjectInputs(features);
   torch::Tensor h = torch::zeros({1, impl_->config.hidden}), c = torch::zeros({1, impl_->config.hidden});
   int64_t prev_value = actions;  // "no previous action"
   const torch::Tensor prev = torch::from_blob(&prev_value, {1}, torch::kLong);
@@ -92,7 +108,7 @@ Result<std::vector<int>> LstmPolicy::Greedy(const StepFeatures& features, const 
   for (int step = 0; step < features.steps; ++step) {
     // The repeat bias and the mask are applied here on the copied logits: the same decision as
     // MaskLogits + argmax over the biased logits, without three tensor operations per step.
-    const torch::Tensor t = impl_->Step(inputs[step], prev, &h, &c, /*with_repeat_bias=*/false).contiguous();
+    const torch::Tensor t = impl_->Step(inputs, step, prev, &h, &c, /*with_repeat_bias=*/false).contiguous();
     std::copy_n(t.data_ptr<float>(), actions, logits.begin());
     if (step > 0) logits[static_cast<size_t>(out.back())] += static_cast<float>(impl_->config.repeat_bias);
     if (mask) {
@@ -124,6 +140,7 @@ Status LstmPolicy::Save(const std::string& path) const {
       archive.write(std::string("config.") + kConfigKeys[i], torch::tensor(values[i]));
     }
     archive.write("config.seed", torch::tensor(static_cast<int64_t>(c.seed)));
+    archive.write("config.action_features", torch::tensor(static_cast<int64_t>(c.action_features)));
     archive.write("config.repeat_bias", torch::tensor(c.repeat_bias, torch::kFloat64));
     impl_->net->save(archive);
     archive.save_to(tmp);
@@ -147,8 +164,12 @@ Result<LstmPolicy> LstmPolicy::Load(const std::string& path) {
       archive.read(std::string("config.") + kConfigKeys[i], t);
       values[i] = t.item<int64_t>();
     }
-    torch::Tensor seed, repeat_bias;
+    torch::Tensor seed, repeat_bias, action_features;
     archive.read("config.seed", seed);
+    // Files written before per-action features existed have none.
+    if (archive.try_read("config.action_features", action_features)) {
+      c.action_features = static_cast<int>(action_features.item<int64_t>());
+    }
     archive.read("config.repeat_bias", repeat_bias);
     c.repeat_bias = repeat_bias.item<double>();
     c.feature_dim = static_cast<int>(values[0]);

@@ -27,6 +27,11 @@ struct LstmPolicyConfig {
   // Added to the logit of the previous step's action: a prior towards runs of one action (for
   // planners, few stages) that the training can still overrule. 0 = none.
   double repeat_bias = 0;
+  // Per-action features: the last num_actions x action_features values of each step's row are
+  // features of each action (action-major). Each action's logit gets the score
+  // f_a . (w + U h) (a pointer-style head shared by the actions [REC, ours]), so what is learnt
+  // about one action carries over to actions with similar features. 0 = none.
+  int action_features = 0;
   uint64_t seed = 1;          // weight initialisation
   int threads = 1;            // LibTorch intra-op threads
 };

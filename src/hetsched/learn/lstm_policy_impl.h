@@ -13,6 +13,14 @@ struct LstmPolicyNet : torch::nn::Module {
   torch::nn::Embedding action_embed{nullptr};  // index num_actions = "no previous action"
   torch::nn::LSTMCell cell{nullptr};
   torch::nn::Linear head{nullptr};
+  torch::nn::Linear action_score{nullptr};  // hidden -> action_features (only when > 0)
+};
+
+// A pass's projected inputs, computed once: the LSTM inputs (steps x hidden) and the per-action
+// features (steps x actions x action_features; undefined when the policy has none).
+struct ProjectedInputs {
+  torch::Tensor steps;
+  torch::Tensor actions;
 };
 
 struct LstmPolicy::Impl {
@@ -21,11 +29,10 @@ struct LstmPolicy::Impl {
 
   // Checks that `features` matches the configuration.
   Status Check(const StepFeatures& features) const;
-  // Projected step inputs (steps x hidden), computed once per pass.
-  torch::Tensor ProjectInputs(const StepFeatures& features) const;
-  // One step for a batch: returns logits (batch x actions), with the repeat bias added unless
+  ProjectedInputs ProjectInputs(const StepFeatures& features) const;
+  // Step `step` for a batch: returns logits (batch x actions), with the repeat bias added unless
   // `with_repeat_bias` is false (greedy decoding adds it itself); updates h, c.
-  torch::Tensor Step(const torch::Tensor& step_input, const torch::Tensor& prev_actions, torch::Tensor* h,
+  torch::Tensor Step(const ProjectedInputs& inputs, int step, const torch::Tensor& prev_actions, torch::Tensor* h,
                      torch::Tensor* c, bool with_repeat_bias = true) const;
 };
 

@@ -56,12 +56,12 @@ Result<ReinforceResult> TrainReinforce(LstmPolicy& policy, const StepFeatures& f
   while (result.episodes < config.episodes) {
     const int n = std::min(config.batch, config.episodes - result.episodes);
     seqs.assign(static_cast<size_t>(n), std::vector<int>(static_cast<size_t>(steps), 0));
-    const torch::Tensor inputs = im.ProjectInputs(features);
+    const ProjectedInputs inputs = im.ProjectInputs(features);
     torch::Tensor h = torch::zeros({n, hidden}), c = torch::zeros({n, hidden});
     torch::Tensor prev = torch::full({n}, actions, torch::kLong);
     torch::Tensor logp_sum = torch::zeros({n}), entropy_sum = torch::zeros({n});
     for (int step = 0; step < steps; ++step) {
-      torch::Tensor logits = im.Step(inputs[step], prev, &h, &c);
+      torch::Tensor logits = im.Step(inputs, step, prev, &h, &c);
       if (mask) {
         allowed.assign(static_cast<size_t>(n) * static_cast<size_t>(actions), 0);
         for (int i = 0; i < n; ++i) {
@@ -114,8 +114,13 @@ Result<ReinforceResult> TrainReinforce(LstmPolicy& policy, const StepFeatures& f
     }
     baseline = config.baseline_decay * baseline + (1.0 - config.baseline_decay) * mean;
     const torch::Tensor adv = torch::from_blob(advantage.data(), {n}, torch::kFloat32).clone();
+    double entropy_weight = config.entropy_bonus;
+    if (config.entropy_final >= 0) {
+      const double progress = static_cast<double>(result.episodes) / std::max(1, config.episodes - n);
+      entropy_weight += (config.entropy_final - config.entropy_bonus) * std::min(1.0, progress);
+    }
     const torch::Tensor loss =
-        -(adv * logp_sum).mean() - static_cast<float>(config.entropy_bonus) * (entropy_sum / steps).mean();
+        -(adv * logp_sum).mean() - static_cast<float>(entropy_weight) * (entropy_sum / steps).mean();
     optimizer.zero_grad();
     loss.backward();
     optimizer.step();

@@ -1,7 +1,7 @@
 // REINFORCE (Williams 1992) for learn::LstmPolicy: each update samples a batch of action
 // sequences, scores them with the caller's reward, and follows the policy gradient with a
 // moving-average baseline (advantage = reward - baseline, scaled by the batch's standard
-// deviation) and an entropy bonus, optimised by Adam (ALGORITHMS.md 2.4, 4.3).
+// deviation) and an entropy bonus (optionally annealed), optimised by Adam (ALGORITHMS.md 2.4, 4.3).
 // Keeps the best sequence ever sampled; at the end also decodes greedily and returns the better.
 #pragma once
 
@@ -20,7 +20,10 @@ struct ReinforceConfig {
   int batch = 16;                // sequences per update
   double learning_rate = 5e-3;   // Adam
   double baseline_decay = 0.9;   // b <- decay b + (1 - decay) mean(R)
-  double entropy_bonus = 0.01;   // weight of the mean per-step entropy
+  double entropy_bonus = 0.01;   // weight of the mean per-step entropy at the first update
+  // Weight at the last update: the weight moves linearly from entropy_bonus to this over the
+  // updates (an entropy schedule: explore early, commit late). < 0: constant entropy_bonus.
+  double entropy_final = -1;
   int patience = 0;              // stop after this many episodes without a better sequence (0: never)
   uint64_t seed = 1;             // sampling (hetsched::Rng)
 };

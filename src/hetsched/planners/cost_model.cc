@@ -119,6 +119,11 @@ double StageCostModel::StageCost(int first, int last, int t) const {
   return k * td.type->price_per_hour;
 }
 
+int StageCostModel::StageUnits(int first, int last, int t) const {
+  const StageTimes st = Times(first, last, t);
+  return st.fits ? UnitsFor(st) : 0;
+}
+
 PlannedStage StageCostModel::EvaluateStage(int first, int last, int t, bool* feasible, std::string* why) const {
   const StageTimes st = Times(first, last, t);
   const TypeData& td = types_[static_cast<size_t>(t)];

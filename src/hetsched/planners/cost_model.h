@@ -51,6 +51,10 @@ class StageCostModel {
   PlannedStage EvaluateStage(int first, int last, int t, bool* feasible, std::string* why) const;
   // Hourly cost of the stage, or kInfeasible. The hot path of DP and RL.
   double StageCost(int first, int last, int t) const;
+  // Units the stage needs to meet the limit, or 0 when it does not fit in memory (the cap is
+  // not applied: the caller compares with max_units).
+  int StageUnits(int first, int last, int t) const;
+  int max_units(int t) const { return types_[static_cast<size_t>(t)].max_units; }  // 0 = unlimited
 
   // $/hour of a per-layer assignment (pool index per layer; runs of one type form a stage), or
   // kInfeasible (out of memory, a per-type cap exceeded, summed over the type's stages).

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "hetsched/planners/cost_mip.h"
+
 namespace hetsched {
 
 namespace {
@@ -88,18 +90,14 @@ Result<HeteroPlan> SolveCostDp(const StageCostModel& m) {
   }
   auto plan = m.EvaluateAssignment(assignment, "dp");
   if (!plan.ok()) {
-    // Only a cap shared by several stages of one type can break the DP's plan (see the header).
-    const double plans = std::pow(static_cast<double>(m.num_types()), m.num_layers());
-    if (plans <= 2e6) {
-      auto exact = SolveCostBruteForce(m);
-      if (exact.ok()) {
-        exact->planner = "dp";
-        exact->note = "per-type caps bind across stages: solved by enumeration";
-      }
-      return exact;
+    // Only a cap shared by several stages of one type can break the DP's plan (see the header):
+    // the MIP (cost_mip.h) is exact under such caps.
+    auto exact = SolveCostMip(m);
+    if (exact.ok()) {
+      exact->planner = "dp";
+      exact->note = "per-type caps bind across stages: solved by the MIP (CBC); " + exact->note;
     }
-    return Status::Infeasible("the DP's plan breaks a per-type unit cap shared by several stages (" +
-                              plan.status().message() + "); the DP is not exact for capped pools this large");
+    return exact;
   }
   plan->evaluations = evals;
   return plan;

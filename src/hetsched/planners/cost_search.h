@@ -9,8 +9,8 @@
 // O(L^2 D) stage evaluations of O(1) each, O(L D) memory. It is exact because c depends only on
 // (i, j, d) and on whether j is the last layer, i.e. the objective is additive over stages.
 // Per-type unit caps that bind *across* stages (two stages on one type) are not part of the
-// recurrence: when the DP's plan breaks such a cap, SolveCostDp falls back to brute force on
-// small instances and otherwise reports that the DP is not exact for that pool.
+// recurrence: when the DP's plan breaks such a cap, SolveCostDp solves the MIP of cost_mip.h
+// instead (exact under shared caps).
 #pragma once
 
 #include <functional>

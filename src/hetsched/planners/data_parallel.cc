@@ -1,8 +1,9 @@
 // Data-parallel planner: every device holds a full replica and processes its own per-device
 // batch; gradients are synchronised by ring all-reduce (default) or parameter servers
 // (spec.parallelism == kDataPS). One device: kSingle. A job whose spec names an intra_job_planner
-// and holds 2 to 8 devices is laid out as a pipeline by that planner (job_pipeline.h); other
-// pipeline jobs are planned as data parallel. The estimate is the visible performance model's
+// and holds 2 to 8 devices is laid out as a pipeline by that planner (job_pipeline.h; plans are
+// cached per model and device shape for the planner's lifetime, so a learned planner trains once
+// per shape, not at every job start); other pipeline jobs are planned as data parallel. The estimate is the visible performance model's
 // (perf/iteration_model.h), without contention.
 #include <cmath>
 #include <string>
@@ -37,7 +38,7 @@ class DataParallelPlanner : public Planner {
       return Status::InvalidArgument("job " + std::to_string(job.id) + ": no devices to plan on");
     }
     if (!job.intra_job_planner.empty() && devices.size() >= 2 && devices.size() <= 8) {
-      return PlanJobAsPipeline(job, model, devices, cluster);
+      return PlanJobAsPipeline(job, model, devices, cluster, &pipeline_plans_);
     }
     PlannedJob planned;
     Plan& plan = planned.plan;
@@ -72,6 +73,9 @@ class DataParallelPlanner : public Planner {
     }
     return planned;
   }
+
+ private:
+  PipelinePlanCache pipeline_plans_;
 };
 
 Result<std::unique_ptr<Planner>> MakeDataParallel(const Options& /*options*/) {

@@ -1,7 +1,9 @@
 // The exact and greedy planners of the planning problems (hetero_problem.h), registered by name:
-// dp and brute-force solve both objectives; the greedy ones the cost objective; bsp the step time.
+// dp and brute-force solve both objectives; mip and the greedy ones the cost objective; bsp the
+// step time.
 #include <memory>
 
+#include "hetsched/planners/cost_mip.h"
 #include "hetsched/planners/cost_search.h"
 #include "hetsched/planners/hetero_problem.h"
 #include "hetsched/planners/step_time_model.h"
@@ -46,6 +48,21 @@ class BruteForcePlanner : public HeteroPlanner {
   long long max_plans_;
 };
 
+class MipPlanner : public HeteroPlanner {
+ public:
+  explicit MipPlanner(CostMipOptions o) : o_(o) {}
+  std::string_view name() const override { return "mip"; }
+  bool Supports(PlanObjective o) const override { return o == PlanObjective::kCostUnderThroughput; }
+  Result<HeteroPlan> Solve(const PlanningProblem& p) override {
+    auto m = StageCostModel::Build(p);
+    if (!m.ok()) return m.status();
+    return SolveCostMip(*m, o_);
+  }
+
+ private:
+  CostMipOptions o_;
+};
+
 enum class Greedy { kFastest, kCheapest, kPerLayer };
 
 class GreedyPlanner : public HeteroPlanner {
@@ -86,6 +103,12 @@ Result<std::unique_ptr<HeteroPlanner>> MakeBruteForce(const Options& o) {
   if (*max_plans < 1) return Status::InvalidArgument("brute-force: max_plans must be >= 1");
   return std::unique_ptr<HeteroPlanner>(std::make_unique<BruteForcePlanner>(*max_plans));
 }
+Result<std::unique_ptr<HeteroPlanner>> MakeMip(const Options& o) {
+  auto limit = o.GetDouble("time_limit", 60);
+  if (!limit.ok()) return limit.status();
+  if (!(*limit > 0)) return Status::InvalidArgument("mip: time_limit must be > 0 seconds");
+  return std::unique_ptr<HeteroPlanner>(std::make_unique<MipPlanner>(CostMipOptions{*limit}));
+}
 template <Greedy rule>
 Result<std::unique_ptr<HeteroPlanner>> MakeGreedy(const Options&) {
   return std::unique_ptr<HeteroPlanner>(std::make_unique<GreedyPlanner>(rule));
@@ -99,6 +122,9 @@ const MethodInfo kDpInfo{
     "[REC] exact for our cost models (ALGORITHMS.md 2.2-2.3, 4.2-4.3): O(L^2 D) for cost, O(L^2 2^M M^2) for step time"};
 const MethodInfo kBruteForceInfo{"brute-force", "enumerates every plan (tiny models only; option max_plans)",
                                  "[REC] reference optimum for tests (ALGORITHMS.md 2.5 item 6)"};
+const MethodInfo kMipInfo{
+    "mip", "MIP over stages and types with CBC (cost objective): exact under per-type caps shared by stages (option time_limit)",
+    "[REC] ALGORITHMS.md 2.1's shared cap sum_s k_s <= K_d^max, which the DP cannot express; a stage-path formulation (cost_mip.h)"};
 const MethodInfo kFastestInfo{"greedy-fastest", "every layer on the fastest type, provisioned for the limit",
                               "[REC] all-best-GPU baseline (ALGORITHMS.md 2.5 item 2)"};
 const MethodInfo kCheapestInfo{"greedy-cheapest", "every layer on the cheapest type per hour, provisioned for the limit",
@@ -112,6 +138,7 @@ const MethodInfo kBspInfo{"bsp", "data-parallel BSP on every device: even batch 
 
 HETSCHED_REGISTER_IMPL(HeteroPlanner, kDpRegistered, kDpInfo, MakeDp)
 HETSCHED_REGISTER_IMPL(HeteroPlanner, kBruteForceRegistered, kBruteForceInfo, MakeBruteForce)
+HETSCHED_REGISTER_IMPL(HeteroPlanner, kMipRegistered, kMipInfo, MakeMip)
 HETSCHED_REGISTER_IMPL(HeteroPlanner, kFastestRegistered, kFastestInfo, MakeGreedy<Greedy::kFastest>)
 HETSCHED_REGISTER_IMPL(HeteroPlanner, kCheapestRegistered, kCheapestInfo, MakeGreedy<Greedy::kCheapest>)
 HETSCHED_REGISTER_IMPL(HeteroPlanner, kPerLayerRegistered, kPerLayerInfo, MakeGreedy<Greedy::kPerLayer>)

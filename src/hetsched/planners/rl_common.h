@@ -14,7 +14,8 @@
 
 namespace hetsched {
 
-// One row per layer: the generic layer features, then `extra(layer)` appended (per-resource
+// One row per layer: the generic layer features (those above, then the share of the model's
+// FLOPs before the layer), then `extra(layer)` appended (per-resource
 // features of the planner). Logs are log10(1 + x) / 10, so rows are O(1).
 learn::StepFeatures LayerFeatures(const ModelProfile& model, int extra_dim,
                                   const std::function<void(int layer, std::vector<float>* row)>& extra);
@@ -26,11 +27,18 @@ struct LearnedPlannerOptions {
   double repeat_bias = 3.0;  // prior towards keeping the previous layer's resource (lstm_policy.h)
   std::string save_path;  // write the trained policy here (with its configuration)
   bool polish = true;     // local search after RL (ImproveAssignmentLocally)
+  bool action_head = true;  // score each action from its own features (LstmPolicyConfig::action_features)
 };
-// Reads episodes, batch, lr, entropy, baseline_decay, patience, hidden, repeat_bias, seed, save,
-// polish.
-Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& options, int default_episodes,
-                                                         double default_lr);
+// Each planner's defaults for the options it tunes.
+struct LearnedPlannerDefaults {
+  int episodes = 2000;
+  double lr = 1e-3;
+  double entropy = 0.01;         // entropy weight at the first update
+  double entropy_final = -1;     // at the last update (< 0: constant)
+};
+// Reads episodes, batch, lr, entropy, entropy_final, baseline_decay, patience, hidden,
+// repeat_bias, seed, save, polish, action_head.
+Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& options, const LearnedPlannerDefaults& defaults);
 
 // What the learned planners share after building their features and reward: create the LSTM
 // policy (configuration from `o`), train it with REINFORCE, save it when asked, and polish the
@@ -42,8 +50,10 @@ struct LearnedAssignment {
   int episodes = 0;
   int episodes_to_best = 0;
 };
+// The last num_actions x action_features values of each feature row are per-action features
+// (used when o.action_head).
 Result<LearnedAssignment> LearnAssignment(const LearnedPlannerOptions& o, const learn::StepFeatures& features,
-                                          int num_actions, const learn::RewardFn& reward,
+                                          int num_actions, int action_features, const learn::RewardFn& reward,
                                           const learn::ActionMaskFn& mask,
                                           const std::function<double(std::span<const int>)>& objective);
 

@@ -37,10 +37,17 @@ class TappPlanner : public HeteroPlanner {
     const StepTimeModel& m = *built;
     const int L = m.num_layers(), M = m.num_devices();
     const double kInf = std::numeric_limits<double>::infinity();
-    const learn::StepFeatures features = LayerFeatures(*p.model, 2 * M, [&](int l, std::vector<float>* row) {
+    // Per-device features of each layer: log10 of the layer's time on the device; whether it fits
+    // alone; and the device's share of the pool's speed on the whole model (the share of the
+    // FLOPs a balanced pipeline gives it; with the generic FLOP-share feature, where its stage
+    // should end) [REC, ours].
+    double speed_sum = 0;
+    for (int g = 0; g < M; ++g) speed_sum += 1.0 / m.ComputeS(0, L - 1, g);
+    const learn::StepFeatures features = LayerFeatures(*p.model, 3 * M, [&](int l, std::vector<float>* row) {
       for (int g = 0; g < M; ++g) {
         row->push_back(static_cast<float>(std::log10(1e-9 + m.ComputeS(l, l, g)) / 10.0));
         row->push_back(m.Slot(l, l, g, -1) < kInf ? 1.0f : 0.0f);
+        row->push_back(static_cast<float>(1.0 / m.ComputeS(0, L - 1, g) / speed_sum));
       }
     });
     double ref = 0;
@@ -66,7 +73,7 @@ class TappPlanner : public HeteroPlanner {
       return -kInfeasiblePenalty - static_cast<double>(bad) / L;
     };
     HETSCHED_ASSIGN_OR_RETURN(const LearnedAssignment learned,
-                              LearnAssignment(o_, features, M, reward, mask,
+                              LearnAssignment(o_, features, M, /*action_features=*/3, reward, mask,
                                               [&](std::span<const int> a) { return m.AssignmentStepTime(a); }));
     auto plan = m.EvaluateAssignment(learned.actions, "tapp");
     if (!plan.ok()) {
@@ -88,7 +95,7 @@ class TappPlanner : public HeteroPlanner {
 };
 
 Result<std::unique_ptr<HeteroPlanner>> MakeTapp(const Options& options) {
-  auto o = ReadLearnedPlannerOptions(options, 1000, 1e-3);
+  auto o = ReadLearnedPlannerOptions(options, {.episodes = 1000, .lr = 1e-3, .entropy = 0.01, .entropy_final = -1});
   if (!o.ok()) return o.status();
   return std::unique_ptr<HeteroPlanner>(std::make_unique<TappPlanner>(std::move(o).value()));
 }
@@ -96,7 +103,7 @@ Result<std::unique_ptr<HeteroPlanner>> MakeTapp(const Options& options) {
 const MethodInfo kTappInfo{
     "tapp",
     "policy-gradient agent cuts the layers into pipeline stages on distinct devices, min step time (options: "
-    "episodes, batch, lr, entropy, hidden, repeat_bias, patience, seed, save, polish)",
+    "episodes, batch, lr, entropy, entropy_final, hidden, repeat_bias, patience, seed, save, polish, action_head)",
     "[SRC] policy-gradient allocation of pipeline stages to heterogeneous devices (Mao et al., Appl. Sci. 2021); "
     "[REC] LSTM policy in place of the grouper/attention placer [SRC2], GPipe step model (ALGORITHMS.md 4.2-4.3), "
     "local-search polish (ours)"};

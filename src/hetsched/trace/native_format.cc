@@ -18,17 +18,18 @@ constexpr std::string_view kOptional[] = {"id", "name", "user", "batch_size", "e
                                           "allowed_types", "parallelism", "priority", "deadline_s",
                                           "true_iterations", "reference_runtime_s", "num_ps", "num_workers",
                                           "ps_cpu", "ps_memory_gib", "ps_gpus", "worker_cpu",
-                                          "worker_memory_gib", "worker_gpus"};
+                                          "worker_memory_gib", "worker_gpus", "intra_job_planner"};
 // The order ToNativeTrace writes.
 constexpr std::string_view kWriteOrder[] = {
     "id", "name", "user", "submit_time_s", "model", "batch_size", "num_gpus", "iterations",
     "estimated_runtime_s", "allowed_types", "parallelism", "priority", "deadline_s",
-    "true_iterations", "reference_runtime_s"};  // then kContainerColumns
+    "true_iterations", "reference_runtime_s"};  // then kContainerColumns, then kPlannerColumn
+constexpr std::string_view kPlannerColumn = "intra_job_planner";
 
 // Column indices resolved once from the header; -1 = column absent.
 struct Columns {
   int id, name, user, submit, model, batch, gpus, iterations, estimate, allowed, parallelism,
-      priority, deadline, truth, reference;
+      priority, deadline, truth, reference, planner;
 };
 
 Columns ResolveColumns(const ColumnMap& map) {
@@ -37,7 +38,7 @@ Columns ResolveColumns(const ColumnMap& map) {
                  map.Index("iterations"), map.Index("estimated_runtime_s"),
                  map.Index("allowed_types"), map.Index("parallelism"), map.Index("priority"),
                  map.Index("deadline_s"), map.Index("true_iterations"),
-                 map.Index("reference_runtime_s")};
+                 map.Index("reference_runtime_s"), map.Index(std::string(kPlannerColumn))};
 }
 
 class NativeRowParser {
@@ -116,6 +117,23 @@ class NativeRowParser {
     if (has(cols_.reference)) {
       HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "reference_runtime_s", at(cols_.reference), &s.reference_runtime_s));
     }
+    if (has(cols_.planner)) {
+      // A registered planner name (planners/hetero_problem.h; the trace module cannot see the
+      // registry, so an unknown name is reported when the job is planned, naming the job).
+      const std::string_view name = Trim(at(cols_.planner));
+      const bool ok = name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+                        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+                      });
+      if (!ok) {
+        return FieldError(row, kPlannerColumn,
+                          fmt::format("expected a planner name (lower-case letters, digits, '-', '_'; at most 64), "
+                                      "got '{}'", name));
+      }
+      if (s.num_ps > 0) {
+        return FieldError(row, kPlannerColumn, "a container job (num_ps >= 1) cannot ask for an intra-job planner");
+      }
+      s.intra_job_planner = std::string(name);
+    }
     return Status::Ok();
   }
 
@@ -189,6 +207,8 @@ std::string ToNativeTrace(const Workload& workload, const DeviceCatalog& devices
     out.push_back(',');
     out.append(column);
   }
+  out.push_back(',');
+  out.append(trace_internal::kPlannerColumn);
   out.push_back('\n');
   using trace_internal::AppendDouble;
   using trace_internal::AppendInt;
@@ -228,6 +248,8 @@ std::string ToNativeTrace(const Workload& workload, const DeviceCatalog& devices
     AppendDouble(&out, s.reference_runtime_s);
     out.push_back(',');
     trace_internal::AppendContainerFields(s, &out);
+    out.push_back(',');
+    trace_internal::AppendText(&out, s.intra_job_planner);
     out.push_back('\n');
   }
   return out;
