@@ -347,20 +347,8 @@ class RlptoScheduler : public JobScheduler {
     }
     const size_t running = jobs.size();
     if (ctx.state().total_free() > 0) {
-      // A waiting job whose smallest allocation (its minimum) fits on none of its types now has
-      // no decision to make: it is not asked (nor recorded). Behind a starving job that cannot
-      // start, nothing starts (head-of-line blocking, priority_queues.h).
-      for (JobId id : WaitingWindow()) {
-        const JobInfo& info = jobs_[id];
-        int room = 0;
-        for (int k = 0; k < info.slots; ++k) room = std::max(room, ctx.state().free_of_type(info.type[static_cast<size_t>(k)]));
-        if (info.slots == 0) room = MostFree(ctx, *ctx.job(id).spec);
-        if (room >= std::max(1, info.min)) {
-          jobs.push_back(id);
-        } else if (queue_.Starving(id, now)) {
-          break;
-        }
-      }
+      const std::vector<JobId> waiting = WaitingWindow();
+      jobs.insert(jobs.end(), waiting.begin(), waiting.end());
     }
     if (jobs.empty()) return;
     const int n = static_cast<int>(jobs.size());
