@@ -13,12 +13,12 @@
 
 #include "fake_slurm.h"
 #include "hetsched/model/model_zoo.h"
+#include "hetsched/sched/registry.h"
 
 namespace hetsched::slurm {
 namespace {
 
 using testing::FakeCrash;
-using testing::FakeJob;
 using testing::FakeSlurm;
 
 // The journal lives in memory-backed storage when there is some: each record is fsynced.
@@ -29,7 +29,13 @@ std::string JournalPath(const std::string& name) {
   return path;
 }
 
-AgentMethods Methods() { return std::move(CreateAgentMethods()).value(); }
+AgentMethods Methods() {
+  AgentMethods m;
+  m.scheduler = std::move(Registry<JobScheduler>::Instance().Create("fifo", Options{})).value();
+  m.placer = std::move(Registry<Placer>::Instance().Create("pack", Options{})).value();
+  m.planner = std::move(Registry<Planner>::Instance().Create("data-parallel", Options{})).value();
+  return m;
+}
 
 int CountEvents(const std::string& journal, const std::string& event, JobId id) {
   auto j = Journal::Open(journal, nullptr);
@@ -122,49 +128,6 @@ TEST_F(AgentTest, ByDefaultEachJobIsPinnedAndReleasedAtOnce) {
   }
   const std::string sa = std::to_string(a), sb = std::to_string(b);
   EXPECT_EQ(verbs, (std::vector<std::string>{"update " + sa, "release " + sa, "update " + sb, "release " + sb}));
-}
-
-// 6 GPUs over two 4-A100 nodes: the placer splits 4 + 2, Slurm may fill the nodes either way
-// round. Both ways, the agent asks Slurm (`scontrol show job -d`) and books what it allocated: a
-// later 2-GPU job goes to the node where Slurm left 2 GPUs free.
-TEST_F(AgentTest, UnevenSplitIsBookedAsSlurmAllocatedIt) {
-  for (const std::vector<int>& split : {std::vector<int>{2, 4}, std::vector<int>{4, 2}}) {
-    SCOPED_TRACE("Slurm's split " + std::to_string(split[0]) + "+" + std::to_string(split[1]));
-    FakeSlurm s(clock);
-    s.AddNodes(2, 0);
-    const long long six = s.Submit("6");
-    AgentOptions o;
-    o.journal_path = JournalPath("uneven");
-    o.report = [this](const std::string& m) { reports.push_back(m); };
-    auto started = Agent::Start(s, clock, ModelZoo::BuiltIn(), Methods(), o);
-    ASSERT_TRUE(started.ok()) << started.status().message();
-    Agent& a = **started;
-    clock.SleepS(1);
-    ASSERT_TRUE(a.Step().ok());
-    // An uneven split stays a per-job count: no TresPerNode in the pin.
-    for (const auto& argv : s.log) {
-      if (argv[0] == "scontrol" && argv[1] == "update") {
-        for (const auto& arg : argv) EXPECT_EQ(arg.rfind("TresPerNode=", 0), std::string::npos) << arg;
-      }
-    }
-    s.StartReleased();
-    FakeJob& j = s.jobs.at(six);
-    ASSERT_EQ(j.nodes.size(), 2u);
-    j.gpus_per_node = split;
-    clock.SleepS(1);
-    ASSERT_TRUE(a.Step().ok());
-    int asked = 0;
-    for (const auto& argv : s.log) asked += argv.size() == 5 && argv[1] == "show" && argv[4] == std::to_string(six);
-    EXPECT_EQ(asked, 1);
-    const long long two = s.Submit("a100:2");
-    clock.SleepS(1);
-    ASSERT_TRUE(a.Step().ok());
-    ASSERT_EQ(s.jobs.at(two).pinned.size(), 1u);
-    EXPECT_EQ(s.jobs.at(two).pinned[0], j.nodes[split[0] == 2 ? 0 : 1]);
-    EXPECT_TRUE(s.violations.empty());
-    std::filesystem::remove(o.journal_path);
-  }
-  EXPECT_EQ(Reported("note: "), 0);  // Slurm's split always fit: booked as allocated
 }
 
 TEST_F(AgentTest, FollowsJobsToCompletionAndKeepsTheTimeline) {
