@@ -15,8 +15,7 @@ Status Agent::Restore() {
     origin_s_ = clock_.NowS();
     JournalRecord start = JournalRecord::Of("agent_start", -1, methods);
     start.time_s = origin_s_;
-    HETSCHED_RETURN_IF_ERROR(Append(start));
-    return SyncJournal();
+    return Append(start);
   }
   if (records.front().event != "agent_start") {
     return Status::ParseError(journal_.path() + ":1: the journal must begin with an agent_start record");
@@ -146,7 +145,7 @@ Status Agent::Restore() {
     Follow(job, sj);
   }
   changed_ = true;
-  return SyncJournal();
+  return Status::Ok();
 }
 
 RunRecord Agent::Record() {
