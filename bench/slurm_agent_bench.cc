@@ -18,7 +18,6 @@
 #include <thread>
 
 #include "hetsched/model/model_zoo.h"
-#include "hetsched/sched/registry.h"
 #include "hetsched/slurm/agent.h"
 #include "hetsched/slurm/squeue_text.h"
 #include "hetsched/util/file_io.h"
@@ -49,13 +48,7 @@ void PrintDistribution(const std::string& what, const std::vector<double>& ms) {
              ms.empty() ? 0 : *std::max_element(ms.begin(), ms.end()));
 }
 
-AgentMethods Methods() {
-  AgentMethods m;
-  m.scheduler = std::move(Registry<JobScheduler>::Instance().Create("fifo", Options{})).value();
-  m.placer = std::move(Registry<Placer>::Instance().Create("pack", Options{})).value();
-  m.planner = std::move(Registry<Planner>::Instance().Create("data-parallel", Options{})).value();
-  return m;
-}
+AgentMethods Methods() { return std::move(CreateAgentMethods()).value(); }
 
 long long Submit(CommandRunner& runner, const std::string& work, const std::string& script) {
   auto r = runner.Run({"sbatch", "--parsable", "--hold", "--gpus=1", "-o", "/dev/null", "-D", work,

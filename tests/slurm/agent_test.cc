@@ -13,7 +13,6 @@
 
 #include "fake_slurm.h"
 #include "hetsched/model/model_zoo.h"
-#include "hetsched/sched/registry.h"
 
 namespace hetsched::slurm {
 namespace {
@@ -29,13 +28,7 @@ std::string JournalPath(const std::string& name) {
   return path;
 }
 
-AgentMethods Methods() {
-  AgentMethods m;
-  m.scheduler = std::move(Registry<JobScheduler>::Instance().Create("fifo", Options{})).value();
-  m.placer = std::move(Registry<Placer>::Instance().Create("pack", Options{})).value();
-  m.planner = std::move(Registry<Planner>::Instance().Create("data-parallel", Options{})).value();
-  return m;
-}
+AgentMethods Methods() { return std::move(CreateAgentMethods()).value(); }
 
 int CountEvents(const std::string& journal, const std::string& event, JobId id) {
   auto j = Journal::Open(journal, nullptr);

@@ -216,18 +216,13 @@ inline int CountLines(const std::string& path, const std::string& needle) {
 }  // namespace hetsched::slurm::live
 
 #include "hetsched/model/model_zoo.h"
-#include "hetsched/sched/registry.h"
 #include "hetsched/slurm/agent.h"
 #include "hetsched/slurm/clock.h"
 
 namespace hetsched::slurm::live {
 
 inline AgentMethods Methods(const std::string& policy = "fifo", const std::string& placer = "pack") {
-  AgentMethods m;
-  m.scheduler = std::move(Registry<JobScheduler>::Instance().Create(policy, Options{})).value();
-  m.placer = std::move(Registry<Placer>::Instance().Create(placer, Options{})).value();
-  m.planner = std::move(Registry<Planner>::Instance().Create("data-parallel", Options{})).value();
-  return m;
+  return std::move(CreateAgentMethods(policy, placer)).value();
 }
 
 inline std::string Sorted(std::vector<std::string> v) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "hetsched/sched/registry.h"
 #include "hetsched/slurm/agent_job.h"
 #include "hetsched/util/text.h"
 
@@ -17,6 +18,15 @@ const char* PhaseName(Phase p) {
     case Phase::kFinished: return "finished";
   }
   return "?";
+}
+
+Result<AgentMethods> CreateAgentMethods(const std::string& policy, const std::string& placer,
+                                        const std::string& planner) {
+  AgentMethods m;
+  HETSCHED_ASSIGN_OR_RETURN(m.scheduler, Registry<JobScheduler>::Instance().Create(policy, Options{}));
+  HETSCHED_ASSIGN_OR_RETURN(m.placer, Registry<Placer>::Instance().Create(placer, Options{}));
+  HETSCHED_ASSIGN_OR_RETURN(m.planner, Registry<Planner>::Instance().Create(planner, Options{}));
+  return m;
 }
 
 Agent::Agent(CommandRunner& runner, Clock& clock, const ModelZoo& zoo, AgentMethods methods, AgentOptions options,

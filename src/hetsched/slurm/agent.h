@@ -37,6 +37,11 @@ struct AgentMethods {
   std::unique_ptr<Planner> planner;
 };
 
+// The methods registered under these names, with default options (tests, benchmarks; the CLI
+// builds them from its --policy/--placer/--planner options).
+Result<AgentMethods> CreateAgentMethods(const std::string& policy = "fifo", const std::string& placer = "pack",
+                                        const std::string& planner = "data-parallel");
+
 struct AgentOptions {
   std::string partition = "all";  // held jobs of this partition are the agent's; its nodes are the cluster
   std::string journal_path;       // required
