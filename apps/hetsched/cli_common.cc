@@ -95,6 +95,22 @@ Result<Workload> WorkloadArgs::Load(const DeviceCatalog& devices, const ModelZoo
   return ReadTrace(trace, format, opts, devices, zoo);
 }
 
+Result<SimInputs> LoadSimInputs(const ClusterArgs& cluster, const WorkloadArgs& workload, const ModelZoo& zoo) {
+  std::string description;
+  auto loaded = cluster.Load(&description);
+  if (!loaded.ok()) return loaded.status();
+  auto jobs = workload.Load(loaded->device_catalog(), zoo);
+  if (!jobs.ok()) return jobs.status();
+  return SimInputs{std::move(loaded).value(), std::move(description), std::move(jobs).value()};
+}
+
+void PrintSimInputs(const SimInputs& inputs) {
+  fmt::print("cluster : {} ({})\n", inputs.cluster.Summary(), inputs.cluster_description);
+  fmt::print("workload: {} jobs from {}{}\n", inputs.workload.jobs.size(), inputs.workload.source,
+             inputs.workload.rows_skipped > 0 ? fmt::format(" ({} bad rows skipped)", inputs.workload.rows_skipped)
+                                              : "");
+}
+
 void SimArgs::Add(CLI::App& app) {
   app.add_option("--restart-cost", restart_cost_s, "Seconds a preempted job loses when it restarts (checkpoint reload)");
   app.add_option("--max-time", max_time_s, "Stop the simulation at this simulated time (seconds)");

@@ -42,6 +42,16 @@ struct WorkloadArgs {
   Result<Workload> Load(const DeviceCatalog& devices, const ModelZoo& zoo) const;
 };
 
+// What a simulate/compare run reads: the cluster (and which one it is) and the workload on it.
+struct SimInputs {
+  Cluster cluster;
+  std::string cluster_description;
+  Workload workload;
+};
+Result<SimInputs> LoadSimInputs(const ClusterArgs& cluster, const WorkloadArgs& workload, const ModelZoo& zoo);
+// Prints the "cluster :" and "workload:" lines.
+void PrintSimInputs(const SimInputs& inputs);
+
 struct SimArgs {
   std::string throughputs = "auto";  // --throughputs: measured-throughput truth table
   double restart_cost_s = 30;

@@ -36,13 +36,6 @@ std::string RunDirName(const std::string& spec) {
 }
 
 int RunCompare(const CompareArgs& a) {
-  std::string cluster_desc;
-  auto cluster = a.cluster.Load(&cluster_desc);
-  if (!cluster.ok()) return ReportError(cluster.status());
-  const ModelZoo& zoo = ModelZoo::BuiltIn();
-  auto workload = a.workload.Load(cluster->device_catalog(), zoo);
-  if (!workload.ok()) return ReportError(workload.status());
-
   std::vector<MethodChoice> choices;
   std::vector<std::string> labels;
   for (const std::string& p : a.policies) {
@@ -61,12 +54,20 @@ int RunCompare(const CompareArgs& a) {
       labels.push_back(p + "+" + pl);
     }
   }
+  // Fail fast: an unknown method name or option is reported before a long trace is read.
+  for (size_t i = 0; i < choices.size(); ++i) {
+    if (auto methods = CreateMethods(choices[i], a.workload.seed); !methods.ok()) {
+      return ReportError(methods.status().WithContext(labels[i]));
+    }
+  }
+  const ModelZoo& zoo = ModelZoo::BuiltIn();
+  auto inputs = LoadSimInputs(a.cluster, a.workload, zoo);
+  if (!inputs.ok()) return ReportError(inputs.status());
+  const Cluster& cluster = inputs->cluster;
   if (a.demo) {
     fmt::print("hetsched demo: the baselines on a real trace subset and a built-in heterogeneous cluster.\n\n");
   }
-  fmt::print("cluster : {} ({})\n", cluster->Summary(), cluster_desc);
-  fmt::print("workload: {} jobs from {}{}\n", workload->jobs.size(), workload->source,
-             workload->rows_skipped > 0 ? fmt::format(" ({} bad rows skipped)", workload->rows_skipped) : "");
+  PrintSimInputs(*inputs);
   fmt::print("methods :\n");
   for (size_t i = 0; i < choices.size(); ++i) {
     fmt::print("  {:<28} {}\n", labels[i], Provenance("policy", choices[i].policy));
@@ -74,9 +75,9 @@ int RunCompare(const CompareArgs& a) {
   SimOptions options = a.sim.ToOptions(a.workload.seed);
   options.progress = MakeProgress(a.sim.quiet, "first run");
   MeasuredThroughputs measured;
-  if (Status st = a.sim.LoadThroughputs(cluster->device_catalog(), &measured, &options); !st.ok()) return ReportError(st);
+  if (Status st = a.sim.LoadThroughputs(cluster.device_catalog(), &measured, &options); !st.ok()) return ReportError(st);
   const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto results = RunMany(*cluster, zoo, *workload, choices, options, threads);
+  auto results = RunMany(cluster, zoo, inputs->workload, choices, options, threads);
 
   std::vector<RunRecord> runs;
   std::vector<Summary> summaries;

@@ -33,21 +33,17 @@ int RunSimulate(const SimulateArgs& a) {
   // Fail fast: an unknown policy, placer or planner name (or option) is reported, with the known
   // names, before a long trace is read.
   if (auto methods = CreateMethods(choice, a.workload.seed); !methods.ok()) return ReportError(methods.status());
-  std::string cluster_desc;
-  auto cluster = a.cluster.Load(&cluster_desc);
-  if (!cluster.ok()) return ReportError(cluster.status());
   const ModelZoo& zoo = ModelZoo::BuiltIn();
-  auto workload = a.workload.Load(cluster->device_catalog(), zoo);
-  if (!workload.ok()) return ReportError(workload.status());
+  auto inputs = LoadSimInputs(a.cluster, a.workload, zoo);
+  if (!inputs.ok()) return ReportError(inputs.status());
+  const Cluster& cluster = inputs->cluster;
   SimOptions options = a.sim.ToOptions(a.workload.seed);
   options.progress = MakeProgress(a.sim.quiet, choice.Label());
   MeasuredThroughputs measured;
-  if (Status st = a.sim.LoadThroughputs(cluster->device_catalog(), &measured, &options); !st.ok()) return ReportError(st);
-  fmt::print("cluster : {} ({})\n", cluster->Summary(), cluster_desc);
-  fmt::print("workload: {} jobs from {}{}\n", workload->jobs.size(), workload->source,
-             workload->rows_skipped > 0 ? fmt::format(" ({} bad rows skipped)", workload->rows_skipped) : "");
+  if (Status st = a.sim.LoadThroughputs(cluster.device_catalog(), &measured, &options); !st.ok()) return ReportError(st);
+  PrintSimInputs(*inputs);
   fmt::print("{}", DescribeMethods(choice));
-  auto run = RunSimulation(*cluster, zoo, *workload, choice, options);
+  auto run = RunSimulation(cluster, zoo, inputs->workload, choice, options);
   if (!run.ok()) return ReportError(run.status());
   const Summary summary = Summarize(*run);
   std::vector<RunRecord> runs{*run};

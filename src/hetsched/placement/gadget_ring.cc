@@ -8,58 +8,39 @@
 // (ties: CandidateTypes order). The same rule as gadget::EmbedOnServers (policies/gadget_core.h).
 // Cost: O(log N + devices per node) for one server, O(n log N) otherwise; no cluster scan.
 #include <algorithm>
-#include <limits>
 
-#include "hetsched/sched/placer.h"
+#include "hetsched/placement/fewest_nodes.h"
 #include "hetsched/sched/registry.h"
 
 namespace hetsched {
 namespace {
 
-class GadgetRingPlacer : public Placer {
+class GadgetRingPlacer : public FewestNodesPlacer {
  public:
   std::string_view name() const override { return "gadget-ring"; }
 
-  bool Place(const PlacementRequest& request, const ClusterState& state, std::vector<DeviceId>* out) override {
-    const int n = request.num_devices;
-    int best_span = std::numeric_limits<int>::max();
-    best_.clear();
-    for (DeviceTypeId t : CandidateTypes(request, state)) {
-      if (state.free_of_type(t) < n) continue;
-      const NodeId single = state.BestFitNode(t, n);
-      if (single >= 0) {
-        best_.clear();
-        state.AppendFreeDevices(single, &best_);
-        best_.resize(static_cast<size_t>(n));
-        break;  // one server is the least any type can do
-      }
-      nodes_.clear();
-      state.AppendNodesByMostFree(t, n, &nodes_);
-      int k = 0, sum = 0;
-      while (k < static_cast<int>(nodes_.size()) && sum < n) sum += state.free_on_node(nodes_[static_cast<size_t>(k++)]);
-      if (sum < n || k >= best_span) continue;
-      devices_.clear();
-      for (int i = 0; i + 1 < k; ++i) state.AppendFreeDevices(nodes_[static_cast<size_t>(i)], &devices_);
-      const int left = n - static_cast<int>(devices_.size());
-      NodeId last = state.BestFitNode(t, left);
-      if (std::find(nodes_.begin(), nodes_.begin() + (k - 1), last) != nodes_.begin() + (k - 1)) {
-        last = nodes_[static_cast<size_t>(k - 1)];  // a tie with a server already taken whole
-      }
-      const size_t before = devices_.size();
-      state.AppendFreeDevices(last, &devices_);
-      devices_.resize(before + static_cast<size_t>(left));
-      best_.swap(devices_);
-      best_span = k;
+ protected:
+  // k = the fewest most-free servers that hold n; the first k - 1 taken whole, the remainder on
+  // the best-fitting server not already taken.
+  int Spread(DeviceTypeId t, int n, int best_span, const ClusterState& state, std::vector<NodeId>* nodes,
+             std::vector<DeviceId>* devices) override {
+    nodes->clear();
+    state.AppendNodesByMostFree(t, n, nodes);
+    int k = 0, sum = 0;
+    while (k < static_cast<int>(nodes->size()) && sum < n) sum += state.free_on_node((*nodes)[static_cast<size_t>(k++)]);
+    if (sum < n || k >= best_span) return 0;
+    for (int i = 0; i + 1 < k; ++i) state.AppendFreeDevices((*nodes)[static_cast<size_t>(i)], devices);
+    const int left = n - static_cast<int>(devices->size());
+    NodeId last = state.BestFitNode(t, left);
+    const auto taken_end = nodes->begin() + (k - 1);
+    if (std::find(nodes->begin(), taken_end, last) != taken_end) {
+      last = (*nodes)[static_cast<size_t>(k - 1)];  // a tie with a server already taken whole
     }
-    if (best_.empty()) return false;
-    out->insert(out->end(), best_.begin(), best_.end());
-    return true;
+    const size_t before = devices->size();
+    state.AppendFreeDevices(last, devices);
+    devices->resize(before + static_cast<size_t>(left));
+    return k;
   }
-
- private:
-  std::vector<NodeId> nodes_;  // scratch, reused between calls
-  std::vector<DeviceId> devices_;
-  std::vector<DeviceId> best_;
 };
 
 Result<std::unique_ptr<Placer>> MakeGadgetRing(const Options& /*options*/) {

@@ -2,56 +2,32 @@
 // holds the whole job; when no node does, the fewest nodes, most-free first. Over candidate
 // types, the one where the job spans the fewest nodes wins (ties: CandidateTypes order).
 // Cost: O(log N + devices per node) per type for the single-node case, O(n log N) otherwise.
-#include <limits>
-
-#include "hetsched/sched/placer.h"
+#include "hetsched/placement/fewest_nodes.h"
 #include "hetsched/sched/registry.h"
 
 namespace hetsched {
 namespace {
 
-class PackPlacer : public Placer {
+class PackPlacer : public FewestNodesPlacer {
  public:
   std::string_view name() const override { return "pack"; }
 
-  bool Place(const PlacementRequest& request, const ClusterState& state, std::vector<DeviceId>* out) override {
-    const int n = request.num_devices;
-    int best_span = std::numeric_limits<int>::max();
-    best_.clear();
-    for (DeviceTypeId t : CandidateTypes(request, state)) {
-      if (state.free_of_type(t) < n) continue;
-      const NodeId single = state.BestFitNode(t, n);
-      if (single >= 0) {
-        best_.clear();
-        state.AppendFreeDevices(single, &best_);
-        best_.resize(static_cast<size_t>(n));
-        best_span = 1;
-        break;  // one node is the least any type can do
-      }
-      // The n most-free nodes always hold n devices when free_of_type >= n (each has >= 1).
-      nodes_.clear();
-      state.AppendNodesByMostFree(t, n, &nodes_);
-      devices_.clear();
-      int span = 0;
-      for (NodeId node : nodes_) {
-        if (static_cast<int>(devices_.size()) >= n) break;
-        state.AppendFreeDevices(node, &devices_);
-        ++span;
-      }
-      if (static_cast<int>(devices_.size()) < n || span >= best_span) continue;
-      devices_.resize(static_cast<size_t>(n));
-      best_.swap(devices_);
-      best_span = span;
+ protected:
+  // The n most-free nodes always hold n devices when free_of_type >= n (each has >= 1).
+  int Spread(DeviceTypeId t, int n, int best_span, const ClusterState& state, std::vector<NodeId>* nodes,
+             std::vector<DeviceId>* devices) override {
+    nodes->clear();
+    state.AppendNodesByMostFree(t, n, nodes);
+    int span = 0;
+    for (NodeId node : *nodes) {
+      if (static_cast<int>(devices->size()) >= n || span >= best_span) break;
+      state.AppendFreeDevices(node, devices);
+      ++span;
     }
-    if (best_.empty()) return false;
-    out->insert(out->end(), best_.begin(), best_.end());
-    return true;
+    if (static_cast<int>(devices->size()) < n) return 0;
+    devices->resize(static_cast<size_t>(n));
+    return span;
   }
-
- private:
-  std::vector<NodeId> nodes_;  // scratch, reused between calls
-  std::vector<DeviceId> devices_;
-  std::vector<DeviceId> best_;
 };
 
 Result<std::unique_ptr<Placer>> MakePack(const Options& /*options*/) {

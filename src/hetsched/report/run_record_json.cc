@@ -35,16 +35,20 @@ Status ReadSeconds(const Json& o, const char* key, double* out, const std::strin
 
 }  // namespace
 
+void AppendRunIdentity(const RunRecord& run, Json* j) {
+  (*j)["policy"] = run.policy;
+  (*j)["placer"] = run.placer;
+  (*j)["planner"] = run.planner;
+  (*j)["trace"] = run.trace;
+  (*j)["cluster"] = run.cluster_summary;
+  (*j)["seed"] = run.seed;
+  (*j)["total_devices"] = run.total_devices;
+}
+
 std::string RunRecordJson(const RunRecord& run) {
   Json j;
   j["format"] = "hetsched-run-record-1";
-  j["policy"] = run.policy;
-  j["placer"] = run.placer;
-  j["planner"] = run.planner;
-  j["trace"] = run.trace;
-  j["cluster"] = run.cluster_summary;
-  j["seed"] = run.seed;
-  j["total_devices"] = run.total_devices;
+  AppendRunIdentity(run, &j);
   j["device_types"] = run.device_types;
   j["devices_per_type"] = run.devices_per_type;
   j["idle_power_watts"] = run.idle_power_watts;

@@ -4,6 +4,7 @@
 // written in shortest round-trip form).
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,9 @@
 namespace hetsched {
 
 std::string RunRecordJson(const RunRecord& run);
+// The fields that name a run (policy, placer, planner, trace, cluster, seed, total_devices), in
+// that order: the head of both run.json and summary.json.
+void AppendRunIdentity(const RunRecord& run, nlohmann::ordered_json* j);
 // Errors name `origin` and the field ("run.json: jobs[3].finish_s: not a number").
 Result<RunRecord> ParseRunRecordJson(std::string_view text, const std::string& origin);
 

@@ -9,6 +9,7 @@
 
 #include "hetsched/metrics/step_integral.h"
 #include "hetsched/report/format.h"
+#include "hetsched/report/run_record_json.h"
 #include "hetsched/report/timeline_resample.h"
 #include "hetsched/util/file_io.h"
 
@@ -74,13 +75,7 @@ std::string OptionalSeconds(double value_s, bool present) {
 
 std::string SummaryJson(const RunRecord& run, const Summary& summary) {
   Json j;
-  j["policy"] = run.policy;
-  j["placer"] = run.placer;
-  j["planner"] = run.planner;
-  j["trace"] = run.trace;
-  j["cluster"] = run.cluster_summary;
-  j["seed"] = run.seed;
-  j["total_devices"] = run.total_devices;
+  AppendRunIdentity(run, &j);
   j["jobs_total"] = summary.jobs_total;
   j["jobs_finished"] = summary.jobs_finished;
   j["jct_s"] = DistributionJson(summary.jct_s, kSecondsDecimals);
