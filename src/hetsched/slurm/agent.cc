@@ -81,9 +81,16 @@ void Agent::Report(const std::string& message) const {
   if (options_.report) options_.report(message);
 }
 
-Status Agent::Append(JournalRecord record, bool sync) {
+Status Agent::Append(JournalRecord record) {
   if (record.time_s == 0) record.time_s = clock_.NowS();
-  return journal_.Append(record, sync);
+  journal_dirty_ = true;
+  return journal_.Append(record, /*sync=*/false);
+}
+
+Status Agent::SyncJournal() {
+  if (!journal_dirty_) return Status::Ok();
+  journal_dirty_ = false;
+  return journal_.Sync();
 }
 
 Result<CommandResult> Agent::Slurm(const std::vector<std::string>& argv) {
@@ -147,6 +154,7 @@ Status Agent::RefreshNodes() {
 }
 
 Status Agent::Step() {
+  busy_ = false;
   const double t = now();
   if (t >= next_node_refresh_s_) {
     Status st = RefreshNodes();
@@ -210,10 +218,19 @@ Status Agent::Step() {
   if (due) {
     changed_ = false;
     ++scheduler_calls_;
+    in_pass_ = true;
     methods_.scheduler->Schedule(ctx_);
+    in_pass_ = false;
+    for (JobId id : requeue_after_pass_) {
+      AgentJob& job = *jobs_.at(id);
+      if (job.policy_knows && job.phase == Phase::kPending) methods_.scheduler->OnJobRequeued(job.status, ctx_);
+    }
+    requeue_after_pass_.clear();
     FlushReleases();
     Sample();
   }
+  // What this poll journaled (admissions, starts, ends, requeues) is durable once per poll.
+  if (Status st = SyncJournal(); !st.ok()) Report(st.message());
   return Status::Ok();
 }
 
@@ -541,8 +558,8 @@ Status Agent::StartJob(JobId id, const PlannedJob& planned) {
   placed.nodes = names;
   placed.type = cluster_.cluster.device_catalog().type(type).name;
   placed.devices.assign(devices.begin(), devices.end());
-  // Made durable (one sync for the batch) before the `scontrol update` runs, in FlushReleases().
-  HETSCHED_RETURN_IF_ERROR(Append(placed, /*sync=*/false));
+  // Made durable (one sync for the batch) before the release, in FlushReleases().
+  HETSCHED_RETURN_IF_ERROR(Append(placed));
   HETSCHED_RETURN_IF_ERROR(HoldDevices(job, devices));
   SetPhase(job, Phase::kReleased);
   job.nodes = names;
@@ -566,19 +583,20 @@ void Agent::Unplace(AgentJob& job, JobId id, const std::string& msg) {
   SetPhase(job, Phase::kPending);
   job.status.state = JobState::kPending;
   changed_ = true;
-  if (job.policy_knows) methods_.scheduler->OnJobRequeued(job.status, ctx_);
+  // Inside the policy's own pass (a batch flushed from StartJob) the policy still takes the job
+  // for started when StartJob returns: tell it once the pass is over.
+  if (in_pass_) {
+    requeue_after_pass_.push_back(id);
+  } else if (job.policy_knows) {
+    methods_.scheduler->OnJobRequeued(job.status, ctx_);
+  }
 }
 
 void Agent::FlushReleases() {
   if (unreleased_.empty()) return;
   std::vector<Unreleased> batch;
   batch.swap(unreleased_);
-  // 1. The placements are durable before Slurm hears of them.
-  if (Status st = journal_.Sync(); !st.ok()) {
-    for (const Unreleased& u : batch) Unplace(*jobs_.at(u.id), u.id, "job " + std::to_string(u.id) + ": " + st.message());
-    return;
-  }
-  // 2. Pin every job of the batch, all updates at once (independent jobs).
+  // 1. Pin every job of the batch, all updates at once (independent jobs).
   std::vector<std::vector<std::string>> updates;
   for (const Unreleased& u : batch) updates.push_back(u.pin);
   const std::vector<Result<CommandResult>> pinned = runner_.RunAll(updates);
@@ -598,6 +616,12 @@ void Agent::FlushReleases() {
     list += (list.empty() ? "" : ",") + std::to_string(batch[i].id);
   }
   if (ready.empty()) return;
+  // 2. The placements are durable before any is released: a restarted agent must know where a
+  // released job was placed (a pin alone, of a job still held, is simply decided again).
+  if (Status st = SyncJournal(); !st.ok()) {
+    for (const Unreleased* u : ready) Unplace(*jobs_.at(u->id), u->id, "job " + std::to_string(u->id) + ": " + st.message());
+    return;
+  }
   // 3. Release them with one command.
   auto all = Slurm({"scontrol", "release", list});
   const bool batch_ok = all.ok() && all->exit_code == 0;
@@ -612,10 +636,9 @@ void Agent::FlushReleases() {
         continue;
       }
     }
-    if (Status st = Append(JournalRecord::Of("release", u->id), /*sync=*/false); !st.ok()) Report(st.message());
+    if (Status st = Append(JournalRecord::Of("release", u->id)); !st.ok()) Report(st.message());
     release_latencies_s_.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - u->decided).count());
   }
-  if (Status st = journal_.Sync(); !st.ok()) Report(st.message());
 }
 
 Status Agent::PreemptJob(JobId id) {

@@ -15,7 +15,8 @@ Status Agent::Restore() {
     origin_s_ = clock_.NowS();
     JournalRecord start = JournalRecord::Of("agent_start", -1, methods);
     start.time_s = origin_s_;
-    return Append(start);
+    HETSCHED_RETURN_IF_ERROR(Append(start));
+    return SyncJournal();
   }
   if (records.front().event != "agent_start") {
     return Status::ParseError(journal_.path() + ":1: the journal must begin with an agent_start record");
@@ -141,11 +142,22 @@ Status Agent::Restore() {
     if (!journaled.empty() && !sj.Terminal()) {
       if (Status st = HoldDevices(job, journaled); !st.ok()) Report("restore job " + std::to_string(id) + ": " + st.message());
     }
-    if (job.phase == Phase::kPending) SetPhase(job, Phase::kReleased);
+    if (job.phase == Phase::kPending) {
+      SetPhase(job, Phase::kReleased);
+      // Placed, and released in Slurm, but the agent was killed between `scontrol release` and
+      // its record: journal the release now (one record per release Slurm carried out). A job
+      // that ended without ever starting (cancelled while held) was not released by the agent.
+      if (released_in_slurm && !(sj.Terminal() && sj.start_time_s <= 0)) {
+        ++job.placements;
+        job.status.state = JobState::kRunning;
+        const JournalRecord late = JournalRecord::Of("release", id, "found released in Slurm at restart");
+        if (Status st = Append(late); !st.ok()) Report(st.message());
+      }
+    }
     Follow(job, sj);
   }
   changed_ = true;
-  return Status::Ok();
+  return SyncJournal();
 }
 
 RunRecord Agent::Record() {
