@@ -160,6 +160,30 @@ TEST_F(AgentTest, FollowsJobsToCompletionAndKeepsTheTimeline) {
   EXPECT_TRUE(seen_split);
 }
 
+// Slurm's times are whole seconds; a job seen running without a start time (Slurm showed none)
+// gets a start on that base, so that its Slurm end (same second) is not before it.
+TEST_F(AgentTest, StartSeenWithoutSlurmTimeStaysOnSlurmsWholeSecondBase) {
+  const long long id = slurm.Submit("1");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_EQ(View(id).phase, "released");
+  testing::FakeJob& j = slurm.jobs.at(id);
+  j.state = "RUNNING";
+  j.reason = "None";
+  j.nodes = j.pinned;
+  j.start = 0;  // squeue prints N/A
+  clock.SleepS(1.6);
+  ASSERT_TRUE(agent->Step().ok());
+  ASSERT_EQ(View(id).phase, "running");
+  slurm.End(id);  // in the same second: squeue prints its end truncated to that second
+  ASSERT_TRUE(agent->Step().ok());
+  const RunRecord run = agent->Record();
+  ASSERT_EQ(run.jobs.size(), 1u);
+  EXPECT_TRUE(run.jobs[0].finished());
+  EXPECT_GE(run.jobs[0].first_start_s, run.jobs[0].submit_s);
+  EXPECT_GE(run.jobs[0].finish_s, run.jobs[0].first_start_s);
+}
+
 TEST_F(AgentTest, FailingJobIsReportedAndNotRestarted) {
   const long long id = slurm.Submit("1");
   ASSERT_NO_FATAL_FAILURE(StartAgent());

@@ -390,7 +390,10 @@ void Agent::MarkRunning(AgentJob& job, const SlurmJob& polled) {
   }
   SetPhase(job, Phase::kRunning);
   job.nodes = sj.nodes;
-  job.run_start_epoch_s = sj.start_time_s > 0 ? sj.start_time_s : clock_.NowS();
+  // Slurm's times are whole seconds (slurmctld's time(), truncated), and its end time will be on
+  // that base: when it shows no start time, the agent's clock is put on the same base (the job
+  // started at or before now, so no later than this whole second), never after Slurm's end.
+  job.run_start_epoch_s = sj.start_time_s > 0 ? sj.start_time_s : std::floor(clock_.NowS());
   if (job.record.first_start_s < 0) job.record.first_start_s = job.run_start_epoch_s - origin_s_;
   JournalRecord r = JournalRecord::Of("start", sj.id);
   r.time_s = job.run_start_epoch_s;
