@@ -184,6 +184,26 @@ TEST_F(AgentTest, StartSeenWithoutSlurmTimeStaysOnSlurmsWholeSecondBase) {
   EXPECT_GE(run.jobs[0].finish_s, run.jobs[0].first_start_s);
 }
 
+// The agent starts mid-second; a job it releases, and that runs and ends, within that second has
+// Slurm times (whole seconds, truncated) before the agent's clock: the run record must still
+// show it started and finished, after its submission.
+TEST_F(AgentTest, JobRunWithinTheAgentsFirstSecondIsRecordedAsFinished) {
+  const long long id = slurm.Submit("1");
+  clock.SleepS(0.5);
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_TRUE(agent->Step().ok());
+  ASSERT_EQ(View(id).phase, "released");
+  slurm.StartReleased();
+  slurm.End(id);
+  ASSERT_TRUE(agent->Step().ok());
+  ASSERT_EQ(View(id).final_state, "COMPLETED");
+  const RunRecord run = agent->Record();
+  ASSERT_EQ(run.jobs.size(), 1u);
+  EXPECT_TRUE(run.jobs[0].finished());
+  EXPECT_GE(run.jobs[0].first_start_s, run.jobs[0].submit_s);
+  EXPECT_GE(run.jobs[0].finish_s, run.jobs[0].first_start_s);
+}
+
 TEST_F(AgentTest, FailingJobIsReportedAndNotRestarted) {
   const long long id = slurm.Submit("1");
   ASSERT_NO_FATAL_FAILURE(StartAgent());

@@ -12,7 +12,9 @@ Status Agent::Restore() {
   const std::string methods = std::string(methods_.scheduler->name()) + "+" + std::string(methods_.placer->name()) +
                               "+" + std::string(methods_.planner->name());
   if (records.empty()) {
-    origin_s_ = clock_.NowS();
+    // Slurm's times are whole seconds (truncated): on the same base, a job the agent released
+    // in its first second does not start "before" the origin (a negative time reads as unset).
+    origin_s_ = std::floor(clock_.NowS());
     JournalRecord start = JournalRecord::Of("agent_start", -1, methods);
     start.time_s = origin_s_;
     HETSCHED_RETURN_IF_ERROR(Append(start));
@@ -21,7 +23,7 @@ Status Agent::Restore() {
   if (records.front().event != "agent_start") {
     return Status::ParseError(journal_.path() + ":1: the journal must begin with an agent_start record");
   }
-  origin_s_ = records.front().time_s;
+  origin_s_ = std::floor(records.front().time_s);  // journals written before it was whole
   const DeviceCatalog& catalog = cluster_.cluster.device_catalog();
 
   // 1. Replay: rebuild each job's bookkeeping as it was when the agent stopped.
