@@ -305,6 +305,19 @@ TEST_F(AgentTest, SlurmUnreachableIsReportedOnceAndRetried) {
   EXPECT_EQ(slurm.Count("release", id), 1);
 }
 
+TEST_F(AgentTest, PollAnswerNotUnderstoodIsReportedAsSuchNamingTheField) {
+  const long long id = slurm.Submit("1");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  slurm.bad_time_polls = 2;
+  for (int i = 0; i < 2; ++i) ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("Slurm unreachable"), 0);
+  EXPECT_EQ(Reported("Slurm's answer not understood (will retry)"), 1);
+  EXPECT_EQ(Reported("field 'StartTime': 'yesterday' is not a time"), 1);
+  EXPECT_EQ(agent->counts().admitted, 0);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(slurm.Count("release", id), 1);
+}
+
 TEST_F(AgentTest, RefusedPinLeavesTheJobHeldAndPendingForTheNextDecision) {
   const long long id = slurm.Submit("1");
   slurm.refuse_update.insert(id);

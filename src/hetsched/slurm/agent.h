@@ -126,6 +126,8 @@ class Agent final : public SchedBackend {
   Result<CommandResult> Slurm(const std::vector<std::string>& argv);
   Result<std::vector<SlurmJob>> Squeue();
   Status RefreshNodes();
+  // A poll that failed: Slurm unreachable (reported once per outage) or its answer not understood.
+  void ReportPollFailure(const Status& st);
 
   void AdmitNew(std::vector<SlurmJob> fresh);
   void Admit(const SlurmJob& sj);
@@ -177,6 +179,7 @@ class Agent final : public SchedBackend {
   long long slurm_errors_ = 0;
   long long scheduler_calls_ = 0;
   bool slurm_unreachable_ = false;
+  std::string last_poll_error_;  // the last poll answer not understood (reported once)
   std::vector<double> release_latencies_s_;
   struct Unreleased {
     JobId id;
