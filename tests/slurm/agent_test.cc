@@ -160,6 +160,14 @@ TEST_F(AgentTest, FollowsJobsToCompletionAndKeepsTheTimeline) {
   EXPECT_TRUE(seen_split);
 }
 
+// The run record holds one job, finished, with submit <= first start <= finish.
+void ExpectOneJobFinishedWithOrderedTimes(const RunRecord& run) {
+  ASSERT_EQ(run.jobs.size(), 1u);
+  EXPECT_TRUE(run.jobs[0].finished());
+  EXPECT_GE(run.jobs[0].first_start_s, run.jobs[0].submit_s);
+  EXPECT_GE(run.jobs[0].finish_s, run.jobs[0].first_start_s);
+}
+
 // Slurm's times are whole seconds; a job seen running without a start time (Slurm showed none)
 // gets a start on that base, so that its Slurm end (same second) is not before it.
 TEST_F(AgentTest, StartSeenWithoutSlurmTimeStaysOnSlurmsWholeSecondBase) {
@@ -177,11 +185,7 @@ TEST_F(AgentTest, StartSeenWithoutSlurmTimeStaysOnSlurmsWholeSecondBase) {
   ASSERT_EQ(View(id).phase, "running");
   slurm.End(id);  // in the same second: squeue prints its end truncated to that second
   ASSERT_TRUE(agent->Step().ok());
-  const RunRecord run = agent->Record();
-  ASSERT_EQ(run.jobs.size(), 1u);
-  EXPECT_TRUE(run.jobs[0].finished());
-  EXPECT_GE(run.jobs[0].first_start_s, run.jobs[0].submit_s);
-  EXPECT_GE(run.jobs[0].finish_s, run.jobs[0].first_start_s);
+  ExpectOneJobFinishedWithOrderedTimes(agent->Record());
 }
 
 // The agent starts mid-second; a job it releases, and that runs and ends, within that second has
@@ -197,11 +201,7 @@ TEST_F(AgentTest, JobRunWithinTheAgentsFirstSecondIsRecordedAsFinished) {
   slurm.End(id);
   ASSERT_TRUE(agent->Step().ok());
   ASSERT_EQ(View(id).final_state, "COMPLETED");
-  const RunRecord run = agent->Record();
-  ASSERT_EQ(run.jobs.size(), 1u);
-  EXPECT_TRUE(run.jobs[0].finished());
-  EXPECT_GE(run.jobs[0].first_start_s, run.jobs[0].submit_s);
-  EXPECT_GE(run.jobs[0].finish_s, run.jobs[0].first_start_s);
+  ExpectOneJobFinishedWithOrderedTimes(agent->Record());
 }
 
 TEST_F(AgentTest, FailingJobIsReportedAndNotRestarted) {
