@@ -30,6 +30,7 @@ struct AgentArgs {
   std::string journal = "hetsched-out/agent/journal.jsonl";
   std::string out = "hetsched-out/agent";
   double poll_s = 0.2;
+  int release_batch = slurm::AgentOptions{}.release_batch;
   std::vector<std::string> type_map;  // SLURM=CATALOG
   std::string default_model = "resnet50";
   long long default_iterations = 1000;
@@ -51,6 +52,7 @@ int RunAgent(const AgentArgs& a) {
   options.partition = a.partition;
   options.journal_path = a.journal;
   options.poll_interval_s = a.poll_s;
+  options.release_batch = a.release_batch;
   options.default_model = a.default_model;
   options.default_iterations = a.default_iterations;
   for (const std::string& item : a.type_map) {
@@ -125,6 +127,9 @@ void AddAgentCommand(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--journal", a->journal, "Append-only journal (replayed on restart)");
   cmd->add_option("-o,--out", a->out, "Output directory (summary.json, jobs.csv, timeline.csv)");
   cmd->add_option("--poll", a->poll_s, "Seconds between two squeue polls")->check(CLI::PositiveNumber);
+  cmd->add_option("--release-batch", a->release_batch,
+                  "Jobs pinned at once and released by one command (default 1: lowest latency)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--gpu-type-map", a->type_map, "SLURM_GRES_TYPE=CATALOG_NAME (repeatable)");
   cmd->add_option("--default-model", a->default_model, "Model of jobs whose comment names none");
   cmd->add_option("--default-iterations", a->default_iterations, "Iterations of jobs whose comment gives none");

@@ -43,10 +43,11 @@ class AgentTest : public ::testing::Test {
   AgentTest() : slurm(clock) { slurm.AddNodes(2, 2); }  // 2 x 4 A100 + 2 x 8 V100 = 24 GPUs
   ~AgentTest() override { std::filesystem::remove(journal); }
 
-  void StartAgent() {
+  void StartAgent(int release_batch = AgentOptions{}.release_batch) {
     agent.reset();
     AgentOptions o;
     o.journal_path = journal;
+    o.release_batch = release_batch;
     o.report = [this](const std::string& m) { reports.push_back(m); };
     auto started = Agent::Start(slurm, clock, ModelZoo::BuiltIn(), Methods(), o);
     ASSERT_TRUE(started.ok()) << started.status().message();
@@ -78,7 +79,7 @@ class AgentTest : public ::testing::Test {
 
 TEST_F(AgentTest, DecisionPinsEachJobAndReleasesTheBatchInOneCommand) {
   const long long a = slurm.Submit("a100:2"), v = slurm.Submit("v100:8"), any = slurm.Submit("1");
-  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(StartAgent(/*release_batch=*/8));
   ASSERT_NO_FATAL_FAILURE(Step());
   EXPECT_EQ(agent->counts().admitted, 3);
   EXPECT_EQ(agent->counts().released, 3);
@@ -107,6 +108,19 @@ TEST_F(AgentTest, DecisionPinsEachJobAndReleasesTheBatchInOneCommand) {
   }
   EXPECT_EQ(agent->release_latencies_s().size(), 3u);
   EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+}
+
+TEST_F(AgentTest, ByDefaultEachJobIsPinnedAndReleasedAtOnce) {
+  const long long a = slurm.Submit("1"), b = slurm.Submit("1");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  // update a, release a, update b, release b: each job's release does not wait for the other's pin.
+  std::vector<std::string> verbs;
+  for (const auto& argv : slurm.log) {
+    if (argv[0] == "scontrol") verbs.push_back(argv[1] + " " + (argv[1] == "update" ? argv[2].substr(6) : argv[2]));
+  }
+  const std::string sa = std::to_string(a), sb = std::to_string(b);
+  EXPECT_EQ(verbs, (std::vector<std::string>{"update " + sa, "release " + sa, "update " + sb, "release " + sb}));
 }
 
 TEST_F(AgentTest, FollowsJobsToCompletionAndKeepsTheTimeline) {
@@ -144,6 +158,50 @@ TEST_F(AgentTest, FollowsJobsToCompletionAndKeepsTheTimeline) {
     seen_split = seen_split || (s.busy_devices == 10 && s.busy_by_type == std::vector<int>{2, 8});
   }
   EXPECT_TRUE(seen_split);
+}
+
+// The run record holds one job, finished, with submit <= first start <= finish.
+void ExpectOneJobFinishedWithOrderedTimes(const RunRecord& run) {
+  ASSERT_EQ(run.jobs.size(), 1u);
+  EXPECT_TRUE(run.jobs[0].finished());
+  EXPECT_GE(run.jobs[0].first_start_s, run.jobs[0].submit_s);
+  EXPECT_GE(run.jobs[0].finish_s, run.jobs[0].first_start_s);
+}
+
+// Slurm's times are whole seconds; a job seen running without a start time (Slurm showed none)
+// gets a start on that base, so that its Slurm end (same second) is not before it.
+TEST_F(AgentTest, StartSeenWithoutSlurmTimeStaysOnSlurmsWholeSecondBase) {
+  const long long id = slurm.Submit("1");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_EQ(View(id).phase, "released");
+  testing::FakeJob& j = slurm.jobs.at(id);
+  j.state = "RUNNING";
+  j.reason = "None";
+  j.nodes = j.pinned;
+  j.start = 0;  // squeue prints N/A
+  clock.SleepS(1.6);
+  ASSERT_TRUE(agent->Step().ok());
+  ASSERT_EQ(View(id).phase, "running");
+  slurm.End(id);  // in the same second: squeue prints its end truncated to that second
+  ASSERT_TRUE(agent->Step().ok());
+  ExpectOneJobFinishedWithOrderedTimes(agent->Record());
+}
+
+// The agent starts mid-second; a job it releases, and that runs and ends, within that second has
+// Slurm times (whole seconds, truncated) before the agent's clock: the run record must still
+// show it started and finished, after its submission.
+TEST_F(AgentTest, JobRunWithinTheAgentsFirstSecondIsRecordedAsFinished) {
+  const long long id = slurm.Submit("1");
+  clock.SleepS(0.5);
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_TRUE(agent->Step().ok());
+  ASSERT_EQ(View(id).phase, "released");
+  slurm.StartReleased();
+  slurm.End(id);
+  ASSERT_TRUE(agent->Step().ok());
+  ASSERT_EQ(View(id).final_state, "COMPLETED");
+  ExpectOneJobFinishedWithOrderedTimes(agent->Record());
 }
 
 TEST_F(AgentTest, FailingJobIsReportedAndNotRestarted) {
@@ -247,6 +305,19 @@ TEST_F(AgentTest, SlurmUnreachableIsReportedOnceAndRetried) {
   EXPECT_EQ(slurm.Count("release", id), 1);
 }
 
+TEST_F(AgentTest, PollAnswerNotUnderstoodIsReportedAsSuchNamingTheField) {
+  const long long id = slurm.Submit("1");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  slurm.bad_time_polls = 2;
+  for (int i = 0; i < 2; ++i) ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("Slurm unreachable"), 0);
+  EXPECT_EQ(Reported("Slurm's answer not understood (will retry)"), 1);
+  EXPECT_EQ(Reported("field 'StartTime': 'yesterday' is not a time"), 1);
+  EXPECT_EQ(agent->counts().admitted, 0);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(slurm.Count("release", id), 1);
+}
+
 TEST_F(AgentTest, RefusedPinLeavesTheJobHeldAndPendingForTheNextDecision) {
   const long long id = slurm.Submit("1");
   slurm.refuse_update.insert(id);
@@ -338,8 +409,10 @@ TEST_F(AgentTest, CrashAtAnyCommandThenRestartLosesNothingAndStartsNothingTwice)
     for (long long id : ids) {
       EXPECT_EQ(s.jobs.at(id).state, "COMPLETED") << "job " << id;
       EXPECT_EQ(s.jobs.at(id).runs, 1) << "job " << id;
-      // Released in Slurm once, journaled as released at most once.
-      EXPECT_LE(CountEvents(path, "release", id), 1) << "job " << id;
+      // Released in Slurm once, journaled as released exactly once: a release Slurm carried out
+      // just before the kill is journaled by the restarted agent.
+      EXPECT_EQ(s.Count("release", id), 1) << "job " << id;
+      EXPECT_EQ(CountEvents(path, "release", id), 1) << "job " << id;
     }
     *commands = s.commands_run;
     std::filesystem::remove(path);

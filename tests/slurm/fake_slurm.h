@@ -170,6 +170,7 @@ class FakeSlurm : public CommandRunner {
   long long crash_after = 0;  // > 0: the command with this number throws FakeCrash
   bool crash_once_done = false;  // ... after it took effect
   int unreachable = 0;        // the next N commands fail as when slurmctld is down
+  int bad_time_polls = 0;     // the next N squeue polls print a StartTime no parser accepts
   std::set<long long> refuse_update;  // `scontrol update` of these jobs fails
 
  private:
@@ -247,7 +248,7 @@ class FakeSlurm : public CommandRunner {
         else if (name == "RestartCnt") v = std::to_string(j.restart_count);
         else if (name == "exit_code") v = std::to_string(j.exit_code);
         else if (name == "SubmitTime") v = Time(j.submit);
-        else if (name == "StartTime") v = Time(j.start);
+        else if (name == "StartTime") v = bad_time_polls > 0 ? "yesterday" : Time(j.start);
         else if (name == "EndTime") v = Time(j.end);
         else if (name == "PriorityLong") v = "0";
         else if (name == "NodeList") v = Hostlist(j.nodes);
@@ -258,6 +259,7 @@ class FakeSlurm : public CommandRunner {
       }
       out += "\n";
     }
+    if (bad_time_polls > 0 && format.find("StartTime") != std::string::npos) --bad_time_polls;
     return CommandResult{0, out, ""};
   }
 

@@ -82,6 +82,8 @@ TEST(SlurmEndToEndTest, TwoHundredJobsRunOnceWhereThePolicyChose) {
   const RunRecord record = agent->Record();
   ASSERT_EQ(record.jobs.size(), 200u);
   for (const JobRecord& j : record.jobs) {
+    SCOPED_TRACE("record of job " + std::to_string(j.id) + ": submit " + std::to_string(j.submit_s) + ", start " +
+                 std::to_string(j.first_start_s) + ", finish " + std::to_string(j.finish_s));
     EXPECT_TRUE(j.finished());
     EXPECT_GE(j.first_start_s, j.submit_s);
     EXPECT_GE(j.finish_s, j.first_start_s);

@@ -81,11 +81,6 @@ void Agent::Report(const std::string& message) const {
   if (options_.report) options_.report(message);
 }
 
-Status Agent::Append(JournalRecord record, bool sync) {
-  if (record.time_s == 0) record.time_s = clock_.NowS();
-  return journal_.Append(record, sync);
-}
-
 Result<CommandResult> Agent::Slurm(const std::vector<std::string>& argv) {
   auto r = runner_.Run(argv);
   if (!r.ok() || r->exit_code != 0) ++slurm_errors_;
@@ -146,25 +141,38 @@ Status Agent::RefreshNodes() {
   return Status::Ok();
 }
 
+void Agent::ReportPollFailure(const Status& st) {
+  if (st.code() == StatusCode::kParseError) {
+    // Slurm answered, with something the agent does not understand: not an outage. Reported
+    // (naming the command, line and field) each time the problem changes.
+    ++slurm_errors_;
+    if (st.message() != last_poll_error_) Report("Slurm's answer not understood (will retry): " + st.message());
+    last_poll_error_ = st.message();
+    return;
+  }
+  if (!slurm_unreachable_) Report("Slurm unreachable (will retry): " + st.message());
+  slurm_unreachable_ = true;
+}
+
 Status Agent::Step() {
+  busy_ = false;
   const double t = now();
   if (t >= next_node_refresh_s_) {
     Status st = RefreshNodes();
     if (!st.ok()) {
-      if (!slurm_unreachable_) Report("Slurm unreachable (will retry): " + st.message());
-      slurm_unreachable_ = true;
+      ReportPollFailure(st);
       return Status::Ok();
     }
     next_node_refresh_s_ = t + options_.node_refresh_s;
   }
   auto queue = Squeue();
   if (!queue.ok()) {
-    if (!slurm_unreachable_) Report("Slurm unreachable (will retry): " + queue.status().message());
-    slurm_unreachable_ = true;
+    ReportPollFailure(queue.status());
     return Status::Ok();
   }
   if (slurm_unreachable_) Report("Slurm reachable again");
   slurm_unreachable_ = false;
+  last_poll_error_.clear();
   const bool changed_before = changed_;
   changed_ = false;
   std::vector<SlurmJob> fresh;
@@ -210,10 +218,19 @@ Status Agent::Step() {
   if (due) {
     changed_ = false;
     ++scheduler_calls_;
+    in_pass_ = true;
     methods_.scheduler->Schedule(ctx_);
+    in_pass_ = false;
+    for (JobId id : requeue_after_pass_) {
+      AgentJob& job = *jobs_.at(id);
+      if (job.policy_knows && job.phase == Phase::kPending) methods_.scheduler->OnJobRequeued(job.status, ctx_);
+    }
+    requeue_after_pass_.clear();
     FlushReleases();
     Sample();
   }
+  // What this poll journaled (admissions, starts, ends, requeues) is durable once per poll.
+  if (Status st = SyncJournal(); !st.ok()) Report(st.message());
   return Status::Ok();
 }
 
@@ -285,362 +302,6 @@ void Agent::Admit(const SlurmJob& sj) {
   jobs_[sj.id] = std::move(job);
   changed_ = true;
   methods_.scheduler->OnJobSubmitted(ref.status, ctx_);
-}
-
-std::vector<DeviceId> Agent::ActualDevices(const AgentJob& job, const SlurmJob& sj) const {
-  // Devices of one node are interchangeable in the model, and Slurm picks the GPU indices itself:
-  // only the number per node matters. gres_detail lists one entry per allocated node, in the
-  // order of the job's node list. Keeps the booked devices when the counts agree (or when Slurm
-  // gives no detail); otherwise re-books per node: the job's own devices there first, then free
-  // ones. Empty result: the allocation cannot be booked (more than the node has free).
-  const std::vector<DeviceId>& booked = job.status.devices;
-  if (sj.gres_detail.size() != sj.nodes.size() || sj.nodes.empty()) return booked;
-  std::map<NodeId, int> actual;
-  for (size_t i = 0; i < sj.nodes.size(); ++i) {
-    const NodeId n = cluster_.Find(sj.nodes[i]);
-    auto idx = ParseGresIndices(sj.gres_detail[i]);
-    if (n < 0 || !idx.ok()) return booked;
-    actual[n] += static_cast<int>(idx->size());
-  }
-  std::map<NodeId, std::vector<DeviceId>> mine;
-  for (DeviceId d : booked) mine[cluster_.cluster.device(d).node].push_back(d);
-  bool same = mine.size() == actual.size();
-  for (const auto& [n, count] : actual) same = same && mine.count(n) > 0 && static_cast<int>(mine[n].size()) == count;
-  if (same) return booked;
-  std::vector<DeviceId> out, free;
-  for (const auto& [n, count] : actual) {
-    auto& own = mine[n];
-    for (int k = 0; k < count && k < static_cast<int>(own.size()); ++k) out.push_back(own[static_cast<size_t>(k)]);
-    int missing = count - static_cast<int>(std::min<size_t>(own.size(), static_cast<size_t>(count)));
-    free.clear();
-    state_.AppendFreeDevices(n, &free);
-    for (size_t k = 0; missing > 0 && k < free.size(); ++k, --missing) out.push_back(free[k]);
-    if (missing > 0) return {};
-  }
-  return out;
-}
-
-Status Agent::HoldDevices(AgentJob& job, const std::vector<DeviceId>& devices) {
-  HETSCHED_RETURN_IF_ERROR(state_.Allocate(job.status.spec->id, devices));
-  job.status.devices = devices;
-  job.status.device_type = devices.empty() ? kNoDeviceType : cluster_.cluster.device(devices.front()).type;
-  return Status::Ok();
-}
-
-void Agent::ReleaseDevices(AgentJob& job) {
-  if (job.status.devices.empty()) return;
-  const JobId id = job.status.spec->id;
-  if (Status st = state_.Release(id, job.status.devices); !st.ok()) Report("internal: " + st.message());
-  // Devices of a node that went down while the job held them stay out of service.
-  std::vector<DeviceId> down;
-  for (DeviceId d : job.status.devices) {
-    if (node_down_[static_cast<size_t>(cluster_.cluster.device(d).node)]) down.push_back(d);
-  }
-  if (!down.empty() && state_.Allocate(kNodeDownOwner, down).ok()) BookDown(down, +1);
-  job.status.devices.clear();
-}
-
-void Agent::FillGresDetail(SlurmJob& sj) {
-  auto r = Slurm({"scontrol", "show", "job", "-d", std::to_string(sj.id)});
-  if (!r.ok() || r->exit_code != 0) return;  // no detail: the agent keeps its own split
-  auto detail = ParseScontrolGresDetail(r->out, "scontrol show job -d " + std::to_string(sj.id));
-  if (!detail.ok()) {
-    Report(detail.status().message());
-    return;
-  }
-  std::vector<std::string> ordered;
-  for (const std::string& node : sj.nodes) {
-    auto it = detail->find(node);
-    if (it == detail->end()) return;
-    ordered.push_back(it->second);
-  }
-  sj.gres_detail = std::move(ordered);
-}
-
-void Agent::MarkRunning(AgentJob& job, const SlurmJob& polled) {
-  SlurmJob sj = polled;
-  // Only an uneven split leaves the count per node to Slurm: ask it how it split.
-  if (job.uneven && sj.gres_detail.empty() && !sj.nodes.empty()) FillGresDetail(sj);
-  const std::vector<DeviceId> actual = ActualDevices(job, sj);
-  if (actual.empty()) {
-    Report("note: job " + std::to_string(sj.id) + ": Slurm split its GPUs over the chosen nodes as " +
-           DescribeCommand(sj.gres_detail) + ", unlike the placer; the agent's view keeps the placer's split "
-           "until the job ends");
-  } else if (actual != job.status.devices) {
-    // Slurm chose how many GPUs per node (a per-job GPU count): book what it really allocated.
-    ReleaseDevices(job);
-    if (Status st = HoldDevices(job, actual); !st.ok()) Report("internal: " + st.message());
-  }
-  SetPhase(job, Phase::kRunning);
-  job.nodes = sj.nodes;
-  job.run_start_epoch_s = sj.start_time_s > 0 ? sj.start_time_s : clock_.NowS();
-  if (job.record.first_start_s < 0) job.record.first_start_s = job.run_start_epoch_s - origin_s_;
-  JournalRecord r = JournalRecord::Of("start", sj.id);
-  r.time_s = job.run_start_epoch_s;
-  r.nodes = sj.nodes;
-  r.devices.assign(job.status.devices.begin(), job.status.devices.end());
-  r.type = job.type_name;
-  if (Status st = Append(r); !st.ok()) Report(st.message());
-  changed_ = true;
-}
-
-void Agent::AccountRunEnd(AgentJob& job, double end_epoch_s) {
-  if (job.run_start_epoch_s < 0 || job.status.device_type == kNoDeviceType) return;
-  const double held_s = std::max(0.0, end_epoch_s - job.run_start_epoch_s);
-  const double n = static_cast<double>(job.status.devices.size());
-  const DeviceType& type = cluster_.cluster.device_catalog().type(job.status.device_type);
-  job.record.gpu_seconds += held_s * n;
-  job.record.busy_energy_joules += held_s * n * (type.tdp_watts - type.idle_watts);
-  job.record.cost_usd += held_s / 3600.0 * n * type.price_per_hour;
-  job.record.device_type = job.status.device_type;
-  job.record.device_type_name = type.name;
-  job.status.service_gpu_s += held_s * n;
-  job.status.executed_s += held_s;
-  job.run_start_epoch_s = -1;
-}
-
-void Agent::Finish(AgentJob& job, const std::string& state, int exit_code, double end_epoch_s) {
-  const JobId id = job.status.spec->id;
-  AccountRunEnd(job, end_epoch_s);
-  ReleaseDevices(job);
-  SetPhase(job, Phase::kFinished);
-  job.final_state = state;
-  if (state != "COMPLETED") ++failed_;
-  job.status.state = JobState::kFinished;
-  job.status.finish_s = end_epoch_s - origin_s_;
-  job.record.finish_s = job.status.finish_s;
-  if (state != "COMPLETED") {
-    Report("job " + std::to_string(id) + " ended " + state + " (exit code " + std::to_string(exit_code) +
-           "): not restarted");
-  }
-  JournalRecord r = JournalRecord::Of("finish", id);
-  r.time_s = end_epoch_s;
-  r.state = state;
-  r.value = exit_code;
-  if (Status st = Append(r); !st.ok()) Report(st.message());
-  changed_ = true;
-  if (job.policy_knows) methods_.scheduler->OnJobFinished(job.status, ctx_);
-  job.policy_knows = false;
-}
-
-void Agent::HoldIfNeeded(const SlurmJob& sj) {
-  if (sj.HeldByUser()) return;
-  auto r = Slurm({"scontrol", "hold", std::to_string(sj.id)});
-  if (!r.ok() || r->exit_code != 0) {
-    Report("job " + std::to_string(sj.id) + ": scontrol hold failed: " + (r.ok() ? r->err : r.status().message()));
-  }
-}
-
-void Agent::Requeue(AgentJob& job, const SlurmJob& sj, const std::string& why) {
-  const JobId id = sj.id;
-  // Keep Slurm from starting it on its old node list; the policy places it again.
-  HoldIfNeeded(sj);
-  AccountRunEnd(job, clock_.NowS());
-  ReleaseDevices(job);
-  SetPhase(job, Phase::kPending);
-  job.restart_count = sj.restart_count;
-  ++job.requeues;
-  ++requeued_;
-  ++job.status.preemptions;
-  job.record.preemptions = job.status.preemptions;
-  job.status.state = JobState::kPending;
-  job.status.queued_since_s = now();
-  refresh_nodes_now_ = true;
-  Report("job " + std::to_string(id) + " requeued (" + why + "): placing it again");
-  JournalRecord r = JournalRecord::Of("requeue", id, why);
-  r.value = sj.restart_count;
-  if (Status st = Append(r); !st.ok()) Report(st.message());
-  changed_ = true;
-  if (job.policy_knows) {
-    methods_.scheduler->OnJobRequeued(job.status, ctx_);
-  } else {
-    job.policy_knows = true;
-    methods_.scheduler->OnJobSubmitted(job.status, ctx_);
-  }
-}
-
-void Agent::Follow(AgentJob& job, const SlurmJob& sj) {
-  switch (job.phase) {
-    case Phase::kFinished:
-      return;
-    case Phase::kPending:
-      job.restart_count = sj.restart_count;
-      if (sj.Terminal()) {
-        Finish(job, sj.state, sj.exit_code, sj.end_time_s > 0 ? sj.end_time_s : clock_.NowS());
-      } else if (!sj.HeldByUser() && sj.Pending() && sj.reason != "JobHeldAdmin") {
-        HoldIfNeeded(sj);  // released by someone else: the agent decides where it runs
-      }
-      return;
-    case Phase::kReleased:
-    case Phase::kRunning:
-      break;
-  }
-  if (sj.Active()) {
-    if (job.phase == Phase::kReleased) MarkRunning(job, sj);
-    return;
-  }
-  if (sj.Terminal()) {
-    if (job.phase == Phase::kReleased && sj.start_time_s > 0 && sj.state != "CANCELLED") MarkRunning(job, sj);
-    Finish(job, sj.state, sj.exit_code, sj.end_time_s > 0 ? sj.end_time_s : clock_.NowS());
-    return;
-  }
-  // Pending again in Slurm.
-  if (job.phase == Phase::kRunning || sj.restart_count > job.restart_count) {
-    Requeue(job, sj, "Slurm requeued it: " + sj.reason);
-  } else if (sj.reason == "BadConstraints" || sj.HeldByUser() || (OnDownNode(job) && sj.reason != "None")) {
-    // ReqNodeNotAvail alone also shows while a chosen node is busy (Slurm split a per-job GPU count
-    // differently from the placer): only a node that is down makes the placement hopeless.
-    Requeue(job, sj, "cannot start where it was placed: " + sj.reason);
-  }
-}
-
-bool Agent::OnDownNode(const AgentJob& job) const {
-  for (const std::string& name : job.nodes) {
-    const NodeId n = cluster_.Find(name);
-    if (n >= 0 && node_down_[static_cast<size_t>(n)]) return true;
-  }
-  return false;
-}
-
-Status Agent::StartJob(JobId id, const PlannedJob& planned) {
-  const auto t0 = std::chrono::steady_clock::now();
-  AgentJob& job = *jobs_.at(id);
-  const std::vector<DeviceId>& devices = planned.plan.devices;
-  if (job.phase != Phase::kPending || devices.empty()) {
-    return Status::InvalidArgument("job " + std::to_string(id) + " is not pending");
-  }
-  // Nodes in node-id order, with the number of GPUs on each.
-  std::map<NodeId, int> per_node;
-  for (DeviceId d : devices) {
-    if (!state_.is_free(d)) return Status::Internal("job " + std::to_string(id) + ": device " + std::to_string(d) + " is busy");
-    ++per_node[cluster_.cluster.device(d).node];
-  }
-  std::vector<std::string> names;
-  std::string list;
-  for (const auto& [n, count] : per_node) {
-    names.push_back(cluster_.node_names[static_cast<size_t>(n)]);
-    list += (list.empty() ? "" : ",") + names.back();
-  }
-  const DeviceTypeId type = cluster_.cluster.device(devices.front()).type;
-  const std::string k = std::to_string(per_node.size());
-  std::vector<std::string> update = {"scontrol", "update", "JobId=" + std::to_string(id), "NumNodes=" + k + "-" + k,
-                                     "NodeList=" + list};
-  // The same count on every node is expressed exactly, as a per-node GPU request (a per-job
-  // request is rewritten so: Slurm accepts that, unlike a change of GPU type). An uneven split is
-  // only possible for a per-job request, and Slurm then decides the count per node itself.
-  const int first = per_node.begin()->second;
-  const bool even = std::all_of(per_node.begin(), per_node.end(), [&](const auto& e) { return e.second == first; });
-  if (even) {
-    update.push_back("TresPerNode=gres:gpu:" +
-                     (job.request.gres_type.empty() ? "" : job.request.gres_type + ":") + std::to_string(first));
-    if (job.request.form == GpuRequestForm::kPerJob) update.push_back("TresPerJob=");
-  } else if (job.request.form == GpuRequestForm::kPerNode) {
-    return Status::Infeasible("job " + std::to_string(id) + " asked for GPUs per node: cannot take an uneven split");
-  }
-  JournalRecord placed = JournalRecord::Of("place", id);
-  placed.nodes = names;
-  placed.type = cluster_.cluster.device_catalog().type(type).name;
-  placed.devices.assign(devices.begin(), devices.end());
-  // Made durable (one sync for the batch) before the `scontrol update` runs, in FlushReleases().
-  HETSCHED_RETURN_IF_ERROR(Append(placed, /*sync=*/false));
-  HETSCHED_RETURN_IF_ERROR(HoldDevices(job, devices));
-  SetPhase(job, Phase::kReleased);
-  job.nodes = names;
-  job.type_name = placed.type;
-  job.uneven = !even;
-  ++job.placements;
-  job.status.state = JobState::kRunning;
-  job.status.last_start_s = now();
-  if (job.status.first_start_s < 0) job.status.first_start_s = job.status.last_start_s;
-  job.status.iteration_rate = planned.estimate.iteration_s > 0 ? 1.0 / planned.estimate.iteration_s : 0;
-  unreleased_.push_back(Unreleased{id, t0, std::move(update)});
-  if (static_cast<int>(unreleased_.size()) >= std::max(1, options_.release_batch)) FlushReleases();
-  return Status::Ok();
-}
-
-void Agent::Unplace(AgentJob& job, JobId id, const std::string& msg) {
-  Report(msg);
-  if (Status st = Append(JournalRecord::Of("unplace", id, msg)); !st.ok()) Report(st.message());
-  ReleaseDevices(job);
-  --job.placements;
-  SetPhase(job, Phase::kPending);
-  job.status.state = JobState::kPending;
-  changed_ = true;
-  if (job.policy_knows) methods_.scheduler->OnJobRequeued(job.status, ctx_);
-}
-
-void Agent::FlushReleases() {
-  if (unreleased_.empty()) return;
-  std::vector<Unreleased> batch;
-  batch.swap(unreleased_);
-  // 1. The placements are durable before Slurm hears of them.
-  if (Status st = journal_.Sync(); !st.ok()) {
-    for (const Unreleased& u : batch) Unplace(*jobs_.at(u.id), u.id, "job " + std::to_string(u.id) + ": " + st.message());
-    return;
-  }
-  // 2. Pin every job of the batch, all updates at once (independent jobs).
-  std::vector<std::vector<std::string>> updates;
-  for (const Unreleased& u : batch) updates.push_back(u.pin);
-  const std::vector<Result<CommandResult>> pinned = runner_.RunAll(updates);
-  std::vector<const Unreleased*> ready;
-  std::string list;
-  for (size_t i = 0; i < batch.size(); ++i) {
-    const Result<CommandResult>& r = pinned[i];
-    if (!r.ok() || r->exit_code != 0) {
-      ++slurm_errors_;
-      Unplace(*jobs_.at(batch[i].id), batch[i].id,
-              "job " + std::to_string(batch[i].id) + ": " + DescribeCommand(batch[i].pin) + " failed: " +
-                  (r.ok() ? "exit " + std::to_string(r->exit_code) + ": " + std::string(Trim(r->err))
-                          : r.status().message()));
-      continue;
-    }
-    ready.push_back(&batch[i]);
-    list += (list.empty() ? "" : ",") + std::to_string(batch[i].id);
-  }
-  if (ready.empty()) return;
-  // 3. Release them with one command.
-  auto all = Slurm({"scontrol", "release", list});
-  const bool batch_ok = all.ok() && all->exit_code == 0;
-  for (const Unreleased* u : ready) {
-    AgentJob& job = *jobs_.at(u->id);
-    if (!batch_ok) {  // find out which one failed: release each (releasing twice is harmless)
-      auto one = Slurm({"scontrol", "release", std::to_string(u->id)});
-      if (!one.ok() || one->exit_code != 0) {
-        Unplace(job, u->id,
-                "job " + std::to_string(u->id) + ": scontrol release failed: " +
-                    (one.ok() ? std::string(Trim(one->err)) : one.status().message()));
-        continue;
-      }
-    }
-    if (Status st = Append(JournalRecord::Of("release", u->id), /*sync=*/false); !st.ok()) Report(st.message());
-    release_latencies_s_.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - u->decided).count());
-  }
-  if (Status st = journal_.Sync(); !st.ok()) Report(st.message());
-}
-
-Status Agent::PreemptJob(JobId id) {
-  AgentJob& job = *jobs_.at(id);
-  if (job.phase != Phase::kReleased && job.phase != Phase::kRunning) {
-    return Status::InvalidArgument("job " + std::to_string(id) + " is not running");
-  }
-  auto waiting = std::find_if(unreleased_.begin(), unreleased_.end(), [id](const Unreleased& u) { return u.id == id; });
-  if (waiting != unreleased_.end()) {
-    unreleased_.erase(waiting);  // not yet pinned nor released in Slurm: nothing to stop there
-    --job.placements;
-  } else {
-    auto r = Slurm({"scontrol", "requeuehold", std::to_string(id)});
-    if (!r.ok() || r->exit_code != 0) {
-      return Status::IoError("job " + std::to_string(id) + ": scontrol requeuehold failed");
-    }
-  }
-  AccountRunEnd(job, clock_.NowS());
-  ReleaseDevices(job);
-  SetPhase(job, Phase::kPending);
-  ++job.status.preemptions;
-  job.record.preemptions = job.status.preemptions;
-  job.status.state = JobState::kPending;
-  job.status.queued_since_s = now();
-  return Append(JournalRecord::Of("requeue", id, "preempted by the policy"));
 }
 
 AgentCounts Agent::counts() const {

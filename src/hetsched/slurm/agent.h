@@ -53,8 +53,9 @@ struct AgentOptions {
   double node_refresh_s = 1.0;    // between two sinfo polls (node up/down)
   // Jobs the policy starts are pinned and released in batches of at most this many (and at the
   // end of each scheduling pass): the batch's `scontrol update`s run at the same time, then one
-  // `scontrol release a,b,c`. 1 = pin and release each job at once.
-  int release_batch = 8;
+  // `scontrol release a,b,c`. 1 (the default) = pin and release each job at once: the lowest
+  // decision-to-release latency; larger batches run fewer commands per job (docs/PERFORMANCE.md).
+  int release_batch = 1;
   std::map<std::string, std::string> type_map;  // Slurm GRES type -> catalog name
   std::string default_model = "resnet50";
   long long default_iterations = 1000;
@@ -117,11 +118,16 @@ class Agent final : public SchedBackend {
         SlurmCluster cluster, Journal journal);
 
   Status Restore();
-  Status Append(JournalRecord record, bool sync = true);
+  // Journal records are written at once (a kill -9 loses none) and fsynced by SyncJournal():
+  // before each release, and once per poll.
+  Status Append(JournalRecord record);
+  Status SyncJournal();
   void FlushReleases();
   Result<CommandResult> Slurm(const std::vector<std::string>& argv);
   Result<std::vector<SlurmJob>> Squeue();
   Status RefreshNodes();
+  // A poll that failed: Slurm unreachable (reported once per outage) or its answer not understood.
+  void ReportPollFailure(const Status& st);
 
   void AdmitNew(std::vector<SlurmJob> fresh);
   void Admit(const SlurmJob& sj);
@@ -163,6 +169,9 @@ class Agent final : public SchedBackend {
   long long phase_count_[4] = {0, 0, 0, 0};
   long long failed_ = 0, requeued_ = 0;
   bool busy_ = false;  // the last Step() saw a change
+  bool journal_dirty_ = false;
+  bool in_pass_ = false;  // inside the scheduler's Schedule()
+  std::vector<JobId> requeue_after_pass_;  // pins that failed during the pass
   double next_round_s_ = 0;
   double next_node_refresh_s_ = 0;
   bool changed_ = false;
@@ -170,6 +179,7 @@ class Agent final : public SchedBackend {
   long long slurm_errors_ = 0;
   long long scheduler_calls_ = 0;
   bool slurm_unreachable_ = false;
+  std::string last_poll_error_;  // the last poll answer not understood (reported once)
   std::vector<double> release_latencies_s_;
   struct Unreleased {
     JobId id;

@@ -12,15 +12,18 @@ Status Agent::Restore() {
   const std::string methods = std::string(methods_.scheduler->name()) + "+" + std::string(methods_.placer->name()) +
                               "+" + std::string(methods_.planner->name());
   if (records.empty()) {
-    origin_s_ = clock_.NowS();
+    // Slurm's times are whole seconds (truncated): on the same base, a job the agent released
+    // in its first second does not start "before" the origin (a negative time reads as unset).
+    origin_s_ = std::floor(clock_.NowS());
     JournalRecord start = JournalRecord::Of("agent_start", -1, methods);
     start.time_s = origin_s_;
-    return Append(start);
+    HETSCHED_RETURN_IF_ERROR(Append(start));
+    return SyncJournal();
   }
   if (records.front().event != "agent_start") {
     return Status::ParseError(journal_.path() + ":1: the journal must begin with an agent_start record");
   }
-  origin_s_ = records.front().time_s;
+  origin_s_ = std::floor(records.front().time_s);  // journals written before it was whole
   const DeviceCatalog& catalog = cluster_.cluster.device_catalog();
 
   // 1. Replay: rebuild each job's bookkeeping as it was when the agent stopped.
@@ -141,11 +144,22 @@ Status Agent::Restore() {
     if (!journaled.empty() && !sj.Terminal()) {
       if (Status st = HoldDevices(job, journaled); !st.ok()) Report("restore job " + std::to_string(id) + ": " + st.message());
     }
-    if (job.phase == Phase::kPending) SetPhase(job, Phase::kReleased);
+    if (job.phase == Phase::kPending) {
+      SetPhase(job, Phase::kReleased);
+      // Placed, and released in Slurm, but the agent was killed between `scontrol release` and
+      // its record: journal the release now (one record per release Slurm carried out). A job
+      // that ended without ever starting (cancelled while held) was not released by the agent.
+      if (released_in_slurm && !(sj.Terminal() && sj.start_time_s <= 0)) {
+        ++job.placements;
+        job.status.state = JobState::kRunning;
+        const JournalRecord late = JournalRecord::Of("release", id, "found released in Slurm at restart");
+        if (Status st = Append(late); !st.ok()) Report(st.message());
+      }
+    }
     Follow(job, sj);
   }
   changed_ = true;
-  return Status::Ok();
+  return SyncJournal();
 }
 
 RunRecord Agent::Record() {

@@ -1,6 +1,6 @@
-// The agent's append-only journal: one JSON object per line, each appended with write() + fsync()
-// before the action it records is considered done, so that a restarted agent (after kill -9)
-// knows every decision it made. Replayed on start and reconciled with what Slurm reports
+// The agent's append-only journal: one JSON object per line, appended with write() (and fsync()
+// when asked, or at Sync()), so that a restarted agent (after kill -9) knows every decision it
+// made; the agent syncs before each release and once per poll (agent.h). Replayed on start and reconciled with what Slurm reports
 // (docs/slurm.md, "Journal format").
 //
 // A last line cut short by a crash (no trailing newline or not valid JSON) is dropped with a

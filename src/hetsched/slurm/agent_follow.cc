@@ -1,0 +1,230 @@
+// The agent following its jobs through Slurm's states: running (booked as Slurm allocated
+// them), ended, requeued, or unable to start where they were placed.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "hetsched/slurm/agent.h"
+#include "hetsched/slurm/agent_job.h"
+
+namespace hetsched::slurm {
+
+std::vector<DeviceId> Agent::ActualDevices(const AgentJob& job, const SlurmJob& sj) const {
+  // Devices of one node are interchangeable in the model, and Slurm picks the GPU indices itself:
+  // only the number per node matters. gres_detail lists one entry per allocated node, in the
+  // order of the job's node list. Keeps the booked devices when the counts agree (or when Slurm
+  // gives no detail); otherwise re-books per node: the job's own devices there first, then free
+  // ones. Empty result: the allocation cannot be booked (more than the node has free).
+  const std::vector<DeviceId>& booked = job.status.devices;
+  if (sj.gres_detail.size() != sj.nodes.size() || sj.nodes.empty()) return booked;
+  std::map<NodeId, int> actual;
+  for (size_t i = 0; i < sj.nodes.size(); ++i) {
+    const NodeId n = cluster_.Find(sj.nodes[i]);
+    auto idx = ParseGresIndices(sj.gres_detail[i]);
+    if (n < 0 || !idx.ok()) return booked;
+    actual[n] += static_cast<int>(idx->size());
+  }
+  std::map<NodeId, std::vector<DeviceId>> mine;
+  for (DeviceId d : booked) mine[cluster_.cluster.device(d).node].push_back(d);
+  bool same = mine.size() == actual.size();
+  for (const auto& [n, count] : actual) same = same && mine.count(n) > 0 && static_cast<int>(mine[n].size()) == count;
+  if (same) return booked;
+  std::vector<DeviceId> out, free;
+  for (const auto& [n, count] : actual) {
+    auto& own = mine[n];
+    for (int k = 0; k < count && k < static_cast<int>(own.size()); ++k) out.push_back(own[static_cast<size_t>(k)]);
+    int missing = count - static_cast<int>(std::min<size_t>(own.size(), static_cast<size_t>(count)));
+    free.clear();
+    state_.AppendFreeDevices(n, &free);
+    for (size_t k = 0; missing > 0 && k < free.size(); ++k, --missing) out.push_back(free[k]);
+    if (missing > 0) return {};
+  }
+  return out;
+}
+
+Status Agent::HoldDevices(AgentJob& job, const std::vector<DeviceId>& devices) {
+  HETSCHED_RETURN_IF_ERROR(state_.Allocate(job.status.spec->id, devices));
+  job.status.devices = devices;
+  job.status.device_type = devices.empty() ? kNoDeviceType : cluster_.cluster.device(devices.front()).type;
+  return Status::Ok();
+}
+
+void Agent::ReleaseDevices(AgentJob& job) {
+  if (job.status.devices.empty()) return;
+  const JobId id = job.status.spec->id;
+  if (Status st = state_.Release(id, job.status.devices); !st.ok()) Report("internal: " + st.message());
+  // Devices of a node that went down while the job held them stay out of service.
+  std::vector<DeviceId> down;
+  for (DeviceId d : job.status.devices) {
+    if (node_down_[static_cast<size_t>(cluster_.cluster.device(d).node)]) down.push_back(d);
+  }
+  if (!down.empty() && state_.Allocate(kNodeDownOwner, down).ok()) BookDown(down, +1);
+  job.status.devices.clear();
+}
+
+void Agent::FillGresDetail(SlurmJob& sj) {
+  auto r = Slurm({"scontrol", "show", "job", "-d", std::to_string(sj.id)});
+  if (!r.ok() || r->exit_code != 0) return;  // no detail: the agent keeps its own split
+  auto detail = ParseScontrolGresDetail(r->out, "scontrol show job -d " + std::to_string(sj.id));
+  if (!detail.ok()) {
+    Report(detail.status().message());
+    return;
+  }
+  std::vector<std::string> ordered;
+  for (const std::string& node : sj.nodes) {
+    auto it = detail->find(node);
+    if (it == detail->end()) return;
+    ordered.push_back(it->second);
+  }
+  sj.gres_detail = std::move(ordered);
+}
+
+void Agent::MarkRunning(AgentJob& job, const SlurmJob& polled) {
+  SlurmJob sj = polled;
+  // Only an uneven split leaves the count per node to Slurm: ask it how it split.
+  if (job.uneven && sj.gres_detail.empty() && !sj.nodes.empty()) FillGresDetail(sj);
+  const std::vector<DeviceId> actual = ActualDevices(job, sj);
+  if (actual.empty()) {
+    Report("note: job " + std::to_string(sj.id) + ": Slurm split its GPUs over the chosen nodes as " +
+           DescribeCommand(sj.gres_detail) + ", unlike the placer; the agent's view keeps the placer's split "
+           "until the job ends");
+  } else if (actual != job.status.devices) {
+    // Slurm chose how many GPUs per node (a per-job GPU count): book what it really allocated.
+    ReleaseDevices(job);
+    if (Status st = HoldDevices(job, actual); !st.ok()) Report("internal: " + st.message());
+  }
+  SetPhase(job, Phase::kRunning);
+  job.nodes = sj.nodes;
+  // Slurm's times are whole seconds (slurmctld's time(), truncated), and its end time will be on
+  // that base: when it shows no start time, the agent's clock is put on the same base (the job
+  // started at or before now, so no later than this whole second), never after Slurm's end.
+  job.run_start_epoch_s = sj.start_time_s > 0 ? sj.start_time_s : std::floor(clock_.NowS());
+  if (job.record.first_start_s < 0) job.record.first_start_s = job.run_start_epoch_s - origin_s_;
+  JournalRecord r = JournalRecord::Of("start", sj.id);
+  r.time_s = job.run_start_epoch_s;
+  r.nodes = sj.nodes;
+  r.devices.assign(job.status.devices.begin(), job.status.devices.end());
+  r.type = job.type_name;
+  if (Status st = Append(r); !st.ok()) Report(st.message());
+  changed_ = true;
+}
+
+void Agent::AccountRunEnd(AgentJob& job, double end_epoch_s) {
+  if (job.run_start_epoch_s < 0 || job.status.device_type == kNoDeviceType) return;
+  const double held_s = std::max(0.0, end_epoch_s - job.run_start_epoch_s);
+  const double n = static_cast<double>(job.status.devices.size());
+  const DeviceType& type = cluster_.cluster.device_catalog().type(job.status.device_type);
+  job.record.gpu_seconds += held_s * n;
+  job.record.busy_energy_joules += held_s * n * (type.tdp_watts - type.idle_watts);
+  job.record.cost_usd += held_s / 3600.0 * n * type.price_per_hour;
+  job.record.device_type = job.status.device_type;
+  job.record.device_type_name = type.name;
+  job.status.service_gpu_s += held_s * n;
+  job.status.executed_s += held_s;
+  job.run_start_epoch_s = -1;
+}
+
+void Agent::Finish(AgentJob& job, const std::string& state, int exit_code, double end_epoch_s) {
+  const JobId id = job.status.spec->id;
+  AccountRunEnd(job, end_epoch_s);
+  ReleaseDevices(job);
+  SetPhase(job, Phase::kFinished);
+  job.final_state = state;
+  if (state != "COMPLETED") ++failed_;
+  job.status.state = JobState::kFinished;
+  job.status.finish_s = end_epoch_s - origin_s_;
+  job.record.finish_s = job.status.finish_s;
+  if (state != "COMPLETED") {
+    Report("job " + std::to_string(id) + " ended " + state + " (exit code " + std::to_string(exit_code) +
+           "): not restarted");
+  }
+  JournalRecord r = JournalRecord::Of("finish", id);
+  r.time_s = end_epoch_s;
+  r.state = state;
+  r.value = exit_code;
+  if (Status st = Append(r); !st.ok()) Report(st.message());
+  changed_ = true;
+  if (job.policy_knows) methods_.scheduler->OnJobFinished(job.status, ctx_);
+  job.policy_knows = false;
+}
+
+void Agent::HoldIfNeeded(const SlurmJob& sj) {
+  if (sj.HeldByUser()) return;
+  auto r = Slurm({"scontrol", "hold", std::to_string(sj.id)});
+  if (!r.ok() || r->exit_code != 0) {
+    Report("job " + std::to_string(sj.id) + ": scontrol hold failed: " + (r.ok() ? r->err : r.status().message()));
+  }
+}
+
+void Agent::Requeue(AgentJob& job, const SlurmJob& sj, const std::string& why) {
+  const JobId id = sj.id;
+  // Keep Slurm from starting it on its old node list; the policy places it again.
+  HoldIfNeeded(sj);
+  AccountRunEnd(job, clock_.NowS());
+  ReleaseDevices(job);
+  SetPhase(job, Phase::kPending);
+  job.restart_count = sj.restart_count;
+  ++job.requeues;
+  ++requeued_;
+  ++job.status.preemptions;
+  job.record.preemptions = job.status.preemptions;
+  job.status.state = JobState::kPending;
+  job.status.queued_since_s = now();
+  refresh_nodes_now_ = true;
+  Report("job " + std::to_string(id) + " requeued (" + why + "): placing it again");
+  JournalRecord r = JournalRecord::Of("requeue", id, why);
+  r.value = sj.restart_count;
+  if (Status st = Append(r); !st.ok()) Report(st.message());
+  changed_ = true;
+  if (job.policy_knows) {
+    methods_.scheduler->OnJobRequeued(job.status, ctx_);
+  } else {
+    job.policy_knows = true;
+    methods_.scheduler->OnJobSubmitted(job.status, ctx_);
+  }
+}
+
+void Agent::Follow(AgentJob& job, const SlurmJob& sj) {
+  switch (job.phase) {
+    case Phase::kFinished:
+      return;
+    case Phase::kPending:
+      job.restart_count = sj.restart_count;
+      if (sj.Terminal()) {
+        Finish(job, sj.state, sj.exit_code, sj.end_time_s > 0 ? sj.end_time_s : clock_.NowS());
+      } else if (!sj.HeldByUser() && sj.Pending() && sj.reason != "JobHeldAdmin") {
+        HoldIfNeeded(sj);  // released by someone else: the agent decides where it runs
+      }
+      return;
+    case Phase::kReleased:
+    case Phase::kRunning:
+      break;
+  }
+  if (sj.Active()) {
+    if (job.phase == Phase::kReleased) MarkRunning(job, sj);
+    return;
+  }
+  if (sj.Terminal()) {
+    if (job.phase == Phase::kReleased && sj.start_time_s > 0 && sj.state != "CANCELLED") MarkRunning(job, sj);
+    Finish(job, sj.state, sj.exit_code, sj.end_time_s > 0 ? sj.end_time_s : clock_.NowS());
+    return;
+  }
+  // Pending again in Slurm.
+  if (job.phase == Phase::kRunning || sj.restart_count > job.restart_count) {
+    Requeue(job, sj, "Slurm requeued it: " + sj.reason);
+  } else if (sj.reason == "BadConstraints" || sj.HeldByUser() || (OnDownNode(job) && sj.reason != "None")) {
+    // ReqNodeNotAvail alone also shows while a chosen node is busy (Slurm split a per-job GPU count
+    // differently from the placer): only a node that is down makes the placement hopeless.
+    Requeue(job, sj, "cannot start where it was placed: " + sj.reason);
+  }
+}
+
+bool Agent::OnDownNode(const AgentJob& job) const {
+  for (const std::string& name : job.nodes) {
+    const NodeId n = cluster_.Find(name);
+    if (n >= 0 && node_down_[static_cast<size_t>(n)]) return true;
+  }
+  return false;
+}
+
+}  // namespace hetsched::slurm

@@ -1,0 +1,173 @@
+// The agent's decisions reaching Slurm: a placement journaled, pinned (`scontrol update`), made
+// durable, released (`scontrol release`); a refused one taken back; a preemption. Journal writes
+// and syncs go through Append()/SyncJournal() here.
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "hetsched/slurm/agent.h"
+#include "hetsched/slurm/agent_job.h"
+#include "hetsched/util/text.h"
+
+namespace hetsched::slurm {
+
+Status Agent::Append(JournalRecord record) {
+  if (record.time_s == 0) record.time_s = clock_.NowS();
+  journal_dirty_ = true;
+  return journal_.Append(record, /*sync=*/false);
+}
+
+Status Agent::SyncJournal() {
+  if (!journal_dirty_) return Status::Ok();
+  journal_dirty_ = false;
+  return journal_.Sync();
+}
+
+Status Agent::StartJob(JobId id, const PlannedJob& planned) {
+  const auto t0 = std::chrono::steady_clock::now();
+  AgentJob& job = *jobs_.at(id);
+  const std::vector<DeviceId>& devices = planned.plan.devices;
+  if (job.phase != Phase::kPending || devices.empty()) {
+    return Status::InvalidArgument("job " + std::to_string(id) + " is not pending");
+  }
+  // Nodes in node-id order, with the number of GPUs on each.
+  std::map<NodeId, int> per_node;
+  for (DeviceId d : devices) {
+    if (!state_.is_free(d)) return Status::Internal("job " + std::to_string(id) + ": device " + std::to_string(d) + " is busy");
+    ++per_node[cluster_.cluster.device(d).node];
+  }
+  std::vector<std::string> names;
+  std::string list;
+  for (const auto& [n, count] : per_node) {
+    names.push_back(cluster_.node_names[static_cast<size_t>(n)]);
+    list += (list.empty() ? "" : ",") + names.back();
+  }
+  const DeviceTypeId type = cluster_.cluster.device(devices.front()).type;
+  const std::string k = std::to_string(per_node.size());
+  std::vector<std::string> update = {"scontrol", "update", "JobId=" + std::to_string(id), "NumNodes=" + k + "-" + k,
+                                     "NodeList=" + list};
+  // The same count on every node is expressed exactly, as a per-node GPU request (a per-job
+  // request is rewritten so: Slurm accepts that, unlike a change of GPU type). An uneven split is
+  // only possible for a per-job request, and Slurm then decides the count per node itself.
+  const int first = per_node.begin()->second;
+  const bool even = std::all_of(per_node.begin(), per_node.end(), [&](const auto& e) { return e.second == first; });
+  if (even) {
+    update.push_back("TresPerNode=gres:gpu:" +
+                     (job.request.gres_type.empty() ? "" : job.request.gres_type + ":") + std::to_string(first));
+    if (job.request.form == GpuRequestForm::kPerJob) update.push_back("TresPerJob=");
+  } else if (job.request.form == GpuRequestForm::kPerNode) {
+    return Status::Infeasible("job " + std::to_string(id) + " asked for GPUs per node: cannot take an uneven split");
+  }
+  JournalRecord placed = JournalRecord::Of("place", id);
+  placed.nodes = names;
+  placed.type = cluster_.cluster.device_catalog().type(type).name;
+  placed.devices.assign(devices.begin(), devices.end());
+  // Made durable (one sync for the batch) before the release, in FlushReleases().
+  HETSCHED_RETURN_IF_ERROR(Append(placed));
+  HETSCHED_RETURN_IF_ERROR(HoldDevices(job, devices));
+  SetPhase(job, Phase::kReleased);
+  job.nodes = names;
+  job.type_name = placed.type;
+  job.uneven = !even;
+  ++job.placements;
+  job.status.state = JobState::kRunning;
+  job.status.last_start_s = now();
+  if (job.status.first_start_s < 0) job.status.first_start_s = job.status.last_start_s;
+  job.status.iteration_rate = planned.estimate.iteration_s > 0 ? 1.0 / planned.estimate.iteration_s : 0;
+  unreleased_.push_back(Unreleased{id, t0, std::move(update)});
+  if (static_cast<int>(unreleased_.size()) >= std::max(1, options_.release_batch)) FlushReleases();
+  return Status::Ok();
+}
+
+void Agent::Unplace(AgentJob& job, JobId id, const std::string& msg) {
+  Report(msg);
+  if (Status st = Append(JournalRecord::Of("unplace", id, msg)); !st.ok()) Report(st.message());
+  ReleaseDevices(job);
+  --job.placements;
+  SetPhase(job, Phase::kPending);
+  job.status.state = JobState::kPending;
+  changed_ = true;
+  // Inside the policy's own pass (a batch flushed from StartJob) the policy still takes the job
+  // for started when StartJob returns: tell it once the pass is over.
+  if (in_pass_) {
+    requeue_after_pass_.push_back(id);
+  } else if (job.policy_knows) {
+    methods_.scheduler->OnJobRequeued(job.status, ctx_);
+  }
+}
+
+void Agent::FlushReleases() {
+  if (unreleased_.empty()) return;
+  std::vector<Unreleased> batch;
+  batch.swap(unreleased_);
+  // 1. Pin every job of the batch, all updates at once (independent jobs).
+  std::vector<std::vector<std::string>> updates;
+  for (const Unreleased& u : batch) updates.push_back(u.pin);
+  const std::vector<Result<CommandResult>> pinned = runner_.RunAll(updates);
+  std::vector<const Unreleased*> ready;
+  std::string list;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const Result<CommandResult>& r = pinned[i];
+    if (!r.ok() || r->exit_code != 0) {
+      ++slurm_errors_;
+      Unplace(*jobs_.at(batch[i].id), batch[i].id,
+              "job " + std::to_string(batch[i].id) + ": " + DescribeCommand(batch[i].pin) + " failed: " +
+                  (r.ok() ? "exit " + std::to_string(r->exit_code) + ": " + std::string(Trim(r->err))
+                          : r.status().message()));
+      continue;
+    }
+    ready.push_back(&batch[i]);
+    list += (list.empty() ? "" : ",") + std::to_string(batch[i].id);
+  }
+  if (ready.empty()) return;
+  // 2. The placements are durable before any is released: a restarted agent must know where a
+  // released job was placed (a pin alone, of a job still held, is simply decided again).
+  if (Status st = SyncJournal(); !st.ok()) {
+    for (const Unreleased* u : ready) Unplace(*jobs_.at(u->id), u->id, "job " + std::to_string(u->id) + ": " + st.message());
+    return;
+  }
+  // 3. Release them with one command.
+  auto all = Slurm({"scontrol", "release", list});
+  const bool batch_ok = all.ok() && all->exit_code == 0;
+  for (const Unreleased* u : ready) {
+    AgentJob& job = *jobs_.at(u->id);
+    if (!batch_ok) {  // find out which one failed: release each (releasing twice is harmless)
+      auto one = Slurm({"scontrol", "release", std::to_string(u->id)});
+      if (!one.ok() || one->exit_code != 0) {
+        Unplace(job, u->id,
+                "job " + std::to_string(u->id) + ": scontrol release failed: " +
+                    (one.ok() ? std::string(Trim(one->err)) : one.status().message()));
+        continue;
+      }
+    }
+    if (Status st = Append(JournalRecord::Of("release", u->id)); !st.ok()) Report(st.message());
+    release_latencies_s_.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - u->decided).count());
+  }
+}
+
+Status Agent::PreemptJob(JobId id) {
+  AgentJob& job = *jobs_.at(id);
+  if (job.phase != Phase::kReleased && job.phase != Phase::kRunning) {
+    return Status::InvalidArgument("job " + std::to_string(id) + " is not running");
+  }
+  auto waiting = std::find_if(unreleased_.begin(), unreleased_.end(), [id](const Unreleased& u) { return u.id == id; });
+  if (waiting != unreleased_.end()) {
+    unreleased_.erase(waiting);  // not yet pinned nor released in Slurm: nothing to stop there
+    --job.placements;
+  } else {
+    auto r = Slurm({"scontrol", "requeuehold", std::to_string(id)});
+    if (!r.ok() || r->exit_code != 0) {
+      return Status::IoError("job " + std::to_string(id) + ": scontrol requeuehold failed");
+    }
+  }
+  AccountRunEnd(job, clock_.NowS());
+  ReleaseDevices(job);
+  SetPhase(job, Phase::kPending);
+  ++job.status.preemptions;
+  job.record.preemptions = job.status.preemptions;
+  job.status.state = JobState::kPending;
+  job.status.queued_since_s = now();
+  return Append(JournalRecord::Of("requeue", id, "preempted by the policy"));
+}
+
+}  // namespace hetsched::slurm
