@@ -84,6 +84,8 @@ class TappPlanner : public HeteroPlanner {
     plan->episodes_to_best = learned.episodes_to_best;
     plan->evaluations = learned.episodes;
     plan->learned_objective = learned.learned_objective;
+    plan->trained_objective = learned.trained_objective;
+    plan->samples = learned.samples;
     plan->note = fmt::format("REINFORCE: reward -T/{:.4g} s ({}); learned plan {:.6g} s, {} local-search move(s){}", ref,
                              bsp.ok() ? "BSP step" : "slowest device alone", learned.learned_objective, learned.polish_moves,
                              o_.polish ? "" : " (polish=false)");
@@ -95,7 +97,7 @@ class TappPlanner : public HeteroPlanner {
 };
 
 Result<std::unique_ptr<HeteroPlanner>> MakeTapp(const Options& options) {
-  auto o = ReadLearnedPlannerOptions(options, {.episodes = 1000, .lr = 1e-3, .entropy = 0.01, .entropy_final = -1});
+  auto o = ReadLearnedPlannerOptions(options, {.episodes = 1000, .restarts = 1, .samples = 256, .lr = 1e-3, .entropy = 0.01, .entropy_final = -1});
   if (!o.ok()) return o.status();
   return std::unique_ptr<HeteroPlanner>(std::make_unique<TappPlanner>(std::move(o).value()));
 }
@@ -103,7 +105,7 @@ Result<std::unique_ptr<HeteroPlanner>> MakeTapp(const Options& options) {
 const MethodInfo kTappInfo{
     "tapp",
     "policy-gradient agent cuts the layers into pipeline stages on distinct devices, min step time (options: "
-    "episodes, batch, lr, entropy, entropy_final, hidden, repeat_bias, patience, seed, save, polish, action_head)",
+    "episodes, batch, lr, entropy, entropy_final, hidden, repeat_bias, patience, seed, save, polish, action_head, restarts, samples)",
     "[SRC] policy-gradient allocation of pipeline stages to heterogeneous devices (Mao et al., Appl. Sci. 2021); "
     "[REC] LSTM policy in place of the grouper/attention placer [SRC2], GPipe step model (ALGORITHMS.md 4.2-4.3), "
     "local-search polish (ours)"};
