@@ -12,9 +12,11 @@ namespace hetsched::learn {
 LstmPolicyNet::LstmPolicyNet(const LstmPolicyConfig& c) {
   input = register_module("input", torch::nn::Linear(c.feature_dim, c.hidden));
   action_embed = register_module("action_embed", torch::nn::Embedding(c.num_actions + 1, c.action_embedding));
-  cell = register_module("cell", torch::nn::LSTMCell(c.hidden + c.action_embedding, c.hidden));
+  const int dynamic_inputs = c.num_actions * c.dynamic_features;
+  cell = register_module("cell", torch::nn::LSTMCell(c.hidden + c.action_embedding + dynamic_inputs, c.hidden));
   head = register_module("head", torch::nn::Linear(c.hidden, c.num_actions));
-  if (c.action_features > 0) action_score = register_module("action_score", torch::nn::Linear(c.hidden, c.action_features));
+  const int scored = c.action_features + c.dynamic_features;
+  if (scored > 0) action_score = register_module("action_score", torch::nn::Linear(c.hidden, scored));
 }
 
 Status LstmPolicy::Impl::Check(const StepFeatures& f) const {
@@ -22,6 +24,14 @@ Status LstmPolicy::Impl::Check(const StepFeatures& f) const {
   if (f.values.size() != static_cast<size_t>(f.steps) * static_cast<size_t>(config.feature_dim)) {
     return Status::InvalidArgument("policy: " + std::to_string(f.values.size()) + " feature values for " +
                                    std::to_string(f.steps) + " steps of " + std::to_string(config.feature_dim));
+  }
+  return Status::Ok();
+}
+
+Status LstmPolicy::Impl::CheckDynamic(const DynamicFeatureFn& dynamic) const {
+  if ((config.dynamic_features > 0) != static_cast<bool>(dynamic)) {
+    return Status::InvalidArgument(config.dynamic_features > 0 ? "policy: dynamic features configured but none given"
+                                                               : "policy: dynamic features given but not configured");
   }
   return Status::Ok();
 }
@@ -40,18 +50,28 @@ ProjectedInputs LstmPolicy::Impl::ProjectInputs(const StepFeatures& f) const {
 }
 
 torch::Tensor LstmPolicy::Impl::Step(const ProjectedInputs& inputs, int step, const torch::Tensor& prev_actions,
-                                     torch::Tensor* h, torch::Tensor* c, bool with_repeat_bias) const {
+                                     torch::Tensor* h, torch::Tensor* c, const torch::Tensor& dynamic,
+                                     bool with_repeat_bias) const {
   const int64_t batch = prev_actions.size(0);
-  const torch::Tensor x = torch::cat({inputs.steps[step].unsqueeze(0).expand({batch, config.hidden}),
-                                      net->action_embed->forward(prev_actions)},
-                                     1);
-  auto hc = net->cell->forward(x, std::make_tuple(*h, *c));
+  std::vector<torch::Tensor> parts = {inputs.steps[step].unsqueeze(0).expand({batch, config.hidden}),
+                                      net->action_embed->forward(prev_actions)};
+  if (config.dynamic_features > 0) parts.push_back(dynamic.reshape({batch, -1}));
+  auto hc = net->cell->forward(torch::cat(parts, 1), std::make_tuple(*h, *c));
   *h = std::get<0>(hc);
   *c = std::get<1>(hc);
   torch::Tensor logits = net->head->forward(*h);
-  if (config.action_features > 0) {
+  if (config.action_features > 0 && config.dynamic_features == 0) {
     // (batch x F) x (F x actions): each action's features scored by w + U h.
     logits = logits + torch::matmul(net->action_score->forward(*h), inputs.actions[step].transpose(0, 1));
+  } else if (config.dynamic_features > 0) {
+    // Per sequence: (actions x F') x (F' x 1), F' = static + dynamic features of each action.
+    torch::Tensor features = dynamic;
+    if (config.action_features > 0) {
+      features = torch::cat({inputs.actions[step].unsqueeze(0).expand({batch, config.num_actions, config.action_features}),
+                             dynamic},
+                            2);
+    }
+    logits = logits + torch::bmm(features, net->action_score->forward(*h).unsqueeze(2)).squeeze(2);
   }
   if (with_repeat_bias && config.repeat_bias != 0) {
     // One-hot of the previous action (the "none" index num_actions falls off the slice).
@@ -81,9 +101,11 @@ Result<LstmPolicy> LstmPolicy::Create(const LstmPolicyConfig& config) {
       config.threads < 1) {
     return Status::InvalidArgument("LSTM policy: feature_dim, num_actions, hidden, action_embedding and threads must be >= 1");
   }
-  if (config.action_features < 0 ||
+  if (config.action_features < 0 || config.dynamic_features < 0 ||
       static_cast<long long>(config.num_actions) * config.action_features > config.feature_dim) {
-    return Status::InvalidArgument("LSTM policy: action_features must be >= 0 and num_actions x action_features <= feature_dim");
+    return Status::InvalidArgument(
+        "LSTM policy: action_features and dynamic_features must be >= 0 and num_actions x action_features <= "
+        "feature_dim");
   }
   ConfigureTorchThreads(config.threads);
   SeedTorch(config.seed);
@@ -93,8 +115,10 @@ Result<LstmPolicy> LstmPolicy::Create(const LstmPolicyConfig& config) {
   return LstmPolicy(std::move(impl));
 }
 
-Result<std::vector<int>> LstmPolicy::Greedy(const StepFeatures& features, const ActionMaskFn& mask) const {
+Result<std::vector<int>> LstmPolicy::Greedy(const StepFeatures& features, const ActionMaskFn& mask,
+                                            const DynamicFeatureFn& dynamic) const {
   HETSCHED_RETURN_IF_ERROR(impl_->Check(features));
+  HETSCHED_RETURN_IF_ERROR(impl_->CheckDynamic(dynamic));
   ConfigureTorchThreads(impl_->config.threads);
   c10::InferenceMode inference;
   const int actions = impl_->config.num_actions;
@@ -102,13 +126,20 @@ Result<std::vector<int>> LstmPolicy::Greedy(const StepFeatures& features, const 
   torch::Tensor h = torch::zeros({1, impl_->config.hidden}), c = torch::zeros({1, impl_->config.hidden});
   int64_t prev_value = actions;  // "no previous action"
   const torch::Tensor prev = torch::from_blob(&prev_value, {1}, torch::kLong);
+  std::vector<float> dynamic_values(static_cast<size_t>(actions) * static_cast<size_t>(impl_->config.dynamic_features));
+  torch::Tensor dynamic_tensor;
+  if (dynamic) {
+    dynamic_tensor = torch::from_blob(dynamic_values.data(), {1, actions, impl_->config.dynamic_features}, torch::kFloat32);
+  }
   std::vector<int> out;
   std::vector<uint8_t> allowed(static_cast<size_t>(actions), 1);
   std::vector<float> logits(static_cast<size_t>(actions));
   for (int step = 0; step < features.steps; ++step) {
+    if (dynamic) dynamic(step, out, dynamic_values);
     // The repeat bias and the mask are applied here on the copied logits: the same decision as
     // MaskLogits + argmax over the biased logits, without three tensor operations per step.
-    const torch::Tensor t = impl_->Step(inputs, step, prev, &h, &c, /*with_repeat_bias=*/false).contiguous();
+    const torch::Tensor t =
+        impl_->Step(inputs, step, prev, &h, &c, dynamic_tensor, /*with_repeat_bias=*/false).contiguous();
     std::copy_n(t.data_ptr<float>(), actions, logits.begin());
     if (step > 0) logits[static_cast<size_t>(out.back())] += static_cast<float>(impl_->config.repeat_bias);
     if (mask) {
@@ -126,6 +157,18 @@ Result<std::vector<int>> LstmPolicy::Greedy(const StepFeatures& features, const 
   return out;
 }
 
+Result<std::vector<std::vector<int>>> LstmPolicy::Sample(const StepFeatures& features, int count, uint64_t seed,
+                                                         const ActionMaskFn& mask, const DynamicFeatureFn& dynamic) const {
+  HETSCHED_RETURN_IF_ERROR(impl_->Check(features));
+  if (count < 1) return Status::InvalidArgument("policy: sample count must be >= 1");
+  ConfigureTorchThreads(impl_->config.threads);
+  c10::InferenceMode inference;
+  Rng rng(seed);
+  auto batch = SampleBatch(*impl_, features, count, mask, dynamic, rng);
+  if (!batch.ok()) return batch.status();
+  return std::move(batch->sequences);
+}
+
 namespace {
 const char* const kConfigKeys[] = {"feature_dim", "num_actions", "hidden", "action_embedding", "threads"};
 }  // namespace
@@ -141,6 +184,7 @@ Status LstmPolicy::Save(const std::string& path) const {
     }
     archive.write("config.seed", torch::tensor(static_cast<int64_t>(c.seed)));
     archive.write("config.action_features", torch::tensor(static_cast<int64_t>(c.action_features)));
+    archive.write("config.dynamic_features", torch::tensor(static_cast<int64_t>(c.dynamic_features)));
     archive.write("config.repeat_bias", torch::tensor(c.repeat_bias, torch::kFloat64));
     impl_->net->save(archive);
     archive.save_to(tmp);
@@ -164,11 +208,14 @@ Result<LstmPolicy> LstmPolicy::Load(const std::string& path) {
       archive.read(std::string("config.") + kConfigKeys[i], t);
       values[i] = t.item<int64_t>();
     }
-    torch::Tensor seed, repeat_bias, action_features;
+    torch::Tensor seed, repeat_bias, action_features, dynamic_features;
     archive.read("config.seed", seed);
     // Files written before per-action features existed have none.
     if (archive.try_read("config.action_features", action_features)) {
       c.action_features = static_cast<int>(action_features.item<int64_t>());
+    }
+    if (archive.try_read("config.dynamic_features", dynamic_features)) {
+      c.dynamic_features = static_cast<int>(dynamic_features.item<int64_t>());
     }
     archive.read("config.repeat_bias", repeat_bias);
     c.repeat_bias = repeat_bias.item<double>();

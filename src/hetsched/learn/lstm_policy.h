@@ -32,6 +32,11 @@ struct LstmPolicyConfig {
   // f_a . (w + U h) (a pointer-style head shared by the actions [REC, ours]), so what is learnt
   // about one action carries over to actions with similar features. 0 = none.
   int action_features = 0;
+  // Dynamic per-action features: num_actions x dynamic_features values computed at each step
+  // from the actions taken so far (a DynamicFeatureFn; for planners, what each action would do
+  // to the partial plan). They are appended to the action's static features in the head above
+  // and, flattened, to the LSTM input. 0 = none.
+  int dynamic_features = 0;
   uint64_t seed = 1;          // weight initialisation
   int threads = 1;            // LibTorch intra-op threads
 };
@@ -40,6 +45,11 @@ struct LstmPolicyConfig {
 // (*allowed)[a] = 1 for allowed actions, 0 otherwise. An empty function allows every action.
 // At least one action must stay allowed.
 using ActionMaskFn = std::function<void(int step, std::span<const int> prefix, std::vector<uint8_t>* allowed)>;
+
+// Dynamic features of step `step` after `prefix` (the actions of steps 0..step-1): writes
+// num_actions x dynamic_features floats (action-major) into `out`. Called once per step and
+// sequence; must be deterministic. REQUIRED when config.dynamic_features > 0.
+using DynamicFeatureFn = std::function<void(int step, std::span<const int> prefix, std::span<float> out)>;
 
 // Step features: `steps` rows of `feature_dim` floats, row-major.
 struct StepFeatures {
@@ -59,7 +69,12 @@ class LstmPolicy {
 
   const LstmPolicyConfig& config() const;
   // The most likely action at every step (greedy decoding). REQUIRES: features match config.
-  Result<std::vector<int>> Greedy(const StepFeatures& features, const ActionMaskFn& mask = {}) const;
+  Result<std::vector<int>> Greedy(const StepFeatures& features, const ActionMaskFn& mask = {},
+                                  const DynamicFeatureFn& dynamic = {}) const;
+  // `count` sequences sampled from the policy with `seed` (hetsched::Rng), no gradient: sampling
+  // at inference, as in Bello et al. 2016 (the caller keeps the best by its reward).
+  Result<std::vector<std::vector<int>>> Sample(const StepFeatures& features, int count, uint64_t seed,
+                                               const ActionMaskFn& mask = {}, const DynamicFeatureFn& dynamic = {}) const;
   // Writes the weights and the configuration (atomically: a temporary file, then rename).
   Status Save(const std::string& path) const;
 

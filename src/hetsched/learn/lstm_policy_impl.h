@@ -4,6 +4,7 @@
 
 #include "hetsched/learn/lstm_policy.h"
 #include "hetsched/learn/torch_pch.h"
+#include "hetsched/util/rng.h"
 
 namespace hetsched::learn {
 
@@ -31,10 +32,24 @@ struct LstmPolicy::Impl {
   Status Check(const StepFeatures& features) const;
   ProjectedInputs ProjectInputs(const StepFeatures& features) const;
   // Step `step` for a batch: returns logits (batch x actions), with the repeat bias added unless
-  // `with_repeat_bias` is false (greedy decoding adds it itself); updates h, c.
+  // `with_repeat_bias` is false (greedy decoding adds it itself); updates h, c. `dynamic`: the
+  // batch's dynamic features (batch x actions x dynamic_features), undefined when there are none.
   torch::Tensor Step(const ProjectedInputs& inputs, int step, const torch::Tensor& prev_actions, torch::Tensor* h,
-                     torch::Tensor* c, bool with_repeat_bias = true) const;
+                     torch::Tensor* c, const torch::Tensor& dynamic, bool with_repeat_bias = true) const;
+  // Checks that a DynamicFeatureFn is given exactly when the configuration has dynamic features.
+  Status CheckDynamic(const DynamicFeatureFn& dynamic) const;
 };
+
+// One batch of sequences sampled from the policy (reinforce.cc trains on it; Sample keeps the
+// sequences): the actions, and per sequence the summed log-probability and the summed per-step
+// entropy (with their autograd graph unless run under InferenceMode).
+struct SampledBatch {
+  std::vector<std::vector<int>> sequences;
+  torch::Tensor logp_sum;
+  torch::Tensor entropy_sum;
+};
+Result<SampledBatch> SampleBatch(const LstmPolicy::Impl& policy, const StepFeatures& features, int n,
+                                 const ActionMaskFn& mask, const DynamicFeatureFn& dynamic, Rng& rng);
 
 // Adds -inf to the logits of disallowed actions (row i uses allowed[i * actions ...]).
 torch::Tensor MaskLogits(const torch::Tensor& logits, const std::vector<uint8_t>& allowed);

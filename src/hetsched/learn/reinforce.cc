@@ -28,10 +28,66 @@ int SampleRow(const torch::TensorAccessor<float, 2>& probs, int64_t row, int act
 
 }  // namespace
 
+Result<SampledBatch> SampleBatch(const LstmPolicy::Impl& im, const StepFeatures& features, int n,
+                                 const ActionMaskFn& mask, const DynamicFeatureFn& dynamic, Rng& rng) {
+  HETSCHED_RETURN_IF_ERROR(im.CheckDynamic(dynamic));
+  const int actions = im.config.num_actions, steps = features.steps, hidden = im.config.hidden;
+  const int per_row = actions * im.config.dynamic_features;
+  SampledBatch out;
+  out.sequences.assign(static_cast<size_t>(n), std::vector<int>(static_cast<size_t>(steps), 0));
+  const ProjectedInputs inputs = im.ProjectInputs(features);
+  torch::Tensor h = torch::zeros({n, hidden}), c = torch::zeros({n, hidden});
+  torch::Tensor prev = torch::full({n}, actions, torch::kLong);
+  out.logp_sum = torch::zeros({n});
+  out.entropy_sum = torch::zeros({n});
+  std::vector<uint8_t> allowed, row(static_cast<size_t>(actions));
+  std::vector<float> dynamic_values(static_cast<size_t>(n) * static_cast<size_t>(per_row));
+  std::vector<int64_t> chosen;
+  for (int step = 0; step < steps; ++step) {
+    torch::Tensor dynamic_tensor;
+    if (dynamic) {
+      for (int i = 0; i < n; ++i) {
+        dynamic(step, std::span<const int>(out.sequences[static_cast<size_t>(i)].data(), static_cast<size_t>(step)),
+                std::span<float>(dynamic_values.data() + static_cast<size_t>(i) * per_row, static_cast<size_t>(per_row)));
+      }
+      dynamic_tensor =
+          torch::from_blob(dynamic_values.data(), {n, actions, im.config.dynamic_features}, torch::kFloat32).clone();
+    }
+    torch::Tensor logits = im.Step(inputs, step, prev, &h, &c, dynamic_tensor);
+    if (mask) {
+      allowed.assign(static_cast<size_t>(n) * static_cast<size_t>(actions), 0);
+      for (int i = 0; i < n; ++i) {
+        std::fill(row.begin(), row.end(), 0);
+        mask(step, std::span<const int>(out.sequences[static_cast<size_t>(i)].data(), static_cast<size_t>(step)), &row);
+        std::copy(row.begin(), row.end(), allowed.begin() + static_cast<std::ptrdiff_t>(i) * actions);
+      }
+      logits = MaskLogits(logits, allowed);
+    }
+    const torch::Tensor logp = torch::log_softmax(logits, 1);
+    const torch::Tensor probs = logp.exp();
+    // Masked actions: p = 0 and log p = -inf; their entropy term is 0.
+    out.entropy_sum = out.entropy_sum - (probs * torch::nan_to_num(logp, 0.0, 0.0, 0.0)).sum(1);
+    const torch::Tensor p_cpu = probs.detach().contiguous();
+    const auto acc = p_cpu.accessor<float, 2>();
+    chosen.assign(static_cast<size_t>(n), 0);
+    for (int i = 0; i < n; ++i) {
+      const int a = SampleRow(acc, i, actions, rng);
+      if (a < 0) return Status::InvalidArgument("policy: the mask allows no action at step " + std::to_string(step));
+      chosen[static_cast<size_t>(i)] = a;
+      out.sequences[static_cast<size_t>(i)][static_cast<size_t>(step)] = a;
+    }
+    prev = torch::from_blob(chosen.data(), {n}, torch::kLong).clone();
+    out.logp_sum = out.logp_sum + logp.gather(1, prev.unsqueeze(1)).squeeze(1);
+  }
+  return out;
+}
+
 Result<ReinforceResult> TrainReinforce(LstmPolicy& policy, const StepFeatures& features, const RewardFn& reward,
-                                       const ActionMaskFn& mask, const ReinforceConfig& config) {
+                                       const ActionMaskFn& mask, const ReinforceConfig& config,
+                                       const DynamicFeatureFn& dynamic) {
   LstmPolicy::Impl& im = policy.impl();
   HETSCHED_RETURN_IF_ERROR(im.Check(features));
+  HETSCHED_RETURN_IF_ERROR(im.CheckDynamic(dynamic));
   if (config.episodes < 1 || config.batch < 1 || !(config.learning_rate > 0) || config.baseline_decay < 0 ||
       config.baseline_decay >= 1 || config.entropy_bonus < 0 || config.patience < 0) {
     return Status::InvalidArgument(
@@ -42,51 +98,17 @@ Result<ReinforceResult> TrainReinforce(LstmPolicy& policy, const StepFeatures& f
   ConfigureTorchThreads(im.config.threads);
   torch::optim::Adam optimizer(im.net->parameters(), torch::optim::AdamOptions(config.learning_rate));
   Rng rng(config.seed);
-  const int actions = im.config.num_actions, steps = features.steps, hidden = im.config.hidden;
 
   ReinforceResult result;
   result.best_reward = -std::numeric_limits<double>::infinity();
   bool have_baseline = false;
   double baseline = 0;
   int since_best = 0;
-  std::vector<std::vector<int>> seqs;
-  std::vector<uint8_t> allowed, row(static_cast<size_t>(actions));
-  std::vector<int64_t> chosen;
   std::vector<double> rewards;
   while (result.episodes < config.episodes) {
     const int n = std::min(config.batch, config.episodes - result.episodes);
-    seqs.assign(static_cast<size_t>(n), std::vector<int>(static_cast<size_t>(steps), 0));
-    const ProjectedInputs inputs = im.ProjectInputs(features);
-    torch::Tensor h = torch::zeros({n, hidden}), c = torch::zeros({n, hidden});
-    torch::Tensor prev = torch::full({n}, actions, torch::kLong);
-    torch::Tensor logp_sum = torch::zeros({n}), entropy_sum = torch::zeros({n});
-    for (int step = 0; step < steps; ++step) {
-      torch::Tensor logits = im.Step(inputs, step, prev, &h, &c);
-      if (mask) {
-        allowed.assign(static_cast<size_t>(n) * static_cast<size_t>(actions), 0);
-        for (int i = 0; i < n; ++i) {
-          std::fill(row.begin(), row.end(), 0);
-          mask(step, std::span<const int>(seqs[static_cast<size_t>(i)].data(), static_cast<size_t>(step)), &row);
-          std::copy(row.begin(), row.end(), allowed.begin() + static_cast<std::ptrdiff_t>(i) * actions);
-        }
-        logits = MaskLogits(logits, allowed);
-      }
-      const torch::Tensor logp = torch::log_softmax(logits, 1);
-      const torch::Tensor probs = logp.exp();
-      // Masked actions: p = 0 and log p = -inf; their entropy term is 0.
-      entropy_sum = entropy_sum - (probs * torch::nan_to_num(logp, 0.0, 0.0, 0.0)).sum(1);
-      const torch::Tensor p_cpu = probs.detach().contiguous();
-      const auto acc = p_cpu.accessor<float, 2>();
-      chosen.assign(static_cast<size_t>(n), 0);
-      for (int i = 0; i < n; ++i) {
-        const int a = SampleRow(acc, i, actions, rng);
-        if (a < 0) return Status::InvalidArgument("REINFORCE: the mask allows no action at step " + std::to_string(step));
-        chosen[static_cast<size_t>(i)] = a;
-        seqs[static_cast<size_t>(i)][static_cast<size_t>(step)] = a;
-      }
-      prev = torch::from_blob(chosen.data(), {n}, torch::kLong).clone();
-      logp_sum = logp_sum + logp.gather(1, prev.unsqueeze(1)).squeeze(1);
-    }
+    HETSCHED_ASSIGN_OR_RETURN(SampledBatch sampled, SampleBatch(im, features, n, mask, dynamic, rng));
+    const std::vector<std::vector<int>>& seqs = sampled.sequences;
     rewards.assign(static_cast<size_t>(n), 0.0);
     double mean = 0;
     for (int i = 0; i < n; ++i) {
@@ -119,8 +141,8 @@ Result<ReinforceResult> TrainReinforce(LstmPolicy& policy, const StepFeatures& f
       const double progress = static_cast<double>(result.episodes) / std::max(1, config.episodes - n);
       entropy_weight += (config.entropy_final - config.entropy_bonus) * std::min(1.0, progress);
     }
-    const torch::Tensor loss =
-        -(adv * logp_sum).mean() - static_cast<float>(entropy_weight) * (entropy_sum / steps).mean();
+    const torch::Tensor loss = -(adv * sampled.logp_sum).mean() -
+                               static_cast<float>(entropy_weight) * (sampled.entropy_sum / features.steps).mean();
     optimizer.zero_grad();
     loss.backward();
     optimizer.step();
@@ -128,7 +150,7 @@ Result<ReinforceResult> TrainReinforce(LstmPolicy& policy, const StepFeatures& f
     result.mean_reward.push_back(mean);
     if (config.patience > 0 && since_best >= config.patience) break;
   }
-  auto greedy = policy.Greedy(features, mask);
+  auto greedy = policy.Greedy(features, mask, dynamic);
   if (!greedy.ok()) return greedy.status();
   const double r = reward(*greedy);
   if (r > result.best_reward) {

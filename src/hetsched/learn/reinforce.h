@@ -39,7 +39,9 @@ struct ReinforceResult {
   std::vector<double> mean_reward;   // per update: the batch's mean reward (learning curve)
 };
 
+// `dynamic`: the policy's dynamic features (REQUIRED exactly when config().dynamic_features > 0).
 Result<ReinforceResult> TrainReinforce(LstmPolicy& policy, const StepFeatures& features, const RewardFn& reward,
-                                       const ActionMaskFn& mask, const ReinforceConfig& config);
+                                       const ActionMaskFn& mask, const ReinforceConfig& config,
+                                       const DynamicFeatureFn& dynamic = {});
 
 }  // namespace hetsched::learn

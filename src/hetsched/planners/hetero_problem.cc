@@ -109,6 +109,8 @@ std::string PlanToJson(const HeteroPlan& plan, const PlanningProblem& problem) {
     j["episodes"] = plan.episodes;
     j["episodes_to_best"] = plan.episodes_to_best;
     j["learned_objective"] = plan.learned_objective;
+    j["trained_objective"] = plan.trained_objective;
+    j["inference_samples"] = plan.samples;
   }
   if (!plan.note.empty()) j["note"] = plan.note;
   auto& stages = j["stages"] = nlohmann::ordered_json::array();

@@ -80,8 +80,10 @@ struct HeteroPlan {
   double communication_share = 0;  // communication_s / step_time_s
   long long evaluations = 0;       // plans (or DP transitions) the planner evaluated
   int episodes = 0;                // RL planners: episodes trained
-  int episodes_to_best = 0;        // RL planners: episode at which the learned plan was first seen
+  int episodes_to_best = 0;        // RL planners: sequences until the learned plan was first seen
   double learned_objective = 0;    // RL planners: the learned plan's objective before local search
+  double trained_objective = 0;    // RL planners: best of the training episodes alone (no inference sampling)
+  int samples = 0;                 // RL planners: sequences sampled at inference from the trained policy
   std::string note;                // free text: how the plan was found
 };
 

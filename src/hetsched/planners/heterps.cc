@@ -16,13 +16,61 @@
 #include "hetsched/learn/reinforce.h"
 #include "hetsched/planners/cost_model.h"
 #include "hetsched/planners/cost_search.h"
+#include "hetsched/planners/heterps_features.h"
 #include "hetsched/planners/rl_common.h"
 #include "hetsched/sched/registry.h"
 
 namespace hetsched {
+
+// The partial plan's features for each type t at layer l [REC, ours]: with the prefix's closed
+// stages costing C and its open stage [s, l-1] on type c (P = C + cost(s..l-1 on c)):
+//   0: t == c;
+//   1: the marginal cost of putting layer l on t, log2(1 + (P' - P) / p_min) / 3 clipped to 1,
+//      with p_min the cheapest unit price of the pool (P' = C + cost(s..l on c) if t == c, else
+//      P + cost(l..l on t); 1 when infeasible);
+//   2: the cost of the plan completed by keeping t to the last layer, RelativeLogFeature;
+//   3: whether P' is feasible;
+//   4: the load of one unit of t by the stage that layer l would end (compute seconds x limit /
+//      batch, clipped to [0, 2], halved): how close the stage is to needing another unit.
+// O(l) per call (the prefix is scanned) plus O(D) stage costs of O(1).
+void HeterPsPartialPlanFeatures(const StageCostModel& m, double ref, double min_price, int l, std::span<const int> prefix,
+                         std::span<float> out) {
+  const int L = m.num_layers(), D = m.num_types();
+  const double per_second = m.throughput_limit() / m.batch();
+  double closed = 0;
+  int start = 0;
+  for (int i = 1; i < l; ++i) {
+    if (prefix[static_cast<size_t>(i)] != prefix[static_cast<size_t>(i - 1)]) {
+      closed += m.StageCost(start, i - 1, prefix[static_cast<size_t>(i - 1)]);
+      start = i;
+    }
+  }
+  const int c = l > 0 ? prefix[static_cast<size_t>(l - 1)] : -1;
+  const double open = c >= 0 ? m.StageCost(start, l - 1, c) : 0.0;
+  for (int t = 0; t < D; ++t) {
+    double next = 0, complete = 0;
+    if (t == c) {
+      next = closed + m.StageCost(start, l, c);
+      complete = closed + m.StageCost(start, L - 1, c);
+    } else {
+      next = closed + open + m.StageCost(l, l, t);
+      complete = closed + open + m.StageCost(l, L - 1, t);
+    }
+    const bool feasible = next < StageCostModel::kInfeasible;
+    float* f = out.data() + static_cast<size_t>(t) * kHeterPsDynamicFeatures;
+    f[0] = t == c ? 1.0f : 0.0f;
+    const double marginal = std::max(0.0, next - closed - open) / min_price;
+    f[1] = feasible ? static_cast<float>(std::min(1.0, std::log2(1.0 + marginal) / 3.0)) : 1.0f;
+    f[2] = RelativeLogFeature(complete, ref);
+    f[3] = feasible ? 1.0f : 0.0f;
+    f[4] = static_cast<float>(std::clamp(m.ComputeS(t == c ? start : l, l, t) * per_second, 0.0, 2.0) / 2.0);
+  }
+}
+
 namespace {
 
 constexpr double kInfeasiblePenalty = 10.0;  // P_inf of ALGORITHMS.md 2.4
+constexpr int kDynamicFeatures = kHeterPsDynamicFeatures;
 
 class HeterPsPlanner : public HeteroPlanner {
  public:
@@ -56,6 +104,8 @@ class HeterPsPlanner : public HeteroPlanner {
         row->push_back(static_cast<float>(rel / 2.0));
       }
     });
+    double min_price = StageCostModel::kInfeasible;
+    for (int t = 0; t < D; ++t) min_price = std::min(min_price, m.type(t).price_per_hour);
     const auto reward = [&](std::span<const int> a) {
       const double cost = m.AssignmentCost(a);
       if (cost < StageCostModel::kInfeasible) return -cost / ref;
@@ -65,7 +115,10 @@ class HeterPsPlanner : public HeteroPlanner {
     };
     HETSCHED_ASSIGN_OR_RETURN(const LearnedAssignment learned,
                               LearnAssignment(o_, features, D, /*action_features=*/3, reward, {},
-                                              [&](std::span<const int> a) { return m.AssignmentCost(a); }));
+                                              [&](std::span<const int> a) { return m.AssignmentCost(a); },
+                                              {kDynamicFeatures, [&](int l, std::span<const int> prefix, std::span<float> out) {
+                                                 HeterPsPartialPlanFeatures(m, ref, min_price, l, prefix, out);
+                                               }}));
     auto plan = m.EvaluateAssignment(learned.actions, "heterps");
     if (!plan.ok()) {
       return Status::Infeasible(fmt::format("heterps: no feasible plan found in {} episodes ({})", learned.episodes,
@@ -75,10 +128,13 @@ class HeterPsPlanner : public HeteroPlanner {
     plan->episodes_to_best = learned.episodes_to_best;
     plan->evaluations = learned.episodes;
     plan->learned_objective = learned.learned_objective;
+    plan->trained_objective = learned.trained_objective;
+    plan->samples = learned.samples;
     plan->note = fmt::format(
-        "REINFORCE: reward -cost/{:.4g} $/h (cheapest single-type plan); learned plan {:.6g} $/h, {} local-search "
-        "move(s){}",
-        ref, learned.learned_objective, learned.polish_moves, o_.polish ? "" : " (polish=false)");
+        "REINFORCE: reward -cost/{:.4g} $/h (cheapest single-type plan); best of training {:.6g} $/h, learned plan "
+        "(with {} inference samples) {:.6g} $/h, {} local-search move(s){}",
+        ref, learned.trained_objective, learned.samples, learned.learned_objective, learned.polish_moves,
+        o_.polish ? "" : " (polish=false)");
     return plan;
   }
 
@@ -87,7 +143,7 @@ class HeterPsPlanner : public HeteroPlanner {
 };
 
 Result<std::unique_ptr<HeteroPlanner>> MakeHeterPs(const Options& options) {
-  auto o = ReadLearnedPlannerOptions(options, {.episodes = 2000, .lr = 1e-3, .entropy = 0.01, .entropy_final = -1});
+  auto o = ReadLearnedPlannerOptions(options, {.episodes = 1500, .restarts = 2, .samples = 256, .lr = 1e-3, .entropy = 0.01, .entropy_final = -1});
   if (!o.ok()) return o.status();
   return std::unique_ptr<HeteroPlanner>(std::make_unique<HeterPsPlanner>(std::move(o).value()));
 }
@@ -95,7 +151,7 @@ Result<std::unique_ptr<HeteroPlanner>> MakeHeterPs(const Options& options) {
 const MethodInfo kHeterPsInfo{
     "heterps",
     "LSTM policy picks a resource type per layer, REINFORCE on the provisioned cost (options: episodes, batch, lr, "
-    "entropy, entropy_final, hidden, repeat_bias, patience, seed, save, polish, action_head)",
+    "entropy, entropy_final, hidden, repeat_bias, patience, seed, save, polish, action_head, dynamic, restarts, samples)",
     "[SRC] RL scheduling of layers to resource types, min cost under a throughput limit (Feng et al., FGCS 2023); "
     "[REC-M] LSTM + REINFORCE; [REC] features, reward, provisioning model (ALGORITHMS.md 2.2-2.4), local-search polish (ours)"};
 

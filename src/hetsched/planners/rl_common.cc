@@ -1,6 +1,9 @@
 #include "hetsched/planners/rl_common.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 
 #include "hetsched/planners/cost_search.h"
 
@@ -55,13 +58,18 @@ Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& o, const 
   auto decay = o.GetDouble("baseline_decay", 0.9);
   auto patience = o.GetInt("patience", 0);
   auto hidden = o.GetInt("hidden", 64);
+  auto dynamic = o.GetBool("dynamic", true);
+  auto restarts = o.GetInt("restarts", defaults.restarts);
+  auto samples = o.GetInt("samples", defaults.samples);
   auto seed = o.GetInt("seed", 1);
   for (const Status& s : {episodes.status(), batch.status(), lr.status(), entropy.status(), entropy_final.status(), decay.status(),
-                          patience.status(), hidden.status(), seed.status(), polish.status(), action_head.status(), repeat_bias.status()}) {
+                          patience.status(), hidden.status(), seed.status(), polish.status(), action_head.status(), repeat_bias.status(),
+                          dynamic.status(), restarts.status(), samples.status()}) {
     if (!s.ok()) return s;
   }
-  if (*episodes < 1 || *batch < 1 || *hidden < 1 || *patience < 0 || *seed < 0) {
-    return Status::InvalidArgument("learned planner: episodes, batch and hidden must be >= 1, patience and seed >= 0");
+  if (*episodes < 1 || *batch < 1 || *hidden < 1 || *restarts < 1 || *patience < 0 || *seed < 0 || *samples < 0) {
+    return Status::InvalidArgument(
+        "learned planner: episodes, batch, hidden and restarts must be >= 1, patience, seed and samples >= 0");
   }
   out.reinforce.episodes = static_cast<int>(*episodes);
   out.reinforce.batch = static_cast<int>(*batch);
@@ -76,31 +84,98 @@ Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& o, const 
   out.polish = *polish;
   out.action_head = *action_head;
   out.repeat_bias = *repeat_bias;
+  out.dynamic = *dynamic;
+  out.restarts = static_cast<int>(*restarts);
+  out.samples = static_cast<int>(*samples);
   return out;
 }
+
+float RelativeLogFeature(double x, double ref) {
+  if (!(x < std::numeric_limits<double>::infinity())) return 1.0f;
+  return static_cast<float>(std::clamp(std::log10(std::max(x, 1e-300) / ref), -2.0, 2.0) / 2.0);
+}
+
+namespace {
+
+// One training run (seed `seed`) and, when o.samples > 0, sampling at inference from the
+// trained policy. Writes the policy to `policy_out`.
+struct OneRun {
+  std::vector<int> actions, trained_actions;
+  double reward = -std::numeric_limits<double>::infinity();
+  double trained_reward = -std::numeric_limits<double>::infinity();
+  int episodes = 0, best_episode = 0;
+};
+Result<OneRun> TrainOnce(const LearnedPlannerOptions& o, const learn::LstmPolicyConfig& config, uint64_t seed,
+                         const learn::StepFeatures& features, const learn::RewardFn& reward,
+                         const learn::ActionMaskFn& mask, const learn::DynamicFeatureFn& dynamic,
+                         std::optional<learn::LstmPolicy>* policy_out) {
+  learn::LstmPolicyConfig c = config;
+  c.seed = seed;
+  HETSCHED_ASSIGN_OR_RETURN(learn::LstmPolicy policy, learn::LstmPolicy::Create(c));
+  learn::ReinforceConfig rc = o.reinforce;
+  rc.seed = seed;
+  HETSCHED_ASSIGN_OR_RETURN(learn::ReinforceResult trained, learn::TrainReinforce(policy, features, reward, mask, rc, dynamic));
+  OneRun run;
+  run.actions = run.trained_actions = std::move(trained.best_actions);
+  run.reward = run.trained_reward = trained.best_reward;
+  run.episodes = trained.episodes;
+  run.best_episode = trained.best_episode;
+  if (o.samples > 0) {
+    // A stream apart from the training's (seed + 2^32).
+    HETSCHED_ASSIGN_OR_RETURN(const auto sampled, policy.Sample(features, o.samples, seed + (1ull << 32), mask, dynamic));
+    for (size_t i = 0; i < sampled.size(); ++i) {
+      const double r = reward(sampled[i]);
+      if (r > run.reward) {
+        run.reward = r;
+        run.actions = sampled[i];
+        run.best_episode = trained.episodes + static_cast<int>(i) + 1;
+      }
+    }
+  }
+  policy_out->emplace(std::move(policy));
+  return run;
+}
+
+}  // namespace
 
 Result<LearnedAssignment> LearnAssignment(const LearnedPlannerOptions& o, const learn::StepFeatures& features,
                                           int num_actions, int action_features, const learn::RewardFn& reward,
                                           const learn::ActionMaskFn& mask,
-                                          const std::function<double(std::span<const int>)>& objective) {
+                                          const std::function<double(std::span<const int>)>& objective,
+                                          const DynamicFeatures& dynamic) {
+  const bool use_dynamic = o.dynamic && dynamic.per_action > 0;
   learn::LstmPolicyConfig config;
   config.feature_dim = static_cast<int>(features.values.size() / static_cast<size_t>(std::max(1, features.steps)));
   config.num_actions = num_actions;
   config.hidden = o.hidden;
   config.repeat_bias = o.repeat_bias;
   config.action_features = o.action_head ? action_features : 0;
-  config.seed = o.reinforce.seed;
-  auto policy = learn::LstmPolicy::Create(config);
-  if (!policy.ok()) return policy.status();
-  auto trained = learn::TrainReinforce(*policy, features, reward, mask, o.reinforce);
-  if (!trained.ok()) return trained.status();
-  if (!o.save_path.empty()) HETSCHED_RETURN_IF_ERROR(policy->Save(o.save_path));
+  config.dynamic_features = use_dynamic ? dynamic.per_action : 0;
+  const learn::DynamicFeatureFn dynamic_fn = use_dynamic ? dynamic.fn : learn::DynamicFeatureFn();
   LearnedAssignment out;
-  out.actions = std::move(trained->best_actions);
+  std::optional<learn::LstmPolicy> best_policy;
+  double best_reward = -std::numeric_limits<double>::infinity();
+  double best_trained = -std::numeric_limits<double>::infinity();
+  for (int r = 0; r < o.restarts; ++r) {
+    std::optional<learn::LstmPolicy> policy;
+    HETSCHED_ASSIGN_OR_RETURN(OneRun run, TrainOnce(o, config, o.reinforce.seed + static_cast<uint64_t>(r), features,
+                                                    reward, mask, dynamic_fn, &policy));
+    if (run.trained_reward > best_trained) {
+      best_trained = run.trained_reward;
+      out.trained_objective = objective(run.trained_actions);
+    }
+    if (run.reward > best_reward) {
+      best_reward = run.reward;
+      out.actions = std::move(run.actions);
+      out.episodes_to_best = out.episodes + out.samples + run.best_episode;
+      best_policy = std::move(policy);
+    }
+    out.episodes += run.episodes;
+    out.samples += o.samples;
+  }
+  if (!o.save_path.empty()) HETSCHED_RETURN_IF_ERROR(best_policy->Save(o.save_path));
   out.learned_objective = objective(out.actions);
   if (o.polish) out.polish_moves = ImproveAssignmentLocally(&out.actions, num_actions, objective);
-  out.episodes = trained->episodes;
-  out.episodes_to_best = trained->best_episode;
   return out;
 }
 

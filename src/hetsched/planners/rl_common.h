@@ -28,16 +28,23 @@ struct LearnedPlannerOptions {
   std::string save_path;  // write the trained policy here (with its configuration)
   bool polish = true;     // local search after RL (ImproveAssignmentLocally)
   bool action_head = true;  // score each action from its own features (LstmPolicyConfig::action_features)
+  bool dynamic = true;      // partial-plan features (LstmPolicyConfig::dynamic_features), when the planner has them
+  int restarts = 1;         // independent trainings (seeds seed, seed + 1, ...); the best plan is kept
+  // Sequences sampled from each trained policy after training, no gradient, the best kept
+  // (sampling at inference, Bello et al. 2016, "Neural combinatorial optimization with RL").
+  int samples = 0;
 };
 // Each planner's defaults for the options it tunes.
 struct LearnedPlannerDefaults {
-  int episodes = 2000;
+  int episodes = 2000;  // per training run
+  int restarts = 1;
+  int samples = 0;
   double lr = 1e-3;
   double entropy = 0.01;         // entropy weight at the first update
   double entropy_final = -1;     // at the last update (< 0: constant)
 };
 // Reads episodes, batch, lr, entropy, entropy_final, baseline_decay, patience, hidden,
-// repeat_bias, seed, save, polish, action_head.
+// repeat_bias, seed, save, polish, action_head, dynamic, restarts, samples.
 Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& options, const LearnedPlannerDefaults& defaults);
 
 // What the learned planners share after building their features and reward: create the LSTM
@@ -45,16 +52,29 @@ Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& options, 
 // best sequence with ImproveAssignmentLocally on `objective` (lower is better) when o.polish.
 struct LearnedAssignment {
   std::vector<int> actions;        // after polish
-  double learned_objective = 0;    // objective of the RL sequence itself
+  double learned_objective = 0;    // objective of the RL sequence itself (before polish)
+  double trained_objective = 0;    // best over the training episodes and greedy decoding only
   int polish_moves = 0;
-  int episodes = 0;
-  int episodes_to_best = 0;
+  int episodes = 0;                // training episodes, over all restarts
+  int episodes_to_best = 0;        // sequences (training episodes, then inference samples, counted
+                                   // over the restarts in turn) until the learned plan first came
+  int samples = 0;                 // sequences sampled at inference, over all restarts
+};
+// The dynamic features a planner gives its policy (empty fn and 0 when none).
+struct DynamicFeatures {
+  int per_action = 0;
+  learn::DynamicFeatureFn fn;
 };
 // The last num_actions x action_features values of each feature row are per-action features
 // (used when o.action_head).
 Result<LearnedAssignment> LearnAssignment(const LearnedPlannerOptions& o, const learn::StepFeatures& features,
                                           int num_actions, int action_features, const learn::RewardFn& reward,
                                           const learn::ActionMaskFn& mask,
-                                          const std::function<double(std::span<const int>)>& objective);
+                                          const std::function<double(std::span<const int>)>& objective,
+                                          const DynamicFeatures& dynamic = {});
+
+// log10(x / ref) clipped to [-2, 2] and halved (1 when x is infinite): a cost or time relative to
+// a reference, as a feature of order 1.
+float RelativeLogFeature(double x, double ref);
 
 }  // namespace hetsched

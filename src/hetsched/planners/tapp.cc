@@ -8,7 +8,9 @@
 // pipelines get -10 - (their share of layers that do not fit alone). The best plan sampled or
 // decoded greedily is then (option polish, default on) improved by the local search of
 // cost_search.h (ours); learned_objective keeps the RL plan's own step time.
+#include <algorithm>
 #include <cmath>
+#include <span>
 #include <memory>
 
 #include <fmt/format.h>
@@ -24,6 +26,45 @@ namespace hetsched {
 namespace {
 
 constexpr double kInfeasiblePenalty = 10.0;
+constexpr int kDynamicFeatures = 3;
+
+// The partial pipeline's features for each device g at layer l [REC, ours]: with the prefix's
+// closed stages setting the slot S (max of t_i + c_i), k stages in all, and the open stage
+// [s, l-1] on device c:
+//   0: g == c;
+//   1: the compute time of the stage layer l would end on g, relative to the balanced slot B
+//      (the whole model's time at the pool's summed speed), clipped to [0, 2], halved;
+//   2: the step time of the pipeline completed by keeping g to the last layer (the open stage
+//      closed towards g when g != c), RelativeLogFeature against ref.
+void PartialPipelineFeatures(const StepTimeModel& m, double ref, double balanced, int l, std::span<const int> prefix,
+                             std::span<float> out) {
+  const int L = m.num_layers(), M = m.num_devices();
+  double slot = 0;
+  int start = 0, stages = 0;
+  for (int i = 1; i < l; ++i) {
+    const int a = prefix[static_cast<size_t>(i - 1)], b = prefix[static_cast<size_t>(i)];
+    if (a != b) {
+      slot = std::max(slot, m.Slot(start, i - 1, a, b));
+      start = i;
+      ++stages;
+    }
+  }
+  const int c = l > 0 ? prefix[static_cast<size_t>(l - 1)] : -1;
+  for (int g = 0; g < M; ++g) {
+    const int first = g == c ? start : l;
+    double s = slot;
+    int k = stages + 1;
+    if (g != c && c >= 0) {
+      s = std::max(s, m.Slot(start, l - 1, c, g));
+      ++k;
+    }
+    s = std::max(s, m.Slot(first, L - 1, g, -1));
+    float* f = out.data() + static_cast<size_t>(g) * kDynamicFeatures;
+    f[0] = g == c ? 1.0f : 0.0f;
+    f[1] = static_cast<float>(std::clamp(m.ComputeS(first, l, g) / balanced, 0.0, 2.0) / 2.0);
+    f[2] = RelativeLogFeature((m.micro_batches() + k - 1) * s, ref);
+  }
+}
 
 class TappPlanner : public HeteroPlanner {
  public:
@@ -74,7 +115,10 @@ class TappPlanner : public HeteroPlanner {
     };
     HETSCHED_ASSIGN_OR_RETURN(const LearnedAssignment learned,
                               LearnAssignment(o_, features, M, /*action_features=*/3, reward, mask,
-                                              [&](std::span<const int> a) { return m.AssignmentStepTime(a); }));
+                                              [&](std::span<const int> a) { return m.AssignmentStepTime(a); },
+                                              {kDynamicFeatures, [&](int l, std::span<const int> prefix, std::span<float> out) {
+                                                 PartialPipelineFeatures(m, ref, 1.0 / speed_sum, l, prefix, out);
+                                               }}));
     auto plan = m.EvaluateAssignment(learned.actions, "tapp");
     if (!plan.ok()) {
       return Status::Infeasible(fmt::format("tapp: no pipeline that fits found in {} episodes ({})", learned.episodes,
@@ -84,6 +128,8 @@ class TappPlanner : public HeteroPlanner {
     plan->episodes_to_best = learned.episodes_to_best;
     plan->evaluations = learned.episodes;
     plan->learned_objective = learned.learned_objective;
+    plan->trained_objective = learned.trained_objective;
+    plan->samples = learned.samples;
     plan->note = fmt::format("REINFORCE: reward -T/{:.4g} s ({}); learned plan {:.6g} s, {} local-search move(s){}", ref,
                              bsp.ok() ? "BSP step" : "slowest device alone", learned.learned_objective, learned.polish_moves,
                              o_.polish ? "" : " (polish=false)");
@@ -95,7 +141,7 @@ class TappPlanner : public HeteroPlanner {
 };
 
 Result<std::unique_ptr<HeteroPlanner>> MakeTapp(const Options& options) {
-  auto o = ReadLearnedPlannerOptions(options, {.episodes = 1000, .lr = 1e-3, .entropy = 0.01, .entropy_final = -1});
+  auto o = ReadLearnedPlannerOptions(options, {.episodes = 1000, .restarts = 1, .samples = 256, .lr = 1e-3, .entropy = 0.01, .entropy_final = -1});
   if (!o.ok()) return o.status();
   return std::unique_ptr<HeteroPlanner>(std::make_unique<TappPlanner>(std::move(o).value()));
 }
@@ -103,7 +149,7 @@ Result<std::unique_ptr<HeteroPlanner>> MakeTapp(const Options& options) {
 const MethodInfo kTappInfo{
     "tapp",
     "policy-gradient agent cuts the layers into pipeline stages on distinct devices, min step time (options: "
-    "episodes, batch, lr, entropy, entropy_final, hidden, repeat_bias, patience, seed, save, polish, action_head)",
+    "episodes, batch, lr, entropy, entropy_final, hidden, repeat_bias, patience, seed, save, polish, action_head, dynamic, restarts, samples)",
     "[SRC] policy-gradient allocation of pipeline stages to heterogeneous devices (Mao et al., Appl. Sci. 2021); "
     "[REC] LSTM policy in place of the grouper/attention placer [SRC2], GPipe step model (ALGORITHMS.md 4.2-4.3), "
     "local-search polish (ours)"};
