@@ -70,7 +70,6 @@ void HeterPsPartialPlanFeatures(const StageCostModel& m, double ref, double min_
 namespace {
 
 constexpr double kInfeasiblePenalty = 10.0;  // P_inf of ALGORITHMS.md 2.4
-constexpr int kDynamicFeatures = kHeterPsDynamicFeatures;
 
 class HeterPsPlanner : public HeteroPlanner {
  public:
@@ -116,7 +115,7 @@ class HeterPsPlanner : public HeteroPlanner {
     HETSCHED_ASSIGN_OR_RETURN(const LearnedAssignment learned,
                               LearnAssignment(o_, features, D, /*action_features=*/3, reward, {},
                                               [&](std::span<const int> a) { return m.AssignmentCost(a); },
-                                              {kDynamicFeatures, [&](int l, std::span<const int> prefix, std::span<float> out) {
+                                              {kHeterPsDynamicFeatures, [&](int l, std::span<const int> prefix, std::span<float> out) {
                                                  HeterPsPartialPlanFeatures(m, ref, min_price, l, prefix, out);
                                                }}));
     auto plan = m.EvaluateAssignment(learned.actions, "heterps");
