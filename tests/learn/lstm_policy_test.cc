@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -177,6 +178,55 @@ TEST(LstmPolicy, DynamicFeaturesAreLearntSampledSavedAndChecked) {
   ASSERT_TRUE(plain.ok());
   EXPECT_FALSE(plain->Greedy(Positions(6), {}, kTargetFeature).ok());
   EXPECT_FALSE(plain->Sample(Positions(6), 0, 1).ok());
+}
+
+// A deceptive task over four steps: every 0 scores 1 (all zeros: 4), but the one sequence
+// 2 1 2 1 scores 10. The mean reward pulls the policy towards zeros; once the needle has been sampled, the
+// risk-seeking gradient (only the batch's best reinforced) and the priority queue (the best
+// sequences replayed and imitated at every update) must make the policy itself decode it.
+const std::vector<int> kNeedle = {2, 1, 2, 1};
+double Deceptive(std::span<const int> a) {
+  if (std::equal(a.begin(), a.end(), kNeedle.begin(), kNeedle.end())) return 10.0;
+  return static_cast<double>(std::count(a.begin(), a.end(), 0));
+}
+
+TEST(Reinforce, RiskSeekingWithPriorityQueueKeepsTheRareBestSequence) {
+  LstmPolicyConfig config = SmallConfig(3);
+  config.feature_dim = 4;
+  ReinforceConfig rc;
+  rc.episodes = 3200;
+  rc.batch = 64;
+  rc.learning_rate = 1e-2;
+  rc.seed = 7;
+  rc.elite = 1;  // the best sequence alone is replayed (with 16, the zero-heavy runners-up outvote it)
+  struct Variant {
+    double risk, imitation;
+  };
+  std::vector<int> greedy[2];
+  ReinforceResult results[2];
+  const Variant variants[2] = {{0.1, 1.0}, {0.0, 0.0}};
+  for (int v = 0; v < 2; ++v) {
+    rc.risk = variants[v].risk;
+    rc.imitation = variants[v].imitation;
+    auto policy = LstmPolicy::Create(config);
+    ASSERT_TRUE(policy.ok());
+    auto r = TrainReinforce(*policy, Positions(4), Deceptive, {}, rc);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    results[v] = *r;
+    greedy[v] = *policy->Greedy(Positions(4));
+  }
+  EXPECT_EQ(results[0].best_actions, kNeedle);
+  EXPECT_EQ(greedy[0], kNeedle);  // the policy itself, not only the best sample
+  // The same budget and seeds with plain REINFORCE: the policy settles elsewhere (so the test
+  // above depends on the two aids).
+  EXPECT_NE(greedy[1], kNeedle);
+  // Bad values are refused.
+  rc.risk = 1.5;
+  auto policy = LstmPolicy::Create(config);
+  EXPECT_FALSE(TrainReinforce(*policy, Positions(4), Deceptive, {}, rc).ok());
+  rc.risk = 0.1;
+  rc.imitation = -1;
+  EXPECT_FALSE(TrainReinforce(*policy, Positions(4), Deceptive, {}, rc).ok());
 }
 
 }  // namespace

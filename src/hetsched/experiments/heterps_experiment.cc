@@ -6,7 +6,7 @@
 // Outputs in ctx.out_dir: heterps.csv (one row per model and limit), heterps.txt (the table and
 // the distribution of the RL plan's gap to the DP optimum).
 // Options: models (comma list, default every zoo model; quick: 2), limits (comma list of
-// multiples, default 0.5,2,8; quick: 2), episodes (per training run; default 1500; quick 300);
+// multiples, default 0.5,2,8; quick: 2), episodes (per training run; default the planner's, 6000; quick 300);
 // rl.KEY options go to the planner (e.g. rl.restarts, rl.samples).
 // Results and discussion: docs/experiments/heterps.md.
 #include <algorithm>
@@ -18,6 +18,7 @@
 #include "hetsched/perf/iteration_model.h"
 #include "hetsched/planners/cost_model.h"
 #include "hetsched/planners/hetero_problem.h"
+#include "hetsched/planners/rl_common.h"
 #include "hetsched/sched/registry.h"
 #include "hetsched/util/file_io.h"
 #include "hetsched/util/text.h"
@@ -47,7 +48,7 @@ class HeterPsExperiment : public Experiment {
     const LinkCatalog& links = LinkCatalog::BuiltIn();
     std::string models_opt = ctx.options.GetString("models", ctx.quick ? "wide-deep,resnet18-cifar" : "");
     const std::string limits_opt = ctx.options.GetString("limits", ctx.quick ? "2" : "0.5,2,8");
-    HETSCHED_ASSIGN_OR_RETURN(const long long episodes, ctx.options.GetInt("episodes", ctx.quick ? 300 : 1500));
+    HETSCHED_ASSIGN_OR_RETURN(const long long episodes, ctx.options.GetInt("episodes", ctx.quick ? 300 : kHeterPsDefaults.episodes));
     HETSCHED_ASSIGN_OR_RETURN(const std::vector<double> limits, ParseDoubles(limits_opt, "limits"));
     std::vector<const ModelProfile*> models;
     if (models_opt.empty()) {

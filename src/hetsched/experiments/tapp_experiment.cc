@@ -7,7 +7,7 @@
 // performance model (perf/ pipeline and data-parallel estimates), not from measurements.
 // Outputs in ctx.out_dir: tapp.csv (one row per model and device set), tapp.txt.
 // Options: models (default vgg16,resnet50,bert-base,inception-v3,gpt2-small,transformer-nmt;
-// quick: vgg16), episodes (default 1000; quick 200). Discussion: docs/experiments/tapp.md.
+// quick: vgg16), episodes (default the planner's, 6000; quick 200). Discussion: docs/experiments/tapp.md.
 #include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
@@ -15,6 +15,7 @@
 #include "hetsched/experiments/experiment.h"
 #include "hetsched/experiments/planner_experiments.h"
 #include "hetsched/planners/hetero_problem.h"
+#include "hetsched/planners/rl_common.h"
 #include "hetsched/planners/step_time_model.h"
 #include "hetsched/sched/registry.h"
 #include "hetsched/util/file_io.h"
@@ -51,7 +52,7 @@ class TappExperiment : public Experiment {
     const LinkCatalog& links = LinkCatalog::BuiltIn();
     const std::string models_opt = ctx.options.GetString(
         "models", ctx.quick ? "vgg16" : "vgg16,resnet50,bert-base,inception-v3,gpt2-small,transformer-nmt");
-    HETSCHED_ASSIGN_OR_RETURN(const long long episodes, ctx.options.GetInt("episodes", ctx.quick ? 200 : 1000));
+    HETSCHED_ASSIGN_OR_RETURN(const long long episodes, ctx.options.GetInt("episodes", ctx.quick ? 200 : kTappDefaults.episodes));
     const std::vector<DeviceSet> sets = {{"H1", {{"v100-16gb", 2}, {"t4", 2}}},
                                          {"H2", {{"a100-40gb", 1}, {"v100-16gb", 1}, {"p100", 2}}}};
     const Options rl_options = LearnedPlannerOptionsOf(ctx, episodes);

@@ -48,8 +48,13 @@ struct SampledBatch {
   torch::Tensor logp_sum;
   torch::Tensor entropy_sum;
 };
+// `forced` (optional): sequences replayed as the batch's first rows (teacher forcing: their
+// actions are taken, not sampled; their log-probabilities are computed all the same). The other
+// n - forced->size() rows are sampled. REQUIRES: forced->size() <= n, every forced sequence
+// valid under `mask`.
 Result<SampledBatch> SampleBatch(const LstmPolicy::Impl& policy, const StepFeatures& features, int n,
-                                 const ActionMaskFn& mask, const DynamicFeatureFn& dynamic, Rng& rng);
+                                 const ActionMaskFn& mask, const DynamicFeatureFn& dynamic, Rng& rng,
+                                 const std::vector<std::vector<int>>* forced = nullptr);
 
 // Adds -inf to the logits of disallowed actions (row i uses allowed[i * actions ...]).
 torch::Tensor MaskLogits(const torch::Tensor& logits, const std::vector<uint8_t>& allowed);

@@ -1,6 +1,8 @@
 #include "hetsched/learn/reinforce.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "hetsched/learn/lstm_policy_impl.h"
 #include "hetsched/learn/torch_runtime.h"
@@ -29,8 +31,11 @@ int SampleRow(const torch::TensorAccessor<float, 2>& probs, int64_t row, int act
 }  // namespace
 
 Result<SampledBatch> SampleBatch(const LstmPolicy::Impl& im, const StepFeatures& features, int n,
-                                 const ActionMaskFn& mask, const DynamicFeatureFn& dynamic, Rng& rng) {
+                                 const ActionMaskFn& mask, const DynamicFeatureFn& dynamic, Rng& rng,
+                                 const std::vector<std::vector<int>>* forced) {
   HETSCHED_RETURN_IF_ERROR(im.CheckDynamic(dynamic));
+  const int replayed = forced != nullptr ? static_cast<int>(forced->size()) : 0;
+  if (replayed > n) return Status::InvalidArgument("policy: more replayed sequences than the batch holds");
   const int actions = im.config.num_actions, steps = features.steps, hidden = im.config.hidden;
   const int per_row = actions * im.config.dynamic_features;
   SampledBatch out;
@@ -71,7 +76,7 @@ Result<SampledBatch> SampleBatch(const LstmPolicy::Impl& im, const StepFeatures&
     const auto acc = p_cpu.accessor<float, 2>();
     chosen.assign(static_cast<size_t>(n), 0);
     for (int i = 0; i < n; ++i) {
-      const int a = SampleRow(acc, i, actions, rng);
+      const int a = i < replayed ? (*forced)[static_cast<size_t>(i)][static_cast<size_t>(step)] : SampleRow(acc, i, actions, rng);
       if (a < 0) return Status::InvalidArgument("policy: the mask allows no action at step " + std::to_string(step));
       chosen[static_cast<size_t>(i)] = a;
       out.sequences[static_cast<size_t>(i)][static_cast<size_t>(step)] = a;
@@ -89,10 +94,11 @@ Result<ReinforceResult> TrainReinforce(LstmPolicy& policy, const StepFeatures& f
   HETSCHED_RETURN_IF_ERROR(im.Check(features));
   HETSCHED_RETURN_IF_ERROR(im.CheckDynamic(dynamic));
   if (config.episodes < 1 || config.batch < 1 || !(config.learning_rate > 0) || config.baseline_decay < 0 ||
-      config.baseline_decay >= 1 || config.entropy_bonus < 0 || config.patience < 0) {
+      config.baseline_decay >= 1 || config.entropy_bonus < 0 || config.patience < 0 || !(config.risk >= 0) ||
+      config.risk > 1 || config.elite < 0 || !(config.imitation >= 0)) {
     return Status::InvalidArgument(
         "REINFORCE: episodes and batch must be >= 1, learning rate > 0, baseline decay in [0, 1), entropy bonus and "
-        "patience >= 0");
+        "patience >= 0, risk in [0, 1], elite and imitation >= 0");
   }
   if (!reward) return Status::InvalidArgument("REINFORCE: no reward function");
   ConfigureTorchThreads(im.config.threads);
@@ -104,23 +110,38 @@ Result<ReinforceResult> TrainReinforce(LstmPolicy& policy, const StepFeatures& f
   bool have_baseline = false;
   double baseline = 0;
   int since_best = 0;
-  std::vector<double> rewards;
+  std::vector<double> rewards, quantile;
+  const bool risk_seeking = config.risk > 0 && config.risk < 1;
+  // The priority queue of PQT: the `elite` best distinct sequences so far, best first.
+  std::vector<std::pair<double, std::vector<int>>> queue;
+  std::vector<std::vector<int>> replay;
+  const size_t queue_size = config.imitation > 0 ? static_cast<size_t>(config.elite) : 0;
   while (result.episodes < config.episodes) {
     const int n = std::min(config.batch, config.episodes - result.episodes);
-    HETSCHED_ASSIGN_OR_RETURN(SampledBatch sampled, SampleBatch(im, features, n, mask, dynamic, rng));
-    const std::vector<std::vector<int>>& seqs = sampled.sequences;
+    replay.clear();
+    for (const auto& entry : queue) replay.push_back(entry.second);
+    const int q = static_cast<int>(replay.size());
+    HETSCHED_ASSIGN_OR_RETURN(SampledBatch sampled, SampleBatch(im, features, n + q, mask, dynamic, rng, &replay));
+    const std::vector<std::vector<int>>& seqs = sampled.sequences;  // rows [0, q) replayed, [q, q + n) sampled
     rewards.assign(static_cast<size_t>(n), 0.0);
     double mean = 0;
     for (int i = 0; i < n; ++i) {
-      const double r = reward(seqs[static_cast<size_t>(i)]);
+      const std::vector<int>& seq = seqs[static_cast<size_t>(q + i)];
+      const double r = reward(seq);
       rewards[static_cast<size_t>(i)] = r;
       mean += r / n;
       ++since_best;
       if (r > result.best_reward) {
         result.best_reward = r;
-        result.best_actions = seqs[static_cast<size_t>(i)];
+        result.best_actions = seq;
         result.best_episode = result.episodes + i + 1;
         since_best = 0;
+      }
+      if (queue_size > 0 && (queue.size() < queue_size || r > queue.back().first) &&
+          std::none_of(queue.begin(), queue.end(), [&](const auto& e) { return e.second == seq; })) {
+        const auto at = std::find_if(queue.begin(), queue.end(), [r](const auto& e) { return r > e.first; });
+        queue.insert(at, {r, seq});
+        if (queue.size() > queue_size) queue.pop_back();
       }
     }
     if (!have_baseline) {
@@ -131,8 +152,20 @@ Result<ReinforceResult> TrainReinforce(LstmPolicy& policy, const StepFeatures& f
     for (double r : rewards) var += (r - mean) * (r - mean) / n;
     const double scale = var > 1e-24 ? 1.0 / std::sqrt(var) : 1.0;
     std::vector<float> advantage(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) {
-      advantage[static_cast<size_t>(i)] = static_cast<float>((rewards[static_cast<size_t>(i)] - baseline) * scale);
+    if (risk_seeking) {
+      // R_q: the reward of rank ceil(risk n) from the top; sequences below it get no gradient.
+      quantile = rewards;
+      const size_t k = static_cast<size_t>(std::max(1.0, std::ceil(config.risk * n))) - 1;
+      std::nth_element(quantile.begin(), quantile.begin() + static_cast<std::ptrdiff_t>(k), quantile.end(), std::greater<>());
+      const double threshold = quantile[k];
+      for (int i = 0; i < n; ++i) {
+        const double r = rewards[static_cast<size_t>(i)];
+        advantage[static_cast<size_t>(i)] = r >= threshold ? static_cast<float>((r - threshold) * scale) : 0.0f;
+      }
+    } else {
+      for (int i = 0; i < n; ++i) {
+        advantage[static_cast<size_t>(i)] = static_cast<float>((rewards[static_cast<size_t>(i)] - baseline) * scale);
+      }
     }
     baseline = config.baseline_decay * baseline + (1.0 - config.baseline_decay) * mean;
     const torch::Tensor adv = torch::from_blob(advantage.data(), {n}, torch::kFloat32).clone();
@@ -141,8 +174,10 @@ Result<ReinforceResult> TrainReinforce(LstmPolicy& policy, const StepFeatures& f
       const double progress = static_cast<double>(result.episodes) / std::max(1, config.episodes - n);
       entropy_weight += (config.entropy_final - config.entropy_bonus) * std::min(1.0, progress);
     }
-    const torch::Tensor loss = -(adv * sampled.logp_sum).mean() -
-                               static_cast<float>(entropy_weight) * (sampled.entropy_sum / features.steps).mean();
+    const torch::Tensor logp = sampled.logp_sum.slice(0, q, q + n);
+    torch::Tensor loss = -(adv * logp).mean() -
+                         static_cast<float>(entropy_weight) * (sampled.entropy_sum.slice(0, q, q + n) / features.steps).mean();
+    if (q > 0) loss = loss - static_cast<float>(config.imitation) * sampled.logp_sum.slice(0, 0, q).mean();
     optimizer.zero_grad();
     loss.backward();
     optimizer.step();

@@ -25,6 +25,18 @@ struct ReinforceConfig {
   // updates (an entropy schedule: explore early, commit late). < 0: constant entropy_bonus.
   double entropy_final = -1;
   int patience = 0;              // stop after this many episodes without a better sequence (0: never)
+  // Risk-seeking policy gradient (Petersen et al., ICLR 2021, "Deep symbolic regression"): when
+  // in (0, 1), only the sequences of each batch whose reward reaches the batch's (1 - risk)
+  // quantile R_q are reinforced, with advantage R - R_q (no moving baseline): the gradient of the
+  // best cases, not of the mean, which is what a planner that keeps its best plan wants.
+  // 0 (or 1): plain REINFORCE with the moving baseline.
+  double risk = 0;
+  // Priority-queue training (Abolafia et al. 2018, "Neural program synthesis with priority queue
+  // training"): the `elite` best distinct sequences sampled so far are replayed in every update
+  // and their log-likelihood is maximised with weight `imitation`, beside the policy gradient, so
+  // the policy keeps sampling around the best plans it has found. imitation 0: off.
+  int elite = 16;
+  double imitation = 0;
   uint64_t seed = 1;             // sampling (hetsched::Rng)
 };
 

@@ -124,6 +124,13 @@ int StageCostModel::StageUnits(int first, int last, int t) const {
   return st.fits ? UnitsFor(st) : 0;
 }
 
+double StageCostModel::StageLoad(int first, int last, int t) const {
+  const StageTimes st = Times(first, last, t);
+  if (!st.fits) return kInfeasible;
+  const double one = limit_ * (st.compute_s + st.transfer_s + st.sparse_s) / batch_;
+  return one <= 1.0 ? one : limit_ * (st.compute_s + st.transfer_s + st.sparse_s + st.dense_sync_s) / batch_;
+}
+
 PlannedStage StageCostModel::EvaluateStage(int first, int last, int t, bool* feasible, std::string* why) const {
   const StageTimes st = Times(first, last, t);
   const TypeData& td = types_[static_cast<size_t>(t)];

@@ -54,6 +54,10 @@ class StageCostModel {
   // Units the stage needs to meet the limit, or 0 when it does not fit in memory (the cap is
   // not applied: the caller compares with max_units).
   int StageUnits(int first, int last, int t) const;
+  // The units the stage needs as a real number: limit x iteration time / batch, the iteration
+  // with the dense sync once one unit is not enough. StageUnits is its ceiling (up to the 1e-9
+  // tolerance); +infinity when the stage does not fit in memory.
+  double StageLoad(int first, int last, int t) const;
   int max_units(int t) const { return types_[static_cast<size_t>(t)].max_units; }  // 0 = unlimited
 
   // $/hour of a per-layer assignment (pool index per layer; runs of one type form a stage), or

@@ -2,9 +2,13 @@
 // and picks a resource type per layer (consecutive layers on one type form a stage), trained by
 // REINFORCE with reward -cost/cost_ref from the provisioning step (cost_model.h); infeasible
 // plans get -10 - (their infeasible layers' share). cost_ref is the cheapest single-type plan,
-// so a reward above -1 beats every all-on-one-type baseline. Returns the best plan sampled or
-// decoded greedily after training, then (option polish, default on) improved by a local search
-// over stage boundaries and stage types (cost_search.h; ours, not the paper's): the plan's
+// so a reward above -1 beats every all-on-one-type baseline. The gradient is risk-seeking (only
+// the best 10 % of each batch of 64 is reinforced, Petersen et al. 2021) and the 16 best plans
+// found so far are imitated at every update (priority-queue training, Abolafia et al. 2018): the
+// planner keeps its best plan, so it is the best case, not the mean, that training must push
+// [REC: the choice is ours, learn/reinforce.h]. Returns the best plan sampled or decoded
+// greedily after training, then (option polish, default on) improved by a local search over
+// stage boundaries and stage types (cost_search.h; ours, not the paper's): the plan's
 // learned_objective keeps the RL plan's own cost.
 #include <algorithm>
 #include <cmath>
@@ -30,13 +34,14 @@ namespace hetsched {
 //      P + cost(l..l on t); 1 when infeasible);
 //   2: the cost of the plan completed by keeping t to the last layer, RelativeLogFeature;
 //   3: whether P' is feasible;
-//   4: the load of one unit of t by the stage that layer l would end (compute seconds x limit /
-//      batch, clipped to [0, 2], halved): how close the stage is to needing another unit.
+//   4: how full the units of the stage that layer l would end are: its load (StageLoad, the
+//      units it needs as a real number) over the units it gets (the load's ceiling), in (0, 1]
+//      (0 when it does not fit): close to 1, one more layer buys a unit;
+//   5: those units, log2(units) / 4 clipped to 1.
 // O(l) per call (the prefix is scanned) plus O(D) stage costs of O(1).
 void HeterPsPartialPlanFeatures(const StageCostModel& m, double ref, double min_price, int l, std::span<const int> prefix,
                          std::span<float> out) {
   const int L = m.num_layers(), D = m.num_types();
-  const double per_second = m.throughput_limit() / m.batch();
   double closed = 0;
   int start = 0;
   for (int i = 1; i < l; ++i) {
@@ -63,7 +68,10 @@ void HeterPsPartialPlanFeatures(const StageCostModel& m, double ref, double min_
     f[1] = feasible ? static_cast<float>(std::min(1.0, std::log2(1.0 + marginal) / 3.0)) : 1.0f;
     f[2] = RelativeLogFeature(complete, ref);
     f[3] = feasible ? 1.0f : 0.0f;
-    f[4] = static_cast<float>(std::clamp(m.ComputeS(t == c ? start : l, l, t) * per_second, 0.0, 2.0) / 2.0);
+    const double load = m.StageLoad(t == c ? start : l, l, t);
+    const double units = std::max(1.0, std::ceil(load - 1e-9));
+    f[4] = load < StageCostModel::kInfeasible ? static_cast<float>(load / units) : 0.0f;
+    f[5] = load < StageCostModel::kInfeasible ? static_cast<float>(std::min(1.0, std::log2(units) / 4.0)) : 1.0f;
   }
 }
 
@@ -142,7 +150,7 @@ class HeterPsPlanner : public HeteroPlanner {
 };
 
 Result<std::unique_ptr<HeteroPlanner>> MakeHeterPs(const Options& options) {
-  auto o = ReadLearnedPlannerOptions(options, {.episodes = 1500, .restarts = 2, .samples = 256, .lr = 1e-3, .entropy = 0.01, .entropy_final = -1});
+  auto o = ReadLearnedPlannerOptions(options, kHeterPsDefaults);
   if (!o.ok()) return o.status();
   return std::unique_ptr<HeteroPlanner>(std::make_unique<HeterPsPlanner>(std::move(o).value()));
 }
@@ -150,9 +158,11 @@ Result<std::unique_ptr<HeteroPlanner>> MakeHeterPs(const Options& options) {
 const MethodInfo kHeterPsInfo{
     "heterps",
     "LSTM policy picks a resource type per layer, REINFORCE on the provisioned cost (options: episodes, batch, lr, "
-    "entropy, entropy_final, hidden, repeat_bias, patience, seed, save, polish, action_head, dynamic, restarts, samples)",
+    "entropy, entropy_final, hidden, repeat_bias, patience, seed, save, polish, action_head, dynamic, restarts, samples, risk, elite, imitation)",
     "[SRC] RL scheduling of layers to resource types, min cost under a throughput limit (Feng et al., FGCS 2023); "
-    "[REC-M] LSTM + REINFORCE; [REC] features, reward, provisioning model (ALGORITHMS.md 2.2-2.4), local-search polish (ours)"};
+    "[REC-M] LSTM + REINFORCE; [REC] features, reward, provisioning model (ALGORITHMS.md 2.2-2.4), risk-seeking "
+    "gradient (Petersen et al. 2021) and priority-queue imitation (Abolafia et al. 2018) as training aids, local-search "
+    "polish (ours)"};
 
 }  // namespace
 

@@ -8,7 +8,7 @@
 
 namespace hetsched {
 
-inline constexpr int kHeterPsDynamicFeatures = 5;
+inline constexpr int kHeterPsDynamicFeatures = 6;
 
 // Writes the kHeterPsDynamicFeatures features of each pool type at layer l after `prefix` into
 // `out` (type-major). `ref`: the reward's reference cost ($/h); `min_price`: the cheapest unit

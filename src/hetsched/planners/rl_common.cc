@@ -48,7 +48,7 @@ learn::StepFeatures LayerFeatures(const ModelProfile& model, int extra_dim,
 Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& o, const LearnedPlannerDefaults& defaults) {
   LearnedPlannerOptions out;
   auto episodes = o.GetInt("episodes", defaults.episodes);
-  auto batch = o.GetInt("batch", 16);
+  auto batch = o.GetInt("batch", defaults.batch);
   auto lr = o.GetDouble("lr", defaults.lr);
   auto polish = o.GetBool("polish", true);
   auto action_head = o.GetBool("action_head", true);
@@ -57,13 +57,16 @@ Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& o, const 
   auto entropy_final = o.GetDouble("entropy_final", defaults.entropy_final);
   auto decay = o.GetDouble("baseline_decay", 0.9);
   auto patience = o.GetInt("patience", 0);
+  auto risk = o.GetDouble("risk", defaults.risk);
+  auto elite = o.GetInt("elite", defaults.elite);
+  auto imitation = o.GetDouble("imitation", defaults.imitation);
   auto hidden = o.GetInt("hidden", 64);
   auto dynamic = o.GetBool("dynamic", true);
   auto restarts = o.GetInt("restarts", defaults.restarts);
   auto samples = o.GetInt("samples", defaults.samples);
   auto seed = o.GetInt("seed", 1);
   for (const Status& s : {episodes.status(), batch.status(), lr.status(), entropy.status(), entropy_final.status(), decay.status(),
-                          patience.status(), hidden.status(), seed.status(), polish.status(), action_head.status(), repeat_bias.status(),
+                          patience.status(), risk.status(), elite.status(), imitation.status(), hidden.status(), seed.status(), polish.status(), action_head.status(), repeat_bias.status(),
                           dynamic.status(), restarts.status(), samples.status()}) {
     if (!s.ok()) return s;
   }
@@ -78,6 +81,9 @@ Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& o, const 
   out.reinforce.entropy_final = *entropy_final;
   out.reinforce.baseline_decay = *decay;
   out.reinforce.patience = static_cast<int>(*patience);
+  out.reinforce.risk = *risk;
+  out.reinforce.elite = static_cast<int>(*elite);
+  out.reinforce.imitation = *imitation;
   out.reinforce.seed = static_cast<uint64_t>(*seed);
   out.hidden = static_cast<int>(*hidden);
   out.save_path = o.GetString("save", "");

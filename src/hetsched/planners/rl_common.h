@@ -37,14 +37,26 @@ struct LearnedPlannerOptions {
 // Each planner's defaults for the options it tunes.
 struct LearnedPlannerDefaults {
   int episodes = 2000;  // per training run
+  int batch = 16;       // sequences per update
+  double risk = 0;      // risk-seeking quantile (ReinforceConfig::risk; 0 = plain REINFORCE)
+  int elite = 16;       // priority queue of the best sequences (ReinforceConfig::elite)
+  double imitation = 0; // its log-likelihood weight (0 = off)
   int restarts = 1;
   int samples = 0;
   double lr = 1e-3;
   double entropy = 0.01;         // entropy weight at the first update
   double entropy_final = -1;     // at the last update (< 0: constant)
 };
+// The learned planners' defaults [REC, ours; measured in docs/experiments/heterps.md, tapp.md]:
+// one training of 6,000 episodes in batches of 64, risk-seeking gradient on the best 10 % of
+// each batch, priority-queue imitation of the 16 best plans (weight 0.1), then 256 samples.
+inline constexpr LearnedPlannerDefaults kHeterPsDefaults{
+    .episodes = 6000, .batch = 64, .risk = 0.1, .elite = 16, .imitation = 0.1, .restarts = 1, .samples = 256,
+    .lr = 1e-3, .entropy = 0.01, .entropy_final = -1};
+inline constexpr LearnedPlannerDefaults kTappDefaults = kHeterPsDefaults;
+
 // Reads episodes, batch, lr, entropy, entropy_final, baseline_decay, patience, hidden,
-// repeat_bias, seed, save, polish, action_head, dynamic, restarts, samples.
+// repeat_bias, seed, save, polish, action_head, dynamic, restarts, samples, risk, elite, imitation.
 Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& options, const LearnedPlannerDefaults& defaults);
 
 // What the learned planners share after building their features and reward: create the LSTM

@@ -5,9 +5,10 @@
 // policy as heterps [REC]: at each layer it keeps the current device (the stage grows) or moves
 // to a device not used yet (a new stage), a mask enforcing that. Reward -T/T_bsp, with T_bsp the
 // data-parallel BSP step time on the same devices (the paper's comparator); out-of-memory
-// pipelines get -10 - (their share of layers that do not fit alone). The best plan sampled or
-// decoded greedily is then (option polish, default on) improved by the local search of
-// cost_search.h (ours); learned_objective keeps the RL plan's own step time.
+// pipelines get -10 - (their share of layers that do not fit alone). Trained as heterps is
+// (rl_common.h: risk-seeking gradient and priority-queue imitation, batches of 64) [REC]. The
+// best plan sampled or decoded greedily is then (option polish, default on) improved by the
+// local search of cost_search.h (ours); learned_objective keeps the RL plan's own step time.
 #include <algorithm>
 #include <cmath>
 #include <span>
@@ -141,7 +142,7 @@ class TappPlanner : public HeteroPlanner {
 };
 
 Result<std::unique_ptr<HeteroPlanner>> MakeTapp(const Options& options) {
-  auto o = ReadLearnedPlannerOptions(options, {.episodes = 1000, .restarts = 1, .samples = 256, .lr = 1e-3, .entropy = 0.01, .entropy_final = -1});
+  auto o = ReadLearnedPlannerOptions(options, kTappDefaults);
   if (!o.ok()) return o.status();
   return std::unique_ptr<HeteroPlanner>(std::make_unique<TappPlanner>(std::move(o).value()));
 }
@@ -149,9 +150,10 @@ Result<std::unique_ptr<HeteroPlanner>> MakeTapp(const Options& options) {
 const MethodInfo kTappInfo{
     "tapp",
     "policy-gradient agent cuts the layers into pipeline stages on distinct devices, min step time (options: "
-    "episodes, batch, lr, entropy, entropy_final, hidden, repeat_bias, patience, seed, save, polish, action_head, dynamic, restarts, samples)",
+    "episodes, batch, lr, entropy, entropy_final, hidden, repeat_bias, patience, seed, save, polish, action_head, dynamic, restarts, samples, risk, elite, imitation)",
     "[SRC] policy-gradient allocation of pipeline stages to heterogeneous devices (Mao et al., Appl. Sci. 2021); "
     "[REC] LSTM policy in place of the grouper/attention placer [SRC2], GPipe step model (ALGORITHMS.md 4.2-4.3), "
+    "risk-seeking gradient and priority-queue imitation (ours, after Petersen et al. 2021 and Abolafia et al. 2018), "
     "local-search polish (ours)"};
 
 }  // namespace
