@@ -4,9 +4,10 @@
 // 1. The cost DP (hetsched plan --planner dp) on a 200-layer model over 8 resource types
 //    (target < 100 ms): p50 and max of 20 solves.
 // 2. The step-time DP on resnet50 (56 layers) over 8 devices (2^8 device sets).
-// 3. HeterPS training with the planner's defaults (LSTM + REINFORCE, 2 restarts x 1,500
-//    episodes, 256 inference samples each, one LibTorch thread) on resnet50 over 8 types at 8x a
-//    V100's rate (target < 60 s on one core): wall and process CPU seconds.
+// 3. HeterPS training with the planner's defaults (LSTM + REINFORCE, 6,000 episodes in batches
+//    of 64 with the risk-seeking gradient and priority-queue imitation, 256 inference samples,
+//    one LibTorch thread) on resnet50 over 8 types at 8,000 samples/s (target < 60 s on one
+//    core): wall and process CPU seconds.
 // 4. Inference of the trained policy with its partial-plan features (greedy decoding of 56
 //    layers; target < 5 ms): p50, p99; and sampling 256 plans from it (Bello et al. 2016).
 #include <algorithm>
