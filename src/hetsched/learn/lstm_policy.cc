@@ -1,8 +1,12 @@
 #include "hetsched/learn/lstm_policy.h"
 
 #include <filesystem>
+#include <functional>
+#include <span>
 #include <limits>
 #include <system_error>
+
+#include <Eigen/Core>
 
 #include "hetsched/learn/lstm_policy_impl.h"
 #include "hetsched/learn/torch_runtime.h"
@@ -115,33 +119,25 @@ Result<LstmPolicy> LstmPolicy::Create(const LstmPolicyConfig& config) {
   return LstmPolicy(std::move(impl));
 }
 
-Result<std::vector<int>> LstmPolicy::Greedy(const StepFeatures& features, const ActionMaskFn& mask,
-                                            const DynamicFeatureFn& dynamic) const {
-  HETSCHED_RETURN_IF_ERROR(impl_->Check(features));
-  HETSCHED_RETURN_IF_ERROR(impl_->CheckDynamic(dynamic));
-  ConfigureTorchThreads(impl_->config.threads);
-  c10::InferenceMode inference;
-  const int actions = impl_->config.num_actions;
-  const ProjectedInputs inputs = impl_->ProjectInputs(features);
-  torch::Tensor h = torch::zeros({1, impl_->config.hidden}), c = torch::zeros({1, impl_->config.hidden});
-  int64_t prev_value = actions;  // "no previous action"
-  const torch::Tensor prev = torch::from_blob(&prev_value, {1}, torch::kLong);
-  std::vector<float> dynamic_values(static_cast<size_t>(actions) * static_cast<size_t>(impl_->config.dynamic_features));
-  torch::Tensor dynamic_tensor;
-  if (dynamic) {
-    dynamic_tensor = torch::from_blob(dynamic_values.data(), {1, actions, impl_->config.dynamic_features}, torch::kFloat32);
-  }
+namespace {
+
+// Fills `logits` (num_actions) with the policy's logits at step `step` after the action `prev`
+// (num_actions = none yet) and the step's dynamic features; keeps its own recurrent state.
+using StepLogitsFn = std::function<void(int step, int prev, std::span<const float> dynamic, std::vector<float>* logits)>;
+
+// Greedy decoding over a step function: the repeat bias and the mask are applied to the copied
+// logits (the same decision as MaskLogits + argmax over the biased logits of Impl::Step).
+Result<std::vector<int>> DecodeGreedy(const LstmPolicyConfig& config, int steps, const ActionMaskFn& mask,
+                                      const DynamicFeatureFn& dynamic, const StepLogitsFn& step_logits) {
+  const int actions = config.num_actions;
+  std::vector<float> dynamic_values(static_cast<size_t>(actions) * static_cast<size_t>(config.dynamic_features));
   std::vector<int> out;
   std::vector<uint8_t> allowed(static_cast<size_t>(actions), 1);
   std::vector<float> logits(static_cast<size_t>(actions));
-  for (int step = 0; step < features.steps; ++step) {
+  for (int step = 0; step < steps; ++step) {
     if (dynamic) dynamic(step, out, dynamic_values);
-    // The repeat bias and the mask are applied here on the copied logits: the same decision as
-    // MaskLogits + argmax over the biased logits, without three tensor operations per step.
-    const torch::Tensor t =
-        impl_->Step(inputs, step, prev, &h, &c, dynamic_tensor, /*with_repeat_bias=*/false).contiguous();
-    std::copy_n(t.data_ptr<float>(), actions, logits.begin());
-    if (step > 0) logits[static_cast<size_t>(out.back())] += static_cast<float>(impl_->config.repeat_bias);
+    step_logits(step, out.empty() ? actions : out.back(), dynamic_values, &logits);
+    if (step > 0) logits[static_cast<size_t>(out.back())] += static_cast<float>(config.repeat_bias);
     if (mask) {
       std::fill(allowed.begin(), allowed.end(), 0);
       mask(step, out, &allowed);
@@ -152,9 +148,109 @@ Result<std::vector<int>> LstmPolicy::Greedy(const StepFeatures& features, const 
     }
     if (best < 0) return Status::InvalidArgument("policy: the mask allows no action at step " + std::to_string(step));
     out.push_back(best);
-    prev_value = best;
   }
   return out;
+}
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstMatrixMap = Eigen::Map<const RowMatrix>;
+using ConstVectorMap = Eigen::Map<const Eigen::VectorXf>;
+
+ConstMatrixMap AsMatrix(const torch::Tensor& t) { return {t.data_ptr<float>(), t.size(0), t.size(1)}; }
+ConstVectorMap AsVector(const torch::Tensor& t) { return {t.data_ptr<float>(), t.numel()}; }
+
+// The policy's weights for one-sequence decoding by Eigen: one greedy step is a few small
+// matrix-vector products, where LibTorch would dispatch some twenty operators (about 130 us per
+// step on our machine against a few us here). The step inputs' and the previous action's share
+// of the LSTM gates are computed once for all steps and actions.
+struct EigenStepper {
+  EigenStepper(const LstmPolicy::Impl& impl, const StepFeatures& features) : config(impl.config), values(features.values) {
+    const LstmPolicyNet& net = *impl.net;
+    const int64_t H = config.hidden, E = config.action_embedding;
+    const torch::Tensor w_ih = net.cell->weight_ih;
+    gates_from_steps = torch::matmul(impl.ProjectInputs(features).steps, w_ih.slice(1, 0, H).t()).contiguous();
+    gates_from_actions = torch::matmul(net.action_embed->weight, w_ih.slice(1, H, H + E).t()).contiguous();
+    w_dynamic = w_ih.slice(1, H + E, w_ih.size(1)).contiguous();
+    w_hh = net.cell->weight_hh.contiguous();
+    bias = (net.cell->bias_ih + net.cell->bias_hh).contiguous();
+    head_w = net.head->weight.contiguous();
+    head_b = net.head->bias.contiguous();
+    if (!net.action_score.is_empty()) {
+      score_w = net.action_score->weight.contiguous();
+      score_b = net.action_score->bias.contiguous();
+    }
+    h = Eigen::VectorXf::Zero(H);
+    c = Eigen::VectorXf::Zero(H);
+  }
+
+  void operator()(int step, int prev, std::span<const float> dynamic, std::vector<float>* logits) {
+    const int64_t H = config.hidden;
+    const int A = config.num_actions, Fs = config.action_features, Fd = config.dynamic_features;
+    Eigen::VectorXf gates = AsMatrix(gates_from_steps).row(step).transpose() +
+                            AsMatrix(gates_from_actions).row(prev).transpose() + AsVector(bias) + AsMatrix(w_hh) * h;
+    if (Fd > 0) gates.noalias() += AsMatrix(w_dynamic) * Eigen::Map<const Eigen::VectorXf>(dynamic.data(), std::ssize(dynamic));
+    // LibTorch's LSTMCell gate order: input, forget, cell, output.
+    const auto sigmoid = [](const auto& x) { return (1.0f + (-x).exp()).inverse(); };
+    const Eigen::ArrayXf i = sigmoid(gates.segment(0, H).array()), f = sigmoid(gates.segment(H, H).array()),
+                         g = gates.segment(2 * H, H).array().tanh(), o = sigmoid(gates.segment(3 * H, H).array());
+    c = (f * c.array() + i * g).matrix();
+    h = (o * c.array().tanh()).matrix();
+    Eigen::VectorXf l = AsMatrix(head_w) * h + AsVector(head_b);
+    if (Fs + Fd > 0) {
+      // Each action's features (static, then dynamic) scored by w + U h, as in Impl::Step.
+      const Eigen::VectorXf s = AsMatrix(score_w) * h + AsVector(score_b);
+      const size_t row = static_cast<size_t>(step) * static_cast<size_t>(config.feature_dim);
+      const size_t static_at = row + static_cast<size_t>(config.feature_dim - A * Fs);
+      for (int a = 0; a < A; ++a) {
+        float score = 0;
+        for (int k = 0; k < Fs; ++k) score += values[static_at + static_cast<size_t>(a * Fs + k)] * s[k];
+        for (int k = 0; k < Fd; ++k) score += dynamic[static_cast<size_t>(a * Fd + k)] * s[Fs + k];
+        l[a] += score;
+      }
+    }
+    std::copy_n(l.data(), A, logits->begin());
+  }
+
+  const LstmPolicyConfig& config;
+  const std::vector<float>& values;
+  torch::Tensor gates_from_steps, gates_from_actions, w_dynamic, w_hh, bias, head_w, head_b, score_w, score_b;
+  Eigen::VectorXf h, c;
+};
+
+}  // namespace
+
+Result<std::vector<int>> LstmPolicy::Greedy(const StepFeatures& features, const ActionMaskFn& mask,
+                                            const DynamicFeatureFn& dynamic) const {
+  HETSCHED_RETURN_IF_ERROR(impl_->Check(features));
+  HETSCHED_RETURN_IF_ERROR(impl_->CheckDynamic(dynamic));
+  ConfigureTorchThreads(impl_->config.threads);
+  c10::InferenceMode inference;
+  EigenStepper stepper(*impl_, features);
+  return DecodeGreedy(impl_->config, features.steps, mask, dynamic, std::ref(stepper));
+}
+
+Result<std::vector<int>> LstmPolicy::GreedyByLibTorchForTesting(const StepFeatures& features, const ActionMaskFn& mask,
+                                                                const DynamicFeatureFn& dynamic) const {
+  HETSCHED_RETURN_IF_ERROR(impl_->Check(features));
+  HETSCHED_RETURN_IF_ERROR(impl_->CheckDynamic(dynamic));
+  ConfigureTorchThreads(impl_->config.threads);
+  c10::InferenceMode inference;
+  const int actions = impl_->config.num_actions, dynamic_features = impl_->config.dynamic_features;
+  const ProjectedInputs inputs = impl_->ProjectInputs(features);
+  torch::Tensor h = torch::zeros({1, impl_->config.hidden}), c = torch::zeros({1, impl_->config.hidden});
+  const StepLogitsFn step_logits = [&](int step, int prev, std::span<const float> dynamic_values,
+                                       std::vector<float>* logits) {
+    const torch::Tensor prev_tensor = torch::full({1}, prev, torch::kLong);
+    torch::Tensor dynamic_tensor;
+    if (dynamic_features > 0) {
+      dynamic_tensor = torch::from_blob(const_cast<float*>(dynamic_values.data()), {1, actions, dynamic_features},
+                                        torch::kFloat32);
+    }
+    const torch::Tensor t =
+        impl_->Step(inputs, step, prev_tensor, &h, &c, dynamic_tensor, /*with_repeat_bias=*/false).contiguous();
+    std::copy_n(t.data_ptr<float>(), actions, logits->begin());
+  };
+  return DecodeGreedy(impl_->config, features.steps, mask, dynamic, step_logits);
 }
 
 Result<std::vector<std::vector<int>>> LstmPolicy::Sample(const StepFeatures& features, int count, uint64_t seed,

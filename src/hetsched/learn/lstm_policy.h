@@ -68,9 +68,13 @@ class LstmPolicy {
   ~LstmPolicy();
 
   const LstmPolicyConfig& config() const;
-  // The most likely action at every step (greedy decoding). REQUIRES: features match config.
+  // The most likely action at every step (greedy decoding; the forward pass runs on Eigen, not
+  // LibTorch: one sequence, so operator dispatch would dominate). REQUIRES: features match config.
   Result<std::vector<int>> Greedy(const StepFeatures& features, const ActionMaskFn& mask = {},
                                   const DynamicFeatureFn& dynamic = {}) const;
+  // The same decoding through LibTorch's modules, the reference Greedy is tested against.
+  Result<std::vector<int>> GreedyByLibTorchForTesting(const StepFeatures& features, const ActionMaskFn& mask = {},
+                                                      const DynamicFeatureFn& dynamic = {}) const;
   // `count` sequences sampled from the policy with `seed` (hetsched::Rng), no gradient: sampling
   // at inference, as in Bello et al. 2016 (the caller keeps the best by its reward).
   Result<std::vector<std::vector<int>>> Sample(const StepFeatures& features, int count, uint64_t seed,
