@@ -2,8 +2,8 @@
 
 #include <filesystem>
 #include <functional>
-#include <span>
 #include <limits>
+#include <span>
 #include <system_error>
 
 #include <Eigen/Core>
@@ -38,6 +38,11 @@ Status LstmPolicy::Impl::CheckDynamic(const DynamicFeatureFn& dynamic) const {
                                                                : "policy: dynamic features given but not configured");
   }
   return Status::Ok();
+}
+
+Status LstmPolicy::Impl::Check(const StepFeatures& features, const DynamicFeatureFn& dynamic) const {
+  HETSCHED_RETURN_IF_ERROR(Check(features));
+  return CheckDynamic(dynamic);
 }
 
 ProjectedInputs LstmPolicy::Impl::ProjectInputs(const StepFeatures& f) const {
@@ -221,8 +226,7 @@ struct EigenStepper {
 
 Result<std::vector<int>> LstmPolicy::Greedy(const StepFeatures& features, const ActionMaskFn& mask,
                                             const DynamicFeatureFn& dynamic) const {
-  HETSCHED_RETURN_IF_ERROR(impl_->Check(features));
-  HETSCHED_RETURN_IF_ERROR(impl_->CheckDynamic(dynamic));
+  HETSCHED_RETURN_IF_ERROR(impl_->Check(features, dynamic));
   ConfigureTorchThreads(impl_->config.threads);
   c10::InferenceMode inference;
   EigenStepper stepper(*impl_, features);
@@ -231,8 +235,7 @@ Result<std::vector<int>> LstmPolicy::Greedy(const StepFeatures& features, const 
 
 Result<std::vector<int>> LstmPolicy::GreedyByLibTorchForTesting(const StepFeatures& features, const ActionMaskFn& mask,
                                                                 const DynamicFeatureFn& dynamic) const {
-  HETSCHED_RETURN_IF_ERROR(impl_->Check(features));
-  HETSCHED_RETURN_IF_ERROR(impl_->CheckDynamic(dynamic));
+  HETSCHED_RETURN_IF_ERROR(impl_->Check(features, dynamic));
   ConfigureTorchThreads(impl_->config.threads);
   c10::InferenceMode inference;
   const int actions = impl_->config.num_actions, dynamic_features = impl_->config.dynamic_features;

@@ -38,6 +38,8 @@ struct LstmPolicy::Impl {
                      torch::Tensor* c, const torch::Tensor& dynamic, bool with_repeat_bias = true) const;
   // Checks that a DynamicFeatureFn is given exactly when the configuration has dynamic features.
   Status CheckDynamic(const DynamicFeatureFn& dynamic) const;
+  // Both checks: the inputs of a pass over `features`.
+  Status Check(const StepFeatures& features, const DynamicFeatureFn& dynamic) const;
 };
 
 // One batch of sequences sampled from the policy (reinforce.cc trains on it; Sample keeps the

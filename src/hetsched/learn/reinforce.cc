@@ -91,8 +91,7 @@ Result<ReinforceResult> TrainReinforce(LstmPolicy& policy, const StepFeatures& f
                                        const ActionMaskFn& mask, const ReinforceConfig& config,
                                        const DynamicFeatureFn& dynamic) {
   LstmPolicy::Impl& im = policy.impl();
-  HETSCHED_RETURN_IF_ERROR(im.Check(features));
-  HETSCHED_RETURN_IF_ERROR(im.CheckDynamic(dynamic));
+  HETSCHED_RETURN_IF_ERROR(im.Check(features, dynamic));
   if (config.episodes < 1 || config.batch < 1 || !(config.learning_rate > 0) || config.baseline_decay < 0 ||
       config.baseline_decay >= 1 || config.entropy_bonus < 0 || config.patience < 0 || !(config.risk >= 0) ||
       config.risk > 1 || config.elite < 0 || !(config.imitation >= 0)) {
