@@ -45,6 +45,39 @@ void AppendRunIdentity(const RunRecord& run, Json* j) {
   (*j)["total_devices"] = run.total_devices;
 }
 
+namespace {
+
+// `value` dumped as an element of an array that is the value of a top-level key: what
+// nlohmann's dump(1) of the whole document writes there (its lines indented by two more spaces).
+void AppendNested(const Json& value, std::string* out) {
+  const std::string text = value.dump(1, ' ', false, Json::error_handler_t::replace);
+  out->append("  ");
+  size_t from = 0;
+  for (size_t eol = text.find('\n'); eol != std::string::npos; eol = text.find('\n', from)) {
+    out->append(text, from, eol + 1 - from).append("  ");
+    from = eol + 1;
+  }
+  out->append(text, from, std::string::npos);
+}
+
+// A top-level key's array, element by element, as the whole document's dump(1) writes it: the
+// document is never built whole (for a long run that tree cost more than the simulation).
+template <typename T, typename ToJson>
+void AppendArray(const std::vector<T>& items, const ToJson& to_json, std::string* out) {
+  if (items.empty()) {
+    out->append("[]");
+    return;
+  }
+  out->append("[\n");
+  for (size_t i = 0; i < items.size(); ++i) {
+    AppendNested(to_json(items[i]), out);
+    out->append(i + 1 < items.size() ? ",\n" : "\n");
+  }
+  out->append(" ]");
+}
+
+}  // namespace
+
 std::string RunRecordJson(const RunRecord& run) {
   Json j;
   j["format"] = "hetsched-run-record-1";
@@ -56,35 +89,38 @@ std::string RunRecordJson(const RunRecord& run) {
   j["rejected_reasons"] = run.rejected_reasons;
   j["scheduler_calls"] = run.scheduler_calls;
   j["events"] = run.events;
-  Json jobs = Json::array();
-  for (const JobRecord& r : run.jobs) {
-    jobs.push_back({{"id", r.id},
-                    {"name", r.name},
-                    {"user", r.user},
-                    {"model", r.model},
-                    {"num_gpus", r.num_gpus},
-                    {"priority", r.priority},
-                    {"device_type", r.device_type},
-                    {"device_type_name", r.device_type_name},
-                    {"submit_s", r.submit_s},
-                    {"first_start_s", r.first_start_s},
-                    {"finish_s", r.finish_s},
-                    {"deadline_s", Seconds(r.deadline_s)},
-                    {"ideal_runtime_s", r.ideal_runtime_s},
-                    {"gpu_seconds", r.gpu_seconds},
-                    {"busy_energy_joules", r.busy_energy_joules},
-                    {"cost_usd", r.cost_usd},
-                    {"cross_node_bytes", r.cross_node_bytes},
-                    {"preemptions", r.preemptions},
-                    {"max_span_nodes", r.max_span_nodes}});
-  }
-  j["jobs"] = std::move(jobs);
-  Json timeline = Json::array();
-  for (const TimelineSample& s : run.timeline) {
-    timeline.push_back({s.time_s, s.busy_devices, s.running_jobs, s.pending_jobs, s.busy_by_type});
-  }
-  j["timeline"] = std::move(timeline);
-  return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+  // The head, then "jobs" and "timeline" appended as the last two keys.
+  std::string out = j.dump(1, ' ', false, Json::error_handler_t::replace);
+  out.resize(out.size() - 2);  // drop "\n}"
+  out.reserve(out.size() + 700 * run.jobs.size() + 80 * run.timeline.size() + 64);  // about their size
+  out.append(",\n \"jobs\": ");
+  AppendArray(run.jobs, [](const JobRecord& r) {
+    return Json{{"id", r.id},
+                {"name", r.name},
+                {"user", r.user},
+                {"model", r.model},
+                {"num_gpus", r.num_gpus},
+                {"priority", r.priority},
+                {"device_type", r.device_type},
+                {"device_type_name", r.device_type_name},
+                {"submit_s", r.submit_s},
+                {"first_start_s", r.first_start_s},
+                {"finish_s", r.finish_s},
+                {"deadline_s", Seconds(r.deadline_s)},
+                {"ideal_runtime_s", r.ideal_runtime_s},
+                {"gpu_seconds", r.gpu_seconds},
+                {"busy_energy_joules", r.busy_energy_joules},
+                {"cost_usd", r.cost_usd},
+                {"cross_node_bytes", r.cross_node_bytes},
+                {"preemptions", r.preemptions},
+                {"max_span_nodes", r.max_span_nodes}};
+  }, &out);
+  out.append(",\n \"timeline\": ");
+  AppendArray(run.timeline, [](const TimelineSample& s) {
+    return Json{s.time_s, s.busy_devices, s.running_jobs, s.pending_jobs, s.busy_by_type};
+  }, &out);
+  out.append("\n}\n");
+  return out;
 }
 
 Result<RunRecord> ParseRunRecordJson(std::string_view text, const std::string& origin) {
