@@ -24,7 +24,7 @@ struct PeerFigure {
   double makespan_s;
 };
 
-// cd simulator && python3 run_sim.py --cluster_spec=n4g4.csv --scheme=yarn \
+// cd simulator && python3 run_sim.py --cluster_spec=n4g4.csv --scheme=yarn
 //   --trace_file=<trace>.tiresias.csv --schedule=<policy> --log_path=out
 // (Tiresias converted to Python 3 with lib2to3); average of job.csv's JCT column, and
 // max(end_time) - min(submit_time). Measured 2026-11-25.
@@ -65,8 +65,8 @@ TEST_P(TiresiasReproductionTest, WithinTargets) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Peer, TiresiasReproductionTest, ::testing::ValuesIn(kPeer),
-                         [](const ::testing::TestParamInfo<PeerFigure>& info) {
-                           std::string name = std::string(info.param.trace) + "_" + info.param.policy;
+                         [](const ::testing::TestParamInfo<PeerFigure>& param_info) {
+                           std::string name = std::string(param_info.param.trace) + "_" + param_info.param.policy;
                            for (char& c : name) {
                              if (c == '-') c = '_';
                            }
