@@ -29,6 +29,10 @@ TEST(TiresiasFormatTest, ReadsRowsAndMapsFamilies) {
   EXPECT_EQ(a.iterations, 606);
   EXPECT_EQ(w->jobs[0].truth.total_iterations, 606.0);
   EXPECT_DOUBLE_EQ(a.reference_runtime_s, 164);
+  // The duration is the truth, measured on the reference device (the default, v100).
+  EXPECT_DOUBLE_EQ(w->jobs[0].truth.runtime_s, 164);
+  EXPECT_DOUBLE_EQ(w->jobs[1].truth.runtime_s, 147);
+  EXPECT_EQ(w->runtime_device, "v100");
   EXPECT_EQ(a.batch_size, 0);
   EXPECT_EQ(w->jobs[1].spec.model, "inception-v3");
   EXPECT_EQ(w->jobs[1].spec.num_gpus, 8);

@@ -36,6 +36,7 @@ std::vector<double> DiscountedReturns(const std::vector<double>& decision_time_s
 Workload TraceWindow(const Workload& all, size_t begin, size_t end) {
   Workload w;
   w.source = fmt::format("{} jobs {}..{}", all.source, begin, end - 1);
+  w.runtime_device = all.runtime_device;  // the jobs keep their trace run times (JobTruth::runtime_s)
   const double t0 = all.jobs[begin].spec.submit_time_s;
   for (size_t i = begin; i < end; ++i) {
     Job j = all.jobs[i];

@@ -72,6 +72,13 @@ struct JobTruth {
   // The trace's measured job type ("ResNet-50 (batch size 32)" in Gavel's traces), the key into a
   // table of measured throughputs (perf/validation.h MeasuredThroughputs); empty if none.
   std::string measured_job_type;
+  // The job's run time as the trace reports it (Tiresias `duration`), in seconds, measured on
+  // spec.num_gpus devices of the workload's reference type (Workload::runtime_device). When > 0
+  // it is the truth on that type and count, whatever the layout: the job progresses at
+  // total_iterations / runtime_s iterations per second there, and on other types or counts at
+  // that rate scaled by the performance model (docs/formats-trace.md, "Run times as the truth").
+  // 0: none (the performance model's speed is the truth).
+  double runtime_s = 0;
 };
 
 struct Job {

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "hetsched/perf/iteration_model.h"
@@ -11,6 +13,7 @@
 #include "hetsched/sched/context.h"
 #include "hetsched/sim/event_queue.h"
 #include "hetsched/sim/link_traffic.h"
+#include "hetsched/trace/calibrate.h"
 
 namespace hetsched {
 namespace {
@@ -28,6 +31,7 @@ struct RunState {
   double rate = 0;                // iterations per second in the current allocation
   int measured_type = -1;         // index in options.measured_throughputs, or -1 (model truth)
   bool measured_fallback = false; // some run of a measured job type used the model
+  double runtime_rate = 0;        // JobTruth::runtime_s as iterations/s on the reference type; 0: none
   double completion_s = EventQueue::kNever;  // its entry in the event queue
   Plan plan;
   IterationEstimate estimate;     // with current contention
@@ -85,6 +89,15 @@ class Simulator final : public SchedBackend {
   // iterations are Gavel's steps), times the model's contention slowdown (iteration time without
   // load / with load). The model's rate when the table lacks the configuration.
   double MeasuredRate(JobId id, RunState& run);
+  // The model's slowdown of the job's current run from link contention: iteration time alone /
+  // under the current load, at most 1 (1 when contention is off or the job is on one node).
+  double ContentionSlowdown(const RunState& run) const;
+  // A job with a trace run time (JobTruth::runtime_s), contention-free, on `count` devices of
+  // `type`: total_iterations / runtime_s on spec.num_gpus devices of the reference type; other
+  // types and counts scale it by the model's packed estimates (RuntimeCalibrator), whatever the
+  // layout. Fails when the model cannot run the job there.
+  Result<double> RuntimeTruthRate(JobId id, const RunState& run, DeviceTypeId type, int count);
+  Result<double> PackedIterationS(DeviceTypeId type, const ModelProfile& model, int batch, int count);
   // Recomputes the job's speed under the current link load and re-times its completion.
   void Retime(JobId id);
   void RegisterTraffic(JobId id, int delta, std::vector<JobId>* affected);
@@ -113,6 +126,8 @@ class Simulator final : public SchedBackend {
   std::vector<std::vector<JobId>> nic_jobs_;   // by node: running multi-node jobs crossing its NIC
   std::vector<int> busy_by_type_;              // by catalog type id
   std::vector<DeviceTypeId> present_types_;
+  DeviceTypeId runtime_type_ = kNoDeviceType;                  // Workload::runtime_device
+  std::map<DeviceTypeId, RuntimeCalibrator> calibrators_;      // packed estimates, by type
   long long pending_ = 0, running_ = 0, finished_ = 0, arrived_ = 0;
   long long events_processed_ = 0;
   long long scheduler_calls_ = 0;
@@ -131,6 +146,19 @@ Status Simulator::CheckFits(JobId id) {
     best = std::min(best, ctx_.EstimateIterationS(id, spec.num_gpus, t));
   }
   RunState& run = runs_[static_cast<size_t>(id)];
+  if (std::isfinite(best) && run.runtime_rate > 0) {
+    // The truth is the trace's run time: the ideal is the fastest type's truth rate.
+    double fastest = 0;
+    for (DeviceTypeId t : present_types_) {
+      if (!spec.AllowsType(t, cluster_.device_catalog()) ||
+          cluster_.devices_per_type()[static_cast<size_t>(t)] < spec.num_gpus) {
+        continue;
+      }
+      Result<double> rate = RuntimeTruthRate(id, run, t, spec.num_gpus);
+      if (rate.ok()) fastest = std::max(fastest, *rate);
+    }
+    if (fastest > 0) best = 1.0 / fastest;  // seconds per iteration; else the model's (fallback)
+  }
   if (std::isfinite(best)) {
     run.record.ideal_runtime_s = best * run.total_iterations;
     return spec.is_container_job() ? CheckContainersFit(id) : Status::Ok();
@@ -175,6 +203,11 @@ Status Simulator::Prepare() {
   uplink_flows_.assign(cluster_.racks().size(), 0);
   busy_by_type_.assign(static_cast<size_t>(cluster_.device_catalog().size()), 0);
   present_types_ = cluster_.present_types();
+  if (!workload_.runtime_device.empty()) {
+    Result<DeviceTypeId> type = cluster_.device_catalog().Lookup(workload_.runtime_device);
+    if (!type.ok()) return type.status().WithContext("workload: the reference device of its run times");
+    runtime_type_ = *type;
+  }
   for (size_t i = 0; i < n; ++i) {
     const Job& job = workload_.jobs[i];
     if (job.spec.id != static_cast<JobId>(i)) {
@@ -210,6 +243,13 @@ Status Simulator::Prepare() {
     }
     if (run.model == nullptr) {
       return Status::InvalidArgument("job " + std::to_string(i) + ": unknown model '" + job.spec.model + "'");
+    }
+    if (job.truth.runtime_s > 0) {
+      if (runtime_type_ == kNoDeviceType) {
+        return Status::InvalidArgument("job " + std::to_string(i) +
+                                       " has a trace run time but the workload names no reference device");
+      }
+      run.runtime_rate = run.total_iterations / job.truth.runtime_s;
     }
     Status fits = CheckFits(static_cast<JobId>(i));
     if (!fits.ok()) {
@@ -251,12 +291,34 @@ double Simulator::MeasuredRate(JobId id, RunState& run) {
     run.measured_fallback = true;
     return run.rate;
   }
-  double slowdown = 1.0;
-  if (options_.contention && !run.nics.empty() && run.estimate.iteration_s > 0) {
-    const IterationEstimate alone = EstimateIteration(*run.model, run.plan, cluster_, LinkLoad{});
-    slowdown = std::min(1.0, alone.iteration_s / run.estimate.iteration_s);
+  return steps_per_s * ContentionSlowdown(run);
+}
+
+double Simulator::ContentionSlowdown(const RunState& run) const {
+  if (!options_.contention || run.nics.empty() || run.estimate.iteration_s <= 0) return 1.0;
+  const IterationEstimate alone = EstimateIteration(*run.model, run.plan, cluster_, LinkLoad{});
+  return std::min(1.0, alone.iteration_s / run.estimate.iteration_s);
+}
+
+Result<double> Simulator::PackedIterationS(DeviceTypeId type, const ModelProfile& model, int batch, int count) {
+  auto it = calibrators_.find(type);
+  if (it == calibrators_.end()) {
+    HETSCHED_ASSIGN_OR_RETURN(RuntimeCalibrator made,
+                              RuntimeCalibrator::Create(cluster_.device_catalog(), cluster_.link_catalog(),
+                                                        cluster_.device_catalog().type(type).name));
+    it = calibrators_.emplace(type, std::move(made)).first;
   }
-  return steps_per_s * slowdown;
+  return it->second.IterationSeconds(model, batch, count);
+}
+
+Result<double> Simulator::RuntimeTruthRate(JobId id, const RunState& run, DeviceTypeId type, int count) {
+  const JobSpec& spec = workload_.jobs[static_cast<size_t>(id)].spec;
+  if (type == runtime_type_ && count == spec.num_gpus) return run.runtime_rate;  // the trace's own figure
+  // Iterations are of spec.num_gpus x batch samples: compare sample throughputs.
+  HETSCHED_ASSIGN_OR_RETURN(const double on_s, PackedIterationS(type, *run.model, spec.batch_size, count));
+  HETSCHED_ASSIGN_OR_RETURN(const double ref_s, PackedIterationS(runtime_type_, *run.model, spec.batch_size,
+                                                                 spec.num_gpus));
+  return run.runtime_rate * (static_cast<double>(count) / on_s) / (static_cast<double>(spec.num_gpus) / ref_s);
 }
 
 void Simulator::Retime(JobId id) {
@@ -274,7 +336,14 @@ void Simulator::Retime(JobId id) {
   run.rate = run.estimate.samples_per_s > 0 && run.samples_per_iteration > 0
                  ? run.estimate.samples_per_s / run.samples_per_iteration
                  : 0.0;
-  if (run.measured_type >= 0) run.rate = MeasuredRate(id, run);
+  if (run.measured_type >= 0) {
+    run.rate = MeasuredRate(id, run);
+  } else if (run.runtime_rate > 0 && !run.plan.devices.empty()) {
+    const Result<double> truth = RuntimeTruthRate(id, run, cluster_.device(run.plan.devices.front()).type,
+                                                  static_cast<int>(run.plan.devices.size()));
+    // Where the model cannot run the job (no estimate), its own rate stays the truth.
+    if (truth.ok()) run.rate = *truth * ContentionSlowdown(run);
+  }
   if (!run.nics.empty()) traffic_.Set(id, TrafficOf(*run.model, run.plan, cluster_, run.estimate), run.estimate.iteration_s);
   status_[static_cast<size_t>(id)].iteration_rate = run.rate;
   double finish = EventQueue::kNever;

@@ -182,6 +182,7 @@ Result<Workload> ParsePai(const FormatInput& in) {
     s.reference_runtime_s = runtime_s;
     if (!t.any_type) s.allowed_types = t.types;
     job->truth.total_iterations = static_cast<double>(s.iterations);
+    job->truth.runtime_s = runtime_s;  // the truth (docs/formats-trace.md, "Run times as the truth")
     return RowOutcome::kAdd;
   };
   HETSCHED_RETURN_IF_ERROR(ForEachRow(in.origin, in.text, /*comments=*/false, &builder, header, parse));

@@ -234,6 +234,9 @@ Workload WorkloadBuilder::Finish() {
   w.rows_read = rows_read_;
   w.rows_skipped = rows_skipped_;
   w.skipped_reasons = std::move(reasons_);
+  const bool has_runtimes =
+      std::any_of(w.jobs.begin(), w.jobs.end(), [](const Job& j) { return j.truth.runtime_s > 0; });
+  if (has_runtimes) w.runtime_device = options_.reference_device;
   return w;
 }
 

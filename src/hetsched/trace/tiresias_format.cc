@@ -91,6 +91,10 @@ Result<Workload> ParseTiresias(const FormatInput& in) {
     s.model = m->name;
     s.parallelism = DefaultParallelism(s.num_gpus);
     job->truth.total_iterations = static_cast<double>(s.iterations);
+    // The duration is how long the job ran on num_gpus reference devices: the simulator's truth
+    // (Tiresias' simulator runs each job for exactly this long, jobs.py:389, run_sim.py:1207).
+    // The iterations stay the unit of progress a scheduler sees.
+    job->truth.runtime_s = s.reference_runtime_s;
     return RowOutcome::kAdd;
   };
   HETSCHED_RETURN_IF_ERROR(

@@ -29,6 +29,9 @@ struct Workload {
   long long rows_read = 0;
   long long rows_skipped = 0;
   std::vector<std::string> skipped_reasons;  // first few, "file:line: field 'x': ..."
+  // The device type (catalog name) on which the jobs' JobTruth::runtime_s were measured: the
+  // reader's TraceReadOptions::reference_device; empty when no job has a run time.
+  std::string runtime_device;
 };
 
 // Formats: "native" (hetsched CSV), "gavel" (Gavel .trace), "tiresias" (Tiresias CSV),
