@@ -55,10 +55,10 @@ int RunSimulate(SimulateArgs& a, CLI::App& cmd) {
   const RunRecord* run = &runs.front();
   const Summary summary = Summarize(*run);
   fmt::print("\n{}", ComparisonTable(runs, {summary}));
-  if (run->truth_table_used) {
-    fmt::print("truth   : {} job(s) at measured throughputs, {} at the performance model, {} mixed (a GPU count "
-               "the table lacks)\n",
-               run->jobs_truth_measured, run->jobs_truth_model, run->jobs_truth_mixed);
+  if (run->truth_reported()) {
+    fmt::print("truth   : {} job(s) at measured throughputs, {} mixed (a GPU count the table lacks), {} at their "
+               "trace's run time, {} at the performance model\n",
+               run->jobs_truth_measured, run->jobs_truth_mixed, run->jobs_truth_runtime, run->jobs_truth_model);
   }
   if (run->jobs_rejected > 0) fmt::print("{} job(s) could never fit and were skipped\n", run->jobs_rejected);
   Status written = WriteRunOutputs(a.out, *run, summary);

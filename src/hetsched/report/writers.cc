@@ -105,10 +105,11 @@ std::string SummaryJson(const RunRecord& run, const Summary& summary) {
   j["preemptions"] = summary.preemptions;
   j["events"] = run.events;
   j["scheduler_calls"] = run.scheduler_calls;
-  if (run.truth_table_used) {
+  if (run.truth_reported()) {
     j["truth"] = {{"measured_jobs", run.jobs_truth_measured},
                   {"model_jobs", run.jobs_truth_model},
-                  {"mixed_jobs", run.jobs_truth_mixed}};
+                  {"mixed_jobs", run.jobs_truth_mixed},
+                  {"trace_runtime_jobs", run.jobs_truth_runtime}};
   }
   // run.wall_seconds is left out on purpose: it differs between identical runs.
   return j.dump(2) + "\n";

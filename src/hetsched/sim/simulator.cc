@@ -612,10 +612,10 @@ Result<RunRecord> Simulator::Run() {
       status_[i].state = JobState::kPending;
     }
     run.record.first_start_s = status_[i].first_start_s;
-    if (record_.truth_table_used) {
-      ++(run.measured_type < 0 ? record_.jobs_truth_model
-                               : run.measured_fallback ? record_.jobs_truth_mixed : record_.jobs_truth_measured);
-    }
+    // The same precedence as the speed itself (TrueIterationS): measured table, trace run time, model.
+    ++(run.measured_type >= 0 ? (run.measured_fallback ? record_.jobs_truth_mixed : record_.jobs_truth_measured)
+       : run.runtime_rate > 0 ? record_.jobs_truth_runtime
+                              : record_.jobs_truth_model);
     record_.jobs.push_back(std::move(run.record));
   }
   traffic_.Report(&record_.link_peaks);
