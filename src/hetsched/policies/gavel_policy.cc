@@ -53,7 +53,7 @@ Result<GavelMechanismOptions> MechanismOption(const Options& options, const std:
 Status ProfileOption(const Options& options, RoundPolicy& policy) {
   const std::string path = options.GetString("profile", "");
   if (path.empty()) return Status::Ok();
-  HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFileOrEmbedded(path));
   HETSCHED_ASSIGN_OR_RETURN(std::vector<GavelThroughputRow> rows, ParseGavelThroughputs(text, path));
   policy.SetProfile(std::move(rows), path);
   return Status::Ok();
@@ -92,16 +92,26 @@ void RoundPolicy::OnJobSubmitted(const JobStatus& job, SchedContext& ctx) {
   const JobSpec& spec = *job.spec;
   ActiveJob& a = active_[spec.id];
   a.throughput.assign(types_.size(), 0.0);
+  a.runnable.assign(types_.size(), 0.0);
+  // Under Gavel's mechanism a job type the profile knows runs only where the profile measured it
+  // (Gavel's oracle gives 0 elsewhere and never schedules it there, scheduler.py:818-823).
+  const int profiled = profile_ != nullptr ? profile_->JobTypeIndex(spec.name) : -1;
   for (size_t k = 0; k < types_.size(); ++k) {
     if (!spec.AllowsType(types_[k], ctx.cluster().device_catalog()) || spec.num_gpus > capacity_[k]) continue;
     const double iteration_s = ctx.EstimateIterationS(spec.id, spec.num_gpus, types_[k]);
     if (!std::isfinite(iteration_s) || iteration_s <= 0) continue;
-    a.throughput[k] = blind_ ? 1.0 : 1.0 / iteration_s;
-    if (!blind_ && profile_ != nullptr) {
-      const double measured =
-          profile_->StepsPerSecond(profile_->JobTypeIndex(spec.name), types_[k], spec.num_gpus, true);
-      if (measured > 0) a.throughput[k] = measured;
+    double speed = 1.0 / iteration_s;
+    if (profiled >= 0) {
+      const double measured = profile_->StepsPerSecond(profiled, types_[k], spec.num_gpus, true);
+      if (measured > 0) {
+        speed = measured;
+      } else if (gavel_options_.enabled) {
+        speed = 0;
+      }
     }
+    a.runnable[k] = speed;
+    // Gavel's agnostic policies give the LP 1 on every type (max_min_fairness.py:24-28).
+    a.throughput[k] = blind_ ? 1.0 : speed;
   }
   a.last_accounted_s = ctx.now();
   dirty_ = true;

@@ -80,6 +80,7 @@ class RoundPolicy : public JobScheduler {
   struct ActiveJob {
     std::vector<double> throughput;
     std::vector<double> share;
+    std::vector<double> runnable;  // > 0 where the job can run (its visible speed there)
     double last_accounted_s = 0;
     bool in_allocation = false;  // Gavel's mechanism: present at the last reset
   };

@@ -108,7 +108,7 @@ void RoundPolicy::ScheduleGavel(SchedContext& ctx) {
   std::vector<GavelRoundJob> jobs;
   jobs.reserve(active_.size());
   for (const auto& [id, a] : active_) {
-    jobs.push_back(GavelRoundJob{id, ctx.job(id).spec->num_gpus, a.in_allocation, a.share, a.throughput});
+    jobs.push_back(GavelRoundJob{id, ctx.job(id).spec->num_gpus, a.in_allocation, a.share, a.runnable});
   }
   const std::vector<int> plan = gavel_->PlanRound(jobs, order, gavel_options_.skip_zero_priority);
   placed_last_round_ = std::any_of(plan.begin(), plan.end(), [](int k) { return k >= 0; });
