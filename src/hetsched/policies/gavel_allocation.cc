@@ -68,6 +68,12 @@ double EqualShareThroughput(const AllocationProblem& problem, size_t j) {
   return thr;
 }
 
+Allocation ZeroAllocation(const AllocationProblem& problem) {
+  Allocation out;
+  out.share.assign(problem.jobs.size(), std::vector<double>(problem.capacity.size(), 0.0));
+  return out;
+}
+
 double ProportionalThroughput(const AllocationProblem& problem, size_t j) {
   const AllocationJob& job = problem.jobs[j];
   double total = 0;

@@ -49,6 +49,9 @@ struct Allocation {
   std::string note;                        // e.g. "SLOs infeasible: solved without them"
 };
 
+// An optimal allocation of nothing: X = 0 for every job and type (each solve starts from it).
+Allocation ZeroAllocation(const AllocationProblem& problem);
+
 // Effective throughput sum_k T[j][k] X[j][k].
 double EffectiveThroughput(const AllocationJob& job, const std::vector<double>& share);
 

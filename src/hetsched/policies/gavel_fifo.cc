@@ -102,8 +102,7 @@ class GavelFifo final : public RoundPolicy {
       available[type] -= g;
       if (available[type] == 0) open.erase(open.begin() + static_cast<std::ptrdiff_t>(with_room[pick]));
     }
-    Allocation out;
-    out.share.assign(problem.jobs.size(), std::vector<double>(types, 0.0));
+    Allocation out = ZeroAllocation(problem);
     for (const auto& [id, k] : allocation_) out.share[position.at(id)][k] = 1.0;
     return out;
   }

@@ -13,8 +13,7 @@ namespace hetsched::gavel {
 Result<Allocation> SolveMaxMinFairness(const AllocationProblem& problem, const MaxMinOptions& options,
                                        lp::WarmStartLpSolver& solver) {
   const size_t types = problem.capacity.size();
-  Allocation out;
-  out.share.assign(problem.jobs.size(), std::vector<double>(types, 0.0));
+  Allocation out = ZeroAllocation(problem);
   // Rows: one per job, or one per class of identical jobs (same g and normalised T row).
   std::vector<std::vector<double>> coef;  // normalised throughput coefficients per row
   std::vector<int> gpus;

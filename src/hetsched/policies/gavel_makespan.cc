@@ -67,8 +67,7 @@ void ReadAllShares(const lp::Solution& solution, const MakespanProgram& m, const
 
 Result<Allocation> SolveMinMakespan(const AllocationProblem& problem, lp::WarmStartLpSolver& solver) {
   const size_t types = problem.capacity.size();
-  Allocation out;
-  out.share.assign(problem.jobs.size(), std::vector<double>(types, 0.0));
+  Allocation out = ZeroAllocation(problem);
   const PlaceableRows placeable = CollectPlaceableRows(problem, &out);
   if (placeable.empty()) return out;
   MakespanProgram m = BuildMakespanProgram(problem, placeable);
@@ -84,8 +83,7 @@ Result<Allocation> SolveMinMakespan(const AllocationProblem& problem, lp::WarmSt
 
 Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& problem, lp::WarmStartLpSolver& solver) {
   const size_t types = problem.capacity.size();
-  Allocation out;
-  out.share.assign(problem.jobs.size(), std::vector<double>(types, 0.0));
+  Allocation out = ZeroAllocation(problem);
   const PlaceableRows placeable = CollectPlaceableRows(problem, &out);
   if (placeable.empty()) return out;
   MakespanProgram m = BuildMakespanProgram(problem, placeable);
