@@ -136,9 +136,13 @@ int main(int argc, char** argv) {
   learn::AllocationAgentConfig config;
   config.state_dim = kRlptoStateDim;
   config.actions = kRlptoActions;
-  learn::AllocationAgent agent(config);
+  auto agent = learn::AllocationAgent::Create(config);
+  if (!agent.ok()) {
+    std::fprintf(stderr, "%s\n", agent.status().ToString().c_str());
+    return 1;
+  }
   const std::string model = (std::filesystem::temp_directory_path() / "hetsched_rlpto_bench_agent.bin").string();
-  if (!agent.Save(model).ok()) return 1;
+  if (!agent->Save(model).ok()) return 1;
   if (DecisionBench(*cluster, *workload, model, "agent") != 0) return 1;
   if (DecisionBench(*cluster, *workload, "", "heuristic", true) != 0) return 1;
   if (DecisionBench(*cluster, *workload, "", "rule") != 0) return 1;

@@ -48,10 +48,12 @@ int RunSimulate(SimulateArgs& a, CLI::App& cmd) {
   PrintSimInputs(*inputs);
   fmt::print("{}", a.compat.Report());
   fmt::print("{}", DescribeMethods(choice));
-  auto run = RunSimulation(cluster, zoo, inputs->workload, choice, options);
-  if (!run.ok()) return ReportError(run.status());
+  auto simulated = RunSimulation(cluster, zoo, inputs->workload, choice, options);
+  if (!simulated.ok()) return ReportError(simulated.status());
+  std::vector<RunRecord> runs;  // the table takes a list of runs: this one, moved (not copied)
+  runs.push_back(std::move(simulated).value());
+  const RunRecord* run = &runs.front();
   const Summary summary = Summarize(*run);
-  std::vector<RunRecord> runs{*run};
   fmt::print("\n{}", ComparisonTable(runs, {summary}));
   if (run->truth_table_used) {
     fmt::print("truth   : {} job(s) at measured throughputs, {} at the performance model, {} mixed (a GPU count "

@@ -40,10 +40,10 @@ inline void WriteWholeFile(const std::string& path, const std::string& text) {
   out << text;
 }
 
-// Runs `hetsched args...`; stdout/stderr go to `capture_prefix`.out / .err.
-inline CliResult RunCli(const std::vector<std::string>& args, const std::string& capture_prefix) {
+// Runs `hetsched args...` (the built one, or `binary`); stdout/stderr go to `capture_prefix`.out / .err.
+inline CliResult RunCli(const std::vector<std::string>& args, const std::string& capture_prefix,
+                        const std::string& binary = HETSCHED_CLI_PATH) {
   CliResult result;
-  const std::string binary = HETSCHED_CLI_PATH;
   const std::string out_path = capture_prefix + ".out";
   const std::string err_path = capture_prefix + ".err";
   std::vector<std::string> storage;

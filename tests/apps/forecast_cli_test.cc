@@ -71,5 +71,26 @@ TEST(ForecastCliTest, BadInput) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/out.csv"));
 }
 
+// learn's LibTorch back end is opened on first use (learn/backend.h). A copy of the binary with
+// no back end beside it still starts and simulates FIFO; the GRU forecaster, a learned
+// component, fails with a message naming the missing module (exit 1), not a crash.
+TEST(ForecastCliTest, WithoutTheLibTorchBackEnd) {
+  const std::string dir = FreshDir("forecast_no_backend");
+  std::filesystem::create_directories(dir + "/bin");
+  const std::string alone = dir + "/bin/hetsched";
+  std::filesystem::copy_file(HETSCHED_CLI_PATH, alone);
+  const CliResult version = RunCli({"--version"}, dir + "/v", alone);
+  EXPECT_EQ(version.exit_code, 0) << version.err;
+  const CliResult fifo = RunCli({"simulate", "--policy", "fifo", "--trace", kTrace, "-o", dir + "/out"}, dir + "/s", alone);
+  EXPECT_EQ(fifo.exit_code, 0) << fifo.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/out/summary.json"));
+  const CliResult gru = RunCli(Quick({}), dir + "/g", alone);
+  EXPECT_EQ(gru.exit_code, 1) << gru.err;
+  EXPECT_NE(gru.err.find("LibTorch's back end (for the learned components) is not installed beside this program"),
+            std::string::npos)
+      << gru.err;
+  EXPECT_NE(gru.err.find(dir + "/bin/libhetsched_learn_torch.so"), std::string::npos) << gru.err;
+}
+
 }  // namespace
 }  // namespace hetsched::cli_test

@@ -79,7 +79,9 @@ TEST(RlptoTrainingTest, DeterministicForASeed) {
     config.state_dim = kRlptoStateDim;
     config.actions = kRlptoActions;
     config.seed = 5;
-    auto agent = std::make_shared<learn::AllocationAgent>(config);
+    auto created = learn::AllocationAgent::Create(config);
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+    auto agent = std::make_shared<learn::AllocationAgent>(std::move(created).value());
     auto log = TrainRlptoAgent(*cluster, ModelZoo::BuiltIn(), *pool, options, agent, sim, nullptr);
     ASSERT_TRUE(log.ok()) << log.status().ToString();
     logs.push_back(*log);

@@ -18,10 +18,17 @@ AllocationAgentConfig Bandit() {
   return c;
 }
 
+// A new agent; a failure to create one (bad config, back end missing) fails the test.
+AllocationAgent Make(const AllocationAgentConfig& config) {
+  auto agent = AllocationAgent::Create(config);
+  EXPECT_TRUE(agent.ok()) << agent.status().ToString();
+  return std::move(agent).value();  // throws (and the test fails) when there is none
+}
+
 // A contextual bandit: in state (1, 0) action 2 pays +1, in state (0, 1) action 0 pays +1, every
 // other action -1. REINFORCE with these rewards as advantages must learn both.
 TEST(AllocationAgentTest, LearnsAContextualBandit) {
-  AllocationAgent agent(Bandit());
+  AllocationAgent agent = Make(Bandit());
   Rng rng(9);
   const std::vector<float> states{1, 0, 0, 1};
   for (int step = 0; step < 150; ++step) {
@@ -35,7 +42,7 @@ TEST(AllocationAgentTest, LearnsAContextualBandit) {
 }
 
 TEST(AllocationAgentTest, DeterministicAndSavedExactly) {
-  AllocationAgent a(Bandit()), b(Bandit());
+  AllocationAgent a = Make(Bandit()), b = Make(Bandit());
   const std::vector<float> s{0.3f, -0.2f};
   EXPECT_EQ(a.Probabilities(s), b.Probabilities(s));
   const std::string path = (std::filesystem::temp_directory_path() / "hetsched_agent_test.bin").string();
@@ -54,25 +61,25 @@ TEST(AllocationAgentTest, DeterministicAndSavedExactly) {
 // bandit's two states makes the greedy agent reproduce them; CopyWeightsFrom then carries the
 // fitted weights into a fresh agent exactly, and refuses a network of another size.
 TEST(AllocationAgentTest, ImitationAndCopyWeights) {
-  AllocationAgent a(Bandit());
+  AllocationAgent a = Make(Bandit());
   const std::vector<float> states{1, 0, 0, 1};
   for (int step = 0; step < 100; ++step) ASSERT_TRUE(a.Update(states, std::vector<int>{1, 2}, std::vector<double>{1, 1}).ok());
   EXPECT_EQ(a.Act(states, 2, nullptr), (std::vector<int>{1, 2}));
   AllocationAgentConfig other = Bandit();
   other.seed = 99;
-  AllocationAgent b(other);
+  AllocationAgent b = Make(other);
   EXPECT_NE(b.Probabilities(std::vector<float>{1, 0}), a.Probabilities(std::vector<float>{1, 0}));
   ASSERT_TRUE(b.CopyWeightsFrom(a).ok());
   EXPECT_EQ(b.Probabilities(std::vector<float>{1, 0}), a.Probabilities(std::vector<float>{1, 0}));
   EXPECT_EQ(b.Probabilities(std::vector<float>{0, 1}), a.Probabilities(std::vector<float>{0, 1}));
   AllocationAgentConfig wider = Bandit();
   wider.hidden = 16;
-  AllocationAgent c(wider);
+  AllocationAgent c = Make(wider);
   EXPECT_FALSE(c.CopyWeightsFrom(a).ok());
 }
 
 TEST(AllocationAgentTest, BadInput) {
-  AllocationAgent agent(Bandit());
+  AllocationAgent agent = Make(Bandit());
   const std::vector<float> s{1, 0};
   EXPECT_FALSE(agent.Update(s, std::vector<int>{0, 1}, std::vector<double>{1}).ok());
   EXPECT_FALSE(agent.Update(s, std::vector<int>{3}, std::vector<double>{1}).ok());
@@ -80,6 +87,9 @@ TEST(AllocationAgentTest, BadInput) {
   AllocationAgentConfig bad = Bandit();
   bad.actions = 1;
   EXPECT_FALSE(bad.Validate().ok());
+  const auto refused = AllocationAgent::Create(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("field 'actions'"), std::string::npos) << refused.status().ToString();
   EXPECT_FALSE(AllocationAgent::Load("/nonexistent/agent.bin").ok());
 }
 

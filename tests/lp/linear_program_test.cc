@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <utility>
 #include <vector>
+
+#include "hetsched/lp/solver_backend.h"
 
 namespace hetsched::lp {
 namespace {
@@ -174,6 +178,23 @@ TEST(WarmStartLpSolverTest, InfeasibleAfterWarmStartIsReported) {
   auto bad = solver.Solve(q);
   ASSERT_TRUE(bad.ok());
   EXPECT_EQ(bad->status, SolveStatus::kInfeasible);
+}
+
+// Clp and CBC live in the back-end module, opened by the first solve (lp/solver_backend.h): once
+// a program is solved, the module and Clp are mapped in this process (the simulator's FIFO test
+// checks that a run that solves nothing maps neither).
+TEST(SolverBackendTest, FirstSolveLoadsTheCoinOrModule) {
+  LinearProgram p;
+  p.AddVariable(1, 2, 1);  // min x, 1 <= x <= 2: x = 1
+  auto s = SolveLp(p);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_NEAR(s->objective, 1.0, 1e-12);
+  ASSERT_TRUE(LpSolverBackend().ok());
+  std::ifstream maps("/proc/self/maps");
+  std::stringstream text;
+  text << maps.rdbuf();
+  EXPECT_NE(text.str().find("libhetsched_lp_coin.so"), std::string::npos);
+  EXPECT_NE(text.str().find("libClp"), std::string::npos);
 }
 
 }  // namespace

@@ -160,7 +160,9 @@ TEST(RlptoTest, PropertyNeverBelowTheMinimum) {
     config.state_dim = kRlptoStateDim;
     config.actions = kRlptoActions;
     config.seed = seed;
-    ASSERT_TRUE(learn::AllocationAgent(config).Save(model).ok());
+    auto agent = learn::AllocationAgent::Create(config);
+    ASSERT_TRUE(agent.ok()) << agent.status().ToString();
+    ASSERT_TRUE(agent->Save(model).ok());
     Rng rng(seed);
     const double min_share = 0.25 + 0.25 * static_cast<double>(rng.Below(4));  // 0.25 .. 1
     const std::string share = "min_share=" + std::to_string(min_share);

@@ -61,6 +61,47 @@ TEST(RunRecordJsonTest, RoundTripKeepsWhatSummariesRead) {
   EXPECT_EQ(RunRecordJson(*back), RunRecordJson(run));
 }
 
+// The exact text (nlohmann's dump with one-space indentation, written key by key for speed):
+// the job and timeline arrays nest two levels deep, doubles keep their shortest round-trip form
+// (50 -> 50.0), an absent deadline is null, and an empty array is [].
+TEST(RunRecordJsonTest, ExactLayout) {
+  RunRecord run;
+  run.policy = "fifo";
+  run.placer = "pack";
+  run.planner = "dp";
+  run.trace = "t";
+  run.cluster_summary = "c";
+  run.seed = 7;
+  run.total_devices = 4;
+  run.device_types = {"v100"};
+  run.devices_per_type = {4};
+  run.idle_power_watts = 50;
+  run.scheduler_calls = 3;
+  run.events = 5;
+  const std::string head =
+      "{\n \"format\": \"hetsched-run-record-1\",\n \"policy\": \"fifo\",\n \"placer\": \"pack\",\n"
+      " \"planner\": \"dp\",\n \"trace\": \"t\",\n \"cluster\": \"c\",\n \"seed\": 7,\n \"total_devices\": 4,\n"
+      " \"device_types\": [\n  \"v100\"\n ],\n \"devices_per_type\": [\n  4\n ],\n \"idle_power_watts\": 50.0,\n"
+      " \"jobs_rejected\": 0,\n \"rejected_reasons\": [],\n \"scheduler_calls\": 3,\n \"events\": 5,\n";
+  EXPECT_EQ(RunRecordJson(run), head + " \"jobs\": [],\n \"timeline\": []\n}\n");
+  JobRecord j;
+  j.id = 1;
+  j.name = "a";
+  j.num_gpus = 2;
+  j.finish_s = 2.5;
+  run.jobs = {j};
+  run.timeline = {{0.5, 2, 1, 0, {2}}};
+  EXPECT_EQ(RunRecordJson(run),
+            head +
+                " \"jobs\": [\n  {\n   \"id\": 1,\n   \"name\": \"a\",\n   \"user\": \"\",\n   \"model\": \"\",\n"
+                "   \"num_gpus\": 2,\n   \"priority\": 0,\n   \"device_type\": -1,\n   \"device_type_name\": \"\",\n"
+                "   \"submit_s\": 0.0,\n   \"first_start_s\": -1.0,\n   \"finish_s\": 2.5,\n   \"deadline_s\": null,\n"
+                "   \"ideal_runtime_s\": 0.0,\n   \"gpu_seconds\": 0.0,\n   \"busy_energy_joules\": 0.0,\n"
+                "   \"cost_usd\": 0.0,\n   \"cross_node_bytes\": 0.0,\n   \"preemptions\": 0,\n   \"max_span_nodes\": 0\n"
+                "  }\n ],\n"
+                " \"timeline\": [\n  [\n   0.5,\n   2,\n   1,\n   0,\n   [\n    2\n   ]\n  ]\n ]\n}\n");
+}
+
 TEST(RunRecordJsonTest, BadInputNamesTheField) {
   auto r = ParseRunRecordJson("{\"format\": \"other\"}", "x/run.json");
   ASSERT_FALSE(r.ok());

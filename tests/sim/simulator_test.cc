@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "hetsched/sim/runner.h"
 #include "sim_world.h"
 
@@ -120,6 +123,26 @@ TEST(SimulatorGoldenTest, TimelineIsAStepFunctionOfBusyDevices) {
     EXPECT_NEAR(got[i].first, want[i].first, 1e-6) << i;
     EXPECT_EQ(got[i].second, want[i].second) << i;
   }
+}
+
+// A run that uses no learned component and solves no program never loads LibTorch or COIN-OR
+// (learn/backend.h, lp/solver_backend.h): after a FIFO simulation in this process, neither they
+// nor their back-end modules are mapped. (tests/learn's and tests/lp's back-end tests show the
+// same check seeing them once a back end is loaded.)
+TEST(SimulatorGoldenTest, FifoRunMapsNoLibTorchAndNoCoinOr) {
+  auto w = MakeSimWorld();
+  RunRecord run = MustRun(*w, BackfillScenario(), "fifo");
+  ASSERT_EQ(run.jobs.size(), 3u);
+  std::ifstream maps("/proc/self/maps");
+  std::stringstream text;
+  text << maps.rdbuf();
+  ASSERT_NE(text.str().find("libc.so"), std::string::npos);  // the maps were read
+  EXPECT_EQ(text.str().find("libtorch"), std::string::npos);
+  EXPECT_EQ(text.str().find("libc10"), std::string::npos);
+  EXPECT_EQ(text.str().find("libhetsched_learn_torch"), std::string::npos);
+  EXPECT_EQ(text.str().find("libClp"), std::string::npos);
+  EXPECT_EQ(text.str().find("libCbc"), std::string::npos);
+  EXPECT_EQ(text.str().find("libhetsched_lp_coin"), std::string::npos);
 }
 
 }  // namespace

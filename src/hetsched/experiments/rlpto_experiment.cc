@@ -96,7 +96,8 @@ class RlptoExperiment final : public Experiment {
     agent_config.seed = ctx.seed;
     agent_config.hidden = static_cast<int>(hidden);
     HETSCHED_RETURN_IF_ERROR(agent_config.Validate().WithContext("experiment rlpto: option 'hidden': "));
-    auto agent = std::make_shared<learn::AllocationAgent>(agent_config);
+    HETSCHED_ASSIGN_OR_RETURN(learn::AllocationAgent created, learn::AllocationAgent::Create(agent_config));
+    auto agent = std::make_shared<learn::AllocationAgent>(std::move(created));
     RlptoTrainingOptions training;
     training.episodes = static_cast<int>(episodes);
     training.jobs_per_episode = std::min<long long>(episode_jobs, static_cast<long long>(train.jobs.size()));

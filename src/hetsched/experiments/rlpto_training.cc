@@ -123,7 +123,7 @@ Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo&
   };
 
   RlptoTrainingLog log;
-  learn::AllocationAgent best(agent->config());
+  HETSCHED_ASSIGN_OR_RETURN(learn::AllocationAgent best, learn::AllocationAgent::Create(agent->config()));
   double best_jct = std::numeric_limits<double>::infinity();
   const auto consider = [&](int after) -> Status {
     if (validation.empty()) return Status::Ok();

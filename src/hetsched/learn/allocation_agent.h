@@ -1,8 +1,9 @@
 // RLPTO's resource-allocation agent (ALGORITHMS.md 3.4): a small policy network (MLP, softmax
 // over a discrete set of allocation choices) trained by REINFORCE with a baseline (Williams
 // 1992). The job scheduler builds the state vectors and maps actions to GPU counts; this class
-// only knows vectors, actions and advantages. Plain C++ interface (pimpl): no torch type leaks.
-// Deterministic: seeded through SeedTorch, sampling with hetsched::Rng, threads set explicitly.
+// only knows vectors, actions and advantages. Plain C++ interface (pimpl): the network lives in
+// learn's LibTorch back end (learn/backend.h), loaded by the first Create or Load.
+// Deterministic: LibTorch seeded from config.seed, sampling with hetsched::Rng, threads set explicitly.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +30,9 @@ struct AllocationAgentConfig {
 
 class AllocationAgent {
  public:
-  explicit AllocationAgent(AllocationAgentConfig config);
+  // A new agent (weights initialised from config.seed). Errors: a bad config (the message names
+  // the field), or LibTorch's back end cannot be loaded.
+  static Result<AllocationAgent> Create(const AllocationAgentConfig& config);
   ~AllocationAgent();
   AllocationAgent(AllocationAgent&&) noexcept;
   AllocationAgent& operator=(AllocationAgent&&) noexcept;
@@ -57,6 +60,7 @@ class AllocationAgent {
 
  private:
   struct Impl;
+  explicit AllocationAgent(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

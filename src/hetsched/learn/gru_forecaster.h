@@ -3,9 +3,10 @@
 // alone on the arrival series ("GRU alone"), or on the residuals of an ARIMA model, whose
 // prediction it then corrects (the Zhang 2003 hybrid: y_hat = L_hat + N_hat).
 //
-// Plain C++ interface (pimpl): no torch type leaks out of learn/. Deterministic: training seeds
-// LibTorch (SeedTorch) and shuffles mini-batches with hetsched::Rng; LibTorch's intra-op
-// threads are set explicitly (config.threads), and the same seed, data and thread count give
+// Plain C++ interface (pimpl): the network lives in learn's LibTorch back end (learn/backend.h),
+// loaded by the first Fit or Load. Deterministic: training seeds LibTorch and shuffles
+// mini-batches with hetsched::Rng; LibTorch's intra-op threads are set explicitly
+// (config.threads), and the same seed, data and thread count give
 // bit-identical weights and predictions.
 #pragma once
 
@@ -44,7 +45,7 @@ class GruForecaster {
 
   // Trains on every window of `series` (inputs standardised by the series' mean and standard
   // deviation, which are kept with the model). Errors: bad config, non-finite values, fewer
-  // than window + 2 values.
+  // than window + 2 values, LibTorch's back end cannot be loaded.
   Status Fit(std::span<const double> series);
   bool trained() const;
 

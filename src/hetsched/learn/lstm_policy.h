@@ -1,11 +1,12 @@
 // An autoregressive LSTM policy over a sequence of steps (layers of a model): at step l it reads
 // the step's feature vector and the action it took at step l-1, and outputs a distribution over
-// `num_actions` actions (resource types for HeterPS, devices for TAPP). Plain C++ interface:
-// LibTorch stays inside learn/ (pimpl). Trained by learn/reinforce.h.
+// `num_actions` actions (resource types for HeterPS, devices for TAPP). Plain C++ interface: the
+// network lives in learn's LibTorch back end (learn/backend.h), loaded by the first Create or
+// Load. Trained by learn/reinforce.h.
 //
-// Determinism: the weights are initialised from `seed` through SeedTorch (torch_runtime.h) with
-// LibTorch's intra-op threads set explicitly (ConfigureTorchThreads), and sampling uses
-// hetsched::Rng, so the same seed and inputs give the same actions, run after run.
+// Determinism: the weights are initialised from `seed` (LibTorch seeded) with LibTorch's
+// intra-op threads set explicitly, and sampling uses hetsched::Rng, so the same seed and inputs
+// give the same actions, run after run.
 #pragma once
 
 #include <cstdint>
@@ -57,8 +58,11 @@ struct StepFeatures {
   std::vector<float> values;
 };
 
+class LstmPolicyBackend;  // learn/backend.h
+
 class LstmPolicy {
  public:
+  // Errors: a bad config, or LibTorch's back end cannot be loaded.
   static Result<LstmPolicy> Create(const LstmPolicyConfig& config);
   // Reads a policy written by Save, with its configuration.
   static Result<LstmPolicy> Load(const std::string& path);
@@ -82,13 +86,12 @@ class LstmPolicy {
   // Writes the weights and the configuration (atomically: a temporary file, then rename).
   Status Save(const std::string& path) const;
 
-  struct Impl;  // defined in lstm_policy_impl.h (learn/ only)
-  Impl& impl() { return *impl_; }
-  const Impl& impl() const { return *impl_; }
+  // The LibTorch side (learn/ only: TrainReinforce uses it).
+  LstmPolicyBackend& backend() { return *backend_; }
 
  private:
-  explicit LstmPolicy(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  explicit LstmPolicy(std::unique_ptr<LstmPolicyBackend> backend);
+  std::unique_ptr<LstmPolicyBackend> backend_;
 };
 
 }  // namespace hetsched::learn

@@ -1,16 +1,15 @@
 #include "hetsched/report/run_record_json.h"
 
+#include <array>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace hetsched {
 
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-// JSON has no infinity: an absent deadline is written as null.
-Json Seconds(double s) { return std::isfinite(s) ? Json(s) : Json(nullptr); }
 
 template <typename T>
 Status Read(const Json& o, const char* key, T* out, const std::string& where) {
@@ -45,6 +44,98 @@ void AppendRunIdentity(const RunRecord& run, Json* j) {
   (*j)["total_devices"] = run.total_devices;
 }
 
+namespace {
+
+// The pieces of nlohmann's dump(1) of the whole document, written directly for the two long
+// arrays (for a long run the document's tree cost more than the simulation). Numbers and
+// strings go through nlohmann's own formatting, so the text is the same byte for byte.
+void AppendDouble(double x, std::string* out) {
+  if (!std::isfinite(x)) {
+    out->append("null");  // JSON has no infinity: an absent deadline is written as null
+    return;
+  }
+  std::array<char, 64> buffer{};
+  const char* end = nlohmann::detail::to_chars(buffer.data(), buffer.data() + buffer.size(), x);
+  out->append(buffer.data(), static_cast<size_t>(end - buffer.data()));
+}
+
+void AppendString(const std::string& text, std::string* out) {
+  out->append(Json(text).dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
+// `"key": ` at the depth of a job's fields (three spaces).
+void AppendKey(const char* key, std::string* out) { out->append("   \"").append(key).append("\": "); }
+
+void AppendJob(const JobRecord& r, std::string* out) {
+  const auto integer = [out](const char* key, long long v) {
+    AppendKey(key, out);
+    out->append(std::to_string(v)).append(",\n");
+  };
+  const auto real = [out](const char* key, double v) {
+    AppendKey(key, out);
+    AppendDouble(v, out);
+    out->append(",\n");
+  };
+  const auto text = [out](const char* key, const std::string& v) {
+    AppendKey(key, out);
+    AppendString(v, out);
+    out->append(",\n");
+  };
+  out->append("  {\n");
+  integer("id", r.id);
+  text("name", r.name);
+  text("user", r.user);
+  text("model", r.model);
+  integer("num_gpus", r.num_gpus);
+  integer("priority", r.priority);
+  integer("device_type", r.device_type);
+  text("device_type_name", r.device_type_name);
+  real("submit_s", r.submit_s);
+  real("first_start_s", r.first_start_s);
+  real("finish_s", r.finish_s);
+  real("deadline_s", r.deadline_s);
+  real("ideal_runtime_s", r.ideal_runtime_s);
+  real("gpu_seconds", r.gpu_seconds);
+  real("busy_energy_joules", r.busy_energy_joules);
+  real("cost_usd", r.cost_usd);
+  real("cross_node_bytes", r.cross_node_bytes);
+  integer("preemptions", r.preemptions);
+  AppendKey("max_span_nodes", out);
+  out->append(std::to_string(r.max_span_nodes)).append("\n  }");
+}
+
+void AppendSample(const TimelineSample& s, std::string* out) {
+  out->append("  [\n   ");
+  AppendDouble(s.time_s, out);
+  for (const int v : {s.busy_devices, s.running_jobs, s.pending_jobs}) out->append(",\n   ").append(std::to_string(v));
+  if (s.busy_by_type.empty()) {
+    out->append(",\n   []\n  ]");
+    return;
+  }
+  out->append(",\n   [\n");
+  for (size_t i = 0; i < s.busy_by_type.size(); ++i) {
+    out->append("    ").append(std::to_string(s.busy_by_type[i])).append(i + 1 < s.busy_by_type.size() ? ",\n" : "\n");
+  }
+  out->append("   ]\n  ]");
+}
+
+// A top-level key's array, as dump(1) writes it: [] when empty, else one element per line group.
+template <typename T, typename AppendItem>
+void AppendArray(const std::vector<T>& items, const AppendItem& append_item, std::string* out) {
+  if (items.empty()) {
+    out->append("[]");
+    return;
+  }
+  out->append("[\n");
+  for (size_t i = 0; i < items.size(); ++i) {
+    append_item(items[i], out);
+    out->append(i + 1 < items.size() ? ",\n" : "\n");
+  }
+  out->append(" ]");
+}
+
+}  // namespace
+
 std::string RunRecordJson(const RunRecord& run) {
   Json j;
   j["format"] = "hetsched-run-record-1";
@@ -56,35 +147,16 @@ std::string RunRecordJson(const RunRecord& run) {
   j["rejected_reasons"] = run.rejected_reasons;
   j["scheduler_calls"] = run.scheduler_calls;
   j["events"] = run.events;
-  Json jobs = Json::array();
-  for (const JobRecord& r : run.jobs) {
-    jobs.push_back({{"id", r.id},
-                    {"name", r.name},
-                    {"user", r.user},
-                    {"model", r.model},
-                    {"num_gpus", r.num_gpus},
-                    {"priority", r.priority},
-                    {"device_type", r.device_type},
-                    {"device_type_name", r.device_type_name},
-                    {"submit_s", r.submit_s},
-                    {"first_start_s", r.first_start_s},
-                    {"finish_s", r.finish_s},
-                    {"deadline_s", Seconds(r.deadline_s)},
-                    {"ideal_runtime_s", r.ideal_runtime_s},
-                    {"gpu_seconds", r.gpu_seconds},
-                    {"busy_energy_joules", r.busy_energy_joules},
-                    {"cost_usd", r.cost_usd},
-                    {"cross_node_bytes", r.cross_node_bytes},
-                    {"preemptions", r.preemptions},
-                    {"max_span_nodes", r.max_span_nodes}});
-  }
-  j["jobs"] = std::move(jobs);
-  Json timeline = Json::array();
-  for (const TimelineSample& s : run.timeline) {
-    timeline.push_back({s.time_s, s.busy_devices, s.running_jobs, s.pending_jobs, s.busy_by_type});
-  }
-  j["timeline"] = std::move(timeline);
-  return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+  // The head, then "jobs" and "timeline" appended as the last two keys.
+  std::string out = j.dump(1, ' ', false, Json::error_handler_t::replace);
+  out.resize(out.size() - 2);  // drop "\n}"
+  out.reserve(out.size() + 700 * run.jobs.size() + 80 * run.timeline.size() + 64);  // about their size
+  out.append(",\n \"jobs\": ");
+  AppendArray(run.jobs, AppendJob, &out);
+  out.append(",\n \"timeline\": ");
+  AppendArray(run.timeline, AppendSample, &out);
+  out.append("\n}\n");
+  return out;
 }
 
 Result<RunRecord> ParseRunRecordJson(std::string_view text, const std::string& origin) {

@@ -6,20 +6,24 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <vector>
 
 #include "hetsched/util/embedded.h"
 
 namespace hetsched {
 
 Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IoError(path + ": cannot open for reading: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Status::IoError(path + ": read failed");
-  return ss.str();
+  // stdio in 64 KiB blocks: several times faster than an ifstream's rdbuf() copied into a
+  // stringstream (a whole trace is read at every start of the CLI).
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return Status::IoError(path + ": cannot open for reading: " + std::strerror(errno));
+  std::string out;
+  std::vector<char> block(size_t{1} << 16);
+  for (size_t n; (n = std::fread(block.data(), 1, block.size(), f)) > 0;) out.append(block.data(), n);
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) return Status::IoError(path + ": read failed");
+  return out;
 }
 
 Result<std::string> ReadFileOrEmbedded(const std::string& path) {

@@ -1,9 +1,11 @@
-// The LibTorch side of LstmPolicy, shared by lstm_policy.cc and reinforce.cc only (it includes
-// torch through the precompiled header; nothing outside learn/ may include this file).
+// The LibTorch side of LstmPolicy (learn/backend.h's LstmPolicyBackend), shared by
+// lstm_policy_net.cc and reinforce_torch.cc only (it includes torch through the precompiled
+// header; nothing outside learn/torch/ may include this file).
 #pragma once
 
+#include "hetsched/learn/backend.h"
 #include "hetsched/learn/lstm_policy.h"
-#include "hetsched/learn/torch_pch.h"
+#include "hetsched/learn/torch/torch_pch.h"
 #include "hetsched/util/rng.h"
 
 namespace hetsched::learn {
@@ -24,9 +26,24 @@ struct ProjectedInputs {
   torch::Tensor actions;
 };
 
-struct LstmPolicy::Impl {
-  LstmPolicyConfig config;
+struct TorchLstmPolicy final : LstmPolicyBackend {
+  // Seeds LibTorch and builds the network. REQUIRES: ValidateLstmPolicyConfig(config).ok().
+  explicit TorchLstmPolicy(const LstmPolicyConfig& config);
+
+  LstmPolicyConfig policy_config;
   std::shared_ptr<LstmPolicyNet> net;
+
+  const LstmPolicyConfig& config() const override { return policy_config; }
+  Result<std::vector<int>> Greedy(const StepFeatures& features, const ActionMaskFn& mask,
+                                  const DynamicFeatureFn& dynamic) const override;
+  Result<std::vector<int>> GreedyByLibTorch(const StepFeatures& features, const ActionMaskFn& mask,
+                                            const DynamicFeatureFn& dynamic) const override;
+  Result<std::vector<std::vector<int>>> Sample(const StepFeatures& features, int count, uint64_t seed,
+                                               const ActionMaskFn& mask, const DynamicFeatureFn& dynamic) const override;
+  Status Save(const std::string& path) const override;
+  // Defined in reinforce_torch.cc.
+  Result<ReinforceResult> TrainReinforce(const StepFeatures& features, const RewardFn& reward, const ActionMaskFn& mask,
+                                         const ReinforceConfig& config, const DynamicFeatureFn& dynamic) override;
 
   // Checks that `features` matches the configuration.
   Status Check(const StepFeatures& features) const;
@@ -42,7 +59,7 @@ struct LstmPolicy::Impl {
   Status Check(const StepFeatures& features, const DynamicFeatureFn& dynamic) const;
 };
 
-// One batch of sequences sampled from the policy (reinforce.cc trains on it; Sample keeps the
+// One batch of sequences sampled from the policy (reinforce_torch.cc trains on it; Sample keeps the
 // sequences): the actions, and per sequence the summed log-probability and the summed per-step
 // entropy (with their autograd graph unless run under InferenceMode).
 struct SampledBatch {
@@ -54,9 +71,12 @@ struct SampledBatch {
 // actions are taken, not sampled; their log-probabilities are computed all the same). The other
 // n - forced->size() rows are sampled. REQUIRES: forced->size() <= n, every forced sequence
 // valid under `mask`.
-Result<SampledBatch> SampleBatch(const LstmPolicy::Impl& policy, const StepFeatures& features, int n,
+Result<SampledBatch> SampleBatch(const TorchLstmPolicy& policy, const StepFeatures& features, int n,
                                  const ActionMaskFn& mask, const DynamicFeatureFn& dynamic, Rng& rng,
                                  const std::vector<std::vector<int>>* forced = nullptr);
+
+// Reads a policy written by TorchLstmPolicy::Save (LstmPolicy::Load).
+Result<std::unique_ptr<LstmPolicyBackend>> LoadTorchLstmPolicy(const std::string& path);
 
 // Adds -inf to the logits of disallowed actions (row i uses allowed[i * actions ...]).
 torch::Tensor MaskLogits(const torch::Tensor& logits, const std::vector<uint8_t>& allowed);

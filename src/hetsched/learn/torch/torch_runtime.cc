@@ -1,4 +1,4 @@
-#include "hetsched/learn/torch_runtime.h"
+#include "hetsched/learn/torch/torch_runtime.h"
 
 #include <mutex>
 

@@ -1,5 +1,5 @@
-// learn/-private (includes torch): a module's weights to and from bytes, errors as Status. Only
-// .cc files of learn/ include this, after the precompiled torch header.
+// The back end's (learn/torch/): a module's weights to and from bytes, errors as Status. Only .cc
+// files of learn/torch/ include this, after the precompiled torch header.
 #pragma once
 
 #include <sstream>

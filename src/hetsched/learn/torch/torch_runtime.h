@@ -1,5 +1,6 @@
 // Process-wide LibTorch settings made explicit: thread counts and seeding. LibTorch keeps its
-// thread pools and default generator as globals, so learn/ owns them here and nowhere else.
+// thread pools and default generator as globals, so the back end (learn/torch/) owns them here
+// and nowhere else; the rest of the program reaches them through learn::Backend.
 //
 // Determinism: the CPU kernels LibTorch uses for our small models (LSTM/GRU/linear layers) are
 // deterministic for a fixed thread count; with intra-op threads = 1 (the default here) results
@@ -22,7 +23,7 @@ void SeedTorch(uint64_t seed);
 // The thread count currently in force (at::get_num_threads()).
 int TorchThreads();
 
-// "LibTorch <version>" for `hetsched catalog` and run summaries.
+// "LibTorch <version>".
 std::string TorchVersion();
 
 }  // namespace hetsched::learn

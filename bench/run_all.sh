@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Re-measures every speed target of issue #19 and prints each figure beside its target: whole
+# processes (what a user times: start-up, input parsing, simulation, outputs) by wall clock, best
+# of N runs, with the CPU time (user + sys) of that run (bench/whole_process.py; python3), and
+# for the 1M-job runs sim_bench's own peak RSS. Asserts nothing (the figures go to docs/PERFORMANCE.md). On a shared machine read the
+# CPU column: the wall includes waiting for a core. Needs the release build:
+#   cmake --preset release && cmake --build --preset release --target hetsched_cli sim_bench
+#
+#   bench/run_all.sh [--trace FILE] [--repeat N] [--quick]
+#     --trace   the 2,000-job Gavel-format trace (default: data/real/gavel/traces/msr_seed0_6c71a0.trace)
+#     --repeat  runs per short measurement, best kept (default 5)
+#     --quick   skip the two 1,000,000-job runs (minutes each on a 2-core machine)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=build/release
+trace=data/real/gavel/traces/msr_seed0_6c71a0.trace
+repeat=5
+quick=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --trace) trace="$2"; shift 2 ;;
+    --repeat) repeat="$2"; shift 2 ;;
+    --quick) quick=1; shift ;;
+    *) echo "usage: bench/run_all.sh [--trace FILE] [--repeat N] [--quick]" >&2; exit 2 ;;
+  esac
+done
+for bin in "$B/bin/hetsched" "$B/bench/sim_bench"; do
+  [[ -x "$bin" ]] || { echo "run_all: $bin is missing; build the release preset first" >&2; exit 1; }
+done
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# measure NAME TARGET_S RUNS command...: best wall of RUNS runs and that run's CPU
+# (bench/whole_process.py, microsecond resolution); the last run's stdout is kept in $out/stdout.
+measure() {
+  local name="$1" target="$2" runs="$3"
+  shift 3
+  local figures
+  figures=$(python3 bench/whole_process.py --repeat "$runs" --stdout "$out/stdout" -- "$@") ||
+    { echo "run_all: '$name' failed" >&2; exit 1; }
+  read -r wall cpu <<<"$figures"
+  awk -v n="$name" -v w="$wall" -v c="$cpu" -v t="$target" -v k="$runs" 'BEGIN {
+    printf "%-40s wall %9.4f s  cpu %9.4f s  target < %g s wall  %s  (best of %d)\n",
+      n, w, c, t, (w < t ? "met" : "NOT MET"), k }'
+}
+
+echo "bench/run_all.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); trace $trace"
+cluster=(--gpus v100=128 --gpus-per-server 4)
+measure "hetsched --version" 0.020 "$repeat" "$B/bin/hetsched" --version
+measure "2,000 jobs, 128 GPUs: fifo" 0.030 "$repeat" \
+  "$B/bin/hetsched" simulate --policy fifo --trace "$trace" --format gavel "${cluster[@]}" -o "$out/run"
+measure "2,000 jobs, 128 GPUs: tiresias-las" 0.050 "$repeat" \
+  "$B/bin/hetsched" simulate --policy tiresias-las --trace "$trace" --format gavel "${cluster[@]}" -o "$out/run"
+if [[ $quick == 0 ]]; then
+  for policy in fifo tiresias-las; do
+    target=15
+    [[ $policy == tiresias-las ]] && target=60
+    measure "1M jobs, 10k GPUs, load 0.8: $policy" "$target" 1 \
+      "$B/bench/sim_bench" --jobs 1000000 --gpus 10000 --policy "$policy" --load 0.8
+    grep -E "simulation wall|arrival period|peak memory|result digest|with >=1000" "$out/stdout" | sed 's/^/    /'
+    echo "    (target: also < 1024 MiB peak RSS)"
+  done
+fi
