@@ -115,6 +115,8 @@ void SimArgs::Add(CLI::App& app) {
   app.add_option("--restart-cost", restart_cost_s, "Seconds a preempted job loses when it restarts (checkpoint reload)");
   app.add_option("--max-time", max_time_s, "Stop the simulation at this simulated time (seconds)");
   app.add_flag("--no-contention", no_contention, "Do not share NIC bandwidth between cross-node jobs");
+  app.add_flag("--assume-consolidated", assume_consolidated,
+               "Measured jobs run at their consolidated measured speed wherever their devices are (as Gavel's simulator)");
   app.add_flag("--skip-unfit", skip_unfit, "Skip (and count) jobs that can never fit the cluster instead of failing");
   app.add_flag("-q,--quiet", quiet, "No progress bar");
   app.add_option("--throughputs", throughputs,
@@ -128,6 +130,7 @@ SimOptions SimArgs::ToOptions(unsigned long long seed) const {
   o.restart_cost_s = restart_cost_s;
   o.max_time_s = max_time_s;
   o.contention = !no_contention;
+  o.measured_always_consolidated = assume_consolidated;
   o.skip_unfit_jobs = skip_unfit;
   return o;
 }

@@ -57,6 +57,7 @@ struct SimArgs {
   double restart_cost_s = 30;
   double max_time_s = 1e12;
   bool no_contention = false;
+  bool assume_consolidated = false;
   bool skip_unfit = false;
   bool quiet = false;
   void Add(CLI::App& app);

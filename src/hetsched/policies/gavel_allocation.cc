@@ -68,6 +68,23 @@ double EqualShareThroughput(const AllocationProblem& problem, size_t j) {
   return thr;
 }
 
+Allocation ZeroAllocation(const AllocationProblem& problem) {
+  Allocation out;
+  out.share.assign(problem.jobs.size(), std::vector<double>(problem.capacity.size(), 0.0));
+  return out;
+}
+
+double ProportionalThroughput(const AllocationProblem& problem, size_t j) {
+  const AllocationJob& job = problem.jobs[j];
+  double total = 0;
+  double thr = 0;
+  for (size_t k = 0; k < problem.capacity.size(); ++k) {
+    total += problem.capacity[k];
+    if (k < job.throughput.size()) thr += job.throughput[k] * problem.capacity[k];
+  }
+  return total > 0 ? thr / total : 0.0;
+}
+
 ShareVariables AddShareVariables(lp::LinearProgram& program, const std::vector<const std::vector<double>*>& throughput,
                                  const std::vector<int>& gpus, const std::vector<double>& count,
                                  const std::vector<int>& capacity) {

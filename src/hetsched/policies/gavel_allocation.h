@@ -34,6 +34,7 @@ struct AllocationJob {
 
 struct AllocationProblem {
   std::vector<int> capacity;               // W_k, devices of type k
+  std::vector<std::string> type_names;     // catalog name of type k (Gavel's FIFO orders by name)
   std::vector<double> price_per_hour;      // per device of type k (cost policy)
   std::vector<AllocationJob> jobs;
 };
@@ -48,6 +49,9 @@ struct Allocation {
   std::string note;                        // e.g. "SLOs infeasible: solved without them"
 };
 
+// An optimal allocation of nothing: X = 0 for every job and type (each solve starts from it).
+Allocation ZeroAllocation(const AllocationProblem& problem);
+
 // Effective throughput sum_k T[j][k] X[j][k].
 double EffectiveThroughput(const AllocationJob& job, const std::vector<double>& share);
 
@@ -55,6 +59,9 @@ double EffectiveThroughput(const AllocationJob& job, const std::vector<double>& 
 // for a fraction W_k / (n g_j) of the time on each type it can use, scaled down to a total
 // fraction of at most 1. [REC] from the paper's X^equal normalisation (docs/gavel.md).
 double EqualShareThroughput(const AllocationProblem& problem, size_t j);
+// Gavel's ProportionalPolicy throughput: sum_k T[j][k] W_k / sum_k W_k (every type counts,
+// whether or not the job can use it; policies/proportional.py:27-35).
+double ProportionalThroughput(const AllocationProblem& problem, size_t j);
 
 // gavel-las: max min_j  T_j.X_j / (w_j * EqualShareThroughput_j). With `aggregate` jobs with the
 // same (g, w, T row) share one set of variables (exact: the LP is symmetric in them, so a
@@ -62,6 +69,9 @@ double EqualShareThroughput(const AllocationProblem& problem, size_t j);
 // normalised throughputs, so no capacity is left idle that a job could use.
 struct MaxMinOptions {
   bool normalise = true;   // false: max min_j T_j.X_j / w_j (raw throughputs)
+  // Gavel's simulator's normaliser instead (policies/max_min_fairness.py:51-63 with
+  // proportional.py:27-35): max min_j g_j T_j.X_j / (w_j P_j), P_j = sum_k T[j][k] W_k / sum_k W_k.
+  bool proportional = false;
   bool aggregate = true;
   bool second_phase = true;
 };
@@ -71,6 +81,11 @@ Result<Allocation> SolveMaxMinFairness(const AllocationProblem& problem, const M
 // gavel-makespan: min max_j remaining_j / T_j.X_j, as max theta s.t. T_j.X_j >= remaining_j theta
 // (makespan = 1/theta), then a second LP as above. objective = the makespan in seconds.
 Result<Allocation> SolveMinMakespan(const AllocationProblem& problem, lp::WarmStartLpSolver& solver);
+// Gavel's min_total_duration_perf as its code solves it (policies/min_total_duration.py:74-96):
+// bisection on the makespan over pure feasibility LPs (no objective), stopped when the bracket is
+// within 5%; the allocation is the solver's feasible point at the bracket's upper end (not an
+// optimum, and no second phase). objective = that makespan in seconds.
+Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& problem, lp::WarmStartLpSolver& solver);
 
 // gavel-ftf: min max_j rho_j, rho_j = (elapsed_j + remaining_j / T_j.X_j) / (total_j / equal_j)
 // (Themis's finish-time fairness), by bisection on rho over feasibility LPs (relative tolerance

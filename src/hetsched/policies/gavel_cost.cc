@@ -21,8 +21,7 @@ constexpr double kMinPricePerHour = 0.01;
 
 Result<Allocation> SolveMaxThroughputPerDollar(const AllocationProblem& problem, lp::WarmStartLpSolver& solver) {
   const size_t types = problem.capacity.size();
-  Allocation out;
-  out.share.assign(problem.jobs.size(), std::vector<double>(types, 0.0));
+  Allocation out = ZeroAllocation(problem);
   const PlaceableRows placeable = CollectPlaceableRows(problem, &out);
   if (placeable.empty()) return out;
   const auto& rows = placeable.throughput;

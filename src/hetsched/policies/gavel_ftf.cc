@@ -17,8 +17,7 @@ namespace hetsched::gavel {
 Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
                                            double tolerance) {
   const size_t types = problem.capacity.size();
-  Allocation out;
-  out.share.assign(problem.jobs.size(), std::vector<double>(types, 0.0));
+  Allocation out = ZeroAllocation(problem);
   std::vector<const std::vector<double>*> rows;
   std::vector<int> gpus;
   std::vector<size_t> job_of;

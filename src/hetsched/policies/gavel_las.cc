@@ -13,8 +13,7 @@ namespace hetsched::gavel {
 Result<Allocation> SolveMaxMinFairness(const AllocationProblem& problem, const MaxMinOptions& options,
                                        lp::WarmStartLpSolver& solver) {
   const size_t types = problem.capacity.size();
-  Allocation out;
-  out.share.assign(problem.jobs.size(), std::vector<double>(types, 0.0));
+  Allocation out = ZeroAllocation(problem);
   // Rows: one per job, or one per class of identical jobs (same g and normalised T row).
   std::vector<std::vector<double>> coef;  // normalised throughput coefficients per row
   std::vector<int> gpus;
@@ -27,7 +26,9 @@ Result<Allocation> SolveMaxMinFairness(const AllocationProblem& problem, const M
       out.unplaceable.push_back(job.id);
       continue;
     }
-    const double norm = options.normalise ? EqualShareThroughput(problem, j) : 1.0;
+    const double norm = !options.normalise  ? 1.0
+                        : options.proportional ? ProportionalThroughput(problem, j) / job.num_gpus
+                                               : EqualShareThroughput(problem, j);
     std::vector<double> a(types, 0.0);
     for (size_t k = 0; k < types && k < job.throughput.size(); ++k) {
       a[k] = job.throughput[k] / (job.weight * norm);
@@ -82,6 +83,12 @@ namespace {
 Result<std::unique_ptr<JobScheduler>> MakeLas(const Options& options, const std::string& name, bool blind) {
   MaxMinOptions mm;
   HETSCHED_ASSIGN_OR_RETURN(mm.aggregate, options.GetBool("aggregate", true));
+  HETSCHED_ASSIGN_OR_RETURN(mm.second_phase, options.GetBool("second_phase", true));
+  const std::string normaliser = options.GetString("normaliser", "equal-share");
+  if (normaliser != "equal-share" && normaliser != "proportional") {
+    return Status::InvalidArgument("option 'normaliser' must be 'equal-share' or 'proportional', got '" + normaliser + "'");
+  }
+  mm.proportional = normaliser == "proportional";
   return MakeLpRoundPolicy(options, name, blind, [mm](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
     return SolveMaxMinFairness(p, mm, solver);
   });

@@ -2,8 +2,11 @@
 // minimise the time until every active job finishes, max_j remaining_j / (T_j . X_j). With
 // theta = 1/makespan the constraint remaining_j / (T_j . X_j) <= 1/theta is linear:
 // T_j . X_j >= remaining_j * theta, so one LP (max theta) replaces Gavel's bisection. LP shape in
-// docs/gavel.md.
+// docs/gavel.md. Option bisection=true: Gavel's simulator's own search instead
+// (SolveMinTotalDurationBisection, gavel_allocation.h).
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <utility>
 
 #include "hetsched/policies/gavel_allocation.h"
@@ -17,50 +20,126 @@ namespace {
 constexpr double kThetaUnitS = 3600;
 }  // namespace
 
+namespace {
+
+// The LP both solve functions share: share variables and, per placeable job r,
+// sum_k (3600 T_rk / remaining_r) X_rk - theta >= 0 (theta = 3600 / makespan); the second-phase
+// objective (the sum of each job's throughput as a fraction of its best) is written to `second`.
+struct MakespanProgram {
+  lp::LinearProgram program;
+  int theta = -1;
+  ShareVariables vars;
+  std::vector<double> second;
+};
+
+MakespanProgram BuildMakespanProgram(const AllocationProblem& problem, const PlaceableRows& placeable) {
+  const size_t types = problem.capacity.size();
+  MakespanProgram m;
+  m.theta = m.program.AddVariable(0, lp::kInfinity, 1.0);
+  m.vars = AddShareVariables(m.program, placeable.throughput, placeable.gpus,
+                             std::vector<double>(placeable.size(), 1.0), problem.capacity);
+  m.second.assign(static_cast<size_t>(m.program.num_variables()), 0.0);
+  std::vector<std::pair<int, double>> terms;
+  for (size_t r = 0; r < placeable.size(); ++r) {
+    const AllocationJob& job = problem.jobs[placeable.job_of[r]];
+    const double best = BestThroughput(problem, placeable.job_of[r]);
+    const double remaining = std::max(job.remaining_iterations, 1e-9);
+    terms.assign(1, {m.theta, -1.0});
+    for (size_t k = 0; k < types; ++k) {
+      const int v = m.vars.index[r][k];
+      if (v < 0) continue;
+      terms.emplace_back(v, kThetaUnitS * job.throughput[k] / remaining);
+      m.second[static_cast<size_t>(v)] = job.throughput[k] / best;
+    }
+    m.program.AddConstraint(terms, 0.0, lp::kInfinity);
+  }
+  return m;
+}
+
+void ReadAllShares(const lp::Solution& solution, const MakespanProgram& m, const PlaceableRows& placeable,
+                   size_t types, Allocation* out) {
+  for (size_t r = 0; r < placeable.size(); ++r) {
+    out->share[placeable.job_of[r]] = ReadShares(solution, m.vars, r, types);
+  }
+}
+
+}  // namespace
+
 Result<Allocation> SolveMinMakespan(const AllocationProblem& problem, lp::WarmStartLpSolver& solver) {
   const size_t types = problem.capacity.size();
-  Allocation out;
-  out.share.assign(problem.jobs.size(), std::vector<double>(types, 0.0));
+  Allocation out = ZeroAllocation(problem);
   const PlaceableRows placeable = CollectPlaceableRows(problem, &out);
   if (placeable.empty()) return out;
-  const auto& rows = placeable.throughput;
-  const auto& gpus = placeable.gpus;
-  const auto& job_of = placeable.job_of;
-  lp::LinearProgram program;
-  const int theta = program.AddVariable(0, lp::kInfinity, 1.0);
-  const ShareVariables vars =
-      AddShareVariables(program, rows, gpus, std::vector<double>(rows.size(), 1.0), problem.capacity);
-  std::vector<double> second(static_cast<size_t>(program.num_variables()), 0.0);
-  std::vector<std::pair<int, double>> terms;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    const AllocationJob& job = problem.jobs[job_of[r]];
-    const double best = BestThroughput(problem, job_of[r]);
-    const double remaining = std::max(job.remaining_iterations, 1e-9);
-    terms.assign(1, {theta, -1.0});
-    for (size_t k = 0; k < types; ++k) {
-      const int v = vars.index[r][k];
-      if (v < 0) continue;
-      // Row j scaled by 1/remaining_j: sum_k (3600 T_jk / remaining_j) X_jk - theta >= 0.
-      terms.emplace_back(v, kThetaUnitS * job.throughput[k] / remaining);
-      // Second phase: the sum of normalised throughputs (fraction of each job's best).
-      second[static_cast<size_t>(v)] = job.throughput[k] / best;
-    }
-    program.AddConstraint(terms, 0.0, lp::kInfinity);
-  }
-  HETSCHED_ASSIGN_OR_RETURN(const lp::Solution solution, SolveEpigraphTwoPhase(program, theta, second, solver, &out));
+  MakespanProgram m = BuildMakespanProgram(problem, placeable);
+  HETSCHED_ASSIGN_OR_RETURN(const lp::Solution solution,
+                            SolveEpigraphTwoPhase(m.program, m.theta, m.second, solver, &out));
   out.status = solution.status;
   if (solution.status != lp::SolveStatus::kOptimal) return out;
-  const double t = solution.values[static_cast<size_t>(theta)];
+  const double t = solution.values[static_cast<size_t>(m.theta)];
   out.objective = t > 0 ? kThetaUnitS / t : lp::kInfinity;
-  for (size_t r = 0; r < rows.size(); ++r) out.share[job_of[r]] = ReadShares(solution, vars, r, types);
+  ReadAllShares(solution, m, placeable, types, &out);
   return out;
 }
+
+Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& problem, lp::WarmStartLpSolver& solver) {
+  const size_t types = problem.capacity.size();
+  Allocation out = ZeroAllocation(problem);
+  const PlaceableRows placeable = CollectPlaceableRows(problem, &out);
+  if (placeable.empty()) return out;
+  MakespanProgram m = BuildMakespanProgram(problem, placeable);
+  m.program.SetSense(lp::Sense::kMaximize);
+  for (int v = 0; v < m.program.num_variables(); ++v) m.program.SetObjective(v, 0.0);  // feasibility only
+  auto feasible_at = [&](double makespan_s) -> Result<std::optional<lp::Solution>> {
+    m.program.SetVariableBounds(m.theta, kThetaUnitS / makespan_s, kThetaUnitS / makespan_s);
+    HETSCHED_ASSIGN_OR_RETURN(lp::Solution s, solver.Solve(m.program));
+    ++out.lp_solves;
+    out.simplex_iterations += s.iterations;
+    if (s.status == lp::SolveStatus::kOptimal) return std::optional<lp::Solution>(std::move(s));
+    return std::optional<lp::Solution>();
+  };
+  // min_total_duration.py:74-96: bisection on T in [100 s, 1e6 s] until max/min <= 1.05, the
+  // range moved up tenfold while nothing is feasible; the last feasible point is the allocation.
+  double max_t = 1e6;
+  double min_t = 100;
+  double last_max_t = max_t;
+  std::optional<lp::Solution> last_feasible;
+  while (!last_feasible) {
+    if (!std::isfinite(last_max_t)) return Status::Internal("gavel-makespan bisection found no feasible makespan");
+    while (1.05 * min_t < max_t) {
+      const double t = (min_t + max_t) / 2;
+      HETSCHED_ASSIGN_OR_RETURN(std::optional<lp::Solution> s, feasible_at(t));
+      if (s) {
+        last_feasible = std::move(s);
+        max_t = t;
+      } else {
+        min_t = t;
+      }
+    }
+    max_t = last_max_t * 10;
+    min_t = last_max_t;
+    last_max_t *= 10;
+  }
+  out.status = lp::SolveStatus::kOptimal;
+  out.objective = kThetaUnitS / last_feasible->values[static_cast<size_t>(m.theta)];
+  ReadAllShares(*last_feasible, m, placeable, types, &out);
+  return out;
+}
+
+namespace {
+
+Result<std::unique_ptr<JobScheduler>> MakeMakespan(const Options& options) {
+  HETSCHED_ASSIGN_OR_RETURN(const bool bisection, options.GetBool("bisection", false));
+  return MakeLpRoundPolicy(options, "gavel-makespan", false,
+                           bisection ? SolveMinTotalDurationBisection : SolveMinMakespan);
+}
+
+}  // namespace
 
 HETSCHED_REGISTER_IMPL(JobScheduler, kGavelMakespanRegistered,
                        (MethodInfo{"gavel-makespan",
                                    "Gavel minimum makespan over the active jobs (one LP, theta = 1/makespan), rounds",
                                    "[SRC] Gavel (Narayanan et al., OSDI 2020) sec. 4.2 makespan; linearisation and "
                                    "second phase [REC]"}),
-                       [](const Options& o) { return MakeLpRoundPolicy(o, "gavel-makespan", false, SolveMinMakespan); })
+                       MakeMakespan)
 
 }  // namespace hetsched::gavel

@@ -23,15 +23,37 @@ Result<double> RoundOption(const Options& options) {
 Result<std::unique_ptr<JobScheduler>> MakeLpRoundPolicy(const Options& options, std::string name,
                                                         bool heterogeneity_blind, LpRoundPolicy::SolveFn solve) {
   HETSCHED_ASSIGN_OR_RETURN(const double round_s, RoundOption(options));
+  HETSCHED_ASSIGN_OR_RETURN(GavelMechanismOptions mechanism, MechanismOption(options, "hetsched"));
+  // Gavel shuffles the types for every policy without "Perf" in its name: the blind variants.
+  mechanism.shuffle_types = heterogeneity_blind;
   auto policy = std::make_unique<LpRoundPolicy>(std::move(name), round_s, heterogeneity_blind, std::move(solve));
   HETSCHED_RETURN_IF_ERROR(ProfileOption(options, *policy));
+  policy->SetGavelMechanism(mechanism);
   return std::unique_ptr<JobScheduler>(std::move(policy));
+}
+
+Result<GavelMechanismOptions> MechanismOption(const Options& options, const std::string& default_mechanism) {
+  GavelMechanismOptions out;
+  const std::string mechanism = options.GetString("mechanism", default_mechanism);
+  if (mechanism != "hetsched" && mechanism != "gavel") {
+    return Status::InvalidArgument("option 'mechanism' must be 'hetsched' or 'gavel', got '" + mechanism + "'");
+  }
+  out.enabled = mechanism == "gavel";
+  HETSCHED_ASSIGN_OR_RETURN(out.reset_interval_s,
+                            options.GetDouble("reset_interval", GavelRoundMechanism::kDefaultResetIntervalS));
+  if (!(out.reset_interval_s >= 0) || !std::isfinite(out.reset_interval_s)) {
+    return Status::InvalidArgument("option 'reset_interval' must be a non-negative number of seconds");
+  }
+  HETSCHED_ASSIGN_OR_RETURN(const long long seed, options.GetInt("seed", 0));
+  if (seed < 0) return Status::InvalidArgument("option 'seed' must be >= 0 for Gavel's mechanism");
+  out.seed = static_cast<uint64_t>(seed);
+  return out;
 }
 
 Status ProfileOption(const Options& options, RoundPolicy& policy) {
   const std::string path = options.GetString("profile", "");
   if (path.empty()) return Status::Ok();
-  HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFileOrEmbedded(path));
   HETSCHED_ASSIGN_OR_RETURN(std::vector<GavelThroughputRow> rows, ParseGavelThroughputs(text, path));
   policy.SetProfile(std::move(rows), path);
   return Status::Ok();
@@ -47,6 +69,11 @@ void RoundPolicy::Init(SchedContext& ctx) {
     price_per_hour_.push_back(cluster.device_catalog().type(t).price_per_hour);
   }
   mechanism_ = std::make_unique<RoundMechanism>(capacity_);
+  if (gavel_options_.enabled) {
+    gavel_ = std::make_unique<GavelRoundMechanism>(capacity_, round_s_, gavel_options_.reset_interval_s);
+    type_shuffler_ = std::make_unique<PythonRandom>(gavel_options_.seed + 5);
+    gavel_type_order_ = GavelTypeOrder(cluster);
+  }
   if (!profile_rows_.empty()) {
     auto table = MeasuredThroughputs::FromRows(profile_rows_, cluster.device_catalog(), profile_origin_);
     if (table.ok()) profile_ = std::make_unique<MeasuredThroughputs>(std::move(table).value());
@@ -65,24 +92,49 @@ void RoundPolicy::OnJobSubmitted(const JobStatus& job, SchedContext& ctx) {
   const JobSpec& spec = *job.spec;
   ActiveJob& a = active_[spec.id];
   a.throughput.assign(types_.size(), 0.0);
+  a.runnable.assign(types_.size(), 0.0);
+  // Under Gavel's mechanism a job type the profile knows runs only where the profile measured it
+  // (Gavel's oracle gives 0 elsewhere and never schedules it there, scheduler.py:818-823).
+  const int profiled = profile_ != nullptr ? profile_->JobTypeIndex(spec.name) : -1;
   for (size_t k = 0; k < types_.size(); ++k) {
     if (!spec.AllowsType(types_[k], ctx.cluster().device_catalog()) || spec.num_gpus > capacity_[k]) continue;
     const double iteration_s = ctx.EstimateIterationS(spec.id, spec.num_gpus, types_[k]);
     if (!std::isfinite(iteration_s) || iteration_s <= 0) continue;
-    a.throughput[k] = blind_ ? 1.0 : 1.0 / iteration_s;
-    if (!blind_ && profile_ != nullptr) {
-      const double measured =
-          profile_->StepsPerSecond(profile_->JobTypeIndex(spec.name), types_[k], spec.num_gpus, true);
-      if (measured > 0) a.throughput[k] = measured;
+    double speed = 1.0 / iteration_s;
+    if (profiled >= 0) {
+      const double measured = profile_->StepsPerSecond(profiled, types_[k], spec.num_gpus, true);
+      if (measured > 0) {
+        speed = measured;
+      } else if (gavel_options_.enabled) {
+        speed = 0;
+      }
     }
+    a.runnable[k] = speed;
+    // Gavel's agnostic policies give the LP 1 on every type (max_min_fairness.py:24-28).
+    a.throughput[k] = blind_ ? 1.0 : speed;
   }
   a.last_accounted_s = ctx.now();
   dirty_ = true;
+  if (gavel_) {
+    gavel_->AddJob(spec.id);
+    arrived_since_round_ = true;
+  }
 }
 
-void RoundPolicy::OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) {
-  if (active_.erase(job.spec->id) > 0) dirty_ = true;
-  if (mechanism_) mechanism_->Forget(job.spec->id);
+void RoundPolicy::OnJobFinished(const JobStatus& job, SchedContext& ctx) {
+  const JobId id = job.spec->id;
+  auto it = active_.find(id);
+  if (gavel_ && it != active_.end()) {
+    // Its last micro-task counts in its type's total (scheduler.py:3074-3077).
+    const double ran_s = ctx.now() - std::max(job.last_start_s, it->second.last_accounted_s);
+    gavel_->Account(id, TypeIndex(job.device_type), ran_s);
+  }
+  if (it != active_.end()) {
+    active_.erase(it);
+    dirty_ = true;
+  }
+  if (mechanism_) mechanism_->Forget(id);
+  if (gavel_) gavel_->RemoveJob(id);
 }
 
 void RoundPolicy::OnJobRequeued(const JobStatus& /*job*/, SchedContext& /*ctx*/) {
@@ -94,6 +146,7 @@ void RoundPolicy::Resolve(SchedContext& ctx) {
   const double now = ctx.now();
   AllocationProblem problem;
   problem.capacity = capacity_;
+  for (DeviceTypeId t : types_) problem.type_names.push_back(ctx.cluster().device_catalog().type(t).name);
   problem.price_per_hour = price_per_hour_;
   problem.jobs.reserve(active_.size());
   for (const auto& [id, a] : active_) {
@@ -138,6 +191,10 @@ void RoundPolicy::Resolve(SchedContext& ctx) {
 
 void RoundPolicy::Schedule(SchedContext& ctx) {
   Init(ctx);
+  if (gavel_) {
+    ScheduleGavel(ctx);
+    return;
+  }
   const double now = ctx.now();
   if (round_started_ && now + kTimeSlackS < next_round_s_) return;  // between rounds: nothing to do
   round_started_ = true;

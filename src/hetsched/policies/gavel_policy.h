@@ -22,8 +22,24 @@
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/options.h"
 #include "hetsched/sched/round_mechanism.h"
+#include "hetsched/sched/round_mechanism_gavel.h"
+#include "hetsched/util/python_random.h"
 
 namespace hetsched::gavel {
+
+// Which round mechanism runs the allocation (option `mechanism`): hetsched's (the paper's,
+// sched/round_mechanism.h; the default) or Gavel's simulator's (sched/round_mechanism_gavel.h,
+// with its round timing and placement: policies/gavel_round_gavel.cc), which `--compat gavel` sets.
+struct GavelMechanismOptions {
+  bool enabled = false;
+  double reset_interval_s = GavelRoundMechanism::kDefaultResetIntervalS;
+  // Fill the types in a new random order every round (Gavel does for policies without "Perf"
+  // in their name, scheduler.py:879-881), from Python's Random(seed + 5) (:325-326).
+  bool shuffle_types = false;
+  uint64_t seed = 0;
+  // Gavel's FIFO policies: a job with priority 0 never runs (scheduler.py:829-832).
+  bool skip_zero_priority = false;
+};
 
 class RoundPolicy : public JobScheduler {
  public:
@@ -49,6 +65,10 @@ class RoundPolicy : public JobScheduler {
   void OnJobRequeued(const JobStatus& job, SchedContext& ctx) override;
   void Schedule(SchedContext& ctx) override;
 
+  // Switches to Gavel's simulator's round mechanism (before the first event).
+  void SetGavelMechanism(const GavelMechanismOptions& options) { gavel_options_ = options; }
+  const GavelMechanismOptions& gavel_mechanism() const { return gavel_options_; }
+
   long long allocations_computed() const { return allocations_computed_; }
   long long lp_solves() const { return lp_solves_; }
   long long solve_failures() const { return solve_failures_; }
@@ -60,11 +80,17 @@ class RoundPolicy : public JobScheduler {
   struct ActiveJob {
     std::vector<double> throughput;
     std::vector<double> share;
+    std::vector<double> runnable;  // > 0 where the job can run (its visible speed there)
     double last_accounted_s = 0;
+    bool in_allocation = false;  // Gavel's mechanism: present at the last reset
   };
   void Init(SchedContext& ctx);
   int TypeIndex(DeviceTypeId type) const;
   void Resolve(SchedContext& ctx);
+  // Gavel's simulator's mechanism (gavel_round_gavel.cc).
+  void ScheduleGavel(SchedContext& ctx);
+  void StartRoundGavel(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs, const std::vector<int>& plan);
+  std::vector<int> GavelTypeOrder(const Cluster& cluster) const;
 
   std::string name_;
   std::vector<GavelThroughputRow> profile_rows_;
@@ -77,6 +103,12 @@ class RoundPolicy : public JobScheduler {
   std::vector<int> capacity_;
   std::vector<double> price_per_hour_;
   std::unique_ptr<RoundMechanism> mechanism_;
+  GavelMechanismOptions gavel_options_;
+  std::unique_ptr<GavelRoundMechanism> gavel_;
+  std::unique_ptr<PythonRandom> type_shuffler_;
+  std::vector<int> gavel_type_order_;
+  bool placed_last_round_ = false;
+  bool arrived_since_round_ = false;
   std::map<JobId, ActiveJob> active_;  // ordered: deterministic problems and rounds
   bool dirty_ = false;
   bool round_started_ = false;
@@ -109,5 +141,8 @@ Result<std::unique_ptr<JobScheduler>> MakeLpRoundPolicy(const Options& options, 
 Result<double> RoundOption(const Options& options);
 // Reads the option `profile` (a Gavel throughputs CSV path; default none) into `policy`.
 Status ProfileOption(const Options& options, RoundPolicy& policy);
+// Reads the options `mechanism` (hetsched | gavel; default `default_mechanism`), `reset_interval`
+// (seconds, Gavel's mechanism only; default 1920) and `seed`.
+Result<GavelMechanismOptions> MechanismOption(const Options& options, const std::string& default_mechanism);
 
 }  // namespace hetsched::gavel

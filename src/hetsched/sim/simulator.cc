@@ -284,8 +284,9 @@ double Simulator::MeasuredRate(JobId id, RunState& run) {
   const DeviceTypeId type = cluster_.device(run.plan.devices.front()).type;
   const JobSpec& spec = workload_.jobs[static_cast<size_t>(id)].spec;
   const double steps_per_s = count == spec.num_gpus
-                                 ? options_.measured_throughputs->StepsPerSecond(run.measured_type, type, count,
-                                                                                 run.estimate.span_nodes <= 1)
+                                 ? options_.measured_throughputs->StepsPerSecond(
+                                       run.measured_type, type, count,
+                                       options_.measured_always_consolidated || run.estimate.span_nodes <= 1)
                                  : 0.0;
   if (steps_per_s <= 0) {
     run.measured_fallback = true;

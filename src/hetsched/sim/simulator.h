@@ -35,6 +35,10 @@ struct SimOptions {
   // table holds: their true speed is the measured steps/s for the GPU type, count and layout they
   // run on, scaled by the model's contention slowdown (docs/gavel.md). Null: the model for all.
   const MeasuredThroughputs* measured_throughputs = nullptr;
+  // true: a measured job runs at its *consolidated* measured speed wherever its devices are, as
+  // Gavel's simulator assumes (it counts devices per type only; scheduler.py:959-990); false: the
+  // layout it runs on picks the consolidated or unconsolidated row (consolidated = one node).
+  bool measured_always_consolidated = false;
   // Benchmarks only: when set, each Schedule() call's wall time (seconds) and the number of
   // pending jobs at that call are appended here. Never part of the outputs.
   std::vector<std::pair<double, long long>>* decision_timings = nullptr;

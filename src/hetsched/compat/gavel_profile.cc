@@ -1,0 +1,64 @@
+// `--compat gavel`: the assumptions of Gavel's simulator (stanford-futuredata/gavel @ c4fa400,
+// scheduler/scripts/drivers/simulate_scheduler_with_trace.py driving scheduler/scheduler.py), as
+// defaults of hetsched's options. Sources are files of that repository; docs/compat.md, "Gavel".
+#include <string>
+#include <vector>
+
+#include "hetsched/compat/compat.h"
+
+namespace hetsched {
+namespace {
+
+CompatProfile MakeGavelProfile() {
+  const std::vector<std::string> lp_policies{"gavel-las", "gavel-las-agnostic", "gavel-makespan", "gavel-ftf",
+                                             "gavel-cost"};
+  std::vector<std::string> round_policies = lp_policies;
+  round_policies.insert(round_policies.end(), {"gavel-fifo", "gavel-fifo-perf"});
+  const std::vector<std::string> las{"gavel-las", "gavel-las-agnostic"};
+
+  CompatProfile p;
+  p.name = "gavel";
+  p.peer = "Gavel's simulator (stanford-futuredata/gavel @ c4fa400)";
+  p.summary = "Gavel's rounds, resets and per-type queues, free preemption, measured throughputs seen and true";
+  p.settings = {
+      {"--restart-cost", "0", {}, "scheduler/scheduler.py:1034-1036",
+       "a micro-task lasts num_steps / throughput: nothing is charged for a preemption or a move"},
+      {"--throughputs", "auto", {}, "scheduler/scheduler.py:959-977",
+       "jobs progress at the measured (oracle) throughputs of simulation_throughputs.json"},
+      {"--assume-consolidated", "true", {}, "scheduler/scheduler.py:959-977",
+       "a job runs at its consolidated throughput wherever its workers are (devices are counted per type)"},
+      {"--no-contention", "true", {}, "scheduler/scheduler.py:959-977",
+       "no network model: a job's speed does not depend on other jobs"},
+      {"--seed", "0", {}, "scheduler/scheduler.py:60",
+       "Scheduler(seed=0): FIFO's Random(seed) and the type shuffler's Random(seed + 5) (:325-326)"},
+      {"--round", "360", round_policies, "scheduler/scheduler.py:60",
+       "time_per_iteration = 360 s (the driver's default too)"},
+      {"--policy-opt", "mechanism=gavel", lp_policies, "scheduler/scheduler.py:766-957,2358-2463",
+       "resets at most every 1920 s, priorities since the last reset, per-type queues in v100, p100, k80 order"},
+      {"--policy-opt", "profile=data/real/gavel/throughputs.csv", round_policies, "scheduler/scheduler.py:2253-2262",
+       "every policy sees the oracle throughputs (_set_initial_throughput)"},
+      {"--policy-opt", "normaliser=proportional", las, "scheduler/policies/max_min_fairness.py:59-67",
+       "normalised by ProportionalPolicy's throughput sum_k T W_k / sum_k W_k, times the scale factor"},
+      {"--policy-opt", "second_phase=false", las, "scheduler/policies/max_min_fairness.py:69-76",
+       "one LP (max of the min), no second phase"},
+      {"--policy-opt", "bisection=true", {"gavel-makespan"}, "scheduler/policies/min_total_duration.py:74-96",
+       "bisection on the makespan over feasibility LPs to a 5% bracket"},
+  };
+  p.reproduces = {
+      {"gavel-fifo", "fifo", "scheduler/policies/fifo.py (FIFOPolicy, mode base)"},
+      {"gavel-fifo-perf", "fifo_perf", "scheduler/policies/fifo.py (FIFOPolicyWithPerf)"},
+      {"gavel-las", "max_min_fairness_perf", "scheduler/policies/max_min_fairness.py (MaxMinFairnessPolicyWithPerf)"},
+      {"gavel-las-agnostic", "max_min_fairness", "scheduler/policies/max_min_fairness.py (MaxMinFairnessPolicy)"},
+      {"gavel-makespan", "min_total_duration_perf",
+       "scheduler/policies/min_total_duration.py (MinTotalDurationPolicyWithPerf)"},
+      {"gavel-ftf", "finish_time_fairness_perf",
+       "scheduler/policies/finish_time_fairness.py (FinishTimeFairnessPolicyWithPerf)"},
+  };
+  return p;
+}
+
+}  // namespace
+
+HETSCHED_REGISTER_COMPAT(kGavelCompat, MakeGavelProfile())
+
+}  // namespace hetsched

@@ -1,0 +1,158 @@
+// RoundPolicy under Gavel's simulator's mechanism (option mechanism=gavel; `--compat gavel`):
+// the round timing, resets and placement of stanford-futuredata/gavel @ c4fa400,
+// scheduler/scheduler.py, as cited per step. The priorities and the per-type queues are in
+// sched/round_mechanism_gavel.h.
+//
+// Round timing (simulate(), :1283-1296): a round ends when the last job scheduled in it finishes
+// its micro-task (at most one round length), so a round whose jobs all finish early ends early;
+// a round that placed no job is followed by the next arrival. A job that finishes mid-round
+// leaves its devices idle until the round ends. Arrivals join at the next round.
+//
+// Placement: Gavel's simulator counts devices per type only (a job's speed is its consolidated
+// measured throughput wherever its workers are, :959-990), keeps a job that stays on its type on
+// its workers (lease extension, :914-932) and places the others widest first (:888-890, :908-944). Here a
+// job that stays keeps its devices; the others start widest first, consolidated; when one cannot
+// be consolidated the type is re-packed widest first (a move is free: Gavel charges no
+// preemption), so every job runs at its consolidated speed as in Gavel.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "hetsched/policies/gavel_policy.h"
+
+namespace hetsched::gavel {
+
+namespace {
+
+constexpr double kTimeSlackS = 1e-6;
+
+// Gavel fills the types in the fixed order v100, p100, k80 (scheduler.py:875). Other types
+// (Gavel has none) come after them in catalog order.
+int GavelTypeRank(const std::string& name) {
+  if (name.rfind("v100", 0) == 0) return 0;
+  if (name.rfind("p100", 0) == 0) return 1;
+  if (name.rfind("k80", 0) == 0) return 2;
+  return 3;
+}
+
+// Whether `n` devices of `type` can be had on as few nodes as they need.
+bool FitsConsolidated(const ClusterState& state, DeviceTypeId type, int n, int per_node) {
+  if (per_node <= 0 || n <= per_node) return state.BestFitNode(type, n) >= 0;
+  const int nodes = (n + per_node - 1) / per_node;
+  std::vector<NodeId> most_free;
+  state.AppendNodesByMostFree(type, nodes, &most_free);
+  int free = 0;
+  for (NodeId node : most_free) free += state.free_on_node(node);
+  return free >= n;
+}
+
+}  // namespace
+
+std::vector<int> RoundPolicy::GavelTypeOrder(const Cluster& cluster) const {
+  std::vector<int> order(types_.size());
+  for (size_t k = 0; k < types_.size(); ++k) order[k] = static_cast<int>(k);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return GavelTypeRank(cluster.device_catalog().type(types_[static_cast<size_t>(a)]).name) <
+           GavelTypeRank(cluster.device_catalog().type(types_[static_cast<size_t>(b)]).name);
+  });
+  return order;
+}
+
+void RoundPolicy::ScheduleGavel(SchedContext& ctx) {
+  const double now = ctx.now();
+  bool any_running = false;
+  for (const auto& [id, a] : active_) {
+    if (ctx.job(id).state == JobState::kRunning) {
+      any_running = true;
+      break;
+    }
+  }
+  if (round_started_) {
+    const bool due = now + kTimeSlackS >= next_round_s_;
+    if (any_running && !due) return;  // the round goes on
+    // Nothing ran this round and nothing arrived: Gavel waits for the next arrival (:1293-1295).
+    // Here a tick may also start the round once a reset is due by time, so that a run with no
+    // arrivals left cannot stall (Gavel then forces the reset at once, :1277-1279).
+    if (!any_running && !placed_last_round_ && !arrived_since_round_ && !gavel_->ResetDue(now, dirty_)) return;
+  }
+  if (active_.empty()) {
+    round_started_ = false;  // the next arrival starts a round at once
+    return;
+  }
+  round_started_ = true;
+  next_round_s_ = now + round_s_;
+  ctx.WakeUpAt(next_round_s_);
+  arrived_since_round_ = false;
+
+  // 1. The micro-tasks of the round that ends now (_done_callback).
+  for (auto& [id, a] : active_) {
+    const JobStatus& st = ctx.job(id);
+    if (st.state == JobState::kRunning) {
+      gavel_->Account(id, TypeIndex(st.device_type), now - std::max(a.last_accounted_s, st.last_start_s));
+    }
+    a.last_accounted_s = now;
+  }
+  // 2. Reset and re-solve only when due (_update_priorities, :2368-2381).
+  if (gavel_->ResetDue(now, dirty_)) {
+    gavel_->Reset(now, [this](JobId id) -> std::span<const double> {
+      const ActiveJob& a = active_.at(id);
+      return a.in_allocation ? std::span<const double>(a.share) : std::span<const double>();
+    });
+    Resolve(ctx);
+    for (auto& [id, a] : active_) a.in_allocation = true;
+  }
+
+  // 3. Plan the round over the types in Gavel's order (shuffled for the "non-Perf" policies).
+  std::vector<int> order = gavel_type_order_;
+  if (gavel_options_.shuffle_types) type_shuffler_->Shuffle(order);
+  std::vector<GavelRoundJob> jobs;
+  jobs.reserve(active_.size());
+  for (const auto& [id, a] : active_) {
+    jobs.push_back(GavelRoundJob{id, ctx.job(id).spec->num_gpus, a.in_allocation, a.share, a.runnable});
+  }
+  const std::vector<int> plan = gavel_->PlanRound(jobs, order, gavel_options_.skip_zero_priority);
+  placed_last_round_ = std::any_of(plan.begin(), plan.end(), [](int k) { return k >= 0; });
+  StartRoundGavel(ctx, jobs, plan);
+}
+
+void RoundPolicy::StartRoundGavel(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs,
+                                  const std::vector<int>& plan) {
+  // Jobs that move or pause give their devices back first; jobs that stay keep them.
+  std::vector<std::vector<size_t>> starting(types_.size());
+  std::vector<std::vector<size_t>> staying(types_.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const JobStatus& st = ctx.job(jobs[i].id);
+    const int current = st.state == JobState::kRunning ? TypeIndex(st.device_type) : -1;
+    if (current >= 0 && current != plan[i]) ctx.Preempt(jobs[i].id);
+    if (plan[i] < 0) continue;
+    (current == plan[i] ? staying : starting)[static_cast<size_t>(plan[i])].push_back(i);
+  }
+  const int per_node = ctx.cluster().max_devices_per_node();
+  auto widest_first = [&](std::vector<size_t>& v) {
+    std::stable_sort(v.begin(), v.end(), [&](size_t a, size_t b) { return jobs[a].num_gpus > jobs[b].num_gpus; });
+  };
+  for (size_t k = 0; k < types_.size(); ++k) {
+    const DeviceTypeId type = types_[k];
+    widest_first(starting[k]);
+    bool consolidated = true;
+    for (size_t i : starting[k]) {
+      if (!FitsConsolidated(ctx.state(), type, jobs[i].num_gpus, per_node)) {
+        consolidated = false;
+        break;
+      }
+      ctx.TryStart(jobs[i].id, jobs[i].num_gpus, type);
+    }
+    if (consolidated) continue;
+    // Re-pack the type: everyone planned on it starts again, widest first.
+    std::vector<size_t> all = staying[k];
+    all.insert(all.end(), starting[k].begin(), starting[k].end());
+    for (size_t i : all) {
+      if (ctx.job(jobs[i].id).state == JobState::kRunning) ctx.Preempt(jobs[i].id);
+    }
+    std::sort(all.begin(), all.end());
+    widest_first(all);
+    for (size_t i : all) ctx.TryStart(jobs[i].id, jobs[i].num_gpus, type);
+  }
+}
+
+}  // namespace hetsched::gavel

@@ -1,0 +1,72 @@
+// gavel-fifo and gavel-fifo-perf: Gavel's FIFO policies under Gavel's simulator's mechanism.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fake_backend.h"
+
+namespace hetsched {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using test::kFast;
+using test::kSlow;
+
+// Devices 0-1 fast (node 0, 1 s per iteration), 2-3 slow (node 1, 2 s): T = 1 and 0.5 it/s.
+// Rounds of 360 s; resets need 1,920 s between them unless the last one was at time 0.
+TEST(GavelFifoPerfTest, FastestTypeWithRoomRepickedOnlyAtResets) {
+  test::PolicyHarness h({{kFast, 2}, {kSlow, 2}}, "gavel-fifo-perf");
+  for (JobId id : {1, 2, 3}) h.Submit(id, 1, 0, 1'000'000);
+  // Reset at 0: jobs 1, 2 fill the fast pair, job 3 gets the slow type.
+  h.ScheduleAt(0);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0]", "start 2 on [1]", "start 3 on [2]"));
+  // Job 4 arrives mid-round and joins at the next round; the last reset was at time 0, so it is
+  // due at once and job 4 gets the last slow device.
+  h.Submit(4, 1, 100, 1'000'000);
+  h.ScheduleAt(100);
+  EXPECT_THAT(h.TakeLog(), IsEmpty());
+  h.ScheduleAt(360);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("start 4 on [3]"));
+  // Job 1 finishes: its fast device stays idle until a reset is due (360 + 1920 = 2280 s), i.e.
+  // at the round of 2520 s; then job 3 moves to the fast type (the first of 2, 3, 4 in order with
+  // the fastest type free after job 2).
+  h.Finish(1, 500);
+  for (double t = 720; t <= 2160; t += 360) {
+    h.ScheduleAt(t);
+    EXPECT_THAT(h.TakeLog(), IsEmpty()) << "t=" << t;
+  }
+  h.ScheduleAt(2520);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("preempt 3", "start 3 on [0]"));
+}
+
+// Gavel's fifo with seed 2: CPython's Random(2).randrange(2) draws 0, 0. Types by name:
+// [fast-gpu, slow-gpu]. Job 1: draw 0 (fast), but the type given is the last listed: slow.
+// Job 2: the same; slow is now full, and the list drops entry 0 of the draw: fast. Job 3 finds no
+// listed type with room and waits, although both fast devices are free (fifo.py:137-163).
+TEST(GavelFifoTest, ReproducesGavelsTypeChoice) {
+  test::PolicyHarness h({{kFast, 2}, {kSlow, 2}}, "gavel-fifo", {"seed=2"});
+  for (JobId id : {1, 2, 3}) h.Submit(id, 1, 0, 1'000'000);
+  h.ScheduleAt(0);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [2]", "start 2 on [3]"));
+  h.ScheduleAt(360);  // no change since the reset: no new allocation
+  EXPECT_THAT(h.TakeLog(), IsEmpty());
+  EXPECT_EQ(h.state(3), JobState::kPending);
+  // Job 1 finishes; at the next round a reset is due (the last was at time 0): its slow device goes
+  // to the head of the queue, job 3, which never moves afterwards.
+  h.Finish(1, 400);
+  h.ScheduleAt(400);
+  EXPECT_THAT(h.TakeLog(), IsEmpty());
+  h.ScheduleAt(720);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("start 3 on [2]"));
+}
+
+TEST(GavelFifoTest, RunsOnlyUnderGavelsMechanism) {
+  auto options = Options::Parse({"mechanism=hetsched"});
+  ASSERT_TRUE(options.ok());
+  auto made = Registry<JobScheduler>::Instance().Create("gavel-fifo", *options);
+  ASSERT_FALSE(made.ok());
+  EXPECT_THAT(made.status().ToString(), ::testing::HasSubstr("mechanism=gavel"));
+}
+
+}  // namespace
+}  // namespace hetsched
