@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "cli_common.h"
+#include "hetsched/compat/compat.h"
 #include "commands.h"
 #include "hetsched/experiments/experiment.h"
 #include "hetsched/planners/hetero_problem.h"
@@ -16,7 +17,25 @@ namespace hetsched::cli {
 namespace {
 void PrintMethods(const char* title, const std::vector<MethodInfo>& list) {
   fmt::print("{}\n", title);
-  for (const MethodInfo& m : list) fmt::print("  {:<18} {}\n  {:<18} {}\n", m.name, m.summary, "", m.provenance);
+  for (const MethodInfo& m : list) {
+    fmt::print("  {:<18} {}\n  {:<18} {}\n", m.name, m.summary, "", m.provenance);
+    const std::string peers = CompatProfiles::Instance().Reproduces(m.name);
+    if (!peers.empty()) fmt::print("  {:<18} reproduces {}\n", "", peers);
+  }
+  fmt::print("\n");
+}
+
+void PrintCompatProfiles() {
+  fmt::print("Compatibility profiles (--compat NAME; docs/compat.md)\n");
+  for (const CompatProfile* p : CompatProfiles::Instance().List()) {
+    fmt::print("  {:<18} {}\n  {:<18} {}\n", p->name, p->summary, "", p->peer);
+    for (const CompatSetting& s : p->settings) {
+      std::string only;
+      for (const std::string& pol : s.policies) only += (only.empty() ? " [" : ", ") + pol;
+      if (!only.empty()) only += "]";
+      fmt::print("  {:<18}   {} {}{}  ({})\n", "", s.option, s.value, only, s.source);
+    }
+  }
   fmt::print("\n");
 }
 
@@ -58,6 +77,7 @@ int RunCatalog(const std::string& what) {
   if (all || what == "experiments") {
     PrintMethods("Experiments (hetsched experiment NAME)", Registry<Experiment>::Instance().List());
   }
+  if (all || what == "compat") PrintCompatProfiles();
   return kExitOk;
 }
 }  // namespace
@@ -65,8 +85,8 @@ int RunCatalog(const std::string& what) {
 void AddCatalogCommand(CLI::App& app, std::function<int()>* action) {
   auto* cmd = app.add_subcommand("catalog", "List device types, links, models, policies, placers and planners");
   auto what = std::make_shared<std::string>("all");
-  cmd->add_option("what", *what, "all, devices, links, models, policies, placers, planners or experiments")
-      ->check(CLI::IsMember({"all", "devices", "links", "models", "policies", "placers", "planners", "experiments"}));
+  cmd->add_option("what", *what, "all, devices, links, models, policies, placers, planners, experiments or compat")
+      ->check(CLI::IsMember({"all", "devices", "links", "models", "policies", "placers", "planners", "experiments", "compat"}));
   cmd->callback([what, action] { *action = [what] { return RunCatalog(*what); }; });
 }
 

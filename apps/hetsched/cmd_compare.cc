@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "cli_common.h"
+#include "cli_compat.h"
 #include "commands.h"
 #include "hetsched/metrics/summary.h"
 #include "hetsched/report/html_report.h"
@@ -23,6 +24,8 @@ struct CompareArgs {
   std::vector<std::string> policies{"fifo", "fifo:backfill=none", "sjf", "srtf", "tiresias-las"};
   std::vector<std::string> placers{"pack"};
   std::string planner = "data-parallel";
+  CompatArgs compat;
+  double round_s = 0;  // --round: offered to every policy as its option `round`
   std::string out = "hetsched-out/compare";
   int threads = 0;
   bool demo = false;
@@ -35,7 +38,14 @@ std::string RunDirName(const std::string& spec) {
   return s;
 }
 
-int RunCompare(const CompareArgs& a) {
+int RunCompare(CompareArgs& a, CLI::App& cmd) {
+  std::vector<std::string> policy_names;
+  for (const std::string& p : a.policies) {
+    auto policy = ParseMethodSpec(p);
+    if (!policy.ok()) return ReportError(policy.status());
+    policy_names.push_back(policy->first);
+  }
+  if (Status st = a.compat.ApplyToCommand(cmd, policy_names); !st.ok()) return ReportError(st);
   std::vector<MethodChoice> choices;
   std::vector<std::string> labels;
   for (const std::string& p : a.policies) {
@@ -50,6 +60,9 @@ int RunCompare(const CompareArgs& a) {
       c.placer = placer->first;
       c.placer_options = placer->second;
       c.planner = a.planner;
+      // A round-based policy reads it; the others ignore it (like --seed).
+      if (a.round_s > 0 && !c.policy_options.Has("round")) c.policy_options.SetDefault("round", fmt::format("{}", a.round_s));
+      a.compat.ApplyToChoice(c, p + "+" + pl);
       choices.push_back(std::move(c));
       labels.push_back(p + "+" + pl);
     }
@@ -68,6 +81,7 @@ int RunCompare(const CompareArgs& a) {
     fmt::print("hetsched demo: the baselines on a real trace subset and a built-in heterogeneous cluster.\n\n");
   }
   PrintSimInputs(*inputs);
+  fmt::print("{}", a.compat.Report());
   fmt::print("methods :\n");
   for (size_t i = 0; i < choices.size(); ++i) {
     fmt::print("  {:<28} {}\n", labels[i], Provenance("policy", choices[i].policy));
@@ -134,12 +148,16 @@ void AddCompareLike(CLI::App& app, std::function<int()>* action, bool demo) {
   cmd->add_option("--policies", a->policies, "Policies, each NAME[:KEY=VALUE...]")->delimiter(',');
   cmd->add_option("--placers", a->placers, "Placers, each NAME[:KEY=VALUE...]")->delimiter(',');
   cmd->add_option("--planner", a->planner, "Planner for every run");
+  cmd->add_option("--round", a->round_s,
+                  "Round length in seconds, offered to every policy as its option 'round' (round-based ones read it)")
+      ->check(CLI::PositiveNumber);
+  a->compat.Add(*cmd);
   cmd->add_option("-o,--out", a->out, "Output directory");
   cmd->add_option("-j,--threads", a->threads, "Runs in parallel (default: one per core)");
   cmd->add_option("--real-run", a->real_runs,
                   "Output directory of `hetsched agent` (its run.json): a real run shown beside the simulations "
                   "(repeatable)");
-  cmd->callback([a, action] { *action = [a] { return RunCompare(*a); }; });
+  cmd->callback([a, action, cmd] { *action = [a, cmd] { return RunCompare(*a, *cmd); }; });
 }
 }  // namespace
 

@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include "cli_common.h"
+#include "cli_compat.h"
 #include "commands.h"
 #include "hetsched/metrics/summary.h"
 #include "hetsched/report/run_record_json.h"
@@ -16,14 +17,17 @@ struct SimulateArgs {
   WorkloadArgs workload;
   SimArgs sim;
   MethodArgs methods;
+  CompatArgs compat;
   std::string out = "hetsched-out/simulate";
   double round_s = 0;  // --round: passed to the policy as its option `round`
 };
 
-int RunSimulate(const SimulateArgs& a) {
+int RunSimulate(SimulateArgs& a, CLI::App& cmd) {
+  if (Status st = a.compat.ApplyToCommand(cmd, {a.methods.policy}); !st.ok()) return ReportError(st);
   auto chosen = a.methods.ToChoice();
   if (!chosen.ok()) return ReportError(chosen.status());
   MethodChoice choice = std::move(chosen).value();
+  a.compat.ApplyToChoice(choice, choice.policy);
   if (a.round_s > 0) {
     if (choice.policy_options.Has("round")) {
       return ReportError(Status::InvalidArgument("--round and --policy-opt round=... both given: choose one"));
@@ -42,6 +46,7 @@ int RunSimulate(const SimulateArgs& a) {
   MeasuredThroughputs measured;
   if (Status st = a.sim.LoadThroughputs(cluster.device_catalog(), &measured, &options); !st.ok()) return ReportError(st);
   PrintSimInputs(*inputs);
+  fmt::print("{}", a.compat.Report());
   fmt::print("{}", DescribeMethods(choice));
   auto run = RunSimulation(cluster, zoo, inputs->workload, choice, options);
   if (!run.ok()) return ReportError(run.status());
@@ -72,11 +77,12 @@ void AddSimulateCommand(CLI::App& app, std::function<int()>* action) {
   a->workload.Add(*cmd);
   a->sim.Add(*cmd);
   a->methods.Add(*cmd);
+  a->compat.Add(*cmd);
   cmd->add_option("--round", a->round_s,
                   "Round length in seconds for round-based policies (gavel-*, tiresias-las): the policy option 'round'")
       ->check(CLI::PositiveNumber);
   cmd->add_option("-o,--out", a->out, "Output directory (summary.json, jobs.csv, timeline.csv)");
-  cmd->callback([a, action] { *action = [a] { return RunSimulate(*a); }; });
+  cmd->callback([a, action, cmd] { *action = [a, cmd] { return RunSimulate(*a, *cmd); }; });
 }
 
 }  // namespace hetsched::cli

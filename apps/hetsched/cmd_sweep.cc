@@ -9,10 +9,12 @@
 // configurations are read by the binary itself and never reach a shell.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "cli_common.h"
 #include "commands.h"
+#include "hetsched/compat/compat.h"
 #include "hetsched/metrics/summary.h"
 #include "hetsched/report/run_record_json.h"
 #include "hetsched/report/writers.h"
@@ -35,6 +37,7 @@ struct SweepArgs {
   std::string partition;
   long long task = -1;        // --task I: run configuration I (what each array task does)
   double timeout_s = 3600;    // --slurm: how long to wait for the array
+  std::string compat;         // --compat NAME: given to every configuration that names none
 };
 
 struct SweepConfig {
@@ -85,6 +88,9 @@ int RunTask(const SweepArgs& a, const std::vector<SweepConfig>& configs, long lo
   AddSimulateCommand(app, &action);
   std::vector<std::string> argv = {"hetsched", "simulate"};
   argv.insert(argv.end(), c.args.begin(), c.args.end());
+  if (!a.compat.empty() && std::find(c.args.begin(), c.args.end(), "--compat") == c.args.end()) {
+    argv.insert(argv.end(), {"--compat", a.compat});
+  }
   for (const char* extra : {"--quiet", "-o"}) argv.emplace_back(extra);
   argv.push_back(RunDir(a.out, static_cast<size_t>(index)));
   std::vector<char*> cargv;
@@ -146,8 +152,10 @@ int RunOnSlurm(const SweepArgs& a, const std::vector<SweepConfig>& configs) {
   }
   // The script runs this binary with fixed, single-quoted arguments; nothing from the
   // configurations file is in it.
-  const std::string script = "#!/bin/sh\nexec '" + self + "' sweep --configs '" + cfg + "' --out '" + out +
-                             "' --task \"$SLURM_ARRAY_TASK_ID\"\n";
+  // --compat is a registered profile's name (checked in RunSweep): letters and digits only.
+  const std::string compat = a.compat.empty() ? "" : " --compat '" + a.compat + "'";
+  const std::string script = "#!/bin/sh\nexec '" + self + "' sweep --configs '" + cfg + "' --out '" + out + "'" +
+                             compat + " --task \"$SLURM_ARRAY_TASK_ID\"\n";
   if (Status st = MakeDirs(out + "/runs"); !st.ok()) return ReportError(st);
   if (Status st = WriteFileAtomic(out + "/sweep-task.sh", script); !st.ok()) return ReportError(st);
   std::map<std::string, std::string> env;
@@ -190,6 +198,9 @@ int RunOnSlurm(const SweepArgs& a, const std::vector<SweepConfig>& configs) {
 }
 
 int RunSweep(const SweepArgs& a) {
+  if (!a.compat.empty()) {
+    if (auto p = CompatProfiles::Instance().Find(a.compat); !p.ok()) return ReportError(p.status().WithContext("--compat"));
+  }
   auto configs = ReadConfigs(a.configs);
   if (!configs.ok()) return ReportError(configs.status());
   if (a.task >= 0) return RunTask(a, *configs, a.task);
@@ -215,6 +226,8 @@ void AddSweepCommand(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--slurm-conf", a->slurm_conf, "SLURM_CONF for sbatch/squeue (default: the environment's)");
   cmd->add_option("--partition", a->partition, "Slurm partition for the array (default: Slurm's default)");
   cmd->add_option("--timeout", a->timeout_s, "--slurm: seconds to wait for the array")->check(CLI::PositiveNumber);
+  cmd->add_option("--compat", a->compat,
+                  "Compatibility profile (gavel, tiresias) for every configuration that names none");
   cmd->add_option("--task", a->task, "Run only configuration I (what each array task runs)");
   cmd->callback([a, action] { *action = [a] { return RunSweep(*a); }; });
 }

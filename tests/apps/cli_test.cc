@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli_runner.h"
+#include "hetsched/compat/compat.h"
 #include "hetsched/model/model_zoo.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/placer.h"
@@ -234,6 +235,42 @@ TEST_F(CliTest, UnknownPolicyListsTheKnownOnes) {
   EXPECT_TRUE(Contains(c.err, "no-such-placer")) << Show(c);
   EXPECT_TRUE(Contains(c.err, "first-fit")) << Show(c);
   EXPECT_TRUE(NoOutputs(out));
+}
+
+// `--compat` names a registered profile; an unknown one is refused, with the known ones, before
+// anything runs or is written (on every command that takes it).
+TEST_F(CliTest, UnknownCompatProfileIsRefusedBeforeAnythingRuns) {
+  const std::string trace = Write("trace.csv", kGoodTrace);
+  const std::string out = Path("out");
+  for (const char* command : {"simulate", "compare"}) {
+    const CliResult r = Run({command, "--trace", trace, "--compat", "no-such-peer", "-o", out, "-q"});
+    EXPECT_EQ(r.exit_code, 1) << command << "\n" << Show(r);
+    EXPECT_TRUE(Contains(r.err, "unknown compatibility profile 'no-such-peer'")) << Show(r);
+    for (const CompatProfile* p : CompatProfiles::Instance().List()) EXPECT_TRUE(Contains(r.err, p->name)) << Show(r);
+    EXPECT_TRUE(NoOutputs(out));
+  }
+  const std::string configs = Write("configs.txt", "--policy fifo --trace " + trace + "\n");
+  const CliResult s = Run({"sweep", "--configs", configs, "--local", "--compat", "no-such-peer", "-o", out});
+  EXPECT_EQ(s.exit_code, 1) << Show(s);
+  EXPECT_TRUE(Contains(s.err, "unknown compatibility profile 'no-such-peer'")) << Show(s);
+  EXPECT_TRUE(NoOutputs(out));
+  const CliResult c = Run({"catalog", "compat"});
+  EXPECT_EQ(c.exit_code, 0) << Show(c);
+  EXPECT_TRUE(Contains(c.out, "Compatibility profiles")) << Show(c);
+}
+
+// compare --round offers the round length to every policy: a round-based one uses it, the
+// others run as before (so a mixed comparison works).
+TEST_F(CliTest, CompareRoundReachesRoundBasedPoliciesOnly) {
+  const std::string trace = Write("trace.csv", kGoodTrace);
+  const std::string cluster = Write("cluster.yaml", kGoodCluster);
+  const CliResult r = Run({"compare", "--trace", trace, "--cluster", cluster, "--policies", "fifo,gavel-las",
+                           "--round", "120", "-o", Path("out"), "-q"});
+  EXPECT_EQ(r.exit_code, 0) << Show(r);
+  EXPECT_TRUE(fs::exists(Path("out/compare.txt"))) << Show(r);
+  const CliResult bad = Run({"compare", "--trace", trace, "--cluster", cluster, "--round", "0", "-o", Path("out2")});
+  EXPECT_EQ(bad.exit_code, 2) << Show(bad);
+  EXPECT_TRUE(NoOutputs(Path("out2")));
 }
 
 // `simulate` checks the method names before it reads the trace: with a trace whose second row
