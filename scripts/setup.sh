@@ -15,6 +15,8 @@ PACKAGES=(
   # reach it) and registers itself as libblas.so.3 through update-alternatives.
   libopenblas0-serial
   slurmctld slurmd slurm-client
+  # The libFuzzer targets (fuzz/, scripts/fuzz.sh): clang with its fuzzer runtime.
+  clang-16 libfuzzer-16-dev
 )
 
 missing=()

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <optional>
 #include <fmt/core.h>
 
 #include "hetsched/sched/job_scheduler.h"
@@ -10,23 +11,77 @@
 #include "hetsched/sched/planner.h"
 #include "hetsched/sched/registry.h"
 #include "hetsched/util/file_io.h"
+#include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched::cli {
 
-void ClusterArgs::Add(CLI::App& app) {
-  app.add_option("--cluster", file, "Cluster spec file (YAML or JSON; see docs/formats.md)")
-      ->check(CLI::ExistingFile);
-  app.add_option("--gpus", gpus, "Cluster shorthand instead of a file: TYPE=COUNT,... e.g. v100=36,p100=36,k80=36");
-  // Not CLI::PositiveNumber: its message for 0 is "Value 0 not in range 0.000000 to 1.79...e308".
-  const CLI::Validator whole_devices(
-      [](std::string& text) -> std::string {
-        const Result<long long> n = ParseInt(Trim(text), "--gpus-per-server");
-        if (n.ok() && *n >= 1) return {};
-        return "devices per server must be a whole number >= 1, got '" + text + "'";
+namespace {
+
+// The value as given, escaped and bounded (it is echoed in the message).
+std::string Given(const std::string& text) { return Quoted(text); }
+
+// A number, finite (CLI11 converts "nan" and "inf" to doubles without complaint).
+std::optional<double> FiniteNumber(const std::string& text) {
+  const Result<double> v = ParseDouble(Trim(text), "value");  // refuses NaN and infinity
+  if (!v.ok()) return std::nullopt;
+  return *v;
+}
+
+}  // namespace
+
+CLI::Validator WholeAtLeast(long long min) {
+  return CLI::Validator(
+      [min](std::string& text) -> std::string {
+        const Result<long long> n = ParseInt(Trim(text), "value");
+        if (n.ok() && *n >= min) return {};
+        return "must be a whole number >= " + std::to_string(min) + ", got " + Given(text);
       },
-      "INT >= 1");
-  app.add_option("--gpus-per-server", gpus_per_server, "Devices per server for --gpus")->check(whole_devices);
+      "INT >= " + std::to_string(min));
+}
+
+CLI::Validator NumberAbove(double min) {
+  return CLI::Validator(
+      [min](std::string& text) -> std::string {
+        const std::optional<double> v = FiniteNumber(text);
+        if (v && *v > min) return {};
+        return fmt::format("must be a finite number > {}, got {}", min, Given(text));
+      },
+      fmt::format("NUMBER > {}", min));
+}
+
+CLI::Validator NumberAtLeast(double min) {
+  return CLI::Validator(
+      [min](std::string& text) -> std::string {
+        const std::optional<double> v = FiniteNumber(text);
+        if (v && *v >= min) return {};
+        return fmt::format("must be a finite number >= {}, got {}", min, Given(text));
+      },
+      fmt::format("NUMBER >= {}", min));
+}
+
+void RequireFiniteNumbers(CLI::App& app) {
+  const CLI::Validator finite(
+      [](std::string& text) -> std::string {
+        if (FiniteNumber(text)) return {};
+        return "must be a finite number, got " + Given(text);
+      },
+      "");
+  for (CLI::Option* opt : app.get_options()) {
+    if (opt->get_type_name().rfind("FLOAT", 0) == 0) opt->check(finite);
+  }
+  for (CLI::App* sub : app.get_subcommands({})) RequireFiniteNumbers(*sub);
+}
+
+void ClusterArgs::Add(CLI::App& app) {
+  CLI::Option* cluster = app.add_option("--cluster", file, "Cluster spec file (YAML or JSON; see docs/formats.md)")
+                             ->check(CLI::ExistingFile);
+  CLI::Option* shorthand =
+      app.add_option("--gpus", gpus, "Cluster shorthand instead of a file: TYPE=COUNT,... e.g. v100=36,p100=36,k80=36")
+          ->excludes(cluster);
+  app.add_option("--gpus-per-server", gpus_per_server, "Devices per server for --gpus")
+      ->check(WholeAtLeast(1))
+      ->needs(shorthand);
 }
 
 Result<Cluster> ClusterArgs::Load(std::string* description) const {
@@ -62,9 +117,15 @@ void WorkloadArgs::Add(CLI::App& app) {
     for (const auto& f : TraceFormats()) s += (s.empty() ? "" : ", ") + f;
     return s;
   }());
-  app.add_option("--synthetic", synthetic, "Generate N synthetic jobs instead of reading a trace");
-  app.add_option("--arrival-rate", arrival_rate_per_hour, "Synthetic: job arrivals per hour (Poisson)");
-  app.add_option("--max-jobs", max_jobs, "Read at most N jobs of the trace");
+  CLI::Option* trace_opt = app.get_option("--trace");
+  CLI::Option* synthetic_opt =
+      app.add_option("--synthetic", synthetic, "Generate N synthetic jobs instead of reading a trace")
+          ->check(WholeAtLeast(1))
+          ->excludes(trace_opt);
+  app.add_option("--arrival-rate", arrival_rate_per_hour, "Synthetic: job arrivals per hour (Poisson)")
+      ->check(NumberAbove(0))
+      ->needs(synthetic_opt);
+  app.add_option("--max-jobs", max_jobs, "Read at most N jobs of the trace")->check(WholeAtLeast(1))->excludes(synthetic_opt);
   app.add_option("--on-bad-row", on_bad_row, "What a malformed trace row does: stop (error) or skip (count it)")
       ->check(CLI::IsMember({"stop", "skip"}));
   app.add_option("--reference-device", reference_device,
@@ -112,8 +173,9 @@ void PrintSimInputs(const SimInputs& inputs) {
 }
 
 void SimArgs::Add(CLI::App& app) {
-  app.add_option("--restart-cost", restart_cost_s, "Seconds a preempted job loses when it restarts (checkpoint reload)");
-  app.add_option("--max-time", max_time_s, "Stop the simulation at this simulated time (seconds)");
+  app.add_option("--restart-cost", restart_cost_s, "Seconds a preempted job loses when it restarts (checkpoint reload)")
+      ->check(NumberAtLeast(0));
+  app.add_option("--max-time", max_time_s, "Stop the simulation at this simulated time (seconds)")->check(NumberAbove(0));
   app.add_flag("--no-contention", no_contention, "Do not share NIC bandwidth between cross-node jobs");
   app.add_flag("--assume-consolidated", assume_consolidated,
                "Measured jobs run at their consolidated measured speed wherever their devices are (as Gavel's simulator)");

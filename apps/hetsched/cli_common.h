@@ -20,6 +20,14 @@ inline constexpr int kExitError = 1;      // bad input file, infeasible workload
 inline constexpr int kExitUsage = 2;      // bad command line (CLI11 also uses 2... see main.cc)
 inline constexpr int kExitInternal = 3;   // an invariant broke: a bug, please report it
 
+// Option validators whose messages say what is expected (CLI11's own say "Value 0 not in range
+// 0.000000 to 1.79...e308"). The option's name is prefixed by CLI11; a failure exits 2.
+CLI::Validator WholeAtLeast(long long min);        // an integer >= min
+CLI::Validator NumberAbove(double min);            // a finite number > min
+CLI::Validator NumberAtLeast(double min);          // a finite number >= min
+// Every FLOAT option of `app` and of its subcommands refuses NaN and infinity (main.cc).
+void RequireFiniteNumbers(CLI::App& app);
+
 struct ClusterArgs {
   std::string file;             // --cluster
   std::string gpus;             // --gpus v100=36,p100=36

@@ -126,13 +126,14 @@ void AddAgentCommand(CLI::App& app, std::function<int()>* action) {
   a->methods.Add(*cmd);
   cmd->add_option("--journal", a->journal, "Append-only journal (replayed on restart)");
   cmd->add_option("-o,--out", a->out, "Output directory (summary.json, jobs.csv, timeline.csv)");
-  cmd->add_option("--poll", a->poll_s, "Seconds between two squeue polls")->check(CLI::PositiveNumber);
+  cmd->add_option("--poll", a->poll_s, "Seconds between two squeue polls")->check(NumberAbove(0));
   cmd->add_option("--release-batch", a->release_batch,
                   "Jobs pinned at once and released by one command (default 1: lowest latency)")
-      ->check(CLI::PositiveNumber);
+      ->check(WholeAtLeast(1));
   cmd->add_option("--gpu-type-map", a->type_map, "SLURM_GRES_TYPE=CATALOG_NAME (repeatable)");
   cmd->add_option("--default-model", a->default_model, "Model of jobs whose comment names none");
-  cmd->add_option("--default-iterations", a->default_iterations, "Iterations of jobs whose comment gives none");
+  cmd->add_option("--default-iterations", a->default_iterations, "Iterations of jobs whose comment gives none")
+      ->check(WholeAtLeast(1));
   cmd->add_option("--exit-after-jobs", a->exit_after_jobs, "Stop once this many jobs finished or were rejected");
   cmd->add_option("--idle-exit", a->idle_exit_s, "Stop after this many seconds with no job pending or running");
   cmd->add_option("--seed", a->seed, "Seed offered to the methods");

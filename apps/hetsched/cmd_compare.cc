@@ -150,7 +150,7 @@ void AddCompareLike(CLI::App& app, std::function<int()>* action, bool demo) {
   cmd->add_option("--planner", a->planner, "Planner for every run");
   cmd->add_option("--round", a->round_s,
                   "Round length in seconds, offered to every policy as its option 'round' (round-based ones read it)")
-      ->check(CLI::PositiveNumber);
+      ->check(NumberAbove(0));
   a->compat.Add(*cmd);
   cmd->add_option("-o,--out", a->out, "Output directory");
   cmd->add_option("-j,--threads", a->threads, "Runs in parallel (default: one per core)");

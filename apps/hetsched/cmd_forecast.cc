@@ -134,12 +134,12 @@ void AddForecastCommand(CLI::App& app, std::function<int()>* action) {
   auto a = std::make_shared<ForecastArgs>();
   cmd->add_option("--trace", a->trace, "Trace file (e.g. data/real/gavel/traces/msr_seed0_6c71a0.trace)")->required();
   cmd->add_option("--format", a->format, "Trace format (default auto)");
-  cmd->add_option("--max-jobs", a->max_jobs, "Read at most this many jobs");
-  cmd->add_option("--window", a->window_s, "Window length in seconds (default 3600)");
+  cmd->add_option("--max-jobs", a->max_jobs, "Read at most this many jobs")->check(WholeAtLeast(1));
+  cmd->add_option("--window", a->window_s, "Window length in seconds (default 3600)")->check(NumberAbove(0));
   cmd->add_option("--series", a->series, "What to forecast: jobs (arrivals per window) or gpus (GPUs requested)")
       ->check(CLI::IsMember({"jobs", "gpus"}));
   cmd->add_option("--test-fraction", a->test_fraction, "Fraction of windows held out at the end (default 0.2)");
-  cmd->add_option("--season", a->season, "Seasonal-naive period in windows (default: one day)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--season", a->season, "Seasonal-naive period in windows (default: one day)")->check(WholeAtLeast(0));
   cmd->add_option("--max-p", a->max_p, "ARIMA search: largest AR order (default 3)")->check(CLI::Range(0, 8));
   cmd->add_option("--max-q", a->max_q, "ARIMA search: largest MA order (default 3)")->check(CLI::Range(0, 8));
   cmd->add_option("--max-d", a->max_d, "ARIMA search: largest differencing order (default 1)")->check(CLI::Range(0, 1));

@@ -143,13 +143,16 @@ void AddPlanCommand(CLI::App& app, std::function<int()>* action) {
                   "cost: resource types TYPE[=MAX_UNITS],... (default cpu-node,k80,t4,p100,v100-16gb,a100-40gb); "
                   "step-time: devices TYPE=COUNT,... (default v100=2,t4=2)");
   cmd->add_option("--cluster", a->cluster, "step-time: a cluster spec file whose devices form the pool");
-  cmd->add_option("--throughput", a->throughput, "cost: samples/s the job must sustain");
-  cmd->add_option("--batch", a->batch, "cost: samples per unit per iteration (default: the model's)");
+  cmd->add_option("--throughput", a->throughput, "cost: samples/s the job must sustain")->check(NumberAbove(0));
+  cmd->add_option("--batch", a->batch, "cost: samples per unit per iteration (default: the model's)")
+      ->check(WholeAtLeast(1));
   cmd->add_option("--network", a->network, "cost: link between nodes (default eth25)");
   cmd->add_option("--devices-per-node", a->devices_per_node, "step-time: devices per node of the --pool shorthand")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--global-batch", a->global_batch, "step-time: samples per step (default model batch x devices)");
-  cmd->add_option("--micro-batches", a->micro_batches, "step-time: micro-batches per step (default 8)");
+      ->check(WholeAtLeast(1));
+  cmd->add_option("--global-batch", a->global_batch, "step-time: samples per step (default model batch x devices)")
+      ->check(WholeAtLeast(1));
+  cmd->add_option("--micro-batches", a->micro_batches, "step-time: micro-batches per step (default 8)")
+      ->check(WholeAtLeast(1));
   cmd->add_option("--seed", a->seed, "Seed of learned planners");
   cmd->add_option("--planner-opt", a->opts, "Planner option KEY=VALUE (repeatable), e.g. episodes=2000");
   cmd->add_flag("--json", a->json, "Print the plan as JSON instead of a table");

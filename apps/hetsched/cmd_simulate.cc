@@ -82,7 +82,7 @@ void AddSimulateCommand(CLI::App& app, std::function<int()>* action) {
   a->compat.Add(*cmd);
   cmd->add_option("--round", a->round_s,
                   "Round length in seconds for round-based policies (gavel-*, tiresias-las): the policy option 'round'")
-      ->check(CLI::PositiveNumber);
+      ->check(NumberAbove(0));
   cmd->add_option("-o,--out", a->out, "Output directory (summary.json, jobs.csv, timeline.csv)");
   cmd->callback([a, action, cmd] { *action = [a, cmd] { return RunSimulate(*a, *cmd); }; });
 }

@@ -225,7 +225,7 @@ void AddSweepCommand(CLI::App& app, std::function<int()>* action) {
   cmd->add_flag("--local", a->local, "Run the configurations here, one after the other");
   cmd->add_option("--slurm-conf", a->slurm_conf, "SLURM_CONF for sbatch/squeue (default: the environment's)");
   cmd->add_option("--partition", a->partition, "Slurm partition for the array (default: Slurm's default)");
-  cmd->add_option("--timeout", a->timeout_s, "--slurm: seconds to wait for the array")->check(CLI::PositiveNumber);
+  cmd->add_option("--timeout", a->timeout_s, "--slurm: seconds to wait for the array")->check(NumberAbove(0));
   cmd->add_option("--compat", a->compat,
                   "Compatibility profile (gavel, tiresias) for every configuration that names none");
   cmd->add_option("--task", a->task, "Run only configuration I (what each array task runs)");

@@ -56,9 +56,10 @@ TEST(ForecastCliTest, BadInput) {
   const CliResult few = RunCli(Quick({"--window", "864000"}), dir + "/f");
   EXPECT_EQ(few.exit_code, 1);
   EXPECT_NE(few.err.find("too few"), std::string::npos) << few.err;
+  // A window of 0 s is a bad command line (issue 20: every option validated, exit 2).
   const CliResult window = RunCli(Quick({"--window", "0"}), dir + "/w");
-  EXPECT_EQ(window.exit_code, 1);
-  EXPECT_NE(window.err.find("window must be a positive"), std::string::npos) << window.err;
+  EXPECT_EQ(window.exit_code, 2);
+  EXPECT_NE(window.err.find("--window: must be a finite number > 0"), std::string::npos) << window.err;
   EXPECT_EQ(RunCli(Quick({"--test-fraction", "1.5"}), dir + "/t").exit_code, 2);
   EXPECT_EQ(RunCli(Quick({"--series", "hours"}), dir + "/s").exit_code, 2);
   EXPECT_EQ(RunCli({"forecast"}, dir + "/n").exit_code, 2);  // --trace is required

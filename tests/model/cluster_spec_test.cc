@@ -160,6 +160,33 @@ TEST_F(ClusterSpecTest, Errors) {
   ExpectError("racks:\n  - nodes:\n      - [p100, 4]\n", "racks[0].nodes[0]: must be a mapping");
 }
 
+// Issue 20: limits up front. A spec cannot ask for more devices than hetsched simulates (the
+// check comes before any node is made), and every integer has an upper bound.
+TEST_F(ClusterSpecTest, TooLargeIsRefusedBeforeBuilding) {
+  const std::string node = "racks:\n  - nodes:\n      - device: p100\n";
+  ExpectError(node + "        num_devices: 4\n        count: 999999999999\n",
+              "racks[0].nodes[0].count: must be <= 1048576, got 999999999999");
+  ExpectError(node + "        num_devices: 1025\n", "racks[0].nodes[0].num_devices: must be <= 1024, got 1025");
+  ExpectError(node + "        num_devices: 1024\n        count: 1024\n" +
+                  "      - {device: k80, num_devices: 1, count: 1}\n",
+              "racks[0].nodes[1]: the cluster would hold 1048577 devices, more than the 1048576 hetsched simulates");
+  ExpectError(node + "        num_devices: 4\n        cpu_cores: 4294967297\n",
+              "racks[0].nodes[0].cpu_cores: must be <= 1000000");
+}
+
+// Issue 20: text quoted from the spec is escaped and bounded.
+TEST_F(ClusterSpecTest, ErrorsQuoteTheSpecSafely) {
+  auto r = Parse("racks:\n  - nodes:\n      - device: \"v\\e[2J\\x07\\u202e\"\n        num_devices: 4\n");
+  ASSERT_FALSE(r.ok());
+  const std::string m = r.status().message();
+  EXPECT_NE(m.find("unknown device type 'v\\x1b[2J\\x07\\xe2\\x80\\xae'"), std::string::npos) << m;
+  auto key = Parse("racks:\n  - nodes:\n      - device: p100\n        num_devices: 4\n        " +
+                   std::string(300, 'k') + ": 1\n");
+  ASSERT_FALSE(key.ok());
+  EXPECT_NE(key.status().message().find("unknown field '" + std::string(64, 'k') + "...' (300 bytes)"),
+            std::string::npos) << key.status().message();
+}
+
 TEST_F(ClusterSpecTest, ZeroBandwidthLinkIsRejected) {
   LinkCatalog links = links_;
   links.Add(LinkClass{"dead", "dead", 0, 0, 0.8, "test"});

@@ -137,6 +137,7 @@ class FakeBackend : public SchedBackend {
   JobStatus& mutable_status(JobId id) { return status_.at(id); }
 
   Status StartJob(JobId id, const PlannedJob& planned) override {
+    if (!fail_start.ok()) return fail_start;
     JobStatus& s = status_.at(id);
     if (s.state != JobState::kPending) return Status::Internal("start of a job that is not pending");
     HETSCHED_RETURN_IF_ERROR(state_.Allocate(id, planned.plan.devices));
@@ -150,6 +151,7 @@ class FakeBackend : public SchedBackend {
     return Status::Ok();
   }
   Status PreemptJob(JobId id) override {
+    if (!fail_preempt.ok()) return fail_preempt;
     HETSCHED_RETURN_IF_ERROR(StopRunning(id, JobState::kPending));
     status_.at(id).preemptions++;
     log.push_back("preempt " + std::to_string(id));
@@ -168,6 +170,9 @@ class FakeBackend : public SchedBackend {
   }
 
   std::vector<std::string> log;  // "start 3 on [0,1]", "preempt 2"
+  // Injected faults: when not Ok, every StartJob / PreemptJob returns them and changes nothing.
+  Status fail_start;
+  Status fail_preempt;
   std::vector<double> wake_ups;
 
  private:

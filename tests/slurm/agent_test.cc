@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../common/device_zero_planner.h"
 #include "fake_slurm.h"
 #include "hetsched/model/model_zoo.h"
 
@@ -43,13 +44,13 @@ class AgentTest : public ::testing::Test {
   AgentTest() : slurm(clock) { slurm.AddNodes(2, 2); }  // 2 x 4 A100 + 2 x 8 V100 = 24 GPUs
   ~AgentTest() override { std::filesystem::remove(journal); }
 
-  void StartAgent(int release_batch = AgentOptions{}.release_batch) {
+  void StartAgent(int release_batch = AgentOptions{}.release_batch, AgentMethods methods = Methods()) {
     agent.reset();
     AgentOptions o;
     o.journal_path = journal;
     o.release_batch = release_batch;
     o.report = [this](const std::string& m) { reports.push_back(m); };
-    auto started = Agent::Start(slurm, clock, ModelZoo::BuiltIn(), Methods(), o);
+    auto started = Agent::Start(slurm, clock, ModelZoo::BuiltIn(), std::move(methods), o);
     ASSERT_TRUE(started.ok()) << started.status().message();
     agent = std::move(started).value();
   }
@@ -426,6 +427,25 @@ TEST_F(AgentTest, CrashAtAnyCommandThenRestartLosesNothingAndStartsNothingTwice)
       run_with_crash_at(k, once_done, &ignored);
     }
   }
+}
+
+// Issue 20: a start the back end refuses as a fault (here a planner that lays the second job on
+// the first job's device) ends the agent with that error; it used to read as "no room", leaving
+// the policy and the agent disagreeing about the job. Nothing is pinned for the refused job.
+TEST_F(AgentTest, StartFaultInsideThePolicyEndsTheAgentWithTheError) {
+  const long long first = slurm.Submit("a100:1");
+  const long long second = slurm.Submit("a100:1");
+  AgentMethods methods = Methods();
+  methods.planner = std::make_unique<testing_util::DeviceZeroPlanner>(std::move(methods.planner));
+  ASSERT_NO_FATAL_FAILURE(StartAgent(AgentOptions{}.release_batch, std::move(methods)));
+  clock.SleepS(1);
+  const Status st = agent->Step();
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), StatusCode::kInternal);
+  EXPECT_EQ(st.message(), "job " + std::to_string(second) + ": device 0 is busy");
+  EXPECT_EQ(slurm.Count("release", first), 1);
+  EXPECT_EQ(slurm.Count("update", second), 0);
+  EXPECT_EQ(slurm.Count("release", second), 0);
 }
 
 }  // namespace

@@ -82,5 +82,39 @@ TEST(JournalTest, BadMiddleLineIsAnErrorNamingTheLine) {
   std::remove(path.c_str());
 }
 
+// Issue 20 (found by fuzz_journal): numbers that do not fit the record's integer fields were
+// converted with undefined behaviour (a float such as 1e300 to an int64 job id); they are errors
+// naming the line and the field now, and so are times that are not finite.
+TEST(JournalTest, OutOfRangeNumbersAreErrorsNotConversions) {
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"ev":"admit","job":1e300})", "field 'job' must be an integer"},
+      {R"({"ev":"admit","job":-2})", "field 'job' must be an integer"},
+      {R"({"ev":"admit","job":3,"gpus":4294967296})", "field 'gpus' must be an integer"},
+      {R"({"ev":"admit","job":3,"gpus":1.5})", "field 'gpus' must be an integer"},
+      {R"({"ev":"place","job":3,"devices":[0,-1]})", "field 'devices' must list device ids"},
+      {R"({"ev":"place","job":3,"devices":[1e10]})", "field 'devices' must list device ids"},
+      {R"({"ev":"finish","job":3,"value":18446744073709551615})", "field 'value' must be an integer"},
+      {R"({"ev":"admit","job":3,"t":1e999})", ""},  // not finite: refused (by the parser or the check)
+  };
+  for (const auto& [line, expected] : cases) {
+    auto r = Journal::Decode(line, "j.jsonl:4");
+    ASSERT_FALSE(r.ok()) << line;
+    EXPECT_NE(r.status().message().find("j.jsonl:4: " + expected), std::string::npos) << r.status().message();
+  }
+  auto good = Journal::Decode(R"({"ev":"finish","job":9007199254740993,"value":-9,"gpus":2147483647})", "j");
+  ASSERT_TRUE(good.ok()) << good.status().message();
+  EXPECT_EQ(good->job, 9007199254740993);
+  EXPECT_EQ(good->value, -9);
+  EXPECT_EQ(good->gpus, 2147483647);
+}
+
+TEST(JournalTest, ParseKeepsWholeRecordsAndReportsATornOne) {
+  const std::string a = Journal::Encode(JournalRecord::Of("agent_start"));
+  auto replay = Journal::Parse(a + "\n" + a + "\n{\"ev\":\"adm", "j.jsonl");
+  ASSERT_TRUE(replay.ok()) << replay.status().message();
+  EXPECT_EQ(replay->records.size(), 2u);
+  EXPECT_EQ(replay->good_end, 2 * (a.size() + 1));
+  EXPECT_EQ(replay->warning, "j.jsonl:3: incomplete last record dropped (agent stopped mid-write)");
+}
 }  // namespace
 }  // namespace hetsched::slurm

@@ -101,5 +101,36 @@ TEST(GresTest, Indices) {
   EXPECT_FALSE(ParseGresIndices("gpu:a100:3").ok());
 }
 
+// Issue 20 (found by fuzz_slurm_json / fuzz_squeue_text): numbers out of their field's range
+// were converted with undefined behaviour (1e300 CPUs to int) or wrapped (GPU index 3e9); a host
+// list could expand without bound. Each is an error now.
+TEST(SlurmJsonTest, OutOfRangeNumbersAreErrors) {
+  auto cpus = ParseSinfoJson(R"({"nodes": [{"name": "n1", "cpus": 1e300}]})", "sinfo");
+  ASSERT_FALSE(cpus.ok());
+  EXPECT_EQ(cpus.status().message(), "sinfo: nodes[0]: field 'cpus' out of range [0, 10000000]");
+  auto exit_code = ParseSqueueJson(R"({"jobs": [{"job_id": 1, "exit_code": 1e20}]})", "squeue");
+  ASSERT_FALSE(exit_code.ok());
+  EXPECT_NE(exit_code.status().message().find("field 'exit_code' out of range"), std::string::npos);
+  auto nan_like = ParseSqueueJson(R"({"jobs": [{"job_id": 1, "node_count": -1}]})", "squeue");
+  EXPECT_FALSE(nan_like.ok());
+  EXPECT_FALSE(ParseGresIndices("gpu:a100:1(IDX:3000000000)").ok());
+  EXPECT_FALSE(ParseGresIndices("gpu:a100:1(IDX:0-3000000000)").ok());
+  EXPECT_FALSE(ParseGpuGres("gpu:a100:99999999999").ok());
+}
+
+TEST(HostlistTest, ExpansionIsBounded) {
+  EXPECT_EQ(ExpandHostlist("n[0-99999]")->size(), 100000u);
+  auto many = ExpandHostlist("a[0-60000],b[0-60000]");
+  ASSERT_FALSE(many.ok());
+  EXPECT_NE(many.status().message().find("more than 100000 hosts"), std::string::npos);
+  EXPECT_FALSE(ExpandHostlist("n[0-9223372036854775807]").ok());
+}
+
+TEST(HostlistTest, ErrorsQuoteTheListSafely) {
+  auto bad = ExpandHostlist(std::string("n[1-x\x1b[2J\xff]"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().find('\x1b'), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("\\x1b[2J\\xff"), std::string::npos) << bad.status().message();
+}
 }  // namespace
 }  // namespace hetsched::slurm

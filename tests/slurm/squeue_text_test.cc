@@ -146,5 +146,14 @@ TEST(SqueueTextTest, SlurmTimes) {
   EXPECT_FALSE(ParseSlurmTime("2026-01-02T03:04:05x", "t").ok());
 }
 
+// Issue 20: a count that does not fit an int is an error, not a wrapped value.
+TEST(SqueueTextTest, CountsOutOfRangeAreErrors) {
+  auto nodes = ParseSqueuePoll("1|1|N/A|PENDING|JobHeldUser|all|root|99999999999|N/A|N/A|0|0|N/A|N/A|N/A|0||\n", "squeue");
+  ASSERT_FALSE(nodes.ok());
+  EXPECT_NE(nodes.status().message().find("field 'NumNodes': 99999999999 is outside [0, 10000000]"), std::string::npos)
+      << nodes.status().message();
+  auto restarts = ParseSqueuePoll("1|1|N/A|PENDING|JobHeldUser|all|root|1|N/A|N/A|-1|0|N/A|N/A|N/A|0||\n", "squeue");
+  EXPECT_FALSE(restarts.ok());
+}
 }  // namespace
 }  // namespace hetsched::slurm

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "hetsched/model/json_fields.h"
+#include "hetsched/util/printable.h"
 
 namespace hetsched {
 
@@ -60,10 +61,10 @@ Status Cluster::Validate() const {
   std::set<std::string> names;
   for (size_t n = 0; n < nodes_.size(); ++n) {
     const Node& node = nodes_[n];
-    const std::string where = "node " + std::to_string(n) + " ('" + node.name + "')";
+    const std::string where = "node " + std::to_string(n) + " (" + Quoted(node.name) + ")";
     if (node.name.empty()) return Status::InvalidArgument(where + ": has no name");
     if (!names.insert(node.name).second) {
-      return Status::InvalidArgument(where + ": duplicate node name '" + node.name + "'");
+      return Status::InvalidArgument(where + ": duplicate node name " + Quoted(node.name));
     }
     if (node.rack < 0 || static_cast<size_t>(node.rack) >= racks_.size()) {
       return Status::InvalidArgument(where + ": rack id " + std::to_string(node.rack) + " does not exist");
@@ -83,7 +84,7 @@ Status Cluster::Validate() const {
   }
   for (size_t r = 0; r < racks_.size(); ++r) {
     const Rack& rack = racks_[r];
-    const std::string where = "rack " + std::to_string(r) + " ('" + rack.name + "')";
+    const std::string where = "rack " + std::to_string(r) + " (" + Quoted(rack.name) + ")";
     if (rack.nodes.empty()) return Status::InvalidArgument(where + ": has no nodes");
     if (rack.uplink_count < 1) return Status::InvalidArgument(where + ": uplink_count must be >= 1");
     if (!(rack.oversubscription >= 1)) {

@@ -8,6 +8,7 @@
 
 #include "hetsched/model/cluster.h"
 #include "hetsched/util/file_io.h"
+#include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched {
@@ -15,6 +16,12 @@ namespace hetsched {
 namespace {
 
 constexpr double kGiB = 1073741824.0;
+// Upper bounds on the integers of a spec, so that a typo cannot ask for a cluster no machine can
+// hold (docs/formats-inputs.md, "Limits"): no server holds more than 1,024 devices, and a
+// simulated cluster holds at most 2^20 devices (the largest public GPU clusters have ~10^5).
+constexpr long long kMaxDevicesPerNode = 1024;
+constexpr long long kMaxClusterDevices = 1LL << 20;
+constexpr long long kMaxSmallCount = 1'000'000;  // uplinks, CPU cores
 
 // What a node or rack gets when neither it nor the `defaults:` block says otherwise. 25 GbE
 // NICs and a 100 GbE uplink are what the public GPU clusters of the Gavel era used (AWS
@@ -47,7 +54,7 @@ class SpecReader {
   Result<std::string> Text(const YAML::Node& map, const std::string& path, const char* key,
                            const std::string& fallback) const;
   Result<long long> Int(const YAML::Node& map, const std::string& path, const char* key,
-                        long long fallback, long long min) const;
+                        long long fallback, long long min, long long max) const;
   Result<double> Real(const YAML::Node& map, const std::string& path, const char* key,
                       double fallback, double min, bool strict) const;
   Result<LinkClassId> Link(const YAML::Node& map, const std::string& path, const char* key,
@@ -76,7 +83,7 @@ Status SpecReader::CheckKeys(const YAML::Node& map, const std::string& path,
     if (!ok) {
       std::string list;
       for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-      return Error(kv.first, path, "unknown field '" + key + "' (known: " + list + ")");
+      return Error(kv.first, path, "unknown field " + Quoted(key) + " (known: " + list + ")");
     }
   }
   return Status::Ok();
@@ -91,7 +98,7 @@ Result<std::string> SpecReader::Text(const YAML::Node& map, const std::string& p
 }
 
 Result<long long> SpecReader::Int(const YAML::Node& map, const std::string& path,
-                                  const char* key, long long fallback, long long min) const {
+                                  const char* key, long long fallback, long long min, long long max) const {
   const YAML::Node v = map[key];
   if (!v) return fallback;
   const std::string field = path + "." + key;
@@ -99,7 +106,10 @@ Result<long long> SpecReader::Int(const YAML::Node& map, const std::string& path
   auto parsed = ParseInt(v.Scalar(), "value");
   if (!parsed.ok()) return Error(v, field, parsed.status().message());
   if (*parsed < min) {
-    return Error(v, field, "must be >= " + std::to_string(min) + ", got " + v.Scalar());
+    return Error(v, field, "must be >= " + std::to_string(min) + ", got " + Printable(v.Scalar()));
+  }
+  if (*parsed > max) {
+    return Error(v, field, "must be <= " + std::to_string(max) + ", got " + Printable(v.Scalar()));
   }
   return *parsed;
 }
@@ -114,7 +124,7 @@ Result<double> SpecReader::Real(const YAML::Node& map, const std::string& path, 
   if (!parsed.ok()) return Error(v, field, parsed.status().message());
   if (strict ? !(*parsed > min) : !(*parsed >= min)) {
     return Error(v, field, std::string("must be ") + (strict ? "> " : ">= ") + std::to_string(min) +
-                               ", got " + v.Scalar());
+                               ", got " + Printable(v.Scalar()));
   }
   return *parsed;
 }
@@ -127,7 +137,7 @@ Result<LinkClassId> SpecReader::Link(const YAML::Node& map, const std::string& p
   auto id = links_.Lookup(name);
   if (!id.ok()) return Error(at, field, id.status().message());
   if (!(links_.link(*id).effective_bandwidth_Bps() > 0)) {
-    return Error(at, field, "link '" + name + "' has zero bandwidth");
+    return Error(at, field, "link " + Quoted(name) + " has zero bandwidth");
   }
   return *id;
 }
@@ -141,11 +151,11 @@ Status SpecReader::ReadDefaults(const YAML::Node& node) {
   HETSCHED_RETURN_IF_ERROR(Link(node, path, "uplink", defaults_.uplink).status());
   HETSCHED_ASSIGN_OR_RETURN(defaults_.nic, Text(node, path, "nic", defaults_.nic));
   HETSCHED_ASSIGN_OR_RETURN(defaults_.uplink, Text(node, path, "uplink", defaults_.uplink));
-  HETSCHED_ASSIGN_OR_RETURN(long long uc, Int(node, path, "uplink_count", defaults_.uplink_count, 1));
+  HETSCHED_ASSIGN_OR_RETURN(long long uc, Int(node, path, "uplink_count", defaults_.uplink_count, 1, kMaxSmallCount));
   defaults_.uplink_count = static_cast<int>(uc);
   HETSCHED_ASSIGN_OR_RETURN(defaults_.oversubscription,
                             Real(node, path, "oversubscription", defaults_.oversubscription, 1, false));
-  HETSCHED_ASSIGN_OR_RETURN(long long cores, Int(node, path, "cpu_cores", defaults_.cpu_cores, 1));
+  HETSCHED_ASSIGN_OR_RETURN(long long cores, Int(node, path, "cpu_cores", defaults_.cpu_cores, 1, kMaxSmallCount));
   defaults_.cpu_cores = static_cast<int>(cores);
   HETSCHED_ASSIGN_OR_RETURN(defaults_.host_memory_gib,
                             Real(node, path, "host_memory_gib", defaults_.host_memory_gib, 0, true));
@@ -164,16 +174,16 @@ Status SpecReader::ReadNodeGroup(const YAML::Node& group, const std::string& pat
   if (!type_id.ok()) return Error(dev, path + ".device", type_id.status().message());
   const DeviceType& type = devices_.type(*type_id);
 
-  HETSCHED_ASSIGN_OR_RETURN(long long count, Int(group, path, "count", 1, 1));
+  HETSCHED_ASSIGN_OR_RETURN(long long count, Int(group, path, "count", 1, 1, kMaxClusterDevices));
   if (!type.is_cpu && !group["num_devices"]) return Error(group, path + ".num_devices", "is missing");
-  HETSCHED_ASSIGN_OR_RETURN(long long per_node, Int(group, path, "num_devices", 1, 1));
+  HETSCHED_ASSIGN_OR_RETURN(long long per_node, Int(group, path, "num_devices", 1, 1, kMaxDevicesPerNode));
   if (type.is_cpu && per_node != 1) {
     return Error(group["num_devices"], path + ".num_devices",
                  "a CPU node counts as exactly 1 device, got " + std::to_string(per_node));
   }
   HETSCHED_ASSIGN_OR_RETURN(LinkClassId nic, Link(group, path, "nic", defaults_.nic));
   HETSCHED_ASSIGN_OR_RETURN(LinkClassId intra, Link(group, path, "intra_link", type.peer_link));
-  HETSCHED_ASSIGN_OR_RETURN(long long cores, Int(group, path, "cpu_cores", defaults_.cpu_cores, 1));
+  HETSCHED_ASSIGN_OR_RETURN(long long cores, Int(group, path, "cpu_cores", defaults_.cpu_cores, 1, kMaxSmallCount));
   HETSCHED_ASSIGN_OR_RETURN(double mem_gib,
                             Real(group, path, "host_memory_gib", defaults_.host_memory_gib, 0, true));
   HETSCHED_ASSIGN_OR_RETURN(std::string name, Text(group, path, "name", ""));
@@ -181,6 +191,12 @@ Status SpecReader::ReadNodeGroup(const YAML::Node& group, const std::string& pat
   if (!name.empty() && (count != 1 || !prefix.empty())) {
     return Error(group["name"], path + ".name",
                  "only for a single node; use name_prefix with count > 1");
+  }
+  // Checked before any node is made: count and per_node are each <= 2^20, so the product fits.
+  const long long total = cluster_.num_devices() + count * per_node;
+  if (total > kMaxClusterDevices) {
+    return Error(group, path, "the cluster would hold " + std::to_string(total) + " devices, more than the " +
+                                  std::to_string(kMaxClusterDevices) + " hetsched simulates");
   }
 
   for (long long k = 0; k < count; ++k) {
@@ -194,7 +210,7 @@ Status SpecReader::ReadNodeGroup(const YAML::Node& group, const std::string& pat
     }
     auto [it, fresh] = node_names_.emplace(node.name, path);
     if (!fresh) {
-      return Error(group, path, "duplicate node name '" + node.name + "' (also made by " + it->second + ")");
+      return Error(group, path, "duplicate node name " + Quoted(node.name) + " (also made by " + it->second + ")");
     }
     node.rack = rack;
     node.device_type = *type_id;
@@ -214,7 +230,7 @@ Status SpecReader::ReadRack(const YAML::Node& rack, const std::string& path, int
   Rack r;
   HETSCHED_ASSIGN_OR_RETURN(r.name, Text(rack, path, "name", "rack" + std::to_string(index)));
   HETSCHED_ASSIGN_OR_RETURN(r.uplink, Link(rack, path, "uplink", defaults_.uplink));
-  HETSCHED_ASSIGN_OR_RETURN(long long uc, Int(rack, path, "uplink_count", defaults_.uplink_count, 1));
+  HETSCHED_ASSIGN_OR_RETURN(long long uc, Int(rack, path, "uplink_count", defaults_.uplink_count, 1, kMaxSmallCount));
   r.uplink_count = static_cast<int>(uc);
   HETSCHED_ASSIGN_OR_RETURN(r.oversubscription,
                             Real(rack, path, "oversubscription", defaults_.oversubscription, 1, false));
@@ -244,7 +260,7 @@ Result<Cluster> SpecReader::Read(const YAML::Node& root) {
     const std::string path = "racks[" + std::to_string(i) + "]";
     HETSCHED_RETURN_IF_ERROR(ReadRack(racks[i], path, static_cast<int>(i)));
     if (!rack_names.insert(cluster_.racks().back().name).second) {
-      return Error(racks[i], path + ".name", "duplicate rack name '" + cluster_.racks().back().name + "'");
+      return Error(racks[i], path + ".name", "duplicate rack name " + Quoted(cluster_.racks().back().name));
     }
   }
   Status valid = cluster_.Validate();
@@ -264,12 +280,12 @@ Result<Cluster> ParseClusterSpec(std::string_view text, const std::string& origi
     if (!e.mark.is_null()) {
       where += ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1);
     }
-    return Status::ParseError(where + ": YAML syntax error: " + e.msg);
+    return Status::ParseError(where + ": YAML syntax error: " + Printable(e.msg, kMaxQuotedBytes * 4));
   }
   try {
     return SpecReader(origin, devices, links).Read(root);
   } catch (const YAML::Exception& e) {  // defensive: conversions are checked, but never leak
-    return Status::ParseError(origin + ": " + e.what());
+    return Status::ParseError(origin + ": " + Printable(e.what(), kMaxQuotedBytes * 4));
   }
 }
 
@@ -296,7 +312,7 @@ Result<Cluster> MakeShorthandCluster(const std::vector<std::pair<std::string, in
   Cluster cluster(&devices, &links);
   std::set<DeviceTypeId> seen;
   for (const auto& [name, count] : gpus) {
-    const std::string where = origin + ": '" + name + "'";
+    const std::string where = origin + ": " + Quoted(name);
     auto type_id = devices.Lookup(name);
     if (!type_id.ok()) return type_id.status().WithContext(origin);
     if (!seen.insert(*type_id).second) return Status::InvalidArgument(where + ": type listed twice");

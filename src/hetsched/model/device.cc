@@ -1,6 +1,7 @@
 #include "hetsched/model/device.h"
 
 #include "hetsched/model/json_fields.h"
+#include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched {
@@ -127,7 +128,7 @@ Result<DeviceTypeId> DeviceCatalog::Lookup(std::string_view name) const {
   if (id != kNoDeviceType) return id;
   std::string known;
   for (const auto& t : types_) known += (known.empty() ? "" : ", ") + t.name;
-  return Status::NotFound("unknown device type '" + std::string(name) + "' (known: " + known + ")");
+  return Status::NotFound("unknown device type " + Quoted(name) + " (known: " + known + ")");
 }
 
 DeviceTypeId DeviceCatalog::Add(DeviceType type) {

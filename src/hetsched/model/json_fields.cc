@@ -5,8 +5,12 @@
 #include <cstdlib>
 
 #include "hetsched/util/embedded.h"
+#include "hetsched/util/printable.h"
 
 namespace hetsched::model_internal {
+
+// nlohmann's parse errors quote what they last read: bounded and escaped like any input text.
+constexpr size_t kMaxJsonErrorBytes = 240;
 
 Result<nlohmann::json> ParseJsonText(std::string_view text, const std::string& origin) {
   try {
@@ -23,7 +27,7 @@ Result<nlohmann::json> ParseJsonText(std::string_view text, const std::string& o
       }
     }
     return Status::ParseError(origin + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                              ": invalid JSON: " + e.what());
+                              ": invalid JSON: " + Printable(e.what(), kMaxJsonErrorBytes));
   }
 }
 
@@ -42,7 +46,7 @@ void DieBuiltInInvalid(const char* what, const Status& status) {
 }
 
 Status JsonFields::Error(std::string_view key, const std::string& message) const {
-  return Status::InvalidArgument(where_ + ": field '" + std::string(key) + "' " + message);
+  return Status::InvalidArgument(where_ + ": field " + Quoted(key) + " " + message);
 }
 
 Status JsonFields::CheckKnownKeys(std::initializer_list<std::string_view> known) const {
@@ -52,7 +56,7 @@ Status JsonFields::CheckKnownKeys(std::initializer_list<std::string_view> known)
     if (!found) {
       std::string list;
       for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-      return Status::InvalidArgument(where_ + ": unknown field '" + item.key() + "' (known: " +
+      return Status::InvalidArgument(where_ + ": unknown field " + Quoted(item.key()) + " (known: " +
                                      list + ")");
     }
   }

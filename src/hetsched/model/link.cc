@@ -1,6 +1,7 @@
 #include "hetsched/model/link.h"
 
 #include "hetsched/model/json_fields.h"
+#include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched {
@@ -74,7 +75,7 @@ Result<LinkClassId> LinkCatalog::Lookup(std::string_view name) const {
   if (id != kNoLinkClass) return id;
   std::string known;
   for (const auto& l : links_) known += (known.empty() ? "" : ", ") + l.name;
-  return Status::NotFound("unknown link class '" + std::string(name) + "' (known: " + known + ")");
+  return Status::NotFound("unknown link class " + Quoted(name) + " (known: " + known + ")");
 }
 
 LinkClassId LinkCatalog::Add(LinkClass link) {

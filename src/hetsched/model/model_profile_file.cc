@@ -1,7 +1,9 @@
 // Layer-profile files for models outside the zoo (format: docs/formats-inputs.md).
 #include "hetsched/model/json_fields.h"
+#include "hetsched/model/model_profile_file.h"
 #include "hetsched/model/model_zoo.h"
 #include "hetsched/util/file_io.h"
+#include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched {
@@ -20,8 +22,8 @@ Result<LayerKind> ParseKind(const JsonFields& f) {
                       LayerKind::kRecurrent, LayerKind::kNorm, LayerKind::kPool, LayerKind::kOther}) {
     if (key == LayerKindName(k)) return k;
   }
-  return f.Error("kind", "'" + name +
-                             "' is not one of embedding, conv, dense, attention, recurrent, norm, pool, other");
+  return f.Error("kind", Quoted(name) +
+                             " is not one of embedding, conv, dense, attention, recurrent, norm, pool, other");
 }
 
 Result<LayerProfile> ParseLayer(const JsonFields& f) {
@@ -48,7 +50,9 @@ Result<LayerProfile> ParseLayer(const JsonFields& f) {
   return l;
 }
 
-Result<ModelProfile> ParseModelProfileText(std::string_view text, const std::string& origin) {
+}  // namespace
+
+Result<ModelProfile> ParseModelProfile(std::string_view text, const std::string& origin) {
   HETSCHED_ASSIGN_OR_RETURN(nlohmann::json doc, model_internal::ParseJsonText(text, origin));
   if (!doc.is_object()) return Status::InvalidArgument(origin + ": top level must be an object");
   const JsonFields top(doc, origin);
@@ -73,7 +77,7 @@ Result<ModelProfile> ParseModelProfileText(std::string_view text, const std::str
     std::string where = origin + ": layers[" + std::to_string(i) + "]";
     if (!entry.is_object()) return Status::InvalidArgument(where + ": must be an object");
     if (entry.contains("name") && entry["name"].is_string()) {
-      where += " ('" + entry["name"].get<std::string>() + "')";
+      where += " (" + Quoted(entry["name"].get<std::string>()) + ")";
     }
     HETSCHED_ASSIGN_OR_RETURN(LayerProfile l, ParseLayer(JsonFields(entry, where)));
     m.layers.push_back(std::move(l));
@@ -84,11 +88,9 @@ Result<ModelProfile> ParseModelProfileText(std::string_view text, const std::str
   return m;
 }
 
-}  // namespace
-
 Result<ModelProfile> LoadModelProfile(const std::string& path) {
   HETSCHED_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  return ParseModelProfileText(text, path);
+  return ParseModelProfile(text, path);
 }
 
 }  // namespace hetsched

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hetsched/model/zoo_builder.h"
+#include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched {
@@ -99,7 +100,7 @@ Result<const ModelProfile*> ModelZoo::Lookup(std::string_view name) const {
   if (const ModelProfile* m = Find(name)) return m;
   std::string known;
   for (const ModelProfile& m : models_) known += (known.empty() ? "" : ", ") + m.name;
-  return Status::NotFound("unknown model '" + std::string(name) + "' (known: " + known + ")");
+  return Status::NotFound("unknown model " + Quoted(name) + " (known: " + known + ")");
 }
 
 void ModelZoo::Add(ModelProfile model, std::vector<std::string> aliases) {

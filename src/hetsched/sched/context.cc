@@ -12,6 +12,18 @@ namespace {
 const ModelProfile* ModelOf(const ModelZoo& zoo, const JobSpec& spec) { return zoo.Find(spec.model); }
 }  // namespace
 
+bool SchedContext::Accept(Status status) {
+  if (status.ok()) return true;
+  if (status.code() != StatusCode::kInfeasible && error_.ok()) error_ = std::move(status);
+  return false;
+}
+
+Status SchedContext::TakeError() {
+  Status error = std::move(error_);
+  error_ = Status::Ok();
+  return error;
+}
+
 bool SchedContext::PlaceContainerJob(JobId id, DeviceTypeId type) {
   const JobSpec& spec = *job(id).spec;
   PlacementRequest request{&spec, spec.num_gpus, type};
@@ -38,8 +50,8 @@ bool SchedContext::StartContainers(JobId id, std::span<const ContainerPlacement>
   const ModelProfile* model = ModelOf(zoo_, *status.spec);
   if (model == nullptr) return false;
   auto planned = PlanContainerJob(*status.spec, *model, containers, cluster());
-  if (!planned.ok()) return false;
-  return backend_.StartJob(id, *planned).ok();
+  if (!planned.ok() || failed()) return false;
+  return Accept(backend_.StartJob(id, *planned));
 }
 
 bool SchedContext::CanPlace(JobId id, int num_devices, DeviceTypeId type) {
@@ -95,13 +107,13 @@ bool SchedContext::StartOn(JobId id, std::span<const DeviceId> devices) {
   const ModelProfile* model = ModelOf(zoo_, *status.spec);
   if (model == nullptr) return false;
   auto planned = planner_.PlanJob(*status.spec, *model, devices, cluster());
-  if (!planned.ok()) return false;
-  return backend_.StartJob(id, *planned).ok();
+  if (!planned.ok() || failed()) return false;
+  return Accept(backend_.StartJob(id, *planned));
 }
 
 void SchedContext::Preempt(JobId id) {
-  if (job(id).state != JobState::kRunning) return;
-  (void)backend_.PreemptJob(id);
+  if (job(id).state != JobState::kRunning || failed()) return;
+  if (Status st = backend_.PreemptJob(id); !st.ok()) error_ = std::move(st);
 }
 
 double SchedContext::EstimateIterationS(JobId id, int num_devices, DeviceTypeId type) {

@@ -25,9 +25,12 @@ class SchedBackend {
   virtual double now() const = 0;
   virtual const JobStatus& job_status(JobId id) const = 0;
   // Starts `id` on `planned.plan.devices`. REQUIRES: the job is pending and the devices are
-  // free. The back end updates ClusterState.
+  // free. The back end updates ClusterState. kInfeasible: the back end declines this layout
+  // (nothing changed; the scheduler may try another). Any other error is a fault (a bug, or a
+  // back end that cannot act): the context ends the run with it (SchedContext::TakeError).
   virtual Status StartJob(JobId id, const PlannedJob& planned) = 0;
   // Stops a running job; it becomes pending (checkpoint/restart cost is the back end's model).
+  // Any error is a fault, as for StartJob.
   virtual Status PreemptJob(JobId id) = 0;
   virtual void RequestWakeUp(double time_s) = 0;
   // A container job the placer could not place now stays queued; `reason` says why (shown in
@@ -49,14 +52,23 @@ class SchedContext {
 
   // Places (through the placer) and plans (through the planner) `num_devices` devices of `type`
   // (kNoDeviceType: any type the job allows) and starts the job. Returns false when the placer
-  // finds no room or the planner rejects the devices; nothing changes then.
+  // finds no room or the planner rejects the devices; nothing changes then. Also false when the
+  // back end fails: that error is kept for TakeError(), and every later start is refused.
   bool TryStart(JobId id, int num_devices, DeviceTypeId type = kNoDeviceType);
   // Starts on devices the scheduler chose itself (e.g. a ring embedding). False if any device is
   // busy or the planner rejects them.
   bool StartOn(JobId id, std::span<const DeviceId> devices);
   // Would the placer find room now? Does not start anything.
   bool CanPlace(JobId id, int num_devices, DeviceTypeId type = kNoDeviceType);
+  // Preempts a running job (a job not running is left alone). A back-end failure is kept for
+  // TakeError().
   void Preempt(JobId id);
+
+  // The first fault a back end reported through this context (see SchedBackend::StartJob), and
+  // Ok after it is taken. A back end calls it after every call into the scheduler and ends the
+  // run with the error: a fault must never read as "no room".
+  Status TakeError();
+  bool failed() const { return !error_.ok(); }
   void WakeUpAt(double time_s) { backend_.RequestWakeUp(time_s); }
 
   // The visible performance model's estimate of one iteration of `id` on `num_devices` devices
@@ -84,6 +96,9 @@ class SchedContext {
   // Places `id`'s containers for type `type` (or each candidate type); true with the placement
   // in containers_, else false with the last reason in reason_.
   bool PlaceContainerJob(JobId id, DeviceTypeId type);
+  // Ok and kInfeasible are outcomes; anything else is kept in error_ (the first one).
+  bool Accept(Status status);
+  Status error_;
   std::vector<DeviceId> scratch_;
   std::vector<ContainerPlacement> containers_;
   std::string reason_;

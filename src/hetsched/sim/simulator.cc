@@ -471,6 +471,7 @@ Status Simulator::Complete(JobId id) {
   run.record.finish_s = now_;
   ++finished_;
   methods_.scheduler->OnJobFinished(st, ctx_);
+  HETSCHED_RETURN_IF_ERROR(ctx_.TakeError());
   if (options_.progress) {
     const long long total = static_cast<long long>(workload_.jobs.size()) - record_.jobs_rejected;
     const long long step = std::max<long long>(1, total / 200);
@@ -555,6 +556,7 @@ Result<RunRecord> Simulator::Run() {
         ++pending_;
         ++events_processed_;
         scheduler.OnJobSubmitted(status_[cursor], ctx_);
+        HETSCHED_RETURN_IF_ERROR(ctx_.TakeError());
       }
       ++cursor;
     }
@@ -569,6 +571,8 @@ Result<RunRecord> Simulator::Run() {
     } else {
       scheduler.Schedule(ctx_);
     }
+    // A start or preemption the back end refused as a fault ends the run (exit 3 for a bug).
+    HETSCHED_RETURN_IF_ERROR(ctx_.TakeError());
     ++scheduler_calls_;
     if (round > 0 && !events_.round_armed() && (pending_ > 0 || running_ > 0 || cursor < n)) {
       events_.SetRound(now_ + round);

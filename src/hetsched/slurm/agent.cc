@@ -70,6 +70,7 @@ Result<std::unique_ptr<Agent>> Agent::Start(CommandRunner& runner, Clock& clock,
                                          std::move(cluster).value(), std::move(journal).value()));
   if (!warning.empty()) agent->Report("journal: " + warning);
   HETSCHED_RETURN_IF_ERROR(agent->Restore());
+  HETSCHED_RETURN_IF_ERROR(agent->ctx_.TakeError());
   return agent;
 }
 
@@ -231,7 +232,10 @@ Status Agent::Step() {
   }
   // What this poll journaled (admissions, starts, ends, requeues) is durable once per poll.
   if (Status st = SyncJournal(); !st.ok()) Report(st.message());
-  return Status::Ok();
+  // A start or preemption that failed inside a policy's call (a journal write, a requeue Slurm
+  // refused, a device already held) ends the agent: the policy believes it happened. The
+  // journal lets a restarted agent pick up where this one stopped.
+  return ctx_.TakeError();
 }
 
 Status Agent::Run(const std::function<bool()>& stop) {

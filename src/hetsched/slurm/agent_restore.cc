@@ -4,6 +4,7 @@
 
 #include "hetsched/slurm/agent.h"
 #include "hetsched/slurm/agent_job.h"
+#include "hetsched/util/printable.h"
 
 namespace hetsched::slurm {
 
@@ -57,8 +58,8 @@ Status Agent::Restore() {
     }
     auto it = jobs_.find(r.job);
     if (it == jobs_.end()) {
-      return Status::ParseError(journal_.path() + ": record " + std::to_string(i + 1) + " ('" + r.event +
-                                "') names job " + std::to_string(r.job) + ", never admitted");
+      return Status::ParseError(journal_.path() + ": record " + std::to_string(i + 1) + " (" + Quoted(r.event) +
+                                ") names job " + std::to_string(r.job) + ", never admitted");
     }
     AgentJob& job = *it->second;
     const DeviceTypeId type = r.type.empty() ? kNoDeviceType : catalog.Find(r.type);
@@ -100,8 +101,8 @@ Status Agent::Restore() {
       job.status.finish_s = r.time_s - origin_s_;
       job.record.finish_s = job.status.finish_s;
     } else {
-      return Status::ParseError(journal_.path() + ": record " + std::to_string(i + 1) + ": unknown event '" +
-                                r.event + "'");
+      return Status::ParseError(journal_.path() + ": record " + std::to_string(i + 1) + ": unknown event " +
+                                Quoted(r.event));
     }
   }
   HETSCHED_RETURN_IF_ERROR(Append(JournalRecord::Of("agent_restart", -1, methods)));

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "hetsched/util/printable.h"
+
 namespace hetsched::slurm {
 
 Result<DeviceTypeId> MapGresType(const std::string& gres_type, const DeviceCatalog& devices,
@@ -14,10 +16,10 @@ Result<DeviceTypeId> MapGresType(const std::string& gres_type, const DeviceCatal
   for (const DeviceType& t : devices.types()) {
     if (!t.is_cpu) known += (known.empty() ? "" : ", ") + t.name;
   }
-  return Status::NotFound("GPU type '" + gres_type + "'" +
-                          (mapped == type_map.end() ? "" : " (mapped to '" + name + "')") +
+  return Status::NotFound("GPU type " + Quoted(gres_type) +
+                          (mapped == type_map.end() ? "" : " (mapped to " + Quoted(name) + ")") +
                           " is not a GPU in the device catalog (known: " + known +
-                          "); map it with --gpu-type-map " + gres_type + "=<catalog name>");
+                          "); map it with --gpu-type-map " + Printable(gres_type) + "=<catalog name>");
 }
 
 Result<SlurmCluster> TranslateCluster(const std::vector<SlurmNode>& nodes, const DeviceCatalog& devices,
@@ -35,7 +37,7 @@ Result<SlurmCluster> TranslateCluster(const std::vector<SlurmNode>& nodes, const
         std::find(sn.partitions.begin(), sn.partitions.end(), options.partition) == sn.partitions.end()) {
       continue;
     }
-    const std::string where = origin + ": node '" + sn.name + "' (gres '" + sn.gres + "')";
+    const std::string where = origin + ": node " + Quoted(sn.name) + " (gres " + Quoted(sn.gres) + ")";
     auto gres = ParseGpuGres(sn.gres);
     if (!gres.ok()) return gres.status().WithContext(where);
     if (gres->count == 0) {
@@ -55,8 +57,8 @@ Result<SlurmCluster> TranslateCluster(const std::vector<SlurmNode>& nodes, const
     if (fresh) it->second = out.cluster.AddRack(Rack{"slurm-" + gres->type, *uplink, 1, 1.0, {}});
     auto [name_it, inserted] = out.gres_type_names.emplace(*type, gres->type);
     if (!inserted && name_it->second != gres->type) {
-      return Status::InvalidArgument(where + ": GRES types '" + name_it->second + "' and '" + gres->type +
-                                     "' both map to catalog type '" + dt.name + "'");
+      return Status::InvalidArgument(where + ": GRES types " + Quoted(name_it->second) + " and " + Quoted(gres->type) +
+                                     " both map to catalog type '" + dt.name + "'");
     }
     Node node;
     node.name = sn.name;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched::slurm {
@@ -20,7 +21,7 @@ Result<std::map<std::string, std::string>> CommentFields(const std::string& comm
   for (auto it = start + 1; it != words.end(); ++it) {
     const size_t eq = it->find('=');
     if (eq == std::string::npos || eq == 0) {
-      return Status::InvalidArgument(who + ": comment field '" + *it + "' is not key=value");
+      return Status::InvalidArgument(who + ": comment field " + Quoted(*it) + " is not key=value");
     }
     out[ToLower(it->substr(0, eq))] = it->substr(eq + 1);
   }
@@ -63,7 +64,7 @@ Result<JobRequest> TranslateJob(const SlurmJob& job, const SlurmCluster& cluster
     auto type = MapGresType(gpu.type, catalog, type_map);
     if (!type.ok()) return type.status().WithContext(who);
     if (cluster.cluster.devices_per_type()[static_cast<size_t>(*type)] == 0) {
-      return Status::InvalidArgument(who + ": GPU type '" + gpu.type + "' (" + catalog.type(*type).name +
+      return Status::InvalidArgument(who + ": GPU type " + Quoted(gpu.type) + " (" + catalog.type(*type).name +
                                      ") does not exist in this cluster (" + cluster.cluster.Summary() + ")");
     }
     spec.allowed_types = {*type};
@@ -77,7 +78,7 @@ Result<JobRequest> TranslateJob(const SlurmJob& job, const SlurmCluster& cluster
   };
   spec.model = field("model") != nullptr ? *field("model") : options.default_model;
   const ModelProfile* model = zoo.Find(spec.model);
-  if (model == nullptr) return Status::InvalidArgument(who + ": comment field 'model': unknown model '" + spec.model + "'");
+  if (model == nullptr) return Status::InvalidArgument(who + ": comment field 'model': unknown model " + Quoted(spec.model));
   spec.model = model->name;
   spec.iterations = options.default_iterations;
   const std::string what = who + ": comment field ";
@@ -87,22 +88,24 @@ Result<JobRequest> TranslateJob(const SlurmJob& job, const SlurmCluster& cluster
   }
   if (const auto* v = field("batch")) {
     HETSCHED_ASSIGN_OR_RETURN(long long b, ParseInt(*v, what + "'batch'"));
-    if (b < 1) return Status::InvalidArgument(what + "'batch' must be >= 1");
+    if (b < 1 || b > 1'000'000'000) return Status::InvalidArgument(what + "'batch' must be in [1, 1e9]");
     spec.batch_size = static_cast<int>(b);
   }
   if (const auto* v = field("priority")) {
     HETSCHED_ASSIGN_OR_RETURN(long long p, ParseInt(*v, what + "'priority'"));
+    if (p < -1'000'000 || p > 1'000'000) return Status::InvalidArgument(what + "'priority' must be within +-1000000");
     spec.priority = static_cast<int>(p);
   }
   if (const auto* v = field("parallelism")) {
     auto p = ParseParallelism(*v);
-    if (!p) return Status::InvalidArgument(what + "'parallelism': unknown '" + *v + "'");
+    if (!p) return Status::InvalidArgument(what + "'parallelism': unknown " + Quoted(*v));
     spec.parallelism = *p;
   } else {
     spec.parallelism = spec.num_gpus == 1 ? Parallelism::kSingle : Parallelism::kDataRing;
   }
   if (const auto* v = field("runtime")) {
     HETSCHED_ASSIGN_OR_RETURN(spec.estimated_runtime_s, ParseDouble(*v, what + "'runtime'"));
+    if (spec.estimated_runtime_s < 0) return Status::InvalidArgument(what + "'runtime' must be >= 0 seconds");
   }
 
   int largest = 0;

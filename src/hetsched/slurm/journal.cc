@@ -4,10 +4,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "hetsched/util/file_io.h"
+#include "hetsched/util/printable.h"
 
 namespace hetsched::slurm {
 
@@ -33,6 +36,38 @@ std::string Journal::Encode(const JournalRecord& r) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+namespace {
+
+// Whether `v` is an integer within [min, max] (REQUIRES: min <= max, max >= 0), written to `out`.
+// Integers only: a float such as 1e300 has no defined conversion to an integer type.
+bool IntegerIn(const json& v, long long min, long long max, long long* out) {
+  if (v.is_number_unsigned()) {
+    const unsigned long long u = v.get<unsigned long long>();
+    if (u > static_cast<unsigned long long>(max)) return false;
+    *out = static_cast<long long>(u);
+  } else if (v.is_number_integer()) {
+    *out = v.get<long long>();
+  } else {
+    return false;
+  }
+  return *out >= min && *out <= max;
+}
+
+Result<long long> IntegerField(const json& j, const char* key, long long fallback, long long min, long long max,
+                               const std::string& where) {
+  auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  long long v = 0;
+  if (IntegerIn(*it, min, max, &v)) return v;
+  return Status::ParseError(where + ": field '" + key + "' must be an integer in [" + std::to_string(min) + ", " +
+                            std::to_string(max) + "]");
+}
+
+constexpr long long kIntMax = std::numeric_limits<int>::max();
+constexpr long long kLongMax = std::numeric_limits<long long>::max();
+
+}  // namespace
+
 Result<JournalRecord> Journal::Decode(const std::string& line, const std::string& where) {
   json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return Status::ParseError(where + ": not a JSON object");
@@ -40,24 +75,62 @@ Result<JournalRecord> Journal::Decode(const std::string& line, const std::string
   auto ev = j.find("ev");
   if (ev == j.end() || !ev->is_string()) return Status::ParseError(where + ": field 'ev' missing");
   r.event = ev->get<std::string>();
+  HETSCHED_ASSIGN_OR_RETURN(r.job, IntegerField(j, "job", -1, -1, kLongMax, where));
+  HETSCHED_ASSIGN_OR_RETURN(r.value, IntegerField(j, "value", 0, -kLongMax, kLongMax, where));
+  HETSCHED_ASSIGN_OR_RETURN(const long long gpus, IntegerField(j, "gpus", 0, 0, kIntMax, where));
+  r.gpus = static_cast<int>(gpus);
+  HETSCHED_ASSIGN_OR_RETURN(r.iterations, IntegerField(j, "iterations", 0, 0, kLongMax, where));
+  if (auto d = j.find("devices"); d != j.end()) {
+    if (!d->is_array()) return Status::ParseError(where + ": field 'devices' must be a list of integers");
+    for (const json& e : *d) {
+      long long id = 0;
+      if (!IntegerIn(e, 0, kIntMax, &id)) return Status::ParseError(where + ": field 'devices' must list device ids >= 0");
+      r.devices.push_back(static_cast<int>(id));
+    }
+  }
   try {
     r.time_s = j.value("t", 0.0);
-    r.job = j.value("job", static_cast<JobId>(-1));
     r.nodes = j.value("nodes", std::vector<std::string>{});
-    r.devices = j.value("devices", std::vector<int>{});
     r.type = j.value("type", std::string());
     r.state = j.value("state", std::string());
     r.text = j.value("text", std::string());
-    r.value = j.value("value", 0LL);
     r.name = j.value("name", std::string());
     r.model = j.value("model", std::string());
-    r.gpus = j.value("gpus", 0);
-    r.iterations = j.value("iterations", 0LL);
     r.submit_s = j.value("submit", 0.0);
   } catch (const json::exception& e) {
-    return Status::ParseError(where + ": a field has the wrong type (" + e.what() + ")");
+    return Status::ParseError(where + ": a field has the wrong type (" + Printable(e.what()) + ")");
+  }
+  if (!std::isfinite(r.time_s) || !std::isfinite(r.submit_s)) {
+    return Status::ParseError(where + ": times 't' and 'submit' must be finite");
   }
   return r;
+}
+
+Result<Journal::Replay> Journal::Parse(std::string_view text, const std::string& path) {
+  Replay replay;
+  size_t pos = 0;
+  int line_no = 0;
+  while (pos < text.size()) {
+    ++line_no;
+    const size_t nl = text.find('\n', pos);
+    const std::string where = path + ":" + std::to_string(line_no);
+    if (nl == std::string_view::npos) {  // torn last record: the append was cut by a crash
+      replay.warning = where + ": incomplete last record dropped (agent stopped mid-write)";
+      break;
+    }
+    auto record = Decode(std::string(text.substr(pos, nl - pos)), where);
+    if (!record.ok()) {
+      if (nl + 1 == text.size()) {  // a torn record that happened to end in a newline
+        replay.warning = record.status().message() + " (last record, dropped)";
+        break;
+      }
+      return record.status();
+    }
+    replay.records.push_back(std::move(record).value());
+    pos = nl + 1;
+    replay.good_end = pos;
+  }
+  return replay;
 }
 
 Result<Journal> Journal::Open(const std::string& path, std::string* warning) {
@@ -69,31 +142,12 @@ Result<Journal> Journal::Open(const std::string& path, std::string* warning) {
     if (!read.ok()) return read.status();
     text = std::move(read).value();
   }
-  size_t pos = 0, good_end = 0;
-  int line_no = 0;
-  while (pos < text.size()) {
-    ++line_no;
-    const size_t nl = text.find('\n', pos);
-    const std::string where = path + ":" + std::to_string(line_no);
-    if (nl == std::string::npos) {  // torn last record: the append was cut by a crash
-      if (warning != nullptr) *warning = where + ": incomplete last record dropped (agent stopped mid-write)";
-      break;
-    }
-    auto record = Decode(text.substr(pos, nl - pos), where);
-    if (!record.ok()) {
-      if (nl + 1 == text.size()) {  // a torn record that happened to end in a newline
-        if (warning != nullptr) *warning = record.status().message() + " (last record, dropped)";
-        break;
-      }
-      return record.status();
-    }
-    journal.replayed_.push_back(std::move(record).value());
-    pos = nl + 1;
-    good_end = pos;
-  }
+  HETSCHED_ASSIGN_OR_RETURN(Replay replay, Parse(text, path));
+  if (warning != nullptr && !replay.warning.empty()) *warning = replay.warning;
+  journal.replayed_ = std::move(replay.records);
   journal.fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (journal.fd_ < 0) return Status::IoError(path + ": cannot open journal: " + std::strerror(errno));
-  if (good_end < text.size() && ftruncate(journal.fd_, static_cast<off_t>(good_end)) != 0) {
+  if (replay.good_end < text.size() && ftruncate(journal.fd_, static_cast<off_t>(replay.good_end)) != 0) {
     return Status::IoError(path + ": cannot drop the torn last record: " + std::strerror(errno));
   }
   return journal;

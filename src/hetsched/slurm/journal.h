@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hetsched/model/job.h"
@@ -63,6 +64,16 @@ class Journal {
 
   static std::string Encode(const JournalRecord& record);  // one line, no newline
   static Result<JournalRecord> Decode(const std::string& line, const std::string& where);
+
+  // What a journal's text holds: the whole records, where they end (the file is cut there) and
+  // the warning for a torn last record (empty when none). A bad record before the last is an
+  // error naming `path` and the line. Open() reads the file through this.
+  struct Replay {
+    std::vector<JournalRecord> records;
+    size_t good_end = 0;
+    std::string warning;
+  };
+  static Result<Replay> Parse(std::string_view text, const std::string& path);
 
  private:
   Journal() = default;

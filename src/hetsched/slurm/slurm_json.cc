@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched::slurm {
@@ -20,6 +21,20 @@ double Num(const json& o, const char* key) {
   auto it = o.find(key);
   return it != o.end() && it->is_number() ? it->get<double>() : 0.0;
 }
+// A whole number within [min, max] (absent or null: 0). Out of range is an error rather than a
+// conversion whose result C++ leaves undefined.
+Result<long long> Whole(const json& o, const char* key, double min, double max, const std::string& where) {
+  const double v = Num(o, key);
+  if (!(v >= min && v <= max)) {
+    return Status::ParseError(where + ": field '" + key + "' out of range [" + std::to_string(static_cast<long long>(min)) +
+                              ", " + std::to_string(static_cast<long long>(max)) + "]");
+  }
+  return static_cast<long long>(v);
+}
+constexpr double kMaxSmall = 1e7;                // node counts, restarts, CPUs
+constexpr double kMaxId = 9007199254740992.0;    // 2^53: ids and priorities JSON numbers hold exactly
+constexpr double kIntMax = 2147483647.0;
+
 std::vector<std::string> StrList(const json& o, const char* key) {
   std::vector<std::string> out;
   auto it = o.find(key);
@@ -42,13 +57,21 @@ Result<json> ParseTop(std::string_view text, const std::string& origin, const ch
   if (doc.is_discarded()) return Status::ParseError(origin + ": not valid JSON");
   if (!doc.is_object()) return Status::ParseError(origin + ": top level is not an object");
   if (auto errs = doc.find("errors"); errs != doc.end() && errs->is_array() && !errs->empty()) {
-    return Status::IoError(origin + ": Slurm reported errors: " + errs->dump());
+    return Status::IoError(origin + ": Slurm reported errors: " +
+                           Printable(errs->dump(-1, ' ', /*ensure_ascii=*/true), kMaxQuotedBytes * 4));
   }
   auto list = doc.find(list_key);
   if (list == doc.end() || !list->is_array()) {
     return Status::ParseError(origin + ": field '" + list_key + "' missing or not an array");
   }
   return doc;
+}
+
+// lo..hi is a range of at most 100,001 values within the int range (the difference taken without
+// overflow).
+bool RangeOk(long long lo, long long hi) {
+  return lo >= 0 && hi >= lo && hi <= static_cast<long long>(kIntMax) &&
+         static_cast<unsigned long long>(hi) - static_cast<unsigned long long>(lo) <= 100000;
 }
 
 Result<std::vector<int>> ParseIndexList(std::string_view list, std::string_view what) {
@@ -58,13 +81,12 @@ Result<std::vector<int>> ParseIndexList(std::string_view list, std::string_view 
     const size_t dash = part.find('-');
     if (dash == std::string_view::npos) {
       HETSCHED_ASSIGN_OR_RETURN(long long v, ParseInt(part, what));
+      if (v < 0 || v > kIntMax) return Status::ParseError(std::string(what) + ": bad index " + Quoted(part));
       out.push_back(static_cast<int>(v));
     } else {
       HETSCHED_ASSIGN_OR_RETURN(long long lo, ParseInt(part.substr(0, dash), what));
       HETSCHED_ASSIGN_OR_RETURN(long long hi, ParseInt(part.substr(dash + 1), what));
-      if (hi < lo || hi - lo > 100000) {
-        return Status::ParseError(std::string(what) + ": bad range '" + std::string(part) + "'");
-      }
+      if (!RangeOk(lo, hi)) return Status::ParseError(std::string(what) + ": bad range " + Quoted(part));
       for (long long v = lo; v <= hi; ++v) out.push_back(static_cast<int>(v));
     }
   }
@@ -105,7 +127,8 @@ Result<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text, const std::
     node.features = StrList(n, "active_features");
     if (node.features.empty()) node.features = StrList(n, "features");
     node.partitions = StrList(n, "partitions");
-    node.cpus = static_cast<int>(Num(n, "cpus"));
+    HETSCHED_ASSIGN_OR_RETURN(const long long cpus, Whole(n, "cpus", 0, kMaxSmall, where));
+    node.cpus = static_cast<int>(cpus);
     node.real_memory_mb = Num(n, "real_memory");
     node.reason = Str(n, "reason");
     nodes.push_back(std::move(node));
@@ -124,7 +147,7 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text, const std::
     if (id == j.end() || !id->is_number_integer()) return Status::ParseError(where + ": field 'job_id' missing");
     SlurmJob job;
     job.id = id->get<long long>();
-    job.array_job_id = static_cast<long long>(Num(j, "array_job_id"));
+    HETSCHED_ASSIGN_OR_RETURN(job.array_job_id, Whole(j, "array_job_id", 0, kMaxId, where));
     job.name = Str(j, "name");
     job.comment = Str(j, "comment");
     job.state = Str(j, "job_state");
@@ -139,22 +162,28 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text, const std::
     }
     job.tres_per_job = Str(j, "tres_per_job");
     job.tres_per_node = Str(j, "tres_per_node");
-    job.node_count = static_cast<int>(Num(j, "node_count"));
+    HETSCHED_ASSIGN_OR_RETURN(const long long node_count, Whole(j, "node_count", 0, kMaxSmall, where));
+    job.node_count = static_cast<int>(node_count);
     job.gres_detail = StrList(j, "gres_detail");
-    job.restart_count = static_cast<int>(Num(j, "restart_cnt"));
-    job.exit_code = static_cast<int>(Num(j, "exit_code"));
+    HETSCHED_ASSIGN_OR_RETURN(const long long restarts, Whole(j, "restart_cnt", 0, kMaxSmall, where));
+    job.restart_count = static_cast<int>(restarts);
+    HETSCHED_ASSIGN_OR_RETURN(const long long exit_code, Whole(j, "exit_code", -kIntMax - 1, kIntMax, where));
+    job.exit_code = static_cast<int>(exit_code);
     job.submit_time_s = Num(j, "submit_time");
     job.start_time_s = Num(j, "start_time");
     job.end_time_s = Num(j, "end_time");
-    job.priority = static_cast<long long>(Num(j, "priority"));
+    HETSCHED_ASSIGN_OR_RETURN(job.priority, Whole(j, "priority", -kMaxId, kMaxId, where));
     jobs.push_back(std::move(job));
   }
   return jobs;
 }
 
 Result<std::vector<std::string>> ExpandHostlist(std::string_view expr) {
+  // A partition of Slurm's largest clusters has ~10^4 nodes; the cap keeps a bad list from
+  // taking the agent's memory.
+  constexpr size_t kMaxHosts = 100000;
   std::vector<std::string> out;
-  const std::string what = "host list '" + std::string(expr) + "'";
+  const std::string what = "host list " + Quoted(expr);
   size_t i = 0;
   while (i < expr.size()) {
     // One item: prefix[ranges]suffix up to the next comma outside brackets.
@@ -176,7 +205,7 @@ Result<std::vector<std::string>> ExpandHostlist(std::string_view expr) {
       const std::string_view ranges = item.substr(open + 1, close - open - 1);
       const std::string_view suffix = item.substr(close + 1);
       if (suffix.find('[') != std::string_view::npos) {
-        return Status::ParseError(what + ": more than one bracket group in '" + std::string(item) + "'");
+        return Status::ParseError(what + ": more than one bracket group in " + Quoted(item));
       }
       for (auto part : Split(ranges, ',')) {
         part = Trim(part);
@@ -185,7 +214,10 @@ Result<std::vector<std::string>> ExpandHostlist(std::string_view expr) {
         const std::string_view hi_s = dash == std::string_view::npos ? lo_s : part.substr(dash + 1);
         HETSCHED_ASSIGN_OR_RETURN(long long lo, ParseInt(lo_s, what));
         HETSCHED_ASSIGN_OR_RETURN(long long hi, ParseInt(hi_s, what));
-        if (hi < lo || hi - lo > 100000) return Status::ParseError(what + ": bad range '" + std::string(part) + "'");
+        if (!RangeOk(lo, hi)) return Status::ParseError(what + ": bad range " + Quoted(part));
+        if (out.size() + static_cast<size_t>(hi - lo) >= kMaxHosts) {
+          return Status::ParseError(what + ": more than " + std::to_string(kMaxHosts) + " hosts");
+        }
         const size_t width = lo_s.size();
         for (long long v = lo; v <= hi; ++v) {
           std::string num = std::to_string(v);
@@ -200,7 +232,7 @@ Result<std::vector<std::string>> ExpandHostlist(std::string_view expr) {
 }
 
 Result<GpuGres> ParseGpuGres(std::string_view gres) {
-  const std::string what = "GRES '" + std::string(gres) + "'";
+  const std::string what = "GRES " + Quoted(gres);
   for (auto entry : Split(gres, ',')) {
     entry = Trim(entry);
     if (const size_t paren = entry.find('('); paren != std::string_view::npos) entry = entry.substr(0, paren);
@@ -222,6 +254,7 @@ Result<GpuGres> ParseGpuGres(std::string_view gres) {
     }
     HETSCHED_ASSIGN_OR_RETURN(long long n, ParseInt(count, what + ": GPU count"));
     if (n < 0) return Status::ParseError(what + ": negative GPU count");
+    if (n > static_cast<long long>(kMaxSmall)) return Status::ParseError(what + ": GPU count out of range");
     out.type = std::string(type);
     out.count = static_cast<int>(n);
     return out;
@@ -230,7 +263,7 @@ Result<GpuGres> ParseGpuGres(std::string_view gres) {
 }
 
 Result<std::vector<int>> ParseGresIndices(std::string_view detail) {
-  const std::string what = "gres_detail '" + std::string(detail) + "'";
+  const std::string what = "gres_detail " + Quoted(detail);
   const size_t idx = detail.find("IDX:");
   if (idx == std::string_view::npos) return Status::ParseError(what + ": no IDX");
   const size_t close = detail.find(')', idx);

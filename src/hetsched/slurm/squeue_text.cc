@@ -1,9 +1,11 @@
 #include "hetsched/slurm/squeue_text.h"
 
+#include <climits>
 #include <ctime>
 
 #include <algorithm>
 
+#include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched::slurm {
@@ -25,10 +27,17 @@ bool IsNone(std::string_view v) {
 
 std::string Value(std::string_view v) { return IsNone(v) ? std::string() : std::string(v); }
 
-Result<long long> Int(std::string_view v, const std::string& what) {
-  if (IsNone(v)) return 0LL;
-  return ParseInt(v, what);
+// A count or code that must fit an int: [min, max].
+Result<int> Int(std::string_view v, const std::string& what, long long min, long long max) {
+  if (IsNone(v)) return 0;
+  HETSCHED_ASSIGN_OR_RETURN(const long long n, ParseInt(v, what));
+  if (n < min || n > max) {
+    return Status::ParseError(what + ": " + std::to_string(n) + " is outside [" + std::to_string(min) + ", " +
+                              std::to_string(max) + "]");
+  }
+  return static_cast<int>(n);
 }
+constexpr long long kMaxCount = 10'000'000;
 
 std::string Joined(const std::vector<long long>& ids) {
   std::string out;
@@ -44,7 +53,7 @@ Result<double> ParseSlurmTime(std::string_view text, std::string_view what) {
   const std::string s(text);
   const char* end = strptime(s.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
   if (end == nullptr || *end != '\0') {
-    return Status::ParseError(std::string(what) + ": '" + s + "' is not a time like 2026-11-23T08:59:13");
+    return Status::ParseError(std::string(what) + ": " + Quoted(s) + " is not a time like 2026-11-23T08:59:13");
   }
   tm.tm_isdst = -1;  // squeue prints local time, daylight saving as it applies then
   return static_cast<double>(std::mktime(&tm));
@@ -87,18 +96,17 @@ Result<std::vector<SlurmJob>> ParseSqueuePoll(std::string_view text, const std::
     if (job.reason.empty()) job.reason = "None";
     job.partition = Value(f[5]);
     job.user = Value(f[6]);
-    HETSCHED_ASSIGN_OR_RETURN(long long nodes, Int(f[7], field(7)));
-    job.node_count = static_cast<int>(nodes);
+    HETSCHED_ASSIGN_OR_RETURN(job.node_count, Int(f[7], field(7), 0, kMaxCount));
     job.tres_per_job = Value(f[8]);
     job.tres_per_node = Value(f[9]);
-    HETSCHED_ASSIGN_OR_RETURN(long long restarts, Int(f[10], field(10)));
-    job.restart_count = static_cast<int>(restarts);
-    HETSCHED_ASSIGN_OR_RETURN(long long exit_code, Int(f[11], field(11)));
-    job.exit_code = static_cast<int>(exit_code);
+    HETSCHED_ASSIGN_OR_RETURN(job.restart_count, Int(f[10], field(10), 0, kMaxCount));
+    HETSCHED_ASSIGN_OR_RETURN(job.exit_code, Int(f[11], field(11), INT_MIN, INT_MAX));
     HETSCHED_ASSIGN_OR_RETURN(job.submit_time_s, ParseSlurmTime(f[12], field(12)));
     HETSCHED_ASSIGN_OR_RETURN(job.start_time_s, ParseSlurmTime(f[13], field(13)));
     HETSCHED_ASSIGN_OR_RETURN(job.end_time_s, ParseSlurmTime(f[14], field(14)));
-    HETSCHED_ASSIGN_OR_RETURN(job.priority, Int(f[15], field(15)));
+    if (!IsNone(f[15])) {
+      HETSCHED_ASSIGN_OR_RETURN(job.priority, ParseInt(f[15], field(15)));
+    }
     if (!IsNone(f[16])) {
       auto expanded = ExpandHostlist(f[16]);
       if (!expanded.ok()) return expanded.status().WithContext(field(16));

@@ -24,6 +24,9 @@ Result<Workload> ParseTiresias(const FormatInput& in);
 Result<Workload> ParsePhillyRuntime(const FormatInput& in);
 Result<Workload> ParsePai(const FormatInput& in);
 Result<Workload> ParseHelios(const FormatInput& in);
+// ParsePai's work once the task table is read (`task_path` names it in errors); the fuzzer
+// calls it with both tables in memory.
+Result<Workload> ParsePaiTables(const FormatInput& in, std::string_view task_text, const std::string& task_path);
 
 // What the format-less traces (philly-runtime, pai, helios) draw their missing sizes, models and
 // arrivals from: the synthetic defaults, seed kFillInSeed, the reader's reference device.

@@ -14,6 +14,7 @@
 #include "hetsched/trace/calibrate.h"
 #include "hetsched/trace/formats.h"
 #include "hetsched/trace/reader_common.h"
+#include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched::trace_internal {
@@ -54,7 +55,7 @@ class JobTypeResolver {
       family = Trim(t.substr(0, open));
       std::string_view rest = t.substr(open + kBatch.size());
       if (rest.empty() || rest.back() != ')') {
-        return FieldError(row, "job_type", fmt::format("expected 'Model (batch size N)', got '{}'", text));
+        return FieldError(row, "job_type", fmt::format("expected 'Model (batch size N)', got {}", Quoted(text)));
       }
       long long b = 0;
       HETSCHED_RETURN_IF_ERROR(ParseIntField(row, "job_type", rest.substr(0, rest.size() - 1), &b));
@@ -69,8 +70,8 @@ class JobTypeResolver {
     }
     if (zoo_key.empty()) {
       return FieldError(row, "job_type", fmt::format(
-          "unknown Gavel model '{}' (known: ResNet-18, ResNet-50, Transformer, LM, "
-          "Recommendation, A3C, CycleGAN)", family));
+          "unknown Gavel model {} (known: ResNet-18, ResNet-50, Transformer, LM, "
+          "Recommendation, A3C, CycleGAN)", Quoted(family)));
     }
     HETSCHED_RETURN_IF_ERROR(models_.Resolve(row, "job_type", zoo_key, &jt.model));
     cache_.emplace(std::string(text), jt);

@@ -10,6 +10,7 @@
 #include "hetsched/trace/formats.h"
 #include "hetsched/trace/job_mix.h"
 #include "hetsched/trace/reader_common.h"
+#include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched::trace_internal {
@@ -30,20 +31,20 @@ Status ParseTimestamp(const RowRef& row, std::string_view field, std::string_vie
         ParseDoubleField(row, field, text, &seconds).ok()) {
       return ParseSecondsField(row, field, text, out);
     }
-    return FieldError(row, field, fmt::format("expected 'YYYY-MM-DD HH:MM:SS' or seconds, got '{}'", text));
+    return FieldError(row, field, fmt::format("expected 'YYYY-MM-DD HH:MM:SS' or seconds, got {}", Quoted(text)));
   }
   long long parts[6] = {};
   const size_t starts[6] = {0, 5, 8, 11, 14, 17};
   const size_t lengths[6] = {4, 2, 2, 2, 2, 2};
   for (int i = 0; i < 6; ++i) {
     Status st = ParseIntField(row, field, t.substr(starts[i], lengths[i]), &parts[i]);
-    if (!st.ok()) return FieldError(row, field, fmt::format("expected 'YYYY-MM-DD HH:MM:SS', got '{}'", text));
+    if (!st.ok()) return FieldError(row, field, fmt::format("expected 'YYYY-MM-DD HH:MM:SS', got {}", Quoted(text)));
   }
   const std::chrono::year_month_day date{std::chrono::year{static_cast<int>(parts[0])},
                                          std::chrono::month{static_cast<unsigned>(parts[1])},
                                          std::chrono::day{static_cast<unsigned>(parts[2])}};
   if (!date.ok() || parts[3] > 23 || parts[4] > 59 || parts[5] > 60) {
-    return FieldError(row, field, fmt::format("not a valid date and time: '{}'", text));
+    return FieldError(row, field, fmt::format("not a valid date and time: {}", Quoted(text)));
   }
   const auto days = std::chrono::sys_days{date}.time_since_epoch().count();
   *out = static_cast<double>(days) * 86400.0 + static_cast<double>(parts[3] * 3600 + parts[4] * 60 + parts[5]);

@@ -7,6 +7,7 @@
 #include "hetsched/trace/container_fields.h"
 #include "hetsched/trace/formats.h"
 #include "hetsched/trace/reader_common.h"
+#include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched {
@@ -84,8 +85,8 @@ class NativeRowParser {
     if (has(cols_.parallelism)) {
       std::optional<Parallelism> p = ParseParallelism(Trim(at(cols_.parallelism)));
       if (!p) {
-        return FieldError(row, "parallelism", fmt::format("expected single, ring, ps or pipeline, got '{}'",
-                                                          at(cols_.parallelism)));
+        return FieldError(row, "parallelism", fmt::format("expected single, ring, ps or pipeline, got {}",
+                                                          Quoted(at(cols_.parallelism))));
       }
       if (*p == Parallelism::kSingle && s.num_gpus != 1) {
         return FieldError(row, "parallelism", fmt::format("'single' needs num_gpus = 1, got {}", s.num_gpus));
@@ -127,7 +128,7 @@ class NativeRowParser {
       if (!ok) {
         return FieldError(row, kPlannerColumn,
                           fmt::format("expected a planner name (lower-case letters, digits, '-', '_'; at most 64), "
-                                      "got '{}'", name));
+                                      "got {}", Quoted(name)));
       }
       if (s.num_ps > 0) {
         return FieldError(row, kPlannerColumn, "a container job (num_ps >= 1) cannot ask for an intra-job planner");

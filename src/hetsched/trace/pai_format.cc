@@ -16,6 +16,7 @@
 #include "hetsched/trace/job_mix.h"
 #include "hetsched/trace/reader_common.h"
 #include "hetsched/util/file_io.h"
+#include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched::trace_internal {
@@ -107,14 +108,18 @@ Result<Workload> ParsePai(const FormatInput& in) {
     return Status::IoError(fmt::format("{}: the PAI task table must sit next to the job table: {}",
                                        in.origin, task_text.status().message()));
   }
-  if (IsBlank(*task_text)) return Status::ParseError(task_path + ": empty file (expected PAI task rows)");
+  return ParsePaiTables(in, *task_text, task_path);
+}
+
+Result<Workload> ParsePaiTables(const FormatInput& in, std::string_view task_text, const std::string& task_path) {
+  if (IsBlank(task_text)) return Status::ParseError(task_path + ": empty file (expected PAI task rows)");
 
   WorkloadBuilder builder(in.origin, in.options);
   std::vector<std::string_view> f;
   std::string_view line;
 
   std::map<std::string, TaskTotals, std::less<>> tasks;
-  LineReader task_lines(*task_text);
+  LineReader task_lines(task_text);
   while (task_lines.Next(&line)) {
     const RowRef row{task_path, task_lines.line_number()};
     if (IsBlank(line)) continue;
@@ -140,8 +145,8 @@ Result<Workload> ParsePai(const FormatInput& in) {
     const std::string_view name = Trim(f[0]);
     if (name.empty()) return FieldError(row, "job_name", "empty");
     if (Trim(f[3]) != "Terminated") {
-      builder.FilteredRow(fmt::format("{}:{}: field 'status': '{}' job left out (only Terminated jobs are replayed)",
-                                      row.origin, row.line, Trim(f[3])));
+      builder.FilteredRow(fmt::format("{}:{}: field 'status': {} job left out (only Terminated jobs are replayed)",
+                                      row.origin, row.line, Quoted(Trim(f[3]))));
       return RowOutcome::kLeftOut;
     }
     JobSpec& s = job->spec;
@@ -153,13 +158,13 @@ Result<Workload> ParsePai(const FormatInput& in) {
     }
     auto it = tasks.find(name);
     if (it == tasks.end()) {
-      return FieldError(row, "job_name", fmt::format("job '{}' has no task in {}", name, task_path));
+      return FieldError(row, "job_name", fmt::format("job {} has no task in {}", Quoted(name), task_path));
     }
     const TaskTotals& t = it->second;
     // 100 = one GPU; a fraction of a GPU still takes a whole one here (no GPU sharing).
     const double gpus = std::ceil(t.gpu_percent / 100.0 - 1e-9);
     if (gpus < 1) {
-      builder.FilteredRow(fmt::format("{}:{}: job '{}': CPU-only job left out (plan_gpu 0)", row.origin, row.line, name));
+      builder.FilteredRow(fmt::format("{}:{}: job {}: CPU-only job left out (plan_gpu 0)", row.origin, row.line, Quoted(name)));
       return RowOutcome::kLeftOut;
     }
     if (gpus > 1e6) return FieldError(row, "job_name", fmt::format("GPU count {} is implausibly large", gpus));
@@ -168,7 +173,7 @@ Result<Workload> ParsePai(const FormatInput& in) {
     const double runtime_s = t.last_end_s > t.first_start_s ? t.last_end_s - t.first_start_s
                                                            : end_s - s.submit_time_s;
     if (!(runtime_s > 0)) {
-      builder.FilteredRow(fmt::format("{}:{}: job '{}': zero-second job left out", row.origin, row.line, name));
+      builder.FilteredRow(fmt::format("{}:{}: job {}: zero-second job left out", row.origin, row.line, Quoted(name)));
       return RowOutcome::kLeftOut;
     }
     const ModelProfile* model = mix.DrawModel();

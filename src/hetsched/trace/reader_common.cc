@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched::trace_internal {
@@ -42,7 +43,7 @@ Status ParseIntField(const RowRef& row, std::string_view field, std::string_view
       *out = static_cast<long long>(d);
       return Status::Ok();
     }
-    return FieldError(row, field, fmt::format("expected an integer, got '{}'", text));
+    return FieldError(row, field, "expected an integer, got " + Quoted(text));
   }
   return Status::Ok();
 }
@@ -53,7 +54,7 @@ Status ParseDoubleField(const RowRef& row, std::string_view field, std::string_v
   if (!t.empty() && t.front() == '+') t.remove_prefix(1);
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), *out);
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size() || !std::isfinite(*out)) {
-    return FieldError(row, field, fmt::format("expected a number, got '{}'", text));
+    return FieldError(row, field, "expected a number, got " + Quoted(text));
   }
   return Status::Ok();
 }
@@ -124,17 +125,17 @@ Result<ColumnMap> ColumnMap::FromHeader(const RowRef& row, std::string_view line
     const bool known = std::find(required.begin(), required.end(), n) != required.end() ||
                        std::find(optional.begin(), optional.end(), n) != optional.end();
     if (!known && !allow_unknown) {
-      return RowError(row, fmt::format("missing or bad header row: unknown column '{}' (known: {}, {})",
-                                       n, fmt::join(required, ", "), fmt::join(optional, ", ")));
+      return RowError(row, fmt::format("missing or bad header row: unknown column {} (known: {}, {})",
+                                       Quoted(n), fmt::join(required, ", "), fmt::join(optional, ", ")));
     }
-    if (map.Index(n) >= 0) return RowError(row, fmt::format("header: column '{}' appears twice", n));
+    if (map.Index(n) >= 0) return RowError(row, fmt::format("header: column {} appears twice", Quoted(n)));
     map.names_.push_back(std::move(n));
   }
   for (std::string_view r : required) {
     if (map.Index(r) < 0) {
       return RowError(row, fmt::format("missing header row or column '{}' (expected a header "
-                                       "naming at least: {}; got '{}')",
-                                       r, fmt::join(required, ","), line));
+                                       "naming at least: {}; got {})",
+                                       r, fmt::join(required, ","), Quoted(line)));
     }
   }
   return map;

@@ -7,6 +7,7 @@
 
 #include "hetsched/trace/formats.h"
 #include "hetsched/trace/reader_common.h"
+#include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched::trace_internal {
@@ -48,8 +49,8 @@ class TiresiasModels {
     }
     if (m == nullptr) {
       return FieldError(row, "model_name", fmt::format(
-          "unknown model '{}' (not in the zoo, and not of a mapped family: vgg*, inception*, "
-          "googlenet*, resnet*, alexnet*)", name));
+          "unknown model {} (not in the zoo, and not of a mapped family: vgg*, inception*, "
+          "googlenet*, resnet*, alexnet*)", Quoted(name)));
     }
     cache_.emplace(std::string(name), m);
     *out = m;

@@ -9,6 +9,8 @@
 #include "hetsched/trace/formats.h"
 #include "hetsched/trace/reader_common.h"
 #include "hetsched/util/file_io.h"
+#include "hetsched/util/memory.h"
+#include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched {
@@ -38,8 +40,8 @@ Result<std::string> DetectFormat(std::string_view text, const std::string& origi
   if (has("gpu_num") && has("submit_time")) return std::string("helios");
   if (has("runtime")) return std::string("philly-runtime");
   return Status::InvalidArgument(fmt::format(
-      "{}: cannot tell the trace format from the name or the first line '{}'; give one of: {}",
-      origin, first.substr(0, 120), fmt::join(TraceFormats(), ", ")));
+      "{}: cannot tell the trace format from the name or the first line {}; give one of: {}",
+      origin, Quoted(first), fmt::join(TraceFormats(), ", ")));
 }
 
 }  // namespace trace_internal
@@ -47,6 +49,12 @@ Result<std::string> DetectFormat(std::string_view text, const std::string& origi
 Result<Workload> ParseTrace(std::string_view text, const std::string& origin,
                             const std::string& format, const TraceReadOptions& options,
                             const DeviceCatalog& devices, const ModelZoo& zoo) {
+  // Limits up front: every line may be a job.
+  double rows = static_cast<double>(std::count(text.begin(), text.end(), '\n') + 1);
+  if (options.max_jobs >= 0) rows = std::min(rows, static_cast<double>(options.max_jobs));
+  HETSCHED_RETURN_IF_ERROR(CheckMemory(fmt::format("{}: a trace of {:.0f} rows", origin, rows),
+                                       static_cast<double>(text.size()) + rows * kBytesPerJob,
+                                       options.memory_limit_bytes));
   std::string fmt_name = ToLower(format);
   if (fmt_name == "auto") {
     HETSCHED_ASSIGN_OR_RETURN(fmt_name, trace_internal::DetectFormat(text, origin));
@@ -58,13 +66,20 @@ Result<Workload> ParseTrace(std::string_view text, const std::string& origin,
   if (fmt_name == "philly-runtime" || fmt_name == "philly") return trace_internal::ParsePhillyRuntime(in);
   if (fmt_name == "pai") return trace_internal::ParsePai(in);
   if (fmt_name == "helios") return trace_internal::ParseHelios(in);
-  return Status::InvalidArgument(fmt::format("unknown trace format '{}' (known: {})", format,
+  return Status::InvalidArgument(fmt::format("unknown trace format {} (known: {})", Quoted(format),
                                              fmt::join(TraceFormats(), ", ")));
 }
 
 Result<Workload> ReadTrace(const std::string& path, const std::string& format,
                            const TraceReadOptions& options, const DeviceCatalog& devices,
                            const ModelZoo& zoo) {
+  // Limits up front: the text itself must fit before it is read.
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec) {
+    HETSCHED_RETURN_IF_ERROR(CheckMemory(fmt::format("{}: a trace file of {}", path, FormatBytes(static_cast<double>(size))),
+                                         static_cast<double>(size), options.memory_limit_bytes));
+  }
   // Embedded copies (data/traces/...) let the demo run from any directory.
   HETSCHED_ASSIGN_OR_RETURN(std::string text, ReadFileOrEmbedded(path));
   return ParseTrace(text, path, format, options, devices, zoo);

@@ -2,6 +2,7 @@
 // docs/formats.md; every reader reports the file, line and field of a bad row.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,15 @@ struct TraceReadOptions {
   // For traces that give runtimes instead of iteration counts: the device type the runtime was
   // measured on (it is converted to iterations with the perf model). Default: v100.
   std::string reference_device = "v100";
+  // Memory a read may plan for (0: what this machine has available, util/memory.h). A trace whose
+  // jobs would need more (kBytesPerJob each, plus its text) is refused before it is parsed.
+  uint64_t memory_limit_bytes = 0;
 };
+
+// Memory one job takes through a whole run: its spec and truth, the simulator's per-job state and
+// its record. Our measurement: a 1M-job simulate peaks at 1.6 GiB RSS (docs/PERFORMANCE.md);
+// rounded up.
+inline constexpr double kBytesPerJob = 2048;
 
 struct Workload {
   std::vector<Job> jobs;          // sorted by submit time then id; ids are 0..n-1 in that order

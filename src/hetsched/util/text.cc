@@ -1,5 +1,7 @@
 #include "hetsched/util/text.h"
 
+#include "hetsched/util/printable.h"
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -63,7 +65,7 @@ Result<double> ParseDouble(std::string_view s, std::string_view what) {
   double v = 0;
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size() || !std::isfinite(v)) {
-    return Status::ParseError(std::string(what) + ": expected a number, got '" + std::string(s) + "'");
+    return Status::ParseError(std::string(what) + ": expected a number, got " + Quoted(s));
   }
   return v;
 }
@@ -73,7 +75,7 @@ Result<long long> ParseInt(std::string_view s, std::string_view what) {
   long long v = 0;
   auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size()) {
-    return Status::ParseError(std::string(what) + ": expected an integer, got '" + std::string(s) + "'");
+    return Status::ParseError(std::string(what) + ": expected an integer, got " + Quoted(s));
   }
   return v;
 }

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (preset "fuzz": clang-16, ASan + UBSan, no LibTorch) and runs each
+# for SECONDS seconds (default 10) on its corpus: fuzz/seeds/<target>/ (from the tests),
+# fuzz/regressions/<target>/ (inputs that once failed) and the first 8 KiB of the matching files
+# in data/ and tests/data/. New corpus entries stay in build/fuzz/corpus/; a failing input is
+# written to build/fuzz/artifacts/ and the script exits non-zero. Usage:
+#   bash scripts/fuzz.sh [SECONDS] [TARGET...]      e.g. bash scripts/fuzz.sh 600 fuzz_trace_gavel
+# SECONDS=0 only replays the corpus (every seed and regression input once).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-10}
+shift || true
+
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz
+
+bin=build/fuzz/bin
+work=build/fuzz
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(fuzz_trace_native fuzz_trace_gavel fuzz_trace_tiresias fuzz_trace_philly fuzz_trace_helios
+           fuzz_trace_pai fuzz_trace_auto fuzz_cluster_spec fuzz_model_profile fuzz_squeue_text
+           fuzz_slurm_json fuzz_journal)
+fi
+
+# Files of data/ and tests/data/ that are inputs of a target (cut to the fuzzers' max_len).
+data_files() {
+  case "$1" in
+    fuzz_trace_gavel) ls data/real/gavel/traces/*.trace data/traces/*.trace ;;
+    fuzz_trace_tiresias) ls data/real/tiresias/60_job.csv ;;
+    fuzz_trace_philly) ls data/real/philly/philly_runtime.csv ;;
+    fuzz_cluster_spec) ls data/*.yaml data/real/gavel/cluster_specs_heterogeneous.json ;;
+    fuzz_slurm_json) ls tests/data/slurm/*.json ;;
+  esac
+}
+
+max_len=8192
+failed=()
+for t in "${targets[@]}"; do
+  name=${t#fuzz_}
+  corpus=$work/corpus/$t
+  seeds=$work/seeds/$t
+  mkdir -p "$corpus" "$seeds" "$work/artifacts"
+  rm -f "$seeds"/*
+  for f in $(data_files "$t"); do head -c $max_len "$f" > "$seeds/data_$(basename "$f")"; done
+  dirs=("$corpus" "$seeds")
+  [ -d "fuzz/seeds/$name" ] && dirs+=("fuzz/seeds/$name")
+  [ -d "fuzz/regressions/$name" ] && dirs+=("fuzz/regressions/$name")
+  if [ "$seconds" -eq 0 ]; then
+    run=(-runs=0)
+  else
+    run=(-max_total_time="$seconds")
+  fi
+  echo "fuzz: $t (${seconds} s)"
+  # -timeout: one input taking 10 s is a hang; -rss_limit_mb: a reader asking for 2 GiB on an
+  # 8 KiB input is a bug. ASan's leak check runs at exit.
+  if ! "$bin/$t" "${run[@]}" -max_len=$max_len -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+       -artifact_prefix="$work/artifacts/$t-" "${dirs[@]}" >"$work/$t.log" 2>&1; then
+    failed+=("$t")
+    tail -40 "$work/$t.log"
+  fi
+  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|INITED|DONE" "$work/$t.log" | tr '\n' ' ' | sed 's/^/  /'
+  echo
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: FAILED: ${failed[*]} (inputs in $work/artifacts/, logs in $work/<target>.log)"
+  exit 1
+fi
+echo "fuzz: all ${#targets[@]} targets passed"

@@ -1,0 +1,49 @@
+#include "hetsched/util/memory.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace hetsched {
+
+uint64_t AvailableMemoryBytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  uint64_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+  return 0;
+}
+
+std::string FormatBytes(double bytes) {
+  constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+  if (bytes < 1024) return fmt::format("{:.0f} bytes", bytes);
+  int u = -1;
+  while (bytes >= 1024 && u + 1 < 5) {
+    bytes /= 1024;
+    ++u;
+  }
+  if (bytes < 10) return fmt::format("{:.1f} {}", bytes, kUnits[u]);
+  return fmt::format("{:.0f} {}", bytes, kUnits[u]);
+}
+
+Status CheckMemory(std::string_view what, double need_bytes, uint64_t limit_bytes) {
+  // Any machine that runs hetsched has this much: no need to ask the kernel.
+  constexpr double kAlwaysThere = 64.0 * 1024 * 1024;
+  if (limit_bytes == 0 && need_bytes < kAlwaysThere) return Status::Ok();
+  const uint64_t limit = limit_bytes > 0 ? limit_bytes : AvailableMemoryBytes();
+  if (limit == 0 || need_bytes <= static_cast<double>(limit)) return Status::Ok();
+  return Status::InvalidArgument(fmt::format("{} needs about {} of memory; this machine has {} available",
+                                             what, FormatBytes(need_bytes), FormatBytes(static_cast<double>(limit))));
+}
+
+}  // namespace hetsched
