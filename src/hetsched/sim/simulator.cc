@@ -372,8 +372,10 @@ void Simulator::Retime(JobId id) {
     const double from = std::max(now_, run.progress_from_s);
     finish = from + (job.total_iterations - job.done_at_update) / run.rate;
   }
-  events_.SetCompletion(id, run.completion_s, finish);
-  run.completion_s = finish;
+  if (finish != run.completion_s) {  // often the same: a neighbour's change left this job's speed alone
+    events_.SetCompletion(id, run.completion_s, finish);
+    run.completion_s = finish;
+  }
 }
 
 Status Simulator::StartJob(JobId id, const PlannedJob& planned) {
