@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "hetsched/policies/job_estimates.h"
+#include "hetsched/policies/pending_index.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/registry.h"
@@ -32,7 +33,7 @@ class FifoScheduler : public JobScheduler {
   void OnJobSubmitted(const JobStatus& job, SchedContext& /*ctx*/) override { Enqueue(job); }
   void OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) override {
     Forget(job.spec->id);
-    pending_.erase({job.spec->submit_time_s, job.spec->id});
+    pending_.Erase(job.spec->submit_time_s, job.spec->id);
   }
   // A requeued job keeps its place: the order is by submit time, not by the time it came back.
   void OnJobRequeued(const JobStatus& job, SchedContext& /*ctx*/) override {
@@ -42,10 +43,10 @@ class FifoScheduler : public JobScheduler {
 
   void Schedule(SchedContext& ctx) override {
     while (!pending_.empty()) {
-      const JobId head = pending_.begin()->second;
-      if (!ctx.TryStart(head, ctx.job(head).spec->num_gpus)) break;
-      pending_.erase(pending_.begin());
-      RecordStart(ctx, head);
+      const PendingIndex::Entry head = pending_.At(0);
+      if (!ctx.TryStart(head.id, head.need)) break;
+      pending_.Erase(head.time_s, head.id);
+      RecordStart(ctx, head.id);
     }
     if (backfill_ && pending_.size() > 1) Backfill(ctx);
   }
@@ -53,7 +54,9 @@ class FifoScheduler : public JobScheduler {
  private:
   using Key = std::pair<double, JobId>;  // (time, id)
 
-  void Enqueue(const JobStatus& job) { pending_.insert({job.spec->submit_time_s, job.spec->id}); }
+  void Enqueue(const JobStatus& job) {
+    pending_.Insert(job.spec->submit_time_s, job.spec->id, job.spec->num_gpus);
+  }
 
   void RecordStart(SchedContext& ctx, JobId id) {
     const JobStatus& status = ctx.job(id);
@@ -98,16 +101,26 @@ class FifoScheduler : public JobScheduler {
   }
 
   void Backfill(SchedContext& ctx) {
-    const Reservation res = Reserve(ctx, pending_.begin()->second);
+    const Reservation res = Reserve(ctx, pending_.At(0).id);
     if (res.type == kNoDeviceType) return;  // no estimate tells when the head can start
     int extra = res.extra;
     const double now = ctx.now();
+    // The first `backfill_depth_` jobs after the head are examined in queue order. A job that
+    // needs more devices than any type has free cannot start (no type passes the free check
+    // below), so the index skips such jobs, counting them as examined, instead of visiting them
+    // one by one: the same starts in O(log n) per candidate instead of O(depth) per call.
     int examined = 0;
-    for (auto it = std::next(pending_.begin()); it != pending_.end() && examined < backfill_depth_;) {
-      ++examined;
-      if (ctx.state().total_free() == 0) break;
-      const JobId id = it->second;
-      const int n = ctx.job(id).spec->num_gpus;
+    size_t rank = 1;
+    while (examined < backfill_depth_) {
+      int most_free = 0;
+      for (DeviceTypeId t : ctx.cluster().present_types()) most_free = std::max(most_free, ctx.state().free_of_type(t));
+      const size_t next = pending_.FirstFitting(rank, most_free);  // size() when total_free() == 0
+      const size_t room = static_cast<size_t>(backfill_depth_ - examined);
+      if (next - rank >= room || next >= pending_.size()) break;
+      examined += static_cast<int>(next - rank) + 1;
+      const PendingIndex::Entry entry = pending_.At(next);
+      const JobId id = entry.id;
+      const int n = entry.need;
       bool started = false;
       for (DeviceTypeId t : UsableTypes(*ctx.job(id).spec, ctx.cluster())) {
         if (ctx.state().free_of_type(t) < n) continue;
@@ -124,17 +137,18 @@ class FifoScheduler : public JobScheduler {
         }
       }
       if (started) {
-        it = pending_.erase(it);
+        pending_.Erase(entry.time_s, id);
         RecordStart(ctx, id);
+        rank = next;
       } else {
-        ++it;
+        rank = next + 1;
       }
     }
   }
 
   bool backfill_;
   int backfill_depth_;
-  std::set<Key> pending_;                                      // (submit time, id)
+  PendingIndex pending_;                                       // by (submit time, id)
   std::map<DeviceTypeId, std::set<Key>> ends_by_type_;         // running: (estimated end, id)
   std::map<JobId, std::pair<double, DeviceTypeId>> running_;   // id -> (estimated end, type)
 };

@@ -25,9 +25,15 @@ void LinkTrafficMeter::Settle() {
 }
 
 void LinkTrafficMeter::Set(JobId job, const PlanTraffic& traffic, double iteration_s) {
-  Remove(job);
-  if (!(iteration_s > 0) || !std::isfinite(iteration_s)) return;
+  if (!(iteration_s > 0) || !std::isfinite(iteration_s)) {
+    Remove(job);
+    return;
+  }
+  // The job's entry is reused (a running job is re-timed often): take its old contribution off,
+  // then put the new one on, in the same order of operations as Remove then a fresh entry.
   std::vector<Contribution>& mine = by_job_[job];
+  for (const Contribution& c : mine) Apply(c, -1.0);
+  mine.clear();
   for (const LinkBytes& b : traffic.nics) mine.push_back({false, b.link, b.out_bytes / iteration_s, b.in_bytes / iteration_s});
   for (const LinkBytes& b : traffic.uplinks) mine.push_back({true, b.link, b.out_bytes / iteration_s, b.in_bytes / iteration_s});
   for (const Contribution& c : mine) Apply(c, +1.0);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -20,18 +21,13 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// What only the simulator knows about a job while it runs.
-struct RunState {
-  const ModelProfile* model = nullptr;
-  double total_iterations = 0;    // truth, in iterations of the job as submitted
-  double samples_per_iteration = 0;  // spec.num_gpus x per-device batch: the work of one iteration
-  double done_at_update = 0;      // iterations done at update_s
-  double update_s = 0;
+// What only the simulator knows about a job while it runs: the part every job has (kept small,
+// a 1M-job run holds a million), and the part only a running job has (in a pool of slots
+// reused as jobs stop). The job's JobRecord is written in place in RunRecord::jobs.
+struct ActiveRun {
+  double update_s = 0;            // RunState::done_at_update is the progress at this time
   double progress_from_s = 0;     // progress starts here (after a restart cost)
   double rate = 0;                // iterations per second in the current allocation
-  int measured_type = -1;         // index in options.measured_throughputs, or -1 (model truth)
-  bool measured_fallback = false; // some run of a measured job type used the model
-  double runtime_rate = 0;        // JobTruth::runtime_s as iterations/s on the reference type; 0: none
   double completion_s = EventQueue::kNever;  // its entry in the event queue
   Plan plan;
   IterationEstimate estimate;     // with current contention
@@ -39,7 +35,18 @@ struct RunState {
   std::vector<RackId> uplinks;    // rack uplinks it crosses (multi-rack only)
   double segment_start_s = 0;     // when the current allocation began
   double segment_start_iterations = 0;
-  JobRecord record;
+};
+
+struct RunState {
+  const ModelProfile* model = nullptr;
+  double total_iterations = 0;    // truth, in iterations of the job as submitted
+  double samples_per_iteration = 0;  // spec.num_gpus x per-device batch: the work of one iteration
+  double done_at_update = 0;      // iterations done at ActiveRun::update_s (when stopped: in total)
+  double runtime_rate = 0;        // JobTruth::runtime_s as iterations/s on the reference type; 0: none
+  int measured_type = -1;         // index in options.measured_throughputs, or -1 (model truth)
+  bool measured_fallback = false; // some run of a measured job type used the model
+  int32_t active = -1;            // its slot in Simulator::active_ while running, else -1
+  int32_t record = -1;            // its index in RunRecord::jobs; -1 if rejected
 };
 
 class Simulator final : public SchedBackend {
@@ -76,13 +83,17 @@ class Simulator final : public SchedBackend {
   // Container jobs: the placer must place containers, and must be able to place this job's on
   // the empty cluster (else it can never start).
   Status CheckContainersFit(JobId id);
+  ActiveRun& active(const RunState& run) { return active_[static_cast<size_t>(run.active)]; }
+  const ActiveRun& active(const RunState& run) const { return active_[static_cast<size_t>(run.active)]; }
+  JobRecord& record(const RunState& run) { return record_.jobs[static_cast<size_t>(run.record)]; }
   double ProgressAt(const RunState& run, double t) const {
-    const double from = std::max(run.update_s, run.progress_from_s);
-    return run.done_at_update + (t > from ? run.rate * (t - from) : 0.0);
+    const ActiveRun& a = active(run);
+    const double from = std::max(a.update_s, a.progress_from_s);
+    return run.done_at_update + (t > from ? a.rate * (t - from) : 0.0);
   }
   void Advance(RunState& run) {
     run.done_at_update = std::min(ProgressAt(run, now_), run.total_iterations);
-    run.update_s = now_;
+    active(run).update_s = now_;
   }
   // The measured truth of a job with a measured type: Gavel's steps/s for its GPU type, count and
   // layout (Gavel's simulator finishes a job after total_steps / steps_per_second, and our
@@ -120,6 +131,8 @@ class Simulator final : public SchedBackend {
 
   std::vector<JobStatus> status_;
   std::vector<RunState> runs_;
+  std::vector<ActiveRun> active_;              // slots of running jobs
+  std::vector<int32_t> free_active_;           // unused slots in active_
   std::vector<bool> rejected_;
   std::vector<int> nic_flows_;                 // by node
   std::vector<int> uplink_flows_;              // by rack
@@ -160,7 +173,7 @@ Status Simulator::CheckFits(JobId id) {
     if (fastest > 0) best = 1.0 / fastest;  // seconds per iteration; else the model's (fallback)
   }
   if (std::isfinite(best)) {
-    run.record.ideal_runtime_s = best * run.total_iterations;
+    record(run).ideal_runtime_s = best * run.total_iterations;
     return spec.is_container_job() ? CheckContainersFit(id) : Status::Ok();
   }
   const std::string who = "job " + std::to_string(id) + " ('" + spec.name + "', model " + spec.model +
@@ -197,6 +210,7 @@ Status Simulator::Prepare() {
   const size_t n = workload_.jobs.size();
   status_.resize(n);
   runs_.resize(n);
+  record_.jobs.reserve(n);
   rejected_.assign(n, false);
   nic_flows_.assign(static_cast<size_t>(cluster_.num_nodes()), 0);
   nic_jobs_.assign(static_cast<size_t>(cluster_.num_nodes()), {});
@@ -229,7 +243,8 @@ Status Simulator::Prepare() {
       const int batch = job.spec.batch_size > 0 ? job.spec.batch_size : run.model->default_batch_size;
       run.samples_per_iteration = static_cast<double>(job.spec.num_gpus) * std::max(batch, 1);
     }
-    JobRecord& rec = run.record;
+    run.record = static_cast<int32_t>(record_.jobs.size());
+    JobRecord& rec = record_.jobs.emplace_back();
     rec.id = job.spec.id;
     rec.name = job.spec.name;
     rec.user = job.spec.user;
@@ -255,6 +270,8 @@ Status Simulator::Prepare() {
     if (!fits.ok()) {
       if (!options_.skip_unfit_jobs) return fits;
       rejected_[i] = true;
+      record_.jobs.pop_back();
+      run.record = -1;
       ++record_.jobs_rejected;
       if (record_.rejected_reasons.size() < 10) record_.rejected_reasons.push_back(fits.message());
     }
@@ -263,7 +280,7 @@ Status Simulator::Prepare() {
 }
 
 void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affected) {
-  RunState& run = runs_[static_cast<size_t>(id)];
+  const ActiveRun& run = active(runs_[static_cast<size_t>(id)]);
   for (NodeId node : run.nics) {
     nic_flows_[static_cast<size_t>(node)] += delta;
     auto& jobs = nic_jobs_[static_cast<size_t>(node)];
@@ -279,25 +296,27 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affecte
   for (RackId r : run.uplinks) uplink_flows_[static_cast<size_t>(r)] += delta;
 }
 
-double Simulator::MeasuredRate(JobId id, RunState& run) {
+double Simulator::MeasuredRate(JobId id, RunState& job) {
+  const ActiveRun& run = active(job);
   const int count = static_cast<int>(run.plan.devices.size());
   const DeviceTypeId type = cluster_.device(run.plan.devices.front()).type;
   const JobSpec& spec = workload_.jobs[static_cast<size_t>(id)].spec;
   const double steps_per_s = count == spec.num_gpus
                                  ? options_.measured_throughputs->StepsPerSecond(
-                                       run.measured_type, type, count,
+                                       job.measured_type, type, count,
                                        options_.measured_always_consolidated || run.estimate.span_nodes <= 1)
                                  : 0.0;
   if (steps_per_s <= 0) {
-    run.measured_fallback = true;
+    job.measured_fallback = true;
     return run.rate;
   }
-  return steps_per_s * ContentionSlowdown(run);
+  return steps_per_s * ContentionSlowdown(job);
 }
 
-double Simulator::ContentionSlowdown(const RunState& run) const {
+double Simulator::ContentionSlowdown(const RunState& job) const {
+  const ActiveRun& run = active(job);
   if (!options_.contention || run.nics.empty() || run.estimate.iteration_s <= 0) return 1.0;
-  const IterationEstimate alone = EstimateIteration(*run.model, run.plan, cluster_, LinkLoad{});
+  const IterationEstimate alone = EstimateIteration(*job.model, run.plan, cluster_, LinkLoad{});
   return std::min(1.0, alone.iteration_s / run.estimate.iteration_s);
 }
 
@@ -323,42 +342,45 @@ Result<double> Simulator::RuntimeTruthRate(JobId id, const RunState& run, Device
 }
 
 void Simulator::Retime(JobId id) {
-  RunState& run = runs_[static_cast<size_t>(id)];
-  Advance(run);
+  RunState& job = runs_[static_cast<size_t>(id)];
+  ActiveRun& run = active(job);
+  Advance(job);
   LinkLoad load;
   if (options_.contention) {
     load.nic_flows = &nic_flows_;
     load.uplink_flows = &uplink_flows_;
   }
-  run.estimate = EstimateIteration(*run.model, run.plan, cluster_, load);
+  run.estimate = EstimateIteration(*job.model, run.plan, cluster_, load);
   // Progress is counted in iterations of the job as submitted (num_gpus x batch samples), so a
   // job that a scheduler runs on more or fewer devices than it asked for (elastic scheduling)
   // progresses at its sample throughput over that.
-  run.rate = run.estimate.samples_per_s > 0 && run.samples_per_iteration > 0
-                 ? run.estimate.samples_per_s / run.samples_per_iteration
+  run.rate = run.estimate.samples_per_s > 0 && job.samples_per_iteration > 0
+                 ? run.estimate.samples_per_s / job.samples_per_iteration
                  : 0.0;
-  if (run.measured_type >= 0) {
-    run.rate = MeasuredRate(id, run);
-  } else if (run.runtime_rate > 0 && !run.plan.devices.empty()) {
-    const Result<double> truth = RuntimeTruthRate(id, run, cluster_.device(run.plan.devices.front()).type,
+  if (job.measured_type >= 0) {
+    run.rate = MeasuredRate(id, job);
+  } else if (job.runtime_rate > 0 && !run.plan.devices.empty()) {
+    const Result<double> truth = RuntimeTruthRate(id, job, cluster_.device(run.plan.devices.front()).type,
                                                   static_cast<int>(run.plan.devices.size()));
     // Where the model cannot run the job (no estimate), its own rate stays the truth.
-    if (truth.ok()) run.rate = *truth * ContentionSlowdown(run);
+    if (truth.ok()) run.rate = *truth * ContentionSlowdown(job);
   }
-  if (!run.nics.empty()) traffic_.Set(id, TrafficOf(*run.model, run.plan, cluster_, run.estimate), run.estimate.iteration_s);
+  if (!run.nics.empty()) traffic_.Set(id, TrafficOf(*job.model, run.plan, cluster_, run.estimate), run.estimate.iteration_s);
   status_[static_cast<size_t>(id)].iteration_rate = run.rate;
   double finish = EventQueue::kNever;
   if (run.rate > 0) {
     const double from = std::max(now_, run.progress_from_s);
-    finish = from + (run.total_iterations - run.done_at_update) / run.rate;
+    finish = from + (job.total_iterations - job.done_at_update) / run.rate;
   }
-  events_.SetCompletion(id, run.completion_s, finish);
-  run.completion_s = finish;
+  if (finish != run.completion_s) {  // often the same: a neighbour's change left this job's speed alone
+    events_.SetCompletion(id, run.completion_s, finish);
+    run.completion_s = finish;
+  }
 }
 
 Status Simulator::StartJob(JobId id, const PlannedJob& planned) {
   JobStatus& st = status_[static_cast<size_t>(id)];
-  RunState& run = runs_[static_cast<size_t>(id)];
+  RunState& job = runs_[static_cast<size_t>(id)];
   if (st.state != JobState::kPending || rejected_[static_cast<size_t>(id)]) {
     return Status::Internal("start of job " + std::to_string(id) + " that is not pending");
   }
@@ -377,11 +399,22 @@ Status Simulator::StartJob(JobId id, const PlannedJob& planned) {
   --pending_;
   ++running_;
 
+  if (free_active_.empty()) {
+    job.active = static_cast<int32_t>(active_.size());
+    active_.emplace_back();
+  } else {
+    job.active = free_active_.back();
+    free_active_.pop_back();
+  }
+  ActiveRun& run = active(job);
+  run.rate = 0;
+  run.completion_s = EventQueue::kNever;
+  run.estimate = IterationEstimate{};
   run.plan = planned.plan;
   run.update_s = now_;
   run.progress_from_s = now_ + (st.preemptions > 0 ? options_.restart_cost_s : 0.0);
   run.segment_start_s = now_;
-  run.segment_start_iterations = run.done_at_update;
+  run.segment_start_iterations = job.done_at_update;
   run.nics = NicsUsed(cluster_, run.plan);
   run.uplinks.clear();
   for (NodeId node : run.nics) run.uplinks.push_back(cluster_.node(node).rack);
@@ -392,7 +425,8 @@ Status Simulator::StartJob(JobId id, const PlannedJob& planned) {
   scratch_affected_.clear();
   RegisterTraffic(id, +1, &scratch_affected_);
   Retime(id);
-  run.record.max_span_nodes = std::max(run.record.max_span_nodes, run.estimate.span_nodes);
+  JobRecord& rec = record(job);
+  rec.max_span_nodes = std::max(rec.max_span_nodes, run.estimate.span_nodes);
   std::sort(scratch_affected_.begin(), scratch_affected_.end());
   scratch_affected_.erase(std::unique(scratch_affected_.begin(), scratch_affected_.end()), scratch_affected_.end());
   for (JobId other : scratch_affected_) Retime(other);
@@ -401,17 +435,19 @@ Status Simulator::StartJob(JobId id, const PlannedJob& planned) {
 
 Status Simulator::StopRun(JobId id) {
   JobStatus& st = status_[static_cast<size_t>(id)];
-  RunState& run = runs_[static_cast<size_t>(id)];
-  Advance(run);
+  RunState& job = runs_[static_cast<size_t>(id)];
+  ActiveRun& run = active(job);
+  JobRecord& rec = record(job);
+  Advance(job);
   const double held_s = now_ - run.segment_start_s;
   const double n = static_cast<double>(st.devices.size());
   const DeviceType& type = cluster_.device_catalog().type(st.device_type);
-  run.record.gpu_seconds += held_s * n;
-  run.record.busy_energy_joules += held_s * n * (type.tdp_watts - type.idle_watts);
-  run.record.cost_usd += held_s / 3600.0 * n * type.price_per_hour;
-  run.record.cross_node_bytes += (run.done_at_update - run.segment_start_iterations) * run.estimate.cross_node_bytes;
-  run.record.device_type = st.device_type;
-  run.record.device_type_name = type.name;
+  rec.gpu_seconds += held_s * n;
+  rec.busy_energy_joules += held_s * n * (type.tdp_watts - type.idle_watts);
+  rec.cost_usd += held_s / 3600.0 * n * type.price_per_hour;
+  rec.cross_node_bytes += (job.done_at_update - run.segment_start_iterations) * run.estimate.cross_node_bytes;
+  rec.device_type = st.device_type;
+  rec.device_type_name = type.name;
   if (run.plan.containers.empty()) {
     HETSCHED_RETURN_IF_ERROR(state_.Release(id, st.devices));
   } else {
@@ -420,7 +456,7 @@ Status Simulator::StopRun(JobId id) {
   for (DeviceId d : st.devices) --busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
   st.service_gpu_s += held_s * n;
   st.executed_s += held_s;
-  st.iterations_done = run.done_at_update;
+  st.iterations_done = job.done_at_update;
   st.iteration_rate = 0;
   st.devices.clear();
   events_.CancelCompletion(id, run.completion_s);
@@ -433,6 +469,8 @@ Status Simulator::StopRun(JobId id) {
   if (!run.nics.empty()) traffic_.Remove(id);
   run.nics.clear();
   run.uplinks.clear();
+  free_active_.push_back(job.active);
+  job.active = -1;
   --running_;
   return Status::Ok();
 }
@@ -446,7 +484,7 @@ Status Simulator::PreemptJob(JobId id) {
   st.state = JobState::kPending;
   st.queued_since_s = now_;
   ++st.preemptions;
-  ++runs_[static_cast<size_t>(id)].record.preemptions;
+  ++record(runs_[static_cast<size_t>(id)]).preemptions;
   ++pending_;
   return Status::Ok();
 }
@@ -467,8 +505,9 @@ Status Simulator::Complete(JobId id) {
   st.iterations_done = run.total_iterations;
   st.state = JobState::kFinished;
   st.finish_s = now_;
-  run.record.first_start_s = st.first_start_s;
-  run.record.finish_s = now_;
+  JobRecord& rec = record(run);
+  rec.first_start_s = st.first_start_s;
+  rec.finish_s = now_;
   ++finished_;
   methods_.scheduler->OnJobFinished(st, ctx_);
   HETSCHED_RETURN_IF_ERROR(ctx_.TakeError());
@@ -608,7 +647,6 @@ Result<RunRecord> Simulator::Run() {
     record_.device_types.push_back(cluster_.device_catalog().type(t).name);
     record_.devices_per_type.push_back(cluster_.devices_per_type()[static_cast<size_t>(t)]);
   }
-  record_.jobs.reserve(n - static_cast<size_t>(record_.jobs_rejected));
   for (size_t i = 0; i < n; ++i) {
     if (rejected_[i]) continue;
     RunState& run = runs_[i];
@@ -616,12 +654,11 @@ Result<RunRecord> Simulator::Run() {
       HETSCHED_RETURN_IF_ERROR(StopRun(static_cast<JobId>(i)));
       status_[i].state = JobState::kPending;
     }
-    run.record.first_start_s = status_[i].first_start_s;
+    record(run).first_start_s = status_[i].first_start_s;
     // The same precedence as the speed itself (TrueIterationS): measured table, trace run time, model.
     ++(run.measured_type >= 0 ? (run.measured_fallback ? record_.jobs_truth_mixed : record_.jobs_truth_measured)
        : run.runtime_rate > 0 ? record_.jobs_truth_runtime
                               : record_.jobs_truth_model);
-    record_.jobs.push_back(std::move(run.record));
   }
   traffic_.Report(&record_.link_peaks);
   record_.events = events_processed_;
