@@ -15,6 +15,16 @@ TEST(JsonFieldsTest, SyntaxErrorNamesLineAndColumn) {
   EXPECT_NE(r.status().message().find("f.json:3:8:"), std::string::npos) << r.status().message();
 }
 
+TEST(JsonFieldsTest, NumberBeyondDoubleIsAnErrorNotAnException) {
+  // Found by fuzz_model_profile in CI: nlohmann throws out_of_range (406), not parse_error.
+  auto r = ParseJsonText("{\"a\": 1e61200}", "f.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kParseError);
+  EXPECT_NE(r.status().message().find("f.json: invalid JSON:"), std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("number overflow"), std::string::npos);
+}
+
 TEST(JsonFieldsTest, NumberRules) {
   const nlohmann::json obj = nlohmann::json::parse(R"({"zero": 0, "neg": -1, "half": 0.5, "s": "x"})");
   JsonFields f(obj, "w");

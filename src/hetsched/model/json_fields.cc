@@ -28,6 +28,10 @@ Result<nlohmann::json> ParseJsonText(std::string_view text, const std::string& o
     }
     return Status::ParseError(origin + ":" + std::to_string(line) + ":" + std::to_string(col) +
                               ": invalid JSON: " + Printable(e.what(), kMaxJsonErrorBytes));
+  } catch (const nlohmann::json::exception& e) {
+    // Well-formed text nlohmann cannot hold (a number such as 1e61200 overflows a double): it
+    // carries no byte offset, only its message.
+    return Status::ParseError(origin + ": invalid JSON: " + Printable(e.what(), kMaxJsonErrorBytes));
   }
 }
 
