@@ -158,6 +158,11 @@ class FakeBackend : public SchedBackend {
     return Status::Ok();
   }
   void RequestWakeUp(double time_s) override { wake_ups.push_back(time_s); }
+  // Records the mark only (no hold is simulated): what a round-based policy asked for.
+  Status RunUntil(JobId id, double iterations) override {
+    marks[id] = iterations;
+    return Status::Ok();
+  }
 
   // Test-side events (the simulator's role): a job ends, or loses its devices.
   Status Finish(JobId id) { return StopRunning(id, JobState::kFinished); }
@@ -174,6 +179,7 @@ class FakeBackend : public SchedBackend {
   Status fail_start;
   Status fail_preempt;
   std::vector<double> wake_ups;
+  std::map<JobId, double> marks;  // the last RunUntil mark by job
 
  private:
   Status StopRunning(JobId id, JobState next) {

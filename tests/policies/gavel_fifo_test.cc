@@ -20,6 +20,10 @@ TEST(GavelFifoPerfTest, FastestTypeWithRoomRepickedOnlyAtResets) {
   // Reset at 0: jobs 1, 2 fill the fast pair, job 3 gets the slow type.
   h.ScheduleAt(0);
   EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0]", "start 2 on [1]", "start 3 on [2]"));
+  // Whole steps (Gavel's micro-tasks): int(T x 360) = 360 on the fast type, 180 on the slow one;
+  // both last 360 s, so the next round is at 360.
+  EXPECT_EQ(h.backend().marks, (std::map<JobId, double>{{1, 360}, {2, 360}, {3, 180}}));
+  EXPECT_EQ(h.backend().wake_ups.back(), 360);
   // Job 4 arrives mid-round and joins at the next round; the last reset was at time 0, so it is
   // due at once and job 4 gets the last slow device.
   h.Submit(4, 1, 100, 1'000'000);

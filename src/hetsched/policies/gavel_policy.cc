@@ -121,13 +121,12 @@ void RoundPolicy::OnJobSubmitted(const JobStatus& job, SchedContext& ctx) {
   }
 }
 
-void RoundPolicy::OnJobFinished(const JobStatus& job, SchedContext& ctx) {
+void RoundPolicy::OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) {
   const JobId id = job.spec->id;
   auto it = active_.find(id);
-  if (gavel_ && it != active_.end()) {
+  if (gavel_ && it != active_.end() && it->second.micro_type >= 0) {
     // Its last micro-task counts in its type's total (scheduler.py:3074-3077).
-    const double ran_s = ctx.now() - std::max(job.last_start_s, it->second.last_accounted_s);
-    gavel_->Account(id, TypeIndex(job.device_type), ran_s);
+    gavel_->Account(id, it->second.micro_type, MicroTaskCharge(it->second.micro_end_s));
   }
   if (it != active_.end()) {
     active_.erase(it);

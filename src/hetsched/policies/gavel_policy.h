@@ -83,6 +83,10 @@ class RoundPolicy : public JobScheduler {
     std::vector<double> runnable;  // > 0 where the job can run (its visible speed there)
     double last_accounted_s = 0;
     bool in_allocation = false;  // Gavel's mechanism: present at the last reset
+    // Gavel's mechanism: the micro-task the job runs this round (type index, -1: none) and when
+    // it ends (dispatch + its whole steps / T, scheduler.py:1035).
+    int micro_type = -1;
+    double micro_end_s = 0;
   };
   void Init(SchedContext& ctx);
   int TypeIndex(DeviceTypeId type) const;
@@ -90,6 +94,11 @@ class RoundPolicy : public JobScheduler {
   // Gavel's simulator's mechanism (gavel_round_gavel.cc).
   void ScheduleGavel(SchedContext& ctx);
   void StartRoundGavel(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs, const std::vector<int>& plan);
+  // Gives each job running this round its micro-task (whole steps) and returns when the round
+  // ends: the end of its longest micro-task, or -1 when none runs.
+  double DispatchMicroTasks(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs, const std::vector<int>& plan);
+  // Gavel's charge for a micro-task ending at `end_s` (scheduler.py:1307-1311).
+  double MicroTaskCharge(double end_s) const { return end_s - busy_round_end_s_; }
   std::vector<int> GavelTypeOrder(const Cluster& cluster) const;
 
   std::string name_;
@@ -108,6 +117,10 @@ class RoundPolicy : public JobScheduler {
   std::unique_ptr<PythonRandom> type_shuffler_;
   std::vector<int> gavel_type_order_;
   bool placed_last_round_ = false;
+  // Gavel's current_round_end_time: the end of the last round that ran micro-tasks (0 before
+  // any). A micro-task is charged its end minus this (scheduler.py:1270-1276, :1307-1311).
+  double busy_round_end_s_ = 0;
+  bool micro_tasks_last_round_ = false;
   bool arrived_since_round_ = false;
   std::map<JobId, ActiveJob> active_;  // ordered: deterministic problems and rounds
   bool dirty_ = false;

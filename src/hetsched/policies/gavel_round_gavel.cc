@@ -16,6 +16,7 @@
 // preemption), so every job runs at its consolidated speed as in Gavel.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "hetsched/policies/gavel_policy.h"
@@ -80,17 +81,16 @@ void RoundPolicy::ScheduleGavel(SchedContext& ctx) {
     return;
   }
   round_started_ = true;
-  next_round_s_ = now + round_s_;
-  ctx.WakeUpAt(next_round_s_);
   arrived_since_round_ = false;
 
-  // 1. The micro-tasks of the round that ends now (_done_callback).
-  for (auto& [id, a] : active_) {
-    const JobStatus& st = ctx.job(id);
-    if (st.state == JobState::kRunning) {
-      gavel_->Account(id, TypeIndex(st.device_type), now - std::max(a.last_accounted_s, st.last_start_s));
+  // 1. The micro-tasks of the round that ends now (_done_callback): each is charged its own end
+  //    minus the end of the last round that ran any (Gavel's current_round_start_time).
+  if (micro_tasks_last_round_) {
+    for (auto& [id, a] : active_) {
+      if (a.micro_type >= 0) gavel_->Account(id, a.micro_type, MicroTaskCharge(a.micro_end_s));
+      a.micro_type = -1;
     }
-    a.last_accounted_s = now;
+    busy_round_end_s_ = now;
   }
   // 2. Reset and re-solve only when due (_update_priorities, :2368-2381).
   if (gavel_->ResetDue(now, dirty_)) {
@@ -113,6 +113,41 @@ void RoundPolicy::ScheduleGavel(SchedContext& ctx) {
   const std::vector<int> plan = gavel_->PlanRound(jobs, order, gavel_options_.skip_zero_priority);
   placed_last_round_ = std::any_of(plan.begin(), plan.end(), [](int k) { return k >= 0; });
   StartRoundGavel(ctx, jobs, plan);
+  const double round_end = DispatchMicroTasks(ctx, jobs, plan);
+  micro_tasks_last_round_ = round_end >= 0;
+  next_round_s_ = micro_tasks_last_round_ ? round_end : now + round_s_;
+  ctx.WakeUpAt(next_round_s_);
+}
+
+double RoundPolicy::DispatchMicroTasks(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs,
+                                       const std::vector<int>& plan) {
+  // Each job runs int(T x round) whole steps, or what it has left if fewer (_get_num_steps,
+  // scheduler.py:959-993), T being the throughput the scheduler knows on its type; its
+  // micro-task lasts steps / T (:1034-1036) and then its devices idle until the round ends
+  // (simulate(), :1283-1290), which is when the longest micro-task ends.
+  const double now = ctx.now();
+  double round_end = -1;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (plan[i] < 0) continue;
+    const JobStatus& st = ctx.job(jobs[i].id);
+    if (st.state != JobState::kRunning) continue;  // not placed after all
+    ActiveJob& a = active_.at(jobs[i].id);
+    const int k = plan[i];
+    const double speed = a.runnable[static_cast<size_t>(k)];
+    double done = st.iterations_done;
+    if (!st.idle) done += st.iteration_rate * std::max(0.0, now - st.last_start_s);
+    const double total = static_cast<double>(std::max<int64_t>(st.spec->iterations, 1));
+    // At least one step, so that a job slower than one step per round still progresses (Gavel
+    // would run a 0-step micro-task and count it as failed, :2960-2962).
+    const double steps = std::max(1.0, std::floor(speed * round_s_));
+    const double mark = std::min(total, done + steps);
+    // Its last micro-task runs it to completion (even if its true work is more than it reports).
+    ctx.RunUntil(jobs[i].id, mark >= total ? std::numeric_limits<double>::infinity() : mark);
+    a.micro_type = k;
+    a.micro_end_s = now + std::max(0.0, mark - done) / speed;
+    round_end = std::max(round_end, a.micro_end_s);
+  }
+  return round_end;
 }
 
 void RoundPolicy::StartRoundGavel(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs,

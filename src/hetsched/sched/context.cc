@@ -116,6 +116,11 @@ void SchedContext::Preempt(JobId id) {
   if (Status st = backend_.PreemptJob(id); !st.ok()) error_ = std::move(st);
 }
 
+void SchedContext::RunUntil(JobId id, double iterations) {
+  if (job(id).state != JobState::kRunning || failed()) return;
+  if (Status st = backend_.RunUntil(id, iterations); !st.ok()) error_ = std::move(st);
+}
+
 double SchedContext::EstimateIterationS(JobId id, int num_devices, DeviceTypeId type) {
   const JobSpec& spec = *job(id).spec;
   const ModelProfile* model = ModelOf(zoo_, spec);

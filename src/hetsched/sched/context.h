@@ -33,6 +33,17 @@ class SchedBackend {
   // Any error is a fault, as for StartJob.
   virtual Status PreemptJob(JobId id) = 0;
   virtual void RequestWakeUp(double time_s) = 0;
+  // For round-based schedulers that run a job a whole number of steps per round (Gavel's
+  // micro-tasks): the running job `id` progresses until it has done `iterations` iterations in
+  // all (the unit of JobStatus::iterations_done), then holds its devices idle (JobStatus::idle),
+  // until a later call raises the mark (it resumes at once, with no restart cost) or the
+  // scheduler preempts it. Reaching the mark is neither a preemption nor a completion, and the
+  // scheduler is not called for it; a mark at or past the job's total lets it complete as usual.
+  // A mark at or below its progress now holds it at once. Default: not supported (a fault).
+  virtual Status RunUntil(JobId id, double /*iterations*/) {
+    return Status::InvalidArgument("this back end cannot hold job " + std::to_string(id) +
+                                 " idle at a progress mark (RunUntil)");
+  }
   // A container job the placer could not place now stays queued; `reason` says why (shown in
   // the job's status). Default: ignored.
   virtual void NoteUnplaced(JobId /*id*/, std::string_view /*reason*/) {}
@@ -63,6 +74,9 @@ class SchedContext {
   // Preempts a running job (a job not running is left alone). A back-end failure is kept for
   // TakeError().
   void Preempt(JobId id);
+  // SchedBackend::RunUntil for a running job (a job not running is left alone). A back-end
+  // failure is kept for TakeError().
+  void RunUntil(JobId id, double iterations);
 
   // The first fault a back end reported through this context (see SchedBackend::StartJob), and
   // Ok after it is taken. A back end calls it after every call into the scheduler and ends the

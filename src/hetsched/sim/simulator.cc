@@ -20,6 +20,10 @@ namespace hetsched {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// Scheduling calls without any job progressing (and none left to arrive) after which a run with
+// waiting jobs is stopped as stalled; far more than any policy's own waiting (Gavel's mechanism
+// waits at most a reset interval, ~6 rounds).
+constexpr long long kStallCalls = 10000;
 
 // What only the simulator knows about a job while it runs: the part every job has (kept small,
 // a 1M-job run holds a million), and the part only a running job has (in a pool of slots
@@ -33,8 +37,10 @@ struct ActiveRun {
   IterationEstimate estimate;     // with current contention
   std::vector<NodeId> nics;       // NICs this job's traffic crosses (multi-node only)
   std::vector<RackId> uplinks;    // rack uplinks it crosses (multi-rack only)
-  double segment_start_s = 0;     // when the current allocation began
+  double segment_start_s = 0;     // when the current allocation (or resume) began
   double segment_start_iterations = 0;
+  double mark = kInf;             // RunUntil: progress stops here (iterations in all)
+  bool idle = false;              // held at `mark`: devices kept, no progress, no traffic
 };
 
 struct RunState {
@@ -69,6 +75,7 @@ class Simulator final : public SchedBackend {
   const JobStatus& job_status(JobId id) const override { return status_[static_cast<size_t>(id)]; }
   Status StartJob(JobId id, const PlannedJob& planned) override;
   Status PreemptJob(JobId id) override;
+  Status RunUntil(JobId id, double iterations) override;
   void RequestWakeUp(double time_s) override {
     // Strictly in the future: a scheduler cannot make the clock stand still.
     if (time_s > now_ && std::isfinite(time_s)) events_.AddWakeUp(time_s);
@@ -88,6 +95,7 @@ class Simulator final : public SchedBackend {
   JobRecord& record(const RunState& run) { return record_.jobs[static_cast<size_t>(run.record)]; }
   double ProgressAt(const RunState& run, double t) const {
     const ActiveRun& a = active(run);
+    if (a.idle) return run.done_at_update;
     const double from = std::max(a.update_s, a.progress_from_s);
     return run.done_at_update + (t > from ? a.rate * (t - from) : 0.0);
   }
@@ -111,11 +119,24 @@ class Simulator final : public SchedBackend {
   Result<double> PackedIterationS(DeviceTypeId type, const ModelProfile& model, int batch, int count);
   // Recomputes the job's speed under the current link load and re-times its completion.
   void Retime(JobId id);
+  // Sets the job's stop event (completion, or its RunUntil mark) from its current rate.
+  void Reschedule(JobId id);
   void RegisterTraffic(JobId id, int delta, std::vector<JobId>* affected);
+  // Adds (+1) or removes (-1) the job's traffic and re-times the jobs sharing a NIC with it.
+  void ChangeTraffic(JobId id, int delta);
+  // Ends the job's current allocation segment in its record and visible status (device time,
+  // energy, cost, bytes, progress); for a stop or an idle hold.
+  void CloseSegment(JobId id);
   Status StopRun(JobId id);
   Status Complete(JobId id);
+  // The job reached its RunUntil mark: it keeps its devices, idle.
+  Status Hold(JobId id);
   void Sample();
   Status Audit() const;
+  // The error for a run that ends with jobs held idle (RunUntil) and nothing left to happen.
+  Status StalledHeldJobs(const JobScheduler& scheduler) const;
+  // The error for a run in which nothing progressed through kStallCalls scheduling calls.
+  Status Stalled(const JobScheduler& scheduler) const;
 
   const Cluster& cluster_;
   const ModelZoo& zoo_;
@@ -137,13 +158,19 @@ class Simulator final : public SchedBackend {
   std::vector<int> nic_flows_;                 // by node
   std::vector<int> uplink_flows_;              // by rack
   std::vector<std::vector<JobId>> nic_jobs_;   // by node: running multi-node jobs crossing its NIC
-  std::vector<int> busy_by_type_;              // by catalog type id
+  std::vector<int> busy_by_type_;              // by catalog type id (idle held devices not counted)
+  int idle_devices_ = 0;                       // held by idle jobs (RunUntil)
+  long long idle_jobs_ = 0;
   std::vector<DeviceTypeId> present_types_;
   DeviceTypeId runtime_type_ = kNoDeviceType;                  // Workload::runtime_device
   std::map<DeviceTypeId, RuntimeCalibrator> calibrators_;      // packed estimates, by type
   long long pending_ = 0, running_ = 0, finished_ = 0, arrived_ = 0;
   long long events_processed_ = 0;
   long long scheduler_calls_ = 0;
+  // Consecutive scheduling calls after which no job progressed, none was left to arrive and some
+  // waited (pending or held idle); since when.
+  long long stalled_calls_ = 0;
+  double stalled_since_s_ = 0;
   std::vector<JobId> scratch_affected_;
   RunRecord record_;
 };
@@ -366,16 +393,32 @@ void Simulator::Retime(JobId id) {
     if (truth.ok()) run.rate = *truth * ContentionSlowdown(job);
   }
   if (!run.nics.empty()) traffic_.Set(id, TrafficOf(*job.model, run.plan, cluster_, run.estimate), run.estimate.iteration_s);
-  status_[static_cast<size_t>(id)].iteration_rate = run.rate;
+  status_[static_cast<size_t>(id)].iteration_rate = run.idle ? 0.0 : run.rate;
+  Reschedule(id);
+}
+
+void Simulator::Reschedule(JobId id) {
+  RunState& job = runs_[static_cast<size_t>(id)];
+  ActiveRun& run = active(job);
   double finish = EventQueue::kNever;
-  if (run.rate > 0) {
+  if (run.rate > 0 && !run.idle) {
     const double from = std::max(now_, run.progress_from_s);
-    finish = from + (job.total_iterations - job.done_at_update) / run.rate;
+    finish = from + (std::min(job.total_iterations, run.mark) - job.done_at_update) / run.rate;
   }
   if (finish != run.completion_s) {  // often the same: a neighbour's change left this job's speed alone
     events_.SetCompletion(id, run.completion_s, finish);
     run.completion_s = finish;
   }
+}
+
+void Simulator::ChangeTraffic(JobId id, int delta) {
+  scratch_affected_.clear();
+  RegisterTraffic(id, delta, &scratch_affected_);
+  if (delta > 0) Retime(id);
+  std::sort(scratch_affected_.begin(), scratch_affected_.end());
+  scratch_affected_.erase(std::unique(scratch_affected_.begin(), scratch_affected_.end()), scratch_affected_.end());
+  for (JobId other : scratch_affected_) Retime(other);
+  if (delta < 0 && !active(runs_[static_cast<size_t>(id)]).nics.empty()) traffic_.Remove(id);
 }
 
 Status Simulator::StartJob(JobId id, const PlannedJob& planned) {
@@ -415,6 +458,9 @@ Status Simulator::StartJob(JobId id, const PlannedJob& planned) {
   run.progress_from_s = now_ + (st.preemptions > 0 ? options_.restart_cost_s : 0.0);
   run.segment_start_s = now_;
   run.segment_start_iterations = job.done_at_update;
+  run.mark = kInf;
+  run.idle = false;
+  st.idle = false;
   run.nics = NicsUsed(cluster_, run.plan);
   run.uplinks.clear();
   for (NodeId node : run.nics) run.uplinks.push_back(cluster_.node(node).rack);
@@ -422,18 +468,13 @@ Status Simulator::StartJob(JobId id, const PlannedJob& planned) {
   run.uplinks.erase(std::unique(run.uplinks.begin(), run.uplinks.end()), run.uplinks.end());
   if (run.uplinks.size() < 2) run.uplinks.clear();
 
-  scratch_affected_.clear();
-  RegisterTraffic(id, +1, &scratch_affected_);
-  Retime(id);
+  ChangeTraffic(id, +1);
   JobRecord& rec = record(job);
   rec.max_span_nodes = std::max(rec.max_span_nodes, run.estimate.span_nodes);
-  std::sort(scratch_affected_.begin(), scratch_affected_.end());
-  scratch_affected_.erase(std::unique(scratch_affected_.begin(), scratch_affected_.end()), scratch_affected_.end());
-  for (JobId other : scratch_affected_) Retime(other);
   return Status::Ok();
 }
 
-Status Simulator::StopRun(JobId id) {
+void Simulator::CloseSegment(JobId id) {
   JobStatus& st = status_[static_cast<size_t>(id)];
   RunState& job = runs_[static_cast<size_t>(id)];
   ActiveRun& run = active(job);
@@ -446,27 +487,37 @@ Status Simulator::StopRun(JobId id) {
   rec.busy_energy_joules += held_s * n * (type.tdp_watts - type.idle_watts);
   rec.cost_usd += held_s / 3600.0 * n * type.price_per_hour;
   rec.cross_node_bytes += (job.done_at_update - run.segment_start_iterations) * run.estimate.cross_node_bytes;
+  st.service_gpu_s += held_s * n;
+  st.executed_s += held_s;
+  st.iterations_done = job.done_at_update;
+  st.iteration_rate = 0;
+  for (DeviceId d : st.devices) --busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
+  events_.CancelCompletion(id, run.completion_s);
+  run.completion_s = EventQueue::kNever;
+}
+
+Status Simulator::StopRun(JobId id) {
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  RunState& job = runs_[static_cast<size_t>(id)];
+  ActiveRun& run = active(job);
+  JobRecord& rec = record(job);
+  if (run.idle) {  // its segment, devices' busy count and traffic were closed when it was held
+    run.idle = false;
+    st.idle = false;
+    idle_devices_ -= static_cast<int>(st.devices.size());
+    --idle_jobs_;
+  } else {
+    CloseSegment(id);
+    ChangeTraffic(id, -1);
+  }
   rec.device_type = st.device_type;
-  rec.device_type_name = type.name;
+  rec.device_type_name = cluster_.device_catalog().type(st.device_type).name;
   if (run.plan.containers.empty()) {
     HETSCHED_RETURN_IF_ERROR(state_.Release(id, st.devices));
   } else {
     HETSCHED_RETURN_IF_ERROR(state_.ReleaseContainers(id));
   }
-  for (DeviceId d : st.devices) --busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
-  st.service_gpu_s += held_s * n;
-  st.executed_s += held_s;
-  st.iterations_done = job.done_at_update;
-  st.iteration_rate = 0;
   st.devices.clear();
-  events_.CancelCompletion(id, run.completion_s);
-  run.completion_s = EventQueue::kNever;
-  scratch_affected_.clear();
-  RegisterTraffic(id, -1, &scratch_affected_);
-  std::sort(scratch_affected_.begin(), scratch_affected_.end());
-  scratch_affected_.erase(std::unique(scratch_affected_.begin(), scratch_affected_.end()), scratch_affected_.end());
-  for (JobId other : scratch_affected_) Retime(other);
-  if (!run.nics.empty()) traffic_.Remove(id);
   run.nics.clear();
   run.uplinks.clear();
   free_active_.push_back(job.active);
@@ -486,6 +537,58 @@ Status Simulator::PreemptJob(JobId id) {
   ++st.preemptions;
   ++record(runs_[static_cast<size_t>(id)]).preemptions;
   ++pending_;
+  return Status::Ok();
+}
+
+Status Simulator::Hold(JobId id) {
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  RunState& job = runs_[static_cast<size_t>(id)];
+  ActiveRun& run = active(job);
+  // Progress conservation: held exactly at its mark (or where it was, if already past it).
+  const double done = ProgressAt(job, now_);
+  const double tol = 1e-6 * job.total_iterations + 1e-6;
+  if (done + tol < run.mark) {
+    return Status::Internal("invariant: job " + std::to_string(id) + " held at t=" + std::to_string(now_) + " with " +
+                            std::to_string(done) + " iterations done, before its mark " + std::to_string(run.mark));
+  }
+  CloseSegment(id);
+  job.done_at_update = std::abs(done - run.mark) <= tol ? run.mark : done;
+  st.iterations_done = job.done_at_update;
+  ChangeTraffic(id, -1);
+  run.idle = true;
+  st.idle = true;
+  idle_devices_ += static_cast<int>(st.devices.size());
+  ++idle_jobs_;
+  return Status::Ok();
+}
+
+Status Simulator::RunUntil(JobId id, double iterations) {
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  if (st.state != JobState::kRunning || !(iterations >= 0)) {
+    return Status::Internal("RunUntil of job " + std::to_string(id) + " that is not running, or with a bad mark");
+  }
+  RunState& job = runs_[static_cast<size_t>(id)];
+  ActiveRun& run = active(job);
+  run.mark = iterations;
+  if (!run.idle) {
+    Advance(job);
+    if (job.done_at_update >= std::min(iterations, job.total_iterations)) return Hold(id);
+    Reschedule(id);
+    return Status::Ok();
+  }
+  if (iterations <= job.done_at_update) return Status::Ok();  // stays held
+  // Resume on the devices it holds: a new segment, no restart cost.
+  run.idle = false;
+  st.idle = false;
+  idle_devices_ -= static_cast<int>(st.devices.size());
+  --idle_jobs_;
+  for (DeviceId d : st.devices) ++busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
+  st.last_start_s = now_;
+  run.update_s = now_;
+  run.progress_from_s = now_;
+  run.segment_start_s = now_;
+  run.segment_start_iterations = job.done_at_update;
+  ChangeTraffic(id, +1);
   return Status::Ok();
 }
 
@@ -520,7 +623,7 @@ Status Simulator::Complete(JobId id) {
 }
 
 void Simulator::Sample() {
-  const int busy = cluster_.num_devices() - state_.total_free();
+  const int busy = cluster_.num_devices() - state_.total_free() - idle_devices_;
   auto& tl = record_.timeline;
   auto same_by_type = [&](const TimelineSample& s) {
     for (size_t i = 0; i < present_types_.size(); ++i) {
@@ -545,6 +648,36 @@ void Simulator::Sample() {
   for (size_t i = 0; i < present_types_.size(); ++i) {
     s.busy_by_type[i] = busy_by_type_[static_cast<size_t>(present_types_[i])];
   }
+}
+
+Status Simulator::StalledHeldJobs(const JobScheduler& scheduler) const {
+  JobId first = -1;
+  for (size_t i = 0; i < status_.size() && first < 0; ++i) {
+    if (status_[i].state == JobState::kRunning && status_[i].idle) first = static_cast<JobId>(i);
+  }
+  return Status::Internal("policy '" + std::string(scheduler.name()) + "' left job " + std::to_string(first) +
+                          (idle_jobs_ > 1 ? " and " + std::to_string(idle_jobs_ - 1) + " other(s)" : std::string()) +
+                          " held idle at a progress mark (RunUntil) at t=" + std::to_string(now_) +
+                          " with nothing left to happen");
+}
+
+Status Simulator::Stalled(const JobScheduler& scheduler) const {
+  JobId first = -1;
+  for (size_t i = 0; i < status_.size() && first < 0; ++i) {
+    const JobStatus& st = status_[i];
+    if (!rejected_[i] && (st.state == JobState::kPending || (st.state == JobState::kRunning && st.idle))) {
+      first = static_cast<JobId>(i);
+    }
+  }
+  const JobSpec& spec = *status_[static_cast<size_t>(first)].spec;
+  const long long waiting = pending_ + idle_jobs_;
+  return Status::Internal("policy '" + std::string(scheduler.name()) + "' makes no progress: job " +
+                          std::to_string(first) + " ('" + spec.name + "', " + std::to_string(spec.num_gpus) +
+                          " GPU(s), submitted at " + std::to_string(spec.submit_time_s) + " s)" +
+                          (waiting > 1 ? " and " + std::to_string(waiting - 1) + " other(s)" : std::string()) +
+                          " waited through " + std::to_string(kStallCalls) + " scheduling calls from t=" +
+                          std::to_string(stalled_since_s_) + " s to t=" + std::to_string(now_) +
+                          " s with no job progressing and none left to arrive");
 }
 
 Status Simulator::Audit() const {
@@ -576,20 +709,32 @@ Result<RunRecord> Simulator::Run() {
     while (cursor < n && rejected_[cursor]) ++cursor;
     const double next_arrival = cursor < n ? workload_.jobs[cursor].spec.submit_time_s : kInf;
     const double t = std::min(next_arrival, events_.NextTime());
-    if (!std::isfinite(t)) break;
+    if (!std::isfinite(t)) {
+      if (idle_jobs_ > 0) return StalledHeldJobs(scheduler);
+      break;
+    }
     if (t > options_.max_time_s) {
       now_ = options_.max_time_s;  // the run is cut here: running jobs are accounted up to it
       break;
     }
     if (t < now_) return Status::Internal("invariant: time went backwards");
     now_ = t;
-    // 1. Completions at t (they free devices before anyone asks for them), in job-id order.
+    // 1. Completions at t (they free devices before anyone asks for them), in job-id order. A
+    //    job reaching its RunUntil mark is held instead; that alone does not call the scheduler.
+    bool decide = false;
     for (JobId done = events_.CompletionAt(now_); done >= 0; done = events_.CompletionAt(now_)) {
       ++events_processed_;
-      HETSCHED_RETURN_IF_ERROR(Complete(done));
+      const RunState& run = runs_[static_cast<size_t>(done)];
+      if (active(run).mark < run.total_iterations) {
+        HETSCHED_RETURN_IF_ERROR(Hold(done));
+      } else {
+        decide = true;
+        HETSCHED_RETURN_IF_ERROR(Complete(done));
+      }
     }
     // 2. Arrivals at t.
     while (cursor < n && workload_.jobs[cursor].spec.submit_time_s == now_) {
+      decide = true;
       if (!rejected_[cursor]) {
         ++arrived_;
         ++pending_;
@@ -600,7 +745,13 @@ Result<RunRecord> Simulator::Run() {
       ++cursor;
     }
     // 3. Round ticks and wake-ups due at t.
-    events_processed_ += events_.PopTimersAt(now_);
+    const int timers = events_.PopTimersAt(now_);
+    events_processed_ += timers;
+    if (!decide && timers == 0) {  // only holds: nothing for the scheduler to decide
+      Sample();
+      traffic_.Settle();
+      continue;
+    }
     if (options_.decision_timings != nullptr) {
       const long long pending_before = pending_;
       const auto t0 = std::chrono::steady_clock::now();
@@ -613,6 +764,15 @@ Result<RunRecord> Simulator::Run() {
     // A start or preemption the back end refused as a fault ends the run (exit 3 for a bug).
     HETSCHED_RETURN_IF_ERROR(ctx_.TakeError());
     ++scheduler_calls_;
+    // A run in which nothing can change any more but the scheduler's clock (no job progressing,
+    // none left to arrive, some waiting) is a scheduler that will never place them: stop it
+    // rather than tick to max_time.
+    if (cursor >= n && running_ == idle_jobs_ && pending_ + idle_jobs_ > 0) {
+      if (stalled_calls_++ == 0) stalled_since_s_ = now_;
+      if (stalled_calls_ >= kStallCalls) return Stalled(scheduler);
+    } else {
+      stalled_calls_ = 0;
+    }
     if (round > 0 && !events_.round_armed() && (pending_ > 0 || running_ > 0 || cursor < n)) {
       events_.SetRound(now_ + round);
     }

@@ -1,0 +1,161 @@
+// SchedContext::RunUntil (the simulator's hook for Gavel's whole-step micro-tasks): a job runs
+// to its progress mark, then holds its devices idle (no progress, not busy, not a preemption, no
+// scheduler call) until a later mark resumes it, with no restart cost. And the simulator's stall
+// checks: a run with nothing progressing and nothing left to arrive stops with an error naming a
+// job. Every expected time is worked out by hand (one iteration = 3 ms, sim_world.h).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hetsched/sched/context.h"
+#include "hetsched/sched/job_scheduler.h"
+#include "hetsched/sim/runner.h"
+#include "hetsched/sim/simulator.h"
+#include "sim_world.h"
+
+namespace hetsched {
+namespace {
+
+using testing_util::MakeSimWorld;
+using testing_util::MakeWorkload;
+using testing_util::UnitJob;
+
+// What the scheduler saw (kept by the test: the simulator owns and destroys the scheduler).
+struct Seen {
+  std::vector<double> calls;
+  std::vector<double> idle_done;
+  std::vector<double> idle_executed;
+};
+
+// Rounds of 10 s; at each round every job runs `steps` more iterations (started if pending).
+// With `resume` false a held job is never given a new mark.
+class StepScheduler final : public JobScheduler {
+ public:
+  StepScheduler(double steps, bool resume, bool start, Seen* seen)
+      : steps_(steps), resume_(resume), start_(start), seen_(seen) {}
+  std::string_view name() const override { return "step"; }
+  double round_period_s() const override { return 10; }
+  void OnJobSubmitted(const JobStatus& job, SchedContext& /*ctx*/) override { jobs_.push_back(job.spec->id); }
+  void OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) override {
+    jobs_.erase(std::find(jobs_.begin(), jobs_.end(), job.spec->id));
+  }
+  void OnJobRequeued(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void Schedule(SchedContext& ctx) override {
+    seen_->calls.push_back(ctx.now());
+    if (ctx.now() < next_round_s_) return;
+    next_round_s_ = ctx.now() + 10;
+    for (JobId id : jobs_) {
+      const JobStatus& st = ctx.job(id);
+      if (st.state == JobState::kRunning && st.idle) {
+        seen_->idle_done.push_back(st.iterations_done);
+        seen_->idle_executed.push_back(st.ExecutedS(ctx.now()));
+        if (!resume_) continue;
+      }
+      if (st.state == JobState::kPending && (!start_ || !ctx.TryStart(id, st.spec->num_gpus))) continue;
+      ctx.RunUntil(id, ctx.job(id).iterations_done + steps_);
+    }
+  }
+
+ private:
+  double steps_;
+  bool resume_;
+  bool start_;
+  Seen* seen_;
+  double next_round_s_ = 0;
+  std::vector<JobId> jobs_;
+};
+
+struct Outcome {
+  Result<RunRecord> run;
+  std::unique_ptr<Seen> seen;
+};
+
+Outcome RunStep(const testing_util::SimWorld& w, const Workload& workload, double steps, bool resume = true,
+                bool start = true) {
+  MethodChoice choice;
+  choice.policy = "fifo";
+  choice.placer = "first-fit";
+  auto methods = CreateMethods(choice);
+  EXPECT_TRUE(methods.ok()) << methods.status().ToString();
+  auto seen = std::make_unique<Seen>();
+  methods->scheduler = std::make_unique<StepScheduler>(steps, resume, start, seen.get());
+  SimOptions options;
+  options.restart_cost_s = 5;  // never charged: a hold is not a preemption
+  options.full_audit_every = 1;
+  return {Simulate(*w.cluster, w.zoo, workload, std::move(methods).value(), options), std::move(seen)};
+}
+
+TEST(SimulatorRunUntilTest, AJobRunsItsStepsPerRoundAndIdlesTheRest) {
+  auto w = MakeSimWorld();
+  // 1 GPU, 3,200 iterations (9.6 s alone); 1,000 iterations (3 s) per 10 s round.
+  const Workload workload = MakeWorkload({UnitJob(0, 0, 1, 9.6)});
+  Outcome out = RunStep(*w, workload, 1000);
+  ASSERT_TRUE(out.run.ok()) << out.run.status().ToString();
+  const RunRecord& run = *out.run;
+  // Runs 0-3, 10-13, 20-23, and at 30 its last 200 iterations: done at 30.6.
+  EXPECT_NEAR(run.jobs[0].finish_s, 30.6, 1e-9);
+  EXPECT_EQ(run.jobs[0].preemptions, 0);
+  EXPECT_NEAR(run.jobs[0].gpu_seconds, 9.6, 1e-9);  // only the time it progressed
+  // Held at exactly 1,000, 2,000 and 3,000 iterations, having run 3, 6 and 9 s.
+  EXPECT_EQ(out.seen->idle_done, (std::vector<double>{1000, 2000, 3000}));
+  ASSERT_EQ(out.seen->idle_executed.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(out.seen->idle_executed[i], 3.0 * (i + 1), 1e-9) << i;
+  // Reaching a mark is no scheduling event: calls at the rounds, the completion and the last tick.
+  for (double t : {3.0, 13.0, 23.0}) {
+    EXPECT_TRUE(std::none_of(out.seen->calls.begin(), out.seen->calls.end(),
+                             [t](double c) { return std::abs(c - t) < 1e-6; }))
+        << "called at " << t;
+  }
+  // A held device is not busy: 1 busy in 0-3, 10-13, 20-23, 30-30.6.
+  std::vector<std::pair<double, int>> got;
+  for (const auto& s : run.timeline) got.emplace_back(s.time_s, s.busy_devices);
+  const std::vector<std::pair<double, int>> want{{0, 1},  {3, 0},  {10, 1}, {13, 0},
+                                                 {20, 1}, {23, 0}, {30, 1}, {30.6, 0}};
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_NEAR(got[i].first, want[i].first, 1e-9) << i;
+    EXPECT_EQ(got[i].second, want[i].second) << i;
+  }
+}
+
+TEST(SimulatorRunUntilTest, AHeldJobKeepsItsDevices) {
+  auto w = MakeSimWorld();
+  // Two 4-GPU jobs on the 4-GPU node: while job 0 is held between its steps, job 1 cannot start.
+  const Workload workload = MakeWorkload({UnitJob(0, 0, 4, 6), UnitJob(1, 0, 4, 3)});
+  Outcome out = RunStep(*w, workload, 1000);
+  ASSERT_TRUE(out.run.ok()) << out.run.status().ToString();
+  // Job 0: 2,000 iterations: 0-3 and 10-13. Job 1 starts after it, at the round of t=20: 20-23.
+  EXPECT_NEAR(out.run->jobs[0].finish_s, 13, 1e-9);
+  EXPECT_NEAR(out.run->jobs[1].first_start_s, 20, 1e-9);
+  EXPECT_NEAR(out.run->jobs[1].finish_s, 23, 1e-9);
+}
+
+TEST(SimulatorRunUntilTest, AJobHeldForeverEndsTheRunWithAnErrorNamingIt) {
+  auto w = MakeSimWorld();
+  const Workload workload = MakeWorkload({UnitJob(0, 0, 1, 9.6)});
+  Outcome out = RunStep(*w, workload, 1000, /*resume=*/false);
+  ASSERT_FALSE(out.run.ok());
+  EXPECT_EQ(out.run.status().code(), StatusCode::kInternal);
+  EXPECT_NE(out.run.status().message().find("makes no progress: job 0 ('job0', 1 GPU(s)"), std::string::npos)
+      << out.run.status().message();
+}
+
+TEST(SimulatorRunUntilTest, APolicyThatNeverStartsAJobIsStoppedNotRunToMaxTime) {
+  auto w = MakeSimWorld();
+  const Workload workload = MakeWorkload({UnitJob(0, 0, 1, 3), UnitJob(1, 5, 2, 3)});
+  Outcome out = RunStep(*w, workload, 1000, /*resume=*/true, /*start=*/false);
+  ASSERT_FALSE(out.run.ok());
+  const std::string message = out.run.status().message();
+  EXPECT_NE(message.find("policy 'step' makes no progress: job 0 ('job0', 1 GPU(s), submitted at 0"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("and 1 other(s)"), std::string::npos) << message;
+  // Stopped after 10,000 calls of 10 s rounds from the last arrival's call, not at max_time.
+  EXPECT_LT(out.seen->calls.back(), 2e5);
+}
+
+}  // namespace
+}  // namespace hetsched
