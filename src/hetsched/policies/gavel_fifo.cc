@@ -32,7 +32,10 @@ namespace {
 class GavelFifo final : public RoundPolicy {
  public:
   GavelFifo(std::string name, double round_s, bool perf, uint64_t seed)
-      : RoundPolicy(std::move(name), round_s, /*heterogeneity_blind=*/!perf), perf_(perf), rng_(seed) {}
+      // Both modes see the real throughputs: fifo.py tests them (> 0, :111, :157) whatever the
+      // mode; only perf mode compares them. (Blind rows would read 1 on a type where the
+      // profile measured 0, and a job given that type would never run.)
+      : RoundPolicy(std::move(name), round_s, /*heterogeneity_blind=*/false), perf_(perf), rng_(seed) {}
 
  protected:
   Result<Allocation> ComputeAllocation(const AllocationProblem& problem) override {
@@ -68,12 +71,16 @@ class GavelFifo final : public RoundPolicy {
       allocation_.erase(id);
     }
     // Types with free devices, by name (fifo.py:121-126).
+    std::vector<size_t> by_name(types);
+    std::iota(by_name.begin(), by_name.end(), size_t{0});
+    std::sort(by_name.begin(), by_name.end(),
+              [&](size_t a, size_t b) { return problem.type_names[a] < problem.type_names[b]; });
     std::vector<size_t> open;
-    for (size_t k = 0; k < types; ++k) {
+    for (size_t k : by_name) {
       if (available[k] > 0) open.push_back(k);
     }
-    std::sort(open.begin(), open.end(), [&](size_t a, size_t b) { return problem.type_names[a] < problem.type_names[b]; });
     size_t next = 0;
+    std::vector<JobId> skipped;  // given a type where it cannot run: left out of this allocation
     while (next < queue.size() && !open.empty()) {
       const JobId id = queue[next++];
       const int g = gpus(id);
@@ -97,10 +104,26 @@ class GavelFifo final : public RoundPolicy {
       } else {
         pick = rng_.RandBelow(static_cast<uint32_t>(with_room.size()));
       }
-      if (throughput(id, type) <= 0) continue;
+      if (throughput(id, type) <= 0) {
+        skipped.push_back(id);
+        continue;
+      }
       allocation_[id] = type;
       available[type] -= g;
       if (available[type] == 0) open.erase(open.begin() + static_cast<std::ptrdiff_t>(with_room[pick]));
+    }
+    // Gavel leaves a skipped job for the next allocation, which it computes only when a job
+    // arrives or finishes (scheduler.py:2375-2383). With no job allocated none will finish, so
+    // with no arrival left its simulator loops forever at one time stamp (simulate(),
+    // :1273-1295). Here (a deviation only where Gavel never ends) the first skipped job then takes
+    // the first type by name where it can run; every type is free, since nothing is allocated.
+    if (allocation_.empty() && !skipped.empty()) {
+      for (size_t k : by_name) {
+        if (throughput(skipped.front(), k) > 0 && gpus(skipped.front()) <= problem.capacity[k]) {
+          allocation_[skipped.front()] = k;
+          break;
+        }
+      }
     }
     Allocation out = ZeroAllocation(problem);
     for (const auto& [id, k] : allocation_) out.share[position.at(id)][k] = 1.0;
