@@ -118,7 +118,7 @@ class RoundPolicy : public JobScheduler {
   std::vector<int> gavel_type_order_;
   bool placed_last_round_ = false;
   // Gavel's current_round_end_time: the end of the last round that ran micro-tasks (0 before
-  // any). A micro-task is charged its end minus this (scheduler.py:1270-1276, :1307-1311).
+  // any). A micro-task is charged its end minus this (scheduler.py:1286-1290, :1307-1311).
   double busy_round_end_s_ = 0;
   bool micro_tasks_last_round_ = false;
   bool arrived_since_round_ = false;

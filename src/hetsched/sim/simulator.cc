@@ -585,7 +585,7 @@ Status Simulator::RunUntil(JobId id, double iterations) {
   for (DeviceId d : st.devices) ++busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
   st.last_start_s = now_;
   run.update_s = now_;
-  run.progress_from_s = now_;
+  run.progress_from_s = std::max(now_, run.progress_from_s);  // a restart cost still due stays due
   run.segment_start_s = now_;
   run.segment_start_iterations = job.done_at_update;
   ChangeTraffic(id, +1);
