@@ -169,6 +169,12 @@ void RoundPolicy::Resolve(SchedContext& ctx) {
   }
   ++allocations_computed_;
   Result<Allocation> allocation = ComputeAllocation(problem);
+  if (!allocation.ok()) {
+    // An error, not an LP outcome (the solver back end could not be loaded, a bad problem): the
+    // run ends with it rather than reading it as "no allocation".
+    ctx.Fail(allocation.status().WithContext(std::string(name())));
+    return;
+  }
   const bool ok = allocation.ok() && allocation->status == lp::SolveStatus::kOptimal &&
                   allocation->share.size() == problem.jobs.size();
   if (ok) lp_solves_ += allocation->lp_solves;
@@ -177,8 +183,9 @@ void RoundPolicy::Resolve(SchedContext& ctx) {
     if (ok) {
       a.share = allocation->share[i];
     } else {
-      // Solver failure (should not happen): fall back to "the fastest type, all the time"; the
-      // mechanism still respects capacity.
+      // The LP ended without an optimum (numerical trouble; should not happen): fall back to "the
+      // fastest type, all the time" for this solve, counted in solve_failures_; the mechanism
+      // still respects capacity.
       a.share.assign(types_.size(), 0.0);
       const auto best = std::max_element(a.throughput.begin(), a.throughput.end());
       if (best != a.throughput.end() && *best > 0) a.share[static_cast<size_t>(best - a.throughput.begin())] = 1.0;

@@ -83,6 +83,11 @@ class SchedContext {
   // run with the error: a fault must never read as "no room".
   Status TakeError();
   bool failed() const { return !error_.ok(); }
+  // A fault of the scheduler itself (e.g. its LP back end cannot be loaded): kept like a back-end
+  // fault, so the run ends with it instead of going on with a decision the policy could not make.
+  void Fail(Status status) {
+    if (!status.ok() && error_.ok()) error_ = std::move(status);
+  }
   void WakeUpAt(double time_s) { backend_.RequestWakeUp(time_s); }
 
   // The visible performance model's estimate of one iteration of `id` on `num_devices` devices
