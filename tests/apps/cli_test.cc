@@ -244,14 +244,14 @@ TEST_F(CliTest, UnknownCompatProfileIsRefusedBeforeAnythingRuns) {
   const std::string out = Path("out");
   for (const char* command : {"simulate", "compare"}) {
     const CliResult r = Run({command, "--trace", trace, "--compat", "no-such-peer", "-o", out, "-q"});
-    EXPECT_EQ(r.exit_code, 1) << command << "\n" << Show(r);
+    EXPECT_EQ(r.exit_code, 2) << command << "\n" << Show(r);  // a bad command line
     EXPECT_TRUE(Contains(r.err, "unknown compatibility profile 'no-such-peer'")) << Show(r);
     for (const CompatProfile* p : CompatProfiles::Instance().List()) EXPECT_TRUE(Contains(r.err, p->name)) << Show(r);
     EXPECT_TRUE(NoOutputs(out));
   }
   const std::string configs = Write("configs.txt", "--policy fifo --trace " + trace + "\n");
   const CliResult s = Run({"sweep", "--configs", configs, "--local", "--compat", "no-such-peer", "-o", out});
-  EXPECT_EQ(s.exit_code, 1) << Show(s);
+  EXPECT_EQ(s.exit_code, 2) << Show(s);
   EXPECT_TRUE(Contains(s.err, "unknown compatibility profile 'no-such-peer'")) << Show(s);
   EXPECT_TRUE(NoOutputs(out));
   const CliResult c = Run({"catalog", "compat"});
