@@ -52,6 +52,7 @@ class CpuTimed : public JobScheduler {
   void OnJobSubmitted(const JobStatus& job, SchedContext& ctx) override { inner_->OnJobSubmitted(job, ctx); }
   void OnJobFinished(const JobStatus& job, SchedContext& ctx) override { inner_->OnJobFinished(job, ctx); }
   void OnJobRequeued(const JobStatus& job, SchedContext& ctx) override { inner_->OnJobRequeued(job, ctx); }
+  void OnJobRunning(const JobStatus& job, SchedContext& ctx) override { inner_->OnJobRunning(job, ctx); }
   void Schedule(SchedContext& ctx) override {
     const double t0 = ThreadCpuS();
     inner_->Schedule(ctx);

@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <optional>
+#include <tuple>
 #include <fmt/core.h>
 
 #include "hetsched/sched/job_scheduler.h"
@@ -60,6 +62,39 @@ CLI::Validator NumberAtLeast(double min) {
       fmt::format("NUMBER >= {}", min));
 }
 
+CLI::Validator WholeInRange(long long min, long long max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        const Result<long long> n = ParseInt(Trim(text), "value");
+        if (n.ok() && *n >= min && *n <= max) return {};
+        return fmt::format("must be a whole number in [{}, {}], got {}", min, max, Given(text));
+      },
+      fmt::format("INT in [{}, {}]", min, max));
+}
+
+CLI::Validator NumberBetween(double low, double high) {
+  return CLI::Validator(
+      [low, high](std::string& text) -> std::string {
+        const std::optional<double> v = FiniteNumber(text);
+        if (v && *v > low && *v < high) return {};
+        return fmt::format("must be a finite number in ({}, {}), got {}", low, high, Given(text));
+      },
+      fmt::format("NUMBER in ({}, {})", low, high));
+}
+
+CLI::Validator SeedValue() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        // CLI11 reads "-1" into an unsigned as 2^64 - 1 and takes 2^64 as 0: digits only, no wrap.
+        const std::string_view digits = Trim(text);
+        unsigned long long v = 0;
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+        if (!digits.empty() && ec == std::errc() && end == digits.data() + digits.size()) return {};
+        return "must be a whole number in [0, 18446744073709551615], got " + Given(text);
+      },
+      "INT in [0, 18446744073709551615]");
+}
+
 void RequireFiniteNumbers(CLI::App& app) {
   const CLI::Validator finite(
       [](std::string& text) -> std::string {
@@ -71,6 +106,17 @@ void RequireFiniteNumbers(CLI::App& app) {
     if (opt->get_type_name().rfind("FLOAT", 0) == 0) opt->check(finite);
   }
   for (CLI::App* sub : app.get_subcommands({})) RequireFiniteNumbers(*sub);
+}
+
+Status ParseCommandLine(CLI::App& app, std::vector<std::string> argv) {
+  std::vector<char*> cargv;
+  for (auto& s : argv) cargv.push_back(s.data());
+  try {
+    app.parse(static_cast<int>(cargv.size()), cargv.data());
+  } catch (const CLI::ParseError& e) {
+    return Status::InvalidArgument(e.what());
+  }
+  return Status::Ok();
 }
 
 void ClusterArgs::Add(CLI::App& app) {
@@ -130,7 +176,7 @@ void WorkloadArgs::Add(CLI::App& app) {
       ->check(CLI::IsMember({"stop", "skip"}));
   app.add_option("--reference-device", reference_device,
                  "Device type on which runtime-only traces were measured (to convert runtimes to iterations)");
-  app.add_option("--seed", seed, "Seed for every random choice (same seed, same output)");
+  app.add_option("--seed", seed, "Seed for every random choice (same seed, same output)")->check(SeedValue());
 }
 
 Result<Workload> WorkloadArgs::Load(const DeviceCatalog& devices, const ModelZoo& zoo) const {
@@ -208,6 +254,35 @@ Status SimArgs::LoadThroughputs(const DeviceCatalog& devices, MeasuredThroughput
   return Status::Ok();
 }
 
+int ReportUsageError(const Status& status) {
+  fmt::print(stderr, "hetsched: error: {}\n", status.message());
+  return kExitUsage;
+}
+
+Status CreateChosenMethods(const MethodChoice& choice, unsigned long long seed, const MethodFlags& flags, bool* usage,
+                           SimMethods* out) {
+  auto seeded = [seed](Options o) {  // as CreateMethods (sim/runner.h) offers it
+    o.SetDefault("seed", std::to_string(seed));
+    return o;
+  };
+  auto scheduler =
+      CreateNamed<JobScheduler>(choice.policy, seeded(choice.policy_options), flags.policy, flags.policy_options, usage);
+  if (!scheduler.ok()) return scheduler.status();
+  auto placer = CreateNamed<Placer>(choice.placer, seeded(choice.placer_options), flags.placer, flags.placer_options, usage);
+  if (!placer.ok()) return placer.status();
+  auto planner =
+      CreateNamed<Planner>(choice.planner, seeded(choice.planner_options), flags.planner, flags.planner_options, usage);
+  if (!planner.ok()) return planner.status();
+  if (out != nullptr) {
+    out->scheduler = std::move(scheduler).value();
+    out->placer = std::move(placer).value();
+    out->planner = std::move(planner).value();
+  }
+  return Status::Ok();
+}
+
+int ReportFailure(const Status& status, bool usage) { return usage ? ReportUsageError(status) : ReportError(status); }
+
 int ReportError(const Status& status) {
   fmt::print(stderr, "hetsched: error: {}\n", status.message());
   return status.code() == StatusCode::kInternal ? kExitInternal : kExitError;
@@ -252,11 +327,11 @@ Result<MethodChoice> MethodArgs::ToChoice() const {
   choice.policy = policy;
   choice.placer = placer;
   choice.planner = planner;
-  for (auto [items, target] : {std::pair{&policy_opts, &choice.policy_options},
-                               std::pair{&placer_opts, &choice.placer_options},
-                               std::pair{&planner_opts, &choice.planner_options}}) {
+  for (auto [items, target, flag] : {std::tuple{&policy_opts, &choice.policy_options, "--policy-opt"},
+                                     std::tuple{&placer_opts, &choice.placer_options, "--placer-opt"},
+                                     std::tuple{&planner_opts, &choice.planner_options, "--planner-opt"}}) {
     auto parsed = Options::Parse(*items);
-    if (!parsed.ok()) return parsed.status();
+    if (!parsed.ok()) return parsed.status().WithContext(flag);
     *target = std::move(parsed).value();
   }
   return choice;

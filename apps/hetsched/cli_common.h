@@ -9,6 +9,7 @@
 #include "hetsched/model/cluster.h"
 #include "hetsched/model/model_zoo.h"
 #include "hetsched/perf/validation.h"
+#include "hetsched/sched/registry.h"
 #include "hetsched/sim/runner.h"
 #include "hetsched/trace/trace.h"
 
@@ -25,8 +26,14 @@ inline constexpr int kExitInternal = 3;   // an invariant broke: a bug, please r
 CLI::Validator WholeAtLeast(long long min);        // an integer >= min
 CLI::Validator NumberAbove(double min);            // a finite number > min
 CLI::Validator NumberAtLeast(double min);          // a finite number >= min
+CLI::Validator WholeInRange(long long min, long long max);  // an integer in [min, max]
+CLI::Validator NumberBetween(double low, double high);      // a finite number in (low, high)
+CLI::Validator SeedValue();                        // an integer in [0, 2^64 - 1] (--seed)
 // Every FLOAT option of `app` and of its subcommands refuses NaN and infinity (main.cc).
 void RequireFiniteNumbers(CLI::App& app);
+// Parses `argv` (argv[0]: the program's name) with `app`; CLI11's error becomes
+// kInvalidArgument with its message (a bad command line). For command lines read from a file.
+Status ParseCommandLine(CLI::App& app, std::vector<std::string> argv);
 
 struct ClusterArgs {
   std::string file;             // --cluster
@@ -75,6 +82,51 @@ struct SimArgs {
   Status LoadThroughputs(const DeviceCatalog& devices, MeasuredThroughputs* table, SimOptions* options) const;
 };
 
+// Prints "hetsched: error: <message>" to stderr and returns kExitUsage (a bad command line that
+// CLI11's own checks cannot see).
+int ReportUsageError(const Status& status);
+
+// Creates method `name` of registry `Base` with `options`, named on the command line by
+// `name_flag` (the method) and `options_flag` (its KEY=VALUE options). An unknown name, or an
+// option key or value the method does not take (kInvalidArgument: the registry's "does not take"
+// and the Options getters), is a bad command line: `*usage` is set and the message names the flag
+// and the method. Any other failure (a back end that cannot be loaded, a file an option names
+// that cannot be read) leaves `*usage` false.
+template <typename Base>
+Result<std::unique_ptr<Base>> CreateNamed(const std::string& name, const Options& options, const std::string& name_flag,
+                                          const std::string& options_flag, bool* usage) {
+  const Registry<Base>& registry = Registry<Base>::Instance();
+  *usage = false;
+  if (!registry.Contains(name)) {
+    *usage = true;
+    return registry.Create(name, options).status().WithContext(name_flag);
+  }
+  auto made = registry.Create(name, options);
+  if (made.ok() || made.status().code() != StatusCode::kInvalidArgument) return made;
+  *usage = true;
+  const Status error = made.status();
+  const std::string method = std::string(Base::kKind) + " '" + name + "'";
+  if (error.message().rfind(method, 0) == 0) return error.WithContext(options_flag);  // it names the method
+  return error.WithContext(options_flag + ": " + method);
+}
+
+// The command-line options that chose the methods of a MethodChoice (compare names them
+// --policies NAME:KEY=VALUE, simulate --policy and --policy-opt).
+struct MethodFlags {
+  std::string policy = "--policy", policy_options = "--policy-opt";
+  std::string placer = "--placer", placer_options = "--placer-opt";
+  std::string planner = "--planner", planner_options = "--planner-opt";
+};
+
+// Creates the three methods of `choice` as a run will (`seed` offered as the option `seed`), to
+// refuse a bad name or option before any input is read or output written: Ok (and the methods in
+// `*out` when given), or the error with `*usage` set when it is a bad command line (CreateNamed).
+Status CreateChosenMethods(const MethodChoice& choice, unsigned long long seed, const MethodFlags& flags, bool* usage,
+                           SimMethods* out = nullptr);
+
+// ReportUsageError when `usage`, else ReportError.
+int ReportFailure(const Status& status, bool usage);
+
 // --policy/--placer/--planner and their repeatable --*-opt KEY=VALUE options (simulate, agent).
 struct MethodArgs {
   std::string policy = "fifo";
@@ -84,6 +136,7 @@ struct MethodArgs {
   std::string planner = "data-parallel";
   std::vector<std::string> planner_opts;
   void Add(CLI::App& app);
+  // The choice; a malformed KEY=VALUE item is a usage error naming its flag.
   Result<MethodChoice> ToChoice() const;
 };
 

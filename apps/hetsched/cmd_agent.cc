@@ -14,6 +14,7 @@
 #include "hetsched/report/writers.h"
 #include "hetsched/slurm/agent.h"
 #include "hetsched/util/file_io.h"
+#include "hetsched/util/printable.h"
 
 namespace hetsched::cli {
 
@@ -41,12 +42,15 @@ struct AgentArgs {
 };
 
 int RunAgent(const AgentArgs& a) {
-  if (!a.slurm) return ReportError(Status::InvalidArgument("agent: give a back end (--slurm)"));
+  if (!a.slurm) return ReportUsageError(Status::InvalidArgument("agent: give a back end (--slurm)"));
   auto chosen = a.methods.ToChoice();
-  if (!chosen.ok()) return ReportError(chosen.status());
+  if (!chosen.ok()) return ReportUsageError(chosen.status());
   const MethodChoice choice = std::move(chosen).value();
-  auto methods = CreateMethods(choice, a.seed);
-  if (!methods.ok()) return ReportError(methods.status());
+  SimMethods methods;
+  bool usage = false;
+  if (Status st = CreateChosenMethods(choice, a.seed, MethodFlags{}, &usage, &methods); !st.ok()) {
+    return ReportFailure(st, usage);
+  }
 
   slurm::AgentOptions options;
   options.partition = a.partition;
@@ -58,7 +62,8 @@ int RunAgent(const AgentArgs& a) {
   for (const std::string& item : a.type_map) {
     const size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
-      return ReportError(Status::InvalidArgument("--gpu-type-map '" + item + "': expected SLURM_TYPE=CATALOG_NAME"));
+      return ReportUsageError(
+          Status::InvalidArgument("--gpu-type-map " + Quoted(item) + ": expected SLURM_TYPE=CATALOG_NAME"));
     }
     options.type_map[item.substr(0, eq)] = item.substr(eq + 1);
   }
@@ -72,7 +77,7 @@ int RunAgent(const AgentArgs& a) {
   if (slash != std::string::npos && slash > 0) {
     if (Status st = MakeDirs(a.journal.substr(0, slash)); !st.ok()) return ReportError(st);
   }
-  slurm::AgentMethods am{std::move(methods->scheduler), std::move(methods->placer), std::move(methods->planner)};
+  slurm::AgentMethods am{std::move(methods.scheduler), std::move(methods.placer), std::move(methods.planner)};
   auto agent = slurm::Agent::Start(runner, clock, ModelZoo::BuiltIn(), std::move(am), options);
   if (!agent.ok()) return ReportError(agent.status());
   slurm::Agent& ag = **agent;
@@ -134,9 +139,11 @@ void AddAgentCommand(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--default-model", a->default_model, "Model of jobs whose comment names none");
   cmd->add_option("--default-iterations", a->default_iterations, "Iterations of jobs whose comment gives none")
       ->check(WholeAtLeast(1));
-  cmd->add_option("--exit-after-jobs", a->exit_after_jobs, "Stop once this many jobs finished or were rejected");
-  cmd->add_option("--idle-exit", a->idle_exit_s, "Stop after this many seconds with no job pending or running");
-  cmd->add_option("--seed", a->seed, "Seed offered to the methods");
+  cmd->add_option("--exit-after-jobs", a->exit_after_jobs, "Stop once this many jobs finished or were rejected")
+      ->check(WholeAtLeast(1));
+  cmd->add_option("--idle-exit", a->idle_exit_s, "Stop after this many seconds with no job pending or running")
+      ->check(NumberAbove(0));
+  cmd->add_option("--seed", a->seed, "Seed offered to the methods")->check(SeedValue());
   cmd->add_flag("--print-cluster", a->print_cluster, "Print the translated cluster and exit");
   cmd->callback([a, action] { *action = [a] { return RunAgent(*a); }; });
 }

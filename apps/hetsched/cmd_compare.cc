@@ -42,18 +42,18 @@ int RunCompare(CompareArgs& a, CLI::App& cmd) {
   std::vector<std::string> policy_names;
   for (const std::string& p : a.policies) {
     auto policy = ParseMethodSpec(p);
-    if (!policy.ok()) return ReportError(policy.status());
+    if (!policy.ok()) return ReportUsageError(policy.status().WithContext("--policies"));
     policy_names.push_back(policy->first);
   }
-  if (Status st = a.compat.ApplyToCommand(cmd, policy_names); !st.ok()) return ReportError(st);
+  if (Status st = a.compat.ApplyToCommand(cmd, policy_names); !st.ok()) return ReportUsageError(st);
   std::vector<MethodChoice> choices;
   std::vector<std::string> labels;
   for (const std::string& p : a.policies) {
     for (const std::string& pl : a.placers) {
       auto policy = ParseMethodSpec(p);
-      if (!policy.ok()) return ReportError(policy.status());
+      if (!policy.ok()) return ReportUsageError(policy.status().WithContext("--policies"));
       auto placer = ParseMethodSpec(pl);
-      if (!placer.ok()) return ReportError(placer.status());
+      if (!placer.ok()) return ReportUsageError(placer.status().WithContext("--placers"));
       MethodChoice c;
       c.policy = policy->first;
       c.policy_options = policy->second;
@@ -67,10 +67,13 @@ int RunCompare(CompareArgs& a, CLI::App& cmd) {
       labels.push_back(p + "+" + pl);
     }
   }
-  // Fail fast: an unknown method name or option is reported before a long trace is read.
+  // Fail fast: an unknown method name or option is a command-line error, reported before a long
+  // trace is read.
+  const MethodFlags flags{"--policies", "--policies", "--placers", "--placers", "--planner", "--planner"};
   for (size_t i = 0; i < choices.size(); ++i) {
-    if (auto methods = CreateMethods(choices[i], a.workload.seed); !methods.ok()) {
-      return ReportError(methods.status().WithContext(labels[i]));
+    bool usage = false;
+    if (Status st = CreateChosenMethods(choices[i], a.workload.seed, flags, &usage); !st.ok()) {
+      return ReportFailure(st.WithContext(labels[i]), usage);
     }
   }
   const ModelZoo& zoo = ModelZoo::BuiltIn();
@@ -153,7 +156,7 @@ void AddCompareLike(CLI::App& app, std::function<int()>* action, bool demo) {
       ->check(NumberAbove(0));
   a->compat.Add(*cmd);
   cmd->add_option("-o,--out", a->out, "Output directory");
-  cmd->add_option("-j,--threads", a->threads, "Runs in parallel (default: one per core)");
+  cmd->add_option("-j,--threads", a->threads, "Runs in parallel (default: one per core)")->check(WholeInRange(1, 1024));
   cmd->add_option("--real-run", a->real_runs,
                   "Output directory of `hetsched agent` (its run.json): a real run shown beside the simulations "
                   "(repeatable)");

@@ -54,9 +54,10 @@ void AddExperimentCommand(CLI::App& app, std::function<int()>* action) {
   auto a = std::make_shared<ExperimentArgs>();
   cmd->add_option("name", a->name, "Experiment name")->required();
   cmd->add_option("-o,--out", a->out, "Output directory (default hetsched-out/experiment-NAME)");
-  cmd->add_option("--seed", a->seed, "Seed");
+  cmd->add_option("--seed", a->seed, "Seed")->check(SeedValue());
   cmd->add_flag("--quick", a->quick, "A smaller configuration (minutes -> seconds)");
-  cmd->add_option("-j,--threads", a->threads, "Independent runs in parallel (default: one per core)");
+  cmd->add_option("-j,--threads", a->threads, "Independent runs in parallel (default: one per core)")
+      ->check(WholeInRange(1, 1024));
   cmd->add_option("--opt", a->opts, "Experiment option KEY=VALUE (repeatable)");
   cmd->callback([a, action] { *action = [a] { return RunExperiment(*a); }; });
 }

@@ -43,10 +43,6 @@ struct MethodError {
 };
 
 int RunForecast(ForecastArgs a) {
-  if (!(a.test_fraction > 0 && a.test_fraction < 1)) {
-    fmt::print(stderr, "hetsched: error: --test-fraction must be in (0, 1), got {}\n", a.test_fraction);
-    return kExitUsage;
-  }
   TraceReadOptions read;
   read.max_jobs = a.max_jobs;
   auto workload = ReadTrace(a.trace, a.format, read, DeviceCatalog::BuiltIn(), ModelZoo::BuiltIn());
@@ -138,16 +134,17 @@ void AddForecastCommand(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--window", a->window_s, "Window length in seconds (default 3600)")->check(NumberAbove(0));
   cmd->add_option("--series", a->series, "What to forecast: jobs (arrivals per window) or gpus (GPUs requested)")
       ->check(CLI::IsMember({"jobs", "gpus"}));
-  cmd->add_option("--test-fraction", a->test_fraction, "Fraction of windows held out at the end (default 0.2)");
+  cmd->add_option("--test-fraction", a->test_fraction, "Fraction of windows held out at the end (default 0.2)")
+      ->check(NumberBetween(0, 1));
   cmd->add_option("--season", a->season, "Seasonal-naive period in windows (default: one day)")->check(WholeAtLeast(0));
-  cmd->add_option("--max-p", a->max_p, "ARIMA search: largest AR order (default 3)")->check(CLI::Range(0, 8));
-  cmd->add_option("--max-q", a->max_q, "ARIMA search: largest MA order (default 3)")->check(CLI::Range(0, 8));
-  cmd->add_option("--max-d", a->max_d, "ARIMA search: largest differencing order (default 1)")->check(CLI::Range(0, 1));
-  cmd->add_option("--gru-window", a->gru.window, "GRU input length in windows (default 12)")->check(CLI::Range(1, 10000));
-  cmd->add_option("--gru-hidden", a->gru.hidden, "GRU hidden units (default 32)")->check(CLI::Range(1, 4096));
-  cmd->add_option("--gru-epochs", a->gru.epochs, "GRU training epochs (default 60)")->check(CLI::Range(0, 100000));
-  cmd->add_option("--threads", a->gru.threads, "LibTorch intra-op threads (default 1)")->check(CLI::Range(1, 1024));
-  cmd->add_option("--seed", a->seed, "Seed of the GRUs' initialisation and shuffling");
+  cmd->add_option("--max-p", a->max_p, "ARIMA search: largest AR order (default 3)")->check(WholeInRange(0, 8));
+  cmd->add_option("--max-q", a->max_q, "ARIMA search: largest MA order (default 3)")->check(WholeInRange(0, 8));
+  cmd->add_option("--max-d", a->max_d, "ARIMA search: largest differencing order (default 1)")->check(WholeInRange(0, 1));
+  cmd->add_option("--gru-window", a->gru.window, "GRU input length in windows (default 12)")->check(WholeInRange(1, 10000));
+  cmd->add_option("--gru-hidden", a->gru.hidden, "GRU hidden units (default 32)")->check(WholeInRange(1, 4096));
+  cmd->add_option("--gru-epochs", a->gru.epochs, "GRU training epochs (default 60)")->check(WholeInRange(0, 100000));
+  cmd->add_option("--threads", a->gru.threads, "LibTorch intra-op threads (default 1)")->check(WholeInRange(1, 1024));
+  cmd->add_option("--seed", a->seed, "Seed of the GRUs' initialisation and shuffling")->check(SeedValue());
   cmd->add_option("--save-gru", a->save_gru, "Save the residual GRU (with its configuration) to this file");
   cmd->add_option("--csv", a->csv, "Also write the table as CSV to this file");
   cmd->callback([a, action] { *action = [a] { return RunForecast(*a); }; });

@@ -57,6 +57,15 @@ Result<std::vector<std::pair<std::string, int>>> ParsePool(const std::string& te
 }
 
 int RunPlan(const PlanArgs& a) {
+  auto options = Options::Parse(a.opts);
+  if (!options.ok()) return ReportUsageError(options.status().WithContext("--planner-opt"));
+  options->SetDefault("seed", std::to_string(a.seed));
+  // A planner name or option it does not take is refused before the model file is read.
+  bool usage = false;
+  if (auto planner = CreateNamed<HeteroPlanner>(a.planner, *options, "--planner", "--planner-opt", &usage);
+      !planner.ok()) {
+    return ReportFailure(planner.status(), usage);
+  }
   const DeviceCatalog& catalog = DeviceCatalog::BuiltIn();
   const LinkCatalog& links = LinkCatalog::BuiltIn();
   ModelProfile loaded;
@@ -70,9 +79,6 @@ int RunPlan(const PlanArgs& a) {
     loaded = std::move(file).value();
     model = &loaded;
   }
-  auto options = Options::Parse(a.opts);
-  if (!options.ok()) return ReportError(options.status());
-  options->SetDefault("seed", std::to_string(a.seed));
 
   PlanningProblem problem;
   problem.model = model;
@@ -153,7 +159,7 @@ void AddPlanCommand(CLI::App& app, std::function<int()>* action) {
       ->check(WholeAtLeast(1));
   cmd->add_option("--micro-batches", a->micro_batches, "step-time: micro-batches per step (default 8)")
       ->check(WholeAtLeast(1));
-  cmd->add_option("--seed", a->seed, "Seed of learned planners");
+  cmd->add_option("--seed", a->seed, "Seed of learned planners")->check(SeedValue());
   cmd->add_option("--planner-opt", a->opts, "Planner option KEY=VALUE (repeatable), e.g. episodes=2000");
   cmd->add_flag("--json", a->json, "Print the plan as JSON instead of a table");
   cmd->add_option("-o,--out", a->out, "Also write the plan as JSON to this file (atomically)");

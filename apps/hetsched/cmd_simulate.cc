@@ -22,21 +22,26 @@ struct SimulateArgs {
   double round_s = 0;  // --round: passed to the policy as its option `round`
 };
 
-int RunSimulate(SimulateArgs& a, CLI::App& cmd) {
-  if (Status st = a.compat.ApplyToCommand(cmd, {a.methods.policy}); !st.ok()) return ReportError(st);
-  auto chosen = a.methods.ToChoice();
-  if (!chosen.ok()) return ReportError(chosen.status());
-  MethodChoice choice = std::move(chosen).value();
-  a.compat.ApplyToChoice(choice, choice.policy);
+// The run's methods from the command line (--compat applied, --round folded in), each created
+// once to refuse a bad name or option before any input is read: `*usage` says a bad command line.
+Status ChooseMethods(SimulateArgs& a, CLI::App& cmd, MethodChoice* choice, bool* usage) {
+  *usage = true;
+  HETSCHED_RETURN_IF_ERROR(a.compat.ApplyToCommand(cmd, {a.methods.policy}));
+  HETSCHED_ASSIGN_OR_RETURN(*choice, a.methods.ToChoice());
+  a.compat.ApplyToChoice(*choice, choice->policy);
   if (a.round_s > 0) {
-    if (choice.policy_options.Has("round")) {
-      return ReportError(Status::InvalidArgument("--round and --policy-opt round=... both given: choose one"));
+    if (choice->policy_options.Has("round")) {
+      return Status::InvalidArgument("--round and --policy-opt round=... both given: choose one");
     }
-    choice.policy_options.Set("round", fmt::format("{}", a.round_s));
+    choice->policy_options.Set("round", fmt::format("{}", a.round_s));
   }
-  // Fail fast: an unknown policy, placer or planner name (or option) is reported, with the known
-  // names, before a long trace is read.
-  if (auto methods = CreateMethods(choice, a.workload.seed); !methods.ok()) return ReportError(methods.status());
+  return CreateChosenMethods(*choice, a.workload.seed, MethodFlags{}, usage);
+}
+
+int RunSimulate(SimulateArgs& a, CLI::App& cmd) {
+  MethodChoice choice;
+  bool usage = false;
+  if (Status st = ChooseMethods(a, cmd, &choice, &usage); !st.ok()) return ReportFailure(st, usage);
   const ModelZoo& zoo = ModelZoo::BuiltIn();
   auto inputs = LoadSimInputs(a.cluster, a.workload, zoo);
   if (!inputs.ok()) return ReportError(inputs.status());
@@ -70,9 +75,8 @@ int RunSimulate(SimulateArgs& a, CLI::App& cmd) {
   fmt::print("simulated {} events in {:.2f} s\n", run->events, run->wall_seconds);
   return kExitOk;
 }
-}  // namespace
 
-void AddSimulateCommand(CLI::App& app, std::function<int()>* action) {
+std::shared_ptr<SimulateArgs> AddSimulateOptions(CLI::App& app, CLI::App** command) {
   auto* cmd = app.add_subcommand("simulate", "Simulate one policy on a workload and a cluster");
   auto a = std::make_shared<SimulateArgs>();
   a->cluster.Add(*cmd);
@@ -84,7 +88,29 @@ void AddSimulateCommand(CLI::App& app, std::function<int()>* action) {
                   "Round length in seconds for round-based policies (gavel-*, tiresias-las): the policy option 'round'")
       ->check(NumberAbove(0));
   cmd->add_option("-o,--out", a->out, "Output directory (summary.json, jobs.csv, timeline.csv)");
+  *command = cmd;
+  return a;
+}
+
+}  // namespace
+
+void AddSimulateCommand(CLI::App& app, std::function<int()>* action) {
+  CLI::App* cmd = nullptr;
+  auto a = AddSimulateOptions(app, &cmd);
   cmd->callback([a, action, cmd] { *action = [a, cmd] { return RunSimulate(*a, *cmd); }; });
+}
+
+Status CheckSimulateOptions(const std::vector<std::string>& args) {
+  CLI::App app{"hetsched simulate (checked)"};
+  CLI::App* cmd = nullptr;
+  auto a = AddSimulateOptions(app, &cmd);
+  RequireFiniteNumbers(app);
+  std::vector<std::string> argv = {"hetsched", "simulate"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  HETSCHED_RETURN_IF_ERROR(ParseCommandLine(app, std::move(argv)));
+  MethodChoice choice;
+  bool usage = false;
+  return ChooseMethods(*a, *cmd, &choice, &usage);
 }
 
 }  // namespace hetsched::cli

@@ -76,29 +76,44 @@ Result<std::vector<SweepConfig>> ReadConfigs(const std::string& path) {
 
 std::string RunDir(const std::string& out, size_t i) { return out + "/runs/" + std::to_string(i); }
 
+// The options of `hetsched simulate` that run configuration `index`: its own, the sweep's --compat
+// when it names none, and its output directory.
+std::vector<std::string> SimulateArgsOf(const SweepArgs& a, const std::vector<SweepConfig>& configs, size_t index) {
+  const SweepConfig& c = configs[index];
+  std::vector<std::string> args = c.args;
+  if (!a.compat.empty() && std::find(c.args.begin(), c.args.end(), "--compat") == c.args.end()) {
+    args.insert(args.end(), {"--compat", a.compat});
+  }
+  args.insert(args.end(), {"--quiet", "-o", RunDir(a.out, index)});
+  return args;
+}
+
+// Every configuration checked as `hetsched simulate` would check its command line, before any
+// runs or is submitted: a bad one is a command-line error naming its file and line.
+int CheckConfigs(const SweepArgs& a, const std::vector<SweepConfig>& configs) {
+  for (size_t i = 0; i < configs.size(); ++i) {
+    if (Status st = CheckSimulateOptions(SimulateArgsOf(a, configs, i)); !st.ok()) {
+      return ReportUsageError(st.WithContext(a.configs + ":" + std::to_string(configs[i].line)));
+    }
+  }
+  return kExitOk;
+}
+
 // Runs one configuration exactly as `hetsched simulate <args> -o <dir> --quiet` would.
 int RunTask(const SweepArgs& a, const std::vector<SweepConfig>& configs, long long index) {
   if (index < 0 || static_cast<size_t>(index) >= configs.size()) {
-    return ReportError(Status::InvalidArgument("sweep: task " + std::to_string(index) + " out of range (0.." +
-                                               std::to_string(configs.size() - 1) + ")"));
+    return ReportUsageError(Status::InvalidArgument("sweep: task " + std::to_string(index) + " out of range (0.." +
+                                                    std::to_string(configs.size() - 1) + ")"));
   }
-  const SweepConfig& c = configs[static_cast<size_t>(index)];
   CLI::App app{"hetsched sweep task"};
   std::function<int()> action;
   AddSimulateCommand(app, &action);
+  RequireFiniteNumbers(app);
   std::vector<std::string> argv = {"hetsched", "simulate"};
-  argv.insert(argv.end(), c.args.begin(), c.args.end());
-  if (!a.compat.empty() && std::find(c.args.begin(), c.args.end(), "--compat") == c.args.end()) {
-    argv.insert(argv.end(), {"--compat", a.compat});
-  }
-  for (const char* extra : {"--quiet", "-o"}) argv.emplace_back(extra);
-  argv.push_back(RunDir(a.out, static_cast<size_t>(index)));
-  std::vector<char*> cargv;
-  for (auto& s : argv) cargv.push_back(s.data());
-  try {
-    app.parse(static_cast<int>(cargv.size()), cargv.data());
-  } catch (const CLI::ParseError& e) {
-    return ReportError(Status::InvalidArgument(a.configs + ":" + std::to_string(c.line) + ": " + e.what()));
+  const std::vector<std::string> args = SimulateArgsOf(a, configs, static_cast<size_t>(index));
+  argv.insert(argv.end(), args.begin(), args.end());
+  if (Status st = ParseCommandLine(app, std::move(argv)); !st.ok()) {
+    return ReportUsageError(st.WithContext(a.configs + ":" + std::to_string(configs[static_cast<size_t>(index)].line)));
   }
   return action ? action() : kExitUsage;
 }
@@ -199,12 +214,15 @@ int RunOnSlurm(const SweepArgs& a, const std::vector<SweepConfig>& configs) {
 
 int RunSweep(const SweepArgs& a) {
   if (!a.compat.empty()) {
-    if (auto p = CompatProfiles::Instance().Find(a.compat); !p.ok()) return ReportError(p.status().WithContext("--compat"));
+    if (auto p = CompatProfiles::Instance().Find(a.compat); !p.ok()) {
+      return ReportUsageError(p.status().WithContext("--compat"));
+    }
   }
   auto configs = ReadConfigs(a.configs);
   if (!configs.ok()) return ReportError(configs.status());
   if (a.task >= 0) return RunTask(a, *configs, a.task);
-  if (a.slurm == a.local) return ReportError(Status::InvalidArgument("sweep: choose --slurm or --local"));
+  if (a.slurm == a.local) return ReportUsageError(Status::InvalidArgument("sweep: choose --slurm or --local"));
+  if (int rc = CheckConfigs(a, *configs); rc != kExitOk) return rc;
   if (a.slurm) return RunOnSlurm(a, *configs);
   for (size_t i = 0; i < configs->size(); ++i) {
     const int rc = RunTask(a, *configs, static_cast<long long>(i));
@@ -221,14 +239,17 @@ void AddSweepCommand(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--configs", a->configs, "File: one configuration per line (options of `hetsched simulate`)")
       ->required();
   cmd->add_option("-o,--out", a->out, "Output directory (runs/<i>/, sweep.txt, sweep.csv)");
-  cmd->add_flag("--slurm", a->slurm, "Run the configurations as a Slurm job array and wait for it");
-  cmd->add_flag("--local", a->local, "Run the configurations here, one after the other");
-  cmd->add_option("--slurm-conf", a->slurm_conf, "SLURM_CONF for sbatch/squeue (default: the environment's)");
-  cmd->add_option("--partition", a->partition, "Slurm partition for the array (default: Slurm's default)");
-  cmd->add_option("--timeout", a->timeout_s, "--slurm: seconds to wait for the array")->check(NumberAbove(0));
+  CLI::Option* slurm = cmd->add_flag("--slurm", a->slurm, "Run the configurations as a Slurm job array and wait for it");
+  CLI::Option* local = cmd->add_flag("--local", a->local, "Run the configurations here, one after the other")->excludes(slurm);
+  cmd->add_option("--slurm-conf", a->slurm_conf, "SLURM_CONF for sbatch/squeue (default: the environment's)")->needs(slurm);
+  cmd->add_option("--partition", a->partition, "Slurm partition for the array (default: Slurm's default)")->needs(slurm);
+  cmd->add_option("--timeout", a->timeout_s, "--slurm: seconds to wait for the array")->check(NumberAbove(0))->needs(slurm);
   cmd->add_option("--compat", a->compat,
                   "Compatibility profile (gavel, tiresias) for every configuration that names none");
-  cmd->add_option("--task", a->task, "Run only configuration I (what each array task runs)");
+  cmd->add_option("--task", a->task, "Run only configuration I (what each array task runs)")
+      ->check(WholeAtLeast(0))
+      ->excludes(slurm)
+      ->excludes(local);
   cmd->callback([a, action] { *action = [a] { return RunSweep(*a); }; });
 }
 

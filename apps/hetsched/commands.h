@@ -3,6 +3,10 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+#include <vector>
+
+#include "hetsched/util/status.h"
 
 namespace hetsched::cli {
 
@@ -15,5 +19,10 @@ void AddPlanCommand(CLI::App& app, std::function<int()>* action);
 void AddForecastCommand(CLI::App& app, std::function<int()>* action);
 void AddAgentCommand(CLI::App& app, std::function<int()>* action);
 void AddSweepCommand(CLI::App& app, std::function<int()>* action);
+
+// Checks `hetsched simulate <args>` as the command line would (options, ranges, conflicts, the
+// methods and their options) without reading any input or running: Ok, or the error (every
+// error here is a bad command line). For `hetsched sweep`, before any configuration runs.
+Status CheckSimulateOptions(const std::vector<std::string>& args);
 
 }  // namespace hetsched::cli

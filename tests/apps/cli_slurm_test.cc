@@ -25,10 +25,10 @@ class CliSlurmTest : public ::testing::Test {
 
 TEST_F(CliSlurmTest, AgentNeedsABackEnd) {
   const CliResult r = Run({"agent", "--journal", dir_ + "/j.jsonl", "-o", dir_ + "/out"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);  // a bad command line
   EXPECT_NE(r.err.find("give a back end (--slurm)"), std::string::npos) << r.err;
   const CliResult bad_map = Run({"agent", "--slurm", "--gpu-type-map", "a100", "--journal", dir_ + "/j.jsonl"});
-  EXPECT_EQ(bad_map.exit_code, 1);
+  EXPECT_EQ(bad_map.exit_code, 2);  // a bad command line
   EXPECT_NE(bad_map.err.find("--gpu-type-map 'a100'"), std::string::npos) << bad_map.err;
 }
 

@@ -244,14 +244,14 @@ TEST_F(CliTest, UnknownCompatProfileIsRefusedBeforeAnythingRuns) {
   const std::string out = Path("out");
   for (const char* command : {"simulate", "compare"}) {
     const CliResult r = Run({command, "--trace", trace, "--compat", "no-such-peer", "-o", out, "-q"});
-    EXPECT_EQ(r.exit_code, 1) << command << "\n" << Show(r);
+    EXPECT_EQ(r.exit_code, 2) << command << "\n" << Show(r);  // a bad command line
     EXPECT_TRUE(Contains(r.err, "unknown compatibility profile 'no-such-peer'")) << Show(r);
     for (const CompatProfile* p : CompatProfiles::Instance().List()) EXPECT_TRUE(Contains(r.err, p->name)) << Show(r);
     EXPECT_TRUE(NoOutputs(out));
   }
   const std::string configs = Write("configs.txt", "--policy fifo --trace " + trace + "\n");
   const CliResult s = Run({"sweep", "--configs", configs, "--local", "--compat", "no-such-peer", "-o", out});
-  EXPECT_EQ(s.exit_code, 1) << Show(s);
+  EXPECT_EQ(s.exit_code, 2) << Show(s);
   EXPECT_TRUE(Contains(s.err, "unknown compatibility profile 'no-such-peer'")) << Show(s);
   EXPECT_TRUE(NoOutputs(out));
   const CliResult c = Run({"catalog", "compat"});
@@ -287,7 +287,8 @@ TEST_F(CliTest, SimulateChecksMethodNamesBeforeReadingTheTrace) {
       {"--policy", "policy"}, {"--placer", "placer"}, {"--planner", "planner"}};
   for (const auto& [flag, kind] : cases) {
     const CliResult r = Run({"simulate", "--trace", trace, "--format", "native", flag, "no-such-method", "-o", out, "-q"});
-    EXPECT_EQ(r.exit_code, 1) << Show(r);
+    EXPECT_EQ(r.exit_code, 2) << Show(r);  // a bad command line
+    EXPECT_TRUE(Contains(r.err, flag + ": ")) << Show(r);
     EXPECT_TRUE(Contains(r.err, "unknown " + kind + " 'no-such-method' (known: ")) << Show(r);
     EXPECT_FALSE(Contains(r.err, trace)) << "the trace was read first\n" << Show(r);
     EXPECT_TRUE(NoOutputs(out));
@@ -295,7 +296,8 @@ TEST_F(CliTest, SimulateChecksMethodNamesBeforeReadingTheTrace) {
   // Options are checked early too.
   const CliResult opt = Run({"simulate", "--trace", trace, "--format", "native", "--policy", "tiresias-las",
                              "--policy-opt", "window=0", "-o", out, "-q"});
-  EXPECT_EQ(opt.exit_code, 1) << Show(opt);
+  EXPECT_EQ(opt.exit_code, 2) << Show(opt);
+  EXPECT_TRUE(Contains(opt.err, "--policy-opt")) << Show(opt);
   EXPECT_TRUE(Contains(opt.err, "window")) << Show(opt);
   EXPECT_FALSE(Contains(opt.err, trace)) << Show(opt);
 }

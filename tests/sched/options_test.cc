@@ -23,6 +23,9 @@ TEST(OptionsTest, ReportsBadItemsAndUnusedKeys) {
   auto depth = o->GetInt("depth", 1);
   ASSERT_FALSE(depth.ok());
   EXPECT_NE(depth.status().message().find("option 'depth'"), std::string::npos);
+  // A value the method cannot read is a wrong option (the CLI's exit 2), not a bad file.
+  EXPECT_EQ(depth.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(o->GetDouble("depth", 1).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(o->Unused(), std::vector<std::string>{"thresold"});
   auto flag = Options::Parse({"x=maybe"});
   EXPECT_FALSE(flag->GetBool("x", false).ok());

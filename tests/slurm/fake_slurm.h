@@ -5,13 +5,14 @@
 // (NodeDown: its jobs are requeued), purge finished jobs (Purge).
 //
 // It also checks what no agent may ever do, and records each breach in `violations`: pin
-// (`scontrol update`) a job that is not held, release a job it did not pin, or start a job twice
-// without a requeue in between. A crash of the agent is simulated by `crash_after`: the command
+// (`scontrol update`) a job that is not held, release a job it did not pin, start a job twice
+// without a requeue in between, or start a job on a node whose GPUs running jobs already hold. A crash of the agent is simulated by `crash_after`: the command
 // with that number throws FakeCrash instead of running, as if the agent had been killed just
 // before it, or (`crash_once_done`) after Slurm carried it out but before the agent heard back.
 // The journal then holds what the agent wrote; its in-memory state is lost with the object.
 #pragma once
 
+#include <algorithm>
 #include <ctime>
 #include <map>
 #include <set>
@@ -93,6 +94,11 @@ class FakeSlurm : public CommandRunner {
         continue;
       }
       if (j.runs > j.restart_count) violations.push_back("job " + std::to_string(id) + " started twice");
+      for (const std::string& n : j.pinned) {
+        if (GpusInUse(n) + GpusPerNode(j) > Node(n)->gpus) {
+          violations.push_back("job " + std::to_string(id) + " started on " + n + " beyond its GPUs (double-booked)");
+        }
+      }
       ++j.runs;
       j.state = "RUNNING";
       j.reason = "None";
@@ -179,6 +185,24 @@ class FakeSlurm : public CommandRunner {
       if (n.name == name) return &n;
     }
     return nullptr;
+  }
+
+  // GPUs a job takes on each of its nodes: its per-node request (what the agent pins), else its
+  // per-job count spread evenly.
+  static int GpusPerNode(const FakeJob& j) {
+    const std::string& tres = j.tres_per_node.empty() ? j.tres_per_job : j.tres_per_node;
+    const size_t colon = tres.rfind(':');
+    const int n = colon == std::string::npos ? 0 : std::stoi(tres.substr(colon + 1));
+    if (!j.tres_per_node.empty()) return n;
+    const size_t nodes = j.pinned.empty() ? 1 : j.pinned.size();
+    return static_cast<int>((static_cast<size_t>(n) + nodes - 1) / nodes);
+  }
+  int GpusInUse(const std::string& node) const {
+    int used = 0;
+    for (const auto& [id, j] : jobs) {
+      if (j.state == "RUNNING" && std::find(j.nodes.begin(), j.nodes.end(), node) != j.nodes.end()) used += GpusPerNode(j);
+    }
+    return used;
   }
 
   std::string SinfoJson() const {

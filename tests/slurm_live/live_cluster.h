@@ -88,7 +88,8 @@ class LiveCluster {
 
   void Stop() {
     if (started_) {
-      PosixCommandRunner plain({}, 120);
+      // Its scan of /proc for stray job processes forks per process: minutes on a loaded machine.
+      PosixCommandRunner plain({}, 300);
       auto r = plain.Run({Scripts() + "/stop-cluster.sh", dir_, "--purge"});
       EXPECT_TRUE(r.ok() && r->exit_code == 0) << (r.ok() ? r->err : r.status().message());
       started_ = false;

@@ -1,5 +1,6 @@
 // `hetsched sweep --slurm`: configurations run as a real Slurm job array give the same table, byte
-// for byte, as the same configurations run here (--local); a configuration that fails is named.
+// for byte, as the same configurations run here (--local); a configuration that fails is named;
+// one that is a bad command line is refused before the array is submitted.
 #include <gtest/gtest.h>
 
 #include "live_cluster.h"
@@ -35,12 +36,20 @@ TEST(SlurmSweepTest, JobArrayMatchesLocalRuns) {
   for (const SlurmJob& sj : c.Jobs()) array_tasks += (sj.array_job_id > 0 && sj.state == "COMPLETED") ? 1 : 0;
   EXPECT_EQ(array_tasks, 3);
 
-  // A configuration that cannot run: the table has the others, the failure is named, exit 1.
-  std::ofstream(configs, std::ios::app) << "--policy nosuch --gpus v100=4 --synthetic 5\n";
+  // A configuration whose input cannot be read fails when it runs: the table has the others, the
+  // failure is named, exit 1.
+  std::ofstream(configs, std::ios::app) << "--policy fifo --gpus v100=4 --trace " << c.work() << "/no-such.trace\n";
   auto bad = run.Run({HETSCHED_CLI_PATH, "sweep", "--configs", configs, "--slurm", "-o", c.work() + "/b"});
   ASSERT_TRUE(bad.ok());
   EXPECT_EQ(bad->exit_code, 1);
   EXPECT_NE(bad->err.find("configuration 3 (" + configs + ":6) has no result"), std::string::npos) << bad->err;
+  // A configuration that is a bad command line is refused before anything is submitted (exit 2).
+  std::ofstream(configs, std::ios::app) << "--policy nosuch --gpus v100=4 --synthetic 5\n";
+  auto refused = run.Run({HETSCHED_CLI_PATH, "sweep", "--configs", configs, "--slurm", "-o", c.work() + "/r"});
+  ASSERT_TRUE(refused.ok());
+  EXPECT_EQ(refused->exit_code, 2);
+  EXPECT_NE(refused->err.find(configs + ":7: --policy: unknown policy 'nosuch'"), std::string::npos) << refused->err;
+  EXPECT_FALSE(std::filesystem::exists(c.work() + "/r/sweep-task.sh"));
 }
 
 }  // namespace

@@ -40,6 +40,8 @@ class FifoScheduler : public JobScheduler {
     Forget(job.spec->id);
     Enqueue(job);
   }
+  // Its estimated end counts in the head's reservation, like a job this scheduler started.
+  void OnJobRunning(const JobStatus& job, SchedContext& ctx) override { RecordStart(ctx, job.spec->id); }
 
   void Schedule(SchedContext& ctx) override {
     while (!pending_.empty()) {

@@ -61,6 +61,8 @@ class GadgetScheduler : public JobScheduler {
   void OnJobRequeued(const JobStatus& job, SchedContext& /*ctx*/) override {
     pending_.insert({job.spec->submit_time_s, job.spec->id});
   }
+  // Running rings are never re-planned, and a job's ring data is built when it is next pending.
+  void OnJobRunning(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
 
   void Schedule(SchedContext& ctx) override {
     if (pending_.empty() || ctx.state().total_free() == 0) return;

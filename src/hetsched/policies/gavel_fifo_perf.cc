@@ -23,18 +23,11 @@ class FifoPerf final : public JobScheduler {
   std::string_view name() const override { return "fifo-perf"; }
 
   void OnJobSubmitted(const JobStatus& job, SchedContext& ctx) override {
-    const JobSpec& spec = *job.spec;
-    // Usable types, fastest first (ties: catalog order), computed once per job.
-    std::vector<std::pair<double, DeviceTypeId>> speed;
-    for (DeviceTypeId t : UsableTypes(spec, ctx.cluster())) {
-      const double it_s = ctx.EstimateIterationS(spec.id, spec.num_gpus, t);
-      if (std::isfinite(it_s)) speed.emplace_back(it_s, t);
-    }
-    std::stable_sort(speed.begin(), speed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<DeviceTypeId>& order = order_[spec.id];
-    for (const auto& [s, t] : speed) order.push_back(t);
-    queue_.insert({job.queued_since_s, spec.id});
+    RankTypes(*job.spec, ctx);
+    queue_.insert({job.queued_since_s, job.spec->id});
   }
+  // Not queued; its type order serves if it is requeued.
+  void OnJobRunning(const JobStatus& job, SchedContext& ctx) override { RankTypes(*job.spec, ctx); }
   void OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) override { order_.erase(job.spec->id); }
   void OnJobRequeued(const JobStatus& job, SchedContext& /*ctx*/) override {
     // A requeued job keeps its place: its submit time.
@@ -58,6 +51,19 @@ class FifoPerf final : public JobScheduler {
   }
 
  private:
+  // The job's usable types, fastest first (ties: catalog order), computed once per job.
+  void RankTypes(const JobSpec& spec, SchedContext& ctx) {
+    std::vector<std::pair<double, DeviceTypeId>> speed;
+    for (DeviceTypeId t : UsableTypes(spec, ctx.cluster())) {
+      const double it_s = ctx.EstimateIterationS(spec.id, spec.num_gpus, t);
+      if (std::isfinite(it_s)) speed.emplace_back(it_s, t);
+    }
+    std::stable_sort(speed.begin(), speed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<DeviceTypeId>& order = order_[spec.id];
+    order.clear();
+    for (const auto& [s, t] : speed) order.push_back(t);
+  }
+
   std::set<std::pair<double, JobId>> queue_;
   std::map<JobId, std::vector<DeviceTypeId>> order_;
 };

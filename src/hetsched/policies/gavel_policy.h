@@ -63,6 +63,8 @@ class RoundPolicy : public JobScheduler {
   void OnJobSubmitted(const JobStatus& job, SchedContext& ctx) override;
   void OnJobFinished(const JobStatus& job, SchedContext& ctx) override;
   void OnJobRequeued(const JobStatus& job, SchedContext& ctx) override;
+  // Active like a submitted job; the rounds read its state (running on its type) from ctx.
+  void OnJobRunning(const JobStatus& job, SchedContext& ctx) override { OnJobSubmitted(job, ctx); }
   void Schedule(SchedContext& ctx) override;
 
   // Switches to Gavel's simulator's round mechanism (before the first event).

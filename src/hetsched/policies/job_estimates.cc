@@ -73,7 +73,9 @@ Result<std::vector<double>> ParseIncreasingList(const std::string& text, const s
   std::vector<double> out;
   if (Trim(text).empty()) return out;
   for (std::string_view item : Split(text, ';')) {
-    HETSCHED_ASSIGN_OR_RETURN(const double v, ParseDouble(Trim(item), what));
+    const Result<double> parsed = ParseDouble(Trim(item), what);
+    if (!parsed.ok()) return Status::InvalidArgument(parsed.status().message());  // an option's value
+    const double v = *parsed;
     if (!(v > 0) || !std::isfinite(v)) {
       return Status::InvalidArgument(what + ": values must be positive and finite, got '" + std::string(Trim(item)) + "'");
     }

@@ -30,6 +30,8 @@ class ListScheduler : public JobScheduler {
   void OnJobRequeued(const JobStatus& job, SchedContext& /*ctx*/) override {
     pending_.insert({job.spec->submit_time_s, job.spec->id});  // keeps its place in the list
   }
+  // The list holds pending jobs only; a running one enters it if it is requeued.
+  void OnJobRunning(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
 
   void Schedule(SchedContext& ctx) override {
     int examined = 0;

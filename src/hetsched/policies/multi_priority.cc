@@ -29,6 +29,8 @@ class MultiPriorityScheduler : public JobScheduler {
     queue_.Remove(job.spec->id);
     Enqueue(job, ctx);
   }
+  // The queues hold pending jobs only (non-preemptive); a running one is queued if requeued.
+  void OnJobRunning(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
 
   void Schedule(SchedContext& ctx) override {
     const double now = ctx.now();

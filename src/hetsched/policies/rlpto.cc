@@ -101,14 +101,15 @@ class RlptoScheduler : public JobScheduler {
   double round_period_s() const override { return config_.round_s; }
 
   void OnJobSubmitted(const JobStatus& job, SchedContext& ctx) override {
-    const JobId id = job.spec->id;
-    JobInfo& info = jobs_[id];
-    info.omega = job.spec->priority > 0 ? 3 : job.spec->priority == 0 ? 2 : 1;
-    info.min = std::min(job.spec->num_gpus, MinimumGpus(job.spec->num_gpus, config_.min_share));
-    if (learned_) RankTypes(ctx, *job.spec, info);
-    omega_in_system_ += info.omega;
+    Admit(job, ctx);
     RecordArrival(ctx.now(), job.spec->num_gpus);
     Enqueue(job, ctx);
+  }
+  // In the system (its weight counts), tracked as running (it may converge, be shrunk or moved);
+  // not an arrival of now for the forecast.
+  void OnJobRunning(const JobStatus& job, SchedContext& ctx) override {
+    Admit(job, ctx);
+    StartTracking(ctx, job.spec->id);
   }
   void OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) override {
     const JobId id = job.spec->id;
@@ -167,6 +168,14 @@ class RlptoScheduler : public JobScheduler {
   };
 
   bool Recording() const { return training_.trajectory != nullptr; }
+
+  void Admit(const JobStatus& job, SchedContext& ctx) {
+    JobInfo& info = jobs_[job.spec->id];
+    info.omega = job.spec->priority > 0 ? 3 : job.spec->priority == 0 ? 2 : 1;
+    info.min = std::min(job.spec->num_gpus, MinimumGpus(job.spec->num_gpus, config_.min_share));
+    if (learned_) RankTypes(ctx, *job.spec, info);
+    omega_in_system_ += info.omega;
+  }
 
   // The job's usable types, fastest first (steps/s on its request: the profile's measurement
   // where it has one, else the visible model); ties by type id.

@@ -29,6 +29,9 @@ class SjfScheduler : public JobScheduler {
     Remove(job.spec->id);
     Enqueue(job, ctx);
   }
+  // Non-preemptive, and keeps only its queue: a running job needs no entry (requeued, it is
+  // queued by its remaining estimate like any other).
+  void OnJobRunning(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
 
   void Schedule(SchedContext& ctx) override {
     int blocked = 0;

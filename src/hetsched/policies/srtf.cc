@@ -33,6 +33,8 @@ class SrtfScheduler : public JobScheduler {
     Forget(job.spec->id);
     Enqueue(job.spec->id, ctx);
   }
+  // A preemption candidate by its remaining estimate, like a job this scheduler started.
+  void OnJobRunning(const JobStatus& job, SchedContext& ctx) override { RecordStart(ctx, job.spec->id); }
 
   void Schedule(SchedContext& ctx) override {
     const double now = ctx.now();

@@ -70,6 +70,9 @@ class TiresiasDlasScheduler : public JobScheduler {
   }
   // A job the back end gave back keeps its queue and its place in it.
   void OnJobRequeued(const JobStatus& /*job*/, SchedContext& /*ctx*/) override { event_since_plan_ = true; }
+  // The queues hold every job, pending or running (ctx.job(id).state tells which): it enters
+  // queue 0 like a new job, and the next pass's Demote moves it down by the service it attained.
+  void OnJobRunning(const JobStatus& job, SchedContext& ctx) override { OnJobSubmitted(job, ctx); }
 
   void Schedule(SchedContext& ctx) override {
     const double now = ctx.now();

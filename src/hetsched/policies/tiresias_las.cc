@@ -57,6 +57,14 @@ class TiresiasLasScheduler : public JobScheduler {
     RemoveRunning(job.spec->id, it->second);
     jobs_.erase(it);
   }
+  // Booked running in the queue its attained service has reached (its service counts from
+  // zero in queue 0, as for a new job), with its threshold crossing due.
+  void OnJobRunning(const JobStatus& job, SchedContext& ctx) override {
+    JobInfo& info = jobs_[job.spec->id];
+    info = JobInfo{};
+    info.queue = QueueOf(job.AttainedServiceGpuS(ctx.now()));
+    AddRunning(ctx, job.spec->id, info);
+  }
   void OnJobRequeued(const JobStatus& job, SchedContext& ctx) override {
     auto it = jobs_.find(job.spec->id);
     if (it == jobs_.end()) return;

@@ -26,6 +26,13 @@ class JobScheduler {
   // The back end took the job's devices away (node failure, Slurm requeue); the job is pending
   // again. Jobs the scheduler preempts itself through ctx.Preempt() do not trigger this.
   virtual void OnJobRequeued(const JobStatus& job, SchedContext& ctx) = 0;
+  // The back end shows the scheduler a job that is already running on `job.devices` (state
+  // kRunning, last_start_s the start of its current run), which it never saw start: a Slurm agent
+  // restarted while the job ran (its earlier life started it). The scheduler books it as if it
+  // had started it itself: it counts it, may preempt it through ctx.Preempt(), and is told by
+  // OnJobFinished/OnJobRequeued when it ends or is given back. Called instead of OnJobSubmitted,
+  // before the next Schedule(). The simulator never calls it (it starts every job it runs).
+  virtual void OnJobRunning(const JobStatus& job, SchedContext& ctx) = 0;
 
   virtual void Schedule(SchedContext& ctx) = 0;
 

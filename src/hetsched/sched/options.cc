@@ -4,6 +4,16 @@
 
 namespace hetsched {
 
+namespace {
+// A value the method cannot read is a wrong option (kInvalidArgument), like a key it does not
+// take: the CLI refuses both as a command-line error (exit 2). kParseError stays for files.
+template <typename T>
+Result<T> AsOptionError(Result<T> parsed) {
+  if (parsed.ok()) return parsed;
+  return Status::InvalidArgument(parsed.status().message());
+}
+}  // namespace
+
 Result<Options> Options::Parse(const std::vector<std::string>& items) {
   Options options;
   for (const std::string& item : items) {
@@ -20,14 +30,14 @@ Result<double> Options::GetDouble(const std::string& key, double def) const {
   used_.insert(key);
   auto it = values_.find(key);
   if (it == values_.end()) return def;
-  return ParseDouble(it->second, "option '" + key + "'");
+  return AsOptionError(ParseDouble(it->second, "option '" + key + "'"));
 }
 
 Result<long long> Options::GetInt(const std::string& key, long long def) const {
   used_.insert(key);
   auto it = values_.find(key);
   if (it == values_.end()) return def;
-  return ParseInt(it->second, "option '" + key + "'");
+  return AsOptionError(ParseInt(it->second, "option '" + key + "'"));
 }
 
 Result<bool> Options::GetBool(const std::string& key, bool def) const {

@@ -1,5 +1,6 @@
 // Key=value options for policies, placers and planners ("--policy-opt threshold=3600").
-// Typed getters with defaults; Unused() lists keys nobody asked for, so typos are reported.
+// Typed getters with defaults; Unused() lists keys nobody asked for, so typos are reported. A value
+// a getter cannot read is kInvalidArgument naming the key (a wrong option, not a bad file).
 #pragma once
 
 #include <map>

@@ -118,6 +118,9 @@ class Agent final : public SchedBackend {
         SlurmCluster cluster, Journal journal);
 
   Status Restore();
+  // A job found running (or released) at restart: its status set as a start in this life would
+  // have, and shown to the policy (JobScheduler::OnJobRunning), which can then count and preempt it.
+  void ShowRunning(AgentJob& job);
   // Journal records are written at once (a kill -9 loses none) and fsynced by SyncJournal():
   // before each release, and once per poll.
   Status Append(JournalRecord record);

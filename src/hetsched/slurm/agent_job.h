@@ -20,7 +20,7 @@ struct Agent::AgentJob {
   JobRequest request;
   JobStatus status;                   // status.spec points at request.spec (stable: heap object)
   Phase phase = Phase::kPending;
-  bool policy_knows = false;          // false for jobs restored running after an agent restart
+  bool policy_knows = false;          // the policy was shown the job (submitted, or running at a restart)
   int restart_count = 0;              // Slurm's restart_cnt as last seen
   std::vector<std::string> nodes;     // of the last placement
   std::string type_name;              // catalog type of the last placement

@@ -139,8 +139,8 @@ Status Agent::Restore() {
       methods_.scheduler->OnJobSubmitted(job.status, ctx_);
       continue;
     }
-    // Released before the stop (journaled or not): follow it without showing it to the policy,
-    // which did not see it start in this life of the agent.
+    // Released before the stop (journaled or not): followed first (it may have ended or been
+    // requeued meanwhile), then shown to the policy as running if it still is.
     job.policy_knows = false;
     if (!journaled.empty() && !sj.Terminal()) {
       if (Status st = HoldDevices(job, journaled); !st.ok()) Report("restore job " + std::to_string(id) + ": " + st.message());
@@ -158,9 +158,25 @@ Status Agent::Restore() {
       }
     }
     Follow(job, sj);
+    if ((job.phase == Phase::kReleased || job.phase == Phase::kRunning) && !job.status.devices.empty()) {
+      ShowRunning(job);
+    }
   }
   changed_ = true;
   return SyncJournal();
+}
+
+void Agent::ShowRunning(AgentJob& job) {
+  JobStatus& s = job.status;
+  s.state = JobState::kRunning;
+  // The current run's start as Slurm reported it (released, not yet started: from now).
+  s.last_start_s = job.run_start_epoch_s >= 0 ? job.run_start_epoch_s - origin_s_ : now();
+  if (s.first_start_s < 0) s.first_start_s = job.record.first_start_s >= 0 ? job.record.first_start_s : s.last_start_s;
+  // The rate a job started in this life reports is its plan's estimate: the same here.
+  const double iteration_s = ctx_.EstimateIterationS(s.spec->id, s.num_devices(), s.device_type);
+  s.iteration_rate = std::isfinite(iteration_s) && iteration_s > 0 ? 1.0 / iteration_s : 0;
+  job.policy_knows = true;
+  methods_.scheduler->OnJobRunning(s, ctx_);
 }
 
 RunRecord Agent::Record() {
