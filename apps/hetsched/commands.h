@@ -15,5 +15,6 @@ void AddPlanCommand(CLI::App& app, std::function<int()>* action);
 void AddForecastCommand(CLI::App& app, std::function<int()>* action);
 void AddAgentCommand(CLI::App& app, std::function<int()>* action);
 void AddSweepCommand(CLI::App& app, std::function<int()>* action);
+void AddReportCommand(CLI::App& app, std::function<int()>* action);
 
 }  // namespace hetsched::cli
