@@ -1,5 +1,6 @@
 // `hetsched compare`: several policies (x placers) on one workload and cluster -> one table,
-// per-run outputs and plots. `hetsched demo` is compare with the built-in defaults.
+// per-run outputs and plots. `hetsched demo` is compare with the demo's runs (demo.h) on the built-in
+// cluster and trace, followed by a plan and a placement experiment.
 #include <fmt/core.h>
 
 #include <thread>
@@ -7,6 +8,7 @@
 #include "cli_common.h"
 #include "cli_compat.h"
 #include "commands.h"
+#include "demo.h"
 #include "hetsched/metrics/summary.h"
 #include "hetsched/report/html_report.h"
 #include "hetsched/report/plot.h"
@@ -23,6 +25,8 @@ struct CompareArgs {
   SimArgs sim;
   std::vector<std::string> policies{"fifo", "fifo:backfill=none", "sjf", "srtf", "tiresias-las"};
   std::vector<std::string> placers{"pack"};
+  // --runs: explicit POLICY[:OPTS][+PLACER[:OPTS]] pairs instead of policies x placers.
+  std::vector<std::string> runs;
   std::string planner = "data-parallel";
   CompatArgs compat;
   double round_s = 0;  // --round: offered to every policy as its option `round`
@@ -38,38 +42,60 @@ std::string RunDirName(const std::string& spec) {
   return s;
 }
 
-int RunCompare(CompareArgs& a, CLI::App& cmd) {
-  std::vector<std::string> policy_names;
+// The (policy, placer) spec pairs to run: --runs as given, else every policy with every placer.
+std::vector<std::pair<std::string, std::string>> RunPairs(const CompareArgs& a) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (!a.runs.empty()) {
+    for (const std::string& r : a.runs) {
+      const size_t plus = r.find('+');
+      pairs.emplace_back(r.substr(0, plus), plus == std::string::npos ? "pack" : r.substr(plus + 1));
+    }
+    return pairs;
+  }
   for (const std::string& p : a.policies) {
+    for (const std::string& pl : a.placers) pairs.emplace_back(p, pl);
+  }
+  return pairs;
+}
+
+int RunCompare(CompareArgs& a, CLI::App& cmd) {
+  if (a.demo && a.runs.empty() && cmd.count("--policies") == 0 && cmd.count("--placers") == 0) a.runs = DemoRuns();
+  const std::vector<std::pair<std::string, std::string>> pairs = RunPairs(a);
+  // Each policy spec parsed once: its name for the compatibility profile, its options per run.
+  std::vector<std::pair<std::string, Options>> policies, placers;
+  std::vector<std::string> policy_names;
+  for (const auto& [p, pl] : pairs) {
     auto policy = ParseMethodSpec(p);
-    if (!policy.ok()) return ReportUsageError(policy.status().WithContext("--policies"));
+    const char* flag = a.runs.empty() ? "--policies" : "--runs";
+    if (!policy.ok()) return ReportUsageError(policy.status().WithContext(flag));
+    auto placer = ParseMethodSpec(pl);
+    if (!placer.ok()) return ReportUsageError(placer.status().WithContext(a.runs.empty() ? "--placers" : "--runs"));
     policy_names.push_back(policy->first);
+    policies.push_back(std::move(policy).value());
+    placers.push_back(std::move(placer).value());
   }
   if (Status st = a.compat.ApplyToCommand(cmd, policy_names); !st.ok()) return ReportUsageError(st);
   std::vector<MethodChoice> choices;
   std::vector<std::string> labels;
-  for (const std::string& p : a.policies) {
-    for (const std::string& pl : a.placers) {
-      auto policy = ParseMethodSpec(p);
-      if (!policy.ok()) return ReportUsageError(policy.status().WithContext("--policies"));
-      auto placer = ParseMethodSpec(pl);
-      if (!placer.ok()) return ReportUsageError(placer.status().WithContext("--placers"));
-      MethodChoice c;
-      c.policy = policy->first;
-      c.policy_options = policy->second;
-      c.placer = placer->first;
-      c.placer_options = placer->second;
-      c.planner = a.planner;
-      // A round-based policy reads it; the others ignore it (like --seed).
-      if (a.round_s > 0 && !c.policy_options.Has("round")) c.policy_options.SetDefault("round", fmt::format("{}", a.round_s));
-      a.compat.ApplyToChoice(c, p + "+" + pl);
-      choices.push_back(std::move(c));
-      labels.push_back(p + "+" + pl);
-    }
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    MethodChoice c;
+    c.policy = policies[i].first;
+    c.policy_options = policies[i].second;
+    c.placer = placers[i].first;
+    c.placer_options = placers[i].second;
+    c.planner = a.planner;
+    // A round-based policy reads it; the others ignore it (like --seed).
+    if (a.round_s > 0 && !c.policy_options.Has("round")) c.policy_options.SetDefault("round", fmt::format("{}", a.round_s));
+    const std::string label = pairs[i].first + "+" + pairs[i].second;
+    a.compat.ApplyToChoice(c, label);
+    choices.push_back(std::move(c));
+    labels.push_back(label);
   }
   // Fail fast: an unknown method name or option is a command-line error, reported before a long
   // trace is read.
-  const MethodFlags flags{"--policies", "--policies", "--placers", "--placers", "--planner", "--planner"};
+  const char* policy_flag = a.runs.empty() ? "--policies" : "--runs";
+  const char* placer_flag = a.runs.empty() ? "--placers" : "--runs";
+  const MethodFlags flags{policy_flag, policy_flag, placer_flag, placer_flag, "--planner", "--planner"};
   for (size_t i = 0; i < choices.size(); ++i) {
     bool usage = false;
     if (Status st = CreateChosenMethods(choices[i], a.workload.seed, flags, &usage); !st.ok()) {
@@ -81,7 +107,9 @@ int RunCompare(CompareArgs& a, CLI::App& cmd) {
   if (!inputs.ok()) return ReportError(inputs.status());
   const Cluster& cluster = inputs->cluster;
   if (a.demo) {
-    fmt::print("hetsched demo: the baselines on a real trace subset and a built-in heterogeneous cluster.\n\n");
+    fmt::print("hetsched demo: heterogeneity-aware and seed-system policies beside the baselines on a real trace "
+               "subset and a built-in heterogeneous cluster; then one heterogeneous plan and one placement "
+               "experiment.\n\n");
   }
   PrintSimInputs(*inputs);
   fmt::print("{}", a.compat.Report());
@@ -119,7 +147,10 @@ int RunCompare(CompareArgs& a, CLI::App& cmd) {
   Status st = MakeDirs(a.out);
   if (!st.ok()) return ReportError(st);
   for (size_t i = 0; i < runs.size(); ++i) {
-    st = WriteRunOutputs(a.out + "/" + RunDirName(labels[i]), runs[i], summaries[i]);
+    const std::string dir = a.out + "/" + RunDirName(labels[i]);
+    st = WriteRunOutputs(dir, runs[i], summaries[i]);
+    // The whole record too, so that `hetsched report DIR` can rebuild the report.
+    if (st.ok()) st = WriteFileAtomic(dir + "/run.json", RunRecordJson(runs[i]));
     if (!st.ok()) return ReportError(st);
   }
   const std::string table = ComparisonTable(runs, summaries);
@@ -133,14 +164,23 @@ int RunCompare(CompareArgs& a, CLI::App& cmd) {
     if (!st.ok()) return ReportError(st);
   }
   fmt::print("\n{}\n", table);
+  if (a.demo) {
+    for (const std::string& line : DemoFindings(labels, summaries)) fmt::print("finding : {}\n", line);
+  }
   fmt::print("outputs : {0}/compare.txt  {0}/compare.csv  {0}/report.html  {0}/jct_cdf.svg  {0}/utilisation.svg\n"
-             "          and per run {0}/<method>/{{summary.json,jobs.csv,timeline.csv}}\n",
+             "          and per run {0}/<method>/{{summary.json,jobs.csv,timeline.csv,run.json}}\n",
              a.out);
+  if (a.demo) {
+    if (int rc = RunDemoPlanning(a.workload.seed); rc != kExitOk) return rc;
+    if (int rc = RunDemoPlacement(a.out + "/placement", a.workload.seed, threads); rc != kExitOk) return rc;
+    fmt::print("\nreport  : open {}/report.html in a browser\n", a.out);
+  }
   return kExitOk;
 }
 
 void AddCompareLike(CLI::App& app, std::function<int()>* action, bool demo) {
-  auto* cmd = demo ? app.add_subcommand("demo", "Compare the baseline policies on the built-in cluster and a real trace subset")
+  auto* cmd = demo ? app.add_subcommand("demo", "What hetsched is for, in a minute: heterogeneity-aware and seed policies against "
+                                                    "baselines on a real trace subset, a heterogeneous plan, a placement")
                    : app.add_subcommand("compare", "Compare several policies (x placers) on one workload: one table");
   auto a = std::make_shared<CompareArgs>();
   a->demo = demo;
@@ -148,8 +188,14 @@ void AddCompareLike(CLI::App& app, std::function<int()>* action, bool demo) {
   a->cluster.Add(*cmd);
   a->workload.Add(*cmd);
   a->sim.Add(*cmd);
-  cmd->add_option("--policies", a->policies, "Policies, each NAME[:KEY=VALUE...]")->delimiter(',');
-  cmd->add_option("--placers", a->placers, "Placers, each NAME[:KEY=VALUE...]")->delimiter(',');
+  CLI::Option* policies = cmd->add_option("--policies", a->policies, "Policies, each NAME[:KEY=VALUE...]")->delimiter(',');
+  CLI::Option* placers = cmd->add_option("--placers", a->placers, "Placers, each NAME[:KEY=VALUE...]")->delimiter(',');
+  cmd->add_option("--runs", a->runs,
+                  "Exact runs instead of policies x placers, each POLICY[:KEY=VALUE...][+PLACER[:KEY=VALUE...]] "
+                  "(placer default pack)")
+      ->delimiter(',')
+      ->excludes(policies)
+      ->excludes(placers);
   cmd->add_option("--planner", a->planner, "Planner for every run");
   cmd->add_option("--round", a->round_s,
                   "Round length in seconds, offered to every policy as its option 'round' (round-based ones read it)")

@@ -44,6 +44,7 @@ int RunExperiment(const ExperimentArgs& a) {
     if (!unused.empty()) fmt::print(stderr, "hetsched: warning: option(s) not used by '{}': {}\n", a.name, unused.front());
   }
   if (!st.ok()) return ReportError(st);
+  if (!ctx.headline.empty()) fmt::print("result  : {}\n", ctx.headline);
   fmt::print("outputs : {}/\n", ctx.out_dir);
   return kExitOk;
 }

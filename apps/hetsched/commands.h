@@ -19,6 +19,7 @@ void AddPlanCommand(CLI::App& app, std::function<int()>* action);
 void AddForecastCommand(CLI::App& app, std::function<int()>* action);
 void AddAgentCommand(CLI::App& app, std::function<int()>* action);
 void AddSweepCommand(CLI::App& app, std::function<int()>* action);
+void AddReportCommand(CLI::App& app, std::function<int()>* action);
 
 // Checks `hetsched simulate <args>` as the command line would (options, ranges, conflicts, the
 // methods and their options) without reading any input or running: Ok, or the error (every

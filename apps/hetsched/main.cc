@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   hetsched::cli::AddForecastCommand(app, &action);
   hetsched::cli::AddAgentCommand(app, &action);
   hetsched::cli::AddSweepCommand(app, &action);
+  hetsched::cli::AddReportCommand(app, &action);
   hetsched::cli::RequireFiniteNumbers(app);  // no NaN or infinity in any number (issue 20)
   try {
     app.parse(argc, argv);

@@ -362,17 +362,61 @@ TEST_F(CliTest, CompareWritesATableAndOneDirectoryPerRun) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5) << csv;
 }
 
-// The README's first command: the baselines on the built-in cluster and demo trace.
-TEST_F(CliTest, DemoComparesTheFiveBaselines) {
+// The README's first command: heterogeneity-aware and seed policies beside baselines on the
+// built-in cluster and demo trace, then a plan and a placement experiment, each with a finding.
+TEST_F(CliTest, DemoShowsTheMission) {
   const std::string out = Path("demo");
   const CliResult r = Run({"demo", "-o", out, "-q", "-j", "2"});
   ASSERT_EQ(r.exit_code, 0) << Show(r);
   const std::string csv = ReadWholeFile(out + "/compare.csv");
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 6) << csv;  // header + 5 policies
-  for (const char* run : {"fifo_pack", "fifo_backfill_none_pack", "sjf_pack", "srtf_pack", "tiresias-las_pack"}) {
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 7) << csv;  // header + 6 runs
+  for (const char* run : {"fifo_pack", "tiresias-las_pack", "gavel-las-agnostic_pack",
+                          "gavel-las_profile_data_real_gavel_throughputs.csv_pack", "gadget_gadget-ring", "rlpto_pack"}) {
     EXPECT_TRUE(fs::is_regular_file(out + "/" + run + "/summary.json")) << run;
+    EXPECT_TRUE(fs::is_regular_file(out + "/" + run + "/run.json")) << run;
   }
-  EXPECT_TRUE(Contains(r.out, "533/533")) << Show(r);  // every job of the demo trace finished
+  // Every job of the demo trace finished in each of the six runs.
+  size_t finished = 0;
+  for (size_t p = r.out.find("533/533"); p != std::string::npos; p = r.out.find("533/533", p + 1)) ++finished;
+  EXPECT_EQ(finished, 6u) << Show(r);
+  EXPECT_TRUE(Contains(r.out, "finding : gavel-las (sees each GPU type's measured speed)")) << Show(r);
+  EXPECT_TRUE(Contains(r.out, "finding : HeterPS's learned plan costs")) << Show(r);
+  EXPECT_TRUE(Contains(r.out, "finding : dltap moves")) << Show(r);
+  EXPECT_TRUE(fs::is_regular_file(out + "/placement/dltap.csv"));
+
+  // `hetsched report` rebuilds the page from the run directories alone.
+  const std::string page = Path("rebuilt.html");
+  const CliResult rep = Run({"report", out, "-o", page});
+  ASSERT_EQ(rep.exit_code, 0) << Show(rep);
+  EXPECT_TRUE(Contains(rep.out, "6 run(s)")) << Show(rep);
+  const std::string html = ReadWholeFile(page);
+  EXPECT_TRUE(Contains(html, "gadget+gadget-ring"));
+  EXPECT_TRUE(Contains(html, "<figure id=\"cost-energy\">"));
+}
+
+TEST_F(CliTest, CompareRunsGivesExactPairs) {
+  const std::string trace = Write("trace.csv", kGoodTrace);
+  const std::string out = Path("out");
+  const CliResult r = Run({"compare", "--trace", trace, "--format", "native", "--gpus", "v100=4,k80=4", "--runs",
+                           "fifo:backfill=none+spread,srtf", "-j", "1", "-o", out, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << Show(r);
+  EXPECT_TRUE(fs::is_regular_file(out + "/fifo_backfill_none_spread/run.json"));
+  EXPECT_TRUE(fs::is_regular_file(out + "/srtf_pack/run.json"));  // placer default: pack
+  const std::string csv = ReadWholeFile(out + "/compare.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;
+  // --runs replaces policies x placers: both together are a usage error.
+  const CliResult both = Run({"compare", "--trace", trace, "--format", "native", "--gpus", "v100=4", "--runs", "fifo",
+                              "--policies", "srtf", "-o", Path("out2"), "-q"});
+  EXPECT_EQ(both.exit_code, 2) << Show(both);
+}
+
+TEST_F(CliTest, ReportNamesADirectoryWithoutRuns) {
+  const std::string empty = Path("empty");
+  fs::create_directories(empty);
+  const CliResult r = Run({"report", empty, "-o", Path("r.html")});
+  EXPECT_EQ(r.exit_code, 1) << Show(r);
+  EXPECT_TRUE(Contains(r.err, "no run.json")) << Show(r);
+  EXPECT_FALSE(fs::exists(Path("r.html")));
 }
 
 TEST_F(CliTest, ValidateCluster) {

@@ -27,6 +27,19 @@ class ClusterTest : public ::testing::Test {
   Rack MakeRack(const std::string& name) { return Rack{name, links_.Find("eth100"), 1, 1.0, {}}; }
 };
 
+TEST_F(ClusterTest, WidestNodePerType) {
+  Cluster c(&devices_, &links_);
+  const RackId r0 = c.AddRack(MakeRack("r0"));
+  c.AddNode(MakeNode("a", r0, "v100", 8));
+  c.AddNode(MakeNode("b", r0, "k80", 4));
+  c.AddNode(MakeNode("c", r0, "k80", 2));
+  EXPECT_EQ(c.max_devices_per_node(), 8);
+  EXPECT_EQ(c.max_devices_per_node(devices_.Find("v100")), 8);
+  EXPECT_EQ(c.max_devices_per_node(devices_.Find("k80")), 4);
+  EXPECT_EQ(c.max_devices_per_node(devices_.Find("p100")), 0);  // absent
+  EXPECT_EQ(c.max_devices_per_node(kNoDeviceType), 0);
+}
+
 TEST_F(ClusterTest, AddNodeAssignsDevicesInOrder) {
   Cluster c(&devices_, &links_);
   const RackId r0 = c.AddRack(MakeRack("r0"));

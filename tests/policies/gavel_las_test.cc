@@ -169,6 +169,16 @@ TEST(GavelLasPolicyTest, JobAloneIsNeverMoved) {
   EXPECT_TRUE(h.TakeLog().empty());
 }
 
+// A job wider than every server of its type is split over servers at once: waiting for a
+// server that can hold it would be for ever. (It once waited whenever another type had servers
+// that wide: 8-GPU jobs on the demo cluster's 4-GPU K80 servers never ran.)
+TEST(GavelLasPolicyTest, JobWiderThanItsTypesServersIsSplitNotKeptWaiting) {
+  test::PolicyHarness h({{test::kFast, 8}, {test::kSlow, 4}, {test::kSlow, 4}}, "gavel-las-agnostic");
+  h.Submit(1, 8, 0, 1000000, 0, {test::kSlow});
+  h.ScheduleAt(0);
+  EXPECT_THAT(h.TakeLog(), ElementsAre(::testing::StartsWith("start 1 on")));
+}
+
 TEST(GavelLasPolicyTest, BadRoundOption) {
   auto made = Registry<JobScheduler>::Instance().Create("gavel-las", *Options::Parse({"round=0"}));
   ASSERT_FALSE(made.ok());

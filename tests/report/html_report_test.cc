@@ -25,8 +25,14 @@ TEST(ComparisonHtml, SelfContainedAndWellFormed) {
   EXPECT_NE(html.find("<td>fifo</td>"), std::string::npos);
   EXPECT_NE(html.find("<td>gavel</td>"), std::string::npos);
   EXPECT_NE(html.find("1/2"), std::string::npos);
-  EXPECT_NE(html.find("Cluster utilisation over time"), std::string::npos);
+  // Every figure inline with its sentence.
+  for (const char* id : {"utilisation", "queue", "jct-cdf", "cost-energy"}) {
+    EXPECT_NE(html.find(std::string("<figure id=\"") + id + "\">"), std::string::npos) << id;
+  }
+  EXPECT_EQ(testing_util::CheckBalancedTags(html).empty(), true);
+  EXPECT_NE(html.find("Utilisation per GPU type over time"), std::string::npos);
   EXPECT_NE(html.find("JCT distribution (CDF)"), std::string::npos);
+  EXPECT_NE(html.find("<figcaption>Jobs submitted and not running"), std::string::npos);
   EXPECT_NE(html.find("demo&lt;1&gt;.csv"), std::string::npos);
   EXPECT_EQ(html.find("src="), std::string::npos);
   EXPECT_EQ(html.find("href="), std::string::npos);

@@ -20,6 +20,9 @@ struct ExperimentContext {
   int threads = 1;                // independent runs in parallel
   Options options;                // experiment-specific KEY=VALUE options
   std::function<void(const std::string&)> print;  // where the table and progress lines go
+  // Set by Run: the result in one sentence from the runs just done (e.g. "dltap moves 53% fewer
+  // bytes across nodes than k8s-spread"); `hetsched experiment` and the demo print it.
+  std::string headline;
 };
 
 class Experiment {

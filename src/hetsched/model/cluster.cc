@@ -24,6 +24,9 @@ NodeId Cluster::AddNode(Node node) {
   if (node.device_type >= 0 && static_cast<size_t>(node.device_type) < per_type_.size() &&
       node.num_devices > 0) {
     per_type_[static_cast<size_t>(node.device_type)] += node.num_devices;
+    max_per_node_by_type_.resize(per_type_.size(), 0);
+    int& widest = max_per_node_by_type_[static_cast<size_t>(node.device_type)];
+    widest = std::max(widest, node.num_devices);
   }
   max_per_node_ = std::max(max_per_node_, node.num_devices);
   present_types_.clear();

@@ -63,6 +63,11 @@ class Cluster {
   // Device types present in this cluster, in catalog order.
   const std::vector<DeviceTypeId>& present_types() const { return present_types_; }
   int max_devices_per_node() const { return max_per_node_; }
+  // The most devices of `type` on one node (0 if the type is absent).
+  int max_devices_per_node(DeviceTypeId type) const {
+    const size_t t = static_cast<size_t>(type);
+    return type >= 0 && t < max_per_node_by_type_.size() ? max_per_node_by_type_[t] : 0;
+  }
 
   // Building. REQUIRES: catalogs set; rack ids valid. Validate() checks the whole thing.
   RackId AddRack(Rack rack);
@@ -80,6 +85,7 @@ class Cluster {
   std::vector<int> per_type_;
   std::vector<DeviceTypeId> present_types_;  // types with devices, catalog order
   int max_per_node_ = 0;
+  std::vector<int> max_per_node_by_type_;  // indexed by DeviceTypeId
 };
 
 // Cluster spec files (YAML or JSON, format in docs/formats.md). Unknown device types or links,

@@ -237,12 +237,14 @@ void RoundPolicy::Schedule(SchedContext& ctx) {
   //    consolidates where it can).
   std::stable_sort(to_start.begin(), to_start.end(),
                    [&](size_t a, size_t b) { return jobs[a].num_gpus > jobs[b].num_gpus; });
-  // A job that fits one server but would be split over several (its traffic would then cross
-  //    the NICs) waits for the next round instead, as Gavel's placement prefers consolidation.
+  // A job that fits one server of its type but would be split over several (its traffic would
+  //    then cross the NICs) waits for the next round instead, as Gavel's placement prefers
+  //    consolidation. A job wider than every server of its type is split (waiting would be for
+  //    ever: a cluster-wide server size here once left 8-GPU jobs on 4-GPU K80 servers waiting).
   for (size_t i : to_start) {
     const DeviceTypeId type = types_[static_cast<size_t>(plan[i])];
     const int n = jobs[i].num_gpus;
-    if (n > 1 && n <= ctx.cluster().max_devices_per_node() && ctx.state().BestFitNode(type, n) < 0) continue;
+    if (n > 1 && n <= ctx.cluster().max_devices_per_node(type) && ctx.state().BestFitNode(type, n) < 0) continue;
     ctx.TryStart(jobs[i].id, n, type);
   }
 }

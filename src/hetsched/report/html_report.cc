@@ -16,7 +16,7 @@ constexpr const char* kStyle =
     "table{border-collapse:collapse;font-size:13px}"
     "th,td{border:1px solid #ccc;padding:3px 8px}"
     "th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums}"
-    "figure{margin:1.5em 0}";
+    "figure{margin:1.5em 0}figcaption{max-width:60em;margin-top:.4em}svg{max-width:100%;height:auto}";
 
 std::string TableHtml(const std::vector<RunRecord>& runs, const std::vector<Summary>& summaries) {
   const std::vector<ComparisonColumn>& columns = ComparisonColumns();
@@ -49,6 +49,18 @@ std::string RunListHtml(const std::vector<RunRecord>& runs) {
   return s + "</ul>\n";
 }
 
+// One sentence naming the workload and cluster the runs share (or saying they differ).
+std::string IntroHtml(const std::vector<RunRecord>& runs) {
+  if (runs.empty()) return "<p>No runs.</p>\n";
+  const RunRecord& first = runs.front();
+  const bool same = std::all_of(runs.begin(), runs.end(), [&](const RunRecord& r) {
+    return r.trace == first.trace && r.cluster_summary == first.cluster_summary;
+  });
+  if (!same) return fmt::format("<p>{} runs on different workloads or clusters (see the list below).</p>\n", runs.size());
+  return fmt::format("<p>{} runs of the workload <b>{}</b> on {}.</p>\n", runs.size(), XmlEscape(first.trace),
+                     XmlEscape(first.cluster_summary));
+}
+
 }  // namespace
 
 std::string ComparisonHtml(const std::vector<RunRecord>& runs, const std::vector<Summary>& summaries) {
@@ -57,13 +69,13 @@ std::string ComparisonHtml(const std::vector<RunRecord>& runs, const std::vector
       "<title>hetsched comparison</title>\n";
   s += fmt::format("<style>{}</style>\n</head>\n<body>\n", kStyle);
   s += "<h1>hetsched comparison</h1>\n";
+  s += IntroHtml(runs);
   s += TableHtml(runs, summaries);
   s += RunListHtml(runs);
-  s += "<figure>\n" + UtilisationSvg(runs) +
-       "<figcaption>Busy devices over time, per run.</figcaption>\n</figure>\n";
-  s += "<figure>\n" + JctCdfSvg(runs) +
-       "<figcaption>Empirical CDF of job completion time over finished jobs, per "
-       "run.</figcaption>\n</figure>\n";
+  for (const Figure& f : ReportFigures(runs, summaries)) {
+    s += fmt::format("<figure id=\"{}\">\n{}<figcaption>{}</figcaption>\n</figure>\n", f.id, f.svg,
+                     XmlEscape(f.caption));
+  }
   s += "</body>\n</html>\n";
   return s;
 }

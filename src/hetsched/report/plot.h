@@ -1,25 +1,43 @@
-// SVG plots for `hetsched compare`, written as plain SVG text (no plotting dependency):
-// utilisation over time per run (compare.svg) and the JCT CDF per run (jct_cdf.svg). Both are
-// deterministic: identical runs give byte-identical files.
+// The report's figures, each an SVG document plus one sentence saying what it shows, computed
+// from the runs (report/html_report.h puts them on one page; `hetsched compare` also writes the
+// SVGs as files). Deterministic: identical runs give byte-identical figures.
+//
+// - utilisation: small multiples, one panel per run; one line per GPU type (share of that type's
+//   devices busy) and a dashed line for all devices;
+// - queue: small multiples on one shared scale, jobs waiting to start or restart over time;
+// - JCT CDF: one line per run on a log time axis (lines, not areas, so overlaps stay readable);
+// - cost and energy: one bar per run in each of two panels.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "hetsched/metrics/run_record.h"
+#include "hetsched/metrics/summary.h"
 
 namespace hetsched {
+
+struct Figure {
+  std::string id;       // short name, also the figure's HTML id ("utilisation", "queue", ...)
+  std::string svg;      // a whole <svg> document
+  std::string caption;  // what the figure shows, with the runs' own numbers
+};
 
 // Legend label of each run: its policy; "policy/placer" where several runs share a policy; a
 // " #i" suffix (1-based run index) where even that is ambiguous.
 std::vector<std::string> RunLabels(const std::vector<RunRecord>& runs);
 
-// Busy devices / total devices in percent (y) against simulated time in hours (x), one step
-// line per run, from the time-weighted resampled timeline (at most ~400 points per run).
-std::string UtilisationSvg(const std::vector<RunRecord>& runs);
+Figure UtilisationFigure(const std::vector<RunRecord>& runs);
+Figure QueueFigure(const std::vector<RunRecord>& runs);
+Figure JctCdfFigure(const std::vector<RunRecord>& runs);
+// REQUIRES: summaries in the order of runs (extra entries of the longer one are ignored).
+Figure CostEnergyFigure(const std::vector<RunRecord>& runs, const std::vector<Summary>& summaries);
 
-// Empirical CDF of the JCT of finished jobs (y: fraction of the run's finished jobs with JCT at
-// most x), x on a log10 axis in hours, one line per run (at most ~400 points per run).
-std::string JctCdfSvg(const std::vector<RunRecord>& runs);
+// Every figure above, in the report's order.
+std::vector<Figure> ReportFigures(const std::vector<RunRecord>& runs, const std::vector<Summary>& summaries);
+
+// The SVGs alone (files of `hetsched compare`).
+inline std::string UtilisationSvg(const std::vector<RunRecord>& runs) { return UtilisationFigure(runs).svg; }
+inline std::string JctCdfSvg(const std::vector<RunRecord>& runs) { return JctCdfFigure(runs).svg; }
 
 }  // namespace hetsched

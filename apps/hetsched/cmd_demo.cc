@@ -1,0 +1,136 @@
+// The parts of `hetsched demo` beyond a comparison (demo.h). The comparison itself is
+// `hetsched compare --runs` with DemoRuns() on the built-in cluster and trace (cmd_compare.cc).
+#include <fmt/core.h>
+
+#include <cmath>
+
+#include "cli_common.h"
+#include "demo.h"
+#include "hetsched/experiments/experiment.h"
+#include "hetsched/model/device.h"
+#include "hetsched/model/link.h"
+#include "hetsched/model/model_zoo.h"
+#include "hetsched/planners/hetero_problem.h"
+#include "hetsched/sched/registry.h"
+#include "hetsched/util/file_io.h"
+
+namespace hetsched::cli {
+namespace {
+
+constexpr const char* kFifo = "fifo+pack";
+constexpr const char* kLas = "tiresias-las+pack";
+constexpr const char* kGavelBlind = "gavel-las-agnostic+pack";
+constexpr const char* kGavel = "gavel-las:profile=data/real/gavel/throughputs.csv+pack";
+constexpr const char* kGadget = "gadget+gadget-ring";
+constexpr const char* kRlpto = "rlpto+pack";
+
+struct Finding {
+  const char* run;
+  const char* against;
+  const char* what;  // how `run` is introduced
+  const char* why;   // what `against` stands for
+};
+constexpr Finding kFindings[] = {
+    {kGavel, kGavelBlind, "gavel-las (sees each GPU type's measured speed)", "its heterogeneity-blind twin gavel-las-agnostic"},
+    {kLas, kFifo, "tiresias-las (preemptive 2D-LAS, no job sizes needed)", "fifo with EASY backfilling"},
+    {kGadget, kFifo, "gadget (ring all-reduce jobs sized by marginal utility, ring placement)", "fifo"},
+    {kRlpto, kFifo, "rlpto (priority queues, convergence shrinking, rule-based allocation)", "fifo"},
+};
+
+int IndexOf(const std::vector<std::string>& labels, const char* label) {
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (labels[i] == label) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+double HoursOf(double seconds) { return seconds / 3600; }
+
+}  // namespace
+
+std::vector<std::string> DemoRuns() { return {kFifo, kLas, kGavelBlind, kGavel, kGadget, kRlpto}; }
+
+std::vector<std::string> DemoFindings(const std::vector<std::string>& labels, const std::vector<Summary>& summaries) {
+  std::vector<std::string> out;
+  for (const Finding& f : kFindings) {
+    const int a = IndexOf(labels, f.run), b = IndexOf(labels, f.against);
+    if (a < 0 || b < 0 || static_cast<size_t>(std::max(a, b)) >= summaries.size()) continue;
+    const double x = summaries[static_cast<size_t>(a)].jct_s.mean, y = summaries[static_cast<size_t>(b)].jct_s.mean;
+    if (!(y > 0) || !std::isfinite(x)) continue;
+    const double change = 100 * (x / y - 1);
+    out.push_back(fmt::format("{} {} average JCT by {:.0f}% against {} ({:.2f} h vs {:.2f} h)", f.what,
+                              change <= 0 ? "cuts" : "raises", std::abs(change), f.why, HoursOf(x), HoursOf(y)));
+  }
+  return out;
+}
+
+int RunDemoPlanning(unsigned long long seed) {
+  // HeterPS's problem (ALGORITHMS.md 2.1): the cheapest set of resource types per layer that
+  // sustains a throughput limit; CPU nodes and four GPU generations in the pool.
+  const DeviceCatalog& catalog = DeviceCatalog::BuiltIn();
+  const LinkCatalog& links = LinkCatalog::BuiltIn();
+  PlanningProblem problem;
+  problem.model = ModelZoo::BuiltIn().Find("bert-base");
+  problem.objective = PlanObjective::kCostUnderThroughput;
+  problem.catalog = &catalog;
+  problem.seed = seed;
+  auto net = links.Lookup("eth25");
+  if (!net.ok()) return ReportError(net.status());
+  problem.network = &links.link(*net);
+  for (const char* name : {"cpu-node", "k80", "t4", "p100", "v100-16gb", "a100-40gb"}) {
+    auto type = catalog.Lookup(name);
+    if (!type.ok()) return ReportError(type.status());
+    problem.pool.push_back({*type, 0});
+  }
+  problem.throughput_limit = 2000;
+  fmt::print("\nplanning: bert-base at >= 2,000 samples/s over cpu-node, k80, t4, p100, v100-16gb, a100-40gb "
+             "(HeterPS's cost objective; our cost model)\n");
+  struct Entry {
+    const char* planner;
+    const char* options;
+    double cost = 0;
+    std::string types;
+  };
+  // A short HeterPS training (the default is 6,000 episodes): the demo stays within a minute.
+  Entry entries[] = {{"greedy-fastest", "", 0, ""}, {"greedy-cheapest", "", 0, ""}, {"heterps", "episodes=1500", 0, ""}, {"dp", "", 0, ""}};
+  for (Entry& e : entries) {
+    auto options = Options::Parse(std::vector<std::string>{});
+    if (*e.options) options = Options::Parse(std::vector<std::string>{e.options});
+    if (!options.ok()) return ReportError(options.status());
+    options->SetDefault("seed", std::to_string(seed));
+    auto plan = SolveWith(e.planner, problem, *options);
+    if (!plan.ok()) return ReportError(plan.status().WithContext(e.planner));
+    e.cost = plan->cost_per_hour;
+    for (const PlannedStage& s : plan->stages) {
+      const std::string name = catalog.type(s.type).name;
+      e.types += (e.types.empty() ? "" : " + ") + fmt::format("{} x{}", name, s.units);
+    }
+    fmt::print("  {:<16} {:>8.2f} $/h  {}\n", e.planner, e.cost, e.types);
+  }
+  const double fastest = entries[0].cost, learned = entries[2].cost, exact = entries[3].cost;
+  fmt::print("finding : HeterPS's learned plan costs {:.2f} $/h, {:.0f}% less than every layer on the fastest GPU, "
+             "{:.1f}% above the exact optimum (dp)\n",
+             learned, 100 * (1 - learned / fastest), 100 * (learned / exact - 1));
+  return kExitOk;
+}
+
+int RunDemoPlacement(const std::string& out_dir, unsigned long long seed, int threads) {
+  auto experiment = Registry<Experiment>::Instance().Create("dltap", Options());
+  if (!experiment.ok()) return ReportError(experiment.status());
+  ExperimentContext ctx;
+  ctx.out_dir = out_dir;
+  ctx.seed = seed;
+  ctx.quick = true;
+  ctx.threads = threads;
+  std::string printed;
+  ctx.print = [&printed](const std::string& s) { printed += s; };
+  fmt::print("\nplacement: parameter-server containers on 8 T4 servers (experiment dltap --quick)\n");
+  Status st = MakeDirs(out_dir);
+  if (st.ok()) st = (*experiment)->Run(ctx);
+  if (!st.ok()) return ReportError(st);
+  fmt::print("{}", printed);
+  if (!ctx.headline.empty()) fmt::print("finding : {}\n", ctx.headline);
+  return kExitOk;
+}
+
+}  // namespace hetsched::cli
