@@ -162,12 +162,13 @@ void RoundPolicy::StartRoundGavel(SchedContext& ctx, const std::vector<GavelRoun
     if (plan[i] < 0) continue;
     (current == plan[i] ? staying : starting)[static_cast<size_t>(plan[i])].push_back(i);
   }
-  const int per_node = ctx.cluster().max_devices_per_node();
   auto widest_first = [&](std::vector<size_t>& v) {
     std::stable_sort(v.begin(), v.end(), [&](size_t a, size_t b) { return jobs[a].num_gpus > jobs[b].num_gpus; });
   };
   for (size_t k = 0; k < types_.size(); ++k) {
     const DeviceTypeId type = types_[k];
+    // Servers of this type (Gavel's cluster spec gives one server size per worker type).
+    const int per_node = ctx.cluster().max_devices_per_node(type);
     widest_first(starting[k]);
     bool consolidated = true;
     for (size_t i : starting[k]) {
