@@ -19,8 +19,9 @@
 // jobs keep their rings to the end (the ablation GADGET-static).
 // Worker bound: W_min = ceil(num_gpus x min_fraction) (option, default 0.5) <= w <= W_max =
 // num_gpus x max_scale (option, default 1), or w = num_gpus exactly with elastic=false. The lower
-// bound matters because running jobs are not re-grown: a long job started on one GPU of the eight
-// it asked for would hold the makespan hostage (docs/experiments/gadget.md). Objectives: option objective=jct|target|energy|fairness.
+// bound matters most with realloc=false, where running jobs are never re-grown: a long job
+// started on one GPU of the eight it asked for would hold the makespan hostage
+// (docs/experiments/gadget.md). Objectives: option objective=jct|target|energy|fairness.
 #include <algorithm>
 #include <cmath>
 #include <limits>
