@@ -221,6 +221,10 @@ void PrintSimInputs(const SimInputs& inputs) {
 void SimArgs::Add(CLI::App& app) {
   app.add_option("--restart-cost", restart_cost_s, "Seconds a preempted job loses when it restarts (checkpoint reload)")
       ->check(NumberAtLeast(0));
+  app.add_option("--resize-rendezvous", resize_rendezvous_s,
+                 "Seconds an elastic job (trace column 'elastic') loses re-forming its ring when a policy resizes it, "
+                 "before the state broadcast (docs/elastic.md)")
+      ->check(NumberAtLeast(0));
   app.add_option("--max-time", max_time_s, "Stop the simulation at this simulated time (seconds)")->check(NumberAbove(0));
   app.add_flag("--no-contention", no_contention, "Do not share NIC bandwidth between cross-node jobs");
   app.add_flag("--assume-consolidated", assume_consolidated,
@@ -236,6 +240,7 @@ SimOptions SimArgs::ToOptions(unsigned long long seed) const {
   SimOptions o;
   o.seed = seed;
   o.restart_cost_s = restart_cost_s;
+  o.resize_rendezvous_s = resize_rendezvous_s;
   o.max_time_s = max_time_s;
   o.contention = !no_contention;
   o.measured_always_consolidated = assume_consolidated;

@@ -70,6 +70,7 @@ void PrintSimInputs(const SimInputs& inputs);
 struct SimArgs {
   std::string throughputs = "auto";  // --throughputs: measured-throughput truth table
   double restart_cost_s = 30;
+  double resize_rendezvous_s = 10;
   double max_time_s = 1e12;
   bool no_contention = false;
   bool assume_consolidated = false;

@@ -39,8 +39,9 @@ TEST(GadgetExperimentTest, QuickModeWritesOneRowPerWorkloadAndMethod) {
   Status st = (*made)->Run(ctx);
   ASSERT_TRUE(st.ok()) << st.message();
   const std::string csv = Slurp(ctx.out_dir + "/gadget.csv");
-  // Header + 2 workloads x 8 methods.
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 17);
+  // Header + 2 workloads x 9 methods.
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 19);
+  EXPECT_NE(csv.find("philly-mix,GADGET-static,40,"), std::string::npos);
   EXPECT_NE(csv.find("philly-mix,GADGET,40,"), std::string::npos);
   EXPECT_NE(csv.find("msr,List-Scheduling,40,"), std::string::npos);
   EXPECT_NE(csv.find("msr,Random,40,"), std::string::npos);

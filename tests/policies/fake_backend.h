@@ -163,6 +163,23 @@ class FakeBackend : public SchedBackend {
     marks[id] = iterations;
     return Status::Ok();
   }
+  // Resizes only when resize_pause_s is set (a back end like the Slurm agent refuses: the base
+  // class's default); the pause is then the same for any change.
+  Status ResizeJob(JobId id, const PlannedJob& planned) override {
+    if (resize_pause_s < 0) return SchedBackend::ResizeJob(id, planned);
+    JobStatus& s = status_.at(id);
+    HETSCHED_RETURN_IF_ERROR(StopRunning(id, JobState::kPending));
+    HETSCHED_RETURN_IF_ERROR(state_.Allocate(id, planned.plan.devices));
+    s.state = JobState::kRunning;
+    s.devices = planned.plan.devices;
+    s.last_start_s = now_;
+    log.push_back("resize " + std::to_string(id) + " to " + DeviceList(s.devices));
+    return Status::Ok();
+  }
+  double ResizePauseS(JobId id, std::span<const DeviceId> devices) const override {
+    return resize_pause_s < 0 ? SchedBackend::ResizePauseS(id, devices) : resize_pause_s;
+  }
+  double resize_pause_s = -1;  // < 0: resizes refused (kInfeasible)
 
   // Test-side events (the simulator's role): a job ends, or loses its devices.
   Status Finish(JobId id) { return StopRunning(id, JobState::kFinished); }

@@ -159,5 +159,68 @@ TEST(GadgetTest, RejectsBadOptions) {
   }
 }
 
+
+// Per-slot re-allocation. One server of 4: job 0 (4 GPUs, 1e6 iterations) and job 1 (2 GPUs,
+// 1,000 iterations) share it 2 + 2 (W_min = 2 for job 0). When job 1 ends, the next slot grows
+// job 0 back to 4 on its own server: rate 4/(4 tau(4)) = 71.30 it/s against 2/(4 tau(2)) =
+// 35.68 (T_ring = 2 (w-1) 2 us + 2 (w-1)/w 1e6 / 120e9: tau(2) = 0.014 + 4e-6 + 8.3e-6 =
+// 0.0140123 s; tau(4) = 0.014 + 12e-6 + 12.5e-6 = 0.0140245 s), so over the horizon H' = 3600 s
+// with a 10 s pause 71.30 x 3590 > 35.68 x 3600.
+TEST(GadgetReallocTest, ARingGrowsBackWhenGpusFreeUp) {
+  GadgetHarness h({{kFast, 4}});
+  h.backend().resize_pause_s = 10;
+  h.Submit(0, "light-comm", 4, 1000000);
+  h.Submit(1, "light-comm", 2, 1000);
+  EXPECT_EQ(h.ScheduleAt(0), (std::vector<std::string>{"start 0 on [0,1]", "start 1 on [2,3]"}));
+  h.backend().set_now(30);
+  ASSERT_TRUE(h.backend().Finish(1).ok());
+  EXPECT_EQ(h.ScheduleAt(30), std::vector<std::string>{});  // not a slot boundary (slot = 600 s)
+  EXPECT_EQ(h.ScheduleAt(600), (std::vector<std::string>{"resize 0 to [0,1,2,3]"}));
+}
+
+TEST(GadgetReallocTest, NoChangeThatDoesNotPayForItselfWithinTheHorizon) {
+  // Horizon 15 s, pause 10 s: 71.30 x 5 = 357 < 35.68 x 15 = 535.
+  GadgetHarness h({{kFast, 4}}, {"horizon=15"});
+  h.backend().resize_pause_s = 10;
+  h.Submit(0, "light-comm", 4, 1000000);
+  h.Submit(1, "light-comm", 2, 1000);
+  h.ScheduleAt(0);
+  h.backend().set_now(30);
+  ASSERT_TRUE(h.backend().Finish(1).ok());
+  EXPECT_EQ(h.ScheduleAt(600), std::vector<std::string>{});
+}
+
+TEST(GadgetReallocTest, TheStaticAblationAndABackEndThatCannotResizeLeaveRingsAlone) {
+  for (const bool refuse : {false, true}) {
+    GadgetHarness h({{kFast, 4}}, refuse ? std::vector<std::string>{} : std::vector<std::string>{"realloc=false"});
+    if (!refuse) h.backend().resize_pause_s = 10;  // realloc=false: never asks
+    h.Submit(0, "light-comm", 4, 1000000);
+    h.Submit(1, "light-comm", 2, 1000);
+    h.ScheduleAt(0);
+    h.backend().set_now(30);
+    ASSERT_TRUE(h.backend().Finish(1).ok());
+    EXPECT_EQ(h.ScheduleAt(600), std::vector<std::string>{}) << refuse;
+  }
+}
+
+// A ring spread over two servers (2 + 2 over 25 GbE: heavy-comm, tau = 0.014 + 1.5 x 1e9 /
+// 2.5e9 + ... = 0.614 s) moves onto one server when one frees up (tau(4) on NVLink = 0.0265 s):
+// job 2 (2 GPUs) held [0,1] of server 0 when job 0 started on [2,3] + [4,5]; when job 2 ends,
+// server 0 holds job 0's 2 workers there and 2 free GPUs: an elastic move to [2,3,0,1].
+TEST(GadgetReallocTest, ASpreadRingIsConsolidatedOnOneServer) {
+  GadgetHarness h({{kFast, 4}, {kFast, 4}}, {"min_fraction=1"});
+  h.backend().resize_pause_s = 10;
+  h.Submit(2, "heavy-comm", 2, 1000);
+  h.Submit(3, "heavy-comm", 2, 1000);
+  EXPECT_EQ(h.ScheduleAt(0), (std::vector<std::string>{"start 2 on [0,1]", "start 3 on [2,3]"}));
+  h.Submit(0, "heavy-comm", 4, 1000000, 1);
+  h.backend().set_now(1);
+  ASSERT_TRUE(h.backend().Finish(3).ok());
+  EXPECT_EQ(h.ScheduleAt(1), (std::vector<std::string>{"start 0 on [2,3,4,5]"}));
+  h.backend().set_now(50);
+  ASSERT_TRUE(h.backend().Finish(2).ok());
+  EXPECT_EQ(h.ScheduleAt(600), (std::vector<std::string>{"resize 0 to [2,3,0,1]"}));
+}
+
 }  // namespace
 }  // namespace hetsched::test

@@ -84,6 +84,7 @@ Workload RandomWorkload(Rng& rng, const Cluster& cluster) {
       s.allowed_types = {fits[rng.Below(fits.size())]};
     }
     s.estimated_runtime_s = static_cast<double>(s.iterations) * 0.1;
+    s.elastic = i % 2 == 0;  // half the jobs accept elastic resizes (no draw: the workloads stay as they were)
     // The truth differs from the stated count, as in real traces.
     job.truth.total_iterations = static_cast<double>(s.iterations) * rng.Uniform(0.5, 1.5);
     w.jobs.push_back(std::move(job));

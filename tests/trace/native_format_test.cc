@@ -168,6 +168,38 @@ TEST(NativeFormatTest, IntraJobPlannerColumn) {
       << container.status().message();
 }
 
+// The optional elastic column: 0/1/true/false, written (last) only when some job is elastic, so
+// the files of workloads without elastic jobs stay as they were.
+TEST(NativeFormatTest, ElasticColumn) {
+  const std::string header = "submit_time_s,model,num_gpus,iterations,elastic\n";
+  auto w = Parse(header + "0,bert-base,4,10,1\n1,bert-base,4,10,\n2,bert-base,4,10, TRUE \n3,bert-base,4,10,0\n",
+                 "native");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_EQ(w->jobs.size(), 4u);
+  EXPECT_TRUE(w->jobs[0].spec.elastic);
+  EXPECT_FALSE(w->jobs[1].spec.elastic);  // empty: not elastic
+  EXPECT_TRUE(w->jobs[2].spec.elastic);
+  EXPECT_FALSE(w->jobs[3].spec.elastic);
+  const std::string written = ToNativeTrace(*w, Devices());
+  EXPECT_NE(written.find(",intra_job_planner,elastic\n"), std::string::npos);
+  EXPECT_NE(written.find(",,1\n"), std::string::npos);
+  auto again = Parse(written, "native");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(again->jobs[i].spec.elastic, w->jobs[i].spec.elastic) << i;
+  for (Job& j : w->jobs) j.spec.elastic = false;
+  EXPECT_EQ(ToNativeTrace(*w, Devices()).find("elastic"), std::string::npos);
+  auto bad = Parse(header + "0,bert-base,4,10,yes\n", "native");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("t.csv:2: field 'elastic': expected 0, 1, true or false, got 'yes'"),
+            std::string::npos)
+      << bad.status().message();
+  auto container =
+      Parse("submit_time_s,model,num_gpus,iterations,num_ps,elastic\n0,resnet50,2,10,1,1\n", "native");
+  ASSERT_FALSE(container.ok());
+  EXPECT_NE(container.status().message().find("field 'elastic': a container job"), std::string::npos)
+      << container.status().message();
+}
+
 struct BadCase {
   const char* row;
   const char* expected;  // substring of the message

@@ -5,9 +5,11 @@
 //     traces, runtimes drawn from the real Philly runtimes (data/real/philly/philly_runtime.csv),
 //     Poisson arrivals at `rate` jobs/hour, ring-all-reduce models of the zoo;
 //   msr: the first `jobs` jobs of a Gavel msr trace (Philly-derived, real arrivals and GPU counts).
-// Methods: gadget+gadget-ring, its ablations (rigid: elastic=false; no consolidation: first-fit),
+// Methods: gadget+gadget-ring, its ablations (static: realloc=false; rigid: elastic=false and
+// realloc=false; no consolidation: first-fit),
 // First-Fit (fifo+first-fit), List-Scheduling (+first-fit), Random (fifo+random), FIFO and LAS with
 // pack. Truth: the perf model (elastic runs have no measured throughputs).
+// Every job is elastic (JobSpec::elastic) unless option elastic=false.
 // Outputs in ctx.out_dir: gadget.csv (one row per workload and method), gadget.txt (the table).
 // Results and discussion: docs/experiments/gadget.md.
 #include <algorithm>
@@ -34,7 +36,8 @@ struct Method {
 
 constexpr Method kMethods[] = {
     {"GADGET", "gadget", "", "gadget-ring"},
-    {"GADGET-rigid", "gadget", "elastic=false", "gadget-ring"},
+    {"GADGET-static", "gadget", "realloc=false", "gadget-ring"},
+    {"GADGET-rigid", "gadget", "elastic=false;realloc=false", "gadget-ring"},
     {"GADGET-no-embed", "gadget", "", "first-fit"},
     {"First-Fit", "fifo", "backfill=none", "first-fit"},
     {"List-Scheduling", "list-scheduling", "", "first-fit"},
@@ -93,6 +96,8 @@ struct Row {
   std::string method;
   Summary summary;
   double mean_span = 0;
+  long long resizes = 0;       // changes of running rings (GADGET's re-allocation)
+  double resize_pause_h = 0;   // the jobs' time without progress those changes cost, summed
 };
 
 }  // namespace
@@ -106,6 +111,7 @@ class GadgetExperiment final : public Experiment {
     const std::string trace_path = ctx.options.GetString("trace", "data/real/gavel/traces/msr_seed0_6214e9.trace");
     HETSCHED_ASSIGN_OR_RETURN(const long long jobs, ctx.options.GetInt("jobs", ctx.quick ? 80 : 1000));
     HETSCHED_ASSIGN_OR_RETURN(const double rate, ctx.options.GetDouble("rate", 60));
+    HETSCHED_ASSIGN_OR_RETURN(const bool elastic_jobs, ctx.options.GetBool("elastic", true));
     if (jobs < 2) return Status::InvalidArgument("experiment gadget: option 'jobs' must be >= 2");
     if (!(rate > 0)) return Status::InvalidArgument("experiment gadget: option 'rate' must be > 0 jobs/hour");
     HETSCHED_ASSIGN_OR_RETURN(const Cluster cluster, MakeE4Cluster());
@@ -120,10 +126,17 @@ class GadgetExperiment final : public Experiment {
                      {"bert-large", 1}, {"transformer-nmt", 1}, {"gpt2-small", 1},   {"resnet18-cifar", 1}};
     HETSCHED_ASSIGN_OR_RETURN(mix.runtime_sample_s, ReadRuntimes(runtimes_path));
     mix.reference_device = "v100-32gb";
-    HETSCHED_ASSIGN_OR_RETURN(const Workload philly, GenerateSynthetic(mix, devices, zoo));
+    HETSCHED_ASSIGN_OR_RETURN(Workload philly, GenerateSynthetic(mix, devices, zoo));
     TraceReadOptions read;
     read.max_jobs = jobs;
-    HETSCHED_ASSIGN_OR_RETURN(const Workload msr, ReadTrace(trace_path, "gavel", read, devices, zoo));
+    HETSCHED_ASSIGN_OR_RETURN(Workload msr, ReadTrace(trace_path, "gavel", read, devices, zoo));
+    // Every job is a data-parallel ring that tolerates a change of workers (Horovod Elastic /
+    // TorchElastic style): GADGET's re-allocation pays an elastic resize where a worker survives
+    // (docs/elastic.md). The other methods never resize, so this changes nothing for them.
+    // Option elastic=false: no job is elastic, every change is a checkpoint restart.
+    for (Workload* w : {&philly, &msr}) {
+      for (Job& job : w->jobs) job.spec.elastic = elastic_jobs && !job.spec.is_container_job();
+    }
 
     ctx.print(fmt::format("gadget (E4): {}; philly-mix: {} jobs at {} jobs/h (Philly runtimes); msr: {} jobs of {}\n",
                           cluster.Summary(), philly.jobs.size(), FormatRate(rate), msr.jobs.size(), trace_path));
@@ -153,6 +166,8 @@ class GadgetExperiment final : public Experiment {
         double spans = 0;
         long long n = 0;
         for (const JobRecord& j : results[i]->jobs) {
+          row.resizes += j.resizes;
+          row.resize_pause_h += j.resize_pause_s / 3600;
           if (j.max_span_nodes > 0) {
             spans += j.max_span_nodes;
             ++n;
@@ -164,17 +179,19 @@ class GadgetExperiment final : public Experiment {
     }
 
     std::string table =
-        "workload    method            avg JCT (h)  makespan (h)  util %  energy (GJ)  cross-server (TB)  mean span\n";
+        "workload    method            avg JCT (h)  makespan (h)  util %  energy (GJ)  cross-server (TB)  mean span  "
+        "resizes  pause (h)\n";
     std::string csv =
-        "workload,method,jobs_finished,avg_jct_h,p95_jct_h,makespan_h,utilisation,energy_gj,cross_server_tb,mean_span\n";
+        "workload,method,jobs_finished,avg_jct_h,p95_jct_h,makespan_h,utilisation,energy_gj,cross_server_tb,mean_span,"
+        "resizes,resize_pause_h\n";
     for (const Row& r : rows) {
       const Summary& s = r.summary;
-      table += fmt::format("{:<10}  {:<16}  {:>11.2f}  {:>12.1f}  {:>6.1f}  {:>11.2f}  {:>17.1f}  {:>9.2f}\n", r.workload,
-                           r.method, s.jct_s.mean / 3600, s.makespan_s / 3600, 100 * s.utilisation,
-                           s.energy_joules / 1e9, s.cross_node_bytes / 1e12, r.mean_span);
-      csv += fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.3f}\n", r.workload, r.method,
+      table += fmt::format("{:<10}  {:<16}  {:>11.2f}  {:>12.1f}  {:>6.1f}  {:>11.2f}  {:>17.1f}  {:>9.2f}  {:>7}  {:>9.1f}\n",
+                           r.workload, r.method, s.jct_s.mean / 3600, s.makespan_s / 3600, 100 * s.utilisation,
+                           s.energy_joules / 1e9, s.cross_node_bytes / 1e12, r.mean_span, r.resizes, r.resize_pause_h);
+      csv += fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.3f},{},{:.4f}\n", r.workload, r.method,
                          s.jobs_finished, s.jct_s.mean / 3600, s.jct_s.p95 / 3600, s.makespan_s / 3600, s.utilisation,
-                         s.energy_joules / 1e9, s.cross_node_bytes / 1e12, r.mean_span);
+                         s.energy_joules / 1e9, s.cross_node_bytes / 1e12, r.mean_span, r.resizes, r.resize_pause_h);
     }
     ctx.print(table);
     HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/gadget.csv", csv));

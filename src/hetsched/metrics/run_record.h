@@ -29,6 +29,8 @@ struct JobRecord {
   double cost_usd = 0;           // device-hours held x hourly price
   double cross_node_bytes = 0;
   int preemptions = 0;
+  int resizes = 0;               // changes of a running job's devices (SchedContext::ResizeOn)
+  double resize_pause_s = 0;     // seconds without progress those changes cost
   int max_span_nodes = 0;
 
   bool finished() const { return finish_s >= 0; }

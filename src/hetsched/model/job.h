@@ -43,6 +43,10 @@ struct JobSpec {
   double deadline_s = kNoDeadline;  // absolute time, or none
   double estimated_runtime_s = 0;   // the user's runtime estimate (Slurm --time); 0 = none
   double reference_runtime_s = 0;   // runtime the trace reports, if any (informational)
+  // The job tolerates a change of its workers while it runs (Horovod Elastic / TorchElastic
+  // style): a scheduler's resize then costs a re-rendezvous and a state broadcast instead of a
+  // checkpoint and restart (perf/elastic_resize.h). Trace column `elastic` (native format).
+  bool elastic = false;
 
   // ---- Parameter-server container jobs (DLTAP, ALGORITHMS.md 6) ----
   // num_ps > 0 makes this a container job: num_ps parameter-server containers and num_workers

@@ -11,11 +11,17 @@
 //   3. rings are embedded in decreasing w by the placer (`gadget-ring` in the GADGET pair), after
 //      the shrink check of gadget::GadgetDecide (a ring whose assumed span was taken by a larger
 //      one is shrunk to its best worker count for the spans still possible).
-// Running jobs keep their rings (no migration): a re-placement would cost a checkpoint restart.
+// Per-slot re-allocation (realloc=true, the default; docs/gadget.md 2.5): every `slot` seconds the
+// running rings join the allocation: a ring may grow back (in place, or moved to one server) and a
+// ring spread over servers may be consolidated on one; each change is charged by the back end
+// (SchedContext::ResizePauseS: an elastic re-rendezvous, or a checkpoint restart) and made only
+// when it pays for itself within `horizon` seconds (gadget_realloc.h). realloc=false: running
+// jobs keep their rings to the end (the ablation GADGET-static).
 // Worker bound: W_min = ceil(num_gpus x min_fraction) (option, default 0.5) <= w <= W_max =
 // num_gpus x max_scale (option, default 1), or w = num_gpus exactly with elastic=false. The lower
-// bound matters because running jobs are not re-grown: a long job started on one GPU of the eight
-// it asked for would hold the makespan hostage (docs/experiments/gadget.md). Objectives: option objective=jct|target|energy|fairness.
+// bound matters most with realloc=false, where running jobs are never re-grown: a long job
+// started on one GPU of the eight it asked for would hold the makespan hostage
+// (docs/experiments/gadget.md). Objectives: option objective=jct|target|energy|fairness.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -26,6 +32,7 @@
 
 #include "hetsched/perf/ring_model.h"
 #include "hetsched/policies/gadget_core.h"
+#include "hetsched/policies/gadget_realloc.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/registry.h"
@@ -44,12 +51,16 @@ struct GadgetOptions {
   double target_fraction = 1;
   double min_fraction = 0.5;
   int window = 100;
+  bool realloc = true;
+  double slot_s = 600;
+  double horizon_s = 3600;
 };
 
 class GadgetScheduler : public JobScheduler {
  public:
   explicit GadgetScheduler(GadgetOptions options) : opt_(options) {}
   std::string_view name() const override { return "gadget"; }
+  double round_period_s() const override { return opt_.realloc ? opt_.slot_s : 0; }
 
   void OnJobSubmitted(const JobStatus& job, SchedContext& /*ctx*/) override {
     pending_.insert({job.spec->submit_time_s, job.spec->id});
@@ -57,15 +68,20 @@ class GadgetScheduler : public JobScheduler {
   void OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) override {
     pending_.erase({job.spec->submit_time_s, job.spec->id});
     jobs_.erase(job.spec->id);
+    running_.erase(job.spec->id);
   }
   void OnJobRequeued(const JobStatus& job, SchedContext& /*ctx*/) override {
     pending_.insert({job.spec->submit_time_s, job.spec->id});
+    running_.erase(job.spec->id);
   }
   // Running rings are never re-planned, and a job's ring data is built when it is next pending.
   void OnJobRunning(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
 
   void Schedule(SchedContext& ctx) override {
-    if (pending_.empty() || ctx.state().total_free() == 0) return;
+    // A slot boundary: the round ticks come every slot_s seconds (round_period_s).
+    const bool slot = opt_.realloc && ctx.now() >= next_slot_s_;
+    if (slot) next_slot_s_ = ctx.now() + opt_.slot_s;
+    if (!slot && (pending_.empty() || ctx.state().total_free() == 0)) return;
     // 1. Candidates by preferred type.
     std::map<DeviceTypeId, std::vector<JobId>> by_type;
     int examined = 0;
@@ -73,7 +89,12 @@ class GadgetScheduler : public JobScheduler {
       const JobInfo& info = Info(ctx, it->second);
       if (info.type != kNoDeviceType && ctx.state().free_of_type(info.type) > 0) by_type[info.type].push_back(it->second);
     }
-    for (auto& [type, ids] : by_type) ScheduleType(ctx, type, ids);
+    if (slot) {
+      for (JobId id : running_) {  // the types of running rings too
+        if (ctx.job(id).state == JobState::kRunning) by_type[ctx.job(id).device_type];
+      }
+    }
+    for (auto& [type, ids] : by_type) ScheduleType(ctx, type, ids, slot);
   }
 
  private:
@@ -83,6 +104,9 @@ class GadgetScheduler : public JobScheduler {
     int submitted = 1;    // W0
     int max_workers = 1;  // W_max
     int min_workers = 1;  // W_min = ceil(min_fraction x W0)
+  };
+  struct RingCandidateOut {
+    std::vector<DeviceId> devices;
   };
   struct TypeLinks {
     RingLinks intra;  // span 1
@@ -161,28 +185,130 @@ class GadgetScheduler : public JobScheduler {
     return it == prefix_.end() ? -1 : static_cast<int>(it - prefix_.begin());
   }
 
-  double Value(SchedContext& ctx, JobId id, const JobInfo& info, const TypeLinks& links, int w, int span) const {
-    if (w <= 0 || span < 1) return 0.0;
-    if (w < info.min_workers) return 0.0;
+  // Iterations done now, as the job reports them (a running job: at its current rate since its
+  // last change of allocation).
+  static double DoneNow(const JobStatus& st, double now) {
+    double done = st.iterations_done;
+    if (st.state == JobState::kRunning && now > st.last_start_s) done += st.iteration_rate * (now - st.last_start_s);
+    return done;
+  }
+
+  RingUtility UtilityFor(SchedContext& ctx, JobId id, const JobInfo& info, const TypeLinks& links) const {
     const JobStatus& st = ctx.job(id);
     const double total = static_cast<double>(std::max<int64_t>(st.spec->iterations, 1));
+    const double done = DoneNow(st, ctx.now());
     RingUtility u;
     u.objective = opt_.objective;
-    u.remaining_iterations = std::max(1.0, total - st.iterations_done);
-    u.need_iterations = std::max(0.0, opt_.target_fraction * total - st.iterations_done);
+    u.remaining_iterations = std::max(1.0, total - done);
+    u.need_iterations = std::max(0.0, opt_.target_fraction * total - done);
     u.energy_weight = opt_.energy_weight;
     u.alpha = opt_.alpha;
     u.single_rate = RingProgressRate(info.ring, 1, links.intra, info.submitted);
     const int ref_span = info.submitted <= links.largest_node ? 1 : 2;
     u.reference_rate = RingProgressRate(info.ring, info.submitted, ref_span == 1 ? links.intra : links.inter, info.submitted);
-    const double rate = RingProgressRate(info.ring, w, span == 1 ? links.intra : links.inter, info.submitted);
-    return UtilityOf(u, w, rate);
+    return u;
   }
 
-  void ScheduleType(SchedContext& ctx, DeviceTypeId type, const std::vector<JobId>& ids) {
+  double Rate(const JobInfo& info, const TypeLinks& links, int w, int span) const {
+    return RingProgressRate(info.ring, w, span == 1 ? links.intra : links.inter, info.submitted);
+  }
+
+  double Value(SchedContext& ctx, JobId id, const JobInfo& info, const TypeLinks& links, int w, int span) const {
+    if (w <= 0 || span < 1) return 0.0;
+    if (w < info.min_workers) return 0.0;
+    return UtilityOf(UtilityFor(ctx, id, info, links), w, Rate(info, links, w, span));
+  }
+
+  // ---- Per-slot re-allocation of running rings (docs/gadget.md 2.5). ----
+  static int SpanOf(const Cluster& cluster, std::span<const DeviceId> devices) {
+    std::vector<NodeId> nodes;
+    for (DeviceId d : devices) nodes.push_back(cluster.device(d).node);
+    std::sort(nodes.begin(), nodes.end());
+    return static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
+  }
+
+  // The best change of running job `id` to exactly `w` workers that pays for itself within the
+  // horizon: its candidate ring in *best and its effective rate (gadget::EffectiveRate) returned;
+  // 0 when none pays. x0: the job's rate now.
+  double BestChange(SchedContext& ctx, JobId id, const JobInfo& info, const TypeLinks& links, int w,
+                    RingCandidateOut* best) {
+    const JobStatus& st = ctx.job(id);
+    const int w0 = st.num_devices();
+    const double x0 = Rate(info, links, w0, SpanOf(ctx.cluster(), st.devices));
+    const double total = static_cast<double>(std::max<int64_t>(st.spec->iterations, 1));
+    const double remaining = std::max(1.0, total - DoneNow(st, ctx.now()));
+    candidates_.clear();
+    gadget::RingCandidates(ctx.state(), st.devices, w, &candidates_);
+    double best_rate = 0;
+    for (gadget::RingCandidate& c : candidates_) {
+      const double pause = ctx.ResizePauseS(id, c.devices);
+      if (!std::isfinite(pause)) continue;
+      const double x1 = Rate(info, links, w, c.span);
+      if (!gadget::PaysForItself(x0, x1, pause, remaining, opt_.horizon_s)) continue;
+      const double effective = gadget::EffectiveRate(x0, x1, pause, remaining, opt_.horizon_s);
+      if (effective > best_rate) {
+        best_rate = effective;
+        best->devices = c.devices;
+      }
+    }
+    return best_rate;
+  }
+
+  // Running rings of `type` spread over several servers move onto one when that pays.
+  void Consolidate(SchedContext& ctx, DeviceTypeId type, const TypeLinks& links) {
+    for (JobId id : std::vector<JobId>(running_.begin(), running_.end())) {
+      const JobStatus& st = ctx.job(id);
+      if (st.state != JobState::kRunning || st.device_type != type || SpanOf(ctx.cluster(), st.devices) < 2) continue;
+      const JobInfo& info = Info(ctx, id);
+      RingCandidateOut best;
+      if (BestChange(ctx, id, info, links, st.num_devices(), &best) > 0 && SpanOf(ctx.cluster(), best.devices) == 1) {
+        ctx.ResizeOn(id, best.devices);
+      }
+    }
+  }
+
+  // Value table of growing running job `id` by k = 0..top extra workers: the utility at the
+  // change's effective rate minus the utility now (<= 0 where no change pays).
+  void GrowthItem(SchedContext& ctx, JobId id, const TypeLinks& links, int top, gadget::AllocItem* item) {
+    const JobInfo& info = Info(ctx, id);
+    const JobStatus& st = ctx.job(id);
+    const int w0 = st.num_devices();
+    const RingUtility u = UtilityFor(ctx, id, info, links);
+    const double now_value = UtilityOf(u, w0, Rate(info, links, w0, SpanOf(ctx.cluster(), st.devices)));
+    item->value.assign(static_cast<size_t>(top) + 1, 0.0);
+    RingCandidateOut best;
+    for (int k = 1; k <= top; ++k) {
+      const double rate = BestChange(ctx, id, info, links, w0 + k, &best);
+      item->value[static_cast<size_t>(k)] = rate > 0 ? UtilityOf(u, w0 + k, rate) - now_value : 0.0;
+    }
+  }
+
+  // Grows running job `id` to `target` workers, or to the largest count below that still pays.
+  void Grow(SchedContext& ctx, JobId id, const TypeLinks& links, int target) {
+    const JobInfo& info = Info(ctx, id);
+    const int w0 = ctx.job(id).num_devices();
+    RingCandidateOut best;
+    for (int w = target; w > w0; --w) {
+      if (BestChange(ctx, id, info, links, w, &best) > 0 && ctx.ResizeOn(id, best.devices)) return;
+    }
+  }
+
+  void ScheduleType(SchedContext& ctx, DeviceTypeId type, const std::vector<JobId>& ids, bool slot) {
     const ClusterState& state = ctx.state();
     const TypeLinks& links = LinksOf(ctx.cluster(), type);
+    if (slot) Consolidate(ctx, type, links);
     const int capacity = state.free_of_type(type);
+    if (capacity == 0) return;
+    // Running rings that may grow join the allocation (after the pending jobs' items).
+    growers_.clear();
+    if (slot) {
+      for (JobId id : running_) {
+        const JobStatus& st = ctx.job(id);
+        if (st.state == JobState::kRunning && st.device_type == type && st.num_devices() < Info(ctx, id).max_workers) {
+          growers_.push_back(id);
+        }
+      }
+    }
     int widest = 0;
     for (JobId id : ids) widest = std::max(widest, Info(ctx, id).max_workers);
     LoadFree(state, type, std::min(widest, capacity));
@@ -194,7 +320,16 @@ class GadgetScheduler : public JobScheduler {
       items_[i].value.assign(static_cast<size_t>(top) + 1, 0.0);
       for (int w = 1; w <= top; ++w) items_[i].value[static_cast<size_t>(w)] = Value(ctx, ids[i], info, links, w, SpanNow(w));
     }
+    for (JobId id : growers_) {
+      const int top = std::min(Info(ctx, id).max_workers - ctx.job(id).num_devices(), capacity);
+      items_.emplace_back();
+      GrowthItem(ctx, id, links, top, &items_.back());
+    }
     const gadget::Allocation alloc = gadget::GreedyAllocate(items_, capacity);
+    for (size_t g = 0; g < growers_.size(); ++g) {
+      const int extra = alloc.workers[ids.size() + g];
+      if (extra > 0) Grow(ctx, growers_[g], links, ctx.job(growers_[g]).num_devices() + extra);
+    }
     // 3. Embedding, widest rings first (ties: list order), with the shrink check.
     std::vector<size_t> order;
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -219,7 +354,7 @@ class GadgetScheduler : public JobScheduler {
           }
         }
       }
-      if (ctx.TryStart(id, w, type)) pending_.erase({ctx.job(id).spec->submit_time_s, id});
+      if (ctx.TryStart(id, w, type)) Started(ctx, id);
     }
     // Work conservation: jobs worth nothing more (a met target) still have to finish; they take
     // what is left, in list order, at their submitted size or less.
@@ -230,12 +365,21 @@ class GadgetScheduler : public JobScheduler {
       if (!worthless) continue;
       const JobInfo& info = Info(ctx, id);
       const int w = opt_.elastic ? std::min(info.submitted, state.free_of_type(type)) : info.submitted;
-      if (ctx.TryStart(id, w, type)) pending_.erase({ctx.job(id).spec->submit_time_s, id});
+      if (ctx.TryStart(id, w, type)) Started(ctx, id);
     }
+  }
+
+  void Started(SchedContext& ctx, JobId id) {
+    pending_.erase({ctx.job(id).spec->submit_time_s, id});
+    running_.insert(id);
   }
 
   GadgetOptions opt_;
   std::set<std::pair<double, JobId>> pending_;  // (submit time, id)
+  std::set<JobId> running_;                     // started by this policy and not finished
+  double next_slot_s_ = 0;                      // the next re-allocation (realloc=true)
+  std::vector<JobId> growers_;                  // scratch
+  std::vector<gadget::RingCandidate> candidates_;
   std::map<JobId, JobInfo> jobs_;
   std::map<DeviceTypeId, TypeLinks> links_;
   std::vector<NodeId> nodes_;  // scratch
@@ -279,6 +423,15 @@ Result<std::unique_ptr<JobScheduler>> MakeGadget(const Options& options) {
     return Status::InvalidArgument("policy 'gadget': option 'target_fraction' must be in (0, 1]");
   }
   if (window < 1) return Status::InvalidArgument("policy 'gadget': option 'window' must be >= 1");
+  HETSCHED_ASSIGN_OR_RETURN(opt.realloc, options.GetBool("realloc", true));
+  HETSCHED_ASSIGN_OR_RETURN(opt.slot_s, options.GetDouble("slot", 600));
+  HETSCHED_ASSIGN_OR_RETURN(opt.horizon_s, options.GetDouble("horizon", 3600));
+  if (!(opt.slot_s >= 1 && opt.slot_s <= 1e7)) {
+    return Status::InvalidArgument("policy 'gadget': option 'slot' must be in [1, 1e7] seconds");
+  }
+  if (!(opt.horizon_s > 0 && opt.horizon_s <= 1e9)) {
+    return Status::InvalidArgument("policy 'gadget': option 'horizon' must be in (0, 1e9] seconds");
+  }
   opt.window = static_cast<int>(window);
   return std::unique_ptr<JobScheduler>(std::make_unique<GadgetScheduler>(opt));
 }

@@ -121,6 +121,28 @@ void SchedContext::RunUntil(JobId id, double iterations) {
   if (Status st = backend_.RunUntil(id, iterations); !st.ok()) error_ = std::move(st);
 }
 
+bool SchedContext::ResizeOn(JobId id, std::span<const DeviceId> devices) {
+  const JobStatus& status = job(id);
+  if (status.state != JobState::kRunning || status.spec->is_container_job() || devices.empty() || failed()) {
+    return false;
+  }
+  for (DeviceId d : devices) {
+    if (d < 0 || d >= cluster().num_devices()) return false;
+    const JobId holder = state_.owner(d);
+    if (holder != kNoJob && holder != id) return false;
+  }
+  const ModelProfile* model = ModelOf(zoo_, *status.spec);
+  if (model == nullptr) return false;
+  auto planned = planner_.PlanJob(*status.spec, *model, devices, cluster());
+  if (!planned.ok()) return false;
+  return Accept(backend_.ResizeJob(id, *planned));
+}
+
+double SchedContext::ResizePauseS(JobId id, std::span<const DeviceId> devices) const {
+  if (job(id).state != JobState::kRunning || devices.empty()) return std::numeric_limits<double>::infinity();
+  return backend_.ResizePauseS(id, devices);
+}
+
 double SchedContext::EstimateIterationS(JobId id, int num_devices, DeviceTypeId type) {
   const JobSpec& spec = *job(id).spec;
   const ModelProfile* model = ModelOf(zoo_, spec);

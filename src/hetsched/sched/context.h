@@ -3,6 +3,7 @@
 // (so its estimate cache does too).
 #pragma once
 
+#include <limits>
 #include <map>
 #include <span>
 #include <string>
@@ -44,6 +45,20 @@ class SchedBackend {
     return Status::InvalidArgument("this back end cannot hold job " + std::to_string(id) +
                                  " idle at a progress mark (RunUntil)");
   }
+  // Moves a running job onto `planned.plan.devices` (it may keep some of its own devices; the
+  // others must be free): a grow, a shrink or a move of its ring. The job stays running; the back
+  // end charges the change (ResizePauseS). REQUIRES: the job is running and is a device job.
+  // kInfeasible: this back end cannot resize (nothing changed; the default: the Slurm agent,
+  // where a resize would be a requeue, docs/slurm.md). Any other error is a fault, as for StartJob.
+  virtual Status ResizeJob(JobId /*id*/, const PlannedJob& /*planned*/) {
+    return Status::Infeasible("this back end cannot resize a running job");
+  }
+  // Seconds without progress that ResizeJob onto `devices` would cost the job (an elastic
+  // re-rendezvous, or a checkpoint restart; perf/elastic_resize.h); infinity when the back end
+  // cannot resize. REQUIRES: the job is running.
+  virtual double ResizePauseS(JobId /*id*/, std::span<const DeviceId> /*devices*/) const {
+    return std::numeric_limits<double>::infinity();
+  }
   // A container job the placer could not place now stays queued; `reason` says why (shown in
   // the job's status). Default: ignored.
   virtual void NoteUnplaced(JobId /*id*/, std::string_view /*reason*/) {}
@@ -77,6 +92,15 @@ class SchedContext {
   // SchedBackend::RunUntil for a running job (a job not running is left alone). A back-end
   // failure is kept for TakeError().
   void RunUntil(JobId id, double iterations);
+  // Resizes or moves a running device job onto `devices` (ring order), which may include devices
+  // it holds; the others must be free. True when done (the job keeps running, paused for the
+  // back end's cost, ResizePauseS). False, with nothing changed, when the job is not a running
+  // device job, a device is held by another job, the planner rejects the devices, or the back
+  // end cannot resize (the Slurm agent); a back-end fault is kept for TakeError().
+  bool ResizeOn(JobId id, std::span<const DeviceId> devices);
+  // What ResizeOn(id, devices) would cost the job in seconds without progress; infinity when the
+  // back end cannot resize or the job is not running.
+  double ResizePauseS(JobId id, std::span<const DeviceId> devices) const;
 
   // The first fault a back end reported through this context (see SchedBackend::StartJob), and
   // Ok after it is taken. A back end calls it after every call into the scheduler and ends the

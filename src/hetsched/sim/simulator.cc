@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "hetsched/perf/elastic_resize.h"
 #include "hetsched/perf/iteration_model.h"
 #include "hetsched/sched/cluster_state.h"
 #include "hetsched/sched/context.h"
@@ -76,6 +77,8 @@ class Simulator final : public SchedBackend {
   Status StartJob(JobId id, const PlannedJob& planned) override;
   Status PreemptJob(JobId id) override;
   Status RunUntil(JobId id, double iterations) override;
+  Status ResizeJob(JobId id, const PlannedJob& planned) override;
+  double ResizePauseS(JobId id, std::span<const DeviceId> devices) const override;
   void RequestWakeUp(double time_s) override {
     // Strictly in the future: a scheduler cannot make the clock stand still.
     if (time_s > now_ && std::isfinite(time_s)) events_.AddWakeUp(time_s);
@@ -128,6 +131,9 @@ class Simulator final : public SchedBackend {
   // energy, cost, bytes, progress); for a stop or an idle hold.
   void CloseSegment(JobId id);
   Status StopRun(JobId id);
+  // Takes `planned`'s devices for a pending job and starts it; its progress resumes after pause_s.
+  Status BeginRun(JobId id, const PlannedJob& planned, double pause_s);
+  ResizeCost ResizeCostTo(JobId id, std::span<const DeviceId> devices) const;
   Status Complete(JobId id);
   // The job reached its RunUntil mark: it keeps its devices, idle.
   Status Hold(JobId id);
@@ -422,11 +428,52 @@ void Simulator::ChangeTraffic(JobId id, int delta) {
 }
 
 Status Simulator::StartJob(JobId id, const PlannedJob& planned) {
-  JobStatus& st = status_[static_cast<size_t>(id)];
-  RunState& job = runs_[static_cast<size_t>(id)];
+  const JobStatus& st = status_[static_cast<size_t>(id)];
   if (st.state != JobState::kPending || rejected_[static_cast<size_t>(id)]) {
     return Status::Internal("start of job " + std::to_string(id) + " that is not pending");
   }
+  return BeginRun(id, planned, st.preemptions > 0 ? options_.restart_cost_s : 0.0);
+}
+
+ResizeCost Simulator::ResizeCostTo(JobId id, std::span<const DeviceId> devices) const {
+  const JobStatus& st = status_[static_cast<size_t>(id)];
+  const ElasticResizeModel params{options_.resize_rendezvous_s, options_.restart_cost_s};
+  return ResizeCostOf(*runs_[static_cast<size_t>(id)].model, cluster_, st.devices, devices, st.spec->elastic, params);
+}
+
+double Simulator::ResizePauseS(JobId id, std::span<const DeviceId> devices) const {
+  const JobStatus& st = status_[static_cast<size_t>(id)];
+  if (st.state != JobState::kRunning || devices.empty() || st.spec->is_container_job()) return kInf;
+  return ResizeCostTo(id, devices).pause_s;
+}
+
+Status Simulator::ResizeJob(JobId id, const PlannedJob& planned) {
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  if (st.state != JobState::kRunning || st.spec->is_container_job() || !planned.plan.containers.empty() ||
+      planned.plan.devices.empty()) {
+    return Status::Internal("resize of job " + std::to_string(id) + " that is not a running device job");
+  }
+  const ResizeCost cost = ResizeCostTo(id, planned.plan.devices);
+  if (cost.kind == ResizeKind::kNone) return Status::Ok();
+  RunState& job = runs_[static_cast<size_t>(id)];
+  // The part of the pause a previous change left still runs: it is not forgiven.
+  const double owed = std::max(0.0, active(job).progress_from_s - now_);
+  HETSCHED_RETURN_IF_ERROR(StopRun(id));
+  st.state = JobState::kPending;  // for the instant of the change: BeginRun takes a pending job
+  ++pending_;
+  JobRecord& rec = record(job);
+  ++rec.resizes;
+  rec.resize_pause_s += cost.pause_s;
+  if (cost.kind == ResizeKind::kRestart) {
+    ++st.preemptions;
+    ++rec.preemptions;
+  }
+  return BeginRun(id, planned, owed + cost.pause_s);
+}
+
+Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) {
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  RunState& job = runs_[static_cast<size_t>(id)];
   if (planned.plan.containers.empty()) {
     HETSCHED_RETURN_IF_ERROR(state_.Allocate(id, planned.plan.devices));
   } else {
@@ -455,7 +502,7 @@ Status Simulator::StartJob(JobId id, const PlannedJob& planned) {
   run.estimate = IterationEstimate{};
   run.plan = planned.plan;
   run.update_s = now_;
-  run.progress_from_s = now_ + (st.preemptions > 0 ? options_.restart_cost_s : 0.0);
+  run.progress_from_s = now_ + pause_s;
   run.segment_start_s = now_;
   run.segment_start_iterations = job.done_at_update;
   run.mark = kInf;

@@ -24,6 +24,9 @@ namespace hetsched {
 struct SimOptions {
   unsigned long long seed = 1;
   double restart_cost_s = 30;        // checkpoint + restart time a preempted job pays on restart
+  // Re-rendezvous time of an elastic resize (ResizeJob of an elastic job that keeps a worker and
+  // its device type); the state broadcast comes on top (perf/elastic_resize.h, docs/elastic.md).
+  double resize_rendezvous_s = 10;
   double max_time_s = 1e12;          // stop the run here (jobs still running are reported unfinished)
   bool check_invariants = true;      // audit every event (cheap checks) + full audit every N events
   long long full_audit_every = 100000;

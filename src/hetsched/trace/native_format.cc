@@ -19,18 +19,20 @@ constexpr std::string_view kOptional[] = {"id", "name", "user", "batch_size", "e
                                           "allowed_types", "parallelism", "priority", "deadline_s",
                                           "true_iterations", "reference_runtime_s", "num_ps", "num_workers",
                                           "ps_cpu", "ps_memory_gib", "ps_gpus", "worker_cpu",
-                                          "worker_memory_gib", "worker_gpus", "intra_job_planner"};
+                                          "worker_memory_gib", "worker_gpus", "intra_job_planner", "elastic"};
 // The order ToNativeTrace writes.
 constexpr std::string_view kWriteOrder[] = {
     "id", "name", "user", "submit_time_s", "model", "batch_size", "num_gpus", "iterations",
     "estimated_runtime_s", "allowed_types", "parallelism", "priority", "deadline_s",
     "true_iterations", "reference_runtime_s"};  // then kContainerColumns, then kPlannerColumn
 constexpr std::string_view kPlannerColumn = "intra_job_planner";
+// Written last, and only when some job is elastic (older files stay as they were).
+constexpr std::string_view kElasticColumn = "elastic";
 
 // Column indices resolved once from the header; -1 = column absent.
 struct Columns {
   int id, name, user, submit, model, batch, gpus, iterations, estimate, allowed, parallelism,
-      priority, deadline, truth, reference, planner;
+      priority, deadline, truth, reference, planner, elastic;
 };
 
 Columns ResolveColumns(const ColumnMap& map) {
@@ -39,7 +41,8 @@ Columns ResolveColumns(const ColumnMap& map) {
                  map.Index("iterations"), map.Index("estimated_runtime_s"),
                  map.Index("allowed_types"), map.Index("parallelism"), map.Index("priority"),
                  map.Index("deadline_s"), map.Index("true_iterations"),
-                 map.Index("reference_runtime_s"), map.Index(std::string(kPlannerColumn))};
+                 map.Index("reference_runtime_s"), map.Index(std::string(kPlannerColumn)),
+                 map.Index(std::string(kElasticColumn))};
 }
 
 class NativeRowParser {
@@ -135,6 +138,17 @@ class NativeRowParser {
       }
       s.intra_job_planner = std::string(name);
     }
+    if (has(cols_.elastic)) {
+      const std::string value = ToLower(Trim(at(cols_.elastic)));
+      if (value == "1" || value == "true") {
+        s.elastic = true;
+      } else if (value != "0" && value != "false") {
+        return FieldError(row, kElasticColumn, fmt::format("expected 0, 1, true or false, got {}", Quoted(at(cols_.elastic))));
+      }
+      if (s.elastic && s.num_ps > 0) {
+        return FieldError(row, kElasticColumn, "a container job (num_ps >= 1) cannot be elastic");
+      }
+    }
     return Status::Ok();
   }
 
@@ -210,6 +224,12 @@ std::string ToNativeTrace(const Workload& workload, const DeviceCatalog& devices
   }
   out.push_back(',');
   out.append(trace_internal::kPlannerColumn);
+  const bool any_elastic =
+      std::any_of(workload.jobs.begin(), workload.jobs.end(), [](const Job& j) { return j.spec.elastic; });
+  if (any_elastic) {
+    out.push_back(',');
+    out.append(trace_internal::kElasticColumn);
+  }
   out.push_back('\n');
   using trace_internal::AppendDouble;
   using trace_internal::AppendInt;
@@ -251,6 +271,7 @@ std::string ToNativeTrace(const Workload& workload, const DeviceCatalog& devices
     trace_internal::AppendContainerFields(s, &out);
     out.push_back(',');
     trace_internal::AppendText(&out, s.intra_job_planner);
+    if (any_elastic) out.append(s.elastic ? ",1" : ",0");
     out.push_back('\n');
   }
   return out;

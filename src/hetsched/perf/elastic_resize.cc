@@ -1,0 +1,39 @@
+#include "hetsched/perf/elastic_resize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "hetsched/perf/ring_model.h"
+
+namespace hetsched {
+
+ResizeCost ResizeCostOf(const ModelProfile& model, const Cluster& cluster, std::span<const DeviceId> from,
+                        std::span<const DeviceId> to, bool job_elastic, const ElasticResizeModel& params) {
+  std::vector<DeviceId> a(from.begin(), from.end()), b(to.begin(), to.end());
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  ResizeCost cost;
+  if (a == b) return cost;
+  const DeviceTypeId type = cluster.device(from.front()).type;
+  const bool one_type = std::all_of(to.begin(), to.end(), [&](DeviceId d) { return cluster.device(d).type == type; });
+  std::vector<DeviceId> kept;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(kept));
+  if (!job_elastic || !one_type || kept.empty()) {
+    cost.kind = ResizeKind::kRestart;
+    cost.pause_s = params.restart_s;
+    return cost;
+  }
+  cost.kind = ResizeKind::kElastic;
+  if (to.size() > 1) {
+    const RingLinks hop = DescribeRing(cluster, to).bottleneck;
+    const double bytes = model.total_param_bytes() + model.total_embedding_bytes();
+    if (hop.bandwidth_Bps > 0 && std::isfinite(hop.bandwidth_Bps)) {
+      cost.broadcast_s = bytes / hop.bandwidth_Bps + static_cast<double>(to.size() - 1) * hop.latency_s;
+    }
+  }
+  cost.pause_s = params.rendezvous_s + cost.broadcast_s;
+  return cost;
+}
+
+}  // namespace hetsched

@@ -1,0 +1,144 @@
+// Golden scenarios for resizing a running job (SchedContext::ResizeOn, Simulator::ResizeJob):
+// the elastic re-rendezvous against the checkpoint restart, with every time worked out by hand
+// (sim_world.h: one iteration takes 3 ms on any number of devices; the "unit" model has no
+// parameters, so an elastic resize costs exactly the rendezvous time, no broadcast).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "hetsched/sched/context.h"
+#include "hetsched/sched/job_scheduler.h"
+#include "hetsched/sim/runner.h"
+#include "hetsched/sim/simulator.h"
+#include "sim_world.h"
+
+namespace hetsched {
+namespace {
+
+using testing_util::MakeSimWorld;
+using testing_util::MakeWorkload;
+using testing_util::UnitJob;
+
+// Starts job 0 on `start` at t = 0, and at t = 10 moves it onto `resize` (records whether the
+// context accepted it and the pause it announced).
+class ScriptedResize : public JobScheduler {
+ public:
+  ScriptedResize(std::vector<DeviceId> start, std::vector<DeviceId> resize)
+      : start_(std::move(start)), resize_(std::move(resize)) {}
+  std::string_view name() const override { return "scripted-resize"; }
+  void OnJobSubmitted(const JobStatus&, SchedContext&) override {}
+  void OnJobFinished(const JobStatus&, SchedContext&) override {}
+  void OnJobRequeued(const JobStatus&, SchedContext&) override {}
+  void Schedule(SchedContext& ctx) override {
+    if (ctx.now() == 0 && ctx.job(0).state == JobState::kPending) {
+      ASSERT_TRUE(ctx.StartOn(0, start_));
+      ctx.WakeUpAt(10);
+    } else if (ctx.now() == 10 && !done_) {
+      done_ = true;
+      announced_pause_s = ctx.ResizePauseS(0, resize_);
+      accepted = ctx.ResizeOn(0, resize_);
+    }
+  }
+  bool accepted = false;
+  double announced_pause_s = -1;
+
+ private:
+  std::vector<DeviceId> start_, resize_;
+  bool done_ = false;
+};
+
+struct Outcome {
+  RunRecord run;
+  bool accepted = false;
+  double announced_pause_s = -1;
+};
+
+Outcome RunScript(const testing_util::SimWorld& w, bool elastic, std::vector<DeviceId> start,
+                  std::vector<DeviceId> resize) {
+  // One job asking for 2 GPUs, 30 s of work on them (10,000 iterations of 3 ms).
+  Job job = UnitJob(0, 0, 2, 30);
+  job.spec.elastic = elastic;
+  const Workload workload = MakeWorkload({job});
+  MethodChoice choice;
+  choice.placer = "first-fit";
+  Result<SimMethods> methods = CreateMethods(choice);
+  EXPECT_TRUE(methods.ok());
+  auto script = std::make_unique<ScriptedResize>(std::move(start), std::move(resize));
+  ScriptedResize* seen = script.get();
+  methods->scheduler = std::move(script);
+  SimOptions options;
+  options.restart_cost_s = 7;
+  options.resize_rendezvous_s = 5;
+  options.full_audit_every = 1;
+  Result<RunRecord> run = Simulate(*w.cluster, w.zoo, workload, std::move(methods).value(), options);
+  EXPECT_TRUE(run.ok()) << run.status().ToString();
+  Outcome out;
+  if (run.ok()) out.run = std::move(run).value();
+  out.accepted = seen->accepted;
+  out.announced_pause_s = seen->announced_pause_s;
+  return out;
+}
+
+TEST(ResizeGoldenTest, ElasticGrowPaysTheRendezvousOnly) {
+  auto w = MakeSimWorld();
+  const Outcome o = RunScript(*w, /*elastic=*/true, {0, 1}, {0, 1, 2, 3});
+  ASSERT_TRUE(o.accepted);
+  EXPECT_DOUBLE_EQ(o.announced_pause_s, 5);
+  // 0-10 s on 2 GPUs: 10 of the 30 s of work. 10-15 s: rendezvous (no progress, 4 GPUs held).
+  // From 15 s on 4 GPUs the job runs twice as fast: 20 s of 2-GPU work in 10 s -> ends at 25 s.
+  const JobRecord& j = o.run.jobs[0];
+  EXPECT_NEAR(j.finish_s, 25, 1e-6);
+  EXPECT_EQ(j.resizes, 1);
+  EXPECT_DOUBLE_EQ(j.resize_pause_s, 5);
+  EXPECT_EQ(j.preemptions, 0);
+  EXPECT_NEAR(j.gpu_seconds, 2 * 10 + 4 * 15, 1e-6);  // 80 GPU-s, the pause included
+  EXPECT_NEAR(j.first_start_s, 0, 1e-12);
+}
+
+TEST(ResizeGoldenTest, ElasticShrinkSlowsTheJobAfterTheRendezvous) {
+  auto w = MakeSimWorld();
+  // Start on 4 GPUs (twice the request): 0-10 s does 20 s of 2-GPU work; 10-15 s pause;
+  // the last 10 s of work on 2 GPUs: ends at 25 s. GPU-s: 4 x 10 + 2 x 15 = 70.
+  const Outcome o = RunScript(*w, true, {0, 1, 2, 3}, {0, 1});
+  ASSERT_TRUE(o.accepted);
+  EXPECT_NEAR(o.run.jobs[0].finish_s, 25, 1e-6);
+  EXPECT_NEAR(o.run.jobs[0].gpu_seconds, 70, 1e-6);
+  EXPECT_EQ(o.run.jobs[0].preemptions, 0);
+}
+
+TEST(ResizeGoldenTest, ANonElasticJobPaysACheckpointRestart) {
+  auto w = MakeSimWorld();
+  // The same grow as above, but the job is not elastic: restart cost 7 s, counted as a
+  // preemption. 0-10 s: 10 s of work; 10-17 s: restart; 20 s of work on 4 GPUs in 10 s: 27 s.
+  const Outcome o = RunScript(*w, false, {0, 1}, {0, 1, 2, 3});
+  ASSERT_TRUE(o.accepted);
+  EXPECT_DOUBLE_EQ(o.announced_pause_s, 7);
+  EXPECT_NEAR(o.run.jobs[0].finish_s, 27, 1e-6);
+  EXPECT_EQ(o.run.jobs[0].preemptions, 1);
+  EXPECT_EQ(o.run.jobs[0].resizes, 1);
+  EXPECT_DOUBLE_EQ(o.run.jobs[0].resize_pause_s, 7);
+}
+
+TEST(ResizeGoldenTest, AMoveThatKeepsNoWorkerIsACheckpointRestartEvenWhenElastic) {
+  auto w = MakeSimWorld(/*nodes=*/2, /*per_node=*/4);
+  // From devices 0,1 (node 0) to 4,5 (node 1): no worker survives to hold the state in memory.
+  // 0-10 s: 10 s of work; 10-17 s: restart; the last 20 s of work on 2 GPUs: ends at 37 s.
+  const Outcome o = RunScript(*w, true, {0, 1}, {4, 5});
+  ASSERT_TRUE(o.accepted);
+  EXPECT_DOUBLE_EQ(o.announced_pause_s, 7);
+  EXPECT_NEAR(o.run.jobs[0].finish_s, 37, 1e-6);
+  EXPECT_EQ(o.run.jobs[0].preemptions, 1);
+}
+
+TEST(ResizeGoldenTest, TheSameDevicesCostNothing) {
+  auto w = MakeSimWorld();
+  const Outcome o = RunScript(*w, true, {0, 1}, {1, 0});
+  ASSERT_TRUE(o.accepted);
+  EXPECT_DOUBLE_EQ(o.announced_pause_s, 0);
+  EXPECT_NEAR(o.run.jobs[0].finish_s, 30, 1e-6);
+  EXPECT_EQ(o.run.jobs[0].resizes, 0);
+}
+
+}  // namespace
+}  // namespace hetsched
