@@ -2,8 +2,8 @@
 // The comparison table lives in comparison.cc.
 #include "hetsched/report/writers.h"
 
-#include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -67,8 +67,14 @@ Json BusyFractionByType(const RunRecord& run, const Summary& summary) {
 }
 
 // Empty field for "not applicable" (unfinished job, no deadline).
-std::string OptionalSeconds(double value_s, bool present) {
-  return present ? FormatTrimmed(value_s, kSecondsDecimals) : "";
+void AppendOptionalSeconds(double value_s, bool present, std::string* out) {
+  if (present) AppendTrimmed(value_s, kSecondsDecimals, out);
+}
+
+void AppendInteger(long long v, std::string* out) {
+  char buffer[24];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v);
+  out->append(buffer, static_cast<size_t>(end - buffer));
 }
 
 }  // namespace
@@ -120,22 +126,54 @@ std::string JobsCsv(const RunRecord& run) {
       "id,name,user,model,num_gpus,priority,device_type,submit_s,first_start_s,finish_s,"
       "deadline_s,jct_s,queueing_delay_s,ideal_runtime_s,slowdown,gpu_seconds,"
       "busy_energy_joules,cost_usd,cross_node_bytes,preemptions,max_span_nodes\n";
+  out.reserve(out.size() + 160 * run.jobs.size());  // about a row's length
   for (const JobRecord& job : run.jobs) {
     const bool started = job.first_start_s >= 0;
     const bool finished = job.finished();
     const bool slowdown_defined = finished && job.ideal_runtime_s > 0;
-    fmt::format_to(
-        std::back_inserter(out), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", job.id,
-        CsvField(job.name), CsvField(job.user), CsvField(job.model), job.num_gpus, job.priority,
-        CsvField(job.device_type_name), FormatTrimmed(job.submit_s, kSecondsDecimals),
-        OptionalSeconds(job.first_start_s, started), OptionalSeconds(job.finish_s, finished),
-        OptionalSeconds(job.deadline_s, std::isfinite(job.deadline_s)),
-        OptionalSeconds(job.jct_s(), finished), OptionalSeconds(job.queueing_delay_s(), started),
-        FormatTrimmed(job.ideal_runtime_s, kSecondsDecimals),
-        slowdown_defined ? FormatTrimmed(job.jct_s() / job.ideal_runtime_s, kRatioDecimals) : "",
-        FormatTrimmed(job.gpu_seconds, kSecondsDecimals),
-        FormatTrimmed(job.busy_energy_joules, kJouleDecimals), FormatTrimmed(job.cost_usd, kUsdDecimals),
-        FormatTrimmed(job.cross_node_bytes, 0), job.preemptions, job.max_span_nodes);
+    // Field by field into one string (a formatted string per field cost more than the run).
+    AppendInteger(job.id, &out);
+    out.push_back(',');
+    AppendCsvField(job.name, &out);
+    out.push_back(',');
+    AppendCsvField(job.user, &out);
+    out.push_back(',');
+    AppendCsvField(job.model, &out);
+    out.push_back(',');
+    AppendInteger(job.num_gpus, &out);
+    out.push_back(',');
+    AppendInteger(job.priority, &out);
+    out.push_back(',');
+    AppendCsvField(job.device_type_name, &out);
+    out.push_back(',');
+    AppendTrimmed(job.submit_s, kSecondsDecimals, &out);
+    out.push_back(',');
+    AppendOptionalSeconds(job.first_start_s, started, &out);
+    out.push_back(',');
+    AppendOptionalSeconds(job.finish_s, finished, &out);
+    out.push_back(',');
+    AppendOptionalSeconds(job.deadline_s, std::isfinite(job.deadline_s), &out);
+    out.push_back(',');
+    AppendOptionalSeconds(job.jct_s(), finished, &out);
+    out.push_back(',');
+    AppendOptionalSeconds(job.queueing_delay_s(), started, &out);
+    out.push_back(',');
+    AppendTrimmed(job.ideal_runtime_s, kSecondsDecimals, &out);
+    out.push_back(',');
+    if (slowdown_defined) AppendTrimmed(job.jct_s() / job.ideal_runtime_s, kRatioDecimals, &out);
+    out.push_back(',');
+    AppendTrimmed(job.gpu_seconds, kSecondsDecimals, &out);
+    out.push_back(',');
+    AppendTrimmed(job.busy_energy_joules, kJouleDecimals, &out);
+    out.push_back(',');
+    AppendTrimmed(job.cost_usd, kUsdDecimals, &out);
+    out.push_back(',');
+    AppendTrimmed(job.cross_node_bytes, 0, &out);
+    out.push_back(',');
+    AppendInteger(job.preemptions, &out);
+    out.push_back(',');
+    AppendInteger(job.max_span_nodes, &out);
+    out.push_back('\n');
   }
   return out;
 }
@@ -146,12 +184,16 @@ std::string TimelineCsv(const RunRecord& run, int max_rows) {
   out += "\n";
   // Resampled rows hold averages: three decimals keep them readable and stable.
   for (const TimelineRow& row : ResampleTimeline(run, max_rows)) {
-    out += FormatTrimmed(row.time_s, kSecondsDecimals);
+    AppendTrimmed(row.time_s, kSecondsDecimals, &out);
     for (double v : {row.busy_devices, row.running_jobs, row.pending_jobs}) {
-      out += "," + FormatTrimmed(v, 3);
+      out.push_back(',');
+      AppendTrimmed(v, 3, &out);
     }
-    for (double v : row.busy_by_type) out += "," + FormatTrimmed(v, 3);
-    out += "\n";
+    for (double v : row.busy_by_type) {
+      out.push_back(',');
+      AppendTrimmed(v, 3, &out);
+    }
+    out.push_back('\n');
   }
   return out;
 }
