@@ -2,6 +2,7 @@
 
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "hetsched/perf/iteration_model.h"
@@ -138,14 +139,12 @@ TEST(PreparedEstimateTest, EqualsEstimateIterationBitForBit) {
       const PreparedEstimate prepared = PrepareEstimate(model, plans[i], w->cluster);
       EXPECT_EQ(prepared.split, i < 3);  // data-parallel plans are split, the pipeline is not
       const IterationEstimate got = EstimateUnderLoad(prepared, model, plans[i], w->cluster, load);
-      EXPECT_EQ(got.compute_s, want.compute_s);
-      EXPECT_EQ(got.communication_s, want.communication_s);
-      EXPECT_EQ(got.iteration_s, want.iteration_s);
-      EXPECT_EQ(got.samples_per_s, want.samples_per_s);
-      EXPECT_EQ(got.cross_node_bytes, want.cross_node_bytes);
-      EXPECT_EQ(got.span_nodes, want.span_nodes);
-      EXPECT_EQ(got.memory_per_device_bytes, want.memory_per_device_bytes);
-      EXPECT_EQ(got.fits_in_memory, want.fits_in_memory);
+      // Every field, compared exactly (doubles by value: the same operations in the same order).
+      const auto fields = [](const IterationEstimate& e) {
+        return std::make_tuple(e.compute_s, e.communication_s, e.iteration_s, e.samples_per_s, e.cross_node_bytes,
+                               e.span_nodes, e.memory_per_device_bytes, e.fits_in_memory);
+      };
+      EXPECT_EQ(fields(got), fields(want));
     }
   }
   // Under load the ring is slower than alone: the load reaches the split estimate.
