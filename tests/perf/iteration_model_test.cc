@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "hetsched/perf/iteration_model.h"
@@ -90,6 +92,65 @@ TEST(NicsUsedTest, PipelineCountsCrossNodeBoundariesAndStages) {
   plan.stages = {PipelineStage{0, 2, {b[1], c[0]}}};
   plan.devices = {b[1], c[0]};
   EXPECT_EQ(NicsUsed(w->cluster, plan), (std::vector<NodeId>{n1, n2}));
+}
+
+// PrepareEstimate + EstimateUnderLoad must give EstimateIteration's figures exactly (the
+// simulator re-times running jobs with them), for every kind of plan and under any load.
+TEST(PreparedEstimateTest, EqualsEstimateIterationBitForBit) {
+  auto w = MakeWorld();
+  const RackId r0 = w->AddRack();
+  const RackId r1 = w->AddRack();
+  const NodeId n0 = w->AddNode(r0, w->gpu_a, 2);
+  const NodeId n1 = w->AddNode(r0, w->gpu_a, 2);
+  const NodeId n2 = w->AddNode(r1, w->gpu_a, 2);
+  ModelProfile model;
+  model.name = "three-layer";
+  model.layers = {perf_test::Layer("a", 1e9, 1e8, 1e6), perf_test::Layer("b", 3e8, 2e7, 5e5),
+                  perf_test::Layer("c", 7e8, 4e7, 2e5)};
+  model.layers[1].sparse_bytes_per_sample = 3e3;
+  const auto a = w->DevicesOf(n0, 2);
+  const auto b = w->DevicesOf(n1, 2);
+  const auto c = w->DevicesOf(n2, 2);
+  std::vector<Plan> plans;
+  Plan ring;
+  ring.batch_per_device = 16;
+  ring.devices = {a[0], a[1], b[0], c[0]};
+  plans.push_back(ring);
+  Plan one_node = ring;
+  one_node.devices = a;
+  plans.push_back(one_node);
+  Plan ps = ring;
+  ps.parallelism = Parallelism::kDataPS;
+  ps.num_parameter_servers = 2;
+  plans.push_back(ps);
+  Plan pipeline;
+  pipeline.parallelism = Parallelism::kPipeline;
+  pipeline.batch_per_device = 8;
+  pipeline.micro_batches = 4;
+  pipeline.stages = {PipelineStage{0, 0, {a[0], a[1]}}, PipelineStage{1, 2, {c[0]}}};
+  pipeline.devices = {a[0], a[1], c[0]};
+  plans.push_back(pipeline);
+  const std::vector<int> nic_flows = {3, 1, 2};
+  const std::vector<int> uplink_flows = {2, 4};
+  for (const LinkLoad& load : {LinkLoad{}, LinkLoad{&nic_flows, &uplink_flows}}) {
+    for (size_t i = 0; i < plans.size(); ++i) {
+      SCOPED_TRACE("plan " + std::to_string(i));
+      const IterationEstimate want = EstimateIteration(model, plans[i], w->cluster, load);
+      const PreparedEstimate prepared = PrepareEstimate(model, plans[i], w->cluster);
+      EXPECT_EQ(prepared.split, i < 3);  // data-parallel plans are split, the pipeline is not
+      const IterationEstimate got = EstimateUnderLoad(prepared, model, plans[i], w->cluster, load);
+      // Every field, compared exactly (doubles by value: the same operations in the same order).
+      const auto fields = [](const IterationEstimate& e) {
+        return std::make_tuple(e.compute_s, e.communication_s, e.iteration_s, e.samples_per_s, e.cross_node_bytes,
+                               e.span_nodes, e.memory_per_device_bytes, e.fits_in_memory);
+      };
+      EXPECT_EQ(fields(got), fields(want));
+    }
+  }
+  // Under load the ring is slower than alone: the load reaches the split estimate.
+  const PreparedEstimate prepared = PrepareEstimate(model, ring, w->cluster);
+  EXPECT_GT(EstimateUnderLoad(prepared, model, ring, w->cluster, LinkLoad{&nic_flows, &uplink_flows}).communication_s,
+            EstimateUnderLoad(prepared, model, ring, w->cluster).communication_s);
 }
 
 }  // namespace

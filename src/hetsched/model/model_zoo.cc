@@ -87,12 +87,11 @@ const ModelProfile* ModelZoo::Find(std::string_view name) const {
   // Policies look a job's model up at every decision, by the zoo's own (normalised) name: try the
   // name as given first. Exact: normalising is idempotent, so a name that is a key normalises
   // to itself, and the lookups below give the same answer.
-  std::string key(name);
-  for (int pass = 0; pass < 2; ++pass) {
-    if (auto it = by_name_.find(key); it != by_name_.end()) return &models_[it->second];
-    if (auto it = by_alias_.find(key); it != by_alias_.end()) return &models_[it->second];
-    if (pass == 0) key = NormalizeModelName(name);
-  }
+  if (auto it = by_name_.find(name); it != by_name_.end()) return &models_[it->second];
+  if (auto it = by_alias_.find(name); it != by_alias_.end()) return &models_[it->second];
+  const std::string key = NormalizeModelName(name);
+  if (auto it = by_name_.find(key); it != by_name_.end()) return &models_[it->second];
+  if (auto it = by_alias_.find(key); it != by_alias_.end()) return &models_[it->second];
   return nullptr;
 }
 

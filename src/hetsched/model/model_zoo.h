@@ -2,6 +2,7 @@
 // derivation of each). Data only; perf/ turns profiles into times.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -63,9 +64,15 @@ class ModelZoo {
  private:
   std::vector<ModelProfile> models_;
   // Normalised name -> position in models_ (the first model added wins), and the same for
-  // aliases; a name beats an alias. Find() is called per job start: no scan of the zoo.
-  std::unordered_map<std::string, size_t> by_name_;
-  std::unordered_map<std::string, size_t> by_alias_;
+  // aliases; a name beats an alias. Find() is called at every estimate a policy asks for: no
+  // scan of the zoo, and no string built for a name that is already a key (heterogeneous lookup).
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  using NameIndex = std::unordered_map<std::string, size_t, NameHash, std::equal_to<>>;
+  NameIndex by_name_;
+  NameIndex by_alias_;
 };
 
 // Reads a layer-profile file (JSON, docs/formats.md) for models outside the zoo.

@@ -80,10 +80,11 @@ double MinDeviceMemory(const Cluster& cluster, std::span<const DeviceId> devices
   return min_bytes;
 }
 
-IterationEstimate EstimateDataParallel(const ModelProfile& model, const Plan& plan,
-                                       const Cluster& cluster, const LinkLoad& load,
-                                       const PerfOptions& options) {
-  IterationEstimate est;
+PreparedEstimate PrepareDataParallel(const ModelProfile& model, const Plan& plan, const Cluster& cluster,
+                                     const PerfOptions& options) {
+  PreparedEstimate prepared;
+  prepared.split = true;
+  IterationEstimate& est = prepared.base;
   const double batch = plan.batch_per_device;
   int first = 0;
   int last = static_cast<int>(model.layers.size()) - 1;
@@ -96,24 +97,44 @@ IterationEstimate EstimateDataParallel(const ModelProfile& model, const Plan& pl
   est.span_nodes = static_cast<int>(groups.size());
 
   const double sparse_per_worker = batch * sums.sparse_bytes_per_sample;
+  prepared.sparse_bytes_per_worker = sparse_per_worker;
   if (plan.parallelism == Parallelism::kDataPS) {
-    ParameterServerSync(sums.param_bytes + sparse_per_worker, plan, cluster, load, groups, &est);
+    prepared.dense_bytes = sums.param_bytes + sparse_per_worker;  // pushed and pulled whole
     // Workers hold the dense weights and the rows they touched; the embedding tables and the
     // optimizer state live with the shards (host memory), not on the device.
     est.memory_per_device_bytes =
         sums.param_bytes + sparse_per_worker + batch * sums.activation_bytes_per_sample;
   } else {
-    RingSync(sums.param_bytes, sparse_per_worker, plan, cluster, load, est.span_nodes, &est);
+    prepared.dense_bytes = sums.param_bytes;
     // Every replica holds all parameters (embedding tables included) and their optimizer state.
     const double params = sums.param_bytes + sums.embedding_table_bytes;
     est.memory_per_device_bytes = params * (1.0 + options.optimizer_state_factor) +
                                   batch * sums.activation_bytes_per_sample;
   }
   est.fits_in_memory = est.memory_per_device_bytes <= MinDeviceMemory(cluster, plan.devices);
+  return prepared;
+}
+
+IterationEstimate FinishDataParallel(const PreparedEstimate& prepared, const Plan& plan, const Cluster& cluster,
+                                     const LinkLoad& load, const PerfOptions& options) {
+  IterationEstimate est = prepared.base;
+  if (plan.parallelism == Parallelism::kDataPS) {
+    thread_local std::vector<NodeCount> groups;
+    GroupByNode(cluster, plan.devices, &groups);
+    ParameterServerSync(prepared.dense_bytes, plan, cluster, load, groups, &est);
+  } else {
+    RingSync(prepared.dense_bytes, prepared.sparse_bytes_per_worker, plan, cluster, load, est.span_nodes, &est);
+  }
   est.iteration_s = est.compute_s + (1.0 - options.overlap) * est.communication_s;
-  const double samples = batch * static_cast<double>(plan.devices.size());
+  const double samples = plan.batch_per_device * static_cast<double>(plan.devices.size());
   est.samples_per_s = est.iteration_s > 0 ? samples / est.iteration_s : 0.0;
   return est;
+}
+
+IterationEstimate EstimateDataParallel(const ModelProfile& model, const Plan& plan,
+                                       const Cluster& cluster, const LinkLoad& load,
+                                       const PerfOptions& options) {
+  return FinishDataParallel(PrepareDataParallel(model, plan, cluster, options), plan, cluster, load, options);
 }
 
 }  // namespace hetsched::perf_internal

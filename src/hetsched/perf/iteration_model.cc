@@ -28,6 +28,26 @@ IterationEstimate EstimateIteration(const ModelProfile& model, const Plan& plan,
   return perf_internal::EstimateDataParallel(model, plan, cluster, load, options);
 }
 
+namespace {
+// The plans EstimateIteration sends to EstimateDataParallel.
+bool IsDataParallel(const Plan& plan) {
+  return plan.containers.empty() && !(plan.parallelism == Parallelism::kPipeline && !plan.stages.empty());
+}
+}  // namespace
+
+PreparedEstimate PrepareEstimate(const ModelProfile& model, const Plan& plan, const Cluster& cluster,
+                                 const PerfOptions& options) {
+  if (plan.devices.empty() || plan.batch_per_device <= 0 || !IsDataParallel(plan)) return PreparedEstimate{};
+  return perf_internal::PrepareDataParallel(model, plan, cluster, options);
+}
+
+IterationEstimate EstimateUnderLoad(const PreparedEstimate& prepared, const ModelProfile& model,
+                                    const Plan& plan, const Cluster& cluster, const LinkLoad& load,
+                                    const PerfOptions& options) {
+  if (!prepared.split) return EstimateIteration(model, plan, cluster, load, options);
+  return perf_internal::FinishDataParallel(prepared, plan, cluster, load, options);
+}
+
 std::vector<NodeId> NicsUsed(const Cluster& cluster, const Plan& plan) {
   std::vector<NodeId> nodes;
   if (!plan.containers.empty()) {

@@ -97,6 +97,25 @@ IterationEstimate EstimateIteration(const ModelProfile& model, const Plan& plan,
                                     const Cluster& cluster, const LinkLoad& load = {},
                                     const PerfOptions& options = {});
 
+// EstimateIteration in two steps, for a simulator that re-times a running job whenever the load
+// on its links changes: PrepareEstimate computes, once per allocation, what does not depend on
+// the load (compute time, memory, the bytes to synchronise); EstimateUnderLoad finishes it for
+// a load with the same operations in the same order as EstimateIteration, so the result is
+// identical to EstimateIteration(model, plan, cluster, load, options) bit for bit. Only
+// data-parallel plans (ring, PS) are split; for other plans EstimateUnderLoad computes the whole
+// estimate. REQUIRES: the same model, plan, cluster and options in both calls.
+struct PreparedEstimate {
+  IterationEstimate base;         // all but communication_s, cross_node_bytes, iteration_s, samples_per_s
+  double dense_bytes = 0;         // gradients synchronised per iteration
+  double sparse_bytes_per_worker = 0;
+  bool split = false;             // false: EstimateUnderLoad runs EstimateIteration
+};
+PreparedEstimate PrepareEstimate(const ModelProfile& model, const Plan& plan, const Cluster& cluster,
+                                 const PerfOptions& options = {});
+IterationEstimate EstimateUnderLoad(const PreparedEstimate& prepared, const ModelProfile& model,
+                                    const Plan& plan, const Cluster& cluster, const LinkLoad& load = {},
+                                    const PerfOptions& options = {});
+
 // Nodes whose NIC the plan's traffic crosses (empty when the plan stays on one node).
 std::vector<NodeId> NicsUsed(const Cluster& cluster, const Plan& plan);
 

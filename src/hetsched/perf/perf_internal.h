@@ -81,6 +81,12 @@ void GroupByNode(const Cluster& cluster, std::span<const DeviceId> devices,
 IterationEstimate EstimateDataParallel(const ModelProfile& model, const Plan& plan,
                                        const Cluster& cluster, const LinkLoad& load,
                                        const PerfOptions& options);
+// EstimateDataParallel's two halves (PrepareEstimate / EstimateUnderLoad): the load-free part,
+// then the synchronisation under `load` and what follows from it.
+PreparedEstimate PrepareDataParallel(const ModelProfile& model, const Plan& plan, const Cluster& cluster,
+                                     const PerfOptions& options);
+IterationEstimate FinishDataParallel(const PreparedEstimate& prepared, const Plan& plan, const Cluster& cluster,
+                                     const LinkLoad& load, const PerfOptions& options);
 IterationEstimate EstimatePipeline(const ModelProfile& model, const Plan& plan,
                                    const Cluster& cluster, const LinkLoad& load,
                                    const PerfOptions& options);

@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 #include "hetsched/policies/job_estimates.h"
@@ -152,7 +153,7 @@ class FifoScheduler : public JobScheduler {
   int backfill_depth_;
   PendingIndex pending_;                                       // by (submit time, id)
   std::map<DeviceTypeId, std::set<Key>> ends_by_type_;         // running: (estimated end, id)
-  std::map<JobId, std::pair<double, DeviceTypeId>> running_;   // id -> (estimated end, type)
+  std::unordered_map<JobId, std::pair<double, DeviceTypeId>> running_;  // id -> (estimated end, type)
 };
 
 Result<std::unique_ptr<JobScheduler>> MakeFifo(const Options& options) {

@@ -6,14 +6,22 @@
 
 namespace hetsched {
 
-std::string FormatTrimmed(double value, int decimals) {
-  if (!std::isfinite(value)) return "";
-  std::string s = fmt::format("{:.{}f}", value, decimals);
-  if (s.find('.') != std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
+void AppendTrimmed(double value, int decimals, std::string* out) {
+  if (!std::isfinite(value)) return;
+  fmt::memory_buffer buffer;  // 500 bytes inline: allocates only for a longer number
+  fmt::format_to(std::back_inserter(buffer), "{:.{}f}", value, decimals);
+  std::string_view s(buffer.data(), buffer.size());
+  if (s.find('.') != std::string_view::npos) {
+    while (s.back() == '0') s.remove_suffix(1);
+    if (s.back() == '.') s.remove_suffix(1);
   }
   if (s == "-0") s = "0";
+  out->append(s);
+}
+
+std::string FormatTrimmed(double value, int decimals) {
+  std::string s;
+  AppendTrimmed(value, decimals, &s);
   return s;
 }
 
@@ -25,14 +33,22 @@ std::string FormatFixed(double value, int decimals) {
   return s;
 }
 
-std::string CsvField(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
+void AppendCsvField(std::string_view text, std::string* out) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out->append(text);
+    return;
   }
-  out.push_back('"');
+  out->push_back('"');
+  for (char c : text) {
+    if (c == '"') out->push_back('"');
+    out->push_back(c);
+  }
+  out->push_back('"');
+}
+
+std::string CsvField(std::string_view text) {
+  std::string out;
+  AppendCsvField(text, &out);
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "hetsched/report/run_record_json.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -60,7 +61,18 @@ void AppendDouble(double x, std::string* out) {
 }
 
 void AppendString(const std::string& text, std::string* out) {
-  out->append(Json(text).dump(-1, ' ', false, Json::error_handler_t::replace));
+  // Printable ASCII other than '"' and '\\' is written as is by nlohmann too; anything else
+  // (escapes, UTF-8, invalid bytes replaced) goes through nlohmann.
+  const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
+    return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\';
+  });
+  if (!plain) {
+    out->append(Json(text).dump(-1, ' ', false, Json::error_handler_t::replace));
+    return;
+  }
+  out->push_back('"');
+  out->append(text);
+  out->push_back('"');
 }
 
 // `"key": ` at the depth of a job's fields (three spaces).

@@ -148,8 +148,8 @@ double SchedContext::EstimateIterationS(JobId id, int num_devices, DeviceTypeId 
   const ModelProfile* model = ModelOf(zoo_, spec);
   const double kInf = std::numeric_limits<double>::infinity();
   if (model == nullptr || num_devices < 1 || type < 0) return kInf;
-  const auto key = std::make_tuple(model, spec.batch_size, static_cast<int>(spec.parallelism), num_devices, type,
-                                   spec.num_ps, spec.is_container_job() ? spec.worker_request.gpus : 0);
+  const EstimateKey key{model, spec.batch_size, static_cast<int>(spec.parallelism), num_devices, type,
+                       spec.num_ps, spec.is_container_job() ? spec.worker_request.gpus : 0};
   auto it = estimate_cache_.find(key);
   if (it != estimate_cache_.end()) return it->second;
   // Packed layout on the cluster's own nodes of that type: fill the largest nodes first. This is

@@ -3,12 +3,13 @@
 // (so its estimate cache does too).
 #pragma once
 
+#include <functional>
 #include <limits>
 #include <map>
 #include <span>
 #include <string>
 #include <string_view>
-#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "hetsched/model/model_zoo.h"
@@ -146,8 +147,22 @@ class SchedContext {
   std::vector<ContainerPlacement> containers_;
   std::string reason_;
   // (model, batch, parallelism, count, type, servers, GPUs per worker): the last two are 0 for
-  // device jobs.
-  std::map<std::tuple<const ModelProfile*, int, int, int, int, int, int>, double> estimate_cache_;
+  // device jobs. Hashed: policies ask at every decision (FIFO's backfill, LAS's estimates).
+  struct EstimateKey {
+    const ModelProfile* model;
+    int batch, parallelism, count, type, servers, worker_gpus;
+    bool operator==(const EstimateKey&) const = default;
+  };
+  struct EstimateKeyHash {
+    size_t operator()(const EstimateKey& k) const {
+      size_t h = std::hash<const void*>{}(k.model);
+      for (int v : {k.batch, k.parallelism, k.count, k.type, k.servers, k.worker_gpus}) {
+        h = h * 1000003u ^ static_cast<size_t>(static_cast<unsigned>(v));
+      }
+      return h;
+    }
+  };
+  std::unordered_map<EstimateKey, double, EstimateKeyHash> estimate_cache_;
   long long placements_failed_ = 0;
 };
 

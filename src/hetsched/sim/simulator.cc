@@ -35,7 +35,9 @@ struct ActiveRun {
   double rate = 0;                // iterations per second in the current allocation
   double completion_s = EventQueue::kNever;  // its entry in the event queue
   Plan plan;
+  PreparedEstimate prepared;      // the load-free part of the estimate, set at start
   IterationEstimate estimate;     // with current contention
+  PlanTraffic traffic;            // bytes per iteration on each link (load-free; multi-node only)
   std::vector<NodeId> nics;       // NICs this job's traffic crosses (multi-node only)
   std::vector<RackId> uplinks;    // rack uplinks it crosses (multi-rack only)
   double segment_start_s = 0;     // when the current allocation (or resume) began
@@ -349,7 +351,7 @@ double Simulator::MeasuredRate(JobId id, RunState& job) {
 double Simulator::ContentionSlowdown(const RunState& job) const {
   const ActiveRun& run = active(job);
   if (!options_.contention || run.nics.empty() || run.estimate.iteration_s <= 0) return 1.0;
-  const IterationEstimate alone = EstimateIteration(*job.model, run.plan, cluster_, LinkLoad{});
+  const IterationEstimate alone = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, LinkLoad{});
   return std::min(1.0, alone.iteration_s / run.estimate.iteration_s);
 }
 
@@ -383,7 +385,8 @@ void Simulator::Retime(JobId id) {
     load.nic_flows = &nic_flows_;
     load.uplink_flows = &uplink_flows_;
   }
-  run.estimate = EstimateIteration(*job.model, run.plan, cluster_, load);
+  // Only the communication depends on the load: the rest was computed at the start.
+  run.estimate = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, load);
   // Progress is counted in iterations of the job as submitted (num_gpus x batch samples), so a
   // job that a scheduler runs on more or fewer devices than it asked for (elastic scheduling)
   // progresses at its sample throughput over that.
@@ -398,7 +401,7 @@ void Simulator::Retime(JobId id) {
     // Where the model cannot run the job (no estimate), its own rate stays the truth.
     if (truth.ok()) run.rate = *truth * ContentionSlowdown(job);
   }
-  if (!run.nics.empty()) traffic_.Set(id, TrafficOf(*job.model, run.plan, cluster_, run.estimate), run.estimate.iteration_s);
+  if (!run.nics.empty()) traffic_.Set(id, run.traffic, run.estimate.iteration_s);
   status_[static_cast<size_t>(id)].iteration_rate = run.idle ? 0.0 : run.rate;
   Reschedule(id);
 }
@@ -412,7 +415,7 @@ void Simulator::Reschedule(JobId id) {
     finish = from + (std::min(job.total_iterations, run.mark) - job.done_at_update) / run.rate;
   }
   if (finish != run.completion_s) {  // often the same: a neighbour's change left this job's speed alone
-    events_.SetCompletion(id, run.completion_s, finish);
+    events_.SetCompletion(id, finish);
     run.completion_s = finish;
   }
 }
@@ -514,6 +517,14 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
   std::sort(run.uplinks.begin(), run.uplinks.end());
   run.uplinks.erase(std::unique(run.uplinks.begin(), run.uplinks.end()), run.uplinks.end());
   if (run.uplinks.size() < 2) run.uplinks.clear();
+  run.prepared = PrepareEstimate(*job.model, run.plan, cluster_);
+  run.traffic.nics.clear();
+  run.traffic.uplinks.clear();
+  if (!run.nics.empty()) {
+    // The bytes a plan moves do not depend on the load (only how long they take does).
+    run.traffic = TrafficOf(*job.model, run.plan, cluster_,
+                            EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, LinkLoad{}));
+  }
 
   ChangeTraffic(id, +1);
   JobRecord& rec = record(job);
@@ -539,7 +550,7 @@ void Simulator::CloseSegment(JobId id) {
   st.iterations_done = job.done_at_update;
   st.iteration_rate = 0;
   for (DeviceId d : st.devices) --busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
-  events_.CancelCompletion(id, run.completion_s);
+  events_.CancelCompletion(id);
   run.completion_s = EventQueue::kNever;
 }
 

@@ -1,5 +1,6 @@
 #include "hetsched/util/file_io.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,13 +14,25 @@
 namespace hetsched {
 
 Result<std::string> ReadFile(const std::string& path) {
-  // stdio in 64 KiB blocks: several times faster than an ifstream's rdbuf() copied into a
-  // stringstream (a whole trace is read at every start of the CLI).
+  // stdio straight into the string, sized from the file's length when it has one (a whole
+  // trace is read at every start of the CLI: no block copies, no regrowth); then in 64 KiB
+  // steps until the end (a pipe, or a file that grew).
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return Status::IoError(path + ": cannot open for reading: " + std::strerror(errno));
   std::string out;
-  std::vector<char> block(size_t{1} << 16);
-  for (size_t n; (n = std::fread(block.data(), 1, block.size(), f)) > 0;) out.append(block.data(), n);
+  struct stat info {};
+  size_t size = 0;
+  if (::fstat(::fileno(f), &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
+    size = static_cast<size_t>(info.st_size);
+  }
+  out.resize(size + 1);  // one byte more than the file: the end shows as a short read
+  size_t used = 0;
+  while (true) {
+    used += std::fread(out.data() + used, 1, out.size() - used, f);
+    if (used < out.size()) break;  // the end of the file, or an error (checked below)
+    out.resize(out.size() + (size_t{1} << 16));
+  }
+  out.resize(used);
   const bool failed = std::ferror(f) != 0;
   std::fclose(f);
   if (failed) return Status::IoError(path + ": read failed");
