@@ -16,7 +16,7 @@ TEST(CliBackendTest, GavelLasWithoutTheLpBackEndFails) {
   std::filesystem::create_directories(dir + "/bin");
   const std::string alone = dir + "/bin/hetsched";
   std::filesystem::copy_file(HETSCHED_CLI_PATH, alone);
-  const std::vector<std::string> args{"simulate", "--policy", "gavel-las", "--synthetic", "20", "--gpus", "v100=4,k80=4",
+  const std::vector<std::string> args{"simulate", "--policy", "gavel-las", "--synthetic", "20", "--gpus", "v100=16,k80=16",
                                       "-q", "-o", dir + "/out"};
   const CliResult r = RunCli(args, dir + "/s", alone);
   EXPECT_NE(r.exit_code, 0) << r.out;

@@ -30,6 +30,7 @@ class ScriptedResize : public JobScheduler {
   void OnJobSubmitted(const JobStatus&, SchedContext&) override {}
   void OnJobFinished(const JobStatus&, SchedContext&) override {}
   void OnJobRequeued(const JobStatus&, SchedContext&) override {}
+  void OnJobRunning(const JobStatus&, SchedContext&) override {}  // the simulator never calls it
   void Schedule(SchedContext& ctx) override {
     if (ctx.now() == 0 && ctx.job(0).state == JobState::kPending) {
       ASSERT_TRUE(ctx.StartOn(0, start_));

@@ -43,6 +43,7 @@ class StepScheduler final : public JobScheduler {
     jobs_.erase(std::find(jobs_.begin(), jobs_.end(), job.spec->id));
   }
   void OnJobRequeued(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void OnJobRunning(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}  // simulator: never called
   void Schedule(SchedContext& ctx) override {
     seen_->calls.push_back(ctx.now());
     if (ctx.now() < next_round_s_) return;

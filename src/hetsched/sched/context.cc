@@ -118,7 +118,8 @@ void SchedContext::Preempt(JobId id) {
 
 void SchedContext::RunUntil(JobId id, double iterations) {
   if (job(id).state != JobState::kRunning || failed()) return;
-  if (Status st = backend_.RunUntil(id, iterations); !st.ok()) error_ = std::move(st);
+  // kInfeasible: this back end cannot hold a job at a mark (a real cluster): the job runs on.
+  Accept(backend_.RunUntil(id, iterations));
 }
 
 bool SchedContext::ResizeOn(JobId id, std::span<const DeviceId> devices) {

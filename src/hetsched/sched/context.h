@@ -41,10 +41,12 @@ class SchedBackend {
   // until a later call raises the mark (it resumes at once, with no restart cost) or the
   // scheduler preempts it. Reaching the mark is neither a preemption nor a completion, and the
   // scheduler is not called for it; a mark at or past the job's total lets it complete as usual.
-  // A mark at or below its progress now holds it at once. Default: not supported (a fault).
+  // A mark at or below its progress now holds it at once. Default: kInfeasible, this back end
+  // cannot hold a job (the Slurm agent: a real job runs until preempted); the job then runs on,
+  // and the round mechanism works without micro-task holds. Any other error is a fault.
   virtual Status RunUntil(JobId id, double /*iterations*/) {
-    return Status::InvalidArgument("this back end cannot hold job " + std::to_string(id) +
-                                 " idle at a progress mark (RunUntil)");
+    return Status::Infeasible("this back end cannot hold job " + std::to_string(id) +
+                              " idle at a progress mark (RunUntil)");
   }
   // Moves a running job onto `planned.plan.devices` (it may keep some of its own devices; the
   // others must be free): a grow, a shrink or a move of its ring. The job stays running; the back
@@ -90,8 +92,8 @@ class SchedContext {
   // Preempts a running job (a job not running is left alone). A back-end failure is kept for
   // TakeError().
   void Preempt(JobId id);
-  // SchedBackend::RunUntil for a running job (a job not running is left alone). A back-end
-  // failure is kept for TakeError().
+  // SchedBackend::RunUntil for a running job (a job not running is left alone). A back end that
+  // cannot hold jobs (kInfeasible) leaves it running; any other failure is kept for TakeError().
   void RunUntil(JobId id, double iterations);
   // Resizes or moves a running device job onto `devices` (ring order), which may include devices
   // it holds; the others must be free. True when done (the job keeps running, paused for the
