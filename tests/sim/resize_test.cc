@@ -20,12 +20,18 @@ using testing_util::MakeSimWorld;
 using testing_util::MakeWorkload;
 using testing_util::UnitJob;
 
-// Starts job 0 on `start` at t = 0, and at t = 10 moves it onto `resize` (records whether the
-// context accepted it and the pause it announced).
+// What the scripted scheduler saw; owned by the test, since Simulate destroys the scheduler.
+struct Seen {
+  bool accepted = false;
+  double announced_pause_s = -1;
+};
+
+// Starts job 0 on `start` at t = 0, and at t = 10 moves it onto `resize` (records in `seen`
+// whether the context accepted it and the pause it announced).
 class ScriptedResize : public JobScheduler {
  public:
-  ScriptedResize(std::vector<DeviceId> start, std::vector<DeviceId> resize)
-      : start_(std::move(start)), resize_(std::move(resize)) {}
+  ScriptedResize(std::vector<DeviceId> start, std::vector<DeviceId> resize, Seen* seen)
+      : start_(std::move(start)), resize_(std::move(resize)), seen_(seen) {}
   std::string_view name() const override { return "scripted-resize"; }
   void OnJobSubmitted(const JobStatus&, SchedContext&) override {}
   void OnJobFinished(const JobStatus&, SchedContext&) override {}
@@ -37,15 +43,14 @@ class ScriptedResize : public JobScheduler {
       ctx.WakeUpAt(10);
     } else if (ctx.now() == 10 && !done_) {
       done_ = true;
-      announced_pause_s = ctx.ResizePauseS(0, resize_);
-      accepted = ctx.ResizeOn(0, resize_);
+      seen_->announced_pause_s = ctx.ResizePauseS(0, resize_);
+      seen_->accepted = ctx.ResizeOn(0, resize_);
     }
   }
-  bool accepted = false;
-  double announced_pause_s = -1;
 
  private:
   std::vector<DeviceId> start_, resize_;
+  Seen* seen_;
   bool done_ = false;
 };
 
@@ -65,9 +70,8 @@ Outcome RunScript(const testing_util::SimWorld& w, bool elastic, std::vector<Dev
   choice.placer = "first-fit";
   Result<SimMethods> methods = CreateMethods(choice);
   EXPECT_TRUE(methods.ok());
-  auto script = std::make_unique<ScriptedResize>(std::move(start), std::move(resize));
-  ScriptedResize* seen = script.get();
-  methods->scheduler = std::move(script);
+  Seen seen;
+  methods->scheduler = std::make_unique<ScriptedResize>(std::move(start), std::move(resize), &seen);
   SimOptions options;
   options.restart_cost_s = 7;
   options.resize_rendezvous_s = 5;
@@ -76,8 +80,8 @@ Outcome RunScript(const testing_util::SimWorld& w, bool elastic, std::vector<Dev
   EXPECT_TRUE(run.ok()) << run.status().ToString();
   Outcome out;
   if (run.ok()) out.run = std::move(run).value();
-  out.accepted = seen->accepted;
-  out.announced_pause_s = seen->announced_pause_s;
+  out.accepted = seen.accepted;
+  out.announced_pause_s = seen.announced_pause_s;
   return out;
 }
 
