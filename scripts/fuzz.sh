@@ -6,6 +6,10 @@
 # written to build/fuzz/artifacts/ and the script exits non-zero. Usage:
 #   bash scripts/fuzz.sh [SECONDS] [TARGET...]      e.g. bash scripts/fuzz.sh 600 fuzz_trace_gavel
 # SECONDS=0 only replays the corpus (every seed and regression input once).
+# FUZZ_SEED=N fixes libFuzzer's random seed (CI does: a run then repeats the same inputs in the same
+# order, so CI is not a lottery; a longer local run with the same seed and an empty
+# build/fuzz/corpus/ covers every input a shorter one tries). Unset: a new seed each run, for
+# exploring (docs/fuzzing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
@@ -51,6 +55,7 @@ for t in "${targets[@]}"; do
   else
     run=(-max_total_time="$seconds")
   fi
+  [ -n "${FUZZ_SEED:-}" ] && run+=(-seed="$FUZZ_SEED")
   echo "fuzz: $t (${seconds} s)"
   # -timeout: one input taking 10 s is a hang; -rss_limit_mb: a reader asking for 2 GiB on an
   # 8 KiB input is a bug. ASan's leak check runs at exit.

@@ -348,4 +348,42 @@ std::string DescribeMethods(const MethodChoice& choice) {
                      choice.planner, Provenance("planner", choice.planner));
 }
 
+Result<std::vector<std::pair<std::string, int>>> ParsePool(const std::string& text) {
+  std::vector<std::pair<std::string, int>> out;
+  for (std::string_view raw : Split(text, ',')) {
+    const std::string item = std::string(Trim(raw));
+    if (item.empty()) return Status::InvalidArgument("--pool '" + text + "': empty entry");
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) {
+      out.emplace_back(item, 0);
+      continue;
+    }
+    auto count = ParseInt(item.substr(eq + 1), "--pool count");
+    if (!count.ok() || *count < 0) {
+      return Status::InvalidArgument("--pool entry '" + item + "': the count must be an integer >= 0");
+    }
+    out.emplace_back(item.substr(0, eq), static_cast<int>(*count));
+  }
+  if (out.empty()) return Status::InvalidArgument("--pool is empty");
+  return out;
+}
+
+Status SetCostPool(const std::string& pool_text, const std::string& network, PlanningProblem* problem) {
+  const DeviceCatalog& catalog = DeviceCatalog::BuiltIn();
+  const LinkCatalog& links = LinkCatalog::BuiltIn();
+  problem->objective = PlanObjective::kCostUnderThroughput;
+  problem->catalog = &catalog;
+  auto net = links.Lookup(network);
+  if (!net.ok()) return net.status().WithContext("--network");
+  problem->network = &links.link(*net);
+  HETSCHED_ASSIGN_OR_RETURN(const auto pool, ParsePool(pool_text));
+  problem->pool.clear();
+  for (const auto& [name, cap] : pool) {
+    auto type = catalog.Lookup(name);
+    if (!type.ok()) return type.status().WithContext("--pool");
+    problem->pool.push_back({*type, cap});
+  }
+  return Status::Ok();
+}
+
 }  // namespace hetsched::cli

@@ -9,6 +9,7 @@
 #include "hetsched/model/cluster.h"
 #include "hetsched/model/model_zoo.h"
 #include "hetsched/perf/validation.h"
+#include "hetsched/planners/hetero_problem.h"
 #include "hetsched/sched/registry.h"
 #include "hetsched/sim/runner.h"
 #include "hetsched/trace/trace.h"
@@ -149,6 +150,14 @@ int ReportError(const Status& status);
 
 // A progress bar on stderr when it is a terminal (and not --quiet); otherwise nothing.
 std::function<void(long long, long long)> MakeProgress(bool quiet, const std::string& label);
+
+// "cpu-node,t4,v100=8" -> (name, count) pairs; count 0 when not given (`plan --pool`).
+Result<std::vector<std::pair<std::string, int>>> ParsePool(const std::string& text);
+// The pool `plan` and the demo use by default: CPU nodes and four GPU generations.
+inline constexpr const char* kDefaultCostPool = "cpu-node,k80,t4,p100,v100-16gb,a100-40gb";
+// Sets `problem` up for HeterPS's cost objective over `pool_text` (ParsePool) with `network`
+// (a link catalog name) between nodes; errors name --pool or --network.
+Status SetCostPool(const std::string& pool_text, const std::string& network, PlanningProblem* problem);
 
 // The provenance line of a method ("[CLASSIC] ...") for printing next to results.
 std::string Provenance(const std::string& kind, const std::string& name);

@@ -68,20 +68,10 @@ int RunDemoPlanning(unsigned long long seed) {
   // HeterPS's problem (ALGORITHMS.md 2.1): the cheapest set of resource types per layer that
   // sustains a throughput limit; CPU nodes and four GPU generations in the pool.
   const DeviceCatalog& catalog = DeviceCatalog::BuiltIn();
-  const LinkCatalog& links = LinkCatalog::BuiltIn();
   PlanningProblem problem;
   problem.model = ModelZoo::BuiltIn().Find("bert-base");
-  problem.objective = PlanObjective::kCostUnderThroughput;
-  problem.catalog = &catalog;
   problem.seed = seed;
-  auto net = links.Lookup("eth25");
-  if (!net.ok()) return ReportError(net.status());
-  problem.network = &links.link(*net);
-  for (const char* name : {"cpu-node", "k80", "t4", "p100", "v100-16gb", "a100-40gb"}) {
-    auto type = catalog.Lookup(name);
-    if (!type.ok()) return ReportError(type.status());
-    problem.pool.push_back({*type, 0});
-  }
+  if (Status st = SetCostPool(kDefaultCostPool, "eth25", &problem); !st.ok()) return ReportError(st);
   problem.throughput_limit = 2000;
   fmt::print("\nplanning: bert-base at >= 2,000 samples/s over cpu-node, k80, t4, p100, v100-16gb, a100-40gb "
              "(HeterPS's cost objective; our cost model)\n");

@@ -35,27 +35,6 @@ struct PlanArgs {
   std::vector<std::string> opts;
 };
 
-// "cpu-node,t4,v100=8" -> (name, count) pairs; count 0 when not given.
-Result<std::vector<std::pair<std::string, int>>> ParsePool(const std::string& text) {
-  std::vector<std::pair<std::string, int>> out;
-  for (std::string_view raw : Split(text, ',')) {
-    const std::string item = std::string(Trim(raw));
-    if (item.empty()) return Status::InvalidArgument("--pool '" + text + "': empty entry");
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos) {
-      out.emplace_back(item, 0);
-      continue;
-    }
-    auto count = ParseInt(item.substr(eq + 1), "--pool count");
-    if (!count.ok() || *count < 0) {
-      return Status::InvalidArgument("--pool entry '" + item + "': the count must be an integer >= 0");
-    }
-    out.emplace_back(item.substr(0, eq), static_cast<int>(*count));
-  }
-  if (out.empty()) return Status::InvalidArgument("--pool is empty");
-  return out;
-}
-
 int RunPlan(const PlanArgs& a) {
   auto options = Options::Parse(a.opts);
   if (!options.ok()) return ReportUsageError(options.status().WithContext("--planner-opt"));
@@ -85,17 +64,8 @@ int RunPlan(const PlanArgs& a) {
   problem.seed = a.seed;
   Cluster cluster;
   if (a.objective == "cost") {
-    problem.objective = PlanObjective::kCostUnderThroughput;
-    problem.catalog = &catalog;
-    auto net = links.Lookup(a.network);
-    if (!net.ok()) return ReportError(net.status().WithContext("--network"));
-    problem.network = &links.link(*net);
-    auto pool = ParsePool(a.pool.empty() ? "cpu-node,k80,t4,p100,v100-16gb,a100-40gb" : a.pool);
-    if (!pool.ok()) return ReportError(pool.status());
-    for (const auto& [name, cap] : *pool) {
-      auto type = catalog.Lookup(name);
-      if (!type.ok()) return ReportError(type.status().WithContext("--pool"));
-      problem.pool.push_back({*type, cap});
+    if (Status st = SetCostPool(a.pool.empty() ? kDefaultCostPool : a.pool, a.network, &problem); !st.ok()) {
+      return ReportError(st);
     }
     if (!(a.throughput > 0)) return ReportError(Status::InvalidArgument("--throughput (samples/s) must be > 0 for the cost objective"));
     problem.throughput_limit = a.throughput;

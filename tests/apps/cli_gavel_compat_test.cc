@@ -1,5 +1,5 @@
 // `--compat gavel` against Gavel's own simulator (stanford-futuredata/gavel @ c4fa400) on two
-// 100-job cases (tests/data/gavel/SOURCES.md): the peer's average JCT and makespan are stored
+// 100-job cases and one 2,000-job case (tests/data/gavel/SOURCES.md): the peer's average JCT and makespan are stored
 // below as numbers, with the command that made them; ours must stay within the fidelity targets
 // of issue #18 (average JCT 2%, makespan 5%; heterogeneity-aware gain 3%). docs/validation.md,
 // "Gavel", has the full tables.
@@ -33,6 +33,7 @@ struct GavelFigures {
   const char* ours;
   double avg_jct_s;   // Gavel's "Average job completion time"
   double makespan_s;  // Gavel's last log timestamp
+  int jobs = 100;
 };
 
 // Measured 2026-11-25 (the gavel helper, 2-core machine).
@@ -45,6 +46,11 @@ constexpr GavelFigures kFigures[] = {
     {"s6c71a0", "finish_time_fairness_perf", "cvxopt", "gavel-ftf", 663310.730, 4948619.700},
     {"sb436b2", "fifo", "-", "gavel-fifo", 236525.317, 4683776.392},
     {"sb436b2", "fifo_perf", "-", "gavel-fifo-perf", 151552.925, 1404017.064},
+    // Measured 2026-11-25 (session 8). The cluster empties between jobs here: Gavel still ends
+    // that round, resets and re-solves with no jobs (fifo's next arrival then draws a type);
+    // before hetsched did the same, gavel-fifo was +7.2% JCT, -11.7% makespan on this case.
+    {"c11cb48", "fifo", "-", "gavel-fifo", 60545.470, 11428238.530, 2000},
+    {"c11cb48", "fifo_perf", "-", "gavel-fifo-perf", 49459.968, 9140588.765, 2000},
 };
 
 struct Ours {
@@ -52,7 +58,7 @@ struct Ours {
   double makespan_s = 0;
 };
 
-Ours RunOurs(const std::string& gavel_case, const std::string& policy) {
+Ours RunOurs(const std::string& gavel_case, const std::string& policy, int jobs = 100) {
   const std::string dir = FreshDir("gavel_compat_" + gavel_case + "_" + policy);
   const std::string trace = std::string(HETSCHED_TEST_DATA_DIR) + "/gavel/" + gavel_case + ".7f.trace";
   const auto r = RunCli({"simulate", "--compat", "gavel", "--policy", policy, "--gpus", "v100=36,p100=36,k80=36",
@@ -62,7 +68,7 @@ Ours RunOurs(const std::string& gavel_case, const std::string& policy) {
   Ours ours;
   if (r.exit_code == 0) {
     const auto summary = nlohmann::json::parse(ReadWholeFile(dir + "/out/summary.json"));
-    EXPECT_EQ(summary["jobs_finished"], 100);
+    EXPECT_EQ(summary["jobs_finished"], jobs);
     ours.avg_jct_s = summary["jct_s"]["mean"].get<double>();
     ours.makespan_s = summary["makespan_s"].get<double>();
   }
@@ -73,7 +79,7 @@ Ours RunOurs(const std::string& gavel_case, const std::string& policy) {
 TEST(CliGavelCompatTest, AverageJctAndMakespanWithinTargetsOfGavelsSimulator) {
   for (const GavelFigures& f : kFigures) {
     SCOPED_TRACE(std::string(f.gavel_case) + " " + f.gavel_policy + " vs " + f.ours);
-    const Ours ours = RunOurs(f.gavel_case, f.ours);
+    const Ours ours = RunOurs(f.gavel_case, f.ours, f.jobs);
     EXPECT_NEAR(ours.avg_jct_s / f.avg_jct_s, 1.0, 0.02);
     EXPECT_NEAR(ours.makespan_s / f.makespan_s, 1.0, 0.05);
   }

@@ -60,6 +60,7 @@ TEST(ModelProfileFileTest, BadFiles) {
       {R"({"name": "m"})", "missing list 'layers'"},
       {doc(layer + "}", R"("name": "m", "default_batch_size": 0)"), "'default_batch_size' must be > 0"},
       {doc(layer + "}", R"("name": "m", "default_batch_size": 2.5)"), "'default_batch_size' must be a whole number"},
+      {doc(layer + "}", R"("name": "m", "default_batch_size": 1.6e104)"), "'default_batch_size' must be at most 16777216"},
       {doc(layer + "}", R"("name": "m", "batch": 3)"), "unknown field 'batch'"},
       {doc(layer + "}, 7"), "bad.json: layers[1]: must be an object"},
       {doc(layer + "}, " + R"({"name": "x", "activation_bytes_per_sample": 4})"),

@@ -25,7 +25,7 @@ TEST(GavelFtfLpTest, SymmetricJobsGetRhoOne) {
   p.capacity = {1};
   p.jobs = {Job(0, 100, 100, 0), Job(1, 100, 100, 0)};
   lp::WarmStartLpSolver solver;
-  auto a = SolveFinishTimeFairness(p, solver, 1e-6);
+  auto a = SolveFinishTimeFairness(p, solver, FtfOptions{.tolerance = 1e-6});
   ASSERT_TRUE(a.ok()) << a.status().message();
   EXPECT_NEAR(a->objective, 1.0, 1e-5);
   EXPECT_NEAR(a->share[0][0], 0.5, 1e-4);
@@ -40,11 +40,75 @@ TEST(GavelFtfLpTest, ElapsedTimeCounts) {
   p.capacity = {1};
   p.jobs = {Job(0, 100, 200, 100), Job(1, 100, 100, 0)};
   lp::WarmStartLpSolver solver;
-  auto a = SolveFinishTimeFairness(p, solver, 1e-7);
+  auto a = SolveFinishTimeFairness(p, solver, FtfOptions{.tolerance = 1e-7});
   ASSERT_TRUE(a.ok());
   EXPECT_NEAR(a->objective, 1.0 / (2.0 * (2.0 - std::sqrt(2.0))), 1e-5);
   EXPECT_NEAR(a->share[0][0], std::sqrt(2.0) - 1.0, 1e-4);
   EXPECT_GT(a->lp_solves, 5);
+}
+
+// Gavel's IsolatedPolicy: x_k = W_k / (n g) on every type, scaled to a row sum <= 1. Types of 4
+// and 2 devices, two jobs. Job 0 (1 GPU, T = [3, 0]): x = [2, 1], sum 3 -> [2/3, 1/3]; I = 3 x 2/3
+// = 2 (the type it cannot use still takes its part of the time). Job 1 (4 GPUs, T = [1, 2]):
+// x = [1/2, 1/4], sum 3/4 (kept); I = 1/2 + 1/2 = 1.
+TEST(GavelFtfLpTest, GavelIsolatedThroughputCountsEveryType) {
+  AllocationProblem p;
+  p.capacity = {4, 2};
+  p.jobs = {Job(0, 100, 100, 0), Job(1, 100, 100, 0)};
+  p.jobs[0].throughput = {3.0, 0.0};
+  p.jobs[1].throughput = {1.0, 2.0};
+  p.jobs[1].num_gpus = 4;
+  EXPECT_NEAR(GavelIsolatedThroughput(p, 0), 2.0, 1e-12);
+  EXPECT_NEAR(GavelIsolatedThroughput(p, 1), 1.0, 1e-12);
+}
+
+// Gavel's cumulative isolated time on one 1-it/s GPU. Solve 1: job 0 alone, 100 left, I = 1:
+// D0 = 100 s. Solve 2: job 0 has 60 left (40 steps at the previous I = 1: C0 = 40 s), job 1 new
+// with 100; I = 1/2 each: D0 = 40 + 60 / 0.5 = 160 s, D1 = 200 s. With job 0 submitted 40 s ago:
+// rho0 = (40 + 60 / x0) / 160, rho1 = 100 / x1 / 200, x1 = 1 - x0; equal where
+// 2 x0^2 + 5 x0 - 3 = 0: x0 = 1/2, rho = 1.
+TEST(GavelFtfLpTest, GavelReferenceAccumulatesIsolatedTime) {
+  GavelFtfState state;
+  AllocationProblem p;
+  p.capacity = {1};
+  p.jobs = {Job(0, 100, 100, 0)};
+  std::vector<double> d = state.IsolatedTimes(p);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NEAR(d[0], 100.0, 1e-12);
+  p.jobs = {Job(0, 60, 100, 40), Job(1, 100, 100, 0)};
+  d = state.IsolatedTimes(p);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_NEAR(d[0], 160.0, 1e-12);
+  EXPECT_NEAR(d[1], 200.0, 1e-12);
+  lp::WarmStartLpSolver solver;
+  for (bool second_phase : {true, false}) {
+    auto a = SolveFinishTimeFairness(p, solver, FtfOptions{.tolerance = 1e-7, .second_phase = second_phase}, &d);
+    ASSERT_TRUE(a.ok());
+    EXPECT_NEAR(a->objective, 1.0, 1e-5);
+    EXPECT_NEAR(a->share[0][0], 0.5, 1e-4) << second_phase;
+    EXPECT_NEAR(a->share[1][0], 0.5, 1e-4) << second_phase;
+  }
+}
+
+// Without the second phase the allocation is the level LP's: every job gets at least what the
+// optimal rho asks of it. Two GPUs, job 0 needs most of one, job 1 is nearly done: both reach
+// their need at the rho found, and capacity holds.
+TEST(GavelFtfLpTest, LevelAllocationMeetsEveryNeed) {
+  AllocationProblem p;
+  p.capacity = {2};
+  p.jobs = {Job(0, 900, 1000, 50), Job(1, 10, 1000, 500), Job(2, 400, 400, 0)};
+  lp::WarmStartLpSolver solver;
+  auto a = SolveFinishTimeFairness(p, solver, FtfOptions{.tolerance = 1e-7, .second_phase = false});
+  ASSERT_TRUE(a.ok());
+  double used = 0;
+  for (size_t j = 0; j < p.jobs.size(); ++j) {
+    const AllocationJob& job = p.jobs[j];
+    const double isolated = std::max(job.total_iterations, job.remaining_iterations) / EqualShareThroughput(p, j);
+    const double rho = (job.elapsed_s + job.remaining_iterations / a->share[j][0]) / isolated;
+    EXPECT_LE(rho, a->objective * (1 + 1e-6)) << j;
+    used += a->share[j][0];
+  }
+  EXPECT_LE(used, 2.0 + 1e-9);
 }
 
 TEST(GavelFtfLpTest, UnplaceableJobIsListed) {

@@ -44,6 +44,12 @@ CompatProfile MakeGavelProfile() {
        "one LP (max of the min), no second phase"},
       {"--policy-opt", "bisection=true", {"gavel-makespan"}, "scheduler/policies/min_total_duration.py:74-96",
        "bisection on the makespan over feasibility LPs to a 5% bracket"},
+      {"--policy-opt", "reference=gavel", {"gavel-ftf"}, "scheduler/policies/finish_time_fairness.py:76-96, isolated.py:25-47",
+       "rho's denominator is the cumulative isolated time plus remaining / IsolatedPolicy's throughput"},
+      {"--policy-opt", "second_phase=false", {"gavel-ftf"}, "scheduler/policies/finish_time_fairness.py:97-106",
+       "one min-max solve, no work-conserving second LP (the stand-in's level LP at the optimum)"},
+      {"--policy-opt", "tolerance=1e-7", {"gavel-ftf"}, "scheduler/policies/policy.py:11 (ECOS)",
+       "rho solved to an interior-point solver's precision, not 0.1%"},
   };
   p.reproduces = {
       {"gavel-fifo", "fifo", "scheduler/policies/fifo.py (FIFOPolicy, mode base)"},

@@ -119,6 +119,13 @@ Result<double> JsonFields::Number(std::string_view key, NumberRule rule, double 
   return Number(key, rule);
 }
 
+Result<int> JsonFields::Count(std::string_view key, int max, int fallback) const {
+  HETSCHED_ASSIGN_OR_RETURN(double d, Number(key, NumberRule::kPositive, fallback));
+  if (d > max) return Error(key, "must be at most " + std::to_string(max) + ", got " + std::to_string(d));
+  if (d != std::floor(d)) return Error(key, "must be a whole number, got " + std::to_string(d));
+  return static_cast<int>(d);
+}
+
 Result<bool> JsonFields::Bool(std::string_view key, bool fallback) const {
   if (!Has(key)) return fallback;
   const auto& v = object_.at(std::string(key));

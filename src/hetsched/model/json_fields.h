@@ -35,6 +35,8 @@ class JsonFields {
   Result<std::string> String(std::string_view key, std::string fallback) const;
   Result<double> Number(std::string_view key, NumberRule rule) const;  // required
   Result<double> Number(std::string_view key, NumberRule rule, double fallback) const;
+  // A whole number in [1, max] (checked before any conversion, so 1e104 is an error, not UB).
+  Result<int> Count(std::string_view key, int max, int fallback) const;
   Result<bool> Bool(std::string_view key, bool fallback) const;
   Result<std::vector<std::string>> StringList(std::string_view key) const;  // optional: [] if absent
 

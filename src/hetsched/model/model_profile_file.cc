@@ -64,11 +64,8 @@ Result<ModelProfile> ParseModelProfile(std::string_view text, const std::string&
   m.name = ToLower(m.name);
   HETSCHED_ASSIGN_OR_RETURN(m.display_name, top.String("display_name", m.name));
   HETSCHED_ASSIGN_OR_RETURN(m.domain, top.String("domain", "custom"));
-  HETSCHED_ASSIGN_OR_RETURN(double batch, top.Number("default_batch_size", NumberRule::kPositive, 32));
-  if (batch != static_cast<double>(static_cast<int>(batch))) {
-    return top.Error("default_batch_size", "must be a whole number");
-  }
-  m.default_batch_size = static_cast<int>(batch);
+  // A batch beyond 2^24 samples is no training configuration; the bound guards the int.
+  HETSCHED_ASSIGN_OR_RETURN(m.default_batch_size, top.Count("default_batch_size", 1 << 24, 32));
   HETSCHED_ASSIGN_OR_RETURN(m.derivation, top.String("derivation", "layer-profile file " + origin));
   HETSCHED_ASSIGN_OR_RETURN(const nlohmann::json* layers,
                             model_internal::TopLevelArray(doc, "layers", origin));

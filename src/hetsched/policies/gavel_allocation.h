@@ -10,6 +10,7 @@
 #pragma once
 
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -87,11 +88,42 @@ Result<Allocation> SolveMinMakespan(const AllocationProblem& problem, lp::WarmSt
 // optimum, and no second phase). objective = that makespan in seconds.
 Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& problem, lp::WarmStartLpSolver& solver);
 
-// gavel-ftf: min max_j rho_j, rho_j = (elapsed_j + remaining_j / T_j.X_j) / (total_j / equal_j)
-// (Themis's finish-time fairness), by bisection on rho over feasibility LPs (relative tolerance
-// `tolerance`). objective = the max rho reached.
+// gavel-ftf: min max_j rho_j, rho_j = (elapsed_j + remaining_j / T_j.X_j) / D_j (Themis's
+// finish-time fairness), by bisection on rho over feasibility LPs (relative tolerance
+// `tolerance`). objective = the max rho reached. D_j, the job's time in isolation, is
+// `isolated_s[j]` when given (one per job of the problem), else hetsched's total_j / equal_j.
+// With `second_phase` the allocation at the optimum maximises the sum of the jobs' throughputs as
+// fractions of their best (work-conserving); without, it maximises min_j T_j.X_j / need_j, the
+// level LP of Gavel's solver stand-in (every job's share of what the optimum asks of it).
+struct FtfOptions {
+  double tolerance = 1e-3;
+  bool second_phase = true;
+};
 Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
-                                           double tolerance = 1e-3);
+                                           const FtfOptions& options = {},
+                                           const std::vector<double>* isolated_s = nullptr);
+
+// Gavel's IsolatedPolicy throughput (policies/isolated.py:25-47): x[k] = W_k / (n g_j) on every
+// type of the cluster (usable or not), scaled so that sum_k x[k] <= 1; returns sum_k T[j][k] x[k].
+double GavelIsolatedThroughput(const AllocationProblem& problem, size_t j);
+
+// What Gavel's finish_time_fairness_perf keeps between solves (policies/finish_time_fairness.py:
+// 44-120): each job's cumulative isolated time C_j, grown at every solve by the steps it made
+// since the previous one over its isolated throughput at that solve. IsolatedTimes returns
+// D_j = C_j + remaining_j / I_j for this solve's jobs and records this solve for the next.
+class GavelFtfState {
+ public:
+  std::vector<double> IsolatedTimes(const AllocationProblem& problem);
+
+ private:
+  struct Seen {
+    double cumulative_s = 0;
+    double remaining = 0;   // at the previous solve
+    double isolated = 0;    // I_j at the previous solve
+    bool in_previous = false;
+  };
+  std::map<JobId, Seen> jobs_;
+};
 
 // gavel-cost: max sum_j sum_k (T[j][k] / T_j^max) X[j][k] / (g_j p_k): normalised throughput per
 // dollar per hour, with SLOs T_j.X_j >= remaining_j / deadline_in_j as constraints. If the SLOs

@@ -1,11 +1,14 @@
 // gavel-ftf: finish-time fairness (Themis, Mahajan et al., NSDI 2020, as a Gavel policy:
-// Narayanan et al., OSDI 2020, section 4.2). rho_j = (elapsed_j + remaining_j / T_j.X_j) /
-// (total_j / equal_j): the job's finish time in the shared cluster over its finish time alone on
-// a 1/n share. min max_j rho_j by bisection on rho: for a fixed rho each job needs
-// T_j.X_j >= remaining_j / (rho D_j - elapsed_j), a linear feasibility LP whose rows change only
-// in their bounds (warm-started). LP shape in docs/gavel.md.
+// Narayanan et al., OSDI 2020, section 4.2). rho_j = (elapsed_j + remaining_j / T_j.X_j) / D_j:
+// the job's finish time in the shared cluster over its time in isolation. min max_j rho_j by
+// bisection on rho: for a fixed rho each job needs T_j.X_j >= remaining_j / (rho D_j - elapsed_j),
+// a linear feasibility LP whose rows change only in their bounds (warm-started). Two references
+// D_j (option `reference`): hetsched's total_j over the job's throughput on a 1/n share now
+// (`equal-share`, [REC]), or Gavel's simulator's cumulative isolated time (`gavel`,
+// finish_time_fairness.py:75-99 with isolated.py). LP shape in docs/gavel.md.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <utility>
 
 #include "hetsched/policies/gavel_allocation.h"
@@ -14,8 +17,44 @@
 
 namespace hetsched::gavel {
 
+double GavelIsolatedThroughput(const AllocationProblem& problem, size_t j) {
+  const AllocationJob& job = problem.jobs[j];
+  const double n = static_cast<double>(problem.jobs.size());
+  double row = 0;
+  for (int w : problem.capacity) row += w / (n * job.num_gpus);
+  const double scale = 1.0 / std::max(row, 1.0);
+  double thr = 0;
+  for (size_t k = 0; k < problem.capacity.size() && k < job.throughput.size(); ++k) {
+    thr += job.throughput[k] * problem.capacity[k] / (n * job.num_gpus) * scale;
+  }
+  return thr;
+}
+
+std::vector<double> GavelFtfState::IsolatedTimes(const AllocationProblem& problem) {
+  std::vector<double> out(problem.jobs.size());
+  std::map<JobId, Seen> next;
+  for (size_t j = 0; j < problem.jobs.size(); ++j) {
+    const AllocationJob& job = problem.jobs[j];
+    Seen seen;
+    if (auto it = jobs_.find(job.id); it != jobs_.end()) {
+      seen = it->second;
+      // The steps made since the previous solve, at the isolated speed of that solve (:80-84).
+      if (seen.in_previous && seen.isolated > 0) seen.cumulative_s += (seen.remaining - job.remaining_iterations) / seen.isolated;
+    }
+    seen.isolated = GavelIsolatedThroughput(problem, j);
+    seen.remaining = job.remaining_iterations;
+    seen.in_previous = true;
+    out[j] = seen.isolated > 0 ? seen.cumulative_s + job.remaining_iterations / seen.isolated : 0.0;
+    next.emplace(job.id, seen);
+  }
+  // Only active jobs are in a problem: the others have finished and are forgotten.
+  jobs_ = std::move(next);
+  return out;
+}
+
 Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
-                                           double tolerance) {
+                                           const FtfOptions& options, const std::vector<double>* isolated_s_of) {
+  const double tolerance = options.tolerance;
   const size_t types = problem.capacity.size();
   Allocation out = ZeroAllocation(problem);
   std::vector<const std::vector<double>*> rows;
@@ -24,7 +63,10 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
   std::vector<double> best, isolated_s;
   for (size_t j = 0; j < problem.jobs.size(); ++j) {
     const double equal = EqualShareThroughput(problem, j);
-    if (!Placeable(problem, j) || equal <= 0) {
+    const double isolated = isolated_s_of != nullptr ? (*isolated_s_of)[j]
+                                                     : std::max(problem.jobs[j].total_iterations,
+                                                                problem.jobs[j].remaining_iterations) / std::max(equal, 1e-300);
+    if (!Placeable(problem, j) || equal <= 0 || !(isolated > 0) || !std::isfinite(isolated)) {
       out.unplaceable.push_back(problem.jobs[j].id);
       continue;
     }
@@ -33,7 +75,7 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
     gpus.push_back(job.num_gpus);
     job_of.push_back(j);
     best.push_back(BestThroughput(problem, j));
-    isolated_s.push_back(std::max(job.total_iterations, job.remaining_iterations) / equal);  // D_j
+    isolated_s.push_back(isolated);  // D_j
   }
   if (rows.empty()) return out;
 
@@ -106,6 +148,32 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
     }
   }
   out.objective = hi;
+  if (!options.second_phase) {
+    // Gavel's stand-in keeps the level LP's point: max z s.t. T_j.X_j >= z need_j(rho) (no
+    // objective on the rest). The need rows become T_j.X_j / need_j - z >= 0 at rho = hi.
+    lp::LinearProgram level;
+    const ShareVariables lv = AddShareVariables(level, rows, gpus, std::vector<double>(rows.size(), 1.0), problem.capacity);
+    const int z = level.AddVariable(0, lp::kInfinity, 1.0);
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const AllocationJob& job = problem.jobs[job_of[r]];
+      const double need = job.remaining_iterations / (hi * isolated_s[r] - job.elapsed_s);
+      terms.clear();
+      for (size_t k = 0; k < types; ++k) {
+        if (lv.index[r][k] >= 0) terms.emplace_back(lv.index[r][k], (*rows[r])[k] / need);
+      }
+      terms.emplace_back(z, -1.0);
+      level.AddConstraint(terms, 0.0, lp::kInfinity);
+    }
+    level.SetSense(lp::Sense::kMaximize);
+    lp::WarmStartLpSolver fresh;
+    HETSCHED_ASSIGN_OR_RETURN(lp::Solution s, fresh.Solve(level));
+    ++out.lp_solves;
+    out.simplex_iterations += s.iterations;
+    if (s.status == lp::SolveStatus::kOptimal) {
+      for (size_t r = 0; r < rows.size(); ++r) out.share[job_of[r]] = ReadShares(s, lv, r, types);
+      return out;
+    }
+  }
   for (size_t r = 0; r < rows.size(); ++r) out.share[job_of[r]] = ReadShares(at_hi, vars, r, types);
   return out;
 }
@@ -114,15 +182,31 @@ HETSCHED_REGISTER_IMPL(JobScheduler, kGavelFtfRegistered,
                        (MethodInfo{"gavel-ftf",
                                    "Gavel finish-time fairness (Themis rho), min max rho by bisection over LPs, rounds",
                                    "[SRC] Gavel (Narayanan et al., OSDI 2020) sec. 4.2 / Themis (NSDI 2020) rho; "
-                                   "bisection and 1/n-share reference [REC]"}),
+                                   "reference=gavel: Gavel's simulator's isolated time [SRC]; "
+                                   "bisection and the equal-share reference [REC]"}),
                        [](const Options& o) -> Result<std::unique_ptr<JobScheduler>> {
-                         HETSCHED_ASSIGN_OR_RETURN(const double tol, o.GetDouble("tolerance", 1e-3));
-                         if (!(tol > 0 && tol < 1)) {
+                         FtfOptions ftf;
+                         HETSCHED_ASSIGN_OR_RETURN(ftf.tolerance, o.GetDouble("tolerance", 1e-3));
+                         if (!(ftf.tolerance > 0 && ftf.tolerance < 1)) {
                            return Status::InvalidArgument("gavel-ftf: option 'tolerance' must be in (0, 1)");
                          }
+                         HETSCHED_ASSIGN_OR_RETURN(ftf.second_phase, o.GetBool("second_phase", true));
+                         const std::string reference = o.GetString("reference", "equal-share");
+                         if (reference != "equal-share" && reference != "gavel") {
+                           return Status::InvalidArgument("gavel-ftf: option 'reference' must be 'equal-share' or 'gavel', got '" +
+                                                          reference + "'");
+                         }
+                         if (reference == "equal-share") {
+                           return MakeLpRoundPolicy(o, "gavel-ftf", false,
+                                                    [ftf](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+                                                      return SolveFinishTimeFairness(p, solver, ftf);
+                                                    });
+                         }
+                         auto state = std::make_shared<GavelFtfState>();
                          return MakeLpRoundPolicy(o, "gavel-ftf", false,
-                                                  [tol](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
-                                                    return SolveFinishTimeFairness(p, solver, tol);
+                                                  [ftf, state](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+                                                    const std::vector<double> isolated = state->IsolatedTimes(p);
+                                                    return SolveFinishTimeFairness(p, solver, ftf, &isolated);
                                                   });
                        })
 

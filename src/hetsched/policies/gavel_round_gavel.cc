@@ -76,10 +76,8 @@ void RoundPolicy::ScheduleGavel(SchedContext& ctx) {
     // arrivals left cannot stall (Gavel then forces the reset at once, :1277-1279).
     if (!any_running && !placed_last_round_ && !arrived_since_round_ && !gavel_->ResetDue(now, dirty_)) return;
   }
-  if (active_.empty()) {
-    round_started_ = false;  // the next arrival starts a round at once
-    return;
-  }
+  // Idle since the empty round below: nothing until the next arrival.
+  if (active_.empty() && !round_started_) return;
   round_started_ = true;
   arrived_since_round_ = false;
 
@@ -105,6 +103,17 @@ void RoundPolicy::ScheduleGavel(SchedContext& ctx) {
   // 3. Plan the round over the types in Gavel's order (shuffled for the "non-Perf" policies).
   std::vector<int> order = gavel_type_order_;
   if (gavel_options_.shuffle_types) type_shuffler_->Shuffle(order);
+  // The round in which the last active job finished ran nothing more, but Gavel's simulate() still
+  // ends it (current_round_end_time, :1283-1290), resets and recomputes the allocation with no
+  // jobs when due (_update_priorities, :2368-2389: gavel-fifo then drops the finished job's type,
+  // fifo.py:94-117, and the next arrival draws from Random(seed)) and shuffles the types
+  // (:879-881). Then it waits for the next arrival.
+  if (active_.empty()) {
+    micro_tasks_last_round_ = false;
+    placed_last_round_ = false;
+    round_started_ = false;
+    return;
+  }
   std::vector<GavelRoundJob> jobs;
   jobs.reserve(active_.size());
   for (const auto& [id, a] : active_) {

@@ -14,7 +14,7 @@ const ModelProfile* ModelOf(const ModelZoo& zoo, const JobSpec& spec) { return z
 
 bool SchedContext::Accept(Status status) {
   if (status.ok()) return true;
-  if (status.code() != StatusCode::kInfeasible && error_.ok()) error_ = std::move(status);
+  if (status.code() != StatusCode::kInfeasible) KeepError(std::move(status));
   return false;
 }
 
@@ -113,7 +113,7 @@ bool SchedContext::StartOn(JobId id, std::span<const DeviceId> devices) {
 
 void SchedContext::Preempt(JobId id) {
   if (job(id).state != JobState::kRunning || failed()) return;
-  if (Status st = backend_.PreemptJob(id); !st.ok()) error_ = std::move(st);
+  KeepError(backend_.PreemptJob(id));
 }
 
 void SchedContext::RunUntil(JobId id, double iterations) {

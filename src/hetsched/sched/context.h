@@ -112,9 +112,7 @@ class SchedContext {
   bool failed() const { return !error_.ok(); }
   // A fault of the scheduler itself (e.g. its LP back end cannot be loaded): kept like a back-end
   // fault, so the run ends with it instead of going on with a decision the policy could not make.
-  void Fail(Status status) {
-    if (!status.ok() && error_.ok()) error_ = std::move(status);
-  }
+  void Fail(Status status) { KeepError(std::move(status)); }
   void WakeUpAt(double time_s) { backend_.RequestWakeUp(time_s); }
 
   // The visible performance model's estimate of one iteration of `id` on `num_devices` devices
@@ -144,6 +142,10 @@ class SchedContext {
   bool PlaceContainerJob(JobId id, DeviceTypeId type);
   // Ok and kInfeasible are outcomes; anything else is kept in error_ (the first one).
   bool Accept(Status status);
+  // Keeps `status` in error_ unless it is Ok or an earlier fault is kept: the first fault wins.
+  void KeepError(Status status) {
+    if (!status.ok() && error_.ok()) error_ = std::move(status);
+  }
   Status error_;
   std::vector<DeviceId> scratch_;
   std::vector<ContainerPlacement> containers_;
