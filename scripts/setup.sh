@@ -16,7 +16,7 @@ PACKAGES=(
   libopenblas0-serial
   slurmctld slurmd slurm-client
   # The libFuzzer targets (fuzz/, scripts/fuzz.sh): clang with its fuzzer runtime.
-  clang-16 libfuzzer-16-dev
+  clang-16 libfuzzer-16-dev libclang-rt-16-dev
   # The report's browser check (tests/browser/): headless Chromium and a font for its screenshot.
   chromium fonts-dejavu-core
 )
