@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "hetsched/policies/gavel_allocation.h"
+#include "hetsched/policies/gavel_centre.h"
 #include "hetsched/policies/gavel_policy.h"
 #include "hetsched/sched/registry.h"
 
@@ -148,6 +149,21 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
     }
   }
   out.objective = hi;
+  if (options.centre) {  // the level LP's interior point: no second phase
+    CentreProblem level{CentreProblem::Mode::kMaxMin, {}, {}, gpus, std::vector<double>(rows.size(), 1.0),
+                        problem.capacity};
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const AllocationJob& job = problem.jobs[job_of[r]];
+      const double need = job.remaining_iterations / (hi * isolated_s[r] - job.elapsed_s);
+      level.a.emplace_back(types, 0.0);
+      for (size_t k = 0; k < types && k < rows[r]->size(); ++k) level.a.back()[k] = (*rows[r])[k] / need;
+    }
+    Result<CentreResult> c = CentralShares(level);
+    if (c.ok()) {
+      for (size_t r = 0; r < rows.size(); ++r) out.share[job_of[r]] = c->share[r];
+      return out;
+    }
+  }
   if (!options.second_phase) {
     // Gavel's stand-in keeps the level LP's point: max z s.t. T_j.X_j >= z need_j(rho) (no
     // objective on the rest). The need rows become T_j.X_j / need_j - z >= 0 at rho = hi.
@@ -191,6 +207,7 @@ HETSCHED_REGISTER_IMPL(JobScheduler, kGavelFtfRegistered,
                            return Status::InvalidArgument("gavel-ftf: option 'tolerance' must be in (0, 1)");
                          }
                          HETSCHED_ASSIGN_OR_RETURN(ftf.second_phase, o.GetBool("second_phase", true));
+                         HETSCHED_ASSIGN_OR_RETURN(ftf.centre, CentreOption(o));
                          const std::string reference = o.GetString("reference", "equal-share");
                          if (reference != "equal-share" && reference != "gavel") {
                            return Status::InvalidArgument("gavel-ftf: option 'reference' must be 'equal-share' or 'gavel', got '" +

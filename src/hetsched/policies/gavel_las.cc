@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "hetsched/policies/gavel_allocation.h"
+#include "hetsched/policies/gavel_centre.h"
 #include "hetsched/policies/gavel_policy.h"
 #include "hetsched/sched/registry.h"
 
@@ -47,6 +48,19 @@ Result<Allocation> SolveMaxMinFairness(const AllocationProblem& problem, const M
     count.push_back(1);
   }
   if (coef.empty()) return out;  // nothing to allocate: an optimal empty allocation
+  if (options.centre) {  // the one LP's interior point: no second phase
+    // A class of c identical jobs is one row of weight c: the centre is symmetric in them.
+    CentreProblem centre{CentreProblem::Mode::kMaxMin, coef, {}, gpus, count, problem.capacity};
+    Result<CentreResult> c = CentralShares(centre);
+    if (c.ok()) {
+      out.objective = c->z;
+      for (size_t j = 0; j < problem.jobs.size(); ++j) {
+        if (row_of[j] >= 0) out.share[j] = c->share[static_cast<size_t>(row_of[j])];
+      }
+      return out;
+    }
+    // A centring that fails numerically falls back to the LP's vertex below.
+  }
 
   lp::LinearProgram program;
   const int z = program.AddVariable(0, lp::kInfinity, 1.0);
@@ -89,6 +103,7 @@ Result<std::unique_ptr<JobScheduler>> MakeLas(const Options& options, const std:
     return Status::InvalidArgument("option 'normaliser' must be 'equal-share' or 'proportional', got '" + normaliser + "'");
   }
   mm.proportional = normaliser == "proportional";
+  HETSCHED_ASSIGN_OR_RETURN(mm.centre, CentreOption(options));
   return MakeLpRoundPolicy(options, name, blind, [mm](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
     return SolveMaxMinFairness(p, mm, solver);
   });

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "hetsched/policies/gavel_allocation.h"
+#include "hetsched/policies/gavel_centre.h"
 #include "hetsched/policies/gavel_policy.h"
 #include "hetsched/sched/registry.h"
 
@@ -81,7 +82,8 @@ Result<Allocation> SolveMinMakespan(const AllocationProblem& problem, lp::WarmSt
   return out;
 }
 
-Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& problem, lp::WarmStartLpSolver& solver) {
+Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
+                                                  bool centre) {
   const size_t types = problem.capacity.size();
   Allocation out = ZeroAllocation(problem);
   const PlaceableRows placeable = CollectPlaceableRows(problem, &out);
@@ -103,6 +105,7 @@ Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& probl
   double min_t = 100;
   double last_max_t = max_t;
   std::optional<lp::Solution> last_feasible;
+  double feasible_makespan_s = 0;
   while (!last_feasible) {
     if (!std::isfinite(last_max_t)) return Status::Internal("gavel-makespan bisection found no feasible makespan");
     while (1.05 * min_t < max_t) {
@@ -110,6 +113,7 @@ Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& probl
       HETSCHED_ASSIGN_OR_RETURN(std::optional<lp::Solution> s, feasible_at(t));
       if (s) {
         last_feasible = std::move(s);
+        feasible_makespan_s = t;
         max_t = t;
       } else {
         min_t = t;
@@ -121,6 +125,24 @@ Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& probl
   }
   out.status = lp::SolveStatus::kOptimal;
   out.objective = kThetaUnitS / last_feasible->values[static_cast<size_t>(m.theta)];
+  if (centre) {
+    // The rows of min_total_duration.py:45-49: T_j.X_j >= remaining_j / T, over every type.
+    CentreProblem c{CentreProblem::Mode::kFeasible, {}, {}, {}, {}, problem.capacity};
+    for (size_t r = 0; r < placeable.size(); ++r) {
+      const AllocationJob& job = problem.jobs[placeable.job_of[r]];
+      c.a.push_back(job.throughput);
+      c.a.back().resize(types, 0.0);
+      c.floor.push_back(job.remaining_iterations / feasible_makespan_s);
+      c.gpus.push_back(job.num_gpus);
+      c.count.push_back(1);
+    }
+    Result<CentreResult> point = CentralShares(c);
+    if (point.ok()) {
+      for (size_t r = 0; r < placeable.size(); ++r) out.share[placeable.job_of[r]] = point->share[r];
+      return out;
+    }
+    // No interior point (the bracket's end is the optimum itself): keep the vertex.
+  }
   ReadAllShares(*last_feasible, m, placeable, types, &out);
   return out;
 }
@@ -129,8 +151,17 @@ namespace {
 
 Result<std::unique_ptr<JobScheduler>> MakeMakespan(const Options& options) {
   HETSCHED_ASSIGN_OR_RETURN(const bool bisection, options.GetBool("bisection", false));
-  return MakeLpRoundPolicy(options, "gavel-makespan", false,
-                           bisection ? SolveMinTotalDurationBisection : SolveMinMakespan);
+  HETSCHED_ASSIGN_OR_RETURN(const bool centre, CentreOption(options));
+  if (centre && !bisection) {
+    return Status::InvalidArgument("gavel-makespan: option 'point=centre' needs 'bisection=true'");
+  }
+  if (bisection) {
+    return MakeLpRoundPolicy(options, "gavel-makespan", false,
+                             [centre](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+                               return SolveMinTotalDurationBisection(p, solver, centre);
+                             });
+  }
+  return MakeLpRoundPolicy(options, "gavel-makespan", false, SolveMinMakespan);
 }
 
 }  // namespace

@@ -50,6 +50,14 @@ Result<GavelMechanismOptions> MechanismOption(const Options& options, const std:
   return out;
 }
 
+Result<bool> CentreOption(const Options& options) {
+  const std::string point = options.GetString("point", "vertex");
+  if (point != "vertex" && point != "centre") {
+    return Status::InvalidArgument("option 'point' must be 'vertex' or 'centre', got '" + point + "'");
+  }
+  return point == "centre";
+}
+
 Status ProfileOption(const Options& options, RoundPolicy& policy) {
   const std::string path = options.GetString("profile", "");
   if (path.empty()) return Status::Ok();
