@@ -17,6 +17,8 @@ PACKAGES=(
   slurmctld slurmd slurm-client
   # The libFuzzer targets (fuzz/, scripts/fuzz.sh): clang with its fuzzer runtime.
   clang-16 libfuzzer-16-dev libclang-rt-16-dev
+  # The Python module (python/, issue 22): pybind11 bindings, and what its API and tests use.
+  pybind11-dev python3-dev python3-pandas python3-pytest python3-matplotlib
   # The report's browser check (tests/browser/): headless Chromium and a font for its screenshot.
   chromium fonts-dejavu-core
 )

@@ -259,8 +259,30 @@ Status SimArgs::LoadThroughputs(const DeviceCatalog& devices, MeasuredThroughput
   return Status::Ok();
 }
 
+namespace {
+std::string* g_error_sink = nullptr;
+}  // namespace
+
+void SetErrorSink(std::string* sink) { g_error_sink = sink; }
+
+void PrintErrorLine(const std::string& message) {
+  if (g_error_sink != nullptr) {
+    *g_error_sink += (g_error_sink->empty() ? "" : "\n") + message;
+    return;
+  }
+  fmt::print(stderr, "hetsched: error: {}\n", message);
+}
+
+void PrintErrorText(const std::string& text) {
+  if (g_error_sink != nullptr) {
+    *g_error_sink += (g_error_sink->empty() ? "" : "\n") + text;
+    return;
+  }
+  std::fputs((text + "\n").c_str(), stderr);
+}
+
 int ReportUsageError(const Status& status) {
-  fmt::print(stderr, "hetsched: error: {}\n", status.message());
+  PrintErrorLine(status.message());
   return kExitUsage;
 }
 
@@ -289,7 +311,7 @@ Status CreateChosenMethods(const MethodChoice& choice, unsigned long long seed, 
 int ReportFailure(const Status& status, bool usage) { return usage ? ReportUsageError(status) : ReportError(status); }
 
 int ReportError(const Status& status) {
-  fmt::print(stderr, "hetsched: error: {}\n", status.message());
+  PrintErrorLine(status.message());
   return status.code() == StatusCode::kInternal ? kExitInternal : kExitError;
 }
 

@@ -147,6 +147,14 @@ std::string DescribeMethods(const MethodChoice& choice);
 
 // Prints "hetsched: error: <message>" to stderr and returns the exit code for `status`.
 int ReportError(const Status& status);
+// Error messages go to `sink` (appended, one per line) instead of stderr while it is set: the
+// Python module turns them into exceptions. nullptr: stderr again.
+void SetErrorSink(std::string* sink);
+void PrintErrorLine(const std::string& message);  // "hetsched: error: " + message
+void PrintErrorText(const std::string& text);      // as it is (CLI11's parse errors)
+
+// The whole command line as `hetsched` runs it (main() is this): returns the exit code.
+int RunCli(int argc, char** argv);
 
 // A progress bar on stderr when it is a terminal (and not --quiet); otherwise nothing.
 std::function<void(long long, long long)> MakeProgress(bool quiet, const std::string& label);

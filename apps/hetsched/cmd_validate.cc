@@ -18,7 +18,7 @@ struct ValidateArgs {
 
 int RunValidate(const ValidateArgs& a) {
   if (a.cluster.empty() && a.trace.empty()) {
-    fmt::print(stderr, "hetsched: error: validate needs --cluster FILE and/or --trace FILE\n");
+    PrintErrorLine("validate needs --cluster FILE and/or --trace FILE");
     return kExitUsage;
   }
   const DeviceCatalog& devices = DeviceCatalog::BuiltIn();

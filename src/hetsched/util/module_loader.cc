@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 #include <vector>
@@ -13,12 +14,19 @@ namespace {
 // tree's lib/hetsched (bin/, tests/ and bench/ are its siblings), and in the installed layout
 // (HETSCHED_MODULE_DIR_FROM_BINDIR: CMake's relative path from the install bindir to
 // <libdir>/hetsched).
+// HETSCHED_MODULE_DIR, when set, comes first: a program that is not hetsched's own (python3
+// running the Python module) says where the modules are.
 std::vector<std::filesystem::path> CandidatePaths(const std::string& file_name) {
+  std::vector<std::filesystem::path> out;
+  if (const char* dir = std::getenv("HETSCHED_MODULE_DIR"); dir != nullptr && *dir != '\0') {
+    out.push_back(std::filesystem::path(dir) / file_name);
+  }
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
+  if (ec) return out;
   const std::filesystem::path dir = exe.parent_path();
-  std::vector<std::filesystem::path> out{dir / file_name, (dir / "../lib/hetsched" / file_name).lexically_normal()};
+  out.push_back(dir / file_name);
+  out.push_back((dir / "../lib/hetsched" / file_name).lexically_normal());
   const std::filesystem::path installed = (dir / HETSCHED_MODULE_DIR_FROM_BINDIR / file_name).lexically_normal();
   if (installed != out.back()) out.push_back(installed);
   return out;

@@ -1,0 +1,260 @@
+"""hetsched for Python: run hetsched's simulations and write job schedulers in Python.
+
+    import hetsched
+    r = hetsched.simulate(trace="data/real/gavel/traces/msr_seed0_0e4a51.trace",
+                          gpus="v100=36,p100=36,k80=36", gpus_per_server=4, policy="tiresias-las")
+    print(r.summary["jct_s"]["mean"]); r.jobs.head()
+
+Every keyword of simulate() and compare() is the command line's flag of the same name
+(`gpus_per_server=4` is `--gpus-per-server 4`, `policy_opts={"round": 360}` is
+`--policy-opt round=360`), with the same meaning, defaults and checks: the package runs
+hetsched's own command in-process (docs/python.md). Errors raise hetsched.Error with the
+command's message (file, line and field for bad input).
+"""
+import io
+import itertools
+import json
+import os
+import shutil
+import tempfile
+
+import pandas as pd
+
+
+def _find_module_dir():
+    """The back-end modules (LP, LibTorch) beside this package: build tree or install."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for candidate in (os.path.join(here, "..", "..", "lib", "hetsched"),   # <build>/python/hetsched
+                      os.path.join(here, "..", "..", "..", "hetsched")):  # <prefix>/lib/python3/dist-packages/hetsched
+        candidate = os.path.normpath(candidate)
+        if os.path.isdir(candidate):
+            return candidate
+    return None
+
+
+if not os.environ.get("HETSCHED_MODULE_DIR"):
+    _dir = _find_module_dir()
+    if _dir:
+        os.environ["HETSCHED_MODULE_DIR"] = _dir
+
+from . import _hetsched as _native  # noqa: E402
+from ._hetsched import Job, SchedContext  # noqa: E402,F401
+
+__all__ = ["simulate", "compare", "catalog", "read_trace", "write_trace", "JobScheduler", "Job",
+           "SchedContext", "Result", "CompareResult", "Error"]
+
+
+class Error(Exception):
+    """A hetsched command failed: bad input (exit_code 1), a bad option (2) or a bug (3)."""
+
+    def __init__(self, message, exit_code=1):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class JobScheduler:
+    """Base class of job schedulers written in Python: override the callbacks you need.
+
+    The simulator calls them with a `Job` (a copy of what any back end can observe: never the
+    simulator's truth) and a `SchedContext` (valid only during that call): on_job_submitted,
+    on_job_finished, on_job_requeued (the back end took the job's devices away) and
+    on_job_running (a job already running, shown by a restarted agent), then schedule(ctx) after
+    each batch of events. Set `round_period_s` to be called every so many seconds as well. An
+    exception raised in a callback ends the run and is raised by simulate()."""
+
+    round_period_s = 0.0
+
+    def on_job_submitted(self, job, ctx):
+        pass
+
+    def on_job_finished(self, job, ctx):
+        pass
+
+    def on_job_requeued(self, job, ctx):
+        pass
+
+    def on_job_running(self, job, ctx):
+        pass
+
+    def schedule(self, ctx):
+        pass
+
+
+class Result:
+    """One run: summary (summary.json as a dict), jobs and timeline (jobs.csv and timeline.csv as
+    DataFrames), run (run.json), out_dir (where the files are, if kept)."""
+
+    def __init__(self, directory, keep):
+        with open(os.path.join(directory, "summary.json"), encoding="utf-8") as f:
+            self.summary = json.load(f)
+        self.jobs = _read_csv(os.path.join(directory, "jobs.csv"))
+        self.timeline = _read_csv(os.path.join(directory, "timeline.csv"))
+        run = os.path.join(directory, "run.json")
+        self.run = json.load(open(run, encoding="utf-8")) if os.path.exists(run) else {}
+        self.out_dir = directory if keep else None
+
+    def __repr__(self):
+        s = self.summary
+        return (f"<hetsched.Result {s.get('policy')}+{s.get('placer')}: {s.get('jobs_finished')}/"
+                f"{s.get('jobs_total')} jobs, avg JCT {s['jct_s']['mean'] / 3600:.2f} h, "
+                f"makespan {s['makespan_s'] / 3600:.2f} h>")
+
+
+class CompareResult:
+    """Several runs: table (compare.csv as a DataFrame), runs ("policy+placer" -> Result)."""
+
+    def __init__(self, table, runs, out_dir):
+        self.table, self.runs, self.out_dir = table, runs, out_dir
+
+
+_handles = itertools.count(1)
+
+# Text columns of the traces' and outputs' CSVs: kept as text ("007" stays "007"), "" when empty.
+_TEXT_COLUMNS = ("name", "user", "model", "device_type", "allowed_types", "parallelism", "intra_job_planner",
+                 "trace", "policy", "placer", "planner")
+
+
+def _read_csv(source):
+    frame = pd.read_csv(source, dtype={c: str for c in _TEXT_COLUMNS})
+    for column in _TEXT_COLUMNS:
+        if column in frame.columns:
+            frame[column] = frame[column].fillna("")
+    return frame
+
+
+def _flags(options):
+    """Keyword arguments -> command-line flags: a_b=V is --a-b V; True is the bare flag; False and
+    None are left out; a list is comma-joined; x_opts={k: v} is --x-opt k=v per item."""
+    args = []
+    for key, value in options.items():
+        if value is None or value is False:
+            continue
+        if key.endswith("_opts"):
+            if not isinstance(value, dict):
+                raise TypeError(f"{key} must be a dict of option names to values")
+            flag = "--" + key[:-len("_opts")].replace("_", "-") + "-opt"
+            for k, v in value.items():
+                args += [flag, f"{k}={_text(v)}"]
+            continue
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            args.append(flag)
+        elif isinstance(value, (list, tuple)):
+            args += [flag, ",".join(_text(v) for v in value)]
+        else:
+            args += [flag, _text(value)]
+    return args
+
+
+def _text(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def _run(args, verbose=False):
+    code, errors = _native.run_cli(args, not verbose)
+    if code != 0:
+        raise Error(errors or f"hetsched {args[0]} failed (exit {code})", code)
+
+
+def _trace_argument(trace, options, scratch):
+    """A DataFrame trace is written to a native CSV in `scratch`; a path is passed as it is."""
+    if isinstance(trace, pd.DataFrame):
+        path = os.path.join(scratch, "trace.csv")
+        write_trace(trace, path, check=False)
+        options["trace"] = path
+        options.setdefault("format", "native")
+    elif trace is not None:
+        options["trace"] = os.fspath(trace)
+
+
+def simulate(trace=None, *, policy="fifo", out=None, verbose=False, **options):
+    """Simulates one policy. `trace`: a path (any format hetsched reads; `format=` to force one) or
+    a DataFrame with the native columns (read_trace's); default: the built-in demo trace.
+    `policy`: a registered name (hetsched.catalog()) or a JobScheduler object. `out`: keep the
+    output files there (default: a temporary directory, removed). Other keywords: the flags of
+    `hetsched simulate` (cluster=, gpus=, gpus_per_server=, policy_opts=, placer=, placer_opts=,
+    planner=, seed=, round=, restart_cost=, compat=, ...). The GIL is released while it runs."""
+    scratch = tempfile.mkdtemp(prefix="hetsched-")
+    handle = None
+    try:
+        _trace_argument(trace, options, scratch)
+        if isinstance(policy, str):
+            options["policy"] = policy
+        else:
+            if options.get("policy_opts"):
+                raise Error("policy_opts are for named policies: configure a Python policy object directly", 2)
+            handle = next(_handles)
+            _native.register_policy(handle, policy)
+            options["policy"] = "python"
+            options["policy_opts"] = {"handle": handle}
+        directory = out if out is not None else os.path.join(scratch, "out")
+        args = ["simulate"] + _flags(options) + ["-o", os.fspath(directory)]
+        if not verbose:
+            args.append("-q")
+        try:
+            _run(args, verbose)
+        finally:
+            if handle is not None:
+                _native.reraise(handle)  # the policy's own exception first, with its traceback
+        return Result(os.fspath(directory), keep=out is not None)
+    finally:
+        if handle is not None:
+            _native.unregister_policy(handle)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def compare(trace=None, *, policies=None, out=None, verbose=False, **options):
+    """Runs several policies (and placers: placers=[...]; or exact pairs: runs=["a+b", ...]) on the
+    same workload and cluster, as `hetsched compare`. Returns a CompareResult."""
+    scratch = tempfile.mkdtemp(prefix="hetsched-")
+    try:
+        _trace_argument(trace, options, scratch)
+        if policies is not None:
+            options["policies"] = policies
+        directory = out if out is not None else os.path.join(scratch, "out")
+        args = ["compare"] + _flags(options) + ["-o", os.fspath(directory)]
+        if not verbose:
+            args.append("-q")
+        _run(args, verbose)
+        table = _read_csv(os.path.join(directory, "compare.csv"))
+        runs = {}
+        for name in sorted(os.listdir(directory)):
+            path = os.path.join(directory, name)
+            if os.path.isfile(os.path.join(path, "summary.json")):
+                result = Result(path, keep=out is not None)
+                policy = result.summary["policy"]
+                runs[policy if "+" in policy else f"{policy}+{result.summary['placer']}"] = result
+        return CompareResult(table, runs, os.fspath(directory) if out is not None else None)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def catalog():
+    """The registered methods: {"policies", "placers", "planners"} -> DataFrame (name, summary,
+    provenance: [SRC] from a paper, [REC] our reconstruction, [CLASSIC] a known baseline)."""
+    return {kind + "s" if kind != "policy" else "policies": pd.DataFrame(_native.methods(kind))
+            for kind in ("policy", "placer", "planner")}
+
+
+def read_trace(path, format="auto", *, reference_device="v100", skip_bad_rows=False, max_jobs=None):
+    """Reads a trace in any format hetsched reads into a DataFrame with the native columns (one row
+    per job, ids 0..n-1 in submit order). Bad input raises hetsched.Error naming file, line and
+    field."""
+    try:
+        text = _native.read_trace_native(os.fspath(path), format, reference_device, skip_bad_rows,
+                                         -1 if max_jobs is None else int(max_jobs))
+    except ValueError as e:
+        raise Error(str(e)) from None
+    return _read_csv(io.StringIO(text))
+
+
+def write_trace(jobs, path, *, check=True):
+    """Writes a DataFrame with the native columns (read_trace's) as a native trace file, then reads
+    it back with hetsched's reader (check=True) so that a bad value fails here, naming the row."""
+    jobs.to_csv(path, index=False)
+    if check:
+        read_trace(path, "native")

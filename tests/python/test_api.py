@@ -1,0 +1,185 @@
+"""The Python module (python/hetsched, docs/python.md): its API, its error paths, a policy
+written in Python against the built-in one, and results identical to the command line's."""
+import filecmp
+import os
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+import hetsched
+
+SOURCE = os.environ.get("HETSCHED_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+CLI = os.environ.get("HETSCHED_CLI", os.path.join(SOURCE, "build", "release", "bin", "hetsched"))
+GAVEL_CASE = os.path.join(SOURCE, "tests", "data", "gavel", "c11cb48.7f.trace")  # 2,000 jobs
+SMALL_CASE = os.path.join(SOURCE, "tests", "data", "gavel", "s6c71a0.7f.trace")  # 100 jobs
+GAVEL_CLUSTER = dict(gpus="v100=36,p100=36,k80=36", gpus_per_server=4)
+
+sys.path.insert(0, os.path.join(SOURCE, "examples", "python"))
+from fifo_policy import FifoPolicy  # noqa: E402
+
+
+def test_simulate_writes_what_the_command_line_writes(tmp_path):
+    args = ["--trace", SMALL_CASE, "--gpus", "v100=8,k80=8", "--gpus-per-server", "4",
+            "--policy", "tiresias-las", "--policy-opt", "starve_factor=3", "--seed", "3"]
+    subprocess.run([CLI, "simulate", *args, "-q", "-o", str(tmp_path / "cli")], check=True,
+                   stdout=subprocess.DEVNULL)
+    r = hetsched.simulate(SMALL_CASE, gpus="v100=8,k80=8", gpus_per_server=4, policy="tiresias-las",
+                          policy_opts={"starve_factor": 3}, seed=3, out=tmp_path / "py")
+    for name in ("jobs.csv", "timeline.csv", "summary.json"):
+        assert filecmp.cmp(tmp_path / "cli" / name, tmp_path / "py" / name, shallow=False), name
+    assert r.out_dir == str(tmp_path / "py")
+    assert r.summary["policy"] == "tiresias-las"
+    assert len(r.jobs) == r.summary["jobs_total"] == 100
+    assert list(r.jobs["id"]) == list(range(100))
+    assert r.jobs["jct_s"].mean() == pytest.approx(r.summary["jct_s"]["mean"], rel=1e-6)
+    assert {"time_s", "busy_devices", "pending_jobs"} <= set(r.timeline.columns)
+
+
+def test_default_run_keeps_no_files():
+    r = hetsched.simulate(SMALL_CASE, gpus="v100=8", gpus_per_server=4)
+    assert r.out_dir is None and r.summary["jobs_finished"] == 100
+
+
+@pytest.mark.parametrize("case, cluster", [
+    (None, {}),                      # the built-in demo trace and cluster
+    (GAVEL_CASE, GAVEL_CLUSTER),     # 2,000 jobs of a Gavel trace
+    (SMALL_CASE, dict(gpus="v100=8,k80=4", gpus_per_server=4)),  # a long queue
+])
+def test_python_fifo_equals_builtin_fifo_without_backfilling(case, cluster):
+    ours = hetsched.simulate(case, policy=FifoPolicy(), **cluster)
+    builtin = hetsched.simulate(case, policy="fifo", policy_opts={"backfill": "none"}, **cluster)
+    pd.testing.assert_frame_equal(ours.jobs, builtin.jobs)
+    pd.testing.assert_frame_equal(ours.timeline, builtin.timeline)
+    assert ours.summary["policy"] == "python:FifoPolicy"
+    for key in builtin.summary:
+        if key not in ("policy", "scheduler_calls"):
+            assert ours.summary[key] == builtin.summary[key], key
+
+
+def test_policy_sees_only_the_visible_view():
+    seen = []
+
+    class Spy(hetsched.JobScheduler):
+        def on_job_submitted(self, job, ctx):
+            seen.append(job)
+            assert ctx.now == job.submit_time
+            assert not hasattr(job, "true_iterations") and not hasattr(job, "runtime")
+
+        def schedule(self, ctx):
+            for job in seen:
+                if job.state == "pending" and ctx.job(job.id).state == "pending":
+                    ctx.try_start(job.id)
+
+    r = hetsched.simulate(SMALL_CASE, policy=Spy(), gpus="v100=16", gpus_per_server=4)
+    assert r.summary["jobs_finished"] == 100
+    assert [j.id for j in seen] == list(range(100))  # copies, still readable after the run
+    assert seen[0].model and seen[0].num_gpus >= 1
+
+
+def test_exception_in_a_policy_ends_the_run_with_it(tmp_path):
+    class Broken(hetsched.JobScheduler):
+        def schedule(self, ctx):
+            if ctx.now > 0:
+                raise KeyError("no such queue")
+            for t in ctx.device_types():
+                assert ctx.free_devices(t) <= ctx.total_devices(t)
+
+    with pytest.raises(KeyError, match="no such queue") as caught:
+        hetsched.simulate(SMALL_CASE, policy=Broken(), gpus="v100=8", gpus_per_server=4, out=tmp_path / "out")
+    assert any(frame.name == "schedule" for frame in caught.traceback)
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())  # nothing half-written
+
+
+def test_context_is_valid_only_during_its_call():
+    kept = []
+
+    class Keeper(hetsched.JobScheduler):
+        def on_job_submitted(self, job, ctx):
+            kept.append(ctx)
+
+        def schedule(self, ctx):
+            kept[0].now  # a context of an earlier call
+
+    with pytest.raises(RuntimeError, match="valid only during the callback"):
+        hetsched.simulate(SMALL_CASE, policy=Keeper(), gpus="v100=8", gpus_per_server=4)
+
+
+def test_unknown_job_id_and_device_type_are_errors():
+    class Wrong(hetsched.JobScheduler):
+        def schedule(self, ctx):
+            ctx.try_start(10**6)
+
+    with pytest.raises(IndexError, match="no submitted job"):
+        hetsched.simulate(SMALL_CASE, policy=Wrong(), gpus="v100=8", gpus_per_server=4)
+
+    class WrongType(hetsched.JobScheduler):
+        def on_job_submitted(self, job, ctx):
+            ctx.try_start(job.id, device_type="tpu-v9")
+
+    with pytest.raises(ValueError, match="unknown device type 'tpu-v9'"):
+        hetsched.simulate(SMALL_CASE, policy=WrongType(), gpus="v100=8", gpus_per_server=4)
+
+
+def test_bad_input_raises_the_command_lines_message(tmp_path):
+    bad = tmp_path / "bad.csv"
+    lines = open(os.path.join(SOURCE, "data", "real", "tiresias", "60_job.csv")).read().splitlines()
+    cells = lines[3].split(",")
+    cells[2] = "lots"
+    lines[3] = ",".join(cells)
+    bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(hetsched.Error) as caught:
+        hetsched.simulate(bad, gpus="v100=8", out=tmp_path / "out")
+    assert caught.value.exit_code == 1
+    assert f"{bad}:4" in str(caught.value)  # file and line
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(hetsched.Error, match="no such file"):
+        hetsched.read_trace(tmp_path / "missing.csv")
+    with pytest.raises(hetsched.Error) as caught:
+        hetsched.simulate(policy="no-such-policy")
+    assert caught.value.exit_code == 2 and "unknown policy 'no-such-policy'" in str(caught.value)
+    with pytest.raises(hetsched.Error) as caught:
+        hetsched.simulate(policy="fifo", policy_opts={"backfil": "none"})
+    assert caught.value.exit_code == 2 and "backfil" in str(caught.value)
+    with pytest.raises(hetsched.Error, match="policy_opts are for named policies"):
+        hetsched.simulate(policy=FifoPolicy(), policy_opts={"x": 1})
+
+
+def test_trace_round_trip_and_dataframe_input(tmp_path):
+    source = os.path.join(SOURCE, "data", "real", "tiresias", "60_job.csv")
+    jobs = hetsched.read_trace(source)
+    assert len(jobs) == 60 and list(jobs["id"]) == list(range(60))
+    assert jobs["name"].dtype == object and jobs["name"][0] == "0"  # text stays text
+    hetsched.write_trace(jobs, tmp_path / "jobs.csv")
+    pd.testing.assert_frame_equal(hetsched.read_trace(tmp_path / "jobs.csv"), jobs)
+    from_frame = hetsched.simulate(jobs, gpus="v100=16", gpus_per_server=4)
+    from_file = hetsched.simulate(tmp_path / "jobs.csv", gpus="v100=16", gpus_per_server=4)
+    pd.testing.assert_frame_equal(from_frame.jobs, from_file.jobs)
+    jobs.loc[5, "num_gpus"] = -2
+    with pytest.raises(hetsched.Error, match="num_gpus"):
+        hetsched.write_trace(jobs, tmp_path / "bad.csv")
+
+
+def test_compare_and_catalog():
+    c = hetsched.compare(SMALL_CASE, policies=["fifo", "srtf"], placers=["pack"], gpus="v100=8,k80=8",
+                         gpus_per_server=4)
+    assert sorted(c.runs) == ["fifo+pack", "srtf+pack"]
+    assert list(c.table["policy"]) == ["fifo+pack", "srtf+pack"]
+    assert c.runs["srtf+pack"].summary["jobs_finished"] == 100
+    cat = hetsched.catalog()
+    policies = cat["policies"].set_index("name")
+    assert {"fifo", "tiresias-las", "gavel-las", "python"} <= set(policies.index)
+    assert policies.loc["gavel-las", "provenance"].startswith("[SRC]")
+    assert "pack" in set(cat["placers"]["name"]) and "data-parallel" in set(cat["planners"]["name"])
+
+
+def test_examples_run(tmp_path):
+    env = dict(os.environ)
+    compare = os.path.join(SOURCE, "examples", "python", "compare.py")
+    done = subprocess.run([sys.executable, compare, SMALL_CASE, str(tmp_path / "c.png")], env=env,
+                          capture_output=True, text=True, check=True)
+    assert "gavel-las+pack" in done.stdout and (tmp_path / "c.png").stat().st_size > 10_000
+    fifo = os.path.join(SOURCE, "examples", "python", "fifo_policy.py")
+    done = subprocess.run([sys.executable, fifo, SMALL_CASE], env=env, capture_output=True, text=True, check=True)
+    assert "jobs.csv identical: True" in done.stdout
