@@ -22,7 +22,9 @@
 #include <vector>
 
 #include "cli_common.h"
+#include "hetsched/model/cluster.h"
 #include "hetsched/model/device.h"
+#include "hetsched/model/link.h"
 #include "hetsched/model/model_zoo.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
@@ -256,6 +258,50 @@ std::string ReadTraceNative(const std::string& path, const std::string& format, 
   return ToNativeTrace(*w, DeviceCatalog::BuiltIn());
 }
 
+// One row per node of a cluster spec file (or of the --gpus shorthand when `path` is empty).
+std::vector<py::dict> ClusterNodes(const std::string& path, const std::string& gpus, int gpus_per_server) {
+  const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
+  const LinkCatalog& links = LinkCatalog::BuiltIn();
+  Result<Cluster> cluster = Status::InvalidArgument("read_cluster: give a path or gpus=");
+  if (!path.empty()) {
+    cluster = LoadClusterSpec(path, devices, links);
+  } else if (!gpus.empty()) {
+    std::vector<std::pair<std::string, int>> pairs;
+    size_t start = 0;
+    while (start <= gpus.size()) {
+      const size_t end = std::min(gpus.find(',', start), gpus.size());
+      const std::string item = gpus.substr(start, end - start);
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos) throw py::value_error("gpus: '" + item + "' is not TYPE=COUNT");
+      try {
+        pairs.emplace_back(item.substr(0, eq), std::stoi(item.substr(eq + 1)));
+      } catch (const std::exception&) {
+        throw py::value_error("gpus: '" + item + "': the count is not a number");
+      }
+      start = end + 1;
+    }
+    cluster = MakeShorthandCluster(pairs, gpus_per_server, devices, links);
+  }
+  if (!cluster.ok()) throw py::value_error(cluster.status().message());
+  std::vector<py::dict> out;
+  for (NodeId n = 0; n < cluster->num_nodes(); ++n) {
+    const Node& node = cluster->node(n);
+    py::dict d;
+    d["node"] = n;
+    d["name"] = node.name;
+    d["rack"] = cluster->rack(node.rack).name;
+    d["device_type"] = devices.type(node.device_type).name;
+    d["num_devices"] = node.num_devices;
+    d["first_device"] = node.first_device;
+    d["intra_link"] = node.intra_link == kNoLinkClass ? std::string() : links.link(node.intra_link).name;
+    d["nic"] = node.nic == kNoLinkClass ? std::string() : links.link(node.nic).name;
+    d["cpu_cores"] = node.cpu_cores;
+    d["host_memory_gib"] = node.host_memory_bytes / (1024.0 * 1024.0 * 1024.0);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 }  // namespace
 }  // namespace hetsched::python
 
@@ -325,6 +371,7 @@ PYBIND11_MODULE(_hetsched, m) {
     if (kind == "planner") return Methods<Planner>();
     throw py::value_error("kind must be policy, placer or planner");
   });
+  m.def("cluster_nodes", &ClusterNodes, py::arg("path"), py::arg("gpus"), py::arg("gpus_per_server"));
   m.def("read_trace_native", &ReadTraceNative, py::arg("path"), py::arg("format") = "auto",
         py::arg("reference_device") = "v100", py::arg("skip_bad_rows") = false, py::arg("max_jobs") = -1);
 

@@ -40,7 +40,7 @@ if not os.environ.get("HETSCHED_MODULE_DIR"):
 from . import _hetsched as _native  # noqa: E402
 from ._hetsched import Job, SchedContext  # noqa: E402,F401
 
-__all__ = ["simulate", "compare", "catalog", "read_trace", "write_trace", "JobScheduler", "Job",
+__all__ = ["simulate", "compare", "catalog", "read_trace", "write_trace", "read_cluster", "JobScheduler", "Job",
            "SchedContext", "Result", "CompareResult", "Error"]
 
 
@@ -250,6 +250,17 @@ def read_trace(path, format="auto", *, reference_device="v100", skip_bad_rows=Fa
     except ValueError as e:
         raise Error(str(e)) from None
     return _read_csv(io.StringIO(text))
+
+
+def read_cluster(path=None, *, gpus=None, gpus_per_server=4):
+    """A cluster as a DataFrame, one row per node (name, rack, device_type, num_devices, links,
+    CPU cores, host memory): from a cluster spec file (YAML or JSON), or from the command line's
+    shorthand (gpus="v100=36,k80=36", gpus_per_server=4). Bad input raises hetsched.Error."""
+    try:
+        rows = _native.cluster_nodes(os.fspath(path) if path is not None else "", gpus or "", int(gpus_per_server))
+    except ValueError as e:
+        raise Error(str(e)) from None
+    return pd.DataFrame(rows)
 
 
 def write_trace(jobs, path, *, check=True):

@@ -54,12 +54,13 @@ TEST(RlptoTest, ConvergingJobGivesGpusBack) {
 }
 
 // Shrinking never goes below the job's minimum: min_share 0.5 of 8 GPUs = 4; however many rounds
-// pass with a job waiting, job 1 halves once (8 -> 4) and then keeps 4.
+// pass with a job waiting, job 1 halves once (8 -> 4, for job 2) and then keeps 4.
 TEST(RlptoTest, ShrinkingNeverBelowTheMinimum) {
   PolicyHarness h({{kFast, 8}}, "rlpto", {"round=10", "min_share=0.5"});
   h.Submit(1, 8, 0, 1000);
   h.ScheduleAt(0);
-  h.Submit(2, 8, 1, 10);  // cannot fit while job 1 holds any GPU
+  h.Submit(2, 4, 1, 10);  // fits once job 1 is at its minimum
+  h.Submit(3, 8, 2, 10);  // cannot fit while job 1 holds any GPU: keeps a job waiting
   int min_held = 8;
   for (double t = 10; t <= 900; t += 10) {
     h.ScheduleAt(t);
@@ -67,6 +68,45 @@ TEST(RlptoTest, ShrinkingNeverBelowTheMinimum) {
   }
   EXPECT_EQ(min_held, 4);
   EXPECT_EQ(h.backend().job_status(1).preemptions, 1);
+  EXPECT_EQ(h.state(2), JobState::kRunning);
+}
+
+// A shrink that cannot start any waiting job is not done: job 2 needs all 8 GPUs, job 1 can give
+// back at most 4 (its minimum is 4), so job 1 keeps its 8 GPUs and is never restarted.
+TEST(RlptoTest, NoShrinkThatStartsNothing) {
+  PolicyHarness h({{kFast, 8}}, "rlpto", {"round=10", "min_share=0.5"});
+  h.Submit(1, 8, 0, 1000);
+  h.ScheduleAt(0);
+  h.Submit(2, 8, 1, 10);
+  for (double t = 10; t <= 900; t += 10) h.ScheduleAt(t);
+  EXPECT_EQ(h.backend().job_status(1).num_devices(), 8);
+  EXPECT_EQ(h.backend().job_status(1).preemptions, 0);
+}
+
+// A starving job that does not fit holds one type; jobs behind it start on the others. Job 3
+// (4 GPUs) waits for a whole node and starves from 31 s (3 levels x 10 s); job 4 (1 GPU) arrives
+// behind it and starts on the type job 3 does not hold; job 5 finds only the held type free and
+// waits. (Before, nothing behind a starving job started.)
+TEST(RlptoTest, StarvingJobHoldsOneTypeOnly) {
+  PolicyHarness h({{kFast, 4}, {kSlow, 4}}, "rlpto", {"age=10", "shrink=false"});
+  h.Submit(1, 3, 0, 100000);
+  h.Submit(2, 3, 0, 100000);
+  h.ScheduleAt(0);
+  ASSERT_EQ(h.state(1), JobState::kRunning);
+  ASSERT_EQ(h.state(2), JobState::kRunning);
+  h.Submit(3, 4, 1, 100);
+  for (double t = 1; t <= 41; t += 10) h.ScheduleAt(t);
+  h.Submit(4, 1, 45, 100);
+  h.ScheduleAt(45);
+  EXPECT_EQ(h.state(3), JobState::kPending);
+  EXPECT_EQ(h.state(4), JobState::kRunning);
+  h.Submit(5, 1, 50, 100);
+  h.ScheduleAt(50);
+  EXPECT_EQ(h.state(5), JobState::kPending);
+  h.Finish(1, 60);
+  h.Finish(2, 60);
+  h.ScheduleAt(60);
+  EXPECT_EQ(h.state(3), JobState::kRunning);
 }
 
 TEST(RlptoTest, NoShrinkWithoutWaitingJobs) {

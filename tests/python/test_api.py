@@ -183,3 +183,13 @@ def test_examples_run(tmp_path):
     fifo = os.path.join(SOURCE, "examples", "python", "fifo_policy.py")
     done = subprocess.run([sys.executable, fifo, SMALL_CASE], env=env, capture_output=True, text=True, check=True)
     assert "jobs.csv identical: True" in done.stdout
+
+
+def test_read_cluster():
+    spec = hetsched.read_cluster(os.path.join(SOURCE, "data", "default_cluster.yaml"))
+    assert {"name", "rack", "device_type", "num_devices", "nic"} <= set(spec.columns)
+    assert spec["num_devices"].sum() > 0 and spec["node"].tolist() == list(range(len(spec)))
+    short = hetsched.read_cluster(gpus="v100=8,k80=6", gpus_per_server=4)
+    assert short.groupby("device_type")["num_devices"].sum().to_dict() == {"v100-16gb": 8, "k80": 6}
+    with pytest.raises(hetsched.Error, match="tpu"):
+        hetsched.read_cluster(gpus="tpu=4")

@@ -278,18 +278,50 @@ class RlptoScheduler : public JobScheduler {
 
   // Converging jobs above their minimum halve (never below the minimum) while jobs wait: the
   // back end cannot resize a running job, so the job is preempted and restarted on fewer
-  // devices of the same type, paying the restart cost (docs/rlpto.md).
+  // devices of the same type, paying the restart cost (docs/rlpto.md). Only on a type where the
+  // devices given back can start a waiting job (UsefulShrinkTypes): a shrink that frees devices
+  // no waiting job can use only slows the job down (and, behind a starving head, keeps its type
+  // busy for longer).
   void Shrink(SchedContext& ctx) {
+    if (converging_.empty()) return;
+    const std::set<DeviceTypeId> useful = UsefulShrinkTypes(ctx);
     const std::vector<JobId> candidates(converging_.begin(), converging_.end());
     for (JobId id : candidates) {
       JobInfo& info = jobs_[id];
       const JobStatus& s = ctx.job(id);
       const int n = s.num_devices();
       const int target = std::max(info.min, (n + 1) / 2);
+      if (target < n && !useful.contains(s.device_type)) continue;  // stays converging: may shrink later
       converging_.erase(id);
       if (target >= n) continue;
       Restart(ctx, id, target, s.device_type);  // still above its minimum: halves again later
     }
+  }
+  // Types on which shrinking the converging jobs to their minimum would let a waiting job start
+  // that does not fit now (its request on one type, as the rule dispatches it): the jobs of the
+  // dispatch window in queue order, up to the first starving one (nothing behind it may start).
+  std::set<DeviceTypeId> UsefulShrinkTypes(SchedContext& ctx) {
+    std::map<DeviceTypeId, int> releasable;
+    for (JobId id : converging_) {
+      const JobStatus& s = ctx.job(id);
+      if (s.num_devices() > jobs_[id].min) releasable[s.device_type] += s.num_devices() - jobs_[id].min;
+    }
+    std::set<DeviceTypeId> useful;
+    if (releasable.empty()) return useful;
+    const double now = ctx.now();
+    for (JobId w : WaitingWindow()) {
+      const JobSpec& spec = *ctx.job(w).spec;
+      if (spec.num_gpus > MostFree(ctx, spec)) {
+        for (const auto& [type, gpus] : releasable) {
+          if (spec.AllowsType(type, ctx.cluster().device_catalog()) &&
+              ctx.state().free_of_type(type) + gpus >= spec.num_gpus) {
+            useful.insert(type);
+          }
+        }
+      }
+      if (queue_.Starving(w, now) || useful.size() == releasable.size()) break;
+    }
+    return useful;
   }
 
   // Waiting jobs the dispatcher considers, in queue order: at most `window`.
@@ -320,6 +352,22 @@ class RlptoScheduler : public JobScheduler {
     const std::vector<JobId> candidates = WaitingWindow();
     if (candidates.empty() || ctx.state().total_free() == 0) return;
     const int reserve = static_cast<int>(std::lround(config_.reserve_fraction * forecast_gpus_));
+    const DeviceCatalog& catalog = ctx.cluster().device_catalog();
+    DeviceTypeId held = kNoDeviceType;  // the type a starving job that does not fit waits for
+    const auto most_free = [&](const JobSpec& spec) {
+      int most = 0;
+      for (DeviceTypeId t : ctx.cluster().present_types()) {
+        if (t != held && spec.AllowsType(t, catalog)) most = std::max(most, ctx.state().free_of_type(t));
+      }
+      return most;
+    };
+    const auto try_start = [&](JobId id, int n) {
+      if (held == kNoDeviceType) return ctx.TryStart(id, n);
+      for (DeviceTypeId t : ctx.cluster().present_types()) {
+        if (t != held && ctx.job(id).spec->AllowsType(t, catalog) && ctx.state().free_of_type(t) >= n && ctx.TryStart(id, n, t)) return true;
+      }
+      return false;
+    };
     for (JobId id : candidates) {
       if (ctx.state().total_free() == 0) break;
       const JobSpec& spec = *ctx.job(id).spec;
@@ -328,16 +376,33 @@ class RlptoScheduler : public JobScheduler {
         const int room = ctx.state().total_free() - reserve;
         if (room < spec.num_gpus) n = std::max(jobs_[id].min, room);
       }
-      const int most_free = MostFree(ctx, spec);
-      const bool fits = n <= most_free && ctx.TryStart(id, n);
-      if (fits || (n != spec.num_gpus && spec.num_gpus <= most_free && ctx.TryStart(id, spec.num_gpus))) {
+      const int free_most = most_free(spec);
+      const bool fits = n <= free_most && try_start(id, n);
+      if (fits || (n != spec.num_gpus && spec.num_gpus <= free_most && try_start(id, spec.num_gpus))) {
         queue_.Remove(id);
         StartTracking(ctx, id);
-      } else if (queue_.Starving(id, now)) {
-        break;  // head-of-line blocking for a starving job (priority_queues.h)
+      } else if (held == kNoDeviceType && queue_.Starving(id, now)) {
+        // A starving job that does not fit holds one type (where it can run, the most free; kept
+        // until it starts): nothing else starts there, so that type drains and it starts. Jobs
+        // behind it may use the other types (priority_queues.h blocks the whole queue).
+        held = HeldType(ctx, id);
+        if (held == kNoDeviceType) break;
       }
     }
   }
+  DeviceTypeId HeldType(SchedContext& ctx, JobId id) {
+    if (hold_.first == id) return hold_.second;
+    const JobSpec& spec = *ctx.job(id).spec;
+    DeviceTypeId best = kNoDeviceType;
+    for (DeviceTypeId t : ctx.cluster().present_types()) {
+      if (!spec.AllowsType(t, ctx.cluster().device_catalog()) ||
+          ctx.cluster().devices_per_type()[static_cast<size_t>(t)] < spec.num_gpus) continue;
+      if (best == kNoDeviceType || ctx.state().free_of_type(t) > ctx.state().free_of_type(best)) best = t;
+    }
+    hold_ = {id, best};
+    return best;
+  }
+  std::pair<JobId, DeviceTypeId> hold_{-1, kNoDeviceType};
 
   // One decision per job for up to `window` running jobs (round-robin, at round ticks) and the
   // `window` first waiting jobs: states built first, one forward pass of the agent (or the
@@ -380,6 +445,7 @@ class RlptoScheduler : public JobScheduler {
     }
     const int total = ctx.cluster().num_devices();
     int moves = 0;
+    DeviceTypeId held = kNoDeviceType;  // the type a starving job that does not fit waits for
     for (size_t i = 0; i < jobs.size(); ++i) {
       const JobId id = jobs[i];
       const JobInfo& info = jobs_[id];
@@ -406,20 +472,29 @@ class RlptoScheduler : public JobScheduler {
       const int want = std::min(total, RlptoCount((a - 1) % kRlptoCountChoices, spec.num_gpus, info.min));
       bool started = false;
       if (info.slots == 0) {
-        started = want <= MostFree(ctx, spec) && ctx.TryStart(id, want);
+        if (held == kNoDeviceType) {
+          started = want <= MostFree(ctx, spec) && ctx.TryStart(id, want);
+        } else {
+          for (DeviceTypeId t : ctx.cluster().present_types()) {
+            if (started || t == held || !spec.AllowsType(t, ctx.cluster().device_catalog())) continue;
+            started = ctx.state().free_of_type(t) >= want && ctx.TryStart(id, want, t);
+          }
+        }
       } else {
         // The chosen type, else the next fastest with room for the same count.
         const int first = std::min(slot, info.slots - 1);
         for (int k = 0; k < info.slots && !started; ++k) {
           const DeviceTypeId t = info.type[static_cast<size_t>(k == 0 ? first : (k <= first ? k - 1 : k))];
-          started = ctx.state().free_of_type(t) >= want && ctx.TryStart(id, want, t);
+          started = t != held && ctx.state().free_of_type(t) >= want && ctx.TryStart(id, want, t);
         }
       }
       if (started) {
         queue_.Remove(id);
         StartTracking(ctx, id);
-      } else if (starving) {
-        break;  // head-of-line blocking for a starving job (priority_queues.h)
+      } else if (starving && held == kNoDeviceType) {
+        // As in the rule's dispatch: the first starving job that does not fit holds one type.
+        held = HeldType(ctx, id);
+        if (held == kNoDeviceType) break;
       }
     }
   }
