@@ -14,6 +14,7 @@
 #include "hetsched/sched/registry.h"
 #include "hetsched/util/file_io.h"
 #include "hetsched/util/printable.h"
+#include "hetsched/util/progress.h"
 #include "hetsched/util/text.h"
 
 namespace hetsched::cli {
@@ -315,17 +316,10 @@ int ReportError(const Status& status) {
   return status.code() == StatusCode::kInternal ? kExitInternal : kExitError;
 }
 
-std::function<void(long long, long long)> MakeProgress(bool quiet, const std::string& label) {
-  if (quiet || ::isatty(::fileno(stderr)) == 0) return nullptr;
-  return [label](long long done, long long total) {
-    const int width = 30;
-    const double frac = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
-    const int fill = static_cast<int>(frac * width);
-    fmt::print(stderr, "\r{:<24} [{}{}] {:5.1f}% {}/{} jobs", label, std::string(static_cast<size_t>(fill), '#'),
-               std::string(static_cast<size_t>(width - fill), '.'), 100.0 * frac, done, total);
-    if (done >= total) fmt::print(stderr, "\n");
-    std::fflush(stderr);
-  };
+std::function<void(long long, long long)> MakeProgress(bool quiet, const std::string& label, const std::string& unit) {
+  if (quiet || !StderrIsTerminal()) return nullptr;
+  auto line = std::make_shared<ProgressLine>(label, unit);
+  return [line](long long done, long long total) { line->Update(done, total); };
 }
 
 std::string Provenance(const std::string& kind, const std::string& name) {

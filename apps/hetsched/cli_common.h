@@ -156,8 +156,10 @@ void PrintErrorText(const std::string& text);      // as it is (CLI11's parse er
 // The whole command line as `hetsched` runs it (main() is this): returns the exit code.
 int RunCli(int argc, char** argv);
 
-// A progress bar on stderr when it is a terminal (and not --quiet); otherwise nothing.
-std::function<void(long long, long long)> MakeProgress(bool quiet, const std::string& label);
+// A progress line with the time left on stderr when it is a terminal (and not --quiet);
+// otherwise nothing (util/progress.h). Called with (done, total) in `unit`s.
+std::function<void(long long, long long)> MakeProgress(bool quiet, const std::string& label,
+                                                       const std::string& unit = "jobs");
 
 // "cpu-node,t4,v100=8" -> (name, count) pairs; count 0 when not given (`plan --pool`).
 Result<std::vector<std::pair<std::string, int>>> ParsePool(const std::string& text);

@@ -118,7 +118,7 @@ int RunCompare(CompareArgs& a, CLI::App& cmd) {
     fmt::print("  {:<28} {}\n", labels[i], Provenance("policy", choices[i].policy));
   }
   SimOptions options = a.sim.ToOptions(a.workload.seed);
-  options.progress = MakeProgress(a.sim.quiet, "first run");
+  options.progress = MakeProgress(a.sim.quiet, fmt::format("{} runs", choices.size()));
   MeasuredThroughputs measured;
   if (Status st = a.sim.LoadThroughputs(cluster.device_catalog(), &measured, &options); !st.ok()) return ReportError(st);
   const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -18,6 +18,7 @@ struct ExperimentArgs {
   std::string out;
   unsigned long long seed = 1;
   bool quick = false;
+  bool quiet = false;
   int threads = 0;
   std::vector<std::string> opts;
 };
@@ -33,6 +34,7 @@ int RunExperiment(const ExperimentArgs& a) {
   ctx.quick = a.quick;
   ctx.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   ctx.options = std::move(options).value();
+  ctx.progress = MakeProgress(a.quiet, "experiment " + a.name, "");
   ctx.print = [](const std::string& s) {
     fmt::print("{}", s);
     std::fflush(stdout);
@@ -57,6 +59,7 @@ void AddExperimentCommand(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("-o,--out", a->out, "Output directory (default hetsched-out/experiment-NAME)");
   cmd->add_option("--seed", a->seed, "Seed")->check(SeedValue());
   cmd->add_flag("--quick", a->quick, "A smaller configuration (minutes -> seconds)");
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress line (there is none either when stderr is not a terminal)");
   cmd->add_option("-j,--threads", a->threads, "Independent runs in parallel (default: one per core)")
       ->check(WholeInRange(1, 1024));
   cmd->add_option("--opt", a->opts, "Experiment option KEY=VALUE (repeatable)");

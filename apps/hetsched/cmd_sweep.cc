@@ -33,6 +33,7 @@ struct SweepArgs {
   std::string out = "hetsched-out/sweep";
   bool slurm = false;
   bool local = false;
+  bool quiet = false;
   std::string slurm_conf;
   std::string partition;
   long long task = -1;        // --task I: run configuration I (what each array task does)
@@ -224,9 +225,11 @@ int RunSweep(const SweepArgs& a) {
   if (a.slurm == a.local) return ReportUsageError(Status::InvalidArgument("sweep: choose --slurm or --local"));
   if (int rc = CheckConfigs(a, *configs); rc != kExitOk) return rc;
   if (a.slurm) return RunOnSlurm(a, *configs);
+  const auto progress = MakeProgress(a.quiet, "sweep", "configurations");
   for (size_t i = 0; i < configs->size(); ++i) {
     const int rc = RunTask(a, *configs, static_cast<long long>(i));
     if (rc != kExitOk) return rc;
+    if (progress) progress(static_cast<long long>(i + 1), static_cast<long long>(configs->size()));
   }
   return Gather(a, *configs);
 }
@@ -246,6 +249,7 @@ void AddSweepCommand(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--timeout", a->timeout_s, "--slurm: seconds to wait for the array")->check(NumberAbove(0))->needs(slurm);
   cmd->add_option("--compat", a->compat,
                   "Compatibility profile (gavel, tiresias) for every configuration that names none");
+  cmd->add_flag("-q,--quiet", a->quiet, "--local: no progress line (none either when stderr is not a terminal)");
   cmd->add_option("--task", a->task, "Run only configuration I (what each array task runs)")
       ->check(WholeAtLeast(0))
       ->excludes(slurm)

@@ -204,6 +204,7 @@ class DltapExperiment final : public Experiment {
     std::vector<Row> rows;
     for (const WorkloadDef& def : kWorkloads) {
       const Workload w = MakeE5Workload(def, static_cast<int>(jobs), gap_s, iterations, ctx.seed);
+      sim.progress = PartProgress(ctx, static_cast<int>(&def - kWorkloads), static_cast<int>(std::size(kWorkloads)));
       auto results = RunMany(cluster, zoo, w, choices, sim, ctx.threads);
       for (size_t i = 0; i < results.size(); ++i) {
         if (!results[i].ok()) {

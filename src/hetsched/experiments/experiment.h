@@ -20,10 +20,17 @@ struct ExperimentContext {
   int threads = 1;                // independent runs in parallel
   Options options;                // experiment-specific KEY=VALUE options
   std::function<void(const std::string&)> print;  // where the table and progress lines go
+  // Overall progress (done, total), e.g. a progress line on a terminal; may be empty.
+  std::function<void(long long, long long)> progress;
   // Set by Run: the result in one sentence from the runs just done (e.g. "dltap moves 53% fewer
   // bytes across nodes than k8s-spread"); `hetsched experiment` and the demo print it.
   std::string headline;
 };
+
+// The progress of part `part` (0-based) of `parts` equal parts of an experiment (e.g. one RunMany
+// call each), as a SimOptions::progress callback: reports the whole experiment's fraction through
+// ctx.progress in millionths. Empty when ctx.progress is.
+std::function<void(long long, long long)> PartProgress(const ExperimentContext& ctx, int part, int parts);
 
 class Experiment {
  public:

@@ -155,8 +155,10 @@ class GadgetExperiment final : public Experiment {
       choices.push_back(std::move(c));
     }
     std::vector<Row> rows;
+    int part = 0;
     for (const auto& [label, workload] : {std::pair<const char*, const Workload*>{"philly-mix", &philly},
                                           std::pair<const char*, const Workload*>{"msr", &msr}}) {
+      sim.progress = PartProgress(ctx, part++, 2);
       auto results = RunMany(cluster, zoo, *workload, choices, sim, ctx.threads);
       for (size_t i = 0; i < results.size(); ++i) {
         if (!results[i].ok()) {

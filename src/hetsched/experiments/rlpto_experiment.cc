@@ -141,6 +141,7 @@ class RlptoExperiment final : public Experiment {
       for (const auto& [k, v] : m.options) c.policy_options.Set(k, v);
       choices.push_back(std::move(c));
     }
+    sim.progress = PartProgress(ctx, 0, 1);  // the compared runs (training prints its own lines)
     auto results = RunMany(cluster, zoo, test, choices, sim, ctx.threads);
     std::vector<Row> rows;
     for (size_t i = 0; i < results.size(); ++i) {

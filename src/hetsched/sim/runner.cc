@@ -1,6 +1,7 @@
 #include "hetsched/sim/runner.h"
 
 #include <atomic>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -53,11 +54,25 @@ std::vector<Result<RunRecord>> RunMany(const Cluster& cluster, const ModelZoo& z
                                        int threads) {
   std::vector<std::optional<Result<RunRecord>>> slots(choices.size());
   std::atomic<size_t> next{0};
+  // One progress report for all the runs: jobs finished over every run's jobs.
+  const long long per_run = static_cast<long long>(workload.jobs.size());
+  const long long all_jobs = per_run * static_cast<long long>(choices.size());
+  std::vector<std::atomic<long long>> finished(choices.size());
+  std::mutex report;
   auto worker = [&]() {
     for (size_t i = next++; i < choices.size(); i = next++) {
       SimOptions opts = options;
-      if (i != 0) opts.progress = nullptr;  // one progress bar: the first run's
+      if (options.progress) {
+        opts.progress = [&, i](long long done, long long /*total*/) {
+          finished[i] = done;
+          long long sum = 0;
+          for (const auto& f : finished) sum += f;
+          const std::lock_guard<std::mutex> lock(report);
+          options.progress(sum, all_jobs);
+        };
+      }
       slots[i].emplace(RunSimulation(cluster, zoo, workload, choices[i], opts));
+      if (options.progress) opts.progress(per_run, per_run);  // a run that ended early counts as done
     }
   };
   const int n = std::max(1, std::min<int>(threads, static_cast<int>(choices.size())));

@@ -35,7 +35,8 @@ Result<RunRecord> RunSimulation(const Cluster& cluster, const ModelZoo& zoo, con
                                 const MethodChoice& choice, const SimOptions& options);
 
 // Runs each choice on the same inputs, using up to `threads` threads (runs are independent, so
-// the results do not depend on the thread count). Results in the order of `choices`.
+// the results do not depend on the thread count). Results in the order of `choices`. If
+// options.progress is set it is called with the jobs finished over all runs and all runs' jobs.
 std::vector<Result<RunRecord>> RunMany(const Cluster& cluster, const ModelZoo& zoo, const Workload& workload,
                                        const std::vector<MethodChoice>& choices, const SimOptions& options,
                                        int threads);
