@@ -13,6 +13,7 @@
 #include "hetsched/report/html_report.h"
 #include "hetsched/report/plot.h"
 #include "hetsched/report/run_record_json.h"
+#include "hetsched/report/run_dirs.h"
 #include "hetsched/report/writers.h"
 #include "hetsched/util/file_io.h"
 
@@ -35,12 +36,6 @@ struct CompareArgs {
   bool demo = false;
   std::vector<std::string> real_runs;  // --real-run DIR: a run record written by `hetsched agent`
 };
-
-std::string RunDirName(const std::string& spec) {
-  std::string s;
-  for (char c : spec) s.push_back((std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.') ? c : '_');
-  return s;
-}
 
 // The (policy, placer) spec pairs to run: --runs as given, else every policy with every placer.
 std::vector<std::pair<std::string, std::string>> RunPairs(const CompareArgs& a) {
@@ -148,9 +143,8 @@ int RunCompare(CompareArgs& a, CLI::App& cmd) {
   if (!st.ok()) return ReportError(st);
   for (size_t i = 0; i < runs.size(); ++i) {
     const std::string dir = a.out + "/" + RunDirName(labels[i]);
-    st = WriteRunOutputs(dir, runs[i], summaries[i]);
-    // The whole record too, so that `hetsched report DIR` can rebuild the report.
-    if (st.ok()) st = WriteFileAtomic(dir + "/run.json", RunRecordJson(runs[i]));
+    // With the whole record (run.json), so that `hetsched report DIR` can rebuild the report.
+    st = WriteRunDir(dir, runs[i], summaries[i]);
     if (!st.ok()) return ReportError(st);
   }
   const std::string table = ComparisonTable(runs, summaries);

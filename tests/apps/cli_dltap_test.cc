@@ -31,6 +31,15 @@ TEST(CliDltapTest, QuickExperimentWritesItsTable) {
   EXPECT_NE(r.out.find("dltap (E5)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("k8s-spread"), std::string::npos) << r.out;
   EXPECT_TRUE(fs::exists(dir + "/out/dltap.csv"));
+  // Every run's outputs and record, per workload, so that `hetsched report` rebuilds its page.
+  for (const char* placer : {"dltap", "k8s-spread", "k8s-binpack", "k8s-random"}) {
+    EXPECT_TRUE(fs::exists(dir + "/out/runs/cnn/" + placer + "/run.json")) << placer;
+    EXPECT_TRUE(fs::exists(dir + "/out/runs/lm/" + placer + "/jobs.csv")) << placer;
+  }
+  const auto rep = RunCli({"report", dir + "/out/runs/cnn", "-o", dir + "/cnn.html"}, dir + "/rep");
+  ASSERT_EQ(rep.exit_code, 0) << rep.out << rep.err;
+  EXPECT_NE(rep.out.find("4 run(s)"), std::string::npos) << rep.out;
+  EXPECT_NE(ReadWholeFile(dir + "/cnn.html").find("k8s-spread"), std::string::npos);
   fs::remove_all(dir);
 }
 

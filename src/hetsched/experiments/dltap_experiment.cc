@@ -211,6 +211,7 @@ class DltapExperiment final : public Experiment {
           return results[i].status().WithContext(fmt::format("experiment dltap: {} on {}", kPlacers[i], def.label));
         }
         HETSCHED_ASSIGN_OR_RETURN(const StaticResult fill, PlaceUntilFull(cluster, zoo, w, kPlacers[i], ctx.seed));
+        HETSCHED_RETURN_IF_ERROR(WriteExperimentRun(ctx, def.label, kPlacers[i], *results[i]));
         rows.push_back(Row{def.label, kPlacers[i], Summarize(*results[i]), fill});
       }
     }

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "hetsched/metrics/summary.h"
+#include "hetsched/report/run_dirs.h"
+
 namespace hetsched {
 
 std::function<void(long long, long long)> PartProgress(const ExperimentContext& ctx, int part, int parts) {
@@ -11,6 +14,13 @@ std::function<void(long long, long long)> PartProgress(const ExperimentContext& 
     const double within = total > 0 ? std::min(1.0, static_cast<double>(done) / static_cast<double>(total)) : 1.0;
     report(static_cast<long long>((part + within) / parts * kWhole), kWhole);
   };
+}
+
+Status WriteExperimentRun(const ExperimentContext& ctx, const std::string& part, const std::string& name,
+                          RunRecord run) {
+  run.policy = name;
+  const Summary summary = Summarize(run);
+  return WriteRunDir(ctx.out_dir + "/runs/" + RunDirName(part) + "/" + RunDirName(name), run, summary);
 }
 
 }  // namespace hetsched

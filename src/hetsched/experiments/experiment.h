@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "hetsched/metrics/run_record.h"
 #include "hetsched/sched/options.h"
 #include "hetsched/util/status.h"
 
@@ -31,6 +32,12 @@ struct ExperimentContext {
 // call each), as a SimOptions::progress callback: reports the whole experiment's fraction through
 // ctx.progress in millionths. Empty when ctx.progress is.
 std::function<void(long long, long long)> PartProgress(const ExperimentContext& ctx, int part, int parts);
+
+// Writes one run of the experiment under <out_dir>/runs/<part>/<name>/ (summary.json, jobs.csv,
+// timeline.csv, run.json; report/run_dirs.h), the record's policy shown as `name`: `hetsched
+// report <out_dir>/runs/<part>` rebuilds that part's report page.
+Status WriteExperimentRun(const ExperimentContext& ctx, const std::string& part, const std::string& name,
+                          RunRecord run);
 
 class Experiment {
  public:

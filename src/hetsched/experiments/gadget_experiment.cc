@@ -164,6 +164,7 @@ class GadgetExperiment final : public Experiment {
         if (!results[i].ok()) {
           return results[i].status().WithContext(fmt::format("experiment gadget: {} on {}", kMethods[i].label, label));
         }
+        HETSCHED_RETURN_IF_ERROR(WriteExperimentRun(ctx, label, kMethods[i].label, *results[i]));
         Row row{label, kMethods[i].label, Summarize(*results[i]), 0};
         double spans = 0;
         long long n = 0;

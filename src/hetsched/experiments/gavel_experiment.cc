@@ -119,6 +119,8 @@ class GavelExperiment final : public Experiment {
       auto results = RunMany(cluster, ModelZoo::BuiltIn(), w, choices, sim, ctx.threads);
       for (size_t i = 0; i < results.size(); ++i) {
         if (!results[i].ok()) return results[i].status().WithContext(std::string("experiment gavel: ") + kPolicies[i]);
+        HETSCHED_RETURN_IF_ERROR(
+            WriteExperimentRun(ctx, fmt::format("rate-{}", FormatTrimmed(rate, 2)), kPolicies[i], *results[i]));
         rows.push_back(Row{rate, kPolicies[i], Summarize(*results[i])});
       }
     }

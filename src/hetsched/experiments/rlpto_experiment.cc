@@ -146,6 +146,7 @@ class RlptoExperiment final : public Experiment {
     std::vector<Row> rows;
     for (size_t i = 0; i < results.size(); ++i) {
       if (!results[i].ok()) return results[i].status().WithContext("experiment rlpto: " + methods[i].label);
+      HETSCHED_RETURN_IF_ERROR(WriteExperimentRun(ctx, "held-out", methods[i].label, *results[i]));
       Row row{methods[i].label, Summarize(*results[i]), 0, 0};
       double high = 0;
       long long n_high = 0;

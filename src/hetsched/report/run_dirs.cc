@@ -1,9 +1,11 @@
 #include "hetsched/report/run_dirs.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "hetsched/report/run_record_json.h"
+#include "hetsched/report/writers.h"
 #include "hetsched/util/file_io.h"
 #include "hetsched/util/printable.h"
 
@@ -41,6 +43,17 @@ Result<std::vector<RunDir>> ReadRunDirs(const std::vector<std::string>& dirs) {
     for (const std::string& sub : subdirs) HETSCHED_RETURN_IF_ERROR(ReadOne(sub, &out));
   }
   return out;
+}
+
+std::string RunDirName(const std::string& label) {
+  std::string s;
+  for (char c : label) s.push_back((std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.') ? c : '_');
+  return s;
+}
+
+Status WriteRunDir(const std::string& dir, const RunRecord& run, const Summary& summary) {
+  HETSCHED_RETURN_IF_ERROR(WriteRunOutputs(dir, run, summary));
+  return WriteFileAtomic(dir + "/run.json", RunRecordJson(run));
 }
 
 }  // namespace hetsched
