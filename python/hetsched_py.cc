@@ -13,6 +13,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -54,9 +55,8 @@ struct JobView {
   bool elastic = false;
 };
 
-JobView ViewOf(const JobStatus& st, const SchedContext& ctx) {
+JobView ViewOfSpec(const JobSpec& s) {
   JobView v;
-  const JobSpec& s = *st.spec;
   v.id = s.id;
   v.name = s.name;
   v.user = s.user;
@@ -68,6 +68,12 @@ JobView ViewOf(const JobStatus& st, const SchedContext& ctx) {
   v.deadline = s.deadline_s;
   v.estimated_runtime = s.estimated_runtime_s;
   v.elastic = s.elastic;
+  v.state = "pending";
+  return v;
+}
+
+JobView ViewOf(const JobStatus& st, const SchedContext& ctx) {
+  JobView v = ViewOfSpec(*st.spec);
   v.state = st.state == JobState::kPending ? "pending" : st.state == JobState::kRunning ? "running" : "finished";
   v.device_type = st.device_type == kNoDeviceType ? "" : ctx.cluster().device_catalog().type(st.device_type).name;
   v.iterations_done = st.iterations_done;
@@ -198,6 +204,144 @@ class PythonScheduler final : public JobScheduler {
   std::string name_;
   double round_s_ = 0;
   std::vector<char> seen_;
+};
+
+// What a Python placer sees of the cluster during one place() call (invalid after it returns).
+class ClusterView {
+ public:
+  explicit ClusterView(const ClusterState* state) : state_(state) {}
+  void Close() { state_ = nullptr; }
+
+  std::vector<std::string> device_types() const {
+    std::vector<std::string> out;
+    const Cluster& c = Get().cluster();
+    for (DeviceTypeId t : c.present_types()) out.push_back(c.device_catalog().type(t).name);
+    return out;
+  }
+  int free_devices(const std::string& type) const { return Get().free_of_type(Type(type)); }
+  // Nodes of a type, in id order.
+  std::vector<NodeId> nodes(const std::string& type) const { return Get().nodes_of_type(Type(type)); }
+  std::vector<DeviceId> free_devices_on(NodeId node) const {
+    CheckNode(node);
+    std::vector<DeviceId> out;
+    Get().AppendFreeDevices(node, &out);
+    return out;
+  }
+  py::dict node(NodeId node) const {
+    CheckNode(node);
+    const Cluster& c = Get().cluster();
+    const Node& n = c.node(node);
+    py::dict d;
+    d["name"] = n.name;
+    d["rack"] = c.rack(n.rack).name;
+    d["device_type"] = c.device_catalog().type(n.device_type).name;
+    d["num_devices"] = n.num_devices;
+    d["free"] = Get().free_on_node(node);
+    return d;
+  }
+  int num_nodes() const { return Get().cluster().num_nodes(); }
+
+ private:
+  const ClusterState& Get() const {
+    if (state_ == nullptr) throw std::runtime_error("hetsched: a ClusterView is valid only during the place() call");
+    return *state_;
+  }
+  void CheckNode(NodeId node) const {
+    if (node < 0 || node >= Get().cluster().num_nodes()) throw py::index_error("hetsched: no node " + std::to_string(node));
+  }
+  DeviceTypeId Type(const std::string& name) const {
+    const Cluster& c = Get().cluster();
+    const DeviceTypeId t = c.device_catalog().Find(name);
+    if (t == kNoDeviceType || static_cast<size_t>(t) >= c.devices_per_type().size()) {
+      throw py::value_error("hetsched: unknown device type '" + name + "'");
+    }
+    return t;
+  }
+  const ClusterState* state_;
+};
+
+// A placement request as a Python placer sees it.
+struct RequestView {
+  JobView job;
+  int num_devices = 1;
+  std::string device_type;                   // "" = the placer picks one of candidate_types
+  std::vector<std::string> candidate_types;  // in the order to try (CandidateTypes)
+};
+
+class PythonPlacer final : public Placer {
+ public:
+  PythonPlacer(long long handle, py::object placer) : handle_(handle), placer_(std::move(placer)) {
+    name_ = "python:" + py::str(py::type::of(placer_).attr("__name__")).cast<std::string>();
+  }
+  ~PythonPlacer() override {
+    py::gil_scoped_acquire gil;
+    placer_ = py::object();
+  }
+  std::string_view name() const override { return name_; }
+  Status TakeError() override {
+    Status e = std::move(error_);
+    error_ = Status::Ok();
+    return e;
+  }
+
+  bool Place(const PlacementRequest& request, const ClusterState& state, std::vector<DeviceId>* out) override {
+    py::gil_scoped_acquire gil;
+    if (State().raised.count(handle_) > 0) return false;
+    const DeviceCatalog& catalog = state.cluster().device_catalog();
+    RequestView view;
+    view.job = ViewOfSpec(*request.job);
+    view.num_devices = request.num_devices;
+    view.device_type = request.type == kNoDeviceType ? "" : catalog.type(request.type).name;
+    const std::vector<DeviceTypeId> candidates = CandidateTypes(request, state);
+    for (DeviceTypeId t : candidates) view.candidate_types.push_back(catalog.type(t).name);
+    auto cluster = std::make_shared<ClusterView>(&state);
+    py::object chosen;
+    try {
+      chosen = placer_.attr("place")(view, cluster);
+    } catch (py::error_already_set& e) {
+      const std::string what = e.what();
+      State().raised.insert_or_assign(handle_, std::move(e));
+      error_ = Status::Internal("Python placer " + name_ + ".place raised: " + what);
+    }
+    cluster->Close();
+    if (!error_.ok() || chosen.is_none()) return false;
+    std::vector<DeviceId> devices;
+    try {
+      devices = chosen.cast<std::vector<DeviceId>>();
+    } catch (const py::cast_error&) {
+      error_ = Status::InvalidArgument(name_ + ".place must return a list of device ids or None");
+      return false;
+    }
+    // The devices must be free, distinct, as many as asked, all of one type the job may use.
+    std::vector<DeviceId> sorted = devices;
+    std::sort(sorted.begin(), sorted.end());
+    const bool distinct = std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+    bool valid = static_cast<int>(devices.size()) == request.num_devices && distinct;
+    DeviceTypeId type = kNoDeviceType;
+    for (DeviceId d : devices) {
+      if (!valid || d < 0 || d >= state.cluster().num_devices() || !state.is_free(d)) {
+        valid = false;
+        break;
+      }
+      const DeviceTypeId t = state.cluster().device(d).type;
+      if (type == kNoDeviceType) type = t;
+      valid = t == type && std::find(candidates.begin(), candidates.end(), t) != candidates.end();
+    }
+    if (!valid) {
+      error_ = Status::InvalidArgument(name_ + ".place returned devices it may not use for job " +
+                                       std::to_string(request.job->id) + " (want " + std::to_string(request.num_devices) +
+                                       " free, distinct devices of one allowed type)");
+      return false;
+    }
+    out->insert(out->end(), devices.begin(), devices.end());
+    return true;
+  }
+
+ private:
+  long long handle_;
+  py::object placer_;
+  std::string name_;
+  Status error_;
 };
 
 // run_cli(argv) -> (exit code, error text).
@@ -353,6 +497,20 @@ PYBIND11_MODULE(_hetsched, m) {
       .def("estimate_iteration_s", &ContextView::estimate_iteration_s, py::arg("job_id"), py::arg("num_devices"),
            py::arg("device_type"), "the visible performance model's estimate (not the simulator's truth)");
 
+  py::class_<RequestView>(m, "PlacementRequest", "What a placer is asked: a job, a device count, maybe a type")
+      .def_readonly("job", &RequestView::job)
+      .def_readonly("num_devices", &RequestView::num_devices)
+      .def_readonly("device_type", &RequestView::device_type, "the type asked for, or '' (pick one of candidate_types)")
+      .def_readonly("candidate_types", &RequestView::candidate_types);
+  py::class_<ClusterView, std::shared_ptr<ClusterView>>(m, "ClusterView",
+                                                        "The cluster's free devices during one place() call")
+      .def("device_types", &ClusterView::device_types)
+      .def("free_devices", &ClusterView::free_devices, py::arg("device_type"))
+      .def("nodes", &ClusterView::nodes, py::arg("device_type"), "node ids of that type, in id order")
+      .def("free_devices_on", &ClusterView::free_devices_on, py::arg("node"), "free device ids of a node, in order")
+      .def("node", &ClusterView::node, py::arg("node"))
+      .def_property_readonly("num_nodes", &ClusterView::num_nodes);
+
   m.def("run_cli", &RunCli, py::arg("args"), py::arg("quiet") = true);
   m.def("register_policy", [](long long handle, py::object policy) { State().policies[handle] = std::move(policy); });
   m.def("unregister_policy", [](long long handle) { State().policies.erase(handle); });
@@ -374,6 +532,20 @@ PYBIND11_MODULE(_hetsched, m) {
   m.def("cluster_nodes", &ClusterNodes, py::arg("path"), py::arg("gpus"), py::arg("gpus_per_server"));
   m.def("read_trace_native", &ReadTraceNative, py::arg("path"), py::arg("format") = "auto",
         py::arg("reference_device") = "v100", py::arg("skip_bad_rows") = false, py::arg("max_jobs") = -1);
+
+  // The placer "python": asks the object registered under `handle`.
+  Registry<Placer>::Instance().Register(
+      MethodInfo{"python", "A placer written in Python (the hetsched package's Placer)",
+                 "user code through the Python module (docs/python.md)"},
+      [](const Options& options) -> Result<std::unique_ptr<Placer>> {
+        HETSCHED_ASSIGN_OR_RETURN(const long long handle, options.GetInt("handle", -1));
+        py::gil_scoped_acquire gil;
+        auto it = State().policies.find(handle);
+        if (it == State().policies.end()) {
+          return Status::InvalidArgument("placer 'python' needs a placer object: pass it to hetsched.simulate(placer=...)");
+        }
+        return std::unique_ptr<Placer>(std::make_unique<PythonPlacer>(handle, it->second));
+      });
 
   // The job scheduler "python": forwards events to the object registered under `handle`.
   Registry<JobScheduler>::Instance().Register(

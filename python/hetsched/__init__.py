@@ -38,9 +38,10 @@ if not os.environ.get("HETSCHED_MODULE_DIR"):
         os.environ["HETSCHED_MODULE_DIR"] = _dir
 
 from . import _hetsched as _native  # noqa: E402
-from ._hetsched import Job, SchedContext  # noqa: E402,F401
+from ._hetsched import ClusterView, Job, PlacementRequest, SchedContext  # noqa: E402,F401
 
-__all__ = ["simulate", "compare", "catalog", "read_trace", "write_trace", "read_cluster", "JobScheduler", "Job",
+__all__ = ["simulate", "compare", "catalog", "read_trace", "write_trace", "read_cluster", "JobScheduler", "Placer",
+           "PlacementRequest", "ClusterView", "Job",
            "SchedContext", "Result", "CompareResult", "Error"]
 
 
@@ -78,6 +79,17 @@ class JobScheduler:
 
     def schedule(self, ctx):
         pass
+
+
+class Placer:
+    """Base class of placers written in Python: override place(request, cluster), which returns
+    the device ids to use (request.num_devices free devices of one type in
+    request.candidate_types; of request.device_type when it is not '') or None when the job does
+    not fit now. `cluster` (valid only during the call) lists nodes of a type in id order and the
+    free devices of each. Returning devices the job may not use, or raising, ends the run."""
+
+    def place(self, request, cluster):
+        return None
 
 
 class Result:
@@ -174,12 +186,13 @@ def _trace_argument(trace, options, scratch):
 def simulate(trace=None, *, policy="fifo", out=None, verbose=False, **options):
     """Simulates one policy. `trace`: a path (any format hetsched reads; `format=` to force one) or
     a DataFrame with the native columns (read_trace's); default: the built-in demo trace.
-    `policy`: a registered name (hetsched.catalog()) or a JobScheduler object. `out`: keep the
+    `policy`: a registered name (hetsched.catalog()) or a JobScheduler object; `placer=` likewise
+    a name or a Placer object. `out`: keep the
     output files there (default: a temporary directory, removed). Other keywords: the flags of
     `hetsched simulate` (cluster=, gpus=, gpus_per_server=, policy_opts=, placer=, placer_opts=,
     planner=, seed=, round=, restart_cost=, compat=, ...). The GIL is released while it runs."""
     scratch = tempfile.mkdtemp(prefix="hetsched-")
-    handle = None
+    handles = []
     try:
         _trace_argument(trace, options, scratch)
         if isinstance(policy, str):
@@ -187,10 +200,18 @@ def simulate(trace=None, *, policy="fifo", out=None, verbose=False, **options):
         else:
             if options.get("policy_opts"):
                 raise Error("policy_opts are for named policies: configure a Python policy object directly", 2)
-            handle = next(_handles)
-            _native.register_policy(handle, policy)
+            handles.append(next(_handles))
+            _native.register_policy(handles[-1], policy)
             options["policy"] = "python"
-            options["policy_opts"] = {"handle": handle}
+            options["policy_opts"] = {"handle": handles[-1]}
+        placer = options.get("placer")
+        if placer is not None and not isinstance(placer, str):
+            if options.get("placer_opts"):
+                raise Error("placer_opts are for named placers: configure a Python placer object directly", 2)
+            handles.append(next(_handles))
+            _native.register_policy(handles[-1], placer)
+            options["placer"] = "python"
+            options["placer_opts"] = {"handle": handles[-1]}
         directory = out if out is not None else os.path.join(scratch, "out")
         args = ["simulate"] + _flags(options) + ["-o", os.fspath(directory)]
         if not verbose:
@@ -198,11 +219,11 @@ def simulate(trace=None, *, policy="fifo", out=None, verbose=False, **options):
         try:
             _run(args, verbose)
         finally:
-            if handle is not None:
-                _native.reraise(handle)  # the policy's own exception first, with its traceback
+            for handle in handles:
+                _native.reraise(handle)  # a Python method's own exception first, with its traceback
         return Result(os.fspath(directory), keep=out is not None)
     finally:
-        if handle is not None:
+        for handle in handles:
             _native.unregister_policy(handle)
         shutil.rmtree(scratch, ignore_errors=True)
 

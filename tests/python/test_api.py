@@ -193,3 +193,40 @@ def test_read_cluster():
     assert short.groupby("device_type")["num_devices"].sum().to_dict() == {"v100-16gb": 8, "k80": 6}
     with pytest.raises(hetsched.Error, match="tpu"):
         hetsched.read_cluster(gpus="tpu=4")
+
+
+from first_fit_placer import FirstFitPlacer  # noqa: E402
+
+
+@pytest.mark.parametrize("case, cluster", [
+    (None, {}),
+    (GAVEL_CASE, GAVEL_CLUSTER),
+    (SMALL_CASE, dict(gpus="v100=8,k80=6", gpus_per_server=4)),  # jobs split over servers
+])
+def test_python_first_fit_equals_builtin_first_fit(case, cluster):
+    ours = hetsched.simulate(case, placer=FirstFitPlacer(), policy="tiresias-las", **cluster)
+    builtin = hetsched.simulate(case, placer="first-fit", policy="tiresias-las", **cluster)
+    pd.testing.assert_frame_equal(ours.jobs, builtin.jobs)
+    assert ours.summary["placer"] == "python:FirstFitPlacer"
+
+
+def test_placer_faults_end_the_run():
+    class Greedy(hetsched.Placer):
+        def place(self, request, cluster):
+            return list(range(request.num_devices + 1))  # one device too many
+
+    with pytest.raises(hetsched.Error, match="returned devices it may not use"):
+        hetsched.simulate(SMALL_CASE, placer=Greedy(), gpus="v100=8", gpus_per_server=4)
+
+    class Raising(hetsched.Placer):
+        def place(self, request, cluster):
+            raise ZeroDivisionError("placement math")
+
+    with pytest.raises(ZeroDivisionError, match="placement math"):
+        hetsched.simulate(SMALL_CASE, placer=Raising(), gpus="v100=8", gpus_per_server=4)
+
+    class Never(hetsched.Placer):
+        pass  # places nothing: the run stops, naming a waiting job
+
+    with pytest.raises(hetsched.Error):
+        hetsched.simulate(SMALL_CASE, placer=Never(), gpus="v100=8", gpus_per_server=4)

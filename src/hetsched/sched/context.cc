@@ -62,7 +62,13 @@ bool SchedContext::CanPlace(JobId id, int num_devices, DeviceTypeId type) {
   if (type == kNoDeviceType && state_.total_free() < num_devices) return false;
   scratch_.clear();
   PlacementRequest request{status.spec, num_devices, type};
-  return placer_.Place(request, state_, &scratch_);
+  return PlaceDevices(request);
+}
+
+bool SchedContext::PlaceDevices(const PlacementRequest& request) {
+  const bool placed = placer_.Place(request, state_, &scratch_);
+  KeepError(placer_.TakeError());
+  return placed && !failed();
 }
 
 bool SchedContext::TryStart(JobId id, int num_devices, DeviceTypeId type) {
@@ -80,7 +86,7 @@ bool SchedContext::TryStart(JobId id, int num_devices, DeviceTypeId type) {
   if (type == kNoDeviceType && state_.total_free() < num_devices) return false;
   scratch_.clear();
   PlacementRequest request{status.spec, num_devices, type};
-  if (!placer_.Place(request, state_, &scratch_)) {
+  if (!PlaceDevices(request)) {
     ++placements_failed_;
     return false;
   }
@@ -93,7 +99,7 @@ bool SchedContext::TryStart(JobId id, int num_devices, DeviceTypeId type) {
     if (t == rejected || state_.free_of_type(t) < num_devices) continue;
     scratch_.clear();
     PlacementRequest typed{status.spec, num_devices, t};
-    if (placer_.Place(typed, state_, &scratch_) && StartOn(id, scratch_)) return true;
+    if (PlaceDevices(typed) && StartOn(id, scratch_)) return true;
   }
   return false;
 }

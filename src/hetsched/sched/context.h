@@ -142,6 +142,8 @@ class SchedContext {
   bool PlaceContainerJob(JobId id, DeviceTypeId type);
   // Ok and kInfeasible are outcomes; anything else is kept in error_ (the first one).
   bool Accept(Status status);
+  // placer_.Place into scratch_, then the placer's own fault taken (Placer::TakeError).
+  bool PlaceDevices(const PlacementRequest& request);
   // Keeps `status` in error_ unless it is Ok or an earlier fault is kept: the first fault wins.
   void KeepError(Status status) {
     if (!status.ok() && error_.ok()) error_ = std::move(status);

@@ -7,6 +7,7 @@
 
 #include "hetsched/model/job.h"
 #include "hetsched/sched/cluster_state.h"
+#include "hetsched/util/status.h"
 
 namespace hetsched {
 
@@ -40,6 +41,10 @@ class Placer {
                                std::vector<ContainerPlacement>* out, std::string* reason);
   // Whether PlaceContainers is implemented (the simulator refuses container jobs otherwise).
   virtual bool places_containers() const { return false; }
+  // A fault of the placer itself (one written in Python raised, or returned devices it may not
+  // use), then Ok. SchedContext takes it after every Place call and keeps it like a back-end
+  // fault, so the run ends with it instead of reading it as "does not fit".
+  virtual Status TakeError() { return Status::Ok(); }
 };
 
 // Types a placer may use for `request`, in the order it should try them: the requested type if
