@@ -19,7 +19,7 @@ using svg::Point;
 using svg::Series;
 
 constexpr int kMaxPointsPerSeries = 400;
-constexpr int kMaxPointsPerPanel = 200;
+constexpr int kMaxPointsPerPanel = 80;
 constexpr double kSecondsPerHour = 3600;
 
 // Small multiples: a grid of panels, at most kColumns a row, under a title and a legend row.
