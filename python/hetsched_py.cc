@@ -344,6 +344,24 @@ class PythonPlacer final : public Placer {
   Status error_;
 };
 
+// Registers `Impl` (built from a handle and the Python object under it) as the method "python"
+// of `Base`'s registry; `keyword` is simulate()'s argument that takes the object.
+template <typename Base, typename Impl>
+void RegisterPythonMethod(const char* summary, const char* keyword) {
+  Registry<Base>::Instance().Register(
+      MethodInfo{"python", summary, "user code through the Python module (docs/python.md)"},
+      [keyword](const Options& options) -> Result<std::unique_ptr<Base>> {
+        HETSCHED_ASSIGN_OR_RETURN(const long long handle, options.GetInt("handle", -1));
+        py::gil_scoped_acquire gil;
+        auto it = State().policies.find(handle);
+        if (it == State().policies.end()) {
+          return Status::InvalidArgument(std::string(Base::kKind) + " 'python' needs an object: pass it to hetsched.simulate(" +
+                                         keyword + "=...)");
+        }
+        return std::unique_ptr<Base>(std::make_unique<Impl>(handle, it->second));
+      });
+}
+
 // run_cli(argv) -> (exit code, error text).
 py::tuple RunCli(const std::vector<std::string>& args, bool quiet) {
   std::vector<std::string> argv_text{"hetsched"};
@@ -533,31 +551,8 @@ PYBIND11_MODULE(_hetsched, m) {
   m.def("read_trace_native", &ReadTraceNative, py::arg("path"), py::arg("format") = "auto",
         py::arg("reference_device") = "v100", py::arg("skip_bad_rows") = false, py::arg("max_jobs") = -1);
 
-  // The placer "python": asks the object registered under `handle`.
-  Registry<Placer>::Instance().Register(
-      MethodInfo{"python", "A placer written in Python (the hetsched package's Placer)",
-                 "user code through the Python module (docs/python.md)"},
-      [](const Options& options) -> Result<std::unique_ptr<Placer>> {
-        HETSCHED_ASSIGN_OR_RETURN(const long long handle, options.GetInt("handle", -1));
-        py::gil_scoped_acquire gil;
-        auto it = State().policies.find(handle);
-        if (it == State().policies.end()) {
-          return Status::InvalidArgument("placer 'python' needs a placer object: pass it to hetsched.simulate(placer=...)");
-        }
-        return std::unique_ptr<Placer>(std::make_unique<PythonPlacer>(handle, it->second));
-      });
-
-  // The job scheduler "python": forwards events to the object registered under `handle`.
-  Registry<JobScheduler>::Instance().Register(
-      MethodInfo{"python", "A job scheduler written in Python (the hetsched package's JobScheduler)",
-                 "user code through the Python module (docs/python.md)"},
-      [](const Options& options) -> Result<std::unique_ptr<JobScheduler>> {
-        HETSCHED_ASSIGN_OR_RETURN(const long long handle, options.GetInt("handle", -1));
-        py::gil_scoped_acquire gil;
-        auto it = State().policies.find(handle);
-        if (it == State().policies.end()) {
-          return Status::InvalidArgument("policy 'python' needs a policy object: pass it to hetsched.simulate(policy=...)");
-        }
-        return std::unique_ptr<JobScheduler>(std::make_unique<PythonScheduler>(handle, it->second));
-      });
+  // The placer and the job scheduler "python": each asks the object registered under `handle`.
+  RegisterPythonMethod<Placer, PythonPlacer>("A placer written in Python (the hetsched package's Placer)", "placer");
+  RegisterPythonMethod<JobScheduler, PythonScheduler>(
+      "A job scheduler written in Python (the hetsched package's JobScheduler)", "policy");
 }

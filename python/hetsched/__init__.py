@@ -195,23 +195,19 @@ def simulate(trace=None, *, policy="fifo", out=None, verbose=False, **options):
     handles = []
     try:
         _trace_argument(trace, options, scratch)
-        if isinstance(policy, str):
-            options["policy"] = policy
-        else:
-            if options.get("policy_opts"):
-                raise Error("policy_opts are for named policies: configure a Python policy object directly", 2)
+        options["policy"] = policy
+        for key in ("policy", "placer"):
+            method = options.get(key)
+            if method is None or isinstance(method, str):
+                continue
+            # A Python object: the registered method "python" forwards to it (its handle).
+            if options.get(key + "_opts"):
+                plural = "policies" if key == "policy" else key + "s"
+                raise Error(f"{key}_opts are for named {plural}: configure a Python {key} object directly", 2)
             handles.append(next(_handles))
-            _native.register_policy(handles[-1], policy)
-            options["policy"] = "python"
-            options["policy_opts"] = {"handle": handles[-1]}
-        placer = options.get("placer")
-        if placer is not None and not isinstance(placer, str):
-            if options.get("placer_opts"):
-                raise Error("placer_opts are for named placers: configure a Python placer object directly", 2)
-            handles.append(next(_handles))
-            _native.register_policy(handles[-1], placer)
-            options["placer"] = "python"
-            options["placer_opts"] = {"handle": handles[-1]}
+            _native.register_policy(handles[-1], method)
+            options[key] = "python"
+            options[key + "_opts"] = {"handle": handles[-1]}
         directory = out if out is not None else os.path.join(scratch, "out")
         args = ["simulate"] + _flags(options) + ["-o", os.fspath(directory)]
         if not verbose:
