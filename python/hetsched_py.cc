@@ -87,6 +87,15 @@ JobView ViewOf(const JobStatus& st, const SchedContext& ctx) {
   return v;
 }
 
+// A device type of `cluster` by catalog name or alias; ValueError if it has none of that type.
+DeviceTypeId TypeByName(const Cluster& cluster, const std::string& name) {
+  const DeviceTypeId t = cluster.device_catalog().Find(name);
+  if (t == kNoDeviceType || static_cast<size_t>(t) >= cluster.devices_per_type().size()) {
+    throw py::value_error("hetsched: unknown device type '" + name + "'");
+  }
+  return t;
+}
+
 // The scheduling context handed to a Python callback; it refuses use after the call returns.
 class ContextView {
  public:
@@ -128,14 +137,7 @@ class ContextView {
     }
     return id;
   }
-  DeviceTypeId Type(const std::string& name) const {
-    const Cluster& c = Get().cluster();
-    const DeviceTypeId t = c.device_catalog().Find(name);
-    if (t == kNoDeviceType || static_cast<size_t>(t) >= c.devices_per_type().size()) {
-      throw py::value_error("hetsched: unknown device type '" + name + "'");
-    }
-    return t;
-  }
+  DeviceTypeId Type(const std::string& name) const { return TypeByName(Get().cluster(), name); }
   DeviceTypeId TypeOrNone(const std::optional<std::string>& name) const { return name ? Type(*name) : kNoDeviceType; }
 
   SchedContext* ctx_;
@@ -249,14 +251,7 @@ class ClusterView {
   void CheckNode(NodeId node) const {
     if (node < 0 || node >= Get().cluster().num_nodes()) throw py::index_error("hetsched: no node " + std::to_string(node));
   }
-  DeviceTypeId Type(const std::string& name) const {
-    const Cluster& c = Get().cluster();
-    const DeviceTypeId t = c.device_catalog().Find(name);
-    if (t == kNoDeviceType || static_cast<size_t>(t) >= c.devices_per_type().size()) {
-      throw py::value_error("hetsched: unknown device type '" + name + "'");
-    }
-    return t;
-  }
+  DeviceTypeId Type(const std::string& name) const { return TypeByName(Get().cluster(), name); }
   const ClusterState* state_;
 };
 
