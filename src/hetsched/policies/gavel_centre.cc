@@ -236,8 +236,15 @@ Result<CentreResult> CentralShares(const CentreProblem& p, double gap) {
     out.newton_steps += Centre(phase2, 0, &x, &unused, [](double) { return false; });
   }
   for (size_t r = 0; r < rows; ++r) {
-    for (size_t k = 0; k < types; ++k) out.share[r][k] = x[static_cast<long>(r * types + k)];
+    for (size_t k = 0; k < types; ++k) {
+      const double v = x[static_cast<long>(r * types + k)];
+      // Newton keeps every iterate strictly inside; anything else is a numerical failure, which
+      // the callers answer with the simplex's vertex.
+      if (!std::isfinite(v) || v < 0 || v > 1 + 1e-9) return Status::Internal("central shares: numerical failure");
+      out.share[r][k] = std::min(v, 1.0);
+    }
   }
+  if (!std::isfinite(out.z)) return Status::Internal("central shares: numerical failure");
   return out;
 }
 
