@@ -39,12 +39,22 @@ int RunExperiment(const ExperimentArgs& a) {
     fmt::print("{}", s);
     std::fflush(stdout);
   };
+  {
+    // First only read the options: an unknown key or a bad value is a usage error before any
+    // output is written (every experiment reads all of its options before it runs anything).
+    ExperimentContext check = ctx;
+    check.check_only = true;
+    check.print = [](const std::string&) {};
+    check.progress = nullptr;
+    if (Status st = (*experiment)->Run(check); !st.ok()) return ReportUsageError(st.WithContext("--opt"));
+    if (auto unused = check.options.Unused(); !unused.empty()) {
+      std::string keys;
+      for (const std::string& k : unused) keys += (keys.empty() ? "" : ", ") + k;
+      return ReportUsageError(Status::InvalidArgument("--opt: experiment '" + a.name + "' does not take option(s): " + keys));
+    }
+  }
   Status st = MakeDirs(ctx.out_dir);
   if (st.ok()) st = (*experiment)->Run(ctx);
-  if (st.ok()) {
-    auto unused = ctx.options.Unused();
-    if (!unused.empty()) fmt::print(stderr, "hetsched: warning: option(s) not used by '{}': {}\n", a.name, unused.front());
-  }
   if (!st.ok()) return ReportError(st);
   if (!ctx.headline.empty()) fmt::print("result  : {}\n", ctx.headline);
   fmt::print("outputs : {}/\n", ctx.out_dir);

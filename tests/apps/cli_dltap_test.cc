@@ -43,6 +43,24 @@ TEST(CliDltapTest, QuickExperimentWritesItsTable) {
   fs::remove_all(dir);
 }
 
+// An experiment option the experiment does not take, or a value it cannot read, is a usage error
+// before anything runs or is written (every experiment reads its options first).
+TEST(CliDltapTest, UnknownOrBadExperimentOptionIsRefusedBeforeRunning) {
+  const std::string dir = FreshDir("dltap_bad_opt");
+  auto r = RunCli({"experiment", "dltap", "--quick", "--opt", "jobz=4", "-o", dir + "/out"}, dir + "/cap");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("does not take option(s): jobz"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/out"));
+  r = RunCli({"experiment", "dltap", "--quick", "--opt", "jobs=many", "-o", dir + "/out"}, dir + "/cap");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("jobs"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/out"));
+  r = RunCli({"experiment", "dltap", "--quick", "--opt", "jobs=4", "-o", dir + "/out"}, dir + "/cap");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("4 jobs per workload"), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
+
 TEST(CliDltapTest, SimulatesAContainerTraceWithLinkPeaks) {
   const std::string dir = FreshDir("dltap_simulate");
   WriteWholeFile(dir + "/t.csv", kTrace);

@@ -187,6 +187,7 @@ class DltapExperiment final : public Experiment {
     if (!(gap_s >= 0) || !(iterations >= 1)) {
       return Status::InvalidArgument("experiment dltap: options need batch_gap_s >= 0 and iterations >= 1");
     }
+    if (ctx.check_only) return Status::Ok();  // options read and checked: nothing run
     HETSCHED_ASSIGN_OR_RETURN(const Cluster cluster, MakeE5Cluster(static_cast<int>(nodes)));
     const ModelZoo& zoo = ModelZoo::BuiltIn();
     ctx.print(fmt::format("dltap (E5): {} (16 cores, 64 GiB each, 10 GbE); {} jobs per workload of 2 servers + "

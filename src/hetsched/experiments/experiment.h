@@ -20,6 +20,9 @@ struct ExperimentContext {
   bool quick = false;             // a smaller configuration (tests, CI)
   int threads = 1;                // independent runs in parallel
   Options options;                // experiment-specific KEY=VALUE options
+  // Read and check the options, then return Ok without running anything (`hetsched experiment`
+  // does this first, so that a key no experiment reads is refused before any output is written).
+  bool check_only = false;
   std::function<void(const std::string&)> print;  // where the table and progress lines go
   // Overall progress (done, total), e.g. a progress line on a terminal; may be empty.
   std::function<void(long long, long long)> progress;

@@ -114,6 +114,7 @@ class GadgetExperiment final : public Experiment {
     HETSCHED_ASSIGN_OR_RETURN(const bool elastic_jobs, ctx.options.GetBool("elastic", true));
     if (jobs < 2) return Status::InvalidArgument("experiment gadget: option 'jobs' must be >= 2");
     if (!(rate > 0)) return Status::InvalidArgument("experiment gadget: option 'rate' must be > 0 jobs/hour");
+    if (ctx.check_only) return Status::Ok();  // options read and checked: nothing run
     HETSCHED_ASSIGN_OR_RETURN(const Cluster cluster, MakeE4Cluster());
     const ModelZoo& zoo = ModelZoo::BuiltIn();
     const DeviceCatalog& devices = DeviceCatalog::BuiltIn();

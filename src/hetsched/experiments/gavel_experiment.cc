@@ -84,6 +84,7 @@ class GavelExperiment final : public Experiment {
       rates.push_back(r);
     }
     std::sort(rates.begin(), rates.end());
+    if (ctx.check_only) return Status::Ok();  // options read and checked: nothing run
 
     const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
     HETSCHED_ASSIGN_OR_RETURN(const Cluster cluster,

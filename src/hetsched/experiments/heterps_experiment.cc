@@ -69,6 +69,7 @@ class HeterPsExperiment : public Experiment {
     ctx.print(fmt::format("heterps (E1): {} model(s) x {} limit(s), pool of {} types, {} episodes, seed {}\n",
                           models.size(), limits.size(), pool.size(), episodes, ctx.seed));
     const Options rl_options = LearnedPlannerOptionsOf(ctx, episodes);
+    if (ctx.check_only) return Status::Ok();  // options read and checked: nothing run
 
     std::string csv =
         "model,layers,limit_x_v100,limit_samples_per_s,dp_cost,rl_trained_cost,rl_cost,rl_polished_cost,rl_gap,rl_polished_gap,"

@@ -64,6 +64,7 @@ class RlptoExperiment final : public Experiment {
     if (!(arrival_scale > 0 && arrival_scale <= 1)) {
       return Status::InvalidArgument("experiment rlpto: option 'arrival_scale' must be in (0, 1]");
     }
+    if (ctx.check_only) return Status::Ok();  // options read and checked: nothing run
 
     const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
     const ModelZoo& zoo = ModelZoo::BuiltIn();

@@ -56,6 +56,7 @@ class TappExperiment : public Experiment {
     const std::vector<DeviceSet> sets = {{"H1", {{"v100-16gb", 2}, {"t4", 2}}},
                                          {"H2", {{"a100-40gb", 1}, {"v100-16gb", 1}, {"p100", 2}}}};
     const Options rl_options = LearnedPlannerOptionsOf(ctx, episodes);
+    if (ctx.check_only) return Status::Ok();  // options read and checked: nothing run
     ctx.print(fmt::format("tapp (E3): models {}; device sets H1 (2 V100 + 2 T4), H2 (A100 + V100 + 2 P100); m = 8; "
                           "{} episodes, seed {}\n", models_opt, episodes, ctx.seed));
     std::string csv =
