@@ -1,0 +1,262 @@
+// A job's runs in the simulator: start, stop, preemption, idle holds at a RunUntil mark, elastic
+// resizes and completion; each keeps the job's record, its visible status, the cluster state and
+// the link load in step (simulator_impl.h).
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "hetsched/sim/simulator_impl.h"
+
+namespace hetsched::sim_internal {
+
+Status Simulator::StartJob(JobId id, const PlannedJob& planned) {
+  const JobStatus& st = status_[static_cast<size_t>(id)];
+  if (st.state != JobState::kPending || rejected_[static_cast<size_t>(id)]) {
+    return Status::Internal("start of job " + std::to_string(id) + " that is not pending");
+  }
+  return BeginRun(id, planned, st.preemptions > 0 ? options_.restart_cost_s : 0.0);
+}
+
+ResizeCost Simulator::ResizeCostTo(JobId id, std::span<const DeviceId> devices) const {
+  const JobStatus& st = status_[static_cast<size_t>(id)];
+  const ElasticResizeModel params{options_.resize_rendezvous_s, options_.restart_cost_s};
+  return ResizeCostOf(*runs_[static_cast<size_t>(id)].model, cluster_, st.devices, devices, st.spec->elastic, params);
+}
+
+double Simulator::ResizePauseS(JobId id, std::span<const DeviceId> devices) const {
+  const JobStatus& st = status_[static_cast<size_t>(id)];
+  if (st.state != JobState::kRunning || devices.empty() || st.spec->is_container_job()) return kInf;
+  return ResizeCostTo(id, devices).pause_s;
+}
+
+Status Simulator::ResizeJob(JobId id, const PlannedJob& planned) {
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  if (st.state != JobState::kRunning || st.spec->is_container_job() || !planned.plan.containers.empty() ||
+      planned.plan.devices.empty()) {
+    return Status::Internal("resize of job " + std::to_string(id) + " that is not a running device job");
+  }
+  const ResizeCost cost = ResizeCostTo(id, planned.plan.devices);
+  if (cost.kind == ResizeKind::kNone) return Status::Ok();
+  RunState& job = runs_[static_cast<size_t>(id)];
+  // The part of the pause a previous change left still runs: it is not forgiven.
+  const double owed = std::max(0.0, active(job).progress_from_s - now_);
+  HETSCHED_RETURN_IF_ERROR(StopRun(id));
+  st.state = JobState::kPending;  // for the instant of the change: BeginRun takes a pending job
+  ++pending_;
+  JobRecord& rec = record(job);
+  ++rec.resizes;
+  rec.resize_pause_s += cost.pause_s;
+  if (cost.kind == ResizeKind::kRestart) {
+    ++st.preemptions;
+    ++rec.preemptions;
+  }
+  return BeginRun(id, planned, owed + cost.pause_s);
+}
+
+Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) {
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  RunState& job = runs_[static_cast<size_t>(id)];
+  if (planned.plan.containers.empty()) {
+    HETSCHED_RETURN_IF_ERROR(state_.Allocate(id, planned.plan.devices));
+  } else {
+    HETSCHED_RETURN_IF_ERROR(state_.AllocateContainers(id, planned.plan.containers));
+  }
+  st.pending_reason.clear();
+  st.state = JobState::kRunning;
+  st.devices = planned.plan.devices;
+  st.device_type = cluster_.device(st.devices.front()).type;
+  st.last_start_s = now_;
+  if (st.first_start_s < 0) st.first_start_s = now_;
+  for (DeviceId d : st.devices) ++busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
+  --pending_;
+  ++running_;
+
+  if (free_active_.empty()) {
+    job.active = static_cast<int32_t>(active_.size());
+    active_.emplace_back();
+  } else {
+    job.active = free_active_.back();
+    free_active_.pop_back();
+  }
+  ActiveRun& run = active(job);
+  run.rate = 0;
+  run.completion_s = EventQueue::kNever;
+  run.estimate = IterationEstimate{};
+  run.plan = planned.plan;
+  run.update_s = now_;
+  run.progress_from_s = now_ + pause_s;
+  run.segment_start_s = now_;
+  run.segment_start_iterations = job.done_at_update;
+  run.mark = kInf;
+  run.idle = false;
+  st.idle = false;
+  run.nics = NicsUsed(cluster_, run.plan);
+  run.uplinks.clear();
+  for (NodeId node : run.nics) run.uplinks.push_back(cluster_.node(node).rack);
+  std::sort(run.uplinks.begin(), run.uplinks.end());
+  run.uplinks.erase(std::unique(run.uplinks.begin(), run.uplinks.end()), run.uplinks.end());
+  if (run.uplinks.size() < 2) run.uplinks.clear();
+  run.prepared = PrepareEstimate(*job.model, run.plan, cluster_);
+  run.traffic.nics.clear();
+  run.traffic.uplinks.clear();
+  if (!run.nics.empty()) {
+    // The bytes a plan moves do not depend on the load (only how long they take does).
+    run.traffic = TrafficOf(*job.model, run.plan, cluster_,
+                            EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, LinkLoad{}));
+  }
+
+  ChangeTraffic(id, +1);
+  JobRecord& rec = record(job);
+  rec.max_span_nodes = std::max(rec.max_span_nodes, run.estimate.span_nodes);
+  return Status::Ok();
+}
+
+void Simulator::CloseSegment(JobId id) {
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  RunState& job = runs_[static_cast<size_t>(id)];
+  ActiveRun& run = active(job);
+  JobRecord& rec = record(job);
+  Advance(job);
+  const double held_s = now_ - run.segment_start_s;
+  const double n = static_cast<double>(st.devices.size());
+  const DeviceType& type = cluster_.device_catalog().type(st.device_type);
+  rec.gpu_seconds += held_s * n;
+  rec.busy_energy_joules += held_s * n * (type.tdp_watts - type.idle_watts);
+  rec.cost_usd += held_s / 3600.0 * n * type.price_per_hour;
+  rec.cross_node_bytes += (job.done_at_update - run.segment_start_iterations) * run.estimate.cross_node_bytes;
+  st.service_gpu_s += held_s * n;
+  st.executed_s += held_s;
+  st.iterations_done = job.done_at_update;
+  st.iteration_rate = 0;
+  for (DeviceId d : st.devices) --busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
+  events_.CancelCompletion(id);
+  run.completion_s = EventQueue::kNever;
+}
+
+Status Simulator::StopRun(JobId id) {
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  RunState& job = runs_[static_cast<size_t>(id)];
+  ActiveRun& run = active(job);
+  JobRecord& rec = record(job);
+  if (run.idle) {  // its segment, devices' busy count and traffic were closed when it was held
+    run.idle = false;
+    st.idle = false;
+    idle_devices_ -= static_cast<int>(st.devices.size());
+    --idle_jobs_;
+  } else {
+    CloseSegment(id);
+    ChangeTraffic(id, -1);
+  }
+  rec.device_type = st.device_type;
+  rec.device_type_name = cluster_.device_catalog().type(st.device_type).name;
+  if (run.plan.containers.empty()) {
+    HETSCHED_RETURN_IF_ERROR(state_.Release(id, st.devices));
+  } else {
+    HETSCHED_RETURN_IF_ERROR(state_.ReleaseContainers(id));
+  }
+  st.devices.clear();
+  run.nics.clear();
+  run.uplinks.clear();
+  free_active_.push_back(job.active);
+  job.active = -1;
+  --running_;
+  return Status::Ok();
+}
+
+Status Simulator::PreemptJob(JobId id) {
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  if (st.state != JobState::kRunning) {
+    return Status::Internal("preemption of job " + std::to_string(id) + " that is not running");
+  }
+  HETSCHED_RETURN_IF_ERROR(StopRun(id));
+  st.state = JobState::kPending;
+  st.queued_since_s = now_;
+  ++st.preemptions;
+  ++record(runs_[static_cast<size_t>(id)]).preemptions;
+  ++pending_;
+  return Status::Ok();
+}
+
+Status Simulator::Hold(JobId id) {
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  RunState& job = runs_[static_cast<size_t>(id)];
+  ActiveRun& run = active(job);
+  // Progress conservation: held exactly at its mark (or where it was, if already past it).
+  const double done = ProgressAt(job, now_);
+  const double tol = 1e-6 * job.total_iterations + 1e-6;
+  if (done + tol < run.mark) {
+    return Status::Internal("invariant: job " + std::to_string(id) + " held at t=" + std::to_string(now_) + " with " +
+                            std::to_string(done) + " iterations done, before its mark " + std::to_string(run.mark));
+  }
+  CloseSegment(id);
+  job.done_at_update = std::abs(done - run.mark) <= tol ? run.mark : done;
+  st.iterations_done = job.done_at_update;
+  ChangeTraffic(id, -1);
+  run.idle = true;
+  st.idle = true;
+  idle_devices_ += static_cast<int>(st.devices.size());
+  ++idle_jobs_;
+  return Status::Ok();
+}
+
+Status Simulator::RunUntil(JobId id, double iterations) {
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  if (st.state != JobState::kRunning || !(iterations >= 0)) {
+    return Status::Internal("RunUntil of job " + std::to_string(id) + " that is not running, or with a bad mark");
+  }
+  RunState& job = runs_[static_cast<size_t>(id)];
+  ActiveRun& run = active(job);
+  run.mark = iterations;
+  if (!run.idle) {
+    Advance(job);
+    if (job.done_at_update >= std::min(iterations, job.total_iterations)) return Hold(id);
+    Reschedule(id);
+    return Status::Ok();
+  }
+  if (iterations <= job.done_at_update) return Status::Ok();  // stays held
+  // Resume on the devices it holds: a new segment, no restart cost.
+  run.idle = false;
+  st.idle = false;
+  idle_devices_ -= static_cast<int>(st.devices.size());
+  --idle_jobs_;
+  for (DeviceId d : st.devices) ++busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
+  st.last_start_s = now_;
+  run.update_s = now_;
+  run.progress_from_s = std::max(now_, run.progress_from_s);  // a restart cost still due stays due
+  run.segment_start_s = now_;
+  run.segment_start_iterations = job.done_at_update;
+  ChangeTraffic(id, +1);
+  return Status::Ok();
+}
+
+Status Simulator::Complete(JobId id) {
+  RunState& run = runs_[static_cast<size_t>(id)];
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  // Progress conservation: the job finishes exactly when its work is done.
+  const double done = ProgressAt(run, now_);
+  const double tol = 1e-6 * run.total_iterations + 1e-6;
+  if (std::abs(done - run.total_iterations) > tol) {
+    return Status::Internal("invariant: job " + std::to_string(id) + " completes at t=" + std::to_string(now_) +
+                            " with " + std::to_string(done) + " of " + std::to_string(run.total_iterations) +
+                            " iterations done");
+  }
+  HETSCHED_RETURN_IF_ERROR(StopRun(id));
+  run.done_at_update = run.total_iterations;
+  st.iterations_done = run.total_iterations;
+  st.state = JobState::kFinished;
+  st.finish_s = now_;
+  JobRecord& rec = record(run);
+  rec.first_start_s = st.first_start_s;
+  rec.finish_s = now_;
+  ++finished_;
+  methods_.scheduler->OnJobFinished(st, ctx_);
+  HETSCHED_RETURN_IF_ERROR(ctx_.TakeError());
+  if (options_.progress) {
+    const long long total = static_cast<long long>(workload_.jobs.size()) - record_.jobs_rejected;
+    const long long step = std::max<long long>(1, total / 200);
+    if (finished_ % step == 0 || finished_ == total) options_.progress(finished_, total);
+  }
+  return Status::Ok();
+}
+
+}  // namespace hetsched::sim_internal

@@ -1,0 +1,190 @@
+// Internal to sim/: the simulator's state and its SchedBackend implementation, shared by
+// simulator.cc (preparation, the event loop, sampling, audits) and run_segments.cc (a job's runs:
+// start, stop, preemption, idle holds, resizes, completion). Not a public API: sim/simulator.h is.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hetsched/perf/elastic_resize.h"
+#include "hetsched/perf/iteration_model.h"
+#include "hetsched/sched/cluster_state.h"
+#include "hetsched/sched/context.h"
+#include "hetsched/sim/event_queue.h"
+#include "hetsched/sim/link_traffic.h"
+#include "hetsched/sim/simulator.h"
+#include "hetsched/trace/calibrate.h"
+
+namespace hetsched::sim_internal {
+
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Scheduling calls without any job progressing (and none left to arrive) after which a run with
+// waiting jobs is stopped as stalled; far more than any policy's own waiting (Gavel's mechanism
+// waits at most a reset interval, ~6 rounds).
+constexpr long long kStallCalls = 10000;
+
+// What only the simulator knows about a job while it runs: the part every job has (kept small,
+// a 1M-job run holds a million), and the part only a running job has (in a pool of slots
+// reused as jobs stop). The job's JobRecord is written in place in RunRecord::jobs.
+struct ActiveRun {
+  double update_s = 0;            // RunState::done_at_update is the progress at this time
+  double progress_from_s = 0;     // progress starts here (after a restart cost)
+  double rate = 0;                // iterations per second in the current allocation
+  double completion_s = EventQueue::kNever;  // its entry in the event queue
+  Plan plan;
+  PreparedEstimate prepared;      // the load-free part of the estimate, set at start
+  IterationEstimate estimate;     // with current contention
+  PlanTraffic traffic;            // bytes per iteration on each link (load-free; multi-node only)
+  std::vector<NodeId> nics;       // NICs this job's traffic crosses (multi-node only)
+  std::vector<RackId> uplinks;    // rack uplinks it crosses (multi-rack only)
+  double segment_start_s = 0;     // when the current allocation (or resume) began
+  double segment_start_iterations = 0;
+  double mark = kInf;             // RunUntil: progress stops here (iterations in all)
+  bool idle = false;              // held at `mark`: devices kept, no progress, no traffic
+};
+
+struct RunState {
+  const ModelProfile* model = nullptr;
+  double total_iterations = 0;    // truth, in iterations of the job as submitted
+  double samples_per_iteration = 0;  // spec.num_gpus x per-device batch: the work of one iteration
+  double done_at_update = 0;      // iterations done at ActiveRun::update_s (when stopped: in total)
+  double runtime_rate = 0;        // JobTruth::runtime_s as iterations/s on the reference type; 0: none
+  int measured_type = -1;         // index in options.measured_throughputs, or -1 (model truth)
+  bool measured_fallback = false; // some run of a measured job type used the model
+  int32_t active = -1;            // its slot in Simulator::active_ while running, else -1
+  int32_t record = -1;            // its index in RunRecord::jobs; -1 if rejected
+};
+
+class Simulator final : public SchedBackend {
+ public:
+  Simulator(const Cluster& cluster, const ModelZoo& zoo, const Workload& workload, SimMethods methods,
+            const SimOptions& options)
+      : cluster_(cluster),
+        zoo_(zoo),
+        workload_(workload),
+        methods_(std::move(methods)),
+        options_(options),
+        state_(cluster),
+        traffic_(cluster),
+        ctx_(*this, state_, *methods_.placer, *methods_.planner, zoo) {}
+
+  Result<RunRecord> Run();
+
+  // SchedBackend
+  double now() const override { return now_; }
+  const JobStatus& job_status(JobId id) const override { return status_[static_cast<size_t>(id)]; }
+  Status StartJob(JobId id, const PlannedJob& planned) override;
+  Status PreemptJob(JobId id) override;
+  Status RunUntil(JobId id, double iterations) override;
+  Status ResizeJob(JobId id, const PlannedJob& planned) override;
+  double ResizePauseS(JobId id, std::span<const DeviceId> devices) const override;
+  void RequestWakeUp(double time_s) override {
+    // Strictly in the future: a scheduler cannot make the clock stand still.
+    if (time_s > now_ && std::isfinite(time_s)) events_.AddWakeUp(time_s);
+  }
+  void NoteUnplaced(JobId id, std::string_view reason) override {
+    status_[static_cast<size_t>(id)].pending_reason.assign(reason);
+  }
+
+ private:
+  Status Prepare();
+  Status CheckFits(JobId id);
+  // Container jobs: the placer must place containers, and must be able to place this job's on
+  // the empty cluster (else it can never start).
+  Status CheckContainersFit(JobId id);
+  ActiveRun& active(const RunState& run) { return active_[static_cast<size_t>(run.active)]; }
+  const ActiveRun& active(const RunState& run) const { return active_[static_cast<size_t>(run.active)]; }
+  JobRecord& record(const RunState& run) { return record_.jobs[static_cast<size_t>(run.record)]; }
+  double ProgressAt(const RunState& run, double t) const {
+    const ActiveRun& a = active(run);
+    if (a.idle) return run.done_at_update;
+    const double from = std::max(a.update_s, a.progress_from_s);
+    return run.done_at_update + (t > from ? a.rate * (t - from) : 0.0);
+  }
+  void Advance(RunState& run) {
+    run.done_at_update = std::min(ProgressAt(run, now_), run.total_iterations);
+    active(run).update_s = now_;
+  }
+  // The measured truth of a job with a measured type: Gavel's steps/s for its GPU type, count and
+  // layout (Gavel's simulator finishes a job after total_steps / steps_per_second, and our
+  // iterations are Gavel's steps), times the model's contention slowdown (iteration time without
+  // load / with load). The model's rate when the table lacks the configuration.
+  double MeasuredRate(JobId id, RunState& run);
+  // The model's slowdown of the job's current run from link contention: iteration time alone /
+  // under the current load, at most 1 (1 when contention is off or the job is on one node).
+  double ContentionSlowdown(const RunState& run) const;
+  // A job with a trace run time (JobTruth::runtime_s), contention-free, on `count` devices of
+  // `type`: total_iterations / runtime_s on spec.num_gpus devices of the reference type; other
+  // types and counts scale it by the model's packed estimates (RuntimeCalibrator), whatever the
+  // layout. Fails when the model cannot run the job there.
+  Result<double> RuntimeTruthRate(JobId id, const RunState& run, DeviceTypeId type, int count);
+  Result<double> PackedIterationS(DeviceTypeId type, const ModelProfile& model, int batch, int count);
+  // Recomputes the job's speed under the current link load and re-times its completion.
+  void Retime(JobId id);
+  // Sets the job's stop event (completion, or its RunUntil mark) from its current rate.
+  void Reschedule(JobId id);
+  void RegisterTraffic(JobId id, int delta, std::vector<JobId>* affected);
+  // Adds (+1) or removes (-1) the job's traffic and re-times the jobs sharing a NIC with it.
+  void ChangeTraffic(JobId id, int delta);
+  // Ends the job's current allocation segment in its record and visible status (device time,
+  // energy, cost, bytes, progress); for a stop or an idle hold.
+  void CloseSegment(JobId id);
+  Status StopRun(JobId id);
+  // Takes `planned`'s devices for a pending job and starts it; its progress resumes after pause_s.
+  Status BeginRun(JobId id, const PlannedJob& planned, double pause_s);
+  ResizeCost ResizeCostTo(JobId id, std::span<const DeviceId> devices) const;
+  Status Complete(JobId id);
+  // The job reached its RunUntil mark: it keeps its devices, idle.
+  Status Hold(JobId id);
+  void Sample();
+  Status Audit() const;
+  // The error for a run that ends with jobs held idle (RunUntil) and nothing left to happen.
+  Status StalledHeldJobs(const JobScheduler& scheduler) const;
+  // The error for a run in which nothing progressed through kStallCalls scheduling calls.
+  Status Stalled(const JobScheduler& scheduler) const;
+
+  const Cluster& cluster_;
+  const ModelZoo& zoo_;
+  const Workload& workload_;
+  SimMethods methods_;
+  SimOptions options_;
+  ClusterState state_;
+  std::unique_ptr<ClusterState> empty_state_;  // for CheckContainersFit, built on first use
+  LinkTrafficMeter traffic_;
+  SchedContext ctx_;
+  EventQueue events_;
+  double now_ = 0;
+
+  std::vector<JobStatus> status_;
+  std::vector<RunState> runs_;
+  std::vector<ActiveRun> active_;              // slots of running jobs
+  std::vector<int32_t> free_active_;           // unused slots in active_
+  std::vector<bool> rejected_;
+  std::vector<int> nic_flows_;                 // by node
+  std::vector<int> uplink_flows_;              // by rack
+  std::vector<std::vector<JobId>> nic_jobs_;   // by node: running multi-node jobs crossing its NIC
+  std::vector<int> busy_by_type_;              // by catalog type id (idle held devices not counted)
+  int idle_devices_ = 0;                       // held by idle jobs (RunUntil)
+  long long idle_jobs_ = 0;
+  std::vector<DeviceTypeId> present_types_;
+  DeviceTypeId runtime_type_ = kNoDeviceType;                  // Workload::runtime_device
+  std::map<DeviceTypeId, RuntimeCalibrator> calibrators_;      // packed estimates, by type
+  long long pending_ = 0, running_ = 0, finished_ = 0, arrived_ = 0;
+  long long events_processed_ = 0;
+  long long scheduler_calls_ = 0;
+  // Consecutive scheduling calls after which no job progressed, none was left to arrive and some
+  // waited (pending or held idle); since when.
+  long long stalled_calls_ = 0;
+  double stalled_since_s_ = 0;
+  std::vector<JobId> scratch_affected_;
+  RunRecord record_;
+};
+
+}  // namespace hetsched::sim_internal
