@@ -159,7 +159,7 @@ Result<Cluster> ClusterArgs::Load(std::string* description) const {
 
 void WorkloadArgs::Add(CLI::App& app) {
   app.add_option("--trace", trace, "Trace file (default: the built-in Gavel/Philly demo trace)");
-  app.add_option("--format", format, "Trace format: auto, " + [] {
+  app.add_option("--format", format, "Trace format (auto: by the file's extension and header): " + [] {
     std::string s;
     for (const auto& f : TraceFormats()) s += (s.empty() ? "" : ", ") + f;
     return s;
