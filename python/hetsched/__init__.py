@@ -101,8 +101,11 @@ class Result:
             self.summary = json.load(f)
         self.jobs = _read_csv(os.path.join(directory, "jobs.csv"))
         self.timeline = _read_csv(os.path.join(directory, "timeline.csv"))
+        self.run = {}
         run = os.path.join(directory, "run.json")
-        self.run = json.load(open(run, encoding="utf-8")) if os.path.exists(run) else {}
+        if os.path.exists(run):
+            with open(run, encoding="utf-8") as f:
+                self.run = json.load(f)
         self.out_dir = directory if keep else None
 
     def __repr__(self):

@@ -4,7 +4,8 @@
 // of issue #18 (average JCT 2%, makespan 5%; heterogeneity-aware gain 3%). docs/validation.md,
 // "Gavel", has the full tables.
 //
-// The peer's figures: with Gavel laid out as in ../shared/peers/README.md (cvxpy stand-in),
+// The peer's figures: with Gavel laid out by the development tools beside the project (a cvxpy
+// stand-in; docs/validation.md, "Gavel"),
 //   GAVEL_SHIM_SOLVER=SOLVER bash run_gavel.sh tests/data/gavel/CASE.10f.trace POLICY 36:36:36 4
 // i.e. simulate_scheduler_with_trace.py -t CASE.10f.trace -p POLICY --throughputs_file
 // simulation_throughputs.json -c 36:36:36 --num_gpus_per_server 4:4:4 --seed 0; "Average job

@@ -104,7 +104,8 @@ class GavelExperiment final : public Experiment {
     std::vector<Row> rows;
     ctx.print(fmt::format("gavel: {} jobs of {} (native {:.2f} jobs/h), {}, rounds of {} s\n", base.jobs.size(),
                           trace_path, native_rate, cluster.Summary(), round_s));
-    for (const double& rate : rates) {
+    for (size_t part = 0; part < rates.size(); ++part) {
+      const double rate = rates[part];
       Workload w = base;
       const double scale = native_rate / rate;
       for (Job& j : w.jobs) j.spec.submit_time_s *= scale;
@@ -116,7 +117,7 @@ class GavelExperiment final : public Experiment {
         c.policy_options.Set("profile", table_path);
         choices.push_back(std::move(c));
       }
-      sim.progress = PartProgress(ctx, static_cast<int>(&rate - rates.data()), static_cast<int>(rates.size()));
+      sim.progress = PartProgress(ctx, static_cast<int>(part), static_cast<int>(rates.size()));
       auto results = RunMany(cluster, ModelZoo::BuiltIn(), w, choices, sim, ctx.threads);
       for (size_t i = 0; i < results.size(); ++i) {
         if (!results[i].ok()) return results[i].status().WithContext(std::string("experiment gavel: ") + kPolicies[i]);

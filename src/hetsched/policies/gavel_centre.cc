@@ -185,11 +185,10 @@ Result<CentreResult> CentralShares(const CentreProblem& p, double gap) {
     if (!(best > 0)) return Status::InvalidArgument("central shares: row " + std::to_string(r) + " has no positive coefficient");
   }
   // A strictly feasible start: every share delta, half of each row's time and each type.
-  double demand = 0;
+  double demand = 0;  // devices all rows would hold at a share of 1 on one type
+  for (size_t r = 0; r < rows; ++r) demand += p.count[r] * p.gpus[r];
   double delta = 0.5 / static_cast<double>(types);
   for (size_t k = 0; k < types; ++k) {
-    demand = 0;
-    for (size_t r = 0; r < rows; ++r) demand += p.count[r] * p.gpus[r];
     if (!(p.capacity[k] > 0)) return Status::InvalidArgument("central shares: a type without devices");
     delta = std::min(delta, 0.5 * p.capacity[k] / demand);
   }

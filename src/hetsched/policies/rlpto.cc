@@ -337,12 +337,29 @@ class RlptoScheduler : public JobScheduler {
   }
 
   // The most free devices of one type `spec` may use.
-  static int MostFree(SchedContext& ctx, const JobSpec& spec) {
+  // The most free devices of one type the job may use, leaving out `held` (a type a starving job
+  // waits for; kNoDeviceType: none).
+  static int MostFree(SchedContext& ctx, const JobSpec& spec, DeviceTypeId held = kNoDeviceType) {
     int most_free = 0;
     for (DeviceTypeId t : ctx.cluster().present_types()) {
-      if (spec.AllowsType(t, ctx.cluster().device_catalog())) most_free = std::max(most_free, ctx.state().free_of_type(t));
+      if (t != held && spec.AllowsType(t, ctx.cluster().device_catalog())) {
+        most_free = std::max(most_free, ctx.state().free_of_type(t));
+      }
     }
     return most_free;
+  }
+  // Starts the job on `n` devices of any type it may use but `held` (the placer picks the type when
+  // nothing is held).
+  static bool TryStartAvoiding(SchedContext& ctx, JobId id, int n, DeviceTypeId held) {
+    if (held == kNoDeviceType) return ctx.TryStart(id, n);
+    const JobSpec& spec = *ctx.job(id).spec;
+    for (DeviceTypeId t : ctx.cluster().present_types()) {
+      if (t != held && spec.AllowsType(t, ctx.cluster().device_catalog()) && ctx.state().free_of_type(t) >= n &&
+          ctx.TryStart(id, n, t)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   // Allocation by the rule of ALGORITHMS.md 3.2 (no agent): requested GPUs on the placer's type,
@@ -352,22 +369,7 @@ class RlptoScheduler : public JobScheduler {
     const std::vector<JobId> candidates = WaitingWindow();
     if (candidates.empty() || ctx.state().total_free() == 0) return;
     const int reserve = static_cast<int>(std::lround(config_.reserve_fraction * forecast_gpus_));
-    const DeviceCatalog& catalog = ctx.cluster().device_catalog();
     DeviceTypeId held = kNoDeviceType;  // the type a starving job that does not fit waits for
-    const auto most_free = [&](const JobSpec& spec) {
-      int most = 0;
-      for (DeviceTypeId t : ctx.cluster().present_types()) {
-        if (t != held && spec.AllowsType(t, catalog)) most = std::max(most, ctx.state().free_of_type(t));
-      }
-      return most;
-    };
-    const auto try_start = [&](JobId id, int n) {
-      if (held == kNoDeviceType) return ctx.TryStart(id, n);
-      for (DeviceTypeId t : ctx.cluster().present_types()) {
-        if (t != held && ctx.job(id).spec->AllowsType(t, catalog) && ctx.state().free_of_type(t) >= n && ctx.TryStart(id, n, t)) return true;
-      }
-      return false;
-    };
     for (JobId id : candidates) {
       if (ctx.state().total_free() == 0) break;
       const JobSpec& spec = *ctx.job(id).spec;
@@ -376,9 +378,9 @@ class RlptoScheduler : public JobScheduler {
         const int room = ctx.state().total_free() - reserve;
         if (room < spec.num_gpus) n = std::max(jobs_[id].min, room);
       }
-      const int free_most = most_free(spec);
-      const bool fits = n <= free_most && try_start(id, n);
-      if (fits || (n != spec.num_gpus && spec.num_gpus <= free_most && try_start(id, spec.num_gpus))) {
+      const int free_most = MostFree(ctx, spec, held);
+      const bool fits = n <= free_most && TryStartAvoiding(ctx, id, n, held);
+      if (fits || (n != spec.num_gpus && spec.num_gpus <= free_most && TryStartAvoiding(ctx, id, spec.num_gpus, held))) {
         queue_.Remove(id);
         StartTracking(ctx, id);
       } else if (held == kNoDeviceType && queue_.Starving(id, now)) {
@@ -472,14 +474,7 @@ class RlptoScheduler : public JobScheduler {
       const int want = std::min(total, RlptoCount((a - 1) % kRlptoCountChoices, spec.num_gpus, info.min));
       bool started = false;
       if (info.slots == 0) {
-        if (held == kNoDeviceType) {
-          started = want <= MostFree(ctx, spec) && ctx.TryStart(id, want);
-        } else {
-          for (DeviceTypeId t : ctx.cluster().present_types()) {
-            if (started || t == held || !spec.AllowsType(t, ctx.cluster().device_catalog())) continue;
-            started = ctx.state().free_of_type(t) >= want && ctx.TryStart(id, want, t);
-          }
-        }
+        started = want <= MostFree(ctx, spec, held) && TryStartAvoiding(ctx, id, want, held);
       } else {
         // The chosen type, else the next fastest with room for the same count.
         const int first = std::min(slot, info.slots - 1);
