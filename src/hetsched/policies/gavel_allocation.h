@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hetsched/lp/linear_program.h"
+#include "hetsched/policies/gavel_centre.h"
 #include "hetsched/model/job.h"
 #include "hetsched/util/status.h"
 
@@ -75,7 +76,7 @@ struct MaxMinOptions {
   bool proportional = false;
   bool aggregate = true;
   bool second_phase = true;
-  bool centre = false;  // the interior point of the optimal face (gavel_centre.h), not a vertex
+  SharePoint point = SharePoint::kVertex;  // which optimum where it is not unique (gavel_centre.h)
 };
 Result<Allocation> SolveMaxMinFairness(const AllocationProblem& problem, const MaxMinOptions& options,
                                        lp::WarmStartLpSolver& solver);
@@ -87,10 +88,11 @@ Result<Allocation> SolveMinMakespan(const AllocationProblem& problem, lp::WarmSt
 // bisection on the makespan over pure feasibility LPs (no objective), stopped when the bracket is
 // within 5%; the allocation is the solver's feasible point at the bracket's upper end (not an
 // optimum, and no second phase). objective = that makespan in seconds.
-// With `centre` the allocation is the analytic centre of the feasible set at that makespan (what
-// an interior-point solver returns for a problem without objective) instead of a vertex.
+// With `point` kCentre the allocation is the analytic centre of the feasible set at that makespan
+// (what an interior-point solver tends to for a problem without objective), with kCvxopt the point
+// cvxopt's solver returns, instead of a vertex.
 Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
-                                                  bool centre = false);
+                                                  SharePoint point = SharePoint::kVertex);
 
 // gavel-ftf: min max_j rho_j, rho_j = (elapsed_j + remaining_j / T_j.X_j) / D_j (Themis's
 // finish-time fairness), by bisection on rho over feasibility LPs (relative tolerance
@@ -102,7 +104,7 @@ Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& probl
 struct FtfOptions {
   double tolerance = 1e-3;
   bool second_phase = true;
-  bool centre = false;  // without second phase: the level LP's interior point (gavel_centre.h)
+  SharePoint point = SharePoint::kVertex;  // without second phase: the level LP's point (gavel_centre.h)
 };
 Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
                                            const FtfOptions& options = {},

@@ -6,6 +6,8 @@
 
 #include <Eigen/Dense>
 
+#include "hetsched/policies/gavel_cvxopt.h"
+
 namespace hetsched::gavel {
 namespace {
 
@@ -245,6 +247,11 @@ Result<CentreResult> CentralShares(const CentreProblem& p, double gap) {
   }
   if (!std::isfinite(out.z)) return Status::Internal("central shares: numerical failure");
   return out;
+}
+
+Result<CentreResult> InteriorShares(SharePoint point, const CentreProblem& problem) {
+  if (point == SharePoint::kCvxopt) return CvxoptShares(problem);
+  return CentralShares(problem);
 }
 
 }  // namespace hetsched::gavel

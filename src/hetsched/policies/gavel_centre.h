@@ -42,4 +42,12 @@ struct CentreResult {
 // kInfeasible status when kFeasible has no interior point (the caller keeps its vertex).
 Result<CentreResult> CentralShares(const CentreProblem& problem, double gap = 1e-8);
 
+// Which optimal allocation an LP policy keeps where the optimum is not unique (option `point`):
+// the simplex's vertex, the end of the central path (CentralShares), or the point cvxopt's
+// solver stops at (CvxoptShares, gavel_cvxopt.h: what the peers' Gavel stand-in returns).
+enum class SharePoint { kVertex, kCentre, kCvxopt };
+// The interior point of `point` (kCentre or kCvxopt); an error where it has none (the caller
+// then keeps its vertex).
+Result<CentreResult> InteriorShares(SharePoint point, const CentreProblem& problem);
+
 }  // namespace hetsched::gavel

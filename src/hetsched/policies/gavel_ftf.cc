@@ -149,7 +149,7 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
     }
   }
   out.objective = hi;
-  if (options.centre) {  // the level LP's interior point: no second phase
+  if (options.point != SharePoint::kVertex) {  // the level LP's interior point: no second phase
     CentreProblem level{CentreProblem::Mode::kMaxMin, {}, {}, gpus, std::vector<double>(rows.size(), 1.0),
                         problem.capacity};
     for (size_t r = 0; r < rows.size(); ++r) {
@@ -158,7 +158,7 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
       level.a.emplace_back(types, 0.0);
       for (size_t k = 0; k < types && k < rows[r]->size(); ++k) level.a.back()[k] = (*rows[r])[k] / need;
     }
-    Result<CentreResult> c = CentralShares(level);
+    Result<CentreResult> c = InteriorShares(options.point, level);
     if (c.ok()) {
       for (size_t r = 0; r < rows.size(); ++r) out.share[job_of[r]] = c->share[r];
       return out;
@@ -207,7 +207,7 @@ HETSCHED_REGISTER_IMPL(JobScheduler, kGavelFtfRegistered,
                            return Status::InvalidArgument("gavel-ftf: option 'tolerance' must be in (0, 1)");
                          }
                          HETSCHED_ASSIGN_OR_RETURN(ftf.second_phase, o.GetBool("second_phase", true));
-                         HETSCHED_ASSIGN_OR_RETURN(ftf.centre, CentreOption(o));
+                         HETSCHED_ASSIGN_OR_RETURN(ftf.point, PointOption(o));
                          const std::string reference = o.GetString("reference", "equal-share");
                          if (reference != "equal-share" && reference != "gavel") {
                            return Status::InvalidArgument("gavel-ftf: option 'reference' must be 'equal-share' or 'gavel', got '" +

@@ -48,10 +48,10 @@ Result<Allocation> SolveMaxMinFairness(const AllocationProblem& problem, const M
     count.push_back(1);
   }
   if (coef.empty()) return out;  // nothing to allocate: an optimal empty allocation
-  if (options.centre) {  // the one LP's interior point: no second phase
-    // A class of c identical jobs is one row of weight c: the centre is symmetric in them.
+  if (options.point != SharePoint::kVertex) {  // the one LP's interior point: no second phase
+    // A class of c identical jobs is one row of weight c: the point is symmetric in them.
     CentreProblem centre{CentreProblem::Mode::kMaxMin, coef, {}, gpus, count, problem.capacity};
-    Result<CentreResult> c = CentralShares(centre);
+    Result<CentreResult> c = InteriorShares(options.point, centre);
     if (c.ok()) {
       out.objective = c->z;
       for (size_t j = 0; j < problem.jobs.size(); ++j) {
@@ -103,7 +103,7 @@ Result<std::unique_ptr<JobScheduler>> MakeLas(const Options& options, const std:
     return Status::InvalidArgument("option 'normaliser' must be 'equal-share' or 'proportional', got '" + normaliser + "'");
   }
   mm.proportional = normaliser == "proportional";
-  HETSCHED_ASSIGN_OR_RETURN(mm.centre, CentreOption(options));
+  HETSCHED_ASSIGN_OR_RETURN(mm.point, PointOption(options));
   return MakeLpRoundPolicy(options, name, blind, [mm](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
     return SolveMaxMinFairness(p, mm, solver);
   });

@@ -83,7 +83,7 @@ Result<Allocation> SolveMinMakespan(const AllocationProblem& problem, lp::WarmSt
 }
 
 Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
-                                                  bool centre) {
+                                                  SharePoint point) {
   const size_t types = problem.capacity.size();
   Allocation out = ZeroAllocation(problem);
   const PlaceableRows placeable = CollectPlaceableRows(problem, &out);
@@ -125,7 +125,7 @@ Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& probl
   }
   out.status = lp::SolveStatus::kOptimal;
   out.objective = kThetaUnitS / last_feasible->values[static_cast<size_t>(m.theta)];
-  if (centre) {
+  if (point != SharePoint::kVertex) {
     // The rows of min_total_duration.py:45-49: T_j.X_j >= remaining_j / T, over every type.
     CentreProblem c{CentreProblem::Mode::kFeasible, {}, {}, {}, {}, problem.capacity};
     for (size_t r = 0; r < placeable.size(); ++r) {
@@ -136,9 +136,9 @@ Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& probl
       c.gpus.push_back(job.num_gpus);
       c.count.push_back(1);
     }
-    Result<CentreResult> point = CentralShares(c);
-    if (point.ok()) {
-      for (size_t r = 0; r < placeable.size(); ++r) out.share[placeable.job_of[r]] = point->share[r];
+    Result<CentreResult> interior = InteriorShares(point, c);
+    if (interior.ok()) {
+      for (size_t r = 0; r < placeable.size(); ++r) out.share[placeable.job_of[r]] = interior->share[r];
       return out;
     }
     // No interior point (the bracket's end is the optimum itself): keep the vertex.
@@ -151,14 +151,14 @@ namespace {
 
 Result<std::unique_ptr<JobScheduler>> MakeMakespan(const Options& options) {
   HETSCHED_ASSIGN_OR_RETURN(const bool bisection, options.GetBool("bisection", false));
-  HETSCHED_ASSIGN_OR_RETURN(const bool centre, CentreOption(options));
-  if (centre && !bisection) {
-    return Status::InvalidArgument("gavel-makespan: option 'point=centre' needs 'bisection=true'");
+  HETSCHED_ASSIGN_OR_RETURN(const SharePoint point, PointOption(options));
+  if (point != SharePoint::kVertex && !bisection) {
+    return Status::InvalidArgument("gavel-makespan: option 'point' other than 'vertex' needs 'bisection=true'");
   }
   if (bisection) {
     return MakeLpRoundPolicy(options, "gavel-makespan", false,
-                             [centre](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
-                               return SolveMinTotalDurationBisection(p, solver, centre);
+                             [point](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+                               return SolveMinTotalDurationBisection(p, solver, point);
                              });
   }
   return MakeLpRoundPolicy(options, "gavel-makespan", false, SolveMinMakespan);

@@ -50,12 +50,12 @@ Result<GavelMechanismOptions> MechanismOption(const Options& options, const std:
   return out;
 }
 
-Result<bool> CentreOption(const Options& options) {
+Result<SharePoint> PointOption(const Options& options) {
   const std::string point = options.GetString("point", "vertex");
-  if (point != "vertex" && point != "centre") {
-    return Status::InvalidArgument("option 'point' must be 'vertex' or 'centre', got '" + point + "'");
-  }
-  return point == "centre";
+  if (point == "vertex") return SharePoint::kVertex;
+  if (point == "centre") return SharePoint::kCentre;
+  if (point == "cvxopt") return SharePoint::kCvxopt;
+  return Status::InvalidArgument("option 'point' must be 'vertex', 'centre' or 'cvxopt', got '" + point + "'");
 }
 
 Status ProfileOption(const Options& options, RoundPolicy& policy) {

@@ -154,10 +154,10 @@ Result<std::unique_ptr<JobScheduler>> MakeLpRoundPolicy(const Options& options, 
 
 // Reads the option `round` (seconds, > 0; default 360) shared by every Gavel policy.
 Result<double> RoundOption(const Options& options);
-// Reads the option `point` (vertex | centre; default vertex): which optimal allocation an LP
-// policy keeps where the optimum is not unique: the simplex's vertex, or the point an
-// interior-point solver returns (gavel_centre.h).
-Result<bool> CentreOption(const Options& options);
+// Reads the option `point` (vertex | centre | cvxopt; default vertex): which optimal allocation an
+// LP policy keeps where the optimum is not unique: the simplex's vertex, the central path's end,
+// or the point cvxopt's interior-point solver returns (gavel_centre.h, gavel_cvxopt.h).
+Result<SharePoint> PointOption(const Options& options);
 // Reads the option `profile` (a Gavel throughputs CSV path; default none) into `policy`.
 Status ProfileOption(const Options& options, RoundPolicy& policy);
 // Reads the options `mechanism` (hetsched | gavel; default `default_mechanism`), `reset_interval`

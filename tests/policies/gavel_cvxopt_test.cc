@@ -1,0 +1,98 @@
+// The point cvxopt's LP solver returns for Gavel's share LPs (policies/gavel_cvxopt.h): cases
+// worked out by hand, and one recorded from cvxopt itself.
+#include <gtest/gtest.h>
+
+#include "hetsched/policies/gavel_centre.h"
+#include "hetsched/policies/gavel_cvxopt.h"
+
+namespace hetsched::gavel {
+namespace {
+
+CentreProblem Problem(CentreProblem::Mode mode, std::vector<std::vector<double>> a, std::vector<int> gpus,
+                      std::vector<int> capacity) {
+  CentreProblem p;
+  p.mode = mode;
+  p.count.assign(a.size(), 1.0);
+  p.a = std::move(a);
+  p.gpus = std::move(gpus);
+  p.capacity = std::move(capacity);
+  return p;
+}
+
+// A feasibility LP (no objective) whose least-squares start is already strictly feasible: cvxopt
+// returns that start unchanged. One job, one type of one GPU, floor 0.5 on x: the rows
+// x <= 1 (capacity), x <= 1 (job), -x <= -0.5 (floor), -x <= 0 give
+//   argmin (x - 1)^2 + (x - 1)^2 + (0.5 - x)^2 + x^2  =>  4x = 2 + 0.5  =>  x = 0.625,
+// where the analytic centre of [0.5, 1] under the same barrier lies elsewhere.
+TEST(GavelCvxoptTest, FeasibilityLpReturnsTheLeastSquaresStart) {
+  CentreProblem p = Problem(CentreProblem::Mode::kFeasible, {{1.0}}, {1}, {1});
+  p.floor = {0.5};
+  auto c = CvxoptShares(p);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_NEAR(c->share[0][0], 0.625, 1e-12);
+  auto centre = CentralShares(p);
+  ASSERT_TRUE(centre.ok());
+  EXPECT_GT(std::abs(centre->share[0][0] - 0.625), 1e-3);
+}
+
+// Two equal jobs on one GPU: the optimum is unique (1/2 each, z = 1/2) and every interior-point
+// method ends there.
+TEST(GavelCvxoptTest, UniqueOptimumIsReached) {
+  auto c = CvxoptShares(Problem(CentreProblem::Mode::kMaxMin, {{1.0}, {1.0}}, {1, 1}, {1}));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_NEAR(c->z, 0.5, 1e-8);
+  EXPECT_NEAR(c->share[0][0], 0.5, 1e-7);
+  EXPECT_NEAR(c->share[1][0], 0.5, 1e-7);
+}
+
+// A wide optimal face. Job 1 (2 GPUs, a = [2, 1, 1]) reaches z = 2 only with all its time on
+// type 0, so z* = 2 and its row is [1, 0, 0] (by hand); job 0 (a = [1, 2, 3]) meets a.x >= 2
+// with many splits. Where cvxopt stops inside that face is its own: recorded from cvxopt 1.3.0
+// (Debian python3-cvxopt, solvers.lp with the stand-in's options: abstol = reltol = feastol =
+// 1e-8, refinement 1) on the same rows; the central path's end is another point.
+TEST(GavelCvxoptTest, WideFaceEndsWhereCvxoptEnds) {
+  const CentreProblem p = Problem(CentreProblem::Mode::kMaxMin, {{1.0, 2.0, 3.0}, {2.0, 1.0, 1.0}}, {1, 2}, {4, 4, 4});
+  auto c = CvxoptShares(p);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_NEAR(c->z, 2.0, 1e-8);
+  EXPECT_NEAR(c->share[1][0], 1.0, 1e-8);
+  EXPECT_NEAR(c->share[1][1], 0.0, 1e-8);
+  EXPECT_NEAR(c->share[1][2], 0.0, 1e-8);
+  const double cvxopt[] = {0.1692575828, 0.2182747892, 0.5429154954};
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(c->share[0][k], cvxopt[k], 1e-8) << k;
+  auto centre = CentralShares(p);
+  ASSERT_TRUE(centre.ok());
+  EXPECT_GT(std::abs(centre->share[0][0] - cvxopt[0]), 1e-2);
+  // InteriorShares dispatches on the option.
+  auto via = InteriorShares(SharePoint::kCvxopt, p);
+  ASSERT_TRUE(via.ok());
+  EXPECT_EQ(via->share, c->share);
+}
+
+// A class of identical jobs is solved as that many rows (cvxopt's start depends on the row count).
+TEST(GavelCvxoptTest, ClassIsExpandedIntoItsJobs) {
+  CentreProblem grouped = Problem(CentreProblem::Mode::kMaxMin, {{1.0, 2.0}, {3.0, 1.0}}, {1, 1}, {2, 1});
+  grouped.count = {2.0, 1.0};
+  const CentreProblem expanded =
+      Problem(CentreProblem::Mode::kMaxMin, {{1.0, 2.0}, {1.0, 2.0}, {3.0, 1.0}}, {1, 1, 1}, {2, 1});
+  auto g = CvxoptShares(grouped);
+  auto e = CvxoptShares(expanded);
+  ASSERT_TRUE(g.ok() && e.ok());
+  EXPECT_DOUBLE_EQ(g->z, e->z);
+  EXPECT_EQ(g->share[0], e->share[0]);
+  EXPECT_EQ(g->share[1], e->share[2]);
+  grouped.count[0] = 1.5;
+  EXPECT_FALSE(CvxoptShares(grouped).ok());
+}
+
+// Floors no allocation meets: cvxopt's certificate of primal infeasibility.
+TEST(GavelCvxoptTest, UnreachableFloorIsInfeasible) {
+  CentreProblem p = Problem(CentreProblem::Mode::kFeasible, {{1.0, 1.0}}, {1}, {1, 1});
+  p.floor = {2.5};
+  auto c = CvxoptShares(p);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), StatusCode::kInfeasible);
+}
+
+}  // namespace
+}  // namespace hetsched::gavel
