@@ -44,10 +44,10 @@ CompatProfile MakeGavelProfile() {
        "one LP (max of the min), no second phase"},
       {"--policy-opt", "bisection=true", {"gavel-makespan"}, "scheduler/policies/min_total_duration.py:74-96",
        "bisection on the makespan over feasibility LPs to a 5% bracket"},
-      {"--policy-opt", "point=centre", {"gavel-las", "gavel-las-agnostic", "gavel-makespan", "gavel-ftf"},
-       "scheduler/policies/policy.py:11 (ECOS), scheduler.py:2443-2463",
-       "an interior-point solver's optimum (the central path's end), not a vertex: its small positive shares "
-       "are priorities (x 1e9) in the per-type queues"},
+      {"--policy-opt", "point=cvxopt", {"gavel-las", "gavel-las-agnostic", "gavel-makespan", "gavel-ftf"},
+       "scheduler/policies/policy.py:11 (ECOS), scheduler.py:2443-2463; peers' gavel_cvxpy_shim.py (cvxopt)",
+       "the point the yardstick's interior-point solver (cvxopt, standing in for ECOS) stops at, not a vertex: "
+       "its small positive shares are priorities (x 1e9) in the per-type queues"},
       {"--policy-opt", "reference=gavel", {"gavel-ftf"}, "scheduler/policies/finish_time_fairness.py:76-96, isolated.py:25-47",
        "rho's denominator is the cumulative isolated time plus remaining / IsolatedPolicy's throughput"},
       {"--policy-opt", "second_phase=false", {"gavel-ftf"}, "scheduler/policies/finish_time_fairness.py:97-106",

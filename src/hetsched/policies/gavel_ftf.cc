@@ -8,11 +8,13 @@
 // finish_time_fairness.py:75-99 with isolated.py). LP shape in docs/gavel.md.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <utility>
 
 #include "hetsched/policies/gavel_allocation.h"
 #include "hetsched/policies/gavel_centre.h"
+#include "hetsched/policies/gavel_cvxopt.h"
 #include "hetsched/policies/gavel_policy.h"
 #include "hetsched/sched/registry.h"
 
@@ -53,6 +55,78 @@ std::vector<double> GavelFtfState::IsolatedTimes(const AllocationProblem& proble
   return out;
 }
 
+namespace {
+
+// min_x max_j alpha_j + beta_j / T_j.X_j (alpha_j = elapsed_j / D_j, beta_j = remaining_j / D_j) as
+// the peers' cvxpy stand-in solves Gavel's finish_time_fairness_perf (gavel_cvxpy_shim.py,
+// _solve_min_max_ratio): bisection on the level t from lo = max alpha; at t the level LP
+// max z s.t. z <= T_j.X_j (t - alpha_j) / beta_j gives g(t) = z* and a point x; g >= 1 makes
+// f(x) = max_j alpha_j + beta_j / T_j.X_j the new upper bound (if lower), g < 1 raises lo to
+// min_j alpha_j + (t - alpha_j) / g; stops when hi - lo <= tolerance |hi|. The allocation is the
+// point that last lowered hi. Returns false where the search cannot run as the stand-in's does
+// (a job with nothing left, a level LP without an answer): the caller then searches its own way.
+Result<bool> StandInSearch(const AllocationProblem& problem, const std::vector<const std::vector<double>*>& rows,
+                           const std::vector<int>& gpus, const std::vector<size_t>& job_of,
+                           const std::vector<double>& isolated_s, double tolerance, Allocation* out) {
+  const size_t n = rows.size(), types = problem.capacity.size();
+  std::vector<double> alpha(n), beta(n);
+  for (size_t r = 0; r < n; ++r) {
+    const AllocationJob& job = problem.jobs[job_of[r]];
+    alpha[r] = job.elapsed_s / isolated_s[r];
+    beta[r] = job.remaining_iterations / isolated_s[r];
+    if (!(beta[r] > 0)) return false;
+  }
+  auto level = [&](double t) {
+    CentreProblem p{CentreProblem::Mode::kMaxMin, {}, {}, gpus, std::vector<double>(n, 1.0), problem.capacity};
+    for (size_t r = 0; r < n; ++r) {
+      const double w = (t - alpha[r]) / beta[r];
+      p.a.emplace_back(types, 0.0);
+      for (size_t k = 0; k < types && k < rows[r]->size(); ++k) p.a.back()[k] = (*rows[r])[k] * w;
+    }
+    ++out->lp_solves;
+    return CvxoptShares(p);
+  };
+  auto worst = [&](const CentreResult& c) {
+    double f = -std::numeric_limits<double>::infinity();
+    for (size_t r = 0; r < n; ++r) {
+      double e = 0;
+      for (size_t k = 0; k < types && k < rows[r]->size(); ++k) e += (*rows[r])[k] * c.share[r][k];
+      f = std::max(f, e > 0 ? alpha[r] + beta[r] / e : std::numeric_limits<double>::infinity());
+    }
+    return f;
+  };
+  double lo = *std::max_element(alpha.begin(), alpha.end());
+  Result<CentreResult> first = level(lo + std::max(1.0, std::abs(lo)));
+  if (!first.ok()) return false;
+  double hi = first->z > 0 ? worst(*first) : std::numeric_limits<double>::infinity();
+  if (!std::isfinite(hi)) return false;  // some job can get no throughput
+  CentreResult best = std::move(*first);
+  for (int i = 0; i < 200 && hi - lo > tolerance * std::abs(hi); ++i) {
+    const double t = 0.5 * (lo + hi);
+    Result<CentreResult> c = level(t);
+    if (!c.ok()) return false;
+    const double g = c->z;
+    if (g >= 1) {
+      const double f = worst(*c);
+      if (f < hi) {
+        hi = f;
+        best = std::move(*c);
+      }
+    } else if (g <= 0) {
+      lo = std::max(lo, t);
+    } else {
+      double bound = std::numeric_limits<double>::infinity();
+      for (size_t r = 0; r < n; ++r) bound = std::min(bound, alpha[r] + (t - alpha[r]) / g);
+      lo = std::max(lo, bound);
+    }
+  }
+  out->objective = hi;
+  for (size_t r = 0; r < n; ++r) out->share[job_of[r]] = best.share[r];
+  return true;
+}
+
+}  // namespace
+
 Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
                                            const FtfOptions& options, const std::vector<double>* isolated_s_of) {
   const double tolerance = options.tolerance;
@@ -79,6 +153,11 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
     isolated_s.push_back(isolated);  // D_j
   }
   if (rows.empty()) return out;
+  if (options.point == SharePoint::kCvxopt && !options.second_phase) {
+    // The yardstick's own search, each level LP solved as cvxopt solves it.
+    HETSCHED_ASSIGN_OR_RETURN(const bool done, StandInSearch(problem, rows, gpus, job_of, isolated_s, options.tolerance, &out));
+    if (done) return out;
+  }
 
   lp::LinearProgram program;
   const ShareVariables vars =
