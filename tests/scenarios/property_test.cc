@@ -7,7 +7,9 @@
 //   - every job finishes exactly once: one record per job, in id order, finished;
 //   - work done equals work required: the simulator checks at each completion that the job's
 //     integrated progress equals its true iteration count (1e-6 relative) and fails the run
-//     otherwise; here every job must have completed;
+//     otherwise; here every job must have completed, and the iterations its run segments
+//     advanced it by, summed segment by segment (JobRecord::iterations_run), must equal its true
+//     count too (no work lost or counted twice across preemptions, resizes and held rounds);
 //   - the two runs give identical outputs (summary.json, jobs.csv, timeline.csv).
 // A failure names the policy, the placer and the case seed, so that one case can be rerun.
 // Few jobs per case and many cases keep the binary fast (seconds) and the coverage wide.
@@ -105,6 +107,10 @@ std::string Violation(const RunRecord& run, const Case& c) {
     const std::string who = "job " + std::to_string(i);
     if (job.id != static_cast<JobId>(i)) return who + ": recorded as job " + std::to_string(job.id);
     if (!job.finished()) return who + ": did not finish";
+    const double required = c.workload.jobs[i].truth.total_iterations;
+    if (std::abs(job.iterations_run - required) > 1e-6 * required + 1e-6) {
+      return who + ": its segments ran " + std::to_string(job.iterations_run) + " iterations of " + std::to_string(required);
+    }
   }
   for (const TimelineSample& s : run.timeline) {
     if (s.busy_devices > run.total_devices) return "over-booked at t=" + std::to_string(s.time_s);

@@ -32,6 +32,10 @@ struct JobRecord {
   int resizes = 0;               // changes of a running job's devices (SchedContext::ResizeOn)
   double resize_pause_s = 0;     // seconds without progress those changes cost
   int max_span_nodes = 0;
+  // Iterations its run segments advanced it by, summed segment by segment as each closes: an
+  // account kept apart from the completion check (which compares the progress integrated at
+  // completion with the job's true total). Not written to jobs.csv.
+  double iterations_run = 0;
 
   bool finished() const { return finish_s >= 0; }
   double jct_s() const { return finish_s - submit_s; }

@@ -172,47 +172,82 @@ class NormalSolver {
   double zz_ = 0, pivot_ = 1;
 };
 
-// G' diag(w) G as a dense matrix, factored by Cholesky: what cvxopt's chol2 KKT solver does (its
-// sparse factor of this matrix fills in completely). Used where the structured solve does not
-// reach full accuracy (near the end, where the weights span 1e-9 to 1e9 and more).
+// The Cholesky factor of G' diag(w) G, built from the diagonal of the x >= 0 rows by rank-one
+// updates (LINPACK's dchud: backward stable, as a Cholesky factor of the whole matrix is), then
+// bordered by the epigraph variable: the per-job rows update within their block, each capacity
+// row fills the factor in O(n^2), so a factor costs O(types n^2), not the O(n^3) of factoring the
+// dense matrix, which cvxopt's chol2 factors (its fill is complete). Used where the structured
+// solve does not reach full accuracy (near the end, where the weights span 1e-9 to 1e9 and more).
 class DenseNormal {
  public:
   bool Factor(const ShareLp& lp, const VectorXd& w) {
-    const long K = lp.types(), R = lp.rows();
-    MatrixXd n = MatrixXd::Zero(lp.n(), lp.n());
+    const long K = lp.types(), R = lp.rows(), nx = R * K;
+    lp_ = &lp;
+    l_ = MatrixXd::Zero(nx, nx);
     for (long r = 0; r < R; ++r) {
-      const VectorXd& a = lp.a(r);
-      n.block(lp.X(r, 0), lp.X(r, 0), K, K) += w[lp.Job(r)] * MatrixXd::Ones(K, K) + w[lp.Epi(r)] * a * a.transpose();
-      for (long k = 0; k < K; ++k) n(lp.X(r, k), lp.X(r, k)) += w[lp.Nonneg(r, k)];
-      if (lp.maxmin()) {
-        n.block(lp.X(r, 0), lp.Z(), K, 1) = -w[lp.Epi(r)] * a;
-        n.block(lp.Z(), lp.X(r, 0), 1, K) = -w[lp.Epi(r)] * a.transpose();
-        n(lp.Z(), lp.Z()) += w[lp.Epi(r)];
-      }
+      for (long k = 0; k < K; ++k) l_(lp.X(r, k), lp.X(r, k)) = std::sqrt(w[lp.Nonneg(r, k)]);
     }
-    for (long k = 0; k < K; ++k) {
+    VectorXd u(nx);
+    for (long r = 0; r < R; ++r) {  // within job r's block
+      const long b = lp.X(r, 0);
+      u.segment(b, K).setConstant(std::sqrt(w[lp.Job(r)]));
+      Update(&u, b, b + K);
+      u.segment(b, K) = std::sqrt(w[lp.Epi(r)]) * lp.a(r);
+      Update(&u, b, b + K);
+    }
+    for (long k = 0; k < K; ++k) {  // capacity rows: dense from their first entry on
+      for (long r = 0; r < R; ++r) u[lp.X(r, k)] = std::sqrt(w[k]) * lp.gpus(r);
+      Update(&u, k, nx);
+    }
+    if (!l_.allFinite()) return false;
+    if (lp.maxmin()) {  // the border: N_xz = -w_epi a, N_zz = sum w_epi
+      VectorXd b(nx);
+      double zz = 0;
       for (long r = 0; r < R; ++r) {
-        const double wr = w[k] * lp.gpus(r);
-        for (long q = 0; q < R; ++q) n(lp.X(r, k), lp.X(q, k)) += wr * lp.gpus(q);
+        b.segment(lp.X(r, 0), K) = -w[lp.Epi(r)] * lp.a(r);
+        zz += w[lp.Epi(r)];
       }
-    }
-    llt_.compute(n);
-    pivoted_ = llt_.info() != Eigen::Success;
-    if (pivoted_) {  // semidefinite to rounding: a pivoted LDL' factor, like cvxopt's "ldl" solver
-      ldlt_.compute(n);
-      return ldlt_.info() == Eigen::Success;
+      border_ = l_.triangularView<Eigen::Lower>().solve(b);
+      const double pivot = zz - border_.squaredNorm();
+      if (!(pivot > 0)) return false;  // not positive definite to rounding (cvxopt's chol2 fails too)
+      corner_ = std::sqrt(pivot);
     }
     return true;
   }
+
   VectorXd Solve(const VectorXd& v) const {
-    if (pivoted_) return ldlt_.solve(v);
-    return llt_.solve(v);
+    const long nx = l_.rows();
+    VectorXd y = l_.triangularView<Eigen::Lower>().solve(v.head(nx));
+    if (!lp_->maxmin()) return l_.transpose().triangularView<Eigen::Upper>().solve(y);
+    const double yz = (v[nx] - border_.dot(y)) / corner_;
+    const double uz = yz / corner_;
+    VectorXd out(nx + 1);
+    out.head(nx) = l_.transpose().triangularView<Eigen::Upper>().solve(y - border_ * uz);
+    out[nx] = uz;
+    return out;
   }
 
  private:
-  Eigen::LLT<MatrixXd> llt_;
-  Eigen::LDLT<MatrixXd> ldlt_;
-  bool pivoted_ = false;
+  // L L' += u u' for u zero outside [from, to); u is consumed.
+  void Update(VectorXd* u, long from, long to) {
+    VectorXd& x = *u;
+    for (long k = from; k < to; ++k) {
+      const double lkk = l_(k, k);
+      const double r = std::hypot(lkk, x[k]);
+      const double c = r / lkk, s = x[k] / lkk;
+      l_(k, k) = r;
+      for (long i = k + 1; i < to; ++i) {
+        l_(i, k) = (l_(i, k) + s * x[i]) / c;
+        x[i] = c * x[i] - s * l_(i, k);
+      }
+    }
+    x.segment(from, to - from).setZero();
+  }
+
+  const ShareLp* lp_ = nullptr;
+  MatrixXd l_;
+  VectorXd border_;
+  double corner_ = 1;
 };
 
 // cvxopt's kktsolver for W = diag(d): solves [0 G'; G -W'W] [ux; uz] = [bx; bz] and returns ux

@@ -124,6 +124,7 @@ void Simulator::CloseSegment(JobId id) {
   rec.busy_energy_joules += held_s * n * (type.tdp_watts - type.idle_watts);
   rec.cost_usd += held_s / 3600.0 * n * type.price_per_hour;
   rec.cross_node_bytes += (job.done_at_update - run.segment_start_iterations) * run.estimate.cross_node_bytes;
+  rec.iterations_run += job.done_at_update - run.segment_start_iterations;
   st.service_gpu_s += held_s * n;
   st.executed_s += held_s;
   st.iterations_done = job.done_at_update;
