@@ -3,9 +3,15 @@
 // a well-formed workload (ids 0..n-1 in submit order, counts >= 1, finite times) that the native
 // writer writes and the native reader reads back to the same jobs.
 //
-// pai: the input is the job table, a form feed, then the task table. auto: the first byte picks
+// pai: the input is the job table, a form feed, then the task table; besides the in-memory parse,
+// the same tables are written as files to a private directory and the job table is read from
+// there, so that the reader's lookup of its task table beside the job table is fuzzed too (it
+// must agree with the in-memory parse, and name the missing file when there is no form feed). auto: the first byte picks
 // the file name the detector sees (by extension and prefix), the rest is the text.
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "fuzz_common.h"
@@ -58,6 +64,42 @@ void CheckRoundTrip(const Workload& w, const DeviceCatalog& devices, const Model
   }
 }
 
+// A private directory for the PAI tables as files (made once per process).
+const std::string& PaiDir() {
+  static const std::string dir = [] {
+    std::string templ = (std::filesystem::temp_directory_path() / "hetsched_fuzz_pai_XXXXXX").string();
+    if (mkdtemp(templ.data()) == nullptr) fuzz::Fail("cannot make a temporary directory", templ);
+    return templ;
+  }();
+  return dir;
+}
+
+void WriteWhole(const std::filesystem::path& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!out) fuzz::Fail("cannot write", path.string());
+}
+
+// The PAI job table read from a file, its task table looked up beside it (absent when the input
+// has no form feed); checked against the in-memory parse `memory`.
+void CheckPaiFiles(std::string_view text, const TraceReadOptions& options, const Result<Workload>& memory) {
+  const size_t split = text.find('\f');
+  const std::filesystem::path dir = PaiDir();
+  const std::filesystem::path jobs_path = dir / "pai_job_table.csv", tasks_path = dir / "pai_task_table.csv";
+  WriteWhole(jobs_path, text.substr(0, split));
+  std::filesystem::remove(tasks_path);
+  if (split != std::string_view::npos) WriteWhole(tasks_path, text.substr(split + 1));
+  Result<Workload> files = ParseTrace(text.substr(0, split), jobs_path.string(), "pai", options, DeviceCatalog::BuiltIn(),
+                                      ModelZoo::BuiltIn());
+  fuzz::CheckMessage(files.status());
+  if (split == std::string_view::npos) {
+    fuzz::Check(!files.ok(), "a PAI job table without its task table is refused");
+    return;
+  }
+  fuzz::Check(files.ok() == memory.ok(), "the PAI reader agrees on files and in memory");
+  if (files.ok()) fuzz::Check(files->jobs.size() == memory->jobs.size(), "the same PAI jobs from files and memory");
+}
+
 Result<Workload> Parse(std::string_view text, const TraceReadOptions& options) {
   const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
   const ModelZoo& zoo = ModelZoo::BuiltIn();
@@ -94,6 +136,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     options.on_bad_row = policy;
     Result<Workload> w = Parse(text, options);
     fuzz::CheckMessage(w.status());
+    if (std::string_view(HETSCHED_FUZZ_FORMAT) == "pai") CheckPaiFiles(text, options, w);
     if (!w.ok()) continue;
     CheckWorkload(*w);
     for (const std::string& reason : w->skipped_reasons) fuzz::CheckMessage(Status::ParseError(reason));

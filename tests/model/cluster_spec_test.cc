@@ -174,6 +174,21 @@ TEST_F(ClusterSpecTest, TooLargeIsRefusedBeforeBuilding) {
               "racks[0].nodes[0].cpu_cores: must be <= 1000000");
 }
 
+// Issue 20: a cluster the machine's memory cannot hold is refused before any node is made, with
+// what it would need (256 bytes a device: 4,096 devices need 1 MiB; the limit stands in for
+// the machine's available memory).
+TEST_F(ClusterSpecTest, TooLargeForMemoryIsRefusedWithWhatItNeeds) {
+  const std::string spec = "racks:\n  - nodes:\n      - device: p100\n        num_devices: 8\n        count: 512\n";
+  auto refused = ParseClusterSpec(spec, "c.yaml", DeviceCatalog::BuiltIn(), LinkCatalog::BuiltIn(), 512 * 1024);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "c.yaml: racks[0].nodes[0]: a cluster of 4096 devices needs about 1.0 MiB of memory; this machine has "
+            "512 KiB available");
+  auto fits = ParseClusterSpec(spec, "c.yaml", DeviceCatalog::BuiltIn(), LinkCatalog::BuiltIn(), 2 * 1024 * 1024);
+  ASSERT_TRUE(fits.ok()) << fits.status().message();
+  EXPECT_EQ(fits->num_devices(), 4096);
+}
+
 // Issue 20: text quoted from the spec is escaped and bounded.
 TEST_F(ClusterSpecTest, ErrorsQuoteTheSpecSafely) {
   auto r = Parse("racks:\n  - nodes:\n      - device: \"v\\e[2J\\x07\\u202e\"\n        num_devices: 4\n");

@@ -2,6 +2,7 @@
 // who holds which device at a given time is sched/ClusterState's business, not this file's.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,11 +90,14 @@ class Cluster {
 };
 
 // Cluster spec files (YAML or JSON, format in docs/formats.md). Unknown device types or links,
-// zero bandwidths, empty racks etc. are errors naming the file and the field.
+// zero bandwidths, empty racks etc. are errors naming the file and the field. A cluster larger
+// than `memory_limit_bytes` can hold (0: this machine's available memory) is refused up front,
+// saying how much it would need.
 Result<Cluster> LoadClusterSpec(const std::string& path, const DeviceCatalog& devices,
                                 const LinkCatalog& links);
 Result<Cluster> ParseClusterSpec(std::string_view text, const std::string& origin,
-                                 const DeviceCatalog& devices, const LinkCatalog& links);
+                                 const DeviceCatalog& devices, const LinkCatalog& links,
+                                 uint64_t memory_limit_bytes = 0);
 
 // A quick homogeneous-per-type cluster: for each (type, count) pair, ceil(count/per_node) nodes
 // of `per_node` devices, all in one rack per type, default links for the type.
