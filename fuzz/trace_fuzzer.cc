@@ -66,11 +66,16 @@ void CheckRoundTrip(const Workload& w, const DeviceCatalog& devices, const Model
 
 // A private directory for the PAI tables as files (made once per process).
 const std::string& PaiDir() {
-  static const std::string dir = [] {
+  // Never destroyed: the exit handler below still reads it.
+  static const std::string& dir = *new std::string([] {
     std::string templ = (std::filesystem::temp_directory_path() / "hetsched_fuzz_pai_XXXXXX").string();
     if (mkdtemp(templ.data()) == nullptr) fuzz::Fail("cannot make a temporary directory", templ);
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(PaiDir(), ec);
+    });
     return templ;
-  }();
+  }());
   return dir;
 }
 
