@@ -102,11 +102,14 @@ class ShareLp {
   VectorXd c_, h_;
 };
 
-// Solves G' diag(w) G u = v: per job a K x K block (its job, epigraph and x >= 0 rows), the
-// capacity rows as a rank-K term by Woodbury, and the epigraph variable by one more Schur step.
+// Solves G' diag(w) G u = v by the LP's structure: per job a K x K block (its job, epigraph and
+// x >= 0 rows), the capacity rows as a rank-K term by Woodbury, and the epigraph variable by one
+// more Schur step. O(rows K^3), but not backward stable near an optimum (Woodbury cancels): the
+// KKT solver uses it as the preconditioner of conjugate gradients.
 class NormalSolver {
  public:
-  // false where a factor is not positive definite (cvxopt's ArithmeticError).
+  // false where the epigraph variable's pivot is not positive (the KKT solver then factors
+  // densely).
   bool Factor(const ShareLp& lp, const VectorXd& w) {
     lp_ = &lp;
     const long K = lp.types(), R = lp.rows();
@@ -126,13 +129,13 @@ class NormalSolver {
     schur_.compute(schur);
     if (lp.maxmin()) {
       coupling_ = VectorXd::Zero(lp.n() - 1);
-      zz_ = 0;
+      double zz = 0;
       for (long r = 0; r < R; ++r) {
         coupling_.segment(lp.X(r, 0), K) = -w[lp.Epi(r)] * lp.a(r);
-        zz_ += w[lp.Epi(r)];
+        zz += w[lp.Epi(r)];
       }
       q_ = SolveX(coupling_);
-      pivot_ = zz_ - coupling_.dot(q_);
+      pivot_ = zz - coupling_.dot(q_);
       if (!(pivot_ > 0)) return false;
     }
     return true;
@@ -169,7 +172,7 @@ class NormalSolver {
   std::vector<MatrixXd> zr_;
   Eigen::LDLT<MatrixXd> schur_;
   VectorXd coupling_, q_;
-  double zz_ = 0, pivot_ = 1;
+  double pivot_ = 1;
 };
 
 // The Cholesky factor of G' diag(w) G, built from the diagonal of the x >= 0 rows by rank-one
