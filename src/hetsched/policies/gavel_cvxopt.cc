@@ -22,6 +22,9 @@ constexpr double kAbsTol = 1e-8;
 constexpr double kRelTol = 1e-8;
 constexpr double kFeasTol = 1e-8;
 constexpr int kMaxRefine = 30;
+// Up to this many variables (jobs x types + 1) the KKT systems are solved as cvxopt solves them,
+// by a dense Cholesky factor (32 MiB at the limit); above it by the structured solver (Kkt).
+constexpr long kDirectMaxVars = 2048;
 constexpr double kRefineTarget = 1e-13;  // residual of the normal equations, relative
 
 // min c'u s.t. G u <= h for a CentreProblem with every class expanded into its jobs. Variables:
@@ -254,8 +257,11 @@ class DenseNormal {
 };
 
 // cvxopt's kktsolver for W = diag(d): solves [0 G'; G -W'W] [ux; uz] = [bx; bz] and returns ux
-// and W uz (the scaled z, cvxopt's convention). The normal equations are solved by the structured
-// solver with iterative refinement; where that does not converge, by the dense factor.
+// and W uz (the scaled z, cvxopt's convention). Up to kDirectMaxVars variables as cvxopt's chol2
+// does: one Cholesky factor of the normal matrix per scaling and plain triangular solves (no
+// refinement of the normal equations; f6's refinement step is cvxopt's). Above that, where the
+// dense factor's memory grows (n^2 doubles), by conjugate gradients preconditioned by the
+// structured solver, and by the dense factor where those do not converge.
 class Kkt {
  public:
   bool Factor(const ShareLp& lp, const VectorXd& d) {
@@ -263,12 +269,20 @@ class Kkt {
     d_ = d;
     w_ = d.array().square().inverse().matrix();
     dense_ready_ = false;
+    direct_ = lp.n() <= kDirectMaxVars;
+    if (direct_) return Dense();
     structured_ = normal_.Factor(lp, w_);
     return structured_ || Dense();
   }
   void Solve(VectorXd* x, VectorXd* z) {
     const VectorXd rhs = *x + lp_->Gt(z->cwiseProduct(w_));
     VectorXd ux;
+    if (direct_) {
+      ux = dense_.Solve(rhs);
+      *z = (lp_->G(ux) - *z).cwiseQuotient(d_);
+      *x = ux;
+      return;
+    }
     if (structured_) ux = Conjugate(rhs);
     if (!structured_ || !converged_) {
       Dense();
@@ -345,6 +359,7 @@ class Kkt {
   VectorXd d_, w_;
   NormalSolver normal_;
   DenseNormal dense_;
+  bool direct_ = false;
   bool structured_ = false;
   bool dense_ready_ = false;
   bool dense_ok_ = false;
