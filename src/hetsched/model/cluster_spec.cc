@@ -209,11 +209,8 @@ Status SpecReader::ReadNodeGroup(const YAML::Node& group, const std::string& pat
                                   std::to_string(kMaxClusterDevices) + " hetsched simulates");
   }
   // Limits up front: refused with what it would need, not killed by the kernel later.
-  if (Status mem = CheckMemory(origin_ + ": " + path + ": a cluster of " + std::to_string(total) + " devices",
-                               static_cast<double>(total) * kBytesPerDevice, memory_limit_bytes_);
-      !mem.ok()) {
-    return mem;
-  }
+  HETSCHED_RETURN_IF_ERROR(CheckMemory(origin_ + ": " + path + ": a cluster of " + std::to_string(total) + " devices",
+                                       static_cast<double>(total) * kBytesPerDevice, memory_limit_bytes_));
 
   for (long long k = 0; k < count; ++k) {
     Node node;

@@ -40,7 +40,6 @@ class ShareLp {
         gpus_.push_back(p.gpus[r]);
         a_.push_back(VectorXd::Zero(types_));
         for (long k = 0; k < types_ && k < static_cast<long>(p.a[r].size()); ++k) a_.back()[k] = p.a[r][static_cast<size_t>(k)];
-        floor_.push_back(maxmin_ ? 0.0 : p.floor[r]);
       }
     }
     rows_ = static_cast<long>(a_.size());
@@ -50,7 +49,7 @@ class ShareLp {
     for (long k = 0; k < types_; ++k) h_[k] = p.capacity[static_cast<size_t>(k)];
     for (long r = 0; r < rows_; ++r) {
       h_[Job(r)] = 1;
-      h_[Epi(r)] = -floor_[static_cast<size_t>(r)];
+      h_[Epi(r)] = maxmin_ ? 0.0 : -p.floor[static_cast<size_t>(source(r))];
     }
   }
 
@@ -101,7 +100,6 @@ class ShareLp {
   std::vector<long> source_;
   std::vector<double> gpus_;
   std::vector<VectorXd> a_;
-  std::vector<double> floor_;
   VectorXd c_, h_;
 };
 
@@ -276,25 +274,22 @@ class Kkt {
   }
   void Solve(VectorXd* x, VectorXd* z) {
     const VectorXd rhs = *x + lp_->Gt(z->cwiseProduct(w_));
-    VectorXd ux;
-    if (direct_) {
-      ux = dense_.Solve(rhs);
-      *z = (lp_->G(ux) - *z).cwiseQuotient(d_);
-      *x = ux;
-      return;
-    }
-    if (structured_) ux = Conjugate(rhs);
-    if (!structured_ || !converged_) {
-      Dense();
-      ux = Refine(rhs, [this](const VectorXd& v) { return dense_.Solve(v); });
-    }
+    VectorXd ux = direct_ ? dense_.Solve(rhs) : Iterative(rhs);
     *z = (lp_->G(ux) - *z).cwiseQuotient(d_);
-    *x = ux;
+    *x = std::move(ux);
   }
 
  private:
-  // Solves and refines while the residual of the normal equations halves; converged_ says
-  // whether it reached rounding level.
+  // Above kDirectMaxVars: CG on the structured solve, else the dense factor with refinement.
+  VectorXd Iterative(const VectorXd& rhs) {
+    if (structured_) {
+      VectorXd u = Conjugate(rhs);
+      if (converged_) return u;
+    }
+    Dense();
+    return Refine(rhs, [this](const VectorXd& v) { return dense_.Solve(v); });
+  }
+
   // Conjugate gradients on the normal equations, preconditioned by the structured solve. Near the
   // optimum that solve loses accuracy in the few directions the capacity and epigraph couplings
   // span (Woodbury's cancellation), so its error has rank of about types + 1 and CG removes it in
@@ -326,6 +321,8 @@ class Kkt {
     return u;
   }
 
+  // Solves and refines while the residual of the normal equations halves; converged_ says
+  // whether it reached rounding level.
   template <typename SolveFn>
   VectorXd Refine(const VectorXd& rhs, SolveFn solve) {
     VectorXd u = solve(rhs);
@@ -367,6 +364,13 @@ class Kkt {
 };
 
 double MaxStep(const VectorXd& v) { return -v.minCoeff(); }  // min {t : v + t e >= 0}
+
+// cvxopt's duality-gap test: absolute, or relative to the primal cost when it is negative, else to
+// the dual cost when that is positive.
+bool GapClosed(double gap, double pcost, double dcost) {
+  const double relgap = pcost < 0 ? gap / -pcost : dcost > 0 ? gap / dcost : -1;
+  return gap <= kAbsTol || (relgap >= 0 && relgap <= kRelTol);
+}
 
 // The shares of x / tau, clipped to [0, 1] as Gavel's policies clip them; the first job of each
 // class stands for it.
@@ -412,9 +416,7 @@ Result<CentreResult> CvxoptShares(const CentreProblem& p) {
   const double nrms = s.norm(), nrmz = z.norm();
   // The least-squares start may already be optimal (a feasibility LP, c = 0, whose start is
   // strictly inside): cvxopt returns it as it is.
-  const double gap0 = s.dot(z), pcost0 = c.dot(x), dcost0 = -h.dot(z);
-  const double relgap0 = pcost0 < 0 ? gap0 / -pcost0 : dcost0 > 0 ? gap0 / dcost0 : -1;
-  if (ts <= 0 && tz <= 0 && (gap0 <= kAbsTol || (relgap0 >= 0 && relgap0 <= kRelTol))) return Answer(lp, x, 1.0, &out);
+  if (ts <= 0 && tz <= 0 && GapClosed(s.dot(z), c.dot(x), -h.dot(z))) return Answer(lp, x, 1.0, &out);
   if (ts >= -1e-8 * std::max(nrms, 1.0)) s.array() += 1 + ts;
   if (tz >= -1e-8 * std::max(nrmz, 1.0)) z.array() += 1 + tz;
   double tau = 1, kappa = 1;
@@ -434,18 +436,12 @@ Result<CentreResult> CvxoptShares(const CentreProblem& p) {
     const double resz = rz.norm() / tau;
     const double cx = c.dot(x), hz = h.dot(z);
     const double rt = kappa + cx + hz;
-    const double pcost = cx / tau, dcost = -hz / tau;
-    const double relgap = pcost < 0 ? gap / -pcost : dcost > 0 ? gap / dcost : -1;
     const double pres = resz / resz0, dres = resx / resx0;
-    const bool pinf = hz < 0 && hresx / resx0 / -hz <= kFeasTol;
-    const bool dinf = cx < 0 && hresz / resz0 / -cx <= kFeasTol;
     out.newton_steps = iters;
-    if ((pres <= kFeasTol && dres <= kFeasTol && (gap <= kAbsTol || (relgap >= 0 && relgap <= kRelTol))) || iters == kMaxIters) {
-      if (iters == kMaxIters) return Status::Internal("cvxopt shares: no convergence in 100 iterations");
-      return Answer(lp, x, tau, &out);
-    }
-    if (pinf) return Status::Infeasible("cvxopt shares: primal infeasible");
-    if (dinf) return Status::Internal("cvxopt shares: dual infeasible");
+    if (pres <= kFeasTol && dres <= kFeasTol && GapClosed(gap, cx / tau, -hz / tau)) return Answer(lp, x, tau, &out);
+    if (iters == kMaxIters) break;
+    if (hz < 0 && hresx / resx0 / -hz <= kFeasTol) return Status::Infeasible("cvxopt shares: primal infeasible");
+    if (cx < 0 && hresz / resz0 / -cx <= kFeasTol) return Status::Internal("cvxopt shares: dual infeasible");
 
     if (iters == 0) {
       d = (s.array() / z.array()).sqrt().matrix();
@@ -549,7 +545,7 @@ Result<CentreResult> CvxoptShares(const CentreProblem& p) {
     tau = lmbda_k * dgi;
     gap = (lmbda.norm() / tau) * (lmbda.norm() / tau);
   }
-  return Status::Internal("cvxopt shares: no convergence");
+  return Status::Internal("cvxopt shares: no convergence in 100 iterations");
 }
 
 }  // namespace hetsched::gavel
