@@ -16,8 +16,9 @@ using Entry = PendingIndex::Entry;
 bool KeyLess(const Entry& a, const Entry& b) { return std::tie(a.time_s, a.id) < std::tie(b.time_s, b.id); }
 
 // The obvious implementation the index must agree with: a sorted vector and a linear scan.
-size_t NaiveFirstFitting(const std::vector<Entry>& sorted, size_t from, int max_need) {
-  for (size_t r = from; r < sorted.size(); ++r) {
+size_t NaiveFirstFitting(const std::vector<Entry>& sorted, size_t from, int max_need,
+                         size_t limit = static_cast<size_t>(-1)) {
+  for (size_t r = from; r < std::min(limit, sorted.size()); ++r) {
     if (sorted[r].need <= max_need) return r;
   }
   return sorted.size();
@@ -50,6 +51,9 @@ TEST(PendingIndexTest, FirstFittingSkipsLargerRequests) {
   EXPECT_EQ(index.FirstFitting(3, 3), 4u);  // only need 4 left: none (size)
   EXPECT_EQ(index.FirstFitting(0, 0), 4u);  // nothing needs 0 devices
   EXPECT_EQ(index.FirstFitting(9, 8), 4u);  // past the end
+  EXPECT_EQ(index.FirstFitting(0, 3, 2), 1u);  // rank 1 is inside [0, 2)
+  EXPECT_EQ(index.FirstFitting(0, 3, 1), 4u);  // only rank 0 (need 8) is looked at: none
+  EXPECT_EQ(index.FirstFitting(2, 4, 99), 2u);  // a limit past the end is the end
 }
 
 TEST(PendingIndexTest, EraseRemovesOnlyTheExactKey) {
@@ -69,25 +73,30 @@ TEST(PendingIndexTest, EraseRemovesOnlyTheExactKey) {
 }
 
 // Property: after any sequence of inserts (with many equal times) and erases, every query
-// agrees with the sorted-vector model.
-TEST(PendingIndexTest, AgreesWithSortedVectorUnderRandomOperations) {
-  Rng rng(42);
-  PendingIndex index;
+// agrees with the sorted-vector model. Run with the default front and with fronts of 1 and 4
+// entries, so that entries cross between the front and the treap (spills and refills) often.
+void CheckAgainstSortedVector(size_t front_min, uint64_t seed) {
+  Rng rng(seed);
+  PendingIndex index(front_min);
   std::vector<Entry> model;
   JobId next_id = 0;
   for (int step = 0; step < 20000; ++step) {
-    const bool insert = model.empty() || rng.Uniform() < 0.55;
+    // Grow for the first half, then shrink, so the queue is long for a while and then empties.
+    const double p_insert = model.size() > 600 ? 0.45 : (step < 10000 ? 0.6 : 0.4);
+    const bool insert = model.empty() || rng.Uniform() < p_insert;
     if (insert) {
       // Few distinct times, ids not in time order: ties are resolved by id.
       const Entry e{static_cast<double>(rng.Below(50)), (next_id++ * 7919) % 100003, 1 << rng.Below(7)};
       index.Insert(e.time_s, e.id, e.need);
       model.insert(std::upper_bound(model.begin(), model.end(), e, KeyLess), e);
     } else {
-      const size_t victim = rng.Below(model.size());
+      // Mostly from the front, as the schedulers erase, sometimes anywhere.
+      const size_t victim = rng.Uniform() < 0.7 ? rng.Below(std::min<size_t>(model.size(), 8)) : rng.Below(model.size());
       ASSERT_TRUE(index.Erase(model[victim].time_s, model[victim].id));
       model.erase(model.begin() + static_cast<std::ptrdiff_t>(victim));
     }
     ASSERT_EQ(index.size(), model.size());
+    ASSERT_EQ(index.empty(), model.empty());
     if (step % 97 == 0) {
       for (size_t r = 0; r < model.size(); ++r) {
         ASSERT_EQ(index.At(r).id, model[r].id) << "rank " << r << " at step " << step;
@@ -98,7 +107,18 @@ TEST(PendingIndexTest, AgreesWithSortedVectorUnderRandomOperations) {
     const int max_need = static_cast<int>(rng.Below(70));
     ASSERT_EQ(index.FirstFitting(from, max_need), NaiveFirstFitting(model, from, max_need))
         << "from " << from << " max_need " << max_need << " at step " << step;
+    const size_t limit = from + rng.Below(20);
+    ASSERT_EQ(index.FirstFitting(from, max_need, limit), NaiveFirstFitting(model, from, max_need, limit))
+        << "from " << from << " limit " << limit << " at step " << step;
   }
+}
+
+TEST(PendingIndexTest, AgreesWithSortedVectorUnderRandomOperations) {
+  CheckAgainstSortedVector(PendingIndex::kDefaultFrontMin, 42);
+}
+TEST(PendingIndexTest, AgreesWithSortedVectorWithATinyFront) {
+  CheckAgainstSortedVector(1, 43);
+  CheckAgainstSortedVector(4, 44);
 }
 
 }  // namespace

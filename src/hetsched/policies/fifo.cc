@@ -117,8 +117,8 @@ class FifoScheduler : public JobScheduler {
     while (examined < backfill_depth_) {
       int most_free = 0;
       for (DeviceTypeId t : ctx.cluster().present_types()) most_free = std::max(most_free, ctx.state().free_of_type(t));
-      const size_t next = pending_.FirstFitting(rank, most_free);  // size() when total_free() == 0
       const size_t room = static_cast<size_t>(backfill_depth_ - examined);
+      const size_t next = pending_.FirstFitting(rank, most_free, rank + room);  // size() if none in the window
       if (next - rank >= room || next >= pending_.size()) break;
       examined += static_cast<int>(next - rank) + 1;
       const PendingIndex::Entry entry = pending_.At(next);

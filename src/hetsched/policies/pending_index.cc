@@ -60,7 +60,7 @@ int32_t PendingIndex::Merge(int32_t a, int32_t b) {
   return b;
 }
 
-void PendingIndex::Insert(double time_s, JobId id, int need) {
+void PendingIndex::TreapInsert(const Entry& e) {
   int32_t slot;
   if (!free_.empty()) {
     slot = free_.back();
@@ -71,15 +71,15 @@ void PendingIndex::Insert(double time_s, JobId id, int need) {
   }
   Node& n = node(slot);
   n = Node{};
-  n.entry = Entry{time_s, id, need};
+  n.entry = e;
   n.priority = NextPriority();
-  n.min_need = need;
+  n.min_need = e.need;
   int32_t before = -1, after = -1;
-  Split(root_, time_s, id, /*inclusive=*/false, &before, &after);
+  Split(root_, e.time_s, e.id, /*inclusive=*/false, &before, &after);
   root_ = Merge(Merge(before, slot), after);
 }
 
-bool PendingIndex::Erase(double time_s, JobId id) {
+bool PendingIndex::TreapErase(double time_s, JobId id) {
   int32_t before = -1, rest = -1, match = -1, after = -1;
   Split(root_, time_s, id, /*inclusive=*/false, &before, &rest);
   Split(rest, time_s, id, /*inclusive=*/true, &match, &after);
@@ -89,7 +89,69 @@ bool PendingIndex::Erase(double time_s, JobId id) {
   return true;
 }
 
+void PendingIndex::DrainInto(int32_t t) {
+  if (t < 0) return;
+  DrainInto(node(t).left);
+  front_.push_back(node(t).entry);
+  free_.push_back(t);
+  DrainInto(node(t).right);
+}
+
+void PendingIndex::Refill() {
+  const size_t want = 2 * front_min_ - std::min(front_.size(), 2 * front_min_);
+  const size_t take = std::min(want, TreapSize());
+  if (take == 0) return;
+  // The treap's first `take` entries are those up to and including the one at rank take - 1.
+  int32_t t = root_;
+  size_t rank = take - 1;
+  while (true) {
+    const size_t left = static_cast<size_t>(SizeOf(node(t).left));
+    if (rank < left) {
+      t = node(t).left;
+    } else if (rank == left) {
+      break;
+    } else {
+      rank -= left + 1;
+      t = node(t).right;
+    }
+  }
+  const Entry last = node(t).entry;
+  int32_t first = -1, rest = -1;
+  Split(root_, last.time_s, last.id, /*inclusive=*/true, &first, &rest);
+  root_ = rest;
+  DrainInto(first);
+}
+
+void PendingIndex::Insert(double time_s, JobId id, int need) {
+  const Entry e{time_s, id, need};
+  // The front takes what precedes its last entry, and everything while the treap is empty.
+  // (The front is never empty while the treap is not.)
+  if (root_ >= 0 && Less(front_.back(), e)) {
+    TreapInsert(e);
+    return;
+  }
+  front_.insert(std::upper_bound(front_.begin(), front_.end(), e,
+                                 [](const Entry& a, const Entry& b) { return Less(a, b); }),
+                e);
+  if (front_.size() > 2 * front_min_) {
+    TreapInsert(front_.back());  // precedes every treap entry: it becomes the treap's first
+    front_.pop_back();
+  }
+}
+
+bool PendingIndex::Erase(double time_s, JobId id) {
+  if (front_.empty() || Less(front_.back(), time_s, id)) return TreapErase(time_s, id);
+  const auto it = std::lower_bound(front_.begin(), front_.end(), Entry{time_s, id, 0},
+                                   [](const Entry& a, const Entry& b) { return Less(a, b); });
+  if (it == front_.end() || it->time_s != time_s || it->id != id) return false;
+  front_.erase(it);
+  if (front_.size() < front_min_) Refill();
+  return true;
+}
+
 const PendingIndex::Entry& PendingIndex::At(size_t rank) const {
+  if (rank < front_.size()) return front_[rank];
+  rank -= front_.size();
   int32_t t = root_;
   while (true) {
     const Node& n = node(t);
@@ -118,9 +180,18 @@ size_t PendingIndex::FirstFittingIn(int32_t t, size_t base, size_t from, int max
   return FirstFittingIn(n.right, mine + 1, from, max_need);
 }
 
-size_t PendingIndex::FirstFitting(size_t from, int max_need) const {
-  const size_t found = FirstFittingIn(root_, 0, from, max_need);
-  return found == kNotFound ? size() : found;
+size_t PendingIndex::FirstFitting(size_t from, int max_need, size_t limit) const {
+  const size_t end = std::min(limit, size());
+  const size_t in_front = std::min(end, front_.size());
+  for (size_t r = from; r < in_front; ++r) {
+    if (front_[r].need <= max_need) return r;
+  }
+  if (end > front_.size()) {
+    const size_t base = front_.size();
+    const size_t found = FirstFittingIn(root_, 0, std::max(from, base) - base, max_need);
+    if (found != kNotFound && base + found < end) return base + found;
+  }
+  return size();
 }
 
 }  // namespace hetsched

@@ -92,7 +92,7 @@ class TiresiasLasScheduler : public JobScheduler {
       size_t rank = 0;  // jobs of this queue before `rank` are examined
       while (examined < window && rank < queue.size()) {
         const size_t budget = window - examined;
-        const size_t hit = queue.FirstFitting(rank, MostReachable(ctx, q));
+        const size_t hit = queue.FirstFitting(rank, MostReachable(ctx, q), rank + budget);
         if (hit >= queue.size() || hit - rank >= budget) {
           examined += std::min(budget, queue.size() - rank);
           break;
