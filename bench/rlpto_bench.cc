@@ -81,7 +81,7 @@ int DecisionBench(const Cluster& cluster, const Workload& workload, const std::s
   opt.check_invariants = false;
   std::vector<std::pair<double, long long>> timings;
   std::vector<double> cpu_s;
-  opt.decision_timings = &timings;
+  opt.decision_timing = [&timings](double s, long long pending) { timings.emplace_back(s, pending); };
   auto methods = CreateMethods(choice, opt.seed);
   if (!methods.ok()) {
     std::fprintf(stderr, "%s\n", methods.status().ToString().c_str());

@@ -389,12 +389,12 @@ Result<RunRecord> Simulator::Run() {
       traffic_.Settle();
       continue;
     }
-    if (options_.decision_timings != nullptr) {
+    if (options_.decision_timing) {
       const long long pending_before = pending_;
       const auto t0 = std::chrono::steady_clock::now();
       scheduler.Schedule(ctx_);
       const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      options_.decision_timings->emplace_back(dt, pending_before);
+      options_.decision_timing(dt, pending_before);
     } else {
       scheduler.Schedule(ctx_);
     }

@@ -42,9 +42,9 @@ struct SimOptions {
   // Gavel's simulator assumes (it counts devices per type only; scheduler.py:959-990); false: the
   // layout it runs on picks the consolidated or unconsolidated row (consolidated = one node).
   bool measured_always_consolidated = false;
-  // Benchmarks only: when set, each Schedule() call's wall time (seconds) and the number of
-  // pending jobs at that call are appended here. Never part of the outputs.
-  std::vector<std::pair<double, long long>>* decision_timings = nullptr;
+  // Benchmarks only: when set, called after each Schedule() call with its wall time (seconds)
+  // and the number of pending jobs at that call. Never part of the outputs.
+  std::function<void(double seconds, long long pending)> decision_timing;
   // Called every ~0.5% of progress with (jobs finished, jobs total); for progress bars.
   std::function<void(long long, long long)> progress;
 };
