@@ -90,12 +90,13 @@ uint64_t ResultDigest(const RunRecord& run) {
     mix_value(j.preemptions);
     mix_value(j.max_span_nodes);
   }
-  for (const TimelineSample& s : run.timeline) {
+  for (size_t i = 0; i < run.timeline.size(); ++i) {
+    const TimelineSample& s = run.timeline[i];
     mix_value(s.time_s);
     mix_value(s.busy_devices);
     mix_value(s.running_jobs);
     mix_value(s.pending_jobs);
-    for (int b : s.busy_by_type) mix_value(b);
+    for (int b : run.BusyByType(i)) mix_value(b);
   }
   mix_value(run.events);
   mix_value(run.scheduler_calls);
@@ -213,7 +214,7 @@ int main(int argc, char** argv) {
     for (const TimelineSample& s : run->timeline) max_pending = std::max(max_pending, s.pending_jobs);
     fmt::print("arrival period     : {} (max pending {})\n", quarters, max_pending);
   }
-  fmt::print("peak memory (RSS)  : {:.0f} MiB\n", PeakRssMiB());
+  fmt::print("peak memory (RSS)  : {:.0f} MiB ({} timeline samples)\n", PeakRssMiB(), run->timeline.size());
   fmt::print("result digest      : {:016x}\n", ResultDigest(*run));
   fmt::print("decision time      : p50 {:.1f} us, p99 {:.1f} us, max {:.1f} us over {} calls (p50/p99 to 0.8%)\n",
              all.Quantile(0.5) * 1e6, all.Quantile(0.99) * 1e6, all.max_s() * 1e6, all.count());

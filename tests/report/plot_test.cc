@@ -50,11 +50,10 @@ TEST(UtilisationFigure, OnePanelPerRunWithALinePerType) {
     r.device_types = {"v100", "k80"};
     r.devices_per_type = {2, 2};
     r.timeline[0].busy_devices = 2;
-    r.timeline[0].busy_by_type = {2, 0};
-    r.timeline[1].busy_by_type = {0, 0};
+    r.timeline_busy_by_type = {2, 0, 0, 0};  // per sample: v100, k80
   }
   runs[1].timeline[0].busy_devices = 1;  // second run: one v100 busy
-  runs[1].timeline[0].busy_by_type = {1, 0};
+  runs[1].timeline_busy_by_type = {1, 0, 0, 0};
   const Figure f = UtilisationFigure(runs);
   EXPECT_EQ(CheckBalancedTags(f.svg), "");
   EXPECT_EQ(f.svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);

@@ -37,7 +37,8 @@ RunRecord Sample() {
   b.id = 18;
   b.deadline_s = 100;
   run.jobs = {a, b};
-  run.timeline = {{0, 0, 0, 2, {0, 0}}, {1.5, 2, 1, 1, {2, 0}}};
+  run.AppendSample({0, 0, 0, 2}, std::vector<int>{0, 0});
+  run.AppendSample({1.5, 2, 1, 1}, std::vector<int>{2, 0});
   return run;
 }
 
@@ -53,7 +54,7 @@ TEST(RunRecordJsonTest, RoundTripKeepsWhatSummariesRead) {
   EXPECT_EQ(back->jobs[1].deadline_s, 100);
   EXPECT_EQ(back->jobs[0].deadline_s, kNoDeadline);
   EXPECT_EQ(back->timeline.size(), 2u);
-  EXPECT_EQ(back->timeline[1].busy_by_type, (std::vector<int>{2, 0}));
+  EXPECT_EQ(std::vector<int>(back->BusyByType(1).begin(), back->BusyByType(1).end()), (std::vector<int>{2, 0}));
   EXPECT_EQ(back->device_types, run.device_types);
   // Same summary file from the original and from the copy read back.
   EXPECT_EQ(SummaryJson(*back, Summarize(*back)), SummaryJson(run, Summarize(run)));
@@ -90,7 +91,7 @@ TEST(RunRecordJsonTest, ExactLayout) {
   j.num_gpus = 2;
   j.finish_s = 2.5;
   run.jobs = {j};
-  run.timeline = {{0.5, 2, 1, 0, {2}}};
+  run.AppendSample({0.5, 2, 1, 0}, std::vector<int>{2});
   EXPECT_EQ(RunRecordJson(run),
             head +
                 " \"jobs\": [\n  {\n   \"id\": 1,\n   \"name\": \"a\",\n   \"user\": \"\",\n   \"model\": \"\",\n"
@@ -114,6 +115,25 @@ TEST(RunRecordJsonTest, BadInputNamesTheField) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("jobs[0].gpu_seconds"), std::string::npos) << bad.status().message();
   EXPECT_FALSE(ParseRunRecordJson("not json", "run.json").ok());
+}
+
+// A timeline row has one busy count per device type: a shorter row reads as zeros for the types
+// after it, a longer one is an error naming the sample.
+TEST(RunRecordJsonTest, TimelineRowsPerDeviceType) {
+  const std::string text = RunRecordJson(Sample());
+  const std::string row = "[\n    2,\n    0\n   ]";  // sample 1: a100 2, v100 0
+  ASSERT_NE(text.find(row), std::string::npos);
+  std::string short_row = text;
+  short_row.replace(short_row.find(row), row.size(), "[\n    2\n   ]");
+  auto padded = ParseRunRecordJson(short_row, "run.json");
+  ASSERT_TRUE(padded.ok()) << padded.status().message();
+  EXPECT_EQ(std::vector<int>(padded->BusyByType(1).begin(), padded->BusyByType(1).end()), (std::vector<int>{2, 0}));
+  std::string long_row = text;
+  long_row.replace(long_row.find(row), row.size(), "[2, 0, 1]");
+  auto bad = ParseRunRecordJson(long_row, "run.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("timeline[1]: 3 busy counts for 2 device types"), std::string::npos)
+      << bad.status().message();
 }
 
 }  // namespace

@@ -7,19 +7,19 @@
 namespace hetsched {
 namespace {
 
-TimelineSample Sample(double t, int busy, int running, std::vector<int> by_type = {}) {
+TimelineSample Sample(double t, int busy, int running) {
   TimelineSample s;
   s.time_s = t;
   s.busy_devices = busy;
   s.running_jobs = running;
-  s.busy_by_type = std::move(by_type);
   return s;
 }
 
 TEST(ResampleTimeline, ShortTimelineCopied) {
   RunRecord run;
   run.device_types = {"a", "b"};
-  run.timeline = {Sample(0, 3, 1, {3}), Sample(5, 1, 1, {0, 1})};  // short busy_by_type padded
+  run.AppendSample(Sample(0, 3, 1), std::vector<int>{3, 0});
+  run.AppendSample(Sample(5, 1, 1), std::vector<int>{0, 1});
   const auto rows = ResampleTimeline(run, 10);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_DOUBLE_EQ(rows[0].busy_devices, 3);
@@ -54,7 +54,7 @@ TEST(ResampleTimeline, PreservesIntegral) {
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;
     t += static_cast<double>((x >> 35) % 13) * 0.37;
     const int a = static_cast<int>((x >> 20) % 17), b = static_cast<int>((x >> 50) % 5);
-    run.timeline.push_back(Sample(t, a + b, a % 3, {a, b}));
+    run.AppendSample(Sample(t, a + b, a % 3), std::vector<int>{a, b});
   }
   const auto rows = ResampleTimeline(run, 97);
   ASSERT_EQ(rows.size(), 97u);
@@ -65,7 +65,7 @@ TEST(ResampleTimeline, PreservesIntegral) {
     type_y += rows[k].busy_by_type[1] * (rows[k + 1].time_s - rows[k].time_s);
   }
   const auto busy_of = [](const TimelineSample& s) { return static_cast<double>(s.busy_devices); };
-  const auto y_of = [](const TimelineSample& s) { return static_cast<double>(s.busy_by_type[1]); };
+  const TimelineValueAt y_of = [&run](size_t i) { return static_cast<double>(run.BusyByType(i)[1]); };
   EXPECT_NEAR(busy, IntegrateTimeline(run.timeline, busy_of, t0, t1), 1e-6 * busy);
   EXPECT_NEAR(type_y, IntegrateTimeline(run.timeline, y_of, t0, t1), 1e-6 * type_y);
   EXPECT_DOUBLE_EQ(rows.back().time_s, t1);

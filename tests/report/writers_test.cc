@@ -65,16 +65,15 @@ RunRecord SmallRun() {
   TimelineSample s0, s1, s2;
   s0.time_s = 0;
   s0.pending_jobs = 1;
-  s0.busy_by_type = {0, 0};
   s1.time_s = 10;
   s1.busy_devices = 2;
   s1.running_jobs = 1;
   s1.pending_jobs = 1;
-  s1.busy_by_type = {2, 0};
   s2.time_s = 110;
   s2.pending_jobs = 1;
-  s2.busy_by_type = {0, 0};
-  run.timeline = {s0, s1, s2};
+  run.AppendSample(s0, std::vector<int>{0, 0});
+  run.AppendSample(s1, std::vector<int>{2, 0});
+  run.AppendSample(s2, std::vector<int>{0, 0});
   return run;
 }
 

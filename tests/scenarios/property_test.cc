@@ -112,10 +112,15 @@ std::string Violation(const RunRecord& run, const Case& c) {
       return who + ": its segments ran " + std::to_string(job.iterations_run) + " iterations of " + std::to_string(required);
     }
   }
-  for (const TimelineSample& s : run.timeline) {
+  if (run.timeline_busy_by_type.size() != run.timeline.size() * run.device_types.size()) {
+    return "timeline: a busy-by-type row per sample missing";
+  }
+  for (size_t i = 0; i < run.timeline.size(); ++i) {
+    const TimelineSample& s = run.timeline[i];
+    const std::span<const int> busy_by_type = run.BusyByType(i);
     if (s.busy_devices > run.total_devices) return "over-booked at t=" + std::to_string(s.time_s);
-    for (size_t k = 0; k < s.busy_by_type.size() && k < run.devices_per_type.size(); ++k) {
-      if (s.busy_by_type[k] > run.devices_per_type[k] || s.busy_by_type[k] < 0) {
+    for (size_t k = 0; k < busy_by_type.size() && k < run.devices_per_type.size(); ++k) {
+      if (busy_by_type[k] > run.devices_per_type[k] || busy_by_type[k] < 0) {
         return run.device_types[k] + " over-booked at t=" + std::to_string(s.time_s);
       }
     }

@@ -135,20 +135,22 @@ inline void CheckRunInvariants(const RunRecord& run, const Workload& workload, c
   double busy_integral = 0;
   std::vector<double> busy_integral_by_type(run.device_types.size(), 0.0);
   int peak_busy = 0;
+  ASSERT_EQ(run.timeline_busy_by_type.size(), run.timeline.size() * run.device_types.size());
   for (size_t k = 0; k < run.timeline.size(); ++k) {
     const TimelineSample& s = run.timeline[k];
+    const std::span<const int> busy_by_type = run.BusyByType(k);
     SCOPED_TRACE("timeline sample " + std::to_string(k) + " at t=" + std::to_string(s.time_s));
-    ASSERT_EQ(s.busy_by_type.size(), run.device_types.size());
+    ASSERT_EQ(busy_by_type.size(), run.device_types.size());
     EXPECT_GE(s.busy_devices, 0);
     EXPECT_LE(s.busy_devices, run.total_devices);
     EXPECT_GE(s.running_jobs, 0);
     EXPECT_GE(s.pending_jobs, 0);
     EXPECT_LE(s.running_jobs, s.busy_devices);  // every running job holds at least one device
     int by_type_total = 0;
-    for (size_t t = 0; t < s.busy_by_type.size(); ++t) {
-      EXPECT_GE(s.busy_by_type[t], 0);
-      EXPECT_LE(s.busy_by_type[t], run.devices_per_type[t]) << run.device_types[t];
-      by_type_total += s.busy_by_type[t];
+    for (size_t t = 0; t < busy_by_type.size(); ++t) {
+      EXPECT_GE(busy_by_type[t], 0);
+      EXPECT_LE(busy_by_type[t], run.devices_per_type[t]) << run.device_types[t];
+      by_type_total += busy_by_type[t];
     }
     EXPECT_EQ(by_type_total, s.busy_devices);
     peak_busy = std::max(peak_busy, s.busy_devices);
@@ -156,7 +158,7 @@ inline void CheckRunInvariants(const RunRecord& run, const Workload& workload, c
       const double dt = run.timeline[k + 1].time_s - s.time_s;
       ASSERT_GT(dt, 0);
       busy_integral += s.busy_devices * dt;
-      for (size_t t = 0; t < s.busy_by_type.size(); ++t) busy_integral_by_type[t] += s.busy_by_type[t] * dt;
+      for (size_t t = 0; t < busy_by_type.size(); ++t) busy_integral_by_type[t] += busy_by_type[t] * dt;
     }
   }
   const TimelineSample& last = run.timeline.back();

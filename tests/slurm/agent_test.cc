@@ -145,10 +145,12 @@ TEST_F(AgentTest, FollowsJobsToCompletionAndKeepsTheTimeline) {
   // Timeline: busy 2 A100 + 8 V100 = 10 devices while both ran, 0 at the end.
   ASSERT_GE(run.timeline.size(), 2u);
   int peak = 0;
-  for (const TimelineSample& s : run.timeline) {
+  ASSERT_EQ(run.timeline_busy_by_type.size(), run.timeline.size() * run.device_types.size());
+  for (size_t i = 0; i < run.timeline.size(); ++i) {
+    const TimelineSample& s = run.timeline[i];
     peak = std::max(peak, s.busy_devices);
     int by_type = 0;
-    for (int b : s.busy_by_type) by_type += b;
+    for (int b : run.BusyByType(i)) by_type += b;
     EXPECT_EQ(by_type, s.busy_devices);
   }
   EXPECT_EQ(peak, 10);
@@ -156,8 +158,10 @@ TEST_F(AgentTest, FollowsJobsToCompletionAndKeepsTheTimeline) {
   EXPECT_EQ(run.timeline.back().running_jobs, 0);
   ASSERT_EQ(run.device_types.size(), 2u);  // a100-40gb, v100-16gb: the peak sample shows 2 and 8
   bool seen_split = false;
-  for (const TimelineSample& s : run.timeline) {
-    seen_split = seen_split || (s.busy_devices == 10 && s.busy_by_type == std::vector<int>{2, 8});
+  for (size_t i = 0; i < run.timeline.size(); ++i) {
+    const std::span<const int> row = run.BusyByType(i);
+    seen_split = seen_split || (run.timeline[i].busy_devices == 10 && std::vector<int>(row.begin(), row.end()) ==
+                                                                          std::vector<int>{2, 8});
   }
   EXPECT_TRUE(seen_split);
 }

@@ -2,6 +2,7 @@
 // metrics/report read it.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -42,13 +43,13 @@ struct JobRecord {
   double queueing_delay_s() const { return first_start_s - submit_s; }
 };
 
-// Step function of cluster occupancy, one sample per change (or per sampling interval).
+// Step function of cluster occupancy, one sample per change (or per sampling interval). Its
+// busy devices per type are in RunRecord::timeline_busy_by_type.
 struct TimelineSample {
   double time_s = 0;
   int busy_devices = 0;
   int running_jobs = 0;
   int pending_jobs = 0;
-  std::vector<int> busy_by_type;  // indexed like RunRecord::device_types
 };
 
 // The highest load a link carried during the run (busier direction), and its capacity (after
@@ -74,6 +75,10 @@ struct RunRecord {
   long long jobs_rejected = 0;               // jobs that could never fit, skipped by request
   std::vector<std::string> rejected_reasons; // the first few
   std::vector<TimelineSample> timeline;      // time order
+  // Busy devices per type of every timeline sample, one row of device_types.size() counts per
+  // sample, flat (a vector in each sample cost more than the sample itself: 7.7M samples on a
+  // 1M-job Tiresias-LAS run). Use BusyByType(i) and AppendSample().
+  std::vector<int> timeline_busy_by_type;
   std::vector<LinkPeak> link_peaks;          // links that carried cross-node traffic
   // Where the simulator's true speed came from: jobs that ran at measured throughputs throughout,
   // jobs of a measured type that ran at least once in a configuration the table lacks (GPU count,
@@ -88,6 +93,18 @@ struct RunRecord {
   long long events = 0;
   long long scheduler_calls = 0;
   double wall_seconds = 0;                   // simulator wall-clock (not part of determinism)
+
+  // Sample i's busy devices per type (device_types order); empty if the row is missing.
+  std::span<const int> BusyByType(size_t i) const {
+    const size_t width = device_types.size();
+    if ((i + 1) * width > timeline_busy_by_type.size()) return {};
+    return std::span<const int>(timeline_busy_by_type).subspan(i * width, width);
+  }
+  // Appends a sample and its row. REQUIRES: busy_by_type.size() == device_types.size().
+  void AppendSample(const TimelineSample& s, std::span<const int> busy_by_type) {
+    timeline.push_back(s);
+    timeline_busy_by_type.insert(timeline_busy_by_type.end(), busy_by_type.begin(), busy_by_type.end());
+  }
 };
 
 }  // namespace hetsched

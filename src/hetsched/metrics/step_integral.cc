@@ -4,17 +4,22 @@
 
 namespace hetsched {
 
-double IntegrateTimeline(const std::vector<TimelineSample>& timeline, const TimelineValue& value,
+double IntegrateTimeline(const std::vector<TimelineSample>& timeline, const TimelineValueAt& value,
                          double begin_s, double end_s) {
   if (!(end_s > begin_s)) return 0;
   double total = 0;
   for (size_t i = 0; i < timeline.size(); ++i) {
     const double seg_begin = std::max(timeline[i].time_s, begin_s);
     const double seg_end = std::min(i + 1 < timeline.size() ? timeline[i + 1].time_s : end_s, end_s);
-    if (seg_end > seg_begin) total += value(timeline[i]) * (seg_end - seg_begin);
+    if (seg_end > seg_begin) total += value(i) * (seg_end - seg_begin);
     if (timeline[i].time_s >= end_s) break;
   }
   return total;
+}
+
+double IntegrateTimeline(const std::vector<TimelineSample>& timeline, const TimelineValue& value,
+                         double begin_s, double end_s) {
+  return IntegrateTimeline(timeline, TimelineValueAt([&](size_t i) { return value(timeline[i]); }), begin_s, end_s);
 }
 
 StepIntegral::StepIntegral(const std::vector<TimelineSample>& timeline, const TimelineValue& value) {

@@ -11,11 +11,16 @@
 
 namespace hetsched {
 
-// Reads one quantity out of a sample (busy devices, active jobs, busy devices of one type...).
+// Reads one quantity out of a sample (busy devices, active jobs...).
 using TimelineValue = std::function<double(const TimelineSample&)>;
+// The same by the sample's index, for quantities kept beside the samples (busy devices of one
+// type: RunRecord::BusyByType).
+using TimelineValueAt = std::function<double(size_t sample)>;
 
 // Integral of the step function over [begin_s, end_s] in one linear pass; 0 when end <= begin.
 // Use it for one window over the whole run (utilisation). REQUIRES: timeline in time order.
+double IntegrateTimeline(const std::vector<TimelineSample>& timeline, const TimelineValueAt& value,
+                         double begin_s, double end_s);
 double IntegrateTimeline(const std::vector<TimelineSample>& timeline, const TimelineValue& value,
                          double begin_s, double end_s);
 

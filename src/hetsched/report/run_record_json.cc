@@ -116,17 +116,17 @@ void AppendJob(const JobRecord& r, std::string* out) {
   out->append(std::to_string(r.max_span_nodes)).append("\n  }");
 }
 
-void AppendSample(const TimelineSample& s, std::string* out) {
+void AppendSample(const TimelineSample& s, std::span<const int> busy_by_type, std::string* out) {
   out->append("  [\n   ");
   AppendDouble(s.time_s, out);
   for (const int v : {s.busy_devices, s.running_jobs, s.pending_jobs}) out->append(",\n   ").append(std::to_string(v));
-  if (s.busy_by_type.empty()) {
+  if (busy_by_type.empty()) {
     out->append(",\n   []\n  ]");
     return;
   }
   out->append(",\n   [\n");
-  for (size_t i = 0; i < s.busy_by_type.size(); ++i) {
-    out->append("    ").append(std::to_string(s.busy_by_type[i])).append(i + 1 < s.busy_by_type.size() ? ",\n" : "\n");
+  for (size_t i = 0; i < busy_by_type.size(); ++i) {
+    out->append("    ").append(std::to_string(busy_by_type[i])).append(i + 1 < busy_by_type.size() ? ",\n" : "\n");
   }
   out->append("   ]\n  ]");
 }
@@ -166,7 +166,12 @@ std::string RunRecordJson(const RunRecord& run) {
   out.append(",\n \"jobs\": ");
   AppendArray(run.jobs, AppendJob, &out);
   out.append(",\n \"timeline\": ");
-  AppendArray(run.timeline, AppendSample, &out);
+  AppendArray(
+      run.timeline,
+      [&run](const TimelineSample& s, std::string* o) {
+        AppendSample(s, run.BusyByType(static_cast<size_t>(&s - run.timeline.data())), o);
+      },
+      &out);
   out.append("\n}\n");
   return out;
 }
@@ -234,16 +239,23 @@ Result<RunRecord> ParseRunRecordJson(std::string_view text, const std::string& o
     const std::string where = origin + ": timeline[" + std::to_string(i) + "]";
     if (!row.is_array() || row.size() != 5) return Status::ParseError(where + ": expected [time, busy, running, pending, by_type]");
     TimelineSample s;
+    std::vector<int> by_type;
     try {
       s.time_s = row[0].get<double>();
       s.busy_devices = row[1].get<int>();
       s.running_jobs = row[2].get<int>();
       s.pending_jobs = row[3].get<int>();
-      s.busy_by_type = row[4].get<std::vector<int>>();
+      by_type = row[4].get<std::vector<int>>();
     } catch (const Json::exception&) {
       return Status::ParseError(where + ": wrong type");
     }
-    run.timeline.push_back(std::move(s));
+    // One count per device type; a shorter row (no count for the types after it) reads as 0s.
+    if (by_type.size() > run.device_types.size()) {
+      return Status::ParseError(where + ": " + std::to_string(by_type.size()) + " busy counts for " +
+                                std::to_string(run.device_types.size()) + " device types");
+    }
+    by_type.resize(run.device_types.size(), 0);
+    run.AppendSample(s, by_type);
   }
   return run;
 }

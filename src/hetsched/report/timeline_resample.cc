@@ -5,24 +5,28 @@
 namespace hetsched {
 namespace {
 
-TimelineRow RowOf(const TimelineSample& s, size_t num_types) {
+TimelineRow RowOf(const RunRecord& run, size_t i) {
+  const TimelineSample& s = run.timeline[i];
+  const std::span<const int> by_type = run.BusyByType(i);
   TimelineRow r;
   r.time_s = s.time_s;
   r.busy_devices = s.busy_devices;
   r.running_jobs = s.running_jobs;
   r.pending_jobs = s.pending_jobs;
-  r.busy_by_type.assign(num_types, 0.0);
-  for (size_t k = 0; k < num_types && k < s.busy_by_type.size(); ++k) r.busy_by_type[k] = s.busy_by_type[k];
+  r.busy_by_type.assign(run.device_types.size(), 0.0);
+  for (size_t k = 0; k < r.busy_by_type.size() && k < by_type.size(); ++k) r.busy_by_type[k] = by_type[k];
   return r;
 }
 
-// acc += weight * row(s)
-void Accumulate(const TimelineSample& s, double weight, TimelineRow* acc) {
+// acc += weight * row(sample i)
+void Accumulate(const RunRecord& run, size_t i, double weight, TimelineRow* acc) {
+  const TimelineSample& s = run.timeline[i];
+  const std::span<const int> by_type = run.BusyByType(i);
   acc->busy_devices += weight * s.busy_devices;
   acc->running_jobs += weight * s.running_jobs;
   acc->pending_jobs += weight * s.pending_jobs;
-  for (size_t k = 0; k < acc->busy_by_type.size() && k < s.busy_by_type.size(); ++k) {
-    acc->busy_by_type[k] += weight * s.busy_by_type[k];
+  for (size_t k = 0; k < acc->busy_by_type.size() && k < by_type.size(); ++k) {
+    acc->busy_by_type[k] += weight * by_type[k];
   }
 }
 
@@ -43,13 +47,13 @@ std::vector<TimelineRow> ResampleTimeline(const RunRecord& run, int max_rows) {
   std::vector<TimelineRow> out;
   if (n <= rows_cap) {
     out.reserve(n);
-    for (const TimelineSample& s : tl) out.push_back(RowOf(s, num_types));
+    for (size_t i = 0; i < n; ++i) out.push_back(RowOf(run, i));
     return out;
   }
   const double t0 = tl.front().time_s;
   const double t_last = tl.back().time_s;
   if (!(t_last > t0)) {  // every sample at one instant: only the last one is ever in force
-    out.push_back(RowOf(tl.back(), num_types));
+    out.push_back(RowOf(run, n - 1));
     return out;
   }
 
@@ -67,7 +71,7 @@ std::vector<TimelineRow> ResampleTimeline(const RunRecord& run, int max_rows) {
     row.time_s = lo;
     row.busy_by_type.assign(num_types, 0.0);
     if (!(hi > lo)) {  // degenerate bucket (float spacing): take the value in force
-      Accumulate(tl[i], 1.0, &row);
+      Accumulate(run, i, 1.0, &row);
       out.push_back(std::move(row));
       continue;
     }
@@ -75,7 +79,7 @@ std::vector<TimelineRow> ResampleTimeline(const RunRecord& run, int max_rows) {
     while (j + 1 < n && tl[j].time_s < hi) {
       const double a = std::max(lo, tl[j].time_s);
       const double b = std::min(hi, tl[j + 1].time_s);
-      if (b > a) Accumulate(tl[j], b - a, &row);
+      if (b > a) Accumulate(run, j, b - a, &row);
       if (tl[j + 1].time_s >= hi) break;
       ++j;
     }
@@ -83,7 +87,7 @@ std::vector<TimelineRow> ResampleTimeline(const RunRecord& run, int max_rows) {
     Scale(1.0 / (hi - lo), &row);
     out.push_back(std::move(row));
   }
-  out.push_back(RowOf(tl.back(), num_types));
+  out.push_back(RowOf(run, n - 1));
   return out;
 }
 

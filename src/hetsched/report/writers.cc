@@ -54,8 +54,9 @@ Json BusyFractionByType(const RunRecord& run, const Summary& summary) {
     const int devices = k < run.devices_per_type.size() ? run.devices_per_type[k] : 0;
     double fraction = 0;
     if (devices > 0 && summary.makespan_s > 0) {
-      const auto busy_of_type = [k](const TimelineSample& s) {
-        return k < s.busy_by_type.size() ? static_cast<double>(s.busy_by_type[k]) : 0.0;
+      const TimelineValueAt busy_of_type = [&run, k](size_t i) {
+        const std::span<const int> row = run.BusyByType(i);
+        return k < row.size() ? static_cast<double>(row[k]) : 0.0;
       };
       const double busy_s =
           IntegrateTimeline(run.timeline, busy_of_type, first_submit_s, first_submit_s + summary.makespan_s);

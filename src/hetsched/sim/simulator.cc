@@ -262,29 +262,32 @@ void Simulator::ChangeTraffic(JobId id, int delta) {
 void Simulator::Sample() {
   const int busy = cluster_.num_devices() - state_.total_free() - idle_devices_;
   auto& tl = record_.timeline;
-  auto same_by_type = [&](const TimelineSample& s) {
-    for (size_t i = 0; i < present_types_.size(); ++i) {
-      if (s.busy_by_type[i] != busy_by_type_[static_cast<size_t>(present_types_[i])]) return false;
+  auto& rows = record_.timeline_busy_by_type;  // one row of present_types_.size() per sample
+  const size_t width = present_types_.size();
+  auto same_by_type = [&](size_t sample) {
+    for (size_t i = 0; i < width; ++i) {
+      if (rows[sample * width + i] != busy_by_type_[static_cast<size_t>(present_types_[i])]) return false;
     }
     return true;
   };
   if (!tl.empty()) {
     const TimelineSample& last = tl.back();
     if (last.busy_devices == busy && last.running_jobs == running_ && last.pending_jobs == pending_ &&
-        same_by_type(last)) {
+        same_by_type(tl.size() - 1)) {
       return;  // nothing changed: the step function continues
     }
   }
-  if (tl.empty() || tl.back().time_s != now_) tl.emplace_back();
+  if (tl.empty() || tl.back().time_s != now_) {
+    tl.emplace_back();
+    rows.resize(rows.size() + width);
+  }
   TimelineSample& s = tl.back();
   s.time_s = now_;
   s.busy_devices = busy;
   s.running_jobs = static_cast<int>(running_);
   s.pending_jobs = static_cast<int>(pending_);
-  s.busy_by_type.resize(present_types_.size());
-  for (size_t i = 0; i < present_types_.size(); ++i) {
-    s.busy_by_type[i] = busy_by_type_[static_cast<size_t>(present_types_[i])];
-  }
+  int* row = rows.data() + (tl.size() - 1) * width;
+  for (size_t i = 0; i < width; ++i) row[i] = busy_by_type_[static_cast<size_t>(present_types_[i])];
 }
 
 Status Simulator::StalledHeldJobs(const JobScheduler& scheduler) const {

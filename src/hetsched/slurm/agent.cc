@@ -339,15 +339,16 @@ void Agent::Sample() {
   s.pending_jobs = static_cast<int>(phase_count_[static_cast<int>(Phase::kPending)]);
   s.running_jobs = static_cast<int>(phase_count_[static_cast<int>(Phase::kReleased)] +
                                     phase_count_[static_cast<int>(Phase::kRunning)]);
-  for (DeviceTypeId t : cluster_.cluster.present_types()) {
-    const size_t i = static_cast<size_t>(t);
-    s.busy_by_type.push_back(cluster_.cluster.devices_per_type()[i] - state_.free_of_type(t) - down_by_type_[i]);
-  }
   if (!timeline_.empty() && timeline_.back().busy_devices == s.busy_devices &&
       timeline_.back().running_jobs == s.running_jobs && timeline_.back().pending_jobs == s.pending_jobs) {
     return;
   }
-  timeline_.push_back(std::move(s));
+  timeline_.push_back(s);
+  for (DeviceTypeId t : cluster_.cluster.present_types()) {
+    const size_t i = static_cast<size_t>(t);
+    timeline_busy_by_type_.push_back(cluster_.cluster.devices_per_type()[i] - state_.free_of_type(t) -
+                                     down_by_type_[i]);
+  }
 }
 
 }  // namespace hetsched::slurm

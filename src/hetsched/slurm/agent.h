@@ -191,6 +191,7 @@ class Agent final : public SchedBackend {
   };
   std::vector<Unreleased> unreleased_;  // pinned, not yet released (see release_batch)
   std::vector<TimelineSample> timeline_;
+  std::vector<int> timeline_busy_by_type_;  // a row of present types per sample (RunRecord's layout)
 };
 
 }  // namespace hetsched::slurm

@@ -225,8 +225,9 @@ RunRecord Agent::Record() {
   }
   for (TimelineSample s : timeline_) {
     s.time_s = std::max(0.0, s.time_s - t0);
-    run.timeline.push_back(std::move(s));
+    run.timeline.push_back(s);
   }
+  run.timeline_busy_by_type = timeline_busy_by_type_;
   run.scheduler_calls = scheduler_calls_;
   return run;
 }
