@@ -114,6 +114,30 @@ TEST(BottleneckOfTest, CrossingRacksAddsTheUplinkShare) {
                    2.1875e9);
 }
 
+// The flat LinkCapacities table gives exactly (bit for bit) what reading the cluster gives, for
+// any device set and flow counts: racks with and without an uplink, one and several flows.
+TEST(BottleneckOfTest, CapacityTableIsBitIdenticalToTheCluster) {
+  auto w = MakeWorld();
+  const RackId r0 = w->AddRack(w->e100, 4.0);
+  const RackId r1 = w->AddRack(w->e100, 3.0);
+  const RackId r2 = w->AddRack();  // no uplink: full bisection
+  std::vector<NodeId> nodes;
+  for (RackId r : {r0, r0, r1, r1, r2, r2}) nodes.push_back(w->AddNode(r, w->gpu_a, 2));
+  const LinkCapacities table = LinkCapacities::Of(w->cluster);
+  const std::vector<int> nic_flows = {1, 3, 2, 7, 1, 5};
+  const std::vector<int> uplink_flows = {3, 1, 4};
+  for (size_t a = 0; a < nodes.size(); ++a) {
+    for (size_t b = 0; b < nodes.size(); ++b) {
+      const std::vector<DeviceId> devices = {w->cluster.node(nodes[a]).first_device,
+                                             w->cluster.node(nodes[b]).first_device + 1};
+      const PathCapacity plain = BottleneckOf(w->cluster, devices, LinkLoad{&nic_flows, &uplink_flows});
+      const PathCapacity flat = BottleneckOf(w->cluster, devices, LinkLoad{&nic_flows, &uplink_flows, &table});
+      EXPECT_EQ(plain.bandwidth_Bps, flat.bandwidth_Bps) << a << " " << b;
+      EXPECT_EQ(plain.latency_s, flat.latency_s) << a << " " << b;
+    }
+  }
+}
+
 TEST(GroupByNodeTest, DistinctNodesInFirstUseOrderWithCounts) {
   auto w = MakeWorld();
   const RackId r = w->AddRack();

@@ -79,6 +79,24 @@ bool OnOneNode(const Cluster& cluster, std::span<const DeviceId> a, std::span<co
 }
 
 PathCapacity NicPath(const Cluster& cluster, NodeId node_id, bool crosses_racks, const LinkLoad& load) {
+  if (load.capacities != nullptr) {  // the same figures, from the flat table
+    const LinkCapacities& c = *load.capacities;
+    const size_t n = static_cast<size_t>(node_id);
+    PathCapacity path{kInf, 0.0};
+    if (c.nic_Bps[n] < 0) {
+      path.bandwidth_Bps = 0;
+    } else {
+      path.bandwidth_Bps = c.nic_Bps[n] / FlowsAt(load.nic_flows, node_id);
+      path.latency_s = c.nic_latency_s[n];
+    }
+    const RackId rack = c.rack_of_node[n];
+    if (crosses_racks && c.uplink_Bps[static_cast<size_t>(rack)] >= 0) {
+      const double share_Bps = c.uplink_Bps[static_cast<size_t>(rack)] / FlowsAt(load.uplink_flows, rack);
+      path.bandwidth_Bps = std::min(path.bandwidth_Bps, share_Bps);
+      path.latency_s = std::max(path.latency_s, c.uplink_latency_s[static_cast<size_t>(rack)]);
+    }
+    return path;
+  }
   const Node& node = cluster.node(node_id);
   PathCapacity path{kInf, 0.0};
   if (node.nic == kNoLinkClass) {
@@ -103,6 +121,34 @@ PathCapacity NicPath(const Cluster& cluster, NodeId node_id, bool crosses_racks,
   return path;
 }
 
+}  // namespace perf_internal
+
+LinkCapacities LinkCapacities::Of(const Cluster& cluster) {
+  LinkCapacities c;
+  const LinkCatalog& links = cluster.link_catalog();
+  for (NodeId n = 0; n < cluster.num_nodes(); ++n) {
+    const Node& node = cluster.node(n);
+    c.rack_of_node.push_back(node.rack);
+    c.nic_Bps.push_back(node.nic == kNoLinkClass ? -1.0 : links.link(node.nic).effective_bandwidth_Bps());
+    c.nic_latency_s.push_back(node.nic == kNoLinkClass ? 0.0 : links.link(node.nic).latency_s);
+  }
+  for (const Rack& rack : cluster.racks()) {
+    if (rack.uplink == kNoLinkClass) {
+      c.uplink_Bps.push_back(-1.0);
+      c.uplink_latency_s.push_back(0.0);
+      continue;
+    }
+    const LinkClass& uplink = links.link(rack.uplink);
+    // As NicPath divides it, before the division by the flows.
+    c.uplink_Bps.push_back(uplink.effective_bandwidth_Bps() * std::max(1, rack.uplink_count) /
+                           std::max(1.0, rack.oversubscription));
+    c.uplink_latency_s.push_back(uplink.latency_s);
+  }
+  return c;
+}
+
+namespace perf_internal {
+
 PathCapacity PathBetween(const Cluster& cluster, std::span<const DeviceId> a,
                          std::span<const DeviceId> b, const LinkLoad& load) {
   if (a.size() + b.size() <= 1) return PathCapacity{kInf, 0.0};
@@ -114,10 +160,15 @@ PathCapacity PathBetween(const Cluster& cluster, std::span<const DeviceId> a,
     const LinkClass& link = cluster.link_catalog().link(node.intra_link);
     return PathCapacity{link.effective_bandwidth_Bps(), link.latency_s};
   }
-  const RackId first_rack = cluster.node(cluster.device(first).node).rack;
+  const auto rack_of = [&](DeviceId d) {
+    const NodeId node = cluster.device(d).node;
+    return load.capacities != nullptr ? load.capacities->rack_of_node[static_cast<size_t>(node)]
+                                      : cluster.node(node).rack;
+  };
+  const RackId first_rack = rack_of(first);
   bool crosses_racks = false;
   for (std::span<const DeviceId> set : {a, b}) {
-    for (DeviceId d : set) crosses_racks |= cluster.node(cluster.device(d).node).rack != first_rack;
+    for (DeviceId d : set) crosses_racks |= rack_of(d) != first_rack;
   }
   // Duplicated nodes do not change a min/max, so no de-duplication is needed here.
   PathCapacity worst{kInf, 0.0};

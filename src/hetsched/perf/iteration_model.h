@@ -42,11 +42,26 @@ struct Plan {
   std::vector<ParameterShard> shards;
 };
 
+// The figures of each node's NIC and each rack's uplink that the communication model reads,
+// taken out of the cluster once (a simulator re-times jobs millions of times, and reading them
+// through Node and Rack cost a cache miss each). Computed by the same expressions as from the
+// cluster itself, so an estimate is bit-identical with or without the table.
+struct LinkCapacities {
+  std::vector<RackId> rack_of_node;           // by NodeId
+  std::vector<double> nic_Bps;                // by NodeId: effective bandwidth; < 0: no NIC
+  std::vector<double> nic_latency_s;          // by NodeId
+  std::vector<double> uplink_Bps;             // by RackId: effective x uplinks / oversubscription; < 0: none
+  std::vector<double> uplink_latency_s;       // by RackId
+  static LinkCapacities Of(const Cluster& cluster);
+};
+
 // Concurrent cross-node flows per NIC and per rack uplink, counting the job being estimated.
-// Null vectors mean no other traffic (the job alone gets each link).
+// Null vectors mean no other traffic (the job alone gets each link). `capacities`, when set,
+// must be LinkCapacities::Of the cluster being estimated on.
 struct LinkLoad {
   const std::vector<int>* nic_flows = nullptr;     // indexed by NodeId
   const std::vector<int>* uplink_flows = nullptr;  // indexed by RackId
+  const LinkCapacities* capacities = nullptr;
 };
 
 struct IterationEstimate {

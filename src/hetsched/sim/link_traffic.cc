@@ -8,18 +8,10 @@ namespace hetsched {
 LinkTrafficMeter::LinkTrafficMeter(const Cluster& cluster)
     : cluster_(cluster), nics_(static_cast<size_t>(cluster.num_nodes())), uplinks_(cluster.racks().size()) {}
 
-void LinkTrafficMeter::Apply(const Contribution& c, double sign) {
-  Load& l = At(c.uplink, c.link);
-  // Clamped at zero: removing what was added may leave a rounding residue.
-  l.out_Bps = std::max(0.0, l.out_Bps + sign * c.out_Bps);
-  l.in_Bps = std::max(0.0, l.in_Bps + sign * c.in_Bps);
-  changed_.emplace_back(c.uplink, c.link);
-}
-
 void LinkTrafficMeter::Settle() {
-  for (const auto& [uplink, link] : changed_) {
-    Load& l = At(uplink, link);
-    l.peak_Bps = std::max(l.peak_Bps, std::max(l.out_Bps, l.in_Bps));
+  for (Load* l : changed_) {
+    l->peak_Bps = std::max(l->peak_Bps, std::max(l->out_Bps, l->in_Bps));
+    l->changed = false;
   }
   changed_.clear();
 }

@@ -6,6 +6,7 @@
 // are re-timed, so loads in between are not real). Updates cost O(links of the job).
 #pragma once
 
+#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
@@ -30,6 +31,7 @@ class LinkTrafficMeter {
  private:
   struct Load {
     double out_Bps = 0, in_Bps = 0, peak_Bps = 0;
+    bool changed = false;  // listed in changed_ since the last Settle
   };
   struct Contribution {
     bool uplink = false;
@@ -37,12 +39,21 @@ class LinkTrafficMeter {
     double out_Bps = 0, in_Bps = 0;
   };
   Load& At(bool uplink, int link) { return (uplink ? uplinks_ : nics_)[static_cast<size_t>(link)]; }
-  void Apply(const Contribution& c, double sign);
+  void Apply(const Contribution& c, double sign) {
+    Load& l = At(c.uplink, c.link);
+    // Clamped at zero: removing what was added may leave a rounding residue.
+    l.out_Bps = std::max(0.0, l.out_Bps + sign * c.out_Bps);
+    l.in_Bps = std::max(0.0, l.in_Bps + sign * c.in_Bps);
+    if (!l.changed) {
+      l.changed = true;
+      changed_.push_back(&l);
+    }
+  }
 
   const Cluster& cluster_;
   std::vector<Load> nics_, uplinks_;
   std::unordered_map<JobId, std::vector<Contribution>> by_job_;
-  std::vector<std::pair<bool, int>> changed_;  // links touched since the last Settle (may repeat)
+  std::vector<Load*> changed_;  // links touched since the last Settle, once each
 };
 
 }  // namespace hetsched

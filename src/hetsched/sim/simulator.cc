@@ -79,6 +79,7 @@ Status Simulator::Prepare() {
   nic_flows_.assign(static_cast<size_t>(cluster_.num_nodes()), 0);
   nic_jobs_.assign(static_cast<size_t>(cluster_.num_nodes()), {});
   uplink_flows_.assign(cluster_.racks().size(), 0);
+  link_capacities_ = LinkCapacities::Of(cluster_);
   busy_by_type_.assign(static_cast<size_t>(cluster_.device_catalog().size()), 0);
   present_types_ = cluster_.present_types();
   if (!workload_.runtime_device.empty()) {
@@ -213,6 +214,7 @@ void Simulator::Retime(JobId id) {
   if (options_.contention) {
     load.nic_flows = &nic_flows_;
     load.uplink_flows = &uplink_flows_;
+    load.capacities = &link_capacities_;
   }
   // Only the communication depends on the load: the rest was computed at the start.
   run.estimate = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, load);

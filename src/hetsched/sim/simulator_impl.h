@@ -169,6 +169,7 @@ class Simulator final : public SchedBackend {
   std::vector<bool> rejected_;
   std::vector<int> nic_flows_;                 // by node
   std::vector<int> uplink_flows_;              // by rack
+  LinkCapacities link_capacities_;             // the cluster's NIC and uplink figures, flat
   std::vector<std::vector<JobId>> nic_jobs_;   // by node: running multi-node jobs crossing its NIC
   std::vector<int> busy_by_type_;              // by catalog type id (idle held devices not counted)
   int idle_devices_ = 0;                       // held by idle jobs (RunUntil)
