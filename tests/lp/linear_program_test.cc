@@ -50,6 +50,19 @@ TEST(SolveLpTest, HandSolvedMinimisationWithDuplicateTerms) {
   EXPECT_NEAR(s->values[1], 6.0 / 5.0, 1e-9);
 }
 
+// Duplicates are summed into the variable's first term, in order; the next row starts afresh.
+TEST(LinearProgramTest, DuplicateTermsSummedPerRow) {
+  LinearProgram p;
+  const int x = p.AddVariable(0, 1, 0);
+  const int y = p.AddVariable(0, 1, 0);
+  p.AddConstraint(Terms{{y, 1}, {x, 2}, {y, 3}, {x, 4}, {y, 5}}, 0, 1);
+  p.AddConstraint(Terms{{x, 7}, {y, 8}}, 0, 1);
+  using Term = std::pair<int, double>;
+  const std::vector<Term> expected{{y, 9}, {x, 6}, {x, 7}, {y, 8}};
+  EXPECT_EQ(p.row_terms(), expected);
+  EXPECT_EQ(p.row_start(), (std::vector<int>{0, 2, 4}));
+}
+
 TEST(SolveLpTest, InfeasibleAndUnbounded) {
   LinearProgram infeasible;  // x >= 2 and x <= 1
   const int x = infeasible.AddVariable(0, kInfinity, 1);

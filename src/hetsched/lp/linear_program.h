@@ -23,7 +23,7 @@ class LinearProgram {
   // coefficient `objective`. Returns its index.
   int AddVariable(double lower, double upper, double objective, bool integer = false, std::string name = "");
   // Adds lower <= sum(coef * x[var]) <= upper. Returns its index. Terms with the same variable
-  // are summed.
+  // are summed. Cost: O(terms).
   int AddConstraint(std::span<const std::pair<int, double>> terms, double lower, double upper,
                     std::string name = "");
   void SetObjective(int var, double coefficient);
@@ -59,6 +59,7 @@ class LinearProgram {
   std::vector<std::string> row_names_;
   std::vector<int> row_start_{0};
   std::vector<std::pair<int, double>> row_terms_;
+  std::vector<int> term_of_;  // AddConstraint's scratch: per variable, its term in the row (-1)
 };
 
 enum class SolveStatus { kOptimal, kInfeasible, kUnbounded, kLimitReached };
