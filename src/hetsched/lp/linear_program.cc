@@ -119,10 +119,11 @@ Result<Solution> SolveMip(const LinearProgram& program, const SolveOptions& opti
 }
 
 struct WarmStartLpSolver::Impl {
+  WarmStartMatch match;
   std::unique_ptr<WarmStartSession> session;  // from the first Solve
 };
 
-WarmStartLpSolver::WarmStartLpSolver() : impl_(std::make_unique<Impl>()) {}
+WarmStartLpSolver::WarmStartLpSolver(WarmStartMatch match) : impl_(std::make_unique<Impl>(Impl{match, nullptr})) {}
 WarmStartLpSolver::~WarmStartLpSolver() = default;
 
 Result<Solution> WarmStartLpSolver::Solve(const LinearProgram& program) {
@@ -130,7 +131,7 @@ Result<Solution> WarmStartLpSolver::Solve(const LinearProgram& program) {
   if (program.num_variables() == 0) return Solution{};
   if (!impl_->session) {
     HETSCHED_ASSIGN_OR_RETURN(const SolverBackend* backend, LpSolverBackend());
-    impl_->session = backend->NewWarmStartSession();
+    impl_->session = backend->NewWarmStartSession(impl_->match);
   }
   return impl_->session->Solve(program, &warm_starts_);
 }
