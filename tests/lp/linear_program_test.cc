@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -48,6 +49,19 @@ TEST(SolveLpTest, HandSolvedMinimisationWithDuplicateTerms) {
   EXPECT_NEAR(s->objective, 14.0 / 5.0, 1e-9);
   EXPECT_NEAR(s->values[0], 8.0 / 5.0, 1e-9);
   EXPECT_NEAR(s->values[1], 6.0 / 5.0, 1e-9);
+}
+
+// Duplicates are summed into the variable's first term, in order; the next row starts afresh.
+TEST(LinearProgramTest, DuplicateTermsSummedPerRow) {
+  LinearProgram p;
+  const int x = p.AddVariable(0, 1, 0);
+  const int y = p.AddVariable(0, 1, 0);
+  p.AddConstraint(Terms{{y, 1}, {x, 2}, {y, 3}, {x, 4}, {y, 5}}, 0, 1);
+  p.AddConstraint(Terms{{x, 7}, {y, 8}}, 0, 1);
+  using Term = std::pair<int, double>;
+  const std::vector<Term> expected{{y, 9}, {x, 6}, {x, 7}, {y, 8}};
+  EXPECT_EQ(p.row_terms(), expected);
+  EXPECT_EQ(p.row_start(), (std::vector<int>{0, 2, 4}));
 }
 
 TEST(SolveLpTest, InfeasibleAndUnbounded) {
@@ -118,19 +132,37 @@ TEST(SolveMipTest, Infeasible) {
 
 // A max-min family: max z s.t. z <= c_j * x_j (j = 0..n-1), sum x_j <= 1. Optimum
 // z* = 1 / sum(1/c_j). Changing one c slightly keeps the shape: the warm start reaches the same
-// optimum as a cold solve in fewer iterations.
-LinearProgram MaxMin(const std::vector<double>& c) {
+// optimum as a cold solve in fewer iterations. With `ids` (one per c) every variable and row is
+// named: "z", "sum", and job j's "x<id>" and "z<id>".
+LinearProgram MaxMin(const std::vector<double>& c, const std::vector<int>& ids = {}) {
+  const bool named = !ids.empty();
+  auto name = [&](const char* what, size_t j) { return named ? what + std::to_string(ids[j]) : std::string(); };
   LinearProgram p;
   p.SetSense(Sense::kMaximize);
-  const int z = p.AddVariable(0, kInfinity, 1);
+  const int z = p.AddVariable(0, kInfinity, 1, false, named ? "z" : "");
   Terms sum;
-  for (double cj : c) {
-    const int x = p.AddVariable(0, 1, 0);
-    p.AddConstraint(Terms{{z, 1}, {x, -cj}}, -kInfinity, 0);
+  for (size_t j = 0; j < c.size(); ++j) {
+    const int x = p.AddVariable(0, 1, 0, false, name("x", j));
+    p.AddConstraint(Terms{{z, 1}, {x, -c[j]}}, -kInfinity, 0, name("z", j));
     sum.emplace_back(x, 1);
   }
-  p.AddConstraint(sum, -kInfinity, 1);
+  p.AddConstraint(sum, -kInfinity, 1, named ? "sum" : "");
   return p;
+}
+
+// Solves `p` warm with `solver` (its warm_starts() then `warm_starts`) and cold: the same optimum,
+// in fewer iterations where `fewer_iterations`.
+void ExpectWarmSolveMatchesCold(WarmStartLpSolver& solver, const LinearProgram& p, long long warm_starts,
+                                bool fewer_iterations = true) {
+  auto warm = solver.Solve(p);
+  auto cold = SolveLp(p);
+  ASSERT_TRUE(warm.ok() && cold.ok());
+  ASSERT_EQ(warm->status, SolveStatus::kOptimal);
+  EXPECT_EQ(solver.warm_starts(), warm_starts);
+  EXPECT_NEAR(warm->objective, cold->objective, 1e-9);
+  if (fewer_iterations) {
+    EXPECT_LT(warm->iterations, cold->iterations);
+  }
 }
 
 TEST(WarmStartLpSolverTest, SameOptimumFewerIterations) {
@@ -146,13 +178,7 @@ TEST(WarmStartLpSolverTest, SameOptimumFewerIterations) {
   EXPECT_EQ(solver.warm_starts(), 0);
 
   c[7] *= 1.01;
-  const LinearProgram changed = MaxMin(c);
-  auto warm = solver.Solve(changed);
-  auto cold = SolveLp(changed);
-  ASSERT_TRUE(warm.ok() && cold.ok());
-  EXPECT_EQ(solver.warm_starts(), 1);
-  EXPECT_NEAR(warm->objective, cold->objective, 1e-9);
-  EXPECT_LT(warm->iterations, cold->iterations);
+  ExpectWarmSolveMatchesCold(solver, MaxMin(c), 1);
 
   // A different shape is solved cold (and correctly).
   c.push_back(2.0);
@@ -162,6 +188,58 @@ TEST(WarmStartLpSolverTest, SameOptimumFewerIterations) {
   inv = 0;
   for (double cj : c) inv += 1 / cj;
   EXPECT_NEAR(grown->objective, 1 / inv, 1e-9);
+}
+
+// Matching by name, a program whose jobs came and went starts from the previous basis and reaches
+// the cold solve's optimum in fewer iterations; an unnamed one falls back to the shape rule.
+TEST(WarmStartLpSolverTest, ByNameStartsWarmAfterJobsComeAndGo) {
+  std::vector<double> c;
+  std::vector<int> ids;
+  for (int j = 0; j < 60; ++j) {
+    c.push_back(1.0 + 0.1 * j);
+    ids.push_back(j);
+  }
+  WarmStartLpSolver solver(WarmStartMatch::kName);
+  ASSERT_TRUE(solver.Solve(MaxMin(c, ids)).ok());
+  EXPECT_EQ(solver.warm_starts(), 0);
+
+  c.erase(c.begin() + 10);  // job 10 leaves, job 60 arrives
+  ids.erase(ids.begin() + 10);
+  c.push_back(3.5);
+  ids.push_back(60);
+  ExpectWarmSolveMatchesCold(solver, MaxMin(c, ids), 1);
+
+  c.push_back(2.0);
+  auto unnamed = solver.Solve(MaxMin(c));
+  ASSERT_TRUE(unnamed.ok());
+  EXPECT_EQ(solver.warm_starts(), 1);
+}
+
+// A leaver can take more basic variables than rows with it (or fewer): the start is repaired to
+// one basic variable per row, and the solve still ends at the cold optimum.
+TEST(WarmStartLpSolverTest, ByNameRepairsTheBasisCount) {
+  const std::vector<double> c{1.0, 1.5, 2.0, 2.5, 3.0};
+  const std::vector<int> ids{0, 1, 2, 3, 4};
+  for (const bool drop_row : {true, false}) {
+    WarmStartLpSolver solver(WarmStartMatch::kName);
+    ASSERT_TRUE(solver.Solve(MaxMin(c, ids)).ok());  // every x basic, every z row binding
+    // Job 2 loses its z row (one basic too many) or its x (one too few; z <= 0 then).
+    LinearProgram p;
+    p.SetSense(Sense::kMaximize);
+    const int z = p.AddVariable(0, kInfinity, 1, false, "z");
+    Terms sum;
+    for (size_t j = 0; j < c.size(); ++j) {
+      const std::string id = std::to_string(ids[j]);
+      const bool keep_x = !(j == 2 && !drop_row);
+      const int x = keep_x ? p.AddVariable(0, 1, 0, false, "x" + id) : -1;
+      if (keep_x) sum.emplace_back(x, 1);
+      if (j == 2 && drop_row) continue;
+      p.AddConstraint(keep_x ? Terms{{z, 1}, {x, -c[j]}} : Terms{{z, 1}}, -kInfinity, 0, "z" + id);
+    }
+    p.AddConstraint(sum, -kInfinity, 1, "sum");
+    SCOPED_TRACE(drop_row ? "z row dropped" : "x dropped");
+    ExpectWarmSolveMatchesCold(solver, p, 1, false);
+  }
 }
 
 TEST(WarmStartLpSolverTest, InfeasibleAfterWarmStartIsReported) {

@@ -123,5 +123,35 @@ TEST(GavelFtfLpTest, UnplaceableJobIsListed) {
   EXPECT_EQ(a->share[0][0], 0.0);
 }
 
+// A solver matching by job (option warm_start=by-job) starts warm after a job left and another
+// arrived, and reaches the fresh solver's max rho. Job 0 has waited so long that its bound (alone
+// on its best type) is the optimum: one LP per solve, as on long traces.
+TEST(GavelFtfLpTest, ByJobWarmStartAfterArrivalAndDeparture) {
+  AllocationProblem p;
+  p.capacity = {4, 4};
+  for (JobId id = 0; id < 6; ++id) {
+    AllocationJob j = Job(id, 100.0 + 50.0 * static_cast<double>(id), 600, id == 0 ? 1e5 : 10.0 * static_cast<double>(id));
+    j.throughput = {2.0 + static_cast<double>(id % 2), 1.0};
+    p.jobs.push_back(j);
+  }
+  lp::WarmStartLpSolver solver(lp::WarmStartMatch::kName);
+  auto first = SolveFinishTimeFairness(p, solver);
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first->lp_solves, 1);
+  p.jobs.erase(p.jobs.begin() + 3);
+  AllocationJob arrival = Job(8, 300, 300, 0);
+  arrival.throughput = {2.5, 1.0};
+  p.jobs.push_back(arrival);
+  auto warm = SolveFinishTimeFairness(p, solver);
+  lp::WarmStartLpSolver fresh;
+  auto cold = SolveFinishTimeFairness(p, fresh);
+  ASSERT_TRUE(warm.ok() && cold.ok());
+  ASSERT_EQ(warm->status, lp::SolveStatus::kOptimal);
+  ASSERT_EQ(warm->lp_solves, 1);
+  EXPECT_EQ(solver.warm_starts(), 1);
+  EXPECT_EQ(fresh.warm_starts(), 0);
+  EXPECT_NEAR(warm->objective, cold->objective, 1e-9 * cold->objective);
+}
+
 }  // namespace
 }  // namespace hetsched::gavel

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "hetsched/policies/gavel_allocation.h"
+#include "hetsched/sched/job_scheduler.h"
+#include "hetsched/sched/registry.h"
 
 namespace hetsched::gavel {
 namespace {
@@ -53,6 +55,45 @@ TEST(GavelMakespanLpTest, NoJobs) {
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->status, lp::SolveStatus::kOptimal);
   EXPECT_TRUE(a->share.empty());
+}
+
+// Option warm_start=by-job (lp::WarmStartMatch::kName): after a job left and another arrived (and
+// every job progressed) both phases start warm, and the makespan is the fresh solver's.
+TEST(GavelMakespanLpTest, ByJobWarmStartAfterArrivalAndDeparture) {
+  AllocationProblem p;
+  p.capacity = {4, 4, 4};
+  for (JobId id = 0; id < 12; ++id) {
+    p.jobs.push_back(Job(id, {3.0 + static_cast<double>(id % 3), 2.0, 1.0 + 0.1 * static_cast<double>(id)},
+                         1000.0 + 100.0 * static_cast<double>(id)));
+  }
+  lp::WarmStartLpSolver solver(lp::WarmStartMatch::kName);
+  ASSERT_TRUE(SolveMinMakespan(p, solver).ok());
+  EXPECT_EQ(solver.warm_starts(), 1);  // phase 2 from phase 1
+  p.jobs.erase(p.jobs.begin() + 4);
+  p.jobs.push_back(Job(12, {2, 2, 2}, 500));
+  for (AllocationJob& j : p.jobs) j.remaining_iterations *= 0.9;
+  auto warm = SolveMinMakespan(p, solver);
+  lp::WarmStartLpSolver fresh;
+  auto cold = SolveMinMakespan(p, fresh);
+  ASSERT_TRUE(warm.ok() && cold.ok());
+  ASSERT_EQ(warm->status, lp::SolveStatus::kOptimal);
+  EXPECT_EQ(solver.warm_starts(), 3);
+  EXPECT_NEAR(warm->objective, cold->objective, 1e-6 * cold->objective);
+}
+
+TEST(GavelMakespanLpTest, WarmStartOptionIsChecked) {
+  for (const char* policy : {"gavel-makespan", "gavel-ftf"}) {
+    for (const char* value : {"same-shape", "by-job"}) {
+      Options options;
+      options.Set("warm_start", value);
+      EXPECT_TRUE(Registry<JobScheduler>::Instance().Create(policy, options).ok()) << policy << " " << value;
+    }
+    Options bad;
+    bad.Set("warm_start", "always");
+    auto made = Registry<JobScheduler>::Instance().Create(policy, bad);
+    ASSERT_FALSE(made.ok()) << policy;
+    EXPECT_NE(made.status().message().find("warm_start"), std::string::npos);
+  }
 }
 
 }  // namespace

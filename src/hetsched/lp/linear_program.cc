@@ -21,18 +21,23 @@ int LinearProgram::AddVariable(double lower, double upper, double objective, boo
 
 int LinearProgram::AddConstraint(std::span<const std::pair<int, double>> terms, double lower, double upper,
                                  std::string name) {
-  // Sum duplicate variables so that each row holds a variable at most once (Clp requires it).
+  // Sum duplicate variables so that each row holds a variable at most once (Clp requires it),
+  // in one pass: term_of_[var] is the position of var's term in this row (-1: none yet). An index
+  // outside the variables is kept as given, for CheckProgram to report.
   const size_t begin = row_terms_.size();
+  term_of_.resize(lower_.size(), -1);
   for (const auto& [var, coef] : terms) {
-    bool merged = false;
-    for (size_t k = begin; k < row_terms_.size(); ++k) {
-      if (row_terms_[k].first == var) {
-        row_terms_[k].second += coef;
-        merged = true;
-        break;
-      }
+    const bool known = var >= 0 && static_cast<size_t>(var) < term_of_.size();
+    if (known && term_of_[static_cast<size_t>(var)] >= 0) {
+      row_terms_[static_cast<size_t>(term_of_[static_cast<size_t>(var)])].second += coef;
+      continue;
     }
-    if (!merged) row_terms_.emplace_back(var, coef);
+    if (known) term_of_[static_cast<size_t>(var)] = static_cast<int>(row_terms_.size());
+    row_terms_.emplace_back(var, coef);
+  }
+  for (size_t k = begin; k < row_terms_.size(); ++k) {
+    const int var = row_terms_[k].first;
+    if (var >= 0 && static_cast<size_t>(var) < term_of_.size()) term_of_[static_cast<size_t>(var)] = -1;
   }
   row_start_.push_back(static_cast<int>(row_terms_.size()));
   row_lower_.push_back(lower);
@@ -114,10 +119,11 @@ Result<Solution> SolveMip(const LinearProgram& program, const SolveOptions& opti
 }
 
 struct WarmStartLpSolver::Impl {
+  WarmStartMatch match;
   std::unique_ptr<WarmStartSession> session;  // from the first Solve
 };
 
-WarmStartLpSolver::WarmStartLpSolver() : impl_(std::make_unique<Impl>()) {}
+WarmStartLpSolver::WarmStartLpSolver(WarmStartMatch match) : impl_(std::make_unique<Impl>(Impl{match, nullptr})) {}
 WarmStartLpSolver::~WarmStartLpSolver() = default;
 
 Result<Solution> WarmStartLpSolver::Solve(const LinearProgram& program) {
@@ -125,7 +131,7 @@ Result<Solution> WarmStartLpSolver::Solve(const LinearProgram& program) {
   if (program.num_variables() == 0) return Solution{};
   if (!impl_->session) {
     HETSCHED_ASSIGN_OR_RETURN(const SolverBackend* backend, LpSolverBackend());
-    impl_->session = backend->NewWarmStartSession();
+    impl_->session = backend->NewWarmStartSession(impl_->match);
   }
   return impl_->session->Solve(program, &warm_starts_);
 }

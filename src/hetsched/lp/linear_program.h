@@ -23,7 +23,7 @@ class LinearProgram {
   // coefficient `objective`. Returns its index.
   int AddVariable(double lower, double upper, double objective, bool integer = false, std::string name = "");
   // Adds lower <= sum(coef * x[var]) <= upper. Returns its index. Terms with the same variable
-  // are summed.
+  // are summed. Cost: O(terms).
   int AddConstraint(std::span<const std::pair<int, double>> terms, double lower, double upper,
                     std::string name = "");
   void SetObjective(int var, double coefficient);
@@ -46,6 +46,7 @@ class LinearProgram {
   const std::vector<std::string>& variable_names() const { return var_names_; }
   const std::vector<double>& row_lower() const { return row_lower_; }
   const std::vector<double>& row_upper() const { return row_upper_; }
+  const std::vector<std::string>& row_names() const { return row_names_; }
   // Rows in compressed form: row r's terms are row_terms_[row_start_[r] .. row_start_[r+1]).
   const std::vector<int>& row_start() const { return row_start_; }
   const std::vector<std::pair<int, double>>& row_terms() const { return row_terms_; }
@@ -59,6 +60,7 @@ class LinearProgram {
   std::vector<std::string> row_names_;
   std::vector<int> row_start_{0};
   std::vector<std::pair<int, double>> row_terms_;
+  std::vector<int> term_of_;  // AddConstraint's scratch: per variable, its term in the row (-1)
 };
 
 enum class SolveStatus { kOptimal, kInfeasible, kUnbounded, kLimitReached };
@@ -81,12 +83,24 @@ struct SolveOptions {
 Result<Solution> SolveLp(const LinearProgram& program, const SolveOptions& options = {});
 Result<Solution> SolveMip(const LinearProgram& program, const SolveOptions& options = {});
 
+// How a WarmStartLpSolver matches a program to the previous one's optimal basis.
+enum class WarmStartMatch {
+  // Warm only when the numbers of variables and rows are unchanged, index for index.
+  kShape,
+  // By name, when every variable and row of the program has one (else as kShape): each keeps the
+  // status it had under its name; a new variable starts nonbasic at its lower bound, a new row
+  // basic. A family whose programs gain or lose a few variables and rows (a job arrives or leaves)
+  // then still starts warm. Names should be unique (a repeated one takes the first's status).
+  kName,
+};
+
 // Re-solves a sequence of LPs of the same family, warm-starting each from the previous optimal
-// basis when the new program has the same shape (numbers of variables and rows). Used by
-// round-based policies whose LP changes a little between rounds.
+// basis when the new program matches it (WarmStartMatch). Used by round-based policies whose LP
+// changes a little between rounds. Where an optimum is not unique, which optimal vertex comes back
+// depends on the start: the same sequence of programs gives the same answers.
 class WarmStartLpSolver {
  public:
-  WarmStartLpSolver();
+  explicit WarmStartLpSolver(WarmStartMatch match = WarmStartMatch::kShape);
   ~WarmStartLpSolver();
   WarmStartLpSolver(const WarmStartLpSolver&) = delete;
   WarmStartLpSolver& operator=(const WarmStartLpSolver&) = delete;

@@ -13,7 +13,7 @@
 namespace hetsched::lp {
 
 // Bumped whenever an interface below changes: a module built from other sources is refused.
-inline constexpr int kSolverBackendAbiVersion = 1;
+inline constexpr int kSolverBackendAbiVersion = 2;
 
 // One WarmStartLpSolver's state (Clp's model and the last optimal basis).
 class WarmStartSession {
@@ -29,7 +29,7 @@ class SolverBackend {
   // REQUIRES (for all three): a checked program with at least one variable; SolveMip's has integers.
   virtual Result<Solution> SolveLp(const LinearProgram& program, const SolveOptions& options) const = 0;
   virtual Result<Solution> SolveMip(const LinearProgram& program, const SolveOptions& options) const = 0;
-  virtual std::unique_ptr<WarmStartSession> NewWarmStartSession() const = 0;
+  virtual std::unique_ptr<WarmStartSession> NewWarmStartSession(WarmStartMatch match) const = 0;
 };
 
 // The back end, loaded on the first call (thread-safe; kept for the life of the process). Error:

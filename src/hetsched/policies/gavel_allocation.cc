@@ -37,6 +37,7 @@ PlaceableRows CollectPlaceableRows(const AllocationProblem& problem, Allocation*
     rows.throughput.push_back(&problem.jobs[j].throughput);
     rows.gpus.push_back(problem.jobs[j].num_gpus);
     rows.job_of.push_back(j);
+    rows.id.push_back(problem.jobs[j].id);
   }
   return rows;
 }
@@ -85,10 +86,13 @@ double ProportionalThroughput(const AllocationProblem& problem, size_t j) {
   return total > 0 ? thr / total : 0.0;
 }
 
+std::string JobRowName(const char* what, JobId id) { return what + std::to_string(id); }
+
 ShareVariables AddShareVariables(lp::LinearProgram& program, const std::vector<const std::vector<double>*>& throughput,
                                  const std::vector<int>& gpus, const std::vector<double>& count,
-                                 const std::vector<int>& capacity) {
+                                 const std::vector<int>& capacity, const std::vector<JobId>& row_ids) {
   const size_t types = capacity.size();
+  const bool named = !row_ids.empty();
   ShareVariables vars;
   vars.index.assign(throughput.size(), std::vector<int>(types, -1));
   std::vector<std::pair<int, double>> terms;
@@ -96,18 +100,21 @@ ShareVariables AddShareVariables(lp::LinearProgram& program, const std::vector<c
     terms.clear();
     for (size_t k = 0; k < types; ++k) {
       if (k < throughput[r]->size() && (*throughput[r])[k] > 0 && gpus[r] <= capacity[k]) {
-        vars.index[r][k] = program.AddVariable(0, 1, 0);
+        vars.index[r][k] =
+            program.AddVariable(0, 1, 0, false, named ? JobRowName("x", row_ids[r]) + "." + std::to_string(k) : "");
         terms.emplace_back(vars.index[r][k], 1.0);
       }
     }
-    if (!terms.empty()) program.AddConstraint(terms, -lp::kInfinity, 1.0);
+    if (!terms.empty()) program.AddConstraint(terms, -lp::kInfinity, 1.0, named ? JobRowName("time", row_ids[r]) : "");
   }
   for (size_t k = 0; k < types; ++k) {
     terms.clear();
     for (size_t r = 0; r < throughput.size(); ++r) {
       if (vars.index[r][k] >= 0) terms.emplace_back(vars.index[r][k], count[r] * gpus[r]);
     }
-    if (!terms.empty()) program.AddConstraint(terms, -lp::kInfinity, capacity[k]);
+    if (!terms.empty()) {
+      program.AddConstraint(terms, -lp::kInfinity, capacity[k], named ? "capacity" + std::to_string(k) : "");
+    }
   }
   return vars;
 }

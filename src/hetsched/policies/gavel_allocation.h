@@ -142,12 +142,17 @@ Result<Allocation> SolveMaxThroughputPerDollar(const AllocationProblem& problem,
 // Share variables X[r][k] in [0, 1] for rows r (a job, or a class of identical jobs), only where
 // throughput[r][k] > 0 and gpus[r] <= capacity[k]; index -1 elsewhere. Adds the per-row time
 // constraint sum_k X[r][k] <= 1 and the per-type capacity sum_r count[r] g[r] X[r][k] <= W_k.
+// With `row_ids` (one job id per row) they are named for lp::WarmStartMatch::kName: X[r][k]
+// "x<id>.<k>", the time row "time<id>", the capacity rows "capacity<k>" (JobRowName names a
+// caller's own rows alike).
 struct ShareVariables {
   std::vector<std::vector<int>> index;  // [row][type] -> variable, or -1
 };
 ShareVariables AddShareVariables(lp::LinearProgram& program, const std::vector<const std::vector<double>*>& throughput,
                                  const std::vector<int>& gpus, const std::vector<double>& count,
-                                 const std::vector<int>& capacity);
+                                 const std::vector<int>& capacity, const std::vector<JobId>& row_ids = {});
+// "<what><id>": the name of a job's own variable or row (e.g. JobRowName("need", 7) = "need7").
+std::string JobRowName(const char* what, JobId id);
 std::vector<double> ReadShares(const lp::Solution& solution, const ShareVariables& vars, size_t row, size_t types);
 
 // Whether job j can run on at least one type (some T > 0 with g <= W).
@@ -158,6 +163,7 @@ struct PlaceableRows {
   std::vector<const std::vector<double>*> throughput;
   std::vector<int> gpus;
   std::vector<size_t> job_of;
+  std::vector<JobId> id;  // of job job_of[r]
   bool empty() const { return job_of.empty(); }
   size_t size() const { return job_of.size(); }
 };

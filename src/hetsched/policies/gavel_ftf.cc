@@ -135,6 +135,7 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
   std::vector<const std::vector<double>*> rows;
   std::vector<int> gpus;
   std::vector<size_t> job_of;
+  std::vector<JobId> ids;
   std::vector<double> best, isolated_s;
   for (size_t j = 0; j < problem.jobs.size(); ++j) {
     const double equal = EqualShareThroughput(problem, j);
@@ -149,6 +150,7 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
     rows.push_back(&job.throughput);
     gpus.push_back(job.num_gpus);
     job_of.push_back(j);
+    ids.push_back(job.id);
     best.push_back(BestThroughput(problem, j));
     isolated_s.push_back(isolated);  // D_j
   }
@@ -161,7 +163,7 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
 
   lp::LinearProgram program;
   const ShareVariables vars =
-      AddShareVariables(program, rows, gpus, std::vector<double>(rows.size(), 1.0), problem.capacity);
+      AddShareVariables(program, rows, gpus, std::vector<double>(rows.size(), 1.0), problem.capacity, ids);
   // Need rows: sum_k (T_jk / best_j) X_jk >= need_j(rho) / best_j; objective: the sum of the same
   // normalised throughputs, so the final LP is also work-conserving.
   std::vector<int> need_row(rows.size());
@@ -175,7 +177,7 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
       terms.emplace_back(v, c);
       program.SetObjective(v, c);
     }
-    need_row[r] = program.AddConstraint(terms, 0.0, lp::kInfinity);
+    need_row[r] = program.AddConstraint(terms, 0.0, lp::kInfinity, JobRowName("need", ids[r]));
   }
   program.SetSense(lp::Sense::kMaximize);
 
@@ -287,6 +289,7 @@ HETSCHED_REGISTER_IMPL(JobScheduler, kGavelFtfRegistered,
                          }
                          HETSCHED_ASSIGN_OR_RETURN(ftf.second_phase, o.GetBool("second_phase", true));
                          HETSCHED_ASSIGN_OR_RETURN(ftf.point, PointOption(o));
+                         HETSCHED_ASSIGN_OR_RETURN(const lp::WarmStartMatch warm_start, WarmStartOption(o));
                          const std::string reference = o.GetString("reference", "equal-share");
                          if (reference != "equal-share" && reference != "gavel") {
                            return Status::InvalidArgument("gavel-ftf: option 'reference' must be 'equal-share' or 'gavel', got '" +
@@ -296,14 +299,14 @@ HETSCHED_REGISTER_IMPL(JobScheduler, kGavelFtfRegistered,
                            return MakeLpRoundPolicy(o, "gavel-ftf", false,
                                                     [ftf](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
                                                       return SolveFinishTimeFairness(p, solver, ftf);
-                                                    });
+                                                    }, warm_start);
                          }
                          auto state = std::make_shared<GavelFtfState>();
                          return MakeLpRoundPolicy(o, "gavel-ftf", false,
                                                   [ftf, state](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
                                                     const std::vector<double> isolated = state->IsolatedTimes(p);
                                                     return SolveFinishTimeFairness(p, solver, ftf, &isolated);
-                                                  });
+                                                  }, warm_start);
                        })
 
 }  // namespace hetsched::gavel

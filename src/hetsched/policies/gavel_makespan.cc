@@ -36,9 +36,9 @@ struct MakespanProgram {
 MakespanProgram BuildMakespanProgram(const AllocationProblem& problem, const PlaceableRows& placeable) {
   const size_t types = problem.capacity.size();
   MakespanProgram m;
-  m.theta = m.program.AddVariable(0, lp::kInfinity, 1.0);
+  m.theta = m.program.AddVariable(0, lp::kInfinity, 1.0, false, "theta");
   m.vars = AddShareVariables(m.program, placeable.throughput, placeable.gpus,
-                             std::vector<double>(placeable.size(), 1.0), problem.capacity);
+                             std::vector<double>(placeable.size(), 1.0), problem.capacity, placeable.id);
   m.second.assign(static_cast<size_t>(m.program.num_variables()), 0.0);
   std::vector<std::pair<int, double>> terms;
   for (size_t r = 0; r < placeable.size(); ++r) {
@@ -52,7 +52,7 @@ MakespanProgram BuildMakespanProgram(const AllocationProblem& problem, const Pla
       terms.emplace_back(v, kThetaUnitS * job.throughput[k] / remaining);
       m.second[static_cast<size_t>(v)] = job.throughput[k] / best;
     }
-    m.program.AddConstraint(terms, 0.0, lp::kInfinity);
+    m.program.AddConstraint(terms, 0.0, lp::kInfinity, JobRowName("need", placeable.id[r]));
   }
   return m;
 }
@@ -152,6 +152,7 @@ namespace {
 Result<std::unique_ptr<JobScheduler>> MakeMakespan(const Options& options) {
   HETSCHED_ASSIGN_OR_RETURN(const bool bisection, options.GetBool("bisection", false));
   HETSCHED_ASSIGN_OR_RETURN(const SharePoint point, PointOption(options));
+  HETSCHED_ASSIGN_OR_RETURN(const lp::WarmStartMatch warm_start, WarmStartOption(options));
   if (point != SharePoint::kVertex && !bisection) {
     return Status::InvalidArgument("gavel-makespan: option 'point' other than 'vertex' needs 'bisection=true'");
   }
@@ -159,9 +160,9 @@ Result<std::unique_ptr<JobScheduler>> MakeMakespan(const Options& options) {
     return MakeLpRoundPolicy(options, "gavel-makespan", false,
                              [point](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
                                return SolveMinTotalDurationBisection(p, solver, point);
-                             });
+                             }, warm_start);
   }
-  return MakeLpRoundPolicy(options, "gavel-makespan", false, SolveMinMakespan);
+  return MakeLpRoundPolicy(options, "gavel-makespan", false, SolveMinMakespan, warm_start);
 }
 
 }  // namespace

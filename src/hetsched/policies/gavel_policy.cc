@@ -21,12 +21,14 @@ Result<double> RoundOption(const Options& options) {
 }
 
 Result<std::unique_ptr<JobScheduler>> MakeLpRoundPolicy(const Options& options, std::string name,
-                                                        bool heterogeneity_blind, LpRoundPolicy::SolveFn solve) {
+                                                        bool heterogeneity_blind, LpRoundPolicy::SolveFn solve,
+                                                        lp::WarmStartMatch warm_start) {
   HETSCHED_ASSIGN_OR_RETURN(const double round_s, RoundOption(options));
   HETSCHED_ASSIGN_OR_RETURN(GavelMechanismOptions mechanism, MechanismOption(options, "hetsched"));
   // Gavel shuffles the types for every policy without "Perf" in its name: the blind variants.
   mechanism.shuffle_types = heterogeneity_blind;
-  auto policy = std::make_unique<LpRoundPolicy>(std::move(name), round_s, heterogeneity_blind, std::move(solve));
+  auto policy = std::make_unique<LpRoundPolicy>(std::move(name), round_s, heterogeneity_blind, std::move(solve),
+                                                 warm_start);
   HETSCHED_RETURN_IF_ERROR(ProfileOption(options, *policy));
   policy->SetGavelMechanism(mechanism);
   return std::unique_ptr<JobScheduler>(std::move(policy));
@@ -56,6 +58,13 @@ Result<SharePoint> PointOption(const Options& options) {
   if (point == "centre") return SharePoint::kCentre;
   if (point == "cvxopt") return SharePoint::kCvxopt;
   return Status::InvalidArgument("option 'point' must be 'vertex', 'centre' or 'cvxopt', got '" + point + "'");
+}
+
+Result<lp::WarmStartMatch> WarmStartOption(const Options& options) {
+  const std::string warm_start = options.GetString("warm_start", "same-shape");
+  if (warm_start == "same-shape") return lp::WarmStartMatch::kShape;
+  if (warm_start == "by-job") return lp::WarmStartMatch::kName;
+  return Status::InvalidArgument("option 'warm_start' must be 'same-shape' or 'by-job', got '" + warm_start + "'");
 }
 
 Status ProfileOption(const Options& options, RoundPolicy& policy) {

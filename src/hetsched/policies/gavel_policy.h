@@ -137,8 +137,9 @@ class RoundPolicy : public JobScheduler {
 class LpRoundPolicy final : public RoundPolicy {
  public:
   using SolveFn = std::function<Result<Allocation>(const AllocationProblem&, lp::WarmStartLpSolver&)>;
-  LpRoundPolicy(std::string name, double round_s, bool heterogeneity_blind, SolveFn solve)
-      : RoundPolicy(std::move(name), round_s, heterogeneity_blind), solve_(std::move(solve)) {}
+  LpRoundPolicy(std::string name, double round_s, bool heterogeneity_blind, SolveFn solve,
+                lp::WarmStartMatch warm_start = lp::WarmStartMatch::kShape)
+      : RoundPolicy(std::move(name), round_s, heterogeneity_blind), solve_(std::move(solve)), solver_(warm_start) {}
 
  protected:
   Result<Allocation> ComputeAllocation(const AllocationProblem& problem) override { return solve_(problem, solver_); }
@@ -150,7 +151,8 @@ class LpRoundPolicy final : public RoundPolicy {
 
 // Builds an LpRoundPolicy after reading the options every Gavel policy takes (`round`, `profile`).
 Result<std::unique_ptr<JobScheduler>> MakeLpRoundPolicy(const Options& options, std::string name,
-                                                        bool heterogeneity_blind, LpRoundPolicy::SolveFn solve);
+                                                        bool heterogeneity_blind, LpRoundPolicy::SolveFn solve,
+                                                        lp::WarmStartMatch warm_start = lp::WarmStartMatch::kShape);
 
 // Reads the option `round` (seconds, > 0; default 360) shared by every Gavel policy.
 Result<double> RoundOption(const Options& options);
@@ -158,6 +160,12 @@ Result<double> RoundOption(const Options& options);
 // LP policy keeps where the optimum is not unique: the simplex's vertex, the central path's end,
 // or the point cvxopt's interior-point solver returns (gavel_centre.h, gavel_cvxopt.h).
 Result<SharePoint> PointOption(const Options& options);
+// Reads the option `warm_start` (same-shape | by-job; default same-shape) of the policies whose LPs
+// name their variables by job (gavel-makespan, gavel-ftf): how a re-solve starts from the previous
+// optimal basis (lp::WarmStartMatch). by-job starts warm after jobs arrive or leave too: far fewer
+// simplex iterations, but where the optimum is not unique another optimal vertex, so other
+// allocations and results than same-shape's.
+Result<lp::WarmStartMatch> WarmStartOption(const Options& options);
 // Reads the option `profile` (a Gavel throughputs CSV path; default none) into `policy`.
 Status ProfileOption(const Options& options, RoundPolicy& policy);
 // Reads the options `mechanism` (hetsched | gavel; default `default_mechanism`), `reset_interval`

@@ -1,8 +1,13 @@
 // The COIN-OR back end of lp/ (lp/solver_backend.h), built as the module libhetsched_lp_coin.so:
 // programs solved with Clp (LP, simplex; warm-started re-solves) and CBC (MIP, branch and cut).
 // The only file that includes COIN-OR headers.
+#include <algorithm>
 #include <cmath>
 #include <exception>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include <coin/CbcModel.hpp>
 #include <coin/ClpSimplex.hpp>
@@ -128,54 +133,123 @@ Result<Solution> CoinSolveMip(const LinearProgram& program, const SolveOptions& 
   }
 }
 
-// The previous optimal basis (Clp's status array: one byte per column then per row), kept while
-// the family's shape stays the same.
+// The previous optimal basis (Clp's status array: one byte per column then per row), kept for the
+// next program that matches it (lp::WarmStartMatch).
 struct ClpWarmStartSession final : WarmStartSession {
-  ClpWarmStartSession() { model.setLogLevel(0); }
+  explicit ClpWarmStartSession(WarmStartMatch m) : match(m) { model.setLogLevel(0); }
   Result<Solution> Solve(const LinearProgram& program, long long* warm_starts) override;
+  // The start for `program` from the kept basis; empty when it does not match.
+  std::vector<unsigned char> StartBasis(const LinearProgram& program) const;
+  void KeepBasis(const LinearProgram& program);
 
+  WarmStartMatch match;
   ClpSimplex model;
   std::vector<unsigned char> basis;
   int columns = -1;
   int rows = -1;
+  // kName: the names of the basis's program, when it named every variable and row.
+  std::vector<std::string> column_names, row_names;
 };
 
+bool AllNamed(const LinearProgram& p) {
+  auto named = [](const std::vector<std::string>& names) {
+    return std::none_of(names.begin(), names.end(), [](const std::string& n) { return n.empty(); });
+  };
+  return named(p.variable_names()) && named(p.row_names());
+}
+
+// Clp's status bytes (ClpSimplex::Status in the low three bits).
+constexpr unsigned char kBasic = ClpSimplex::basic;
+constexpr unsigned char kAtLowerBound = ClpSimplex::atLowerBound;
+
+bool IsBasic(unsigned char status) { return (status & 7) == kBasic; }
+
+// Each name's status in `status` (name i has status[i]); a repeated name keeps its first.
+std::unordered_map<std::string_view, unsigned char> StatusByName(const std::vector<std::string>& names,
+                                                                 const unsigned char* status) {
+  std::unordered_map<std::string_view, unsigned char> out(names.size());
+  for (size_t i = 0; i < names.size(); ++i) out.emplace(names[i], status[i]);
+  return out;
+}
+
+std::vector<unsigned char> ClpWarmStartSession::StartBasis(const LinearProgram& program) const {
+  const size_t n = static_cast<size_t>(program.num_variables()), m = static_cast<size_t>(program.num_constraints());
+  if (basis.empty()) return {};
+  const bool same_shape = columns == program.num_variables() && rows == program.num_constraints();
+  if (match == WarmStartMatch::kShape || column_names.empty() || !AllNamed(program)) {
+    return same_shape ? basis : std::vector<unsigned char>{};
+  }
+  if (program.variable_names() == column_names && program.row_names() == row_names) return basis;
+  const auto column_status = StatusByName(column_names, basis.data());
+  const auto row_status = StatusByName(row_names, basis.data() + column_names.size());
+  std::vector<unsigned char> start(n + m);
+  for (size_t v = 0; v < n; ++v) {
+    const auto it = column_status.find(program.variable_names()[v]);
+    start[v] = it != column_status.end() ? it->second : kAtLowerBound;
+  }
+  for (size_t r = 0; r < m; ++r) {
+    const auto it = row_status.find(program.row_names()[r]);
+    start[n + r] = it != row_status.end() ? it->second : kBasic;
+  }
+  // A basis has one basic variable per row: where leavers and newcomers upset that, columns are
+  // made nonbasic (at their lower bound) or rows basic, from the last.
+  size_t basic = static_cast<size_t>(std::count_if(start.begin(), start.end(), IsBasic));
+  for (size_t v = n; v-- > 0 && basic > m;) {
+    if (IsBasic(start[v])) {
+      start[v] = kAtLowerBound;
+      --basic;
+    }
+  }
+  for (size_t r = m; r-- > 0 && basic < m;) {
+    if (!IsBasic(start[n + r])) {
+      start[n + r] = kBasic;
+      ++basic;
+    }
+  }
+  return start;
+}
+
+void ClpWarmStartSession::KeepBasis(const LinearProgram& program) {
+  const unsigned char* status = model.statusArray();
+  basis.assign(status, status + program.num_variables() + program.num_constraints());
+  columns = program.num_variables();
+  rows = program.num_constraints();
+  const bool named = match == WarmStartMatch::kName && AllNamed(program);
+  column_names = named ? program.variable_names() : std::vector<std::string>{};
+  row_names = named ? program.row_names() : std::vector<std::string>{};
+}
 
 Result<Solution> ClpWarmStartSession::Solve(const LinearProgram& program, long long* warm_starts) {
   try {
-    ClpWarmStartSession& s = *this;
-    const bool warm = !s.basis.empty() && s.columns == program.num_variables() && s.rows == program.num_constraints();
-    Load(program, &s.model);
+    const std::vector<unsigned char> start = StartBasis(program);
+    Load(program, &model);
     Solution solution;
-    if (warm) {
+    if (!start.empty()) {
       ++*warm_starts;
-      s.model.copyinStatus(s.basis.data());
+      model.copyinStatus(start.data());
       // Bounds and coefficients changed a little: the dual simplex repairs primal infeasibility
       // from the old basis, then the primal simplex finishes any remaining dual infeasibility.
-      s.model.dual(0);
-      long long iterations = s.model.numberIterations();
-      if (s.model.status() != 0) {
-        s.model.primal(0);
-        iterations += s.model.numberIterations();
+      model.dual(0);
+      long long iterations = model.numberIterations();
+      if (model.status() != 0) {
+        model.primal(0);
+        iterations += model.numberIterations();
       }
-      solution = Extract(s.model, iterations);
+      solution = Extract(model, iterations);
       if (solution.status != SolveStatus::kOptimal) {
         // Let a cold solve have the last word on infeasible/unbounded.
-        Load(program, &s.model);
+        Load(program, &model);
         const long long before = iterations;
-        solution = ColdSolve(&s.model);
+        solution = ColdSolve(&model);
         solution.iterations += before;
       }
     } else {
-      solution = ColdSolve(&s.model);
+      solution = ColdSolve(&model);
     }
     if (solution.status == SolveStatus::kOptimal) {
-      const unsigned char* status = s.model.statusArray();
-      s.basis.assign(status, status + program.num_variables() + program.num_constraints());
-      s.columns = program.num_variables();
-      s.rows = program.num_constraints();
+      KeepBasis(program);
     } else {
-      s.basis.clear();
+      basis.clear();
     }
     return solution;
   } catch (const std::exception& e) {
@@ -195,7 +269,9 @@ class CoinBackend final : public SolverBackend {
   Result<Solution> SolveMip(const LinearProgram& program, const SolveOptions& options) const override {
     return CoinSolveMip(program, options);
   }
-  std::unique_ptr<WarmStartSession> NewWarmStartSession() const override { return std::make_unique<ClpWarmStartSession>(); }
+  std::unique_ptr<WarmStartSession> NewWarmStartSession(WarmStartMatch match) const override {
+    return std::make_unique<ClpWarmStartSession>(match);
+  }
 };
 
 }  // namespace
