@@ -8,13 +8,14 @@
 #
 #   bench/run_all.sh [--trace FILE] [--repeat N] [--quick]
 #     --trace   the 2,000-job Gavel-format trace (default: data/real/gavel/traces/msr_seed0_6c71a0.trace)
-#     --repeat  runs per short measurement, best kept (default 5)
+#     --repeat  runs per short measurement, best kept (default 5; gavel-makespan and gavel-ftf: 2)
 #     --quick   skip the two 1,000,000-job runs (minutes each on a 2-core machine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=build/release
 trace=data/real/gavel/traces/msr_seed0_6c71a0.trace
 repeat=5
+gavel_repeat=2  # the LP policies' default mode takes seconds a run
 quick=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -52,6 +53,17 @@ measure "2,000 jobs, 128 GPUs: fifo" 0.030 "$repeat" \
   "$B/bin/hetsched" simulate --policy fifo --trace "$trace" --format gavel "${cluster[@]}" -o "$out/run"
 measure "2,000 jobs, 128 GPUs: tiresias-las" 0.050 "$repeat" \
   "$B/bin/hetsched" simulate --policy tiresias-las --trace "$trace" --format gavel "${cluster[@]}" -o "$out/run"
+# Gavel's heterogeneous cluster (36 V100 + 36 P100 + 36 K80, 4 per server), 360 s rounds.
+gavel_cluster=(--gpus v100=36,p100=36,k80=36 --gpus-per-server 4 --round 360)
+measure "2,000 jobs, 108 GPUs: gavel-las" 1 "$repeat" \
+  "$B/bin/hetsched" simulate --policy gavel-las --trace "$trace" --format gavel "${gavel_cluster[@]}" -q -o "$out/run"
+for policy in gavel-makespan gavel-ftf; do
+  measure "2,000 jobs, 108 GPUs: $policy" 2 "$gavel_repeat" \
+    "$B/bin/hetsched" simulate --policy "$policy" --trace "$trace" --format gavel "${gavel_cluster[@]}" -q -o "$out/run"
+  measure "  same, warm_start=by-job (other results)" 2 "$gavel_repeat" \
+    "$B/bin/hetsched" simulate --policy "$policy" --policy-opt warm_start=by-job --trace "$trace" --format gavel \
+    "${gavel_cluster[@]}" -q -o "$out/run"
+done
 if [[ $quick == 0 ]]; then
   for policy in fifo tiresias-las; do
     target=15
