@@ -193,6 +193,9 @@ TEST(RlptoExperimentTest, BadOptions) {
   ASSERT_FALSE(learner.ok());
   EXPECT_NE(learner.message().find("'dqn' is not reinforce or ppo"), std::string::npos) << learner.ToString();
   ctx.options.Set("learners", "ppo");
+  ctx.options.Set("load_spread", "0.5");
+  EXPECT_FALSE((*experiment)->Run(ctx).ok());
+  ctx.options.Set("load_spread", "1");
   ctx.options.Set("jobs", "50");
   ctx.options.Set("trace", "/nonexistent.trace");
   const Status st = (*experiment)->Run(ctx);

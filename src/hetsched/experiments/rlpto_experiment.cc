@@ -63,6 +63,8 @@ class RlptoExperiment final : public Experiment {
     HETSCHED_ASSIGN_OR_RETURN(const double ppo_imitation, ctx.options.GetDouble("ppo_imitation", 0));
     HETSCHED_ASSIGN_OR_RETURN(const double ppo_entropy_final, ctx.options.GetDouble("ppo_entropy_final", 0));
     HETSCHED_ASSIGN_OR_RETURN(const bool value_scaling, ctx.options.GetBool("value_scaling", false));
+    HETSCHED_ASSIGN_OR_RETURN(const double load_spread, ctx.options.GetDouble("load_spread", 1));
+    if (!(load_spread >= 1 && load_spread <= 100)) return Status::InvalidArgument("experiment rlpto: option 'load_spread' must be in [1, 100]");
     HETSCHED_ASSIGN_OR_RETURN(const long long validation_windows, ctx.options.GetInt("validation_windows", ctx.quick ? 1 : 2));
     HETSCHED_ASSIGN_OR_RETURN(const long long validation_jobs, ctx.options.GetInt("validation_jobs", 0));
     HETSCHED_ASSIGN_OR_RETURN(const long long critic_warmup, ctx.options.GetInt("critic_warmup", ctx.quick ? 20 : 1000));
@@ -144,6 +146,7 @@ class RlptoExperiment final : public Experiment {
     training.ppo_imitation_coef = ppo_imitation;
     training.ppo_entropy_final = ppo_entropy_final;
     training.ppo_value_scaling = value_scaling;
+    training.episode_load_spread = load_spread;
     training.validation_windows = static_cast<int>(std::clamp<long long>(validation_windows, 0, 100));
     training.validation_jobs = std::max<long long>(0, validation_jobs);
     training.critic_warmup_steps = static_cast<int>(std::clamp<long long>(critic_warmup, 0, 1000000));

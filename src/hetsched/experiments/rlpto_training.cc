@@ -373,7 +373,17 @@ Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo&
   }
   for (int episode = 0; episode < options.episodes; ++episode) {
     size_t start = 0;
-    const Workload w = sample_window(&start);
+    Workload w = sample_window(&start);
+    if (options.episode_load_spread > 1) {
+      // Load randomisation: the window's arrival gaps stretched or squeezed by a factor drawn
+      // log-uniformly in [1 / spread, spread], so that the agent sees lighter and heavier load
+      // than the training half has (the windows it is selected on are not scaled).
+      const double factor = std::pow(options.episode_load_spread, 2 * rng.Uniform() - 1);
+      for (Job& j : w.jobs) {
+        j.spec.submit_time_s *= factor;
+        if (j.spec.deadline_s != kNoDeadline) j.spec.deadline_s *= factor;
+      }
+    }
     RlptoTraining t;
     t.agent = agent;
     t.explore_seed = rng.NextU64();

@@ -67,6 +67,7 @@ struct RlptoTrainingOptions {
   double ppo_imitation_coef = 0;     // cross-entropy towards the heuristic's action in each state (anchor)
   int critic_warmup_steps = 1000;
   bool ppo_value_scaling = false;    // the critic learns returns / their sd on the warm-up episodes
+  double episode_load_spread = 1;    // > 1: fine-tuning windows' arrival gaps x a factor in [1/spread, spread]
   unsigned long long seed = 1;
   Options policy_options;            // options of the rlpto scheduler (levels, age, profile, ...)
 };
