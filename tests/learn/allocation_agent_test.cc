@@ -41,6 +41,48 @@ TEST(AllocationAgentTest, LearnsAContextualBandit) {
   EXPECT_EQ(agent.Act(states, 2, nullptr), (std::vector<int>{2, 0}));  // greedy
 }
 
+// The same bandit by PPO: advantages = reward - the critic's value, the critic's target the
+// reward. Both states must be learnt, and the critic must find each state's value under the
+// learnt policy (close to +1 once the policy picks the paying action).
+TEST(AllocationAgentTest, PpoLearnsTheBanditAndItsValues) {
+  AllocationAgent agent = Make(Bandit());
+  Rng rng(9);
+  const std::vector<float> states{1, 0, 0, 1};
+  const PpoConfig ppo{.learning_rate = 0.02, .clip = 0.2, .value_coef = 0.5, .max_grad_norm = 1.0};
+  std::vector<double> log_probs, values;
+  for (int step = 0; step < 150; ++step) {
+    const std::vector<int> acts = agent.Act(states, 2, &rng);
+    const std::vector<double> reward{acts[0] == 2 ? 1.0 : -1.0, acts[1] == 0 ? 1.0 : -1.0};
+    agent.Evaluate(states, acts, &log_probs, &values);
+    const std::vector<double> adv{reward[0] - values[0], reward[1] - values[1]};
+    for (int epoch = 0; epoch < 2; ++epoch) ASSERT_TRUE(agent.PpoUpdate({states, acts, log_probs, adv, reward, {}}, ppo).ok());
+  }
+  EXPECT_GT(agent.Probabilities(std::vector<float>{1, 0})[2], 0.9);
+  EXPECT_GT(agent.Probabilities(std::vector<float>{0, 1})[0], 0.9);
+  agent.Evaluate(states, std::vector<int>{2, 0}, &log_probs, &values);
+  EXPECT_GT(values[0], 0.6);
+  EXPECT_GT(values[1], 0.6);
+  // Sizes that disagree and a bad clip are refused.
+  EXPECT_FALSE(agent.PpoUpdate({states, std::vector<int>{2}, log_probs, log_probs, log_probs, {}}, ppo).ok());
+  PpoConfig bad = ppo;
+  bad.clip = 0;
+  EXPECT_FALSE(agent.PpoUpdate({states, std::vector<int>{2, 0}, log_probs, log_probs, log_probs, {}}, bad).ok());
+}
+
+// FitValue moves the critic alone: the policy's probabilities do not change.
+TEST(AllocationAgentTest, FitValueTrainsTheCriticOnly) {
+  AllocationAgent agent = Make(Bandit());
+  const std::vector<float> states{1, 0, 0, 1};
+  const std::vector<double> before = agent.Probabilities(std::vector<float>{1, 0});
+  for (int step = 0; step < 300; ++step) ASSERT_TRUE(agent.FitValue(states, std::vector<double>{3, -2}, 0.02).ok());
+  std::vector<double> log_probs, values;
+  agent.Evaluate(states, std::vector<int>{0, 0}, &log_probs, &values);
+  EXPECT_NEAR(values[0], 3, 0.1);
+  EXPECT_NEAR(values[1], -2, 0.1);
+  EXPECT_EQ(agent.Probabilities(std::vector<float>{1, 0}), before);
+  EXPECT_FALSE(agent.FitValue(states, std::vector<double>{3}, 0.02).ok());
+}
+
 TEST(AllocationAgentTest, DeterministicAndSavedExactly) {
   AllocationAgent a = Make(Bandit()), b = Make(Bandit());
   const std::vector<float> s{0.3f, -0.2f};
@@ -52,6 +94,11 @@ TEST(AllocationAgentTest, DeterministicAndSavedExactly) {
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   EXPECT_EQ(loaded->Probabilities(s), a.Probabilities(s));
   EXPECT_EQ(loaded->config().actions, 3);
+  std::vector<double> lp_a, v_a, lp_b, v_b;  // the critic is saved too
+  a.Evaluate(s, std::vector<int>{1}, &lp_a, &v_a);
+  loaded->Evaluate(s, std::vector<int>{1}, &lp_b, &v_b);
+  EXPECT_EQ(v_a, v_b);
+  EXPECT_EQ(lp_a, lp_b);
   std::filesystem::resize_file(path, std::filesystem::file_size(path) - 5);
   EXPECT_FALSE(AllocationAgent::Load(path).ok());
   std::filesystem::remove(path);

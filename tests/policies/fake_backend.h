@@ -275,6 +275,9 @@ class PolicyHarness {
     return out;
   }
 
+  // Replaces the scheduler under test (one built directly, e.g. in a training mode).
+  void SetScheduler(std::unique_ptr<JobScheduler> scheduler) { scheduler_ = std::move(scheduler); }
+
   JobState state(JobId id) const { return backend_.job_status(id).state; }
   FakeBackend& backend() { return backend_; }
   FakePlanner& planner() { return planner_; }

@@ -11,6 +11,9 @@
 
 #include "fake_backend.h"
 #include "hetsched/learn/allocation_agent.h"
+#include "hetsched/sched/registry.h"
+#include "hetsched/util/file_io.h"
+#include "hetsched/util/sha256.h"
 
 namespace hetsched {
 namespace {
@@ -238,6 +241,100 @@ TEST(RlptoTest, PropertyNeverBelowTheMinimum) {
   }
   std::filesystem::remove(model);
   EXPECT_GT(restarts, 0);
+}
+
+// Per-job credit (RlptoTrajectory): each decision is linked to the next about the same job, and
+// a job's rewards over its chain add up to its whole reward. 4 fast GPUs, round 30 s, the
+// heuristic acting. Job 1 (2 GPUs, high priority: omega 3) starts at 0 and ends at 50; job 2
+// (4 GPUs, omega 2) waits at 0 and 30, starts at 50 and ends at 80. Decisions: 0: job 1 (start),
+// 1: job 2 (start: the states are built before any action, with 4 GPUs free; job 1 starts first
+// and job 2 no longer fits); at 30 (a round tick): 2: job 1 (keep), 3: job 2 (wait: 2 free);
+// at 50: 4: job 2 (start).
+// Job 1's total: time -0.5 x 3 x 50 / 3600 = -0.02083333, GPUs -0.3 x 2 x 50 / (4 x 3600) =
+// -0.00208333, accuracy +3 (all of it by its end), done +3: 5.97708333.
+// Job 2's total: time -0.5 x 2 x 80 / 3600 = -0.02222222, GPUs -0.3 x 4 x 30 / (4 x 3600) =
+// -0.0025, accuracy +2, done +2: 3.97527778.
+//
+// With congestion_share 0.5 (the default), half of job 2's waiting time from 0 to 30 (while job 1
+// holds the only GPUs in use), 0.5 x 0.00833333 = 0.00416667, moves from job 2 to job 1:
+// 5.97291667 and 3.97944444, the same sum.
+void RunCreditScenario(const std::string& share, RlptoTrajectory& trajectory) {
+  PolicyHarness h({{kFast, 4}}, "rlpto", {"round=30"});
+  RlptoTraining training;
+  training.trajectory = &trajectory;
+  training.act_by_teacher = true;
+  auto options = Options::Parse({"round=30", "congestion_share=" + share});
+  ASSERT_TRUE(options.ok());
+  auto made = MakeRlptoScheduler(*options, training);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  h.SetScheduler(std::move(made).value());
+  h.Submit(1, 2, 0, 1000, 0, {}, 1);
+  h.Submit(2, 4, 0, 1000, 0, {}, 0);
+  h.ScheduleAt(0);
+  h.ScheduleAt(30);
+  h.Finish(1, 50);
+  h.ScheduleAt(50);
+  h.Finish(2, 80);
+}
+
+TEST(RlptoTest, PerJobCreditChainsGolden) {
+  RlptoTrajectory trajectory;
+  RunCreditScenario("0", trajectory);
+  EXPECT_THAT(trajectory.job, ElementsAre(1, 2, 1, 2, 2));
+  EXPECT_THAT(trajectory.next_decision, ElementsAre(2, 3, -1, 4, -1));
+  EXPECT_EQ(trajectory.actions[0], RlptoAction(0, 2));  // job 1: its request on its fastest slot
+  EXPECT_EQ(trajectory.actions[1], RlptoAction(0, 2));  // no room left when applied
+  EXPECT_EQ(trajectory.actions[2], 0);                  // job 1 keeps
+  EXPECT_EQ(trajectory.actions[3], 0);                  // job 2 waits: 2 GPUs free
+  EXPECT_EQ(trajectory.actions[4], RlptoAction(0, 2));
+  double job1 = 0, job2 = 0;
+  for (size_t i = 0; i < trajectory.job.size(); ++i) (trajectory.job[i] == 1 ? job1 : job2) += trajectory.job_reward[i];
+  EXPECT_NEAR(job1, 5.97708333, 1e-8);
+  EXPECT_NEAR(job2, 3.97527778, 1e-8);
+  // Job 2 waiting from 0 to 30 pays only its time: -0.5 x 2 x 30 / 3600.
+  EXPECT_NEAR(trajectory.job_reward[1], -0.00833333, 1e-8);
+
+  RlptoTrajectory shared;
+  RunCreditScenario("0.5", shared);
+  EXPECT_EQ(shared.next_decision, trajectory.next_decision);
+  double shared1 = 0, shared2 = 0;
+  for (size_t i = 0; i < shared.job.size(); ++i) (shared.job[i] == 1 ? shared1 : shared2) += shared.job_reward[i];
+  EXPECT_NEAR(shared1, 5.97291667, 1e-8);
+  EXPECT_NEAR(shared2, 3.97944444, 1e-8);
+  EXPECT_NEAR(shared.job_reward[1], -0.00416667, 1e-8);
+}
+
+// The shipped agent (data/models/, docs/rlpto.md "Shipped agent") loads with its checksum
+// checked; a copy with one byte changed is refused, and the message says why.
+TEST(RlptoTest, ShippedAgentChecksum) {
+  const std::string shipped = std::string(HETSCHED_SOURCE_DIR) + "/data/models/rlpto_agent_e2_seed1.bin";
+  auto bytes = ReadFile(shipped);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  auto sidecar = ReadFile(shipped + ".sha256");
+  ASSERT_TRUE(sidecar.ok()) << sidecar.status().ToString();
+  EXPECT_EQ(sidecar->substr(0, 64), Sha256Hex(*bytes));
+  auto options = Options::Parse({"model=" + shipped});
+  ASSERT_TRUE(options.ok());
+  auto made = Registry<JobScheduler>::Instance().Create("rlpto", *options);
+  EXPECT_TRUE(made.ok()) << made.status().ToString();
+
+  const std::string dir = (std::filesystem::temp_directory_path() / "hetsched_rlpto_checksum").string();
+  std::filesystem::create_directories(dir);
+  std::string corrupted = *bytes;
+  corrupted[corrupted.size() / 2] = static_cast<char>(corrupted[corrupted.size() / 2] ^ 0x01);
+  ASSERT_TRUE(WriteFileAtomic(dir + "/agent.bin", corrupted).ok());
+  ASSERT_TRUE(WriteFileAtomic(dir + "/agent.bin.sha256", *sidecar).ok());
+  auto bad = Options::Parse({"model=" + dir + "/agent.bin"});
+  ASSERT_TRUE(bad.ok());
+  auto refused = Registry<JobScheduler>::Instance().Create("rlpto", *bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("SHA-256 checksum mismatch"), std::string::npos) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find(sidecar->substr(0, 64)), std::string::npos) << refused.status().ToString();
+  // The untouched file with a wrong checksum given as an option is refused too.
+  auto wrong = Options::Parse({"model=" + shipped, "model_sha256=" + std::string(64, '0')});
+  ASSERT_TRUE(wrong.ok());
+  EXPECT_FALSE(Registry<JobScheduler>::Instance().Create("rlpto", *wrong).ok());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(RlptoTest, BadOptions) {

@@ -10,8 +10,12 @@
 // misses its deadline when its JCT exceeds `deadline_factor` x its ideal runtime (the
 // simulator's, alone on the fastest allowed type). The agent is trained on episodes sampled from
 // the first half of the jobs and evaluated with every baseline on the second half (held out).
+// Two learners fine-tune the agent after the same imitation warm start (`learners`, default
+// both): REINFORCE with the cluster's reward (session 8's method, the ablation) and PPO with
+// per-job credit (docs/rlpto.md, "Training").
 // Truth: Gavel's measured throughputs where they apply. Outputs: rlpto.csv, rlpto.txt,
-// rlpto_training.csv, rlpto_agent.bin (the trained agent). Discussion: docs/experiments/rlpto.md.
+// rlpto_training_<learner>.csv, rlpto_agent_<learner>.bin (the trained agents). Discussion:
+// docs/experiments/rlpto.md.
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -27,6 +31,7 @@
 #include "hetsched/sim/runner.h"
 #include "hetsched/util/file_io.h"
 #include "hetsched/util/rng.h"
+#include "hetsched/util/text.h"
 
 namespace hetsched {
 namespace {
@@ -49,6 +54,22 @@ class RlptoExperiment final : public Experiment {
     const std::string table_path = ctx.options.GetString("throughputs", "data/real/gavel/throughputs.csv");
     HETSCHED_ASSIGN_OR_RETURN(const long long jobs, ctx.options.GetInt("jobs", ctx.quick ? 80 : 1000));
     HETSCHED_ASSIGN_OR_RETURN(const long long episodes, ctx.options.GetInt("episodes", ctx.quick ? 2 : 20));
+    HETSCHED_ASSIGN_OR_RETURN(const long long ppo_episodes, ctx.options.GetInt("ppo_episodes", ctx.quick ? 2 : 40));
+    HETSCHED_ASSIGN_OR_RETURN(const long long ppo_epochs, ctx.options.GetInt("ppo_epochs", 4));
+    HETSCHED_ASSIGN_OR_RETURN(const double ppo_gamma, ctx.options.GetDouble("ppo_gamma", 0.995));
+    HETSCHED_ASSIGN_OR_RETURN(const double gae_lambda, ctx.options.GetDouble("gae_lambda", 0.95));
+    HETSCHED_ASSIGN_OR_RETURN(const double ppo_lr, ctx.options.GetDouble("ppo_lr", 3e-4));
+    HETSCHED_ASSIGN_OR_RETURN(const double ppo_entropy, ctx.options.GetDouble("ppo_entropy", 0.05));
+    HETSCHED_ASSIGN_OR_RETURN(const double ppo_imitation, ctx.options.GetDouble("ppo_imitation", 0));
+    HETSCHED_ASSIGN_OR_RETURN(const double ppo_entropy_final, ctx.options.GetDouble("ppo_entropy_final", 0));
+    HETSCHED_ASSIGN_OR_RETURN(const bool value_scaling, ctx.options.GetBool("value_scaling", false));
+    HETSCHED_ASSIGN_OR_RETURN(const double load_spread, ctx.options.GetDouble("load_spread", 1));
+    if (!(load_spread >= 1 && load_spread <= 100)) return Status::InvalidArgument("experiment rlpto: option 'load_spread' must be in [1, 100]");
+    HETSCHED_ASSIGN_OR_RETURN(const long long validation_windows, ctx.options.GetInt("validation_windows", ctx.quick ? 1 : 2));
+    HETSCHED_ASSIGN_OR_RETURN(const long long validation_jobs, ctx.options.GetInt("validation_jobs", 0));
+    HETSCHED_ASSIGN_OR_RETURN(const long long critic_warmup, ctx.options.GetInt("critic_warmup", ctx.quick ? 20 : 1000));
+    const std::string learners_text = ctx.options.GetString("learners", "reinforce,ppo");
+    HETSCHED_ASSIGN_OR_RETURN(const double congestion_share, ctx.options.GetDouble("congestion_share", 0.5));
     HETSCHED_ASSIGN_OR_RETURN(const long long episode_jobs, ctx.options.GetInt("episode_jobs", ctx.quick ? 30 : 200));
     HETSCHED_ASSIGN_OR_RETURN(const long long imitation_episodes, ctx.options.GetInt("imitation_episodes", ctx.quick ? 1 : 4));
     HETSCHED_ASSIGN_OR_RETURN(const long long imitation_steps, ctx.options.GetInt("imitation_steps", ctx.quick ? 20 : 3000));
@@ -59,6 +80,15 @@ class RlptoExperiment final : public Experiment {
     HETSCHED_ASSIGN_OR_RETURN(const double round_s, ctx.options.GetDouble("round", ctx.quick ? 1800 : 300));
     HETSCHED_ASSIGN_OR_RETURN(const double arrival_scale, ctx.options.GetDouble("arrival_scale", 0.1));
     if (jobs < 8) return Status::InvalidArgument("experiment rlpto: option 'jobs' must be >= 8");
+    std::vector<std::string> learners;
+    for (std::string_view l : Split(learners_text, ',')) {
+      const std::string name(Trim(l));
+      if (name != "reinforce" && name != "ppo") {
+        return Status::InvalidArgument("experiment rlpto: option 'learners': '" + name + "' is not reinforce or ppo");
+      }
+      learners.push_back(name);
+    }
+    if (learners.empty()) return Status::InvalidArgument("experiment rlpto: option 'learners' names no learner");
     if (!(deadline_factor >= 1)) return Status::InvalidArgument("experiment rlpto: option 'deadline_factor' must be >= 1");
     if (!(round_s > 0)) return Status::InvalidArgument("experiment rlpto: option 'round' must be > 0 seconds");
     if (!(arrival_scale > 0 && arrival_scale <= 1)) {
@@ -97,34 +127,55 @@ class RlptoExperiment final : public Experiment {
     agent_config.seed = ctx.seed;
     agent_config.hidden = static_cast<int>(hidden);
     HETSCHED_RETURN_IF_ERROR(agent_config.Validate().WithContext("experiment rlpto: option 'hidden': "));
-    HETSCHED_ASSIGN_OR_RETURN(learn::AllocationAgent created, learn::AllocationAgent::Create(agent_config));
-    auto agent = std::make_shared<learn::AllocationAgent>(std::move(created));
     RlptoTrainingOptions training;
     training.episodes = static_cast<int>(episodes);
     training.jobs_per_episode = std::min<long long>(episode_jobs, static_cast<long long>(train.jobs.size()));
     training.round_s = round_s;
     training.seed = ctx.seed;
     training.policy_options.Set("profile", table_path);
+    training.policy_options.Set("congestion_share", fmt::format("{}", congestion_share));
     training.imitation_episodes = static_cast<int>(std::clamp<long long>(imitation_episodes, 0, 1000));
     training.imitation_steps = static_cast<int>(std::clamp<long long>(imitation_steps, 0, 1000000));
     training.rollout_baseline = rollout_baseline;
     training.imitation_balance = imitation_balance;
-    if (ctx.quick) training.validation_windows = 1;
-    HETSCHED_ASSIGN_OR_RETURN(const RlptoTrainingLog log, TrainRlptoAgent(cluster, zoo, train, training, agent, sim, ctx.print));
-    const std::string agent_path = ctx.out_dir + "/rlpto_agent.bin";
-    HETSCHED_RETURN_IF_ERROR(agent->Save(agent_path));
-    std::string training_csv = "episode,reward,decisions,mean_jct_h\n";
-    for (size_t e = 0; e < log.episode_reward.size(); ++e) {
-      training_csv += fmt::format("{},{:.4f},{},{:.4f}\n", e + 1, log.episode_reward[e], log.decisions[e], log.episode_jct_h[e]);
+    training.ppo_epochs = static_cast<int>(std::clamp<long long>(ppo_epochs, 1, 1000));
+    training.ppo_gamma_per_round = ppo_gamma;
+    training.gae_lambda = gae_lambda;
+    training.ppo_learning_rate = ppo_lr;
+    training.ppo_entropy_bonus = ppo_entropy;
+    training.ppo_imitation_coef = ppo_imitation;
+    training.ppo_entropy_final = ppo_entropy_final;
+    training.ppo_value_scaling = value_scaling;
+    training.episode_load_spread = load_spread;
+    training.validation_windows = static_cast<int>(std::clamp<long long>(validation_windows, 0, 100));
+    training.validation_jobs = std::max<long long>(0, validation_jobs);
+    training.critic_warmup_steps = static_cast<int>(std::clamp<long long>(critic_warmup, 0, 1000000));
+    // Each learner from the same seed: the same warm start (same windows, same initial weights).
+    std::vector<std::pair<std::string, std::string>> agents;  // (label, file)
+    for (const std::string& learner : learners) {
+      HETSCHED_ASSIGN_OR_RETURN(learn::AllocationAgent created, learn::AllocationAgent::Create(agent_config));
+      auto agent = std::make_shared<learn::AllocationAgent>(std::move(created));
+      RlptoTrainingOptions options = training;
+      options.learner = learner == "ppo" ? RlptoLearner::kPpo : RlptoLearner::kReinforce;
+      if (learner == "ppo") options.episodes = static_cast<int>(ppo_episodes);
+      ctx.print(fmt::format("training the agent, learner {}:\n", learner));
+      HETSCHED_ASSIGN_OR_RETURN(const RlptoTrainingLog log, TrainRlptoAgent(cluster, zoo, train, options, agent, sim, ctx.print));
+      const std::string agent_path = ctx.out_dir + "/rlpto_agent_" + learner + ".bin";
+      HETSCHED_RETURN_IF_ERROR(agent->Save(agent_path));
+      std::string training_csv = "episode,reward,decisions,mean_jct_h\n";
+      for (size_t e = 0; e < log.episode_reward.size(); ++e) {
+        training_csv += fmt::format("{},{:.4f},{},{:.4f}\n", e + 1, log.episode_reward[e], log.decisions[e], log.episode_jct_h[e]);
+      }
+      HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/rlpto_training_" + learner + ".csv", training_csv));
+      agents.emplace_back(learner == "ppo" ? "RLPTO-PPO" : "RLPTO-REINFORCE", agent_path);
     }
-    HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/rlpto_training.csv", training_csv));
 
     struct Method {
       std::string label, policy;
       std::vector<std::pair<std::string, std::string>> options;
     };
     const std::string round = fmt::format("{}", round_s);
-    const std::vector<Method> methods = {
+    std::vector<Method> methods = {
         {"FIFO", "fifo", {}},
         {"SRTF", "srtf", {}},
         {"Tiresias-LAS", "tiresias-las", {}},
@@ -133,8 +184,10 @@ class RlptoExperiment final : public Experiment {
         {"RLPTO-rule", "rlpto", {{"round", round}}},
         {"RLPTO-rule-no-shrink", "rlpto", {{"round", round}, {"shrink", "false"}}},
         {"RLPTO-heuristic", "rlpto", {{"round", round}, {"allocation", "heuristic"}, {"profile", table_path}}},
-        {"RLPTO", "rlpto", {{"round", round}, {"model", agent_path}, {"profile", table_path}}},
     };
+    for (const auto& [label, path] : agents) {
+      methods.push_back({label, "rlpto", {{"round", round}, {"model", path}, {"profile", table_path}}});
+    }
     std::vector<MethodChoice> choices;
     for (const Method& m : methods) {
       MethodChoice c;
@@ -176,7 +229,8 @@ class RlptoExperiment final : public Experiment {
     ctx.print(text);
     HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/rlpto.csv", csv));
     HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/rlpto.txt", text));
-    ctx.print(fmt::format("outputs: {0}/rlpto.csv {0}/rlpto.txt {0}/rlpto_training.csv {0}/rlpto_agent.bin\n", ctx.out_dir));
+    ctx.print(fmt::format("outputs: {0}/rlpto.csv {0}/rlpto.txt {0}/rlpto_training_<learner>.csv {0}/rlpto_agent_<learner>.bin\n",
+                          ctx.out_dir));
     return Status::Ok();
   }
 };

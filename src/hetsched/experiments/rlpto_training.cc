@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <fmt/format.h>
 
+#include "hetsched/learn/advantages.h"
 #include "hetsched/metrics/summary.h"
 #include "hetsched/policies/rlpto.h"
 #include "hetsched/sim/runner.h"
@@ -72,6 +74,159 @@ Result<EpisodeResult> RunEpisode(const Cluster& cluster, const ModelZoo& zoo, co
   return out;
 }
 
+// GAE along each job's decisions (learn/advantages.h): the successor of a decision is the next
+// decision about the same job; gaps in rounds.
+Result<learn::Advantages> JobAdvantages(const RlptoTrajectory& t, std::span<const double> values, double gamma, double lambda,
+                                        double round_s) {
+  std::vector<double> gap(t.next_decision.size(), 0.0);
+  for (size_t i = 0; i < gap.size(); ++i) {
+    const int64_t j = t.next_decision[i];
+    if (j >= 0) gap[i] = (t.decision_time_s[static_cast<size_t>(j)] - t.decision_time_s[i]) / round_s;
+  }
+  return learn::ChainAdvantages({t.job_reward, t.next_decision, gap, values}, gamma, lambda);
+}
+
+// A random order of 0..n-1 (Fisher-Yates with hetsched::Rng).
+std::vector<size_t> Shuffled(size_t n, Rng& rng) {
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  for (size_t i = n; i > 1; --i) std::swap(order[i - 1], order[static_cast<size_t>(rng.Below(i))]);
+  return order;
+}
+
+// REINFORCE on one episode (the cluster's discounted return after each decision, optionally
+// minus the greedy agent's on the same window; normalised within the episode).
+Status ReinforceStep(const Cluster& cluster, const ModelZoo& zoo, const Workload& w, const RlptoTrainingOptions& options,
+                     const std::shared_ptr<learn::AllocationAgent>& agent, const SimOptions& sim,
+                     const RlptoTrajectory& trajectory, Rng& rng) {
+  if (trajectory.actions.empty()) return Status::Ok();
+  // Rollout baseline: the greedy agent on the same window; its discounted reward after each of
+  // the sampled run's decision times is that decision's baseline, which removes what the
+  // window's load alone explains.
+  std::vector<double> baseline;
+  if (options.rollout_baseline) {
+    RlptoTraining greedy;
+    greedy.agent = agent;
+    greedy.explore = false;
+    HETSCHED_ASSIGN_OR_RETURN(const EpisodeResult ref, RunEpisode(cluster, zoo, w, options, std::move(greedy), true, sim));
+    baseline = DiscountedReturns(trajectory.decision_time_s, ref.trajectory.rewards, options.discount_per_round, options.round_s);
+  }
+  std::vector<double> g = DiscountedReturns(trajectory.decision_time_s, trajectory.rewards, options.discount_per_round,
+                                            options.round_s);
+  for (size_t i = 0; i < baseline.size(); ++i) g[i] -= baseline[i];
+  double mean = 0, var = 0;
+  for (double v : g) mean += v;
+  mean /= static_cast<double>(g.size());
+  for (double v : g) var += (v - mean) * (v - mean);
+  const double sd = std::sqrt(var / static_cast<double>(g.size())) + 1e-8;
+  for (double& v : g) v = (v - mean) / sd;  // normalised (mean 0, sd 1) within the episode
+  // Each step on at most max_update_decisions decisions drawn from the episode (all if fewer).
+  const size_t n = g.size(), dim = static_cast<size_t>(agent->config().state_dim);
+  const size_t batch = std::min(n, static_cast<size_t>(options.max_update_decisions));
+  std::vector<float> xs(batch * dim);
+  std::vector<int> as(batch);
+  std::vector<double> gs(batch);
+  for (int u = 0; u < options.updates_per_episode; ++u) {
+    for (size_t b = 0; b < batch; ++b) {
+      const size_t i = batch == n ? b : static_cast<size_t>(rng.Below(n));
+      std::copy_n(trajectory.states.begin() + static_cast<std::ptrdiff_t>(i * dim), dim, xs.begin() + static_cast<std::ptrdiff_t>(b * dim));
+      as[b] = trajectory.actions[i];
+      gs[b] = g[i];
+    }
+    HETSCHED_RETURN_IF_ERROR(agent->Update(xs, as, gs).status());
+  }
+  return Status::Ok();
+}
+
+// PPO on one episode: per-job GAE with the critic, advantages normalised within the episode,
+// `ppo_epochs` passes over shuffled minibatches.
+// The critic estimates value / value_scale (1 unless options.ppo_value_scaling).
+Status PpoStep(const RlptoTrainingOptions& options, double entropy_bonus, double value_scale, learn::AllocationAgent& agent,
+               const RlptoTrajectory& t, Rng& rng) {
+  const size_t n = t.actions.size();
+  if (n == 0) return Status::Ok();
+  std::vector<double> old_log_probs, values;
+  agent.Evaluate(t.states, t.actions, &old_log_probs, &values);
+  if (value_scale != 1) {
+    for (double& v : values) v *= value_scale;
+  }
+  HETSCHED_ASSIGN_OR_RETURN(learn::Advantages adv,
+                            JobAdvantages(t, values, options.ppo_gamma_per_round, options.gae_lambda, options.round_s));
+  double mean = 0, var = 0;
+  for (double v : adv.advantage) mean += v;
+  mean /= static_cast<double>(n);
+  for (double v : adv.advantage) var += (v - mean) * (v - mean);
+  const double sd = std::sqrt(var / static_cast<double>(n)) + 1e-8;
+  for (double& v : adv.advantage) v = (v - mean) / sd;
+  const learn::PpoConfig ppo{.learning_rate = options.ppo_learning_rate, .clip = options.ppo_clip,
+                             .value_coef = options.ppo_value_coef, .entropy_bonus = entropy_bonus,
+                             .imitation_coef = options.ppo_imitation_coef};
+  const size_t dim = static_cast<size_t>(agent.config().state_dim);
+  const size_t mb = std::min(n, static_cast<size_t>(options.ppo_minibatch));
+  std::vector<float> xs;
+  std::vector<int> as, ts;
+  std::vector<double> lp, av, rt;
+  for (int epoch = 0; epoch < options.ppo_epochs; ++epoch) {
+    const std::vector<size_t> order = Shuffled(n, rng);
+    for (size_t from = 0; from + mb <= n; from += mb) {  // whole minibatches only
+      xs.resize(mb * dim);
+      as.resize(mb);
+      lp.resize(mb);
+      av.resize(mb);
+      rt.resize(mb);
+      ts.resize(mb);
+      for (size_t b = 0; b < mb; ++b) {
+        const size_t i = order[from + b];
+        std::copy_n(t.states.begin() + static_cast<std::ptrdiff_t>(i * dim), dim, xs.begin() + static_cast<std::ptrdiff_t>(b * dim));
+        as[b] = t.actions[i];
+        lp[b] = old_log_probs[i];
+        av[b] = adv.advantage[i];
+        rt[b] = adv.target[i] / value_scale;
+        ts[b] = t.teacher_actions[i];
+      }
+      HETSCHED_RETURN_IF_ERROR(agent.PpoUpdate({xs, as, lp, av, rt, ts}, ppo).status());
+    }
+  }
+  return Status::Ok();
+}
+
+// Fits the critic to the discounted per-job returns of the warm-start episodes (acted by the
+// heuristic, which the warm-started policy imitates): minibatches drawn with `rng`. Returns the
+// scale the critic works in: with options.ppo_value_scaling the returns' standard deviation
+// (the critic learns return / scale: long jobs' undiscounted returns reach hundreds), else 1.
+Result<double> WarmUpCritic(const RlptoTrainingOptions& options, learn::AllocationAgent& agent,
+                            const std::vector<RlptoTrajectory>& episodes, Rng& rng) {
+  std::vector<float> states;
+  std::vector<double> returns;
+  for (const RlptoTrajectory& t : episodes) {
+    const std::vector<double> zero(t.actions.size(), 0.0);
+    HETSCHED_ASSIGN_OR_RETURN(const learn::Advantages mc, JobAdvantages(t, zero, options.ppo_gamma_per_round, 1.0, options.round_s));
+    states.insert(states.end(), t.states.begin(), t.states.end());
+    returns.insert(returns.end(), mc.target.begin(), mc.target.end());
+  }
+  const size_t n = returns.size(), dim = static_cast<size_t>(agent.config().state_dim);
+  if (n == 0) return 1.0;
+  double scale = 1;
+  if (options.ppo_value_scaling) {
+    double mean = 0, var = 0;
+    for (double r : returns) mean += r / static_cast<double>(n);
+    for (double r : returns) var += (r - mean) * (r - mean) / static_cast<double>(n);
+    if (var > 1e-12) scale = std::sqrt(var);
+  }
+  const size_t mb = std::min(n, static_cast<size_t>(options.ppo_minibatch));
+  std::vector<float> xs(mb * dim);
+  std::vector<double> ys(mb);
+  for (int step = 0; step < options.critic_warmup_steps; ++step) {
+    for (size_t b = 0; b < mb; ++b) {
+      const auto i = static_cast<size_t>(rng.Below(n));
+      std::copy_n(states.begin() + static_cast<std::ptrdiff_t>(i * dim), dim, xs.begin() + static_cast<std::ptrdiff_t>(b * dim));
+      ys[b] = returns[i] / scale;
+    }
+    HETSCHED_RETURN_IF_ERROR(agent.FitValue(xs, ys, options.ppo_learning_rate * 3).status());
+  }
+  return scale;
+}
+
 }  // namespace
 
 Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo& zoo, const Workload& pool,
@@ -94,6 +249,13 @@ Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo&
   if (!(options.discount_per_round > 0 && options.discount_per_round <= 1)) {
     return Status::InvalidArgument("rlpto training: discount must be in (0, 1]");
   }
+  if (!(options.ppo_gamma_per_round > 0 && options.ppo_gamma_per_round <= 1) || !(options.gae_lambda >= 0 && options.gae_lambda <= 1) ||
+      options.ppo_epochs < 1 || options.ppo_minibatch < 1 || !(options.ppo_clip > 0 && options.ppo_clip < 1) ||
+      !(options.ppo_learning_rate > 0) || !(options.ppo_value_coef >= 0) || options.critic_warmup_steps < 0) {
+    return Status::InvalidArgument(
+        "rlpto training: PPO gamma must be in (0, 1], lambda in [0, 1], epochs and minibatch >= 1, clip in (0, 1), "
+        "learning rate > 0, value weight and critic warm-up steps >= 0");
+  }
   const auto say = [&](const std::string& text) {
     if (print) print(text);
   };
@@ -103,13 +265,15 @@ Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo&
     *start = static_cast<size_t>(rng.Below(static_cast<uint64_t>(pool_size - options.jobs_per_episode + 1)));
     return window_at(*start);
   };
-  // Validation windows: evenly spaced over the pool (the same for every scoring).
+  // Validation windows of validation_jobs jobs (0: episode length), evenly spaced over the pool
+  // (the same for every scoring).
+  const auto validation_jobs = static_cast<size_t>(
+      options.validation_jobs > 0 ? std::min(options.validation_jobs, pool_size) : options.jobs_per_episode);
   std::vector<Workload> validation;
   for (int k = 0; k < options.validation_windows; ++k) {
-    const auto span = static_cast<size_t>(pool_size - options.jobs_per_episode);
-    validation.push_back(window_at(options.validation_windows > 1 ? span * static_cast<size_t>(k) /
-                                                                        static_cast<size_t>(options.validation_windows - 1)
-                                                                  : 0));
+    const size_t span = static_cast<size_t>(pool_size) - validation_jobs;
+    const size_t begin = options.validation_windows > 1 ? span * static_cast<size_t>(k) / static_cast<size_t>(options.validation_windows - 1) : 0;
+    validation.push_back(TraceWindow(pool, begin, begin + validation_jobs));
   }
   const auto score = [&](bool heuristic) -> Result<double> {
     double sum = 0;
@@ -142,10 +306,11 @@ Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo&
   if (!validation.empty()) {
     HETSCHED_ASSIGN_OR_RETURN(log.heuristic_validation_jct_h, score(true));
     say(fmt::format("  validation windows: {} of {} jobs; the heuristic's mean JCT {:.2f} h\n", validation.size(),
-                    options.jobs_per_episode, log.heuristic_validation_jct_h));
+                    validation_jobs, log.heuristic_validation_jct_h));
   }
 
   // 1. Imitation warm start.
+  std::vector<RlptoTrajectory> teacher_episodes;  // kept for the critic's warm-up (PPO)
   if (options.imitation_episodes > 0) {
     std::vector<float> states;
     std::vector<int> labels;
@@ -154,9 +319,10 @@ Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo&
       const Workload w = sample_window(&start);
       RlptoTraining t;
       t.act_by_teacher = true;
-      HETSCHED_ASSIGN_OR_RETURN(const EpisodeResult r, RunEpisode(cluster, zoo, w, options, std::move(t), true, sim));
+      HETSCHED_ASSIGN_OR_RETURN(EpisodeResult r, RunEpisode(cluster, zoo, w, options, std::move(t), true, sim));
       states.insert(states.end(), r.trajectory.states.begin(), r.trajectory.states.end());
       labels.insert(labels.end(), r.trajectory.teacher_actions.begin(), r.trajectory.teacher_actions.end());
+      if (options.learner == RlptoLearner::kPpo) teacher_episodes.push_back(std::move(r.trajectory));
     }
     const size_t n = labels.size();
     const auto dim = static_cast<size_t>(agent->config().state_dim);
@@ -199,60 +365,50 @@ Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo&
     HETSCHED_RETURN_IF_ERROR(consider(0));
   }
 
-  // 2. REINFORCE fine-tuning.
+  // 2. Fine-tuning.
+  double value_scale = 1;
+  if (options.learner == RlptoLearner::kPpo && options.episodes > 0) {
+    HETSCHED_ASSIGN_OR_RETURN(value_scale, WarmUpCritic(options, *agent, teacher_episodes, rng));
+    teacher_episodes.clear();
+  }
   for (int episode = 0; episode < options.episodes; ++episode) {
     size_t start = 0;
-    const Workload w = sample_window(&start);
+    Workload w = sample_window(&start);
+    if (options.episode_load_spread > 1) {
+      // Load randomisation: the window's arrival gaps stretched or squeezed by a factor drawn
+      // log-uniformly in [1 / spread, spread], so that the agent sees lighter and heavier load
+      // than the training half has (the windows it is selected on are not scaled).
+      const double factor = std::pow(options.episode_load_spread, 2 * rng.Uniform() - 1);
+      for (Job& j : w.jobs) {
+        j.spec.submit_time_s *= factor;
+        if (j.spec.deadline_s != kNoDeadline) j.spec.deadline_s *= factor;
+      }
+    }
     RlptoTraining t;
     t.agent = agent;
     t.explore_seed = rng.NextU64();
     HETSCHED_ASSIGN_OR_RETURN(const EpisodeResult r, RunEpisode(cluster, zoo, w, options, std::move(t), true, sim));
     const RlptoTrajectory& trajectory = r.trajectory;
-    // Rollout baseline: the greedy agent on the same window; its discounted reward after each of
-    // the sampled run's decision times is that decision's baseline, which removes what the
-    // window's load alone explains.
-    std::vector<double> baseline;
-    if (options.rollout_baseline && !trajectory.actions.empty()) {
-      RlptoTraining greedy;
-      greedy.agent = agent;
-      greedy.explore = false;
-      HETSCHED_ASSIGN_OR_RETURN(const EpisodeResult ref, RunEpisode(cluster, zoo, w, options, std::move(greedy), true, sim));
-      baseline = DiscountedReturns(trajectory.decision_time_s, ref.trajectory.rewards, options.discount_per_round, options.round_s);
-    }
     double total = 0;
     for (const auto& [time, reward] : trajectory.rewards) total += reward;
     log.episode_reward.push_back(total);
     log.decisions.push_back(static_cast<long long>(trajectory.actions.size()));
     log.episode_jct_h.push_back(Summarize(r.record).jct_s.mean / 3600);
-    if (!trajectory.actions.empty()) {
-      std::vector<double> g = DiscountedReturns(trajectory.decision_time_s, trajectory.rewards, options.discount_per_round,
-                                                options.round_s);
-      for (size_t i = 0; i < baseline.size(); ++i) g[i] -= baseline[i];
-      double mean = 0, var = 0;
-      for (double v : g) mean += v;
-      mean /= static_cast<double>(g.size());
-      for (double v : g) var += (v - mean) * (v - mean);
-      const double sd = std::sqrt(var / static_cast<double>(g.size())) + 1e-8;
-      for (double& v : g) v = (v - mean) / sd;  // normalised (mean 0, sd 1) within the episode
-      // Each step on at most max_update_decisions decisions drawn from the episode (all if fewer).
-      const size_t n = g.size(), dim = static_cast<size_t>(agent->config().state_dim);
-      const size_t batch = std::min(n, static_cast<size_t>(options.max_update_decisions));
-      std::vector<float> xs(batch * dim);
-      std::vector<int> as(batch);
-      std::vector<double> gs(batch);
-      for (int u = 0; u < options.updates_per_episode; ++u) {
-        for (size_t b = 0; b < batch; ++b) {
-          const size_t i = batch == n ? b : static_cast<size_t>(rng.Below(n));
-          std::copy_n(trajectory.states.begin() + static_cast<std::ptrdiff_t>(i * dim), dim, xs.begin() + static_cast<std::ptrdiff_t>(b * dim));
-          as[b] = trajectory.actions[i];
-          gs[b] = g[i];
-        }
-        HETSCHED_ASSIGN_OR_RETURN(const double loss, agent->Update(xs, as, gs));
-        (void)loss;
+    size_t same = 0;
+    for (size_t i = 0; i < trajectory.actions.size(); ++i) same += trajectory.actions[i] == trajectory.teacher_actions[i] ? 1 : 0;
+    log.episode_agreement.push_back(trajectory.actions.empty() ? 1.0 : static_cast<double>(same) / static_cast<double>(trajectory.actions.size()));
+    if (options.learner == RlptoLearner::kPpo) {
+      double entropy = options.ppo_entropy_bonus;
+      if (options.ppo_entropy_final >= 0 && options.episodes > 1) {
+        entropy += (options.ppo_entropy_final - options.ppo_entropy_bonus) * episode / (options.episodes - 1);
       }
+      HETSCHED_RETURN_IF_ERROR(PpoStep(options, entropy, value_scale, *agent, trajectory, rng));
+    } else {
+      HETSCHED_RETURN_IF_ERROR(ReinforceStep(cluster, zoo, w, options, agent, sim, trajectory, rng));
     }
-    say(fmt::format("  episode {:>3}: {} jobs from #{}, {} decisions, reward {:.1f}, mean JCT {:.2f} h\n", episode + 1,
-                    options.jobs_per_episode, start, log.decisions.back(), total, log.episode_jct_h.back()));
+    say(fmt::format("  episode {:>3}: {} jobs from #{}, {} decisions ({:.2f}% as the heuristic), reward {:.1f}, mean JCT {:.2f} h\n",
+                    episode + 1, options.jobs_per_episode, start, log.decisions.back(), 100 * log.episode_agreement.back(), total,
+                    log.episode_jct_h.back()));
     if ((episode + 1) % options.eval_every == 0 || episode + 1 == options.episodes) HETSCHED_RETURN_IF_ERROR(consider(episode + 1));
   }
   if (log.best_after >= 0) {

@@ -6,11 +6,13 @@
 #include "hetsched/learn/backend.h"
 #include "hetsched/learn/model_file.h"
 #include "hetsched/util/file_io.h"
+#include "hetsched/util/sha256.h"
 
 namespace hetsched::learn {
 namespace {
 
-constexpr const char* kMagic = "hetsched-allocation-agent v1";
+// v2: the weights hold the policy and the critic (v1 files held the policy only).
+constexpr const char* kMagic = "hetsched-allocation-agent v2";
 
 }  // namespace
 
@@ -69,6 +71,47 @@ Result<double> AllocationAgent::Update(std::span<const float> states, std::span<
   return impl_->net->Update(states, actions, advantages);
 }
 
+void AllocationAgent::Evaluate(std::span<const float> states, std::span<const int> actions, std::vector<double>* log_probs,
+                               std::vector<double>* values) const {
+  impl_->net->Evaluate(states, actions, log_probs, values);
+}
+
+Result<double> AllocationAgent::PpoUpdate(const PpoBatch& batch, const PpoConfig& config) {
+  const Impl& m = *impl_;
+  const auto n = batch.actions.size();
+  if (n == 0 || batch.old_log_probs.size() != n || batch.advantages.size() != n || batch.returns.size() != n ||
+      batch.states.size() != n * static_cast<size_t>(m.config.state_dim)) {
+    return Status::InvalidArgument(fmt::format(
+        "allocation agent: PPO update with {} state values ({} per state), {} actions, {} log probabilities, {} "
+        "advantages, {} returns",
+        batch.states.size(), m.config.state_dim, n, batch.old_log_probs.size(), batch.advantages.size(),
+        batch.returns.size()));
+  }
+  if (!batch.teacher_actions.empty() && batch.teacher_actions.size() != n) {
+    return Status::InvalidArgument(fmt::format("allocation agent: PPO update with {} actions and {} teacher actions", n,
+                                               batch.teacher_actions.size()));
+  }
+  for (std::span<const int> list : {batch.actions, batch.teacher_actions}) {
+    for (int a : list) {
+      if (a < 0 || a >= m.config.actions) return Status::InvalidArgument(fmt::format("allocation agent: action {} out of range", a));
+    }
+  }
+  if (!(config.imitation_coef >= 0) ||
+      !(config.learning_rate > 0) || !(config.clip > 0 && config.clip < 1) || !(config.value_coef >= 0) || !(config.entropy_bonus >= 0) || !std::isfinite(config.max_grad_norm)) {
+    return Status::InvalidArgument("allocation agent: PPO learning rate must be > 0, clip in (0, 1), value_coef and entropy_bonus >= 0, max_grad_norm finite");
+  }
+  return impl_->net->PpoUpdate(batch, config);
+}
+
+Result<double> AllocationAgent::FitValue(std::span<const float> states, std::span<const double> returns, double learning_rate) {
+  const auto n = returns.size();
+  if (n == 0 || states.size() != n * static_cast<size_t>(impl_->config.state_dim) || !(learning_rate > 0)) {
+    return Status::InvalidArgument(fmt::format("allocation agent: value fit with {} state values, {} returns, learning rate {}",
+                                               states.size(), n, learning_rate));
+  }
+  return impl_->net->FitValue(states, returns, learning_rate);
+}
+
 Status AllocationAgent::CopyWeightsFrom(const AllocationAgent& other) {
   const AllocationAgentConfig &a = impl_->config, &b = other.impl_->config;
   if (a.state_dim != b.state_dim || a.actions != b.actions || a.hidden != b.hidden) {
@@ -88,8 +131,16 @@ Status AllocationAgent::Save(const std::string& path) const {
                            {"threads", static_cast<double>(c.threads)}};
   return WriteFileAtomic(path, EncodeModelFile(kMagic, fields, weights));
 }
-Result<AllocationAgent> AllocationAgent::Load(const std::string& path) {
-  HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+Result<AllocationAgent> AllocationAgent::Load(const std::string& path, const std::string& expected_sha256) {
+  HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFileOrEmbedded(path));
+  if (!expected_sha256.empty()) {
+    const std::string actual = Sha256Hex(text);
+    if (actual != expected_sha256) {
+      return Status::ParseError(fmt::format("{}: SHA-256 checksum mismatch: the file's is {}, expected {} (the file is corrupted "
+                                            "or is not the agent that was measured)",
+                                            path, actual, expected_sha256));
+    }
+  }
   HETSCHED_ASSIGN_OR_RETURN(
       const DecodedModelFile file,
       DecodeModelFile(path, text, kMagic, {"state_dim", "actions", "hidden", "learning_rate", "entropy_bonus", "seed", "threads"}));

@@ -25,7 +25,7 @@
 namespace hetsched::learn {
 
 // Bumped whenever an interface below changes: a module built from other sources is refused.
-inline constexpr int kBackendAbiVersion = 1;
+inline constexpr int kBackendAbiVersion = 2;
 
 // The LibTorch side of AllocationAgent: the network and its optimizer (the shell keeps the
 // configuration, validates arguments and owns the file format).
@@ -37,6 +37,13 @@ class AllocationNetBackend {
   // REQUIRES: sizes and actions checked by the caller.
   virtual Result<double> Update(std::span<const float> states, std::span<const int> actions,
                                 std::span<const double> advantages) = 0;
+  // log pi(action | state) and the critic's V(state) of each row (no gradient).
+  virtual void Evaluate(std::span<const float> states, std::span<const int> actions, std::vector<double>* log_probs,
+                        std::vector<double>* values) const = 0;
+  // One PPO step (AllocationAgent::PpoUpdate). REQUIRES: sizes checked by the caller.
+  virtual Result<double> PpoUpdate(const PpoBatch& batch, const PpoConfig& config) = 0;
+  // One Adam step of the critic alone towards `returns` (AllocationAgent::FitValue).
+  virtual Result<double> FitValue(std::span<const float> states, std::span<const double> returns, double learning_rate) = 0;
   // REQUIRES: `other` built by the same back end with the same network sizes.
   virtual void CopyWeightsFrom(const AllocationNetBackend& other) = 0;
   // The weights as LibTorch's module archive (`path` names the file in errors).

@@ -11,6 +11,7 @@
 // an agent in exploration mode and a trajectory to record into.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <utility>
@@ -86,12 +87,20 @@ int RlptoHeuristicAction(std::span<const float> state);
 // Smallest allocation of a job: max(1, ceil(num_gpus x min_share)). Shrinking never goes below.
 int MinimumGpus(int requested, double min_share);
 
+// What a training episode records. Per decision (in time order): its state, action, the
+// heuristic's action, its time, the job it concerns, that job's reward from the decision until
+// the next decision about the same job (or the job's end), and the index of that next decision
+// (-1: none, the job finished or the episode ended). Per interval between scheduling calls: the
+// cluster's reward (the sum over jobs of the same terms).
 struct RlptoTrajectory {
   std::vector<float> states;                    // decisions x kRlptoStateDim
   std::vector<int> actions;                     // the action taken
   std::vector<int> teacher_actions;             // the heuristic's action in the same state
   std::vector<double> decision_time_s;
-  std::vector<std::pair<double, double>> rewards;  // (time, reward of the interval ending then)
+  std::vector<JobId> job;                       // the job each decision concerns
+  std::vector<double> job_reward;               // that job's reward until its next decision
+  std::vector<int64_t> next_decision;           // index of the job's next decision, -1: none
+  std::vector<std::pair<double, double>> rewards;  // (time, cluster reward of the interval ending then)
 };
 
 struct RlptoTraining {

@@ -1,0 +1,49 @@
+// The `rlpto` job scheduler itself (internal to policies/rlpto*): its configuration, read from
+// options by MakeRlptoScheduler (rlpto.cc), and its factory. The scheduler ages the priority
+// queues, shrinks converging jobs, forecasts demand (rlpto_forecast.h) and allocates by the rule,
+// the heuristic or the agent (docs/rlpto.md); with a trajectory it records decisions and rewards
+// for the trainer.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hetsched/perf/validation.h"
+#include "hetsched/policies/priority_queues.h"
+#include "hetsched/policies/rlpto.h"
+
+namespace hetsched {
+
+enum class RlptoAllocation { kRule, kHeuristic };
+
+struct RlptoConfig {
+  PriorityClassConfig classes;
+  double round_s = 300;
+  double min_share = 0.25;
+  bool shrink = true;
+  ConvergenceModel convergence;
+  double forecast_window_s = 3600;
+  double reserve_fraction = 0.5;
+  int window = 64;
+  int moves = 8;  // running jobs resized or moved per round at most
+  RlptoAllocation allocation = RlptoAllocation::kRule;
+  std::vector<GavelThroughputRow> profile;  // measured throughputs the policy may use (option `profile`)
+  std::string profile_origin;
+  // Reward (ALGORITHMS.md 3.4): per interval dt, -w_time x sum(omega) x dt / t_ref over jobs in
+  // the system, -w_res x busy GPUs x dt / (N t_ref), +w_acc x omega x accuracy gained by running
+  // jobs, +w_done x omega per finished job; omega = 3, 2, 1 for user priority high/normal/low.
+  // The same terms per job (its omega, its GPUs, its accuracy, its end) are each job's reward,
+  // credited to the last decision about that job (RlptoTrajectory::job_reward).
+  double w_time = 0.5, w_res = 0.3, w_acc = 1, w_done = 1, t_ref_s = 3600;
+  // Share of a waiting job's time term charged to the running jobs, by GPUs held (training
+  // only; option `congestion_share`, docs/rlpto.md "Per-job credit").
+  double congestion_share = 0.5;
+};
+
+// REQUIRES: config checked (MakeRlptoScheduler). `agent` may be null (rule or heuristic);
+// `training.agent`, when set, replaces it.
+std::unique_ptr<JobScheduler> NewRlptoScheduler(RlptoConfig config, std::shared_ptr<learn::AllocationAgent> agent,
+                                                RlptoTraining training);
+
+}  // namespace hetsched
