@@ -48,9 +48,10 @@ TEST(RlptoTrainingTest, TraceWindowGolden) {
   EXPECT_EQ(w.jobs[1].spec.deadline_s, 900.0);
 }
 
-// Same seed, same training: identical logs and an identical agent (imitation, REINFORCE and the
-// validation-based selection all draw from hetsched::Rng and seeded LibTorch).
-TEST(RlptoTrainingTest, DeterministicForASeed) {
+// Trains twice from the same seed with `learner` and checks identical logs and an identical
+// agent (imitation, REINFORCE or PPO's shuffled minibatches, and the validation-based selection
+// all draw from hetsched::Rng and seeded LibTorch).
+void ExpectTrainingDeterministic(RlptoLearner learner) {
   const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
   auto cluster = MakeShorthandCluster({{"v100", 8}, {"k80", 8}}, 4, devices, LinkCatalog::BuiltIn());
   ASSERT_TRUE(cluster.ok());
@@ -70,6 +71,11 @@ TEST(RlptoTrainingTest, DeterministicForASeed) {
   options.validation_windows = 1;
   options.eval_every = 1;
   options.seed = 5;
+  options.learner = learner;
+  if (learner == RlptoLearner::kPpo) {  // the critic's warm-up and minibatches, kept small
+    options.critic_warmup_steps = 5;
+    options.ppo_minibatch = 64;
+  }
   SimOptions sim;
   sim.seed = 5;
   std::vector<RlptoTrainingLog> logs;
@@ -96,55 +102,10 @@ TEST(RlptoTrainingTest, DeterministicForASeed) {
   EXPECT_GT(logs[0].decisions[0], 0);
 }
 
+TEST(RlptoTrainingTest, DeterministicForASeed) { ExpectTrainingDeterministic(RlptoLearner::kReinforce); }
+
 // The same for PPO with per-job credit (critic warm-up, shuffled minibatches from hetsched::Rng).
-TEST(RlptoTrainingTest, PpoDeterministicForASeed) {
-  const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
-  auto cluster = MakeShorthandCluster({{"v100", 8}, {"k80", 8}}, 4, devices, LinkCatalog::BuiltIn());
-  ASSERT_TRUE(cluster.ok());
-  SyntheticOptions so;
-  so.num_jobs = 40;
-  so.seed = 3;
-  so.arrival_rate_per_hour = 30;
-  so.size_mix = {{1, 4}, {2, 2}, {4, 1}};
-  so.runtime_sample_s = {600, 1800, 3600, 7200};
-  auto pool = GenerateSynthetic(so, devices, ModelZoo::BuiltIn());
-  ASSERT_TRUE(pool.ok());
-  RlptoTrainingOptions options;
-  options.episodes = 2;
-  options.jobs_per_episode = 20;
-  options.imitation_episodes = 1;
-  options.imitation_steps = 10;
-  options.validation_windows = 1;
-  options.eval_every = 1;
-  options.seed = 5;
-  options.learner = RlptoLearner::kPpo;
-  options.critic_warmup_steps = 5;
-  options.ppo_minibatch = 64;
-  SimOptions sim;
-  sim.seed = 5;
-  std::vector<RlptoTrainingLog> logs;
-  std::vector<std::vector<double>> probabilities;
-  for (int run = 0; run < 2; ++run) {
-    learn::AllocationAgentConfig config;
-    config.state_dim = kRlptoStateDim;
-    config.actions = kRlptoActions;
-    config.seed = 5;
-    auto created = learn::AllocationAgent::Create(config);
-    ASSERT_TRUE(created.ok()) << created.status().ToString();
-    auto agent = std::make_shared<learn::AllocationAgent>(std::move(created).value());
-    auto log = TrainRlptoAgent(*cluster, ModelZoo::BuiltIn(), *pool, options, agent, sim, nullptr);
-    ASSERT_TRUE(log.ok()) << log.status().ToString();
-    logs.push_back(*log);
-    probabilities.push_back(agent->Probabilities(std::vector<float>(kRlptoStateDim, 0.5f)));
-  }
-  EXPECT_EQ(logs[0].episode_reward, logs[1].episode_reward);
-  EXPECT_EQ(logs[0].decisions, logs[1].decisions);
-  EXPECT_EQ(logs[0].validation_jct_h, logs[1].validation_jct_h);
-  EXPECT_EQ(logs[0].validation_jct_h.size(), 3u);  // after the warm start, after episodes 1 and 2
-  EXPECT_EQ(logs[0].imitation_accuracy, logs[1].imitation_accuracy);
-  EXPECT_EQ(probabilities[0], probabilities[1]);
-  EXPECT_GT(logs[0].decisions[0], 0);
-}
+TEST(RlptoTrainingTest, PpoDeterministicForASeed) { ExpectTrainingDeterministic(RlptoLearner::kPpo); }
 
 // The quick experiment trains for 2 episodes of 30 jobs and compares every method on 40 held-out
 // jobs of a real trace; it must print a row per method and write its outputs.
