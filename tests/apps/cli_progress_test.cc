@@ -51,5 +51,19 @@ TEST(CliProgressTest, CompareAndExperimentsShowOneLineForAllTheirRuns) {
   EXPECT_NE(experiment.find("100.0%"), std::string::npos) << experiment;
 }
 
+// The learned planners' experiments report progress case by case (each case a training run).
+TEST(CliProgressTest, PlannerExperimentsShowProgressByCase) {
+  if (!std::filesystem::exists("/usr/bin/script")) GTEST_SKIP() << "no /usr/bin/script (util-linux)";
+  const std::string dir = FreshDir("cli_progress_planners");
+  const std::string cli = HETSCHED_CLI_PATH;
+  const std::string tapp = OnTerminal(dir, cli + " experiment tapp --quick -o " + dir + "/a");
+  EXPECT_NE(tapp.find("experiment tapp"), std::string::npos) << tapp;
+  EXPECT_NE(tapp.find("50.0%"), std::string::npos) << tapp;  // the first of its two cases
+  EXPECT_NE(tapp.find("100.0%"), std::string::npos) << tapp;
+  const std::string heterps = OnTerminal(dir, cli + " experiment heterps --quick -o " + dir + "/b");
+  EXPECT_NE(heterps.find("experiment heterps"), std::string::npos) << heterps;
+  EXPECT_NE(heterps.find("100.0%"), std::string::npos) << heterps;
+}
+
 }  // namespace
 }  // namespace hetsched

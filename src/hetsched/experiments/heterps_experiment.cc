@@ -78,6 +78,9 @@ class HeterPsExperiment : public Experiment {
                                     "model", "lim x", "dp $/h", "rl $/h", "rl+ls $/h", "rl gap", "fastest", "cheapest",
                                     "per-layer", "all-cpu", "ep.", "rl s");
     std::vector<double> trained_gaps, gaps, polished_gaps, episodes_to_best, cpu_ratio, gpu_ratio;
+    // Progress by case (a training run each, seconds to minutes): the time left shows after the first.
+    const long long cases = static_cast<long long>(models.size() * limits.size());
+    long long cases_done = 0;
     for (const ModelProfile* model : models) {
       for (double x : limits) {
         PlanningProblem p;
@@ -118,6 +121,7 @@ class HeterPsExperiment : public Experiment {
         table += fmt::format("{:<18} {:>5.3g} {:>11.5g} {:>10.5g} {:>10.5g} {:>6.2f}% {:>10.5g} {:>10.5g} {:>10.5g} {:>10.5g} {:>6} {:>7.1f}\n",
                              model->name, x, dp.cost_per_hour, rl.learned_objective, rl.cost_per_hour, 100 * gap,
                              fastest, cheapest, per_layer, all_cpu, rl.episodes_to_best, rl_s);
+        if (ctx.progress) ctx.progress(++cases_done, cases);
       }
     }
     const auto within = [](const std::vector<double>& v, double bound) {

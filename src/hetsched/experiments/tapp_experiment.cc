@@ -67,7 +67,11 @@ class TappExperiment : public Experiment {
                                     "set", "BSP s", "comm%", "even s", "TAPP s", "TAPP+ls", "comm%", "DP s", "BSP/TAPP",
                                     "gap", "ep.");
     std::vector<double> speedups, reductions, gaps, polished_gaps, episodes_to_best;
-    for (std::string_view name : Split(models_opt, ',')) {
+    // Progress by case (a training run each, seconds to minutes): the time left shows after the first.
+    const auto names = Split(models_opt, ',');
+    const long long cases = static_cast<long long>(names.size() * sets.size());
+    long long cases_done = 0;
+    for (std::string_view name : names) {
       HETSCHED_ASSIGN_OR_RETURN(const ModelProfile* model, ModelZoo::BuiltIn().Lookup(Trim(name)));
       for (const DeviceSet& set : sets) {
         HETSCHED_ASSIGN_OR_RETURN(Cluster cluster, MakeShorthandCluster(set.devices, 8, catalog, links));
@@ -102,6 +106,7 @@ class TappExperiment : public Experiment {
                              model->name, set.name, bsp.step_time_s, 100 * bsp.communication_share, even,
                              rl.learned_objective, rl.step_time_s, 100 * rl.communication_share, dp.step_time_s, speedup,
                              100 * gap, rl.episodes_to_best);
+        if (ctx.progress) ctx.progress(++cases_done, cases);
       }
     }
     double mean_speedup = 0, mean_reduction = 0, max_gap = 0;
