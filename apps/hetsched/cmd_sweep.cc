@@ -190,7 +190,22 @@ int RunOnSlurm(const SweepArgs& a, const std::vector<SweepConfig>& configs) {
   std::fflush(stdout);
   slurm::SystemClock clock;
   const double deadline = clock.NowS() + a.timeout_s;
+  // Progress on a terminal: a task is done once its run.json is there (written atomically, last);
+  // only the tasks not yet seen done are looked at again.
+  const auto progress = MakeProgress(a.quiet, "sweep (Slurm array)", "tasks");
+  std::vector<bool> task_done(configs.size(), false);
+  long long tasks_done = 0;
+  const long long tasks = static_cast<long long>(configs.size());
   while (true) {
+    if (progress) {
+      for (size_t i = 0; i < configs.size(); ++i) {
+        if (!task_done[i] && std::filesystem::exists(RunDir(a.out, i) + "/run.json", ec)) {
+          task_done[i] = true;
+          ++tasks_done;
+        }
+      }
+      progress(tasks_done, tasks);
+    }
     auto q = runner.Run({"squeue", "--json"});
     if (q.ok() && q->exit_code == 0) {
       auto jobs = slurm::ParseSqueueJson(q->out, "squeue --json");
@@ -201,7 +216,10 @@ int RunOnSlurm(const SweepArgs& a, const std::vector<SweepConfig>& configs) {
           ++seen;
           left += j.Terminal() ? 0 : 1;
         }
-        if (seen > 0 && left == 0) break;
+        if (seen > 0 && left == 0) {
+          if (progress) progress(tasks, tasks);  // every task ended (one that failed writes nothing)
+          break;
+        }
       }
     }
     if (clock.NowS() > deadline) {
@@ -249,7 +267,7 @@ void AddSweepCommand(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--timeout", a->timeout_s, "--slurm: seconds to wait for the array")->check(NumberAbove(0))->needs(slurm);
   cmd->add_option("--compat", a->compat,
                   "Compatibility profile (gavel, tiresias) for every configuration that names none");
-  cmd->add_flag("-q,--quiet", a->quiet, "--local: no progress line (none either when stderr is not a terminal)");
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress line (none either when stderr is not a terminal)");
   cmd->add_option("--task", a->task, "Run only configuration I (what each array task runs)")
       ->check(WholeAtLeast(0))
       ->excludes(slurm)

@@ -35,6 +35,18 @@ TEST(SlurmSweepTest, JobArrayMatchesLocalRuns) {
   int array_tasks = 0;
   for (const SlurmJob& sj : c.Jobs()) array_tasks += (sj.array_job_id > 0 && sj.state == "COMPLETED") ? 1 : 0;
   EXPECT_EQ(array_tasks, 3);
+  // On a terminal (a pseudo-terminal from util-linux's `script`), a progress line counts the
+  // array's tasks while the sweep waits.
+  if (std::filesystem::exists("/usr/bin/script")) {
+    auto shown = run.Run({"/usr/bin/script", "-qec",
+                          std::string(HETSCHED_CLI_PATH) + " sweep --configs " + configs + " --slurm -o " + c.work() +
+                              "/t >" + c.work() + "/t.stdout",
+                          "/dev/null"});
+    ASSERT_TRUE(shown.ok());
+    EXPECT_EQ(shown->exit_code, 0) << shown->out << shown->err;
+    EXPECT_NE(shown->out.find("sweep (Slurm array)"), std::string::npos) << shown->out;
+    EXPECT_NE(shown->out.find("3/3 tasks"), std::string::npos) << shown->out;
+  }
 
   // A configuration whose input cannot be read fails when it runs: the table has the others, the
   // failure is named, exit 1.
