@@ -86,12 +86,23 @@ Result<learn::Advantages> JobAdvantages(const RlptoTrajectory& t, std::span<cons
   return learn::ChainAdvantages({t.job_reward, t.next_decision, gap, values}, gamma, lambda);
 }
 
-// A random order of 0..n-1 (Fisher-Yates with hetsched::Rng).
+// A random order of 0..n-1.
 std::vector<size_t> Shuffled(size_t n, Rng& rng) {
   std::vector<size_t> order(n);
   for (size_t i = 0; i < n; ++i) order[i] = i;
-  for (size_t i = n; i > 1; --i) std::swap(order[i - 1], order[static_cast<size_t>(rng.Below(i))]);
+  rng.Shuffle(order);
   return order;
+}
+
+// Shifts and scales `v` to mean 0 and standard deviation 1 (the sd plus 1e-8, so a constant
+// vector becomes 0). REQUIRES: v not empty.
+void Standardise(std::vector<double>& v) {
+  double mean = 0, var = 0;
+  for (double x : v) mean += x;
+  mean /= static_cast<double>(v.size());
+  for (double x : v) var += (x - mean) * (x - mean);
+  const double sd = std::sqrt(var / static_cast<double>(v.size())) + 1e-8;
+  for (double& x : v) x = (x - mean) / sd;
 }
 
 // REINFORCE on one episode (the cluster's discounted return after each decision, optionally
@@ -114,12 +125,7 @@ Status ReinforceStep(const Cluster& cluster, const ModelZoo& zoo, const Workload
   std::vector<double> g = DiscountedReturns(trajectory.decision_time_s, trajectory.rewards, options.discount_per_round,
                                             options.round_s);
   for (size_t i = 0; i < baseline.size(); ++i) g[i] -= baseline[i];
-  double mean = 0, var = 0;
-  for (double v : g) mean += v;
-  mean /= static_cast<double>(g.size());
-  for (double v : g) var += (v - mean) * (v - mean);
-  const double sd = std::sqrt(var / static_cast<double>(g.size())) + 1e-8;
-  for (double& v : g) v = (v - mean) / sd;  // normalised (mean 0, sd 1) within the episode
+  Standardise(g);  // within the episode
   // Each step on at most max_update_decisions decisions drawn from the episode (all if fewer).
   const size_t n = g.size(), dim = static_cast<size_t>(agent->config().state_dim);
   const size_t batch = std::min(n, static_cast<size_t>(options.max_update_decisions));
@@ -152,12 +158,7 @@ Status PpoStep(const RlptoTrainingOptions& options, double entropy_bonus, double
   }
   HETSCHED_ASSIGN_OR_RETURN(learn::Advantages adv,
                             JobAdvantages(t, values, options.ppo_gamma_per_round, options.gae_lambda, options.round_s));
-  double mean = 0, var = 0;
-  for (double v : adv.advantage) mean += v;
-  mean /= static_cast<double>(n);
-  for (double v : adv.advantage) var += (v - mean) * (v - mean);
-  const double sd = std::sqrt(var / static_cast<double>(n)) + 1e-8;
-  for (double& v : adv.advantage) v = (v - mean) / sd;
+  Standardise(adv.advantage);
   const learn::PpoConfig ppo{.learning_rate = options.ppo_learning_rate, .clip = options.ppo_clip,
                              .value_coef = options.ppo_value_coef, .entropy_bonus = entropy_bonus,
                              .imitation_coef = options.ppo_imitation_coef};

@@ -28,6 +28,27 @@ int FlowsAt(const std::vector<int>* flows, int index) {
   return std::max(1, (*flows)[static_cast<size_t>(index)]);
 }
 
+// A link's figures as the communication model reads them: effective bandwidth (< 0: there is no
+// such link) and latency.
+struct LinkFigures {
+  double Bps = -1;
+  double latency_s = 0;
+};
+// A node's NIC.
+LinkFigures NicOf(const Cluster& cluster, const Node& node) {
+  if (node.nic == kNoLinkClass) return {};
+  const LinkClass& nic = cluster.link_catalog().link(node.nic);
+  return {nic.effective_bandwidth_Bps(), nic.latency_s};
+}
+// A rack's uplinks together: effective bandwidth x uplinks / oversubscription. A rack without a
+// declared uplink has none: full bisection (ALGORITHMS.md 1.1).
+LinkFigures UplinkOf(const Cluster& cluster, const Rack& rack) {
+  if (rack.uplink == kNoLinkClass) return {};
+  const LinkClass& uplink = cluster.link_catalog().link(rack.uplink);
+  return {uplink.effective_bandwidth_Bps() * std::max(1, rack.uplink_count) / std::max(1.0, rack.oversubscription),
+          uplink.latency_s};
+}
+
 }  // namespace
 
 double RingAllReduceTime(int n, double bytes, double bandwidth_Bps, double latency_s) {
@@ -79,42 +100,26 @@ bool OnOneNode(const Cluster& cluster, std::span<const DeviceId> a, std::span<co
 }
 
 PathCapacity NicPath(const Cluster& cluster, NodeId node_id, bool crosses_racks, const LinkLoad& load) {
-  if (load.capacities != nullptr) {  // the same figures, from the flat table
-    const LinkCapacities& c = *load.capacities;
-    const size_t n = static_cast<size_t>(node_id);
-    PathCapacity path{kInf, 0.0};
-    if (c.nic_Bps[n] < 0) {
-      path.bandwidth_Bps = 0;
-    } else {
-      path.bandwidth_Bps = c.nic_Bps[n] / FlowsAt(load.nic_flows, node_id);
-      path.latency_s = c.nic_latency_s[n];
-    }
-    const RackId rack = c.rack_of_node[n];
-    if (crosses_racks && c.uplink_Bps[static_cast<size_t>(rack)] >= 0) {
-      const double share_Bps = c.uplink_Bps[static_cast<size_t>(rack)] / FlowsAt(load.uplink_flows, rack);
-      path.bandwidth_Bps = std::min(path.bandwidth_Bps, share_Bps);
-      path.latency_s = std::max(path.latency_s, c.uplink_latency_s[static_cast<size_t>(rack)]);
-    }
-    return path;
-  }
-  const Node& node = cluster.node(node_id);
+  // The node's NIC and its rack's uplink, from the flat table when the load carries one (the
+  // same figures), else from the cluster.
+  const LinkCapacities* table = load.capacities;
+  const size_t n = static_cast<size_t>(node_id);
+  const Node* node = table != nullptr ? nullptr : &cluster.node(node_id);
+  const RackId rack = table != nullptr ? table->rack_of_node[n] : node->rack;
+  const LinkFigures nic = table != nullptr ? LinkFigures{table->nic_Bps[n], table->nic_latency_s[n]} : NicOf(cluster, *node);
   PathCapacity path{kInf, 0.0};
-  if (node.nic == kNoLinkClass) {
+  if (nic.Bps < 0) {
     path.bandwidth_Bps = 0;  // a node without a NIC cannot talk to other nodes
   } else {
-    const LinkClass& nic = cluster.link_catalog().link(node.nic);
-    path.bandwidth_Bps = nic.effective_bandwidth_Bps() / FlowsAt(load.nic_flows, node_id);
+    path.bandwidth_Bps = nic.Bps / FlowsAt(load.nic_flows, node_id);
     path.latency_s = nic.latency_s;
   }
   if (crosses_racks) {
-    const Rack& rack = cluster.rack(node.rack);
-    // A rack without a declared uplink is taken as full bisection (ALGORITHMS.md 1.1).
-    if (rack.uplink != kNoLinkClass) {
-      const LinkClass& uplink = cluster.link_catalog().link(rack.uplink);
-      const double share_Bps = uplink.effective_bandwidth_Bps() * std::max(1, rack.uplink_count) /
-                               std::max(1.0, rack.oversubscription) /
-                               FlowsAt(load.uplink_flows, node.rack);
-      path.bandwidth_Bps = std::min(path.bandwidth_Bps, share_Bps);
+    const size_t r = static_cast<size_t>(rack);
+    const LinkFigures uplink = table != nullptr ? LinkFigures{table->uplink_Bps[r], table->uplink_latency_s[r]}
+                                                : UplinkOf(cluster, cluster.rack(rack));
+    if (uplink.Bps >= 0) {
+      path.bandwidth_Bps = std::min(path.bandwidth_Bps, uplink.Bps / FlowsAt(load.uplink_flows, rack));
       path.latency_s = std::max(path.latency_s, uplink.latency_s);
     }
   }
@@ -125,23 +130,16 @@ PathCapacity NicPath(const Cluster& cluster, NodeId node_id, bool crosses_racks,
 
 LinkCapacities LinkCapacities::Of(const Cluster& cluster) {
   LinkCapacities c;
-  const LinkCatalog& links = cluster.link_catalog();
   for (NodeId n = 0; n < cluster.num_nodes(); ++n) {
     const Node& node = cluster.node(n);
+    const LinkFigures nic = NicOf(cluster, node);
     c.rack_of_node.push_back(node.rack);
-    c.nic_Bps.push_back(node.nic == kNoLinkClass ? -1.0 : links.link(node.nic).effective_bandwidth_Bps());
-    c.nic_latency_s.push_back(node.nic == kNoLinkClass ? 0.0 : links.link(node.nic).latency_s);
+    c.nic_Bps.push_back(nic.Bps);
+    c.nic_latency_s.push_back(nic.latency_s);
   }
   for (const Rack& rack : cluster.racks()) {
-    if (rack.uplink == kNoLinkClass) {
-      c.uplink_Bps.push_back(-1.0);
-      c.uplink_latency_s.push_back(0.0);
-      continue;
-    }
-    const LinkClass& uplink = links.link(rack.uplink);
-    // As NicPath divides it, before the division by the flows.
-    c.uplink_Bps.push_back(uplink.effective_bandwidth_Bps() * std::max(1, rack.uplink_count) /
-                           std::max(1.0, rack.oversubscription));
+    const LinkFigures uplink = UplinkOf(cluster, rack);
+    c.uplink_Bps.push_back(uplink.Bps);
     c.uplink_latency_s.push_back(uplink.latency_s);
   }
   return c;

@@ -102,20 +102,7 @@ void PendingIndex::Refill() {
   const size_t take = std::min(want, TreapSize());
   if (take == 0) return;
   // The treap's first `take` entries are those up to and including the one at rank take - 1.
-  int32_t t = root_;
-  size_t rank = take - 1;
-  while (true) {
-    const size_t left = static_cast<size_t>(SizeOf(node(t).left));
-    if (rank < left) {
-      t = node(t).left;
-    } else if (rank == left) {
-      break;
-    } else {
-      rank -= left + 1;
-      t = node(t).right;
-    }
-  }
-  const Entry last = node(t).entry;
+  const Entry last = TreapAt(take - 1);
   int32_t first = -1, rest = -1;
   Split(root_, last.time_s, last.id, /*inclusive=*/true, &first, &rest);
   root_ = rest;
@@ -150,8 +137,10 @@ bool PendingIndex::Erase(double time_s, JobId id) {
 }
 
 const PendingIndex::Entry& PendingIndex::At(size_t rank) const {
-  if (rank < front_.size()) return front_[rank];
-  rank -= front_.size();
+  return rank < front_.size() ? front_[rank] : TreapAt(rank - front_.size());
+}
+
+const PendingIndex::Entry& PendingIndex::TreapAt(size_t rank) const {
   int32_t t = root_;
   while (true) {
     const Node& n = node(t);

@@ -65,6 +65,8 @@ class PendingIndex {
   // Treap operations on the entries after the front.
   void TreapInsert(const Entry& e);
   bool TreapErase(double time_s, JobId id);
+  // The treap's entry at `rank` (0 = its earliest). REQUIRES: rank < TreapSize().
+  const Entry& TreapAt(size_t rank) const;
   // Moves the treap's earliest entries to the end of the front until it holds 2 x front_min.
   void Refill();
   // Appends the subtree's entries in order to the front and frees its nodes.

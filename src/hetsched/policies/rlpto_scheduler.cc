@@ -282,7 +282,6 @@ class RlptoScheduler : public JobScheduler {
     return out;
   }
 
-  // The most free devices of one type `spec` may use.
   // The most free devices of one type the job may use, leaving out `held` (a type a starving job
   // waits for; kNoDeviceType: none).
   static int MostFree(SchedContext& ctx, const JobSpec& spec, DeviceTypeId held = kNoDeviceType) {

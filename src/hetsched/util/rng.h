@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace hetsched {
 
@@ -35,6 +38,11 @@ class Rng {
     double u1 = Uniform(), u2 = Uniform();
     if (u1 < 1e-300) u1 = 1e-300;
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
+  // Fisher-Yates: for i from size down to 2, swap x[i - 1] with x[Below(i)].
+  template <typename T>
+  void Shuffle(std::vector<T>& x) {
+    for (size_t i = x.size(); i > 1; --i) std::swap(x[i - 1], x[static_cast<size_t>(Below(i))]);
   }
   // A child generator with an independent stream (for per-component seeding).
   Rng Fork() { return Rng(NextU64()); }

@@ -65,7 +65,7 @@ class TorchGruNet final : public GruNetBackend {
     double best_val = std::numeric_limits<double>::infinity();
     for (int epoch = 0; epoch < m.config.epochs; ++epoch) {
       m.net->train();
-      for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.Below(i)]);  // Fisher-Yates
+      rng.Shuffle(order);
       double total = 0;
       for (int64_t start = 0; start < train_count; start += m.config.batch) {
         const int64_t end = std::min<int64_t>(train_count, start + m.config.batch);
