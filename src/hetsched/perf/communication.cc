@@ -168,11 +168,16 @@ PathCapacity PathBetween(const Cluster& cluster, std::span<const DeviceId> a,
   for (std::span<const DeviceId> set : {a, b}) {
     for (DeviceId d : set) crosses_racks |= rack_of(d) != first_rack;
   }
-  // Duplicated nodes do not change a min/max, so no de-duplication is needed here.
+  // A repeated node does not change a min or a max: devices of one node, which plans list
+  // together, are read once.
   PathCapacity worst{kInf, 0.0};
+  NodeId last = -1;
   for (std::span<const DeviceId> set : {a, b}) {
     for (DeviceId d : set) {
-      const PathCapacity p = NicPath(cluster, cluster.device(d).node, crosses_racks, load);
+      const NodeId node = cluster.device(d).node;
+      if (node == last) continue;
+      last = node;
+      const PathCapacity p = NicPath(cluster, node, crosses_racks, load);
       worst.bandwidth_Bps = std::min(worst.bandwidth_Bps, p.bandwidth_Bps);
       worst.latency_s = std::max(worst.latency_s, p.latency_s);
     }
