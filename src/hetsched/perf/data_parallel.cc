@@ -21,6 +21,7 @@ void RingSync(double dense_bytes, double sparse_bytes_per_member, const Plan& pl
               IterationEstimate* est) {
   const int n = static_cast<int>(plan.devices.size());
   const PathCapacity path = BottleneckOf(cluster, plan.devices, load);
+  est->ring_path_Bps = path.bandwidth_Bps;
   est->communication_s =
       RingAllReduceTime(n, dense_bytes, path.bandwidth_Bps, path.latency_s) +
       RingAllGatherTime(n, sparse_bytes_per_member, path.bandwidth_Bps, path.latency_s);

@@ -73,6 +73,10 @@ struct IterationEstimate {
   int span_nodes = 0;              // distinct nodes used
   double memory_per_device_bytes = 0;  // params + optimizer state + activations on the fullest device
   bool fits_in_memory = true;
+  // Ring data parallelism: the bandwidth one flow of the job gets on the slowest link of its
+  // ring (BottleneckOf under the load), the only figure above that the load changes. 0 for
+  // other plans.
+  double ring_path_Bps = 0;
 };
 
 struct PerfOptions {

@@ -79,6 +79,7 @@ Status Simulator::Prepare() {
   nic_flows_.assign(static_cast<size_t>(cluster_.num_nodes()), 0);
   nic_jobs_.assign(static_cast<size_t>(cluster_.num_nodes()), {});
   uplink_flows_.assign(cluster_.racks().size(), 0);
+  uplink_jobs_.assign(cluster_.racks().size(), {});
   link_capacities_ = LinkCapacities::Of(cluster_);
   busy_by_type_.assign(static_cast<size_t>(cluster_.device_catalog().size()), 0);
   present_types_ = cluster_.present_types();
@@ -148,7 +149,7 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affecte
   const ActiveRun& run = active(runs_[static_cast<size_t>(id)]);
   for (NodeId node : run.nics) {
     nic_flows_[static_cast<size_t>(node)] += delta;
-    auto& jobs = nic_jobs_[static_cast<size_t>(node)];
+    std::vector<JobId>& jobs = nic_jobs_[static_cast<size_t>(node)];
     if (delta > 0) {
       jobs.push_back(id);
     } else {
@@ -158,7 +159,27 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affecte
       if (other != id) affected->push_back(other);
     }
   }
-  for (RackId r : run.uplinks) uplink_flows_[static_cast<size_t>(r)] += delta;
+  for (RackId r : run.uplinks) {
+    const size_t rack = static_cast<size_t>(r);
+    uplink_flows_[rack] += delta;
+    // A rack without a declared uplink has full bisection: no one's speed depends on its flows.
+    const double capacity = link_capacities_.uplink_Bps[rack];
+    if (capacity < 0) continue;
+    std::set<std::pair<double, JobId>>& jobs = uplink_jobs_[rack];
+    if (delta > 0) {
+      jobs.emplace(UplinkKey(run), id);
+    } else {
+      jobs.erase({UplinkKey(run), id});
+    }
+    if (!options_.contention) continue;  // the load is not modelled: no speed changes
+    // The uplink's per-flow share as NicPath computes it, at the busier of before and after: a
+    // job whose slowest link is slower than that (another link) keeps its speed.
+    const int busiest = std::max(uplink_flows_[rack], uplink_flows_[rack] - delta);
+    const double share = capacity / std::max(1, busiest);
+    for (auto it = jobs.rbegin(); it != jobs.rend() && !(it->first < share); ++it) {
+      if (it->second != id) affected->push_back(it->second);
+    }
+  }
 }
 
 double Simulator::MeasuredRate(JobId id, RunState& job) {
@@ -217,7 +238,14 @@ void Simulator::Retime(JobId id) {
     load.capacities = &link_capacities_;
   }
   // Only the communication depends on the load: the rest was computed at the start.
+  const double old_key = UplinkKey(run);
   run.estimate = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, load);
+  if (const double key = UplinkKey(run); key != old_key) {
+    for (RackId r : run.uplinks) {
+      std::set<std::pair<double, JobId>>& jobs = uplink_jobs_[static_cast<size_t>(r)];
+      if (jobs.erase({old_key, id}) > 0) jobs.emplace(key, id);
+    }
+  }
   // Progress is counted in iterations of the job as submitted (num_gpus x batch samples), so a
   // job that a scheduler runs on more or fewer devices than it asked for (elastic scheduling)
   // progresses at its sample throughput over that.
@@ -252,12 +280,13 @@ void Simulator::Reschedule(JobId id) {
 }
 
 void Simulator::ChangeTraffic(JobId id, int delta) {
-  scratch_affected_.clear();
-  RegisterTraffic(id, delta, &scratch_affected_);
+  std::vector<JobId>& affected = scratch_affected_;
+  affected.clear();
+  RegisterTraffic(id, delta, &affected);
   if (delta > 0) Retime(id);
-  std::sort(scratch_affected_.begin(), scratch_affected_.end());
-  scratch_affected_.erase(std::unique(scratch_affected_.begin(), scratch_affected_.end()), scratch_affected_.end());
-  for (JobId other : scratch_affected_) Retime(other);
+  std::sort(affected.begin(), affected.end());
+  affected.erase(std::unique(affected.begin(), affected.end()), affected.end());
+  for (JobId other : affected) Retime(other);
   if (delta < 0 && !active(runs_[static_cast<size_t>(id)]).nics.empty()) traffic_.Remove(id);
 }
 

@@ -10,6 +10,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "hetsched/perf/elastic_resize.h"
@@ -130,7 +132,17 @@ class Simulator final : public SchedBackend {
   void Retime(JobId id);
   // Sets the job's stop event (completion, or its RunUntil mark) from its current rate.
   void Reschedule(JobId id);
+  // Adds (delta +1) or removes (-1) the job's flows on its NICs and rack uplinks, and lists in
+  // *affected the jobs whose speed this can change: every job sharing one of its NICs, and the
+  // jobs sharing one of its rack uplinks whose slowest link that uplink is or becomes (unsorted,
+  // repeats possible).
   void RegisterTraffic(JobId id, int delta, std::vector<JobId>* affected);
+  // A job's place among the jobs crossing an uplink: its ring's per-flow bandwidth on its slowest
+  // link (IterationEstimate::ring_path_Bps), infinite where that is not known (other plans: such a
+  // job is re-timed at every change of the uplink).
+  static double UplinkKey(const ActiveRun& run) {
+    return run.estimate.ring_path_Bps > 0 ? run.estimate.ring_path_Bps : std::numeric_limits<double>::infinity();
+  }
   // Adds (+1) or removes (-1) the job's traffic and re-times the jobs sharing a NIC with it.
   void ChangeTraffic(JobId id, int delta);
   // Ends the job's current allocation segment in its record and visible status (device time,
@@ -171,6 +183,8 @@ class Simulator final : public SchedBackend {
   std::vector<int> uplink_flows_;              // by rack
   LinkCapacities link_capacities_;             // the cluster's NIC and uplink figures, flat
   std::vector<std::vector<JobId>> nic_jobs_;   // by node: running multi-node jobs crossing its NIC
+  // By rack with an uplink: the running jobs crossing it, by UplinkKey (then id).
+  std::vector<std::set<std::pair<double, JobId>>> uplink_jobs_;
   std::vector<int> busy_by_type_;              // by catalog type id (idle held devices not counted)
   int idle_devices_ = 0;                       // held by idle jobs (RunUntil)
   long long idle_jobs_ = 0;

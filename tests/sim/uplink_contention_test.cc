@@ -1,0 +1,89 @@
+// Golden scenario for link contention on a rack uplink: two jobs that cross racks share both
+// racks' uplinks but no NIC, and each slows the other while both run (worked by hand below).
+#include <gtest/gtest.h>
+
+#include "hetsched/sim/runner.h"
+#include "sim_world.h"
+
+namespace hetsched {
+namespace {
+
+// sim_world's GPU and "unit" model, with 1e9 B of parameters in the layer (ring all-reduce of
+// 2 members: 2 (n-1)/n x 1e9 = 1e9 B per member and iteration). Four one-GPU nodes, in rack
+// order r0, r1, r0, r1, so that first-fit puts a 2-GPU job on one node of each rack. NICs and
+// intra links are "fast" (80 GB/s effective); each rack's uplink is "slow": 1.25 GB/s x
+// efficiency 0.8 = 1 GB/s. A job alone: 3 ms compute + 1e9 B / 1 GB/s = 1.003 s an iteration;
+// two jobs on the uplinks: 3 ms + 1e9 B / 0.5 GB/s = 2.003 s.
+std::unique_ptr<testing_util::SimWorld> TwoRackWorld() {
+  auto w = testing_util::MakeSimWorld(0, 1);  // the catalogs, the model; nodes added here
+  LinkClass slow;
+  slow.name = "slow";
+  slow.bandwidth_Bps = 1.25e9;
+  slow.efficiency = 0.8;
+  const LinkClassId uplink = w->links.Add(slow);
+  const LinkClassId fast = w->links.Lookup("fast").value();
+  w->cluster = std::make_unique<Cluster>(&w->devices, &w->links);
+  for (const char* name : {"r0", "r1"}) {
+    Rack rack;
+    rack.name = name;
+    rack.uplink = uplink;
+    w->cluster->AddRack(rack);
+  }
+  for (int i = 0; i < 4; ++i) {
+    Node n;
+    n.name = "n" + std::to_string(i);
+    n.rack = i % 2;
+    n.device_type = 0;
+    n.num_devices = 1;
+    n.intra_link = fast;
+    n.nic = fast;
+    n.cpu_cores = 8;
+    n.host_memory_bytes = 64e9;
+    w->cluster->AddNode(n);
+  }
+  ModelProfile heavy = *w->zoo.Find("unit");
+  heavy.name = "heavy";
+  heavy.layers[0].param_bytes = 1e9;
+  w->zoo.Add(heavy);
+  return w;
+}
+
+Job HeavyJob(JobId id, int64_t iterations) {
+  Job j = testing_util::UnitJob(id, 0, 2, 3);
+  j.spec.model = "heavy";
+  j.spec.iterations = iterations;
+  j.spec.estimated_runtime_s = 0;
+  j.truth.total_iterations = static_cast<double>(iterations);
+  return j;
+}
+
+TEST(UplinkContentionTest, JobsSharingOnlyRackUplinksSlowEachOther) {
+  auto w = TwoRackWorld();
+  // A (100 iterations) on n0 + n1, B (50 iterations) on n2 + n3, both at t = 0.
+  const Workload workload = testing_util::MakeWorkload({HeavyJob(0, 100), HeavyJob(1, 50)});
+  MethodChoice choice;
+  choice.policy = "fifo";
+  choice.placer = "first-fit";
+  SimOptions options;
+  options.restart_cost_s = 0;
+  options.full_audit_every = 1;
+  auto run = RunSimulation(*w->cluster, w->zoo, workload, choice, options);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  ASSERT_EQ(run->jobs.size(), 2u);
+  // Both cross racks and share no NIC: while both run, each has half of each uplink.
+  // B: 50 x 2.003 = 100.15 s. A: 50 iterations by then, the other 50 alone at 1.003 s:
+  // 100.15 + 50.15 = 150.3 s. (Were A not slowed when B starts, it would end at 100.3 s.)
+  EXPECT_NEAR(run->jobs[1].finish_s, 100.15, 1e-6);
+  EXPECT_NEAR(run->jobs[0].finish_s, 150.3, 1e-6);
+  // Each uplink carried both jobs: 2 x 1e9 B per 2.003 s in each direction.
+  bool saw_uplink = false;
+  for (const LinkPeak& peak : run->link_peaks) {
+    if (peak.link.rfind("uplink:", 0) != 0) continue;
+    saw_uplink = true;
+    EXPECT_NEAR(peak.peak_Bps, 2e9 / 2.003, 1e-3 * 1e9) << peak.link;
+  }
+  EXPECT_TRUE(saw_uplink);
+}
+
+}  // namespace
+}  // namespace hetsched
