@@ -16,14 +16,15 @@ void LinkTrafficMeter::Settle() {
   changed_.clear();
 }
 
-void LinkTrafficMeter::Set(JobId job, const PlanTraffic& traffic, double iteration_s) {
+void LinkTrafficMeter::Set(int key, const PlanTraffic& traffic, double iteration_s) {
   if (!(iteration_s > 0) || !std::isfinite(iteration_s)) {
-    Remove(job);
+    Remove(key);
     return;
   }
+  if (static_cast<size_t>(key) >= by_key_.size()) by_key_.resize(static_cast<size_t>(key) + 1);
   // The job's entry is reused (a running job is re-timed often): take its old contribution off,
   // then put the new one on, in the same order of operations as Remove then a fresh entry.
-  std::vector<Contribution>& mine = by_job_[job];
+  std::vector<Contribution>& mine = by_key_[static_cast<size_t>(key)];
   for (const Contribution& c : mine) Apply(c, -1.0);
   mine.clear();
   for (const LinkBytes& b : traffic.nics) mine.push_back({false, b.link, b.out_bytes / iteration_s, b.in_bytes / iteration_s});
@@ -31,11 +32,11 @@ void LinkTrafficMeter::Set(JobId job, const PlanTraffic& traffic, double iterati
   for (const Contribution& c : mine) Apply(c, +1.0);
 }
 
-void LinkTrafficMeter::Remove(JobId job) {
-  auto it = by_job_.find(job);
-  if (it == by_job_.end()) return;
-  for (const Contribution& c : it->second) Apply(c, -1.0);
-  by_job_.erase(it);
+void LinkTrafficMeter::Remove(int key) {
+  if (static_cast<size_t>(key) >= by_key_.size()) return;
+  std::vector<Contribution>& mine = by_key_[static_cast<size_t>(key)];
+  for (const Contribution& c : mine) Apply(c, -1.0);
+  mine.clear();
 }
 
 void LinkTrafficMeter::Report(std::vector<LinkPeak>* out) const {

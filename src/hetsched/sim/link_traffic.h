@@ -7,7 +7,6 @@
 #pragma once
 
 #include <algorithm>
-#include <unordered_map>
 #include <vector>
 
 #include "hetsched/metrics/run_record.h"
@@ -20,9 +19,11 @@ namespace hetsched {
 class LinkTrafficMeter {
  public:
   explicit LinkTrafficMeter(const Cluster& cluster);
-  // Replaces `job`'s contribution with `traffic` at one iteration per `iteration_s`.
-  void Set(JobId job, const PlanTraffic& traffic, double iteration_s);
-  void Remove(JobId job);
+  // Replaces the contribution kept under `key` with `traffic` at one iteration per
+  // `iteration_s`. Keys are small non-negative integers, one per running job (the simulator
+  // passes its run slots): storage grows to the largest key.
+  void Set(int key, const PlanTraffic& traffic, double iteration_s);
+  void Remove(int key);
   // Folds the current loads of the links changed since the last call into their peaks.
   void Settle();
   // Appends the links that carried traffic, NICs (by node id) then uplinks (by rack id).
@@ -52,7 +53,7 @@ class LinkTrafficMeter {
 
   const Cluster& cluster_;
   std::vector<Load> nics_, uplinks_;
-  std::unordered_map<JobId, std::vector<Contribution>> by_job_;
+  std::vector<std::vector<Contribution>> by_key_;  // empty: no contribution
   std::vector<Load*> changed_;  // links touched since the last Settle, once each
 };
 

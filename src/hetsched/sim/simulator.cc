@@ -260,7 +260,7 @@ void Simulator::Retime(JobId id) {
     // Where the model cannot run the job (no estimate), its own rate stays the truth.
     if (truth.ok()) run.rate = *truth * ContentionSlowdown(job);
   }
-  if (!run.nics.empty()) traffic_.Set(id, run.traffic, run.estimate.iteration_s);
+  if (!run.nics.empty()) traffic_.Set(job.active, run.traffic, run.estimate.iteration_s);
   status_[static_cast<size_t>(id)].iteration_rate = run.idle ? 0.0 : run.rate;
   Reschedule(id);
 }
@@ -287,7 +287,9 @@ void Simulator::ChangeTraffic(JobId id, int delta) {
   std::sort(affected.begin(), affected.end());
   affected.erase(std::unique(affected.begin(), affected.end()), affected.end());
   for (JobId other : affected) Retime(other);
-  if (delta < 0 && !active(runs_[static_cast<size_t>(id)]).nics.empty()) traffic_.Remove(id);
+  if (const RunState& job = runs_[static_cast<size_t>(id)]; delta < 0 && !active(job).nics.empty()) {
+    traffic_.Remove(job.active);
+  }
 }
 
 void Simulator::Sample() {
