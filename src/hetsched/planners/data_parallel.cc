@@ -55,7 +55,8 @@ class DataParallelPlanner : public Planner {
                                      "): no batch size (job and model default are both 0)");
     }
     plan.devices.assign(devices.begin(), devices.end());
-    planned.estimate = EstimateIteration(model, plan, cluster);
+    planned.prepared = PrepareEstimate(model, plan, cluster);
+    planned.estimate = EstimateUnderLoad(planned.prepared, model, plan, cluster);
     if (!planned.estimate.fits_in_memory) {
       // Name the smallest device memory among the devices: that is the one that overflows.
       DeviceTypeId smallest = cluster.device(devices[0]).type;

@@ -16,6 +16,10 @@ namespace hetsched {
 struct PlannedJob {
   Plan plan;
   IterationEstimate estimate;  // without contention from other jobs
+  // The load-free part of the estimate, where the planner computed the estimate through it
+  // (prepared.split; then estimate == EstimateUnderLoad(prepared, ..., LinkLoad{})): the
+  // simulator re-times the job from it instead of preparing the plan again.
+  PreparedEstimate prepared;
 };
 
 class Planner {

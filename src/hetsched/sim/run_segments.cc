@@ -96,13 +96,15 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
   std::sort(run.uplinks.begin(), run.uplinks.end());
   run.uplinks.erase(std::unique(run.uplinks.begin(), run.uplinks.end()), run.uplinks.end());
   if (run.uplinks.size() < 2) run.uplinks.clear();
-  run.prepared = PrepareEstimate(*job.model, run.plan, cluster_);
+  const bool from_planner = planned.prepared.split;  // the planner's own preparation of this plan
+  run.prepared = from_planner ? planned.prepared : PrepareEstimate(*job.model, run.plan, cluster_);
   run.traffic.nics.clear();
   run.traffic.uplinks.clear();
   if (!run.nics.empty()) {
     // The bytes a plan moves do not depend on the load (only how long they take does).
     run.traffic = TrafficOf(*job.model, run.plan, cluster_,
-                            EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, LinkLoad{}));
+                            from_planner ? planned.estimate
+                                         : EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, LinkLoad{}));
   }
 
   ChangeTraffic(id, +1);
