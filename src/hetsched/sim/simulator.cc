@@ -368,6 +368,34 @@ Status Simulator::Audit() const {
       busy != cluster_.num_devices() - state_.total_free()) {
     return Status::Internal("invariant: job accounting disagrees at t=" + std::to_string(now_));
   }
+  return AuditLinks();
+}
+
+Status Simulator::AuditLinks() const {
+  // Every running job that is not held is counted once on each of its NICs and uplinks, and
+  // listed on each uplink under its current key; nothing else is.
+  std::vector<int> nic_flows(nic_flows_.size(), 0), uplink_flows(uplink_flows_.size(), 0);
+  std::vector<size_t> uplink_listed(uplink_jobs_.size(), 0);
+  const auto broken = [&](const std::string& what) {
+    return Status::Internal("invariant: link bookkeeping (" + what + ") disagrees at t=" + std::to_string(now_));
+  };
+  for (size_t i = 0; i < runs_.size(); ++i) {
+    const RunState& job = runs_[i];
+    if (job.active < 0 || active(job).idle) continue;
+    const ActiveRun& run = active(job);
+    for (NodeId node : run.nics) ++nic_flows[static_cast<size_t>(node)];
+    for (RackId r : run.uplinks) {
+      const size_t rack = static_cast<size_t>(r);
+      ++uplink_flows[rack];
+      if (link_capacities_.uplink_Bps[rack] < 0) continue;
+      ++uplink_listed[rack];
+      if (!uplink_jobs_[rack].contains({UplinkKey(run), static_cast<JobId>(i)})) return broken("uplink list");
+    }
+  }
+  if (nic_flows != nic_flows_ || uplink_flows != uplink_flows_) return broken("flow counts");
+  for (size_t r = 0; r < uplink_jobs_.size(); ++r) {
+    if (uplink_jobs_[r].size() != uplink_listed[r]) return broken("uplink list size");
+  }
   return Status::Ok();
 }
 

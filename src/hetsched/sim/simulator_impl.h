@@ -157,6 +157,7 @@ class Simulator final : public SchedBackend {
   Status Hold(JobId id);
   void Sample();
   Status Audit() const;
+  Status AuditLinks() const;  // part of Audit: NIC and uplink flows and lists
   // The error for a run that ends with jobs held idle (RunUntil) and nothing left to happen.
   Status StalledHeldJobs(const JobScheduler& scheduler) const;
   // The error for a run in which nothing progressed through kStallCalls scheduling calls.
