@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <string>
+
 #include "fake_backend.h"
 #include "hetsched/policies/gavel_allocation.h"
 
@@ -177,6 +180,30 @@ TEST(GavelLasPolicyTest, JobWiderThanItsTypesServersIsSplitNotKeptWaiting) {
   h.Submit(1, 8, 0, 1000000, 0, {test::kSlow});
   h.ScheduleAt(0);
   EXPECT_THAT(h.TakeLog(), ElementsAre(::testing::StartsWith("start 1 on")));
+}
+
+// With a measured profile, a type the profile did not measure for the job gets the model's speed
+// scaled into the profile's units. The fake planner models fast 1 it/s and slow 0.5 it/s; the
+// profile measures the job on slow only, at 10 steps/s (20 x the model): fast is then 1 x 20 =
+// 20 steps/s, and the job alone goes to the fast GPU (device 0). Unscaled, fast's 1 against
+// slow's measured 10 sent it to the slow GPU (device 1).
+TEST(GavelLasPolicyTest, ProfileScalesUnmeasuredTypesIntoItsUnits) {
+  const std::string path = ::testing::TempDir() + "/gavel_las_profile.csv";
+  {
+    std::ofstream out(path);
+    out << "gpu_type,consolidated,job_type,scale_factor,steps_per_second\n"
+        << "slow-gpu,no,toyjob,1,10\n";
+  }
+  test::PolicyHarness h({{test::kFast, 1}, {test::kSlow, 1}}, "gavel-las", {"profile=" + path});
+  JobSpec spec;
+  spec.id = 1;
+  spec.name = "toyjob";
+  spec.model = "toy";
+  spec.num_gpus = 1;
+  spec.iterations = 1000000;
+  h.scheduler().OnJobSubmitted(h.backend().AddJob(std::move(spec)), h.ctx());
+  h.ScheduleAt(0);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0]"));
 }
 
 TEST(GavelLasPolicyTest, BadRoundOption) {
