@@ -1,5 +1,6 @@
-// Golden scenario for link contention on a rack uplink: two jobs that cross racks share both
-// racks' uplinks but no NIC, and each slows the other while both run (worked by hand below).
+// Golden scenarios for link contention: two jobs that share a NIC, and two jobs that cross racks
+// and share both racks' uplinks but no NIC; each slows the other while both run (worked by hand
+// below). Every scheduling call is audited, which also checks each job's kept speed.
 #include <gtest/gtest.h>
 
 #include "hetsched/sim/runner.h"
@@ -48,8 +49,41 @@ std::unique_ptr<testing_util::SimWorld> TwoRackWorld() {
   return w;
 }
 
-Job HeavyJob(JobId id, int64_t iterations) {
-  Job j = testing_util::UnitJob(id, 0, 2, 3);
+// Three nodes of two GPUs in one rack; NICs "slow" (1 GB/s effective), intra links "fast".
+std::unique_ptr<testing_util::SimWorld> SharedNicWorld() {
+  auto w = testing_util::MakeSimWorld(0, 1);
+  LinkClass slow;
+  slow.name = "slow";
+  slow.bandwidth_Bps = 1.25e9;
+  slow.efficiency = 0.8;
+  const LinkClassId nic = w->links.Add(slow);
+  const LinkClassId fast = w->links.Lookup("fast").value();
+  w->cluster = std::make_unique<Cluster>(&w->devices, &w->links);
+  Rack rack;
+  rack.name = "r0";
+  rack.uplink = fast;  // one rack: nothing crosses it
+  w->cluster->AddRack(rack);
+  for (int i = 0; i < 3; ++i) {
+    Node n;
+    n.name = "n" + std::to_string(i);
+    n.rack = 0;
+    n.device_type = 0;
+    n.num_devices = 2;
+    n.intra_link = fast;
+    n.nic = nic;
+    n.cpu_cores = 8;
+    n.host_memory_bytes = 64e9;
+    w->cluster->AddNode(n);
+  }
+  ModelProfile heavy = *w->zoo.Find("unit");
+  heavy.name = "heavy";
+  heavy.layers[0].param_bytes = 1e9;
+  w->zoo.Add(heavy);
+  return w;
+}
+
+Job HeavyJob(JobId id, int64_t iterations, int gpus = 2) {
+  Job j = testing_util::UnitJob(id, 0, gpus, 3);
   j.spec.model = "heavy";
   j.spec.iterations = iterations;
   j.spec.estimated_runtime_s = 0;
@@ -57,17 +91,32 @@ Job HeavyJob(JobId id, int64_t iterations) {
   return j;
 }
 
-TEST(UplinkContentionTest, JobsSharingOnlyRackUplinksSlowEachOther) {
-  auto w = TwoRackWorld();
-  // A (100 iterations) on n0 + n1, B (50 iterations) on n2 + n3, both at t = 0.
-  const Workload workload = testing_util::MakeWorkload({HeavyJob(0, 100), HeavyJob(1, 50)});
+Result<RunRecord> RunFifo(const testing_util::SimWorld& w, const Workload& workload) {
   MethodChoice choice;
   choice.policy = "fifo";
   choice.placer = "first-fit";
   SimOptions options;
   options.restart_cost_s = 0;
   options.full_audit_every = 1;
-  auto run = RunSimulation(*w->cluster, w->zoo, workload, choice, options);
+  return RunSimulation(*w.cluster, w.zoo, workload, choice, options);
+}
+
+TEST(UplinkContentionTest, JobsSharingANicSlowEachOther) {
+  auto w = SharedNicWorld();
+  // A (3 GPUs, 100 iterations) on n0 x 2 + n1, B (3 GPUs, 50 iterations) on n1 + n2 x 2: they
+  // share n1's NIC. A ring of 3 moves 2 (3-1)/3 x 1e9 = 4/3 GB per member and iteration: alone
+  // 3 ms + 4/3 s; sharing n1 (0.5 GB/s each) 3 ms + 8/3 s. B: 50 x (8/3 + 0.003) = 133.48333 s;
+  // A has done 50 by then, and 50 more alone take 50 x (4/3 + 0.003) = 66.81667 s: 200.3 s.
+  auto run = RunFifo(*w, testing_util::MakeWorkload({HeavyJob(0, 100, 3), HeavyJob(1, 50, 3)}));
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_NEAR(run->jobs[1].finish_s, 50 * (8.0 / 3 + 0.003), 1e-6);
+  EXPECT_NEAR(run->jobs[0].finish_s, 50 * (8.0 / 3 + 0.003) + 50 * (4.0 / 3 + 0.003), 1e-6);
+}
+
+TEST(UplinkContentionTest, JobsSharingOnlyRackUplinksSlowEachOther) {
+  auto w = TwoRackWorld();
+  // A (100 iterations) on n0 + n1, B (50 iterations) on n2 + n3, both at t = 0.
+  auto run = RunFifo(*w, testing_util::MakeWorkload({HeavyJob(0, 100), HeavyJob(1, 50)}));
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   ASSERT_EQ(run->jobs.size(), 2u);
   // Both cross racks and share no NIC: while both run, each has half of each uplink.

@@ -227,7 +227,41 @@ Result<double> Simulator::RuntimeTruthRate(JobId id, const RunState& run, Device
   return run.runtime_rate * (static_cast<double>(count) / on_s) / (static_cast<double>(spec.num_gpus) / ref_s);
 }
 
-void Simulator::Retime(JobId id) {
+bool Simulator::EstimateSurvives(JobId id, const ActiveRun& changed, int delta) const {
+  const ActiveRun& run = active(runs_[static_cast<size_t>(id)]);
+  const double path_Bps = run.estimate.ring_path_Bps;
+  if (!options_.contention || !(path_Bps > 0)) return false;
+  // A link's per-flow share as NicPath computes it, at the busier of before and after; the
+  // estimate stands if the job's slowest per-flow bandwidth is below it on every changed link
+  // the job crosses (then its slowest link is elsewhere and keeps its figure).
+  const auto below = [&](double capacity, int flows) {
+    return capacity >= 0 && path_Bps < capacity / std::max(1, std::max(flows, flows - delta));
+  };
+  // Both lists are sorted: walk them together.
+  for (auto a = run.nics.begin(), b = changed.nics.begin(); a != run.nics.end() && b != changed.nics.end();) {
+    if (*a < *b) {
+      ++a;
+    } else if (*b < *a) {
+      ++b;
+    } else {
+      const size_t node = static_cast<size_t>(*a);
+      if (!below(link_capacities_.nic_Bps[node], nic_flows_[node])) return false;
+      ++a;
+      ++b;
+    }
+  }
+  for (RackId r : changed.uplinks) {
+    const size_t rack = static_cast<size_t>(r);
+    if (link_capacities_.uplink_Bps[rack] < 0) continue;  // full bisection: no share
+    if (std::binary_search(run.uplinks.begin(), run.uplinks.end(), r) &&
+        !below(link_capacities_.uplink_Bps[rack], uplink_flows_[rack])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void Simulator::Retime(JobId id, bool estimate_current) {
   RunState& job = runs_[static_cast<size_t>(id)];
   ActiveRun& run = active(job);
   Advance(job);
@@ -239,7 +273,7 @@ void Simulator::Retime(JobId id) {
   }
   // Only the communication depends on the load: the rest was computed at the start.
   const double old_key = UplinkKey(run);
-  run.estimate = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, load);
+  if (!estimate_current) run.estimate = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, load);
   if (const double key = UplinkKey(run); key != old_key) {
     for (RackId r : run.uplinks) {
       std::set<std::pair<double, JobId>>& jobs = uplink_jobs_[static_cast<size_t>(r)];
@@ -286,7 +320,8 @@ void Simulator::ChangeTraffic(JobId id, int delta) {
   if (delta > 0) Retime(id);
   std::sort(affected.begin(), affected.end());
   affected.erase(std::unique(affected.begin(), affected.end()), affected.end());
-  for (JobId other : affected) Retime(other);
+  const ActiveRun& changed = active(runs_[static_cast<size_t>(id)]);
+  for (JobId other : affected) Retime(other, EstimateSurvives(other, changed, delta));
   if (const RunState& job = runs_[static_cast<size_t>(id)]; delta < 0 && !active(job).nics.empty()) {
     traffic_.Remove(job.active);
   }
@@ -373,7 +408,8 @@ Status Simulator::Audit() const {
 
 Status Simulator::AuditLinks() const {
   // Every running job that is not held is counted once on each of its NICs and uplinks, and
-  // listed on each uplink under its current key; nothing else is.
+  // listed on each uplink under its current key; nothing else is. Its kept estimate is what the
+  // current load gives (a job that was not re-timed was left alone rightly).
   std::vector<int> nic_flows(nic_flows_.size(), 0), uplink_flows(uplink_flows_.size(), 0);
   std::vector<size_t> uplink_listed(uplink_jobs_.size(), 0);
   const auto broken = [&](const std::string& what) {
@@ -383,6 +419,14 @@ Status Simulator::AuditLinks() const {
     const RunState& job = runs_[i];
     if (job.active < 0 || active(job).idle) continue;
     const ActiveRun& run = active(job);
+    if (options_.contention && !run.nics.empty()) {
+      LinkLoad load;
+      load.nic_flows = &nic_flows_;
+      load.uplink_flows = &uplink_flows_;
+      load.capacities = &link_capacities_;
+      const IterationEstimate fresh = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, load);
+      if (fresh.iteration_s != run.estimate.iteration_s) return broken("job " + std::to_string(i) + "'s speed");
+    }
     for (NodeId node : run.nics) ++nic_flows[static_cast<size_t>(node)];
     for (RackId r : run.uplinks) {
       const size_t rack = static_cast<size_t>(r);

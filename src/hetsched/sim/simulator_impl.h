@@ -129,7 +129,14 @@ class Simulator final : public SchedBackend {
   Result<double> RuntimeTruthRate(JobId id, const RunState& run, DeviceTypeId type, int count);
   Result<double> PackedIterationS(DeviceTypeId type, const ModelProfile& model, int batch, int count);
   // Recomputes the job's speed under the current link load and re-times its completion.
-  void Retime(JobId id);
+  // `estimate_current`: the job's estimate is known to be unchanged by the load's change
+  // (EstimateSurvives); the rest of the re-time (progress, rate, link meter, completion) runs
+  // as always.
+  void Retime(JobId id, bool estimate_current = false);
+  // Whether `id`'s estimate stays exact after `changed`'s flows changed by `delta` on its NICs
+  // and uplinks (already counted): true only for a ring whose slowest per-flow bandwidth lies on a
+  // link `changed` does not cross.
+  bool EstimateSurvives(JobId id, const ActiveRun& changed, int delta) const;
   // Sets the job's stop event (completion, or its RunUntil mark) from its current rate.
   void Reschedule(JobId id);
   // Adds (delta +1) or removes (-1) the job's flows on its NICs and rack uplinks, and lists in
