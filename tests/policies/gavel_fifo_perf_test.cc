@@ -2,6 +2,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <string>
+
 #include "fake_backend.h"
 
 namespace hetsched {
@@ -24,6 +27,40 @@ TEST(FifoPerfTest, FastestTypeWithRoomAndHeadBlocks) {
   h.Finish(1, 10);
   h.ScheduleAt(10);
   EXPECT_THAT(h.TakeLog(), ElementsAre("start 3 on [0,1]", "start 4 on [3]"));
+}
+
+}  // namespace
+}  // namespace hetsched
+
+namespace hetsched {
+namespace {
+
+// With a profile that measures the job on the slow type only, at 10 steps/s (20 x the fake
+// planner's 0.5 it/s there), fast's modelled 1 it/s becomes 20 steps/s in the profile's units:
+// fast still comes first. A profile measuring both types (slow 10, fast 5) puts slow first.
+TEST(FifoPerfTest, ProfileRanksTypesInItsUnits) {
+  const auto run = [](const std::string& rows) {
+    const std::string path = ::testing::TempDir() + "/fifo_perf_profile.csv";
+    std::ofstream(path) << "gpu_type,consolidated,job_type,scale_factor,steps_per_second\n" << rows;
+    test::PolicyHarness h({{kFast, 1}, {kSlow, 1}}, "fifo-perf", {"profile=" + path});
+    JobSpec spec;
+    spec.id = 1;
+    spec.name = "toyjob";
+    spec.model = "toy";
+    spec.num_gpus = 1;
+    spec.iterations = 100;
+    h.scheduler().OnJobSubmitted(h.backend().AddJob(std::move(spec)), h.ctx());
+    h.ScheduleAt(0);
+    return h.TakeLog();
+  };
+  EXPECT_THAT(run("slow-gpu,no,toyjob,1,10\n"), ElementsAre("start 1 on [0]"));
+  EXPECT_THAT(run("slow-gpu,no,toyjob,1,10\nfast-gpu,no,toyjob,1,5\n"), ElementsAre("start 1 on [1]"));
+}
+
+TEST(FifoPerfTest, MissingProfileIsAnError) {
+  auto made = Registry<JobScheduler>::Instance().Create("fifo-perf", *Options::Parse({"profile=/nonexistent.csv"}));
+  ASSERT_FALSE(made.ok());
+  EXPECT_NE(made.status().message().find("nonexistent"), std::string::npos);
 }
 
 }  // namespace

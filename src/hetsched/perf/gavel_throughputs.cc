@@ -1,7 +1,9 @@
 // Reader of Gavel's measured throughput table (data/real/gavel/throughputs.csv) and the
 // mapping of Gavel's job types onto the model zoo.
 #include <array>
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "hetsched/perf/validation.h"
 #include "hetsched/util/file_io.h"
@@ -111,6 +113,35 @@ double MeasuredThroughputs::StepsPerSecond(int index, DeviceTypeId type, int cou
   auto it = rates_.find({index, type, count, consolidated});
   if (it == rates_.end()) it = rates_.find({index, type, count, !consolidated});
   return it == rates_.end() ? 0.0 : it->second;
+}
+
+std::vector<double> ProfiledSpeeds(const MeasuredThroughputs& table, int job_type, int num_gpus,
+                                   std::span<const DeviceTypeId> types, std::span<const double> modelled,
+                                   bool unmeasured_unusable) {
+  std::vector<double> speed(types.size(), 0.0), measured(types.size(), 0.0);
+  double log_ratio_sum = 0;
+  int ratios = 0;
+  for (size_t k = 0; k < types.size(); ++k) {
+    if (modelled[k] <= 0) continue;
+    speed[k] = modelled[k];
+    if (job_type < 0) continue;
+    measured[k] = table.StepsPerSecond(job_type, types[k], num_gpus, true);
+    if (measured[k] > 0) {
+      log_ratio_sum += std::log(measured[k] / modelled[k]);
+      ++ratios;
+    }
+  }
+  if (job_type < 0) return speed;
+  const double unmeasured_scale = ratios > 0 ? std::exp(log_ratio_sum / ratios) : 1.0;
+  for (size_t k = 0; k < types.size(); ++k) {
+    if (modelled[k] <= 0) continue;
+    if (measured[k] > 0) {
+      speed[k] = measured[k];
+    } else {
+      speed[k] = unmeasured_unusable ? 0.0 : modelled[k] * unmeasured_scale;
+    }
+  }
+  return speed;
 }
 
 }  // namespace hetsched

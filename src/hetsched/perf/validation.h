@@ -61,6 +61,16 @@ class MeasuredThroughputs {
   std::map<std::tuple<int, DeviceTypeId, int, bool>, double> rates_;
 };
 
+// A profiler's per-type speeds for one job (`modelled[k]`: the model's iterations/s on `types[k]`,
+// <= 0 where the job cannot run there, which stays 0): the measured steps/s where the table has
+// the job's configuration (job type `job_type`, `num_gpus`, consolidated first); elsewhere 0 when
+// `unmeasured_unusable` (Gavel's own mechanism), else the model's speed in the table's units:
+// times the geometric mean of measured / modelled over the types measured for the job ([REC];
+// 1 when none is). A job type the table lacks (-1) keeps the model's speeds.
+std::vector<double> ProfiledSpeeds(const MeasuredThroughputs& table, int job_type, int num_gpus,
+                                   std::span<const DeviceTypeId> types, std::span<const double> modelled,
+                                   bool unmeasured_unusable);
+
 // Gavel job type -> zoo model and per-worker batch size.
 struct GavelJobMapping {
   std::string_view job_type;

@@ -110,43 +110,21 @@ void RoundPolicy::OnJobSubmitted(const JobStatus& job, SchedContext& ctx) {
   ActiveJob& a = active_[spec.id];
   a.throughput.assign(types_.size(), 0.0);
   a.runnable.assign(types_.size(), 0.0);
-  // Under Gavel's mechanism a job type the profile knows runs only where the profile measured it
-  // (Gavel's oracle gives 0 elsewhere and never schedules it there, scheduler.py:818-823).
-  const int profiled = profile_ != nullptr ? profile_->JobTypeIndex(spec.name) : -1;
-  // The model's speed and the profile's measurement, per type (0: none).
-  std::vector<double> modelled(types_.size(), 0.0), measured(types_.size(), 0.0);
-  // [REC] A type the profile did not measure for this job (e.g. A100 against Gavel's table) gets
-  // the model's speed in the profile's units: scaled by the geometric mean of measured / modelled
-  // over the types measured for it, so that types compare as the model ranks them. Gavel's own
-  // mechanism instead never runs a job where it was not measured (scheduler.py:818-823).
-  double log_ratio_sum = 0;
-  int ratios = 0;
+  std::vector<double> modelled(types_.size(), 0.0);  // 0: the job cannot run there
   for (size_t k = 0; k < types_.size(); ++k) {
     if (!spec.AllowsType(types_[k], ctx.cluster().device_catalog()) || spec.num_gpus > capacity_[k]) continue;
     const double iteration_s = ctx.EstimateIterationS(spec.id, spec.num_gpus, types_[k]);
-    if (!std::isfinite(iteration_s) || iteration_s <= 0) continue;
-    modelled[k] = 1.0 / iteration_s;
-    if (profiled < 0) continue;
-    measured[k] = profile_->StepsPerSecond(profiled, types_[k], spec.num_gpus, true);
-    if (measured[k] > 0) {
-      log_ratio_sum += std::log(measured[k] / modelled[k]);
-      ++ratios;
-    }
+    if (std::isfinite(iteration_s) && iteration_s > 0) modelled[k] = 1.0 / iteration_s;
   }
-  const double unmeasured_scale = ratios > 0 ? std::exp(log_ratio_sum / ratios) : 1.0;
+  // Under Gavel's mechanism a job type the profile knows runs only where the profile measured it
+  // (Gavel's oracle gives 0 elsewhere and never schedules it there, scheduler.py:818-823);
+  // otherwise such a type gets the model's speed in the profile's units (ProfiledSpeeds).
+  a.runnable = profile_ == nullptr ? modelled
+                                   : ProfiledSpeeds(*profile_, profile_->JobTypeIndex(spec.name), spec.num_gpus,
+                                                    types_, modelled, gavel_options_.enabled);
   for (size_t k = 0; k < types_.size(); ++k) {
-    if (modelled[k] <= 0) continue;
-    double speed = modelled[k];
-    if (profiled >= 0) {
-      if (measured[k] > 0) {
-        speed = measured[k];
-      } else {
-        speed = gavel_options_.enabled ? 0.0 : modelled[k] * unmeasured_scale;
-      }
-    }
-    a.runnable[k] = speed;
     // Gavel's agnostic policies give the LP 1 on every type (max_min_fairness.py:24-28).
-    a.throughput[k] = blind_ ? 1.0 : speed;
+    if (modelled[k] > 0) a.throughput[k] = blind_ ? 1.0 : a.runnable[k];
   }
   a.last_accounted_s = ctx.now();
   dirty_ = true;
