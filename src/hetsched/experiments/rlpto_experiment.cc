@@ -67,6 +67,15 @@ class RlptoExperiment final : public Experiment {
     if (!(load_spread >= 1 && load_spread <= 100)) return Status::InvalidArgument("experiment rlpto: option 'load_spread' must be in [1, 100]");
     HETSCHED_ASSIGN_OR_RETURN(const long long validation_windows, ctx.options.GetInt("validation_windows", ctx.quick ? 1 : 2));
     HETSCHED_ASSIGN_OR_RETURN(const long long validation_jobs, ctx.options.GetInt("validation_jobs", 0));
+    // PPO only (REINFORCE stays session 8's method): validation windows by offered load or evenly
+    // spaced; load randomisation of the fine-tuning windows over the training half's range.
+    const std::string validation_text = ctx.options.GetString("validation", "even");
+    if (validation_text != "even" && validation_text != "load") {
+      return Status::InvalidArgument("experiment rlpto: option 'validation' must be 'even' or 'load'");
+    }
+    HETSCHED_ASSIGN_OR_RETURN(const bool load_range, ctx.options.GetBool("load_range", false));
+    HETSCHED_ASSIGN_OR_RETURN(const long long ppo_validation_windows,
+                              ctx.options.GetInt("ppo_validation_windows", validation_windows));
     HETSCHED_ASSIGN_OR_RETURN(const long long critic_warmup, ctx.options.GetInt("critic_warmup", ctx.quick ? 20 : 1000));
     const std::string learners_text = ctx.options.GetString("learners", "reinforce,ppo");
     HETSCHED_ASSIGN_OR_RETURN(const double congestion_share, ctx.options.GetDouble("congestion_share", 0.5));
@@ -157,7 +166,12 @@ class RlptoExperiment final : public Experiment {
       auto agent = std::make_shared<learn::AllocationAgent>(std::move(created));
       RlptoTrainingOptions options = training;
       options.learner = learner == "ppo" ? RlptoLearner::kPpo : RlptoLearner::kReinforce;
-      if (learner == "ppo") options.episodes = static_cast<int>(ppo_episodes);
+      if (learner == "ppo") {
+        options.episodes = static_cast<int>(ppo_episodes);
+        options.validation_by_load = validation_text == "load";
+        options.episode_load_range = load_range;
+        options.validation_windows = static_cast<int>(std::clamp<long long>(ppo_validation_windows, 0, 100));
+      }
       ctx.print(fmt::format("training the agent, learner {}:\n", learner));
       HETSCHED_ASSIGN_OR_RETURN(const RlptoTrainingLog log, TrainRlptoAgent(cluster, zoo, train, options, agent, sim, ctx.print));
       const std::string agent_path = ctx.out_dir + "/rlpto_agent_" + learner + ".bin";
