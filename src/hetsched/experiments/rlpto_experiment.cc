@@ -79,6 +79,7 @@ class RlptoExperiment final : public Experiment {
     HETSCHED_ASSIGN_OR_RETURN(const long long critic_warmup, ctx.options.GetInt("critic_warmup", ctx.quick ? 20 : 1000));
     const std::string learners_text = ctx.options.GetString("learners", "reinforce,ppo");
     HETSCHED_ASSIGN_OR_RETURN(const double congestion_share, ctx.options.GetDouble("congestion_share", 0.5));
+    HETSCHED_ASSIGN_OR_RETURN(const double type_share, ctx.options.GetDouble("type_share", 0));
     HETSCHED_ASSIGN_OR_RETURN(const long long episode_jobs, ctx.options.GetInt("episode_jobs", ctx.quick ? 30 : 200));
     HETSCHED_ASSIGN_OR_RETURN(const long long imitation_episodes, ctx.options.GetInt("imitation_episodes", ctx.quick ? 1 : 4));
     HETSCHED_ASSIGN_OR_RETURN(const long long imitation_steps, ctx.options.GetInt("imitation_steps", ctx.quick ? 20 : 3000));
@@ -143,6 +144,7 @@ class RlptoExperiment final : public Experiment {
     training.seed = ctx.seed;
     training.policy_options.Set("profile", table_path);
     training.policy_options.Set("congestion_share", fmt::format("{}", congestion_share));
+    training.policy_options.Set("type_share", fmt::format("{}", type_share));
     training.imitation_episodes = static_cast<int>(std::clamp<long long>(imitation_episodes, 0, 1000));
     training.imitation_steps = static_cast<int>(std::clamp<long long>(imitation_steps, 0, 1000000));
     training.rollout_baseline = rollout_baseline;
