@@ -260,6 +260,16 @@ TEST(RlptoExperimentTest, BadOptions) {
   ctx.options.Set("load_spread", "0.5");
   EXPECT_FALSE((*experiment)->Run(ctx).ok());
   ctx.options.Set("load_spread", "1");
+  ctx.options.Set("validation", "time");
+  const Status validation = (*experiment)->Run(ctx);
+  ASSERT_FALSE(validation.ok());
+  EXPECT_NE(validation.message().find("'validation' must be 'even' or 'load'"), std::string::npos) << validation.ToString();
+  ctx.options.Set("validation", "load");
+  ctx.options.Set("type_share", "1.5");
+  const Status share = (*experiment)->Run(ctx);
+  ASSERT_FALSE(share.ok());
+  EXPECT_NE(share.message().find("'type_share' must be in [0, 1]"), std::string::npos) << share.ToString();
+  ctx.options.Set("type_share", "0");
   ctx.options.Set("jobs", "50");
   ctx.options.Set("trace", "/nonexistent.trace");
   const Status st = (*experiment)->Run(ctx);

@@ -12,7 +12,10 @@
 // the first half of the jobs and evaluated with every baseline on the second half (held out).
 // Two learners fine-tune the agent after the same imitation warm start (`learners`, default
 // both): REINFORCE with the cluster's reward (session 8's method, the ablation) and PPO with
-// per-job credit (docs/rlpto.md, "Training").
+// per-job credit (docs/rlpto.md, "Training"). Options of PPO's training kept off by default after
+// development runs (docs/experiments/rlpto.md, session 11): `validation=load` (validation windows
+// at quantiles of offered load of the training half), `load_range=true` (load randomisation
+// over the training half's range), `type_share` (credit for competition over GPU types).
 // Truth: Gavel's measured throughputs where they apply. Outputs: rlpto.csv, rlpto.txt,
 // rlpto_training_<learner>.csv, rlpto_agent_<learner>.bin (the trained agents). Discussion:
 // docs/experiments/rlpto.md.
@@ -80,6 +83,7 @@ class RlptoExperiment final : public Experiment {
     const std::string learners_text = ctx.options.GetString("learners", "reinforce,ppo");
     HETSCHED_ASSIGN_OR_RETURN(const double congestion_share, ctx.options.GetDouble("congestion_share", 0.5));
     HETSCHED_ASSIGN_OR_RETURN(const double type_share, ctx.options.GetDouble("type_share", 0));
+    if (!(type_share >= 0 && type_share <= 1)) return Status::InvalidArgument("experiment rlpto: option 'type_share' must be in [0, 1]");
     HETSCHED_ASSIGN_OR_RETURN(const long long episode_jobs, ctx.options.GetInt("episode_jobs", ctx.quick ? 30 : 200));
     HETSCHED_ASSIGN_OR_RETURN(const long long imitation_episodes, ctx.options.GetInt("imitation_episodes", ctx.quick ? 1 : 4));
     HETSCHED_ASSIGN_OR_RETURN(const long long imitation_steps, ctx.options.GetInt("imitation_steps", ctx.quick ? 20 : 3000));
