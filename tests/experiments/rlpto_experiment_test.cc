@@ -48,10 +48,108 @@ TEST(RlptoTrainingTest, TraceWindowGolden) {
   EXPECT_EQ(w.jobs[1].spec.deadline_s, 900.0);
 }
 
+// Offered load from the trace alone: GPU-seconds demanded / GPU-seconds offered between the first
+// and the last arrival. No measured table here: a job's trace run time, else its estimate.
+TEST(RlptoTrainingTest, OfferedLoadGolden) {
+  const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
+  auto cluster = MakeShorthandCluster({{"v100", 8}, {"k80", 8}}, 4, devices, LinkCatalog::BuiltIn());
+  ASSERT_TRUE(cluster.ok());
+  Workload w;
+  for (int i = 0; i < 3; ++i) {
+    Job j;
+    j.spec.id = i;
+    j.spec.submit_time_s = 1000.0 * i;  // arrivals over 2,000 s
+    j.spec.num_gpus = 1 << i;           // 1, 2, 4 GPUs
+    w.jobs.push_back(j);
+  }
+  w.jobs[0].truth.runtime_s = 3200;           // 1 x 3,200 GPU-s
+  w.jobs[1].spec.estimated_runtime_s = 1600;  // 2 x 1,600 GPU-s
+  w.jobs[2].truth.runtime_s = 0;              // nothing known: 0
+  // (3,200 + 3,200) / (2,000 s x 16 GPUs) = 0.2.
+  EXPECT_NEAR(OfferedLoad(w, *cluster, nullptr), 0.2, 1e-12);
+  // Gaps x 2: half the load.
+  for (Job& j : w.jobs) j.spec.submit_time_s *= 2;
+  EXPECT_NEAR(OfferedLoad(w, *cluster, nullptr), 0.1, 1e-12);
+  // One job (no span): the span counts as 1 s.
+  w.jobs.resize(1);
+  EXPECT_NEAR(OfferedLoad(w, *cluster, nullptr), 3200.0 / 16, 1e-9);
+}
+
+// With Gavel's measured table, a job's ideal run time is its iterations at its fastest allowed
+// type's steps/s (consolidated): here the V100's, not the K80's.
+TEST(RlptoTrainingTest, OfferedLoadUsesTheMeasuredFastestType) {
+  const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
+  auto cluster = MakeShorthandCluster({{"v100", 4}, {"k80", 4}}, 4, devices, LinkCatalog::BuiltIn());
+  ASSERT_TRUE(cluster.ok());
+  auto table = MeasuredThroughputs::Load(std::string(HETSCHED_SOURCE_DIR) + "/data/real/gavel/throughputs.csv", devices);
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  const int index = table->JobTypeIndex("A3C");
+  ASSERT_GE(index, 0);
+  const double v100 = table->StepsPerSecond(index, devices.Find("v100"), 1, true);
+  const double k80 = table->StepsPerSecond(index, devices.Find("k80"), 1, true);
+  ASSERT_GT(v100, k80);
+  Workload w;
+  for (int i = 0; i < 2; ++i) {
+    Job j;
+    j.spec.id = i;
+    j.spec.submit_time_s = 3600.0 * i;
+    j.spec.num_gpus = 1;
+    j.truth.total_iterations = 1e5;
+    j.truth.measured_job_type = "A3C";
+    j.truth.runtime_s = 1;  // not used: the table has the job
+    w.jobs.push_back(j);
+  }
+  EXPECT_NEAR(OfferedLoad(w, *cluster, &*table), 2 * 1e5 / v100 / (3600.0 * 8), 1e-9);
+}
+
+// Windows' loads at a stride, their quantiles, and the randomisation range.
+TEST(RlptoTrainingTest, WindowsByLoadGolden) {
+  const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
+  auto cluster = MakeShorthandCluster({{"v100", 4}}, 4, devices, LinkCatalog::BuiltIn());
+  ASSERT_TRUE(cluster.ok());
+  // 7 one-GPU jobs of 3,600 s arriving at gaps 100, 100, 400, 400, 100, 100 s.
+  Workload pool;
+  const double gaps[] = {0, 100, 100, 400, 400, 100, 100};
+  double t = 0;
+  for (int i = 0; i < 7; ++i) {
+    Job j;
+    j.spec.id = i;
+    t += gaps[i];
+    j.spec.submit_time_s = t;
+    j.spec.num_gpus = 1;
+    j.truth.runtime_s = 3600;
+    pool.jobs.push_back(j);
+  }
+  // Windows of 3 jobs, stride 2: starts 0, 2, 4 (the last start is 7 - 3 = 4): spans 200, 800,
+  // 200 s; load 3 x 3,600 / (span x 4 GPUs) = 13.5, 3.375, 13.5.
+  const std::vector<PoolWindowLoad> loads = PoolWindowLoads(pool, 3, 2, *cluster, nullptr);
+  ASSERT_EQ(loads.size(), 3u);
+  EXPECT_EQ(loads[0].start, 0u);
+  EXPECT_EQ(loads[1].start, 2u);
+  EXPECT_EQ(loads[2].start, 4u);
+  EXPECT_NEAR(loads[0].load, 13.5, 1e-9);
+  EXPECT_NEAR(loads[1].load, 3.375, 1e-9);
+  EXPECT_NEAR(loads[2].load, 13.5, 1e-9);
+  // Stride 3: starts 0, 3, 4 (the last is always included).
+  const std::vector<PoolWindowLoad> by3 = PoolWindowLoads(pool, 3, 3, *cluster, nullptr);
+  ASSERT_EQ(by3.size(), 3u);
+  EXPECT_EQ(by3[1].start, 3u);
+  EXPECT_EQ(by3[2].start, 4u);
+  // Quantiles: 2 windows -> the lightest (start 2) and the heaviest (ties by start: 4);
+  // 1 -> the median (the heavier tie first by start: 0); 3 -> all, lightest first.
+  EXPECT_EQ(WindowsByLoadQuantile(loads, 2), (std::vector<size_t>{2, 4}));
+  EXPECT_EQ(WindowsByLoadQuantile(loads, 1), (std::vector<size_t>{0}));
+  EXPECT_EQ(WindowsByLoadQuantile(loads, 3), (std::vector<size_t>{2, 0, 4}));
+  // Range: lo 3.375, hi 13.5, R = 4: [3.375 / 2, 13.5 x 2].
+  const auto [lo, hi] = LoadRange(loads);
+  EXPECT_NEAR(lo, 1.6875, 1e-9);
+  EXPECT_NEAR(hi, 27.0, 1e-9);
+}
+
 // Trains twice from the same seed with `learner` and checks identical logs and an identical
 // agent (imitation, REINFORCE or PPO's shuffled minibatches, and the validation-based selection
 // all draw from hetsched::Rng and seeded LibTorch).
-void ExpectTrainingDeterministic(RlptoLearner learner) {
+void ExpectTrainingDeterministic(RlptoLearner learner, bool by_load = false) {
   const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
   auto cluster = MakeShorthandCluster({{"v100", 8}, {"k80", 8}}, 4, devices, LinkCatalog::BuiltIn());
   ASSERT_TRUE(cluster.ok());
@@ -72,6 +170,8 @@ void ExpectTrainingDeterministic(RlptoLearner learner) {
   options.eval_every = 1;
   options.seed = 5;
   options.learner = learner;
+  options.validation_by_load = by_load;
+  options.episode_load_range = by_load;
   if (learner == RlptoLearner::kPpo) {  // the critic's warm-up and minibatches, kept small
     options.critic_warmup_steps = 5;
     options.ppo_minibatch = 64;
@@ -106,6 +206,9 @@ TEST(RlptoTrainingTest, DeterministicForASeed) { ExpectTrainingDeterministic(Rlp
 
 // The same for PPO with per-job credit (critic warm-up, shuffled minibatches from hetsched::Rng).
 TEST(RlptoTrainingTest, PpoDeterministicForASeed) { ExpectTrainingDeterministic(RlptoLearner::kPpo); }
+
+// And with validation windows chosen by offered load and load-randomised episodes.
+TEST(RlptoTrainingTest, PpoByLoadDeterministicForASeed) { ExpectTrainingDeterministic(RlptoLearner::kPpo, true); }
 
 // The quick experiment trains for 2 episodes of 30 jobs and compares every method on 40 held-out
 // jobs of a real trace; it must print a row per method and write its outputs.
@@ -157,6 +260,16 @@ TEST(RlptoExperimentTest, BadOptions) {
   ctx.options.Set("load_spread", "0.5");
   EXPECT_FALSE((*experiment)->Run(ctx).ok());
   ctx.options.Set("load_spread", "1");
+  ctx.options.Set("validation", "time");
+  const Status validation = (*experiment)->Run(ctx);
+  ASSERT_FALSE(validation.ok());
+  EXPECT_NE(validation.message().find("'validation' must be 'even' or 'load'"), std::string::npos) << validation.ToString();
+  ctx.options.Set("validation", "load");
+  ctx.options.Set("type_share", "1.5");
+  const Status share = (*experiment)->Run(ctx);
+  ASSERT_FALSE(share.ok());
+  EXPECT_NE(share.message().find("'type_share' must be in [0, 1]"), std::string::npos) << share.ToString();
+  ctx.options.Set("type_share", "0");
   ctx.options.Set("jobs", "50");
   ctx.options.Set("trace", "/nonexistent.trace");
   const Status st = (*experiment)->Run(ctx);

@@ -304,6 +304,44 @@ TEST(RlptoTest, PerJobCreditChainsGolden) {
   EXPECT_NEAR(shared.job_reward[1], -0.00416667, 1e-8);
 }
 
+// Type-competition credit (option type_share): job 1 (2 GPUs) holds the only fast node's 2
+// GPUs, job 2 (2 GPUs) runs on the slow type at half the speed (the fast type has no room). Over
+// 0..30 s job 2's time term is -0.5 x 2 x 30 / 3600 = -0.01666667 x 0.5 = -0.00833333; it lost
+// half of it (speed 0.5): with type_share 1 that half, 0.00416667, is charged to job 1 (the
+// holder of its fastest type) instead. Nothing waits (congestion_share has nothing to move).
+void RunTypeCreditScenario(const std::string& share, RlptoTrajectory& trajectory) {
+  PolicyHarness h({{kFast, 2}, {kSlow, 4}}, "rlpto", {"round=60"});
+  RlptoTraining training;
+  training.trajectory = &trajectory;
+  training.act_by_teacher = true;
+  auto options = Options::Parse({"round=60", "shrink=false", "type_share=" + share});
+  ASSERT_TRUE(options.ok());
+  auto made = MakeRlptoScheduler(*options, training);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  h.SetScheduler(std::move(made).value());
+  h.Submit(1, 2, 0, 1000);
+  h.Submit(2, 2, 0, 1000);
+  h.ScheduleAt(0);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0,1]", "start 2 on [2,3]"));
+  h.ScheduleAt(30);
+}
+
+TEST(RlptoTest, TypeCompetitionCreditGolden) {
+  RlptoTrajectory none, full;
+  RunTypeCreditScenario("0", none);
+  RunTypeCreditScenario("1", full);
+  ASSERT_THAT(none.job, ElementsAre(1, 2));
+  ASSERT_THAT(full.job, ElementsAre(1, 2));
+  EXPECT_NEAR(full.job_reward[0] - none.job_reward[0], -0.00416667, 1e-8);
+  EXPECT_NEAR(full.job_reward[1] - none.job_reward[1], 0.00416667, 1e-8);
+  // The cluster's reward is the same.
+  ASSERT_EQ(none.rewards.size(), full.rewards.size());
+  for (size_t i = 0; i < none.rewards.size(); ++i) EXPECT_EQ(none.rewards[i], full.rewards[i]);
+  auto bad = Options::Parse({"type_share=1.5"});
+  ASSERT_TRUE(bad.ok());
+  EXPECT_FALSE(MakeRlptoScheduler(*bad).ok());
+}
+
 // The shipped agent (data/models/, docs/rlpto.md "Shipped agent") loads with its checksum
 // checked; a copy with one byte changed is refused, and the message says why.
 TEST(RlptoTest, ShippedAgentChecksum) {

@@ -50,6 +50,70 @@ Workload TraceWindow(const Workload& all, size_t begin, size_t end) {
   return w;
 }
 
+double OfferedLoad(const Workload& w, const Cluster& cluster, const MeasuredThroughputs* table) {
+  if (w.jobs.empty()) return 0;
+  double demand_gpu_s = 0, first = w.jobs.front().spec.submit_time_s, last = first;
+  for (const Job& j : w.jobs) {
+    const JobSpec& spec = j.spec;
+    first = std::min(first, spec.submit_time_s);
+    last = std::max(last, spec.submit_time_s);
+    double fastest = 0;  // steps/s on its fastest allowed type present, consolidated
+    const int index = table != nullptr ? table->JobTypeIndex(j.truth.measured_job_type) : -1;
+    if (index >= 0) {
+      for (DeviceTypeId t : cluster.present_types()) {
+        if (spec.AllowsType(t, cluster.device_catalog())) fastest = std::max(fastest, table->StepsPerSecond(index, t, spec.num_gpus, true));
+      }
+    }
+    double ideal_s = 0;
+    if (fastest > 0 && j.truth.total_iterations > 0) {
+      ideal_s = j.truth.total_iterations / fastest;
+    } else if (j.truth.runtime_s > 0) {
+      ideal_s = j.truth.runtime_s;
+    } else if (spec.estimated_runtime_s > 0) {
+      ideal_s = spec.estimated_runtime_s;
+    }
+    demand_gpu_s += spec.num_gpus * ideal_s;
+  }
+  const double gpus = std::max(1, cluster.num_devices());
+  return demand_gpu_s / (std::max(1.0, last - first) * gpus);
+}
+
+std::vector<PoolWindowLoad> PoolWindowLoads(const Workload& pool, size_t jobs, size_t stride, const Cluster& cluster,
+                                            const MeasuredThroughputs* table) {
+  std::vector<PoolWindowLoad> out;
+  const size_t last = pool.jobs.size() - jobs;
+  for (size_t start = 0;; start = std::min(last, start + stride)) {
+    out.push_back({start, OfferedLoad(TraceWindow(pool, start, start + jobs), cluster, table)});
+    if (start == last) break;
+  }
+  return out;
+}
+
+std::vector<size_t> WindowsByLoadQuantile(std::vector<PoolWindowLoad> loads, int k) {
+  std::sort(loads.begin(), loads.end(), [](const PoolWindowLoad& a, const PoolWindowLoad& b) {
+    return a.load != b.load ? a.load < b.load : a.start < b.start;
+  });
+  std::vector<size_t> out;
+  const size_t n = loads.size();
+  for (int q = 0; q < k; ++q) {
+    // Quantile q / (k - 1) (k = 1: the median); the next unused window if taken.
+    size_t i = k > 1 ? static_cast<size_t>(std::lround(static_cast<double>(q) * static_cast<double>(n - 1) / (k - 1))) : (n - 1) / 2;
+    while (std::find(out.begin(), out.end(), loads[i].start) != out.end()) i = (i + 1) % n;
+    out.push_back(loads[i].start);
+  }
+  return out;
+}
+
+std::pair<double, double> LoadRange(const std::vector<PoolWindowLoad>& loads) {
+  double lo = loads.front().load, hi = lo;
+  for (const PoolWindowLoad& l : loads) {
+    lo = std::min(lo, l.load);
+    hi = std::max(hi, l.load);
+  }
+  const double widen = std::sqrt(hi / lo);
+  return {lo / widen, hi * widen};
+}
+
 namespace {
 
 struct EpisodeResult {
@@ -271,10 +335,34 @@ Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo&
   const auto validation_jobs = static_cast<size_t>(
       options.validation_jobs > 0 ? std::min(options.validation_jobs, pool_size) : options.jobs_per_episode);
   std::vector<Workload> validation;
-  for (int k = 0; k < options.validation_windows; ++k) {
-    const size_t span = static_cast<size_t>(pool_size) - validation_jobs;
-    const size_t begin = options.validation_windows > 1 ? span * static_cast<size_t>(k) / static_cast<size_t>(options.validation_windows - 1) : 0;
-    validation.push_back(TraceWindow(pool, begin, begin + validation_jobs));
+  std::vector<size_t> validation_starts;
+  if (options.validation_by_load && options.validation_windows > 0) {
+    // By offered load: the pool's windows (starts every validation_jobs / 10 jobs) at evenly
+    // spaced quantiles of load, so that light and heavy load are both scored.
+    const std::vector<PoolWindowLoad> loads =
+        PoolWindowLoads(pool, validation_jobs, std::max<size_t>(1, validation_jobs / 10), cluster, sim.measured_throughputs);
+    validation_starts = WindowsByLoadQuantile(loads, std::min<int>(options.validation_windows, static_cast<int>(loads.size())));
+    std::string text;
+    for (size_t begin : validation_starts) {
+      const Workload w = TraceWindow(pool, begin, begin + validation_jobs);
+      text += fmt::format(" #{} (load {:.2f})", begin, OfferedLoad(w, cluster, sim.measured_throughputs));
+    }
+    say(fmt::format("  validation windows by offered load:{}\n", text));
+  } else {
+    for (int k = 0; k < options.validation_windows; ++k) {
+      const size_t span = static_cast<size_t>(pool_size) - validation_jobs;
+      validation_starts.push_back(
+          options.validation_windows > 1 ? span * static_cast<size_t>(k) / static_cast<size_t>(options.validation_windows - 1) : 0);
+    }
+  }
+  for (size_t begin : validation_starts) validation.push_back(TraceWindow(pool, begin, begin + validation_jobs));
+  // Load randomisation by target (episode_load_range): the range from the pool's own windows.
+  std::pair<double, double> load_range{0, 0};
+  if (options.episode_load_range) {
+    const auto jobs = static_cast<size_t>(options.jobs_per_episode);
+    load_range = LoadRange(PoolWindowLoads(pool, jobs, std::max<size_t>(1, jobs / 10), cluster, sim.measured_throughputs));
+    say(fmt::format("  load randomisation: each episode's offered load drawn in [{:.2f}, {:.2f}]\n", load_range.first,
+                    load_range.second));
   }
   const auto score = [&](bool heuristic) -> Result<double> {
     double sum = 0;
@@ -375,7 +463,19 @@ Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo&
   for (int episode = 0; episode < options.episodes; ++episode) {
     size_t start = 0;
     Workload w = sample_window(&start);
-    if (options.episode_load_spread > 1) {
+    if (options.episode_load_range && load_range.first > 0) {
+      // The window's arrival gaps scaled so that its offered load is a target drawn
+      // log-uniformly in load_range (load is inversely proportional to the arrival span).
+      const double target = load_range.first * std::pow(load_range.second / load_range.first, rng.Uniform());
+      const double own = OfferedLoad(w, cluster, sim.measured_throughputs);
+      if (own > 0) {
+        const double factor = own / target;
+        for (Job& j : w.jobs) {
+          j.spec.submit_time_s *= factor;
+          if (j.spec.deadline_s != kNoDeadline) j.spec.deadline_s *= factor;
+        }
+      }
+    } else if (options.episode_load_spread > 1) {
       // Load randomisation: the window's arrival gaps stretched or squeezed by a factor drawn
       // log-uniformly in [1 / spread, spread], so that the agent sees lighter and heavier load
       // than the training half has (the windows it is selected on are not scaled).

@@ -23,11 +23,13 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hetsched/learn/allocation_agent.h"
 #include "hetsched/model/cluster.h"
 #include "hetsched/model/model_zoo.h"
+#include "hetsched/perf/validation.h"
 #include "hetsched/sched/options.h"
 #include "hetsched/sim/simulator.h"
 #include "hetsched/trace/trace.h"
@@ -45,6 +47,10 @@ struct RlptoTrainingOptions {
   int imitation_batch = 512;
   bool imitation_balance = true;     // weight labels by 1 / sqrt(their share)
   int validation_windows = 2;        // windows scoring the greedy agent (0: keep the last agent)
+  // How the validation windows are chosen: evenly spaced over the pool (false), or by offered
+  // load (OfferedLoad): among the pool's windows (starts every validation_jobs / 10 jobs), those
+  // at evenly spaced quantiles of load, the lightest to the heaviest (true).
+  bool validation_by_load = false;
   long long validation_jobs = 0;     // jobs per validation window (0: jobs_per_episode; at most the pool)
   int eval_every = 5;                // episodes between scorings
   double discount_per_round = 0.95;  // gamma per scheduling round (the policy's `round`)
@@ -68,6 +74,11 @@ struct RlptoTrainingOptions {
   int critic_warmup_steps = 1000;
   bool ppo_value_scaling = false;    // the critic learns returns / their sd on the warm-up episodes
   double episode_load_spread = 1;    // > 1: fine-tuning windows' arrival gaps x a factor in [1/spread, spread]
+  // Load randomisation by target (when true; episode_load_spread is then unused): each
+  // fine-tuning window's arrival gaps are scaled so that its offered load is a target drawn
+  // log-uniformly in [lo / sqrt(R), hi x sqrt(R)], lo and hi the lightest and heaviest offered load
+  // of the pool's windows of jobs_per_episode jobs, R = hi / lo (LoadRange).
+  bool episode_load_range = false;
   unsigned long long seed = 1;
   Options policy_options;            // options of the rlpto scheduler (levels, age, profile, ...)
 };
@@ -94,6 +105,31 @@ Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo&
 // Jobs [begin, end) of `all` as a workload of their own: ids from 0, submit times (and
 // deadlines) shifted so that the first job arrives at 0. REQUIRES: begin < end <= all.jobs.size().
 Workload TraceWindow(const Workload& all, size_t begin, size_t end);
+
+// Offered load of a workload on `cluster`: the GPU-seconds its jobs demand (each job's requested
+// GPUs x its ideal run time: its iterations at the measured steps/s of its fastest allowed type
+// present, consolidated, when `table` has the job; else its trace run time, else its estimated
+// run time, else nothing) over the GPU-seconds the cluster offers between the first and the last
+// arrival (at least 1 s). Computed from the trace alone: nothing is simulated.
+double OfferedLoad(const Workload& w, const Cluster& cluster, const MeasuredThroughputs* table);
+
+// Offered load of each window of `jobs` consecutive jobs of `pool` starting at 0, stride,
+// 2 x stride, ... (the last start: pool size - jobs). REQUIRES: 1 <= jobs <= pool size, stride >= 1.
+struct PoolWindowLoad {
+  size_t start = 0;
+  double load = 0;
+};
+std::vector<PoolWindowLoad> PoolWindowLoads(const Workload& pool, size_t jobs, size_t stride, const Cluster& cluster,
+                                            const MeasuredThroughputs* table);
+
+// Starts of `k` windows at evenly spaced quantiles of load (the lightest, ..., the heaviest; for
+// k = 1 the median), distinct; ties by start. REQUIRES: k <= loads.size().
+std::vector<size_t> WindowsByLoadQuantile(std::vector<PoolWindowLoad> loads, int k);
+
+// The range of target loads for load randomisation: [lo / sqrt(R), hi x sqrt(R)] with lo, hi the
+// lightest and heaviest of `loads`, R = hi / lo: the spread of the pool's own windows, widened by
+// half of it on each side (in log scale). REQUIRES: loads not empty, all > 0.
+std::pair<double, double> LoadRange(const std::vector<PoolWindowLoad>& loads);
 
 // Discounted return at each decision time: G(d) = sum over rewards (t, r) with t > d of
 // gamma^((t - d) / round) r. Both lists in time order. Exposed for tests.

@@ -49,6 +49,8 @@ Result<std::unique_ptr<JobScheduler>> MakeRlptoScheduler(const Options& options,
   if (!(c.congestion_share >= 0 && c.congestion_share <= 1)) {
     return Status::InvalidArgument(who + ": option 'congestion_share' must be in [0, 1]");
   }
+  HETSCHED_ASSIGN_OR_RETURN(c.type_share, options.GetDouble("type_share", c.type_share));
+  if (!(c.type_share >= 0 && c.type_share <= 1)) return Status::InvalidArgument(who + ": option 'type_share' must be in [0, 1]");
   const std::string model = options.GetString("model", "");
   const std::string allocation = options.GetString("allocation", "rule");
   if (allocation == "heuristic") {

@@ -506,10 +506,29 @@ class RlptoScheduler : public JobScheduler {
     // rest of the waiting jobs' time is charged to the running jobs by GPUs held: the jobs
     // holding the GPUs are what the waiting ones wait for. The shares add up to the cluster's
     // reward (except before a job's first decision, which nothing is credited with).
+    // With type_share > 0, a running job off its fastest type, which has no room for it, is
+    // displaced: type_share of its lost time (its time term x (1 - its relative speed)) is
+    // charged to the jobs holding that type, by GPUs held there (displaced_cost, held_of_type).
     double waiting_cost = 0, held = 0;  // training only: O(jobs in the system)
+    std::map<DeviceTypeId, std::pair<double, double>> type_cost;  // type -> (displaced_cost, held_of_type)
+    // The share of a running job's time lost by not being on its fastest type, when that type
+    // could hold it but has no room now (0: not displaced).
+    const auto displaced = [&](JobId id, const JobInfo& info) {
+      const DeviceTypeId on = ctx.job(id).device_type, fastest = info.type[0];
+      if (on == fastest || ctx.state().free_of_type(fastest) >= info.gpus ||
+          ctx.cluster().devices_per_type()[static_cast<size_t>(fastest)] < info.gpus) {
+        return 0.0;
+      }
+      return 1 - SpeedOf(info, on);
+    };
     for (const auto& [id, info] : jobs_) {
       if (info.running) {
         held += info.gpus;
+        if (config_.type_share > 0 && info.slots > 0) {
+          type_cost[ctx.job(id).device_type].second += info.gpus;
+          const double lost = displaced(id, info);
+          if (lost > 0) type_cost[info.type[0]].first += config_.w_time * info.omega * (now - info.accounted_s) / config_.t_ref_s * lost;
+        }
       } else {
         waiting_cost += config_.w_time * info.omega * (now - info.accounted_s) / config_.t_ref_s;
       }
@@ -522,6 +541,17 @@ class RlptoScheduler : public JobScheduler {
       if (!info.running) {
         CreditJob(info, (1 - share) * own);
         continue;
+      }
+      if (config_.type_share > 0 && info.slots > 0) {
+        // Its lost time moves to the holders of its fastest type (when it is displaced and that
+        // type has holders), and it pays its share of what the jobs it holds GPUs from lose.
+        const double lost = displaced(id, info);
+        const auto it = type_cost.find(info.type[0]);
+        if (lost > 0 && it != type_cost.end() && it->second.second > 0) own -= config_.type_share * own * lost;
+        const auto mine = type_cost.find(ctx.job(id).device_type);
+        if (mine != type_cost.end() && mine->second.second > 0) {
+          own -= config_.type_share * mine->second.first * info.gpus / mine->second.second;
+        }
       }
       own -= config_.w_res * info.gpus * job_dt / (total * config_.t_ref_s);
       if (share > 0) own -= share * waiting_cost * info.gpus / held;

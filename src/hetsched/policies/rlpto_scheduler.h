@@ -39,6 +39,10 @@ struct RlptoConfig {
   // Share of a waiting job's time term charged to the running jobs, by GPUs held (training
   // only; option `congestion_share`, docs/rlpto.md "Per-job credit").
   double congestion_share = 0.5;
+  // Share of a running job's lost time (its time term x (1 - its speed relative to its fastest
+  // type)) charged to the jobs holding its fastest type, by GPUs held there, while that type has
+  // no room for it (training only; option `type_share`, docs/rlpto.md "Per-job credit").
+  double type_share = 0;
 };
 
 // REQUIRES: config checked (MakeRlptoScheduler). `agent` may be null (rule or heuristic);
