@@ -8,9 +8,9 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
-#include <set>
 #include <utility>
 #include <vector>
 
