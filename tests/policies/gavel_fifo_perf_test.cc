@@ -57,6 +57,23 @@ TEST(FifoPerfTest, ProfileRanksTypesInItsUnits) {
   EXPECT_THAT(run("slow-gpu,no,toyjob,1,10\nfast-gpu,no,toyjob,1,5\n"), ElementsAre("start 1 on [1]"));
 }
 
+// A profile naming a GPU type the catalog lacks ends the run with the file, line and field.
+TEST(FifoPerfTest, ProfileWithAnUnknownGpuTypeEndsTheRun) {
+  for (const char* policy : {"fifo-perf", "gavel-las"}) {
+    const std::string path = ::testing::TempDir() + "/bad_profile.csv";
+    std::ofstream(path) << "gpu_type,consolidated,job_type,scale_factor,steps_per_second\n"
+                        << "h900,no,toyjob,1,10\n";
+    test::PolicyHarness h({{kFast, 1}, {kSlow, 1}}, policy, {"profile=" + path});
+    h.Submit(1, 1, 0, 100);
+    const Status error = h.ctx().TakeError();
+    ASSERT_FALSE(error.ok()) << policy;
+    EXPECT_NE(error.message().find("bad_profile.csv:2: field 'gpu_type': unknown device type 'h900'"),
+              std::string::npos)
+        << error.message();
+    EXPECT_NE(error.message().find(std::string(policy) + ": option 'profile'"), std::string::npos) << error.message();
+  }
+}
+
 TEST(FifoPerfTest, MissingProfileIsAnError) {
   auto made = Registry<JobScheduler>::Instance().Create("fifo-perf", *Options::Parse({"profile=/nonexistent.csv"}));
   ASSERT_FALSE(made.ok());

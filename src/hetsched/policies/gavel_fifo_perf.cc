@@ -74,7 +74,11 @@ class FifoPerf final : public JobScheduler {
     if (!profile_rows_.empty()) {
       if (profile_ == nullptr) {
         auto table = MeasuredThroughputs::FromRows(profile_rows_, ctx.cluster().device_catalog(), profile_origin_);
-        profile_ = std::make_unique<MeasuredThroughputs>(table.ok() ? std::move(table).value() : MeasuredThroughputs{});
+        if (!table.ok()) {
+          ctx.Fail(table.status().WithContext("fifo-perf: option 'profile'"));  // ends the run
+          return;
+        }
+        profile_ = std::make_unique<MeasuredThroughputs>(std::move(table).value());
       }
       std::vector<double> modelled;
       for (double it_s : iteration_s) modelled.push_back(it_s > 0 ? 1.0 / it_s : 0.0);

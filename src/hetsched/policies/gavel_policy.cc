@@ -93,7 +93,11 @@ void RoundPolicy::Init(SchedContext& ctx) {
   }
   if (!profile_rows_.empty()) {
     auto table = MeasuredThroughputs::FromRows(profile_rows_, cluster.device_catalog(), profile_origin_);
-    if (table.ok()) profile_ = std::make_unique<MeasuredThroughputs>(std::move(table).value());
+    if (table.ok()) {
+      profile_ = std::make_unique<MeasuredThroughputs>(std::move(table).value());
+    } else {
+      ctx.Fail(table.status().WithContext(std::string(name()) + ": option 'profile'"));  // ends the run
+    }
   }
 }
 
