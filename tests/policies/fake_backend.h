@@ -253,6 +253,17 @@ class PolicyHarness {
     backend_.set_now(std::max(backend_.now(), submit_s));
     scheduler_->OnJobSubmitted(backend_.AddJob(std::move(spec)), *ctx_);
   }
+  // A job of the model "toy" named `name` (the job type a profile= table keys on), at the clock.
+  void SubmitNamed(JobId id, std::string name, int num_gpus, int64_t iterations) {
+    JobSpec spec;
+    spec.id = id;
+    spec.name = std::move(name);
+    spec.model = "toy";
+    spec.num_gpus = num_gpus;
+    spec.submit_time_s = backend_.now();
+    spec.iterations = iterations;
+    scheduler_->OnJobSubmitted(backend_.AddJob(std::move(spec)), *ctx_);
+  }
   void Finish(JobId id, double t) {
     backend_.set_now(t);
     ASSERT_TRUE(backend_.Finish(id).ok());

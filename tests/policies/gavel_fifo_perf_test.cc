@@ -43,13 +43,7 @@ TEST(FifoPerfTest, ProfileRanksTypesInItsUnits) {
     const std::string path = ::testing::TempDir() + "/fifo_perf_profile.csv";
     std::ofstream(path) << "gpu_type,consolidated,job_type,scale_factor,steps_per_second\n" << rows;
     test::PolicyHarness h({{kFast, 1}, {kSlow, 1}}, "fifo-perf", {"profile=" + path});
-    JobSpec spec;
-    spec.id = 1;
-    spec.name = "toyjob";
-    spec.model = "toy";
-    spec.num_gpus = 1;
-    spec.iterations = 100;
-    h.scheduler().OnJobSubmitted(h.backend().AddJob(std::move(spec)), h.ctx());
+    h.SubmitNamed(1, "toyjob", 1, 100);
     h.ScheduleAt(0);
     return h.TakeLog();
   };

@@ -195,13 +195,7 @@ TEST(GavelLasPolicyTest, ProfileScalesUnmeasuredTypesIntoItsUnits) {
         << "slow-gpu,no,toyjob,1,10\n";
   }
   test::PolicyHarness h({{test::kFast, 1}, {test::kSlow, 1}}, "gavel-las", {"profile=" + path});
-  JobSpec spec;
-  spec.id = 1;
-  spec.name = "toyjob";
-  spec.model = "toy";
-  spec.num_gpus = 1;
-  spec.iterations = 1000000;
-  h.scheduler().OnJobSubmitted(h.backend().AddJob(std::move(spec)), h.ctx());
+  h.SubmitNamed(1, "toyjob", 1, 1000000);
   h.ScheduleAt(0);
   EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0]"));
 }

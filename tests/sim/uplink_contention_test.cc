@@ -9,35 +9,34 @@
 namespace hetsched {
 namespace {
 
-// sim_world's GPU and "unit" model, with 1e9 B of parameters in the layer (ring all-reduce of
-// 2 members: 2 (n-1)/n x 1e9 = 1e9 B per member and iteration). Four one-GPU nodes, in rack
-// order r0, r1, r0, r1, so that first-fit puts a 2-GPU job on one node of each rack. NICs and
-// intra links are "fast" (80 GB/s effective); each rack's uplink is "slow": 1.25 GB/s x
-// efficiency 0.8 = 1 GB/s. A job alone: 3 ms compute + 1e9 B / 1 GB/s = 1.003 s an iteration;
-// two jobs on the uplinks: 3 ms + 1e9 B / 0.5 GB/s = 2.003 s.
-std::unique_ptr<testing_util::SimWorld> TwoRackWorld() {
+// sim_world's GPU and "unit" model, plus "heavy": the same with 1e9 B of parameters in the layer.
+// One link class "slow": 1.25 GB/s x efficiency 0.8 = 1 GB/s effective ("fast" is 80 GB/s). Node i
+// (of `nodes`, `per_node` GPUs each) sits in rack i % `racks`; intra links are "fast"; NICs and
+// rack uplinks are "slow" or "fast" as asked.
+std::unique_ptr<testing_util::SimWorld> HeavyWorld(int racks, int nodes, int per_node, bool slow_nics,
+                                                   bool slow_uplinks) {
   auto w = testing_util::MakeSimWorld(0, 1);  // the catalogs, the model; nodes added here
   LinkClass slow;
   slow.name = "slow";
   slow.bandwidth_Bps = 1.25e9;
   slow.efficiency = 0.8;
-  const LinkClassId uplink = w->links.Add(slow);
+  const LinkClassId slow_id = w->links.Add(slow);
   const LinkClassId fast = w->links.Lookup("fast").value();
   w->cluster = std::make_unique<Cluster>(&w->devices, &w->links);
-  for (const char* name : {"r0", "r1"}) {
+  for (int r = 0; r < racks; ++r) {
     Rack rack;
-    rack.name = name;
-    rack.uplink = uplink;
+    rack.name = "r" + std::to_string(r);
+    rack.uplink = slow_uplinks ? slow_id : fast;
     w->cluster->AddRack(rack);
   }
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < nodes; ++i) {
     Node n;
     n.name = "n" + std::to_string(i);
-    n.rack = i % 2;
+    n.rack = i % racks;
     n.device_type = 0;
-    n.num_devices = 1;
+    n.num_devices = per_node;
     n.intra_link = fast;
-    n.nic = fast;
+    n.nic = slow_nics ? slow_id : fast;
     n.cpu_cores = 8;
     n.host_memory_bytes = 64e9;
     w->cluster->AddNode(n);
@@ -49,38 +48,14 @@ std::unique_ptr<testing_util::SimWorld> TwoRackWorld() {
   return w;
 }
 
-// Three nodes of two GPUs in one rack; NICs "slow" (1 GB/s effective), intra links "fast".
-std::unique_ptr<testing_util::SimWorld> SharedNicWorld() {
-  auto w = testing_util::MakeSimWorld(0, 1);
-  LinkClass slow;
-  slow.name = "slow";
-  slow.bandwidth_Bps = 1.25e9;
-  slow.efficiency = 0.8;
-  const LinkClassId nic = w->links.Add(slow);
-  const LinkClassId fast = w->links.Lookup("fast").value();
-  w->cluster = std::make_unique<Cluster>(&w->devices, &w->links);
-  Rack rack;
-  rack.name = "r0";
-  rack.uplink = fast;  // one rack: nothing crosses it
-  w->cluster->AddRack(rack);
-  for (int i = 0; i < 3; ++i) {
-    Node n;
-    n.name = "n" + std::to_string(i);
-    n.rack = 0;
-    n.device_type = 0;
-    n.num_devices = 2;
-    n.intra_link = fast;
-    n.nic = nic;
-    n.cpu_cores = 8;
-    n.host_memory_bytes = 64e9;
-    w->cluster->AddNode(n);
-  }
-  ModelProfile heavy = *w->zoo.Find("unit");
-  heavy.name = "heavy";
-  heavy.layers[0].param_bytes = 1e9;
-  w->zoo.Add(heavy);
-  return w;
-}
+// Four one-GPU nodes, in rack order r0, r1, r0, r1, so that first-fit puts a 2-GPU job on one
+// node of each rack; fast NICs, slow uplinks. A ring of 2 moves 2 (n-1)/n x 1e9 = 1e9 B per
+// member and iteration: alone 3 ms compute + 1e9 B / 1 GB/s = 1.003 s an iteration; two jobs on
+// the uplinks: 3 ms + 1e9 B / 0.5 GB/s = 2.003 s.
+std::unique_ptr<testing_util::SimWorld> TwoRackWorld() { return HeavyWorld(2, 4, 1, false, true); }
+
+// Three nodes of two GPUs in one rack (nothing crosses its uplink); slow NICs.
+std::unique_ptr<testing_util::SimWorld> SharedNicWorld() { return HeavyWorld(1, 3, 2, true, false); }
 
 Job HeavyJob(JobId id, int64_t iterations, int gpus = 2) {
   Job j = testing_util::UnitJob(id, 0, gpus, 3);
