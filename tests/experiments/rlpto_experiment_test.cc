@@ -252,24 +252,18 @@ TEST(RlptoExperimentTest, BadOptions) {
   ctx.options.Set("jobs", "3");
   EXPECT_FALSE((*experiment)->Run(ctx).ok());
   ctx.options.Set("jobs", "50");
-  ctx.options.Set("learners", "ppo,dqn");
-  const Status learner = (*experiment)->Run(ctx);
-  ASSERT_FALSE(learner.ok());
-  EXPECT_NE(learner.message().find("'dqn' is not reinforce or ppo"), std::string::npos) << learner.ToString();
-  ctx.options.Set("learners", "ppo");
-  ctx.options.Set("load_spread", "0.5");
-  EXPECT_FALSE((*experiment)->Run(ctx).ok());
-  ctx.options.Set("load_spread", "1");
-  ctx.options.Set("validation", "time");
-  const Status validation = (*experiment)->Run(ctx);
-  ASSERT_FALSE(validation.ok());
-  EXPECT_NE(validation.message().find("'validation' must be 'even' or 'load'"), std::string::npos) << validation.ToString();
-  ctx.options.Set("validation", "load");
-  ctx.options.Set("type_share", "1.5");
-  const Status share = (*experiment)->Run(ctx);
-  ASSERT_FALSE(share.ok());
-  EXPECT_NE(share.message().find("'type_share' must be in [0, 1]"), std::string::npos) << share.ToString();
-  ctx.options.Set("type_share", "0");
+  // Sets one bad option: the run fails with `message`; then the option gets a good value.
+  const auto expect_refused = [&](const char* key, const char* bad, const char* good, const char* message) {
+    ctx.options.Set(key, bad);
+    const Status st = (*experiment)->Run(ctx);
+    EXPECT_FALSE(st.ok()) << key;
+    EXPECT_NE(st.message().find(message), std::string::npos) << st.ToString();
+    ctx.options.Set(key, good);
+  };
+  expect_refused("learners", "ppo,dqn", "ppo", "'dqn' is not reinforce or ppo");
+  expect_refused("load_spread", "0.5", "1", "load_spread");
+  expect_refused("validation", "time", "load", "'validation' must be 'even' or 'load'");
+  expect_refused("type_share", "1.5", "0", "'type_share' must be in [0, 1]");
   ctx.options.Set("jobs", "50");
   ctx.options.Set("trace", "/nonexistent.trace");
   const Status st = (*experiment)->Run(ctx);

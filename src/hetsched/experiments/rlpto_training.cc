@@ -344,8 +344,8 @@ Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo&
     validation_starts = WindowsByLoadQuantile(loads, std::min<int>(options.validation_windows, static_cast<int>(loads.size())));
     std::string text;
     for (size_t begin : validation_starts) {
-      const Workload w = TraceWindow(pool, begin, begin + validation_jobs);
-      text += fmt::format(" #{} (load {:.2f})", begin, OfferedLoad(w, cluster, sim.measured_throughputs));
+      const auto it = std::find_if(loads.begin(), loads.end(), [&](const PoolWindowLoad& l) { return l.start == begin; });
+      text += fmt::format(" #{} (load {:.2f})", begin, it->load);
     }
     say(fmt::format("  validation windows by offered load:{}\n", text));
   } else {

@@ -513,6 +513,10 @@ class RlptoScheduler : public JobScheduler {
     std::map<DeviceTypeId, std::pair<double, double>> type_cost;  // type -> (displaced_cost, held_of_type)
     // The share of a running job's time lost by not being on its fastest type, when that type
     // could hold it but has no room now (0: not displaced).
+    // A job's weighted time since it was last accounted, in reward units.
+    const auto time_cost = [&](const JobInfo& info) {
+      return config_.w_time * info.omega * (now - info.accounted_s) / config_.t_ref_s;
+    };
     const auto displaced = [&](JobId id, const JobInfo& info) {
       const DeviceTypeId on = ctx.job(id).device_type, fastest = info.type[0];
       if (on == fastest || ctx.state().free_of_type(fastest) >= info.gpus ||
@@ -527,17 +531,17 @@ class RlptoScheduler : public JobScheduler {
         if (config_.type_share > 0 && info.slots > 0) {
           type_cost[ctx.job(id).device_type].second += info.gpus;
           const double lost = displaced(id, info);
-          if (lost > 0) type_cost[info.type[0]].first += config_.w_time * info.omega * (now - info.accounted_s) / config_.t_ref_s * lost;
+          if (lost > 0) type_cost[info.type[0]].first += time_cost(info) * lost;
         }
       } else {
-        waiting_cost += config_.w_time * info.omega * (now - info.accounted_s) / config_.t_ref_s;
+        waiting_cost += time_cost(info);
       }
     }
     const double share = held > 0 ? config_.congestion_share : 0.0;
     for (auto& [id, info] : jobs_) {
       const double job_dt = now - info.accounted_s;
+      double own = -time_cost(info);
       info.accounted_s = now;
-      double own = -config_.w_time * info.omega * job_dt / config_.t_ref_s;
       if (!info.running) {
         CreditJob(info, (1 - share) * own);
         continue;

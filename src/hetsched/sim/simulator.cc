@@ -172,10 +172,9 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affecte
       jobs.erase({UplinkKey(run), id});
     }
     if (!options_.contention) continue;  // the load is not modelled: no speed changes
-    // The uplink's per-flow share as NicPath computes it, at the busier of before and after: a
-    // job whose slowest link is slower than that (another link) keeps its speed.
-    const int busiest = std::max(uplink_flows_[rack], uplink_flows_[rack] - delta);
-    const double share = capacity / std::max(1, busiest);
+    // A job whose slowest link is slower than the uplink's share before and after (another link)
+    // keeps its speed.
+    const double share = ShareAtBusier(capacity, uplink_flows_[rack], delta);
     for (auto it = jobs.rbegin(); it != jobs.rend() && !(it->first < share); ++it) {
       if (it->second != id) affected->push_back(it->second);
     }
@@ -231,11 +230,11 @@ bool Simulator::EstimateSurvives(JobId id, const ActiveRun& changed, int delta) 
   const ActiveRun& run = active(runs_[static_cast<size_t>(id)]);
   const double path_Bps = run.estimate.ring_path_Bps;
   if (!options_.contention || !(path_Bps > 0)) return false;
-  // A link's per-flow share as NicPath computes it, at the busier of before and after; the
-  // estimate stands if the job's slowest per-flow bandwidth is below it on every changed link
-  // the job crosses (then its slowest link is elsewhere and keeps its figure).
+  // The estimate stands if the job's slowest per-flow bandwidth is below the share before and
+  // after on every changed link the job crosses (then its slowest link is elsewhere and keeps
+  // its figure).
   const auto below = [&](double capacity, int flows) {
-    return capacity >= 0 && path_Bps < capacity / std::max(1, std::max(flows, flows - delta));
+    return capacity >= 0 && path_Bps < ShareAtBusier(capacity, flows, delta);
   };
   // Both lists are sorted: walk them together.
   for (auto a = run.nics.begin(), b = changed.nics.begin(); a != run.nics.end() && b != changed.nics.end();) {
@@ -265,15 +264,9 @@ void Simulator::Retime(JobId id, bool estimate_current) {
   RunState& job = runs_[static_cast<size_t>(id)];
   ActiveRun& run = active(job);
   Advance(job);
-  LinkLoad load;
-  if (options_.contention) {
-    load.nic_flows = &nic_flows_;
-    load.uplink_flows = &uplink_flows_;
-    load.capacities = &link_capacities_;
-  }
   // Only the communication depends on the load: the rest was computed at the start.
   const double old_key = UplinkKey(run);
-  if (!estimate_current) run.estimate = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, load);
+  if (!estimate_current) run.estimate = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, CurrentLoad());
   if (const double key = UplinkKey(run); key != old_key) {
     for (RackId r : run.uplinks) {
       std::set<std::pair<double, JobId>>& jobs = uplink_jobs_[static_cast<size_t>(r)];
@@ -420,11 +413,7 @@ Status Simulator::AuditLinks() const {
     if (job.active < 0 || active(job).idle) continue;
     const ActiveRun& run = active(job);
     if (options_.contention && !run.nics.empty()) {
-      LinkLoad load;
-      load.nic_flows = &nic_flows_;
-      load.uplink_flows = &uplink_flows_;
-      load.capacities = &link_capacities_;
-      const IterationEstimate fresh = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, load);
+      const IterationEstimate fresh = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, CurrentLoad());
       if (fresh.iteration_s != run.estimate.iteration_s) return broken("job " + std::to_string(i) + "'s speed");
     }
     for (NodeId node : run.nics) ++nic_flows[static_cast<size_t>(node)];

@@ -3,6 +3,7 @@
 // start, stop, preemption, idle holds, resizes, completion). Not a public API: sim/simulator.h is.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -147,6 +148,21 @@ class Simulator final : public SchedBackend {
   // A job's place among the jobs crossing an uplink: its ring's per-flow bandwidth on its slowest
   // link (IterationEstimate::ring_path_Bps), infinite where that is not known (other plans: such a
   // job is re-timed at every change of the uplink).
+  // The link load the performance model sees now (empty when contention is off).
+  LinkLoad CurrentLoad() const {
+    LinkLoad load;
+    if (options_.contention) {
+      load.nic_flows = &nic_flows_;
+      load.uplink_flows = &uplink_flows_;
+      load.capacities = &link_capacities_;
+    }
+    return load;
+  }
+  // A link's per-flow share as NicPath computes it, at the busier of `flows` (after a change of
+  // `delta`) and `flows - delta` (before it).
+  static double ShareAtBusier(double capacity, int flows, int delta) {
+    return capacity / std::max(1, std::max(flows, flows - delta));
+  }
   static double UplinkKey(const ActiveRun& run) {
     return run.estimate.ring_path_Bps > 0 ? run.estimate.ring_path_Bps : std::numeric_limits<double>::infinity();
   }
