@@ -2,6 +2,8 @@
 // softmax over the allocation choices), its critic (an MLP with one output) and their Adam
 // optimizers: one over the policy alone (REINFORCE's Update, as before the critic existed) and one
 // over both (PPO).
+#include <mutex>
+
 #include "hetsched/learn/backend.h"
 #include "hetsched/learn/torch/module_archive.h"
 #include "hetsched/learn/torch/torch_backend.h"
@@ -44,6 +46,15 @@ struct AgentNetImpl : torch::nn::Module {
 };
 TORCH_MODULE(AgentNet);
 
+// Serialises the agents' forward passes across threads. Agents evaluated in parallel runs
+// (`experiment rlpto`, RunMany) raced in LibTorch's process-wide state (thread settings): the
+// compared results of the same agent files changed from run to run; measured in session 11,
+// deterministic again with this lock (and with -j 1 before it). A forward pass is microseconds.
+std::mutex& InferenceMutex() {
+  static std::mutex m;
+  return m;
+}
+
 class TorchAllocationNet final : public AllocationNetBackend {
  public:
   explicit TorchAllocationNet(const AllocationAgentConfig& config) : config_(config) {
@@ -56,6 +67,7 @@ class TorchAllocationNet final : public AllocationNetBackend {
   std::vector<int> Act(std::span<const float> states, int n, Rng* explore) const override {
     std::vector<int> out(static_cast<size_t>(std::max(0, n)), 0);
     if (n <= 0) return out;
+    const std::lock_guard<std::mutex> lock(InferenceMutex());
     ConfigureTorchThreads(config_.threads);
     torch::NoGradGuard no_grad;
     const torch::Tensor probs = torch::softmax(net_->policy->forward(States(states, n)), 1).contiguous();
@@ -83,6 +95,7 @@ class TorchAllocationNet final : public AllocationNetBackend {
   }
 
   std::vector<double> Probabilities(std::span<const float> state) const override {
+    const std::lock_guard<std::mutex> lock(InferenceMutex());
     torch::NoGradGuard no_grad;
     const torch::Tensor probs = torch::softmax(net_->policy->forward(States(state, 1)), 1).contiguous();
     std::vector<double> out;
