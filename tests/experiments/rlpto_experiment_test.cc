@@ -240,6 +240,15 @@ TEST(RlptoExperimentTest, QuickRunWritesEveryMethod) {
   EXPECT_NE(printed.find("learner ppo"), std::string::npos) << printed;
   EXPECT_TRUE(std::filesystem::exists(out + "/rlpto_agent_reinforce.bin"));
   EXPECT_TRUE(std::filesystem::exists(out + "/rlpto_agent_ppo.bin"));
+  // The same table with one thread: the agents' runs in parallel above must not disturb each
+  // other (they once raced in LibTorch's state and scored differently from run to run).
+  ctx.out_dir = out + "/serial";
+  std::filesystem::create_directories(ctx.out_dir);
+  ctx.threads = 1;
+  ASSERT_TRUE((*experiment)->Run(ctx).ok());
+  auto serial = ReadFile(ctx.out_dir + "/rlpto.csv");
+  ASSERT_TRUE(serial.ok());
+  EXPECT_EQ(*serial, *csv);
   std::filesystem::remove_all(out);
 }
 
