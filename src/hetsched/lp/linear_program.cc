@@ -126,14 +126,14 @@ struct WarmStartLpSolver::Impl {
 WarmStartLpSolver::WarmStartLpSolver(WarmStartMatch match) : impl_(std::make_unique<Impl>(Impl{match, nullptr})) {}
 WarmStartLpSolver::~WarmStartLpSolver() = default;
 
-Result<Solution> WarmStartLpSolver::Solve(const LinearProgram& program) {
+Result<Solution> WarmStartLpSolver::Solve(const LinearProgram& program, int slot) {
   HETSCHED_RETURN_IF_ERROR(CheckProgram(program));
   if (program.num_variables() == 0) return Solution{};
   if (!impl_->session) {
     HETSCHED_ASSIGN_OR_RETURN(const SolverBackend* backend, LpSolverBackend());
     impl_->session = backend->NewWarmStartSession(impl_->match);
   }
-  return impl_->session->Solve(program, &warm_starts_);
+  return impl_->session->Solve(program, slot, &warm_starts_);
 }
 
 }  // namespace hetsched::lp

@@ -97,14 +97,19 @@ enum class WarmStartMatch {
 // Re-solves a sequence of LPs of the same family, warm-starting each from the previous optimal
 // basis when the new program matches it (WarmStartMatch). Used by round-based policies whose LP
 // changes a little between rounds. Where an optimum is not unique, which optimal vertex comes back
-// depends on the start: the same sequence of programs gives the same answers.
+// depends on the start: the same sequence of programs gives the same answers. After a solve
+// without an optimum, kShape starts the next one cold; kName from the last optimum.
 class WarmStartLpSolver {
  public:
   explicit WarmStartLpSolver(WarmStartMatch match = WarmStartMatch::kShape);
   ~WarmStartLpSolver();
   WarmStartLpSolver(const WarmStartLpSolver&) = delete;
   WarmStartLpSolver& operator=(const WarmStartLpSolver&) = delete;
-  Result<Solution> Solve(const LinearProgram& program);
+  // Starts from the last optimal basis (slot 0), or with `slot` > 0 from the last optimal basis of
+  // a solve given that slot, where it matches (else the last one), and keeps the optimum under
+  // the slot too. A family solved in phases (a first LP, then others from its optimum) starts
+  // each first phase from the previous first phase's basis this way.
+  Result<Solution> Solve(const LinearProgram& program, int slot = 0);
   long long warm_starts() const { return warm_starts_; }
 
  private:

@@ -13,14 +13,15 @@
 namespace hetsched::lp {
 
 // Bumped whenever an interface below changes: a module built from other sources is refused.
-inline constexpr int kSolverBackendAbiVersion = 2;
+inline constexpr int kSolverBackendAbiVersion = 3;
 
 // One WarmStartLpSolver's state (Clp's model and the last optimal basis).
 class WarmStartSession {
  public:
   virtual ~WarmStartSession() = default;
-  // REQUIRES: a checked program with at least one variable. Counts warm starts in *warm_starts.
-  virtual Result<Solution> Solve(const LinearProgram& program, long long* warm_starts) = 0;
+  // REQUIRES: a checked program with at least one variable. `slot` as WarmStartLpSolver::Solve's.
+  // Counts warm starts in *warm_starts.
+  virtual Result<Solution> Solve(const LinearProgram& program, int slot, long long* warm_starts) = 0;
 };
 
 class SolverBackend {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -133,22 +134,28 @@ Result<Solution> CoinSolveMip(const LinearProgram& program, const SolveOptions& 
   }
 }
 
-// The previous optimal basis (Clp's status array: one byte per column then per row), kept for the
-// next program that matches it (lp::WarmStartMatch).
-struct ClpWarmStartSession final : WarmStartSession {
-  explicit ClpWarmStartSession(WarmStartMatch m) : match(m) { model.setLogLevel(0); }
-  Result<Solution> Solve(const LinearProgram& program, long long* warm_starts) override;
-  // The start for `program` from the kept basis; empty when it does not match.
-  std::vector<unsigned char> StartBasis(const LinearProgram& program) const;
-  void KeepBasis(const LinearProgram& program);
-
-  WarmStartMatch match;
-  ClpSimplex model;
+// An optimal basis (Clp's status array: one byte per column then per row) and the shape and names
+// of its program, kept for a later program that matches it (lp::WarmStartMatch).
+struct KeptBasis {
   std::vector<unsigned char> basis;
   int columns = -1;
   int rows = -1;
   // kName: the names of the basis's program, when it named every variable and row.
   std::vector<std::string> column_names, row_names;
+};
+
+// The last optimal basis, and the last one of each slot (WarmStartLpSolver::Solve).
+struct ClpWarmStartSession final : WarmStartSession {
+  explicit ClpWarmStartSession(WarmStartMatch m) : match(m) { model.setLogLevel(0); }
+  Result<Solution> Solve(const LinearProgram& program, int slot, long long* warm_starts) override;
+  // The start for `program` from `kept`; empty when it does not match.
+  std::vector<unsigned char> StartBasis(const LinearProgram& program, const KeptBasis& kept) const;
+  void KeepBasis(const LinearProgram& program, KeptBasis* kept);
+
+  WarmStartMatch match;
+  ClpSimplex model;
+  KeptBasis last;
+  std::map<int, KeptBasis> slots;
 };
 
 bool AllNamed(const LinearProgram& p) {
@@ -172,16 +179,16 @@ std::unordered_map<std::string_view, unsigned char> StatusByName(const std::vect
   return out;
 }
 
-std::vector<unsigned char> ClpWarmStartSession::StartBasis(const LinearProgram& program) const {
+std::vector<unsigned char> ClpWarmStartSession::StartBasis(const LinearProgram& program, const KeptBasis& kept) const {
   const size_t n = static_cast<size_t>(program.num_variables()), m = static_cast<size_t>(program.num_constraints());
-  if (basis.empty()) return {};
-  const bool same_shape = columns == program.num_variables() && rows == program.num_constraints();
-  if (match == WarmStartMatch::kShape || column_names.empty() || !AllNamed(program)) {
-    return same_shape ? basis : std::vector<unsigned char>{};
+  if (kept.basis.empty()) return {};
+  const bool same_shape = kept.columns == program.num_variables() && kept.rows == program.num_constraints();
+  if (match == WarmStartMatch::kShape || kept.column_names.empty() || !AllNamed(program)) {
+    return same_shape ? kept.basis : std::vector<unsigned char>{};
   }
-  if (program.variable_names() == column_names && program.row_names() == row_names) return basis;
-  const auto column_status = StatusByName(column_names, basis.data());
-  const auto row_status = StatusByName(row_names, basis.data() + column_names.size());
+  if (program.variable_names() == kept.column_names && program.row_names() == kept.row_names) return kept.basis;
+  const auto column_status = StatusByName(kept.column_names, kept.basis.data());
+  const auto row_status = StatusByName(kept.row_names, kept.basis.data() + kept.column_names.size());
   std::vector<unsigned char> start(n + m);
   for (size_t v = 0; v < n; ++v) {
     const auto it = column_status.find(program.variable_names()[v]);
@@ -209,19 +216,32 @@ std::vector<unsigned char> ClpWarmStartSession::StartBasis(const LinearProgram& 
   return start;
 }
 
-void ClpWarmStartSession::KeepBasis(const LinearProgram& program) {
+void ClpWarmStartSession::KeepBasis(const LinearProgram& program, KeptBasis* kept) {
   const unsigned char* status = model.statusArray();
-  basis.assign(status, status + program.num_variables() + program.num_constraints());
-  columns = program.num_variables();
-  rows = program.num_constraints();
+  kept->basis.assign(status, status + program.num_variables() + program.num_constraints());
+  kept->columns = program.num_variables();
+  kept->rows = program.num_constraints();
   const bool named = match == WarmStartMatch::kName && AllNamed(program);
-  column_names = named ? program.variable_names() : std::vector<std::string>{};
-  row_names = named ? program.row_names() : std::vector<std::string>{};
+  if (!named) {
+    kept->column_names.clear();
+    kept->row_names.clear();
+  } else if (kept->column_names != program.variable_names() || kept->row_names != program.row_names()) {
+    kept->column_names = program.variable_names();
+    kept->row_names = program.row_names();
+  }
 }
 
-Result<Solution> ClpWarmStartSession::Solve(const LinearProgram& program, long long* warm_starts) {
+Result<Solution> ClpWarmStartSession::Solve(const LinearProgram& program, int slot, long long* warm_starts) {
+  // kShape forgets its basis after a solve without an optimum (the next one starts cold); kName
+  // starts the next one from the last optimum it kept.
+  auto forget = [&] {
+    if (match == WarmStartMatch::kShape) last.basis.clear();
+  };
   try {
-    const std::vector<unsigned char> start = StartBasis(program);
+    const auto kept_slot = slot > 0 ? slots.find(slot) : slots.end();
+    std::vector<unsigned char> start;
+    if (kept_slot != slots.end()) start = StartBasis(program, kept_slot->second);
+    if (start.empty()) start = StartBasis(program, last);
     Load(program, &model);
     Solution solution;
     if (!start.empty()) {
@@ -247,16 +267,17 @@ Result<Solution> ClpWarmStartSession::Solve(const LinearProgram& program, long l
       solution = ColdSolve(&model);
     }
     if (solution.status == SolveStatus::kOptimal) {
-      KeepBasis(program);
+      KeepBasis(program, &last);
+      if (slot > 0) KeepBasis(program, &slots[slot]);
     } else {
-      basis.clear();
+      forget();
     }
     return solution;
   } catch (const std::exception& e) {
-    basis.clear();
+    forget();
     return Status::Internal(std::string("lp: Clp failed: ") + e.what());
   } catch (...) {
-    basis.clear();
+    forget();
     return Status::Internal("lp: Clp failed with a non-standard exception");
   }
 }
