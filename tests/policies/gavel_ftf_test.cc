@@ -1,4 +1,5 @@
 // gavel-ftf: finish-time fairness by bisection, on cases solved by hand.
+#include <algorithm>
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -135,22 +136,70 @@ TEST(GavelFtfLpTest, ByJobWarmStartAfterArrivalAndDeparture) {
     p.jobs.push_back(j);
   }
   lp::WarmStartLpSolver solver(lp::WarmStartMatch::kName);
-  auto first = SolveFinishTimeFairness(p, solver);
+  const FtfOptions untied{.tie_break = TieBreak::kNone};
+  auto first = SolveFinishTimeFairness(p, solver, untied);
   ASSERT_TRUE(first.ok());
   ASSERT_EQ(first->lp_solves, 1);
   p.jobs.erase(p.jobs.begin() + 3);
   AllocationJob arrival = Job(8, 300, 300, 0);
   arrival.throughput = {2.5, 1.0};
   p.jobs.push_back(arrival);
-  auto warm = SolveFinishTimeFairness(p, solver);
+  auto warm = SolveFinishTimeFairness(p, solver, untied);
   lp::WarmStartLpSolver fresh;
-  auto cold = SolveFinishTimeFairness(p, fresh);
+  auto cold = SolveFinishTimeFairness(p, fresh, untied);
   ASSERT_TRUE(warm.ok() && cold.ok());
   ASSERT_EQ(warm->status, lp::SolveStatus::kOptimal);
   ASSERT_EQ(warm->lp_solves, 1);
   EXPECT_EQ(solver.warm_starts(), 1);
   EXPECT_EQ(fresh.warm_starts(), 0);
   EXPECT_NEAR(warm->objective, cold->objective, 1e-9 * cold->objective);
+}
+
+// Twelve jobs of one model on two types, one of which has waited so long that its bound is the
+// optimum: every other job's need row is slack, so the optimal face is wide and the simplex's
+// vertex depends on its start. With the ranked tie-break (the default) a re-solve warm-started by
+// job from an earlier program's basis and a cold solve give one allocation (without it, here, they
+// differ), and of two jobs with the same rho bound (ranked by it, then by id) the older gets at
+// least the newer one's throughput.
+AllocationProblem FtfTwins(JobId first, int count, double progress) {
+  AllocationProblem p;
+  p.capacity = {4, 4};
+  for (JobId id = first; id < first + count; ++id) {
+    AllocationJob j = Job(id, 400 * progress, 400, id == first ? 1e5 : 50.0);
+    j.throughput = {3.0, 1.0};
+    p.jobs.push_back(j);
+  }
+  return p;
+}
+
+double LargestWarmColdDifference(const FtfOptions& options) {
+  lp::WarmStartLpSolver solver(lp::WarmStartMatch::kName);
+  EXPECT_TRUE(SolveFinishTimeFairness(FtfTwins(0, 12, 1.0), solver, options).ok());
+  const AllocationProblem later = FtfTwins(2, 12, 0.7);
+  auto warm = SolveFinishTimeFairness(later, solver, options);
+  lp::WarmStartLpSolver fresh;
+  auto cold = SolveFinishTimeFairness(later, fresh, options);
+  EXPECT_TRUE(warm.ok() && cold.ok());
+  EXPECT_GE(solver.warm_starts(), 1);
+  double out = 0;
+  for (size_t j = 0; j < later.jobs.size(); ++j) {
+    for (size_t k = 0; k < later.capacity.size(); ++k) out = std::max(out, std::abs(warm->share[j][k] - cold->share[j][k]));
+  }
+  return out;
+}
+
+TEST(GavelFtfLpTest, TieBreakGivesWarmAndColdSolvesOneAllocation) {
+  EXPECT_GT(LargestWarmColdDifference(FtfOptions{.tie_break = TieBreak::kNone}), 0.01);  // the face is wide
+  EXPECT_LT(LargestWarmColdDifference(FtfOptions{}), 1e-7);
+
+  const AllocationProblem p = FtfTwins(2, 12, 0.7);
+  lp::WarmStartLpSolver fresh;
+  auto a = SolveFinishTimeFairness(p, fresh);
+  ASSERT_TRUE(a.ok());
+  for (size_t j = 1; j + 1 < p.jobs.size(); ++j) {
+    EXPECT_GE(EffectiveThroughput(p.jobs[j], a->share[j]), EffectiveThroughput(p.jobs[j + 1], a->share[j + 1]) - 1e-7)
+        << "job " << p.jobs[j].id;
+  }
 }
 
 }  // namespace

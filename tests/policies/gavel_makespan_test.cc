@@ -1,4 +1,7 @@
 // gavel-makespan: the LP on cases solved by hand.
+#include <algorithm>
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "hetsched/policies/gavel_allocation.h"
@@ -68,7 +71,7 @@ TEST(GavelMakespanLpTest, ByJobWarmStartAfterArrivalAndDeparture) {
   }
   lp::WarmStartLpSolver solver(lp::WarmStartMatch::kName);
   ASSERT_TRUE(SolveMinMakespan(p, solver).ok());
-  EXPECT_EQ(solver.warm_starts(), 1);  // phase 2 from phase 1
+  EXPECT_EQ(solver.warm_starts(), 2);  // phase 2 from phase 1, the tie-break from phase 2
   p.jobs.erase(p.jobs.begin() + 4);
   p.jobs.push_back(Job(12, {2, 2, 2}, 500));
   for (AllocationJob& j : p.jobs) j.remaining_iterations *= 0.9;
@@ -77,8 +80,63 @@ TEST(GavelMakespanLpTest, ByJobWarmStartAfterArrivalAndDeparture) {
   auto cold = SolveMinMakespan(p, fresh);
   ASSERT_TRUE(warm.ok() && cold.ok());
   ASSERT_EQ(warm->status, lp::SolveStatus::kOptimal);
-  EXPECT_EQ(solver.warm_starts(), 3);
+  EXPECT_EQ(warm->lp_solves, 3);
+  EXPECT_EQ(solver.warm_starts(), 5);
   EXPECT_NEAR(warm->objective, cold->objective, 1e-6 * cold->objective);
+}
+
+// Sixteen jobs of one model on three types: they are interchangeable in the LP, so its optimal
+// face is wide (every makespan and work-conserving optimum can hand a share from one job to its
+// twin), and the simplex's vertex depends on its start. Solved as a re-solve warm-started by job
+// from an earlier program's basis and cold, the ranked tie-break gives both the same allocation
+// (without it, here, they differ). Of two twins with the same work left (ranked by it, then by id)
+// the older gets at least the newer one's throughput.
+AllocationProblem Twins(JobId first, int count, double progress) {
+  AllocationProblem p;
+  p.capacity = {4, 4, 4};
+  for (JobId id = first; id < first + count; ++id) {
+    p.jobs.push_back(Job(id, {3, 2, 1}, (1000.0 + 25.0 * static_cast<double>(id % 5)) * progress));
+  }
+  return p;
+}
+
+std::vector<std::vector<double>> WarmThenCold(TieBreak tie_break, lp::WarmStartLpSolver* fresh) {
+  lp::WarmStartLpSolver solver(lp::WarmStartMatch::kName);
+  EXPECT_TRUE(SolveMinMakespan(Twins(0, 16, 1.0), solver, tie_break).ok());
+  const AllocationProblem later = Twins(3, 16, 0.8);  // three left, three arrived, the rest progressed
+  auto warm = SolveMinMakespan(later, solver, tie_break);
+  auto cold = SolveMinMakespan(later, *fresh, tie_break);
+  EXPECT_TRUE(warm.ok() && cold.ok());
+  EXPECT_GT(solver.warm_starts(), 2);
+  std::vector<std::vector<double>> difference;
+  for (size_t j = 0; j < later.jobs.size(); ++j) {
+    difference.emplace_back();
+    for (size_t k = 0; k < later.capacity.size(); ++k) difference.back().push_back(warm->share[j][k] - cold->share[j][k]);
+  }
+  return difference;
+}
+
+double Largest(const std::vector<std::vector<double>>& d) {
+  double out = 0;
+  for (const auto& row : d) {
+    for (double x : row) out = std::max(out, std::abs(x));
+  }
+  return out;
+}
+
+TEST(GavelMakespanLpTest, TieBreakGivesWarmAndColdSolvesOneAllocation) {
+  lp::WarmStartLpSolver fresh_none;
+  EXPECT_GT(Largest(WarmThenCold(TieBreak::kNone, &fresh_none)), 0.01);  // the face is wide
+  lp::WarmStartLpSolver fresh;
+  EXPECT_LT(Largest(WarmThenCold(TieBreak::kRanked, &fresh)), 1e-7);
+
+  const AllocationProblem p = Twins(3, 16, 0.8);
+  auto a = SolveMinMakespan(p, fresh);
+  ASSERT_TRUE(a.ok());
+  for (size_t j = 0; j + 5 < p.jobs.size(); ++j) {  // job j + 5 is j's twin (same work left), newer
+    EXPECT_GE(EffectiveThroughput(p.jobs[j], a->share[j]), EffectiveThroughput(p.jobs[j + 5], a->share[j + 5]) - 1e-7)
+        << "job " << p.jobs[j].id;
+  }
 }
 
 TEST(GavelMakespanLpTest, WarmStartOptionIsChecked) {
@@ -88,6 +146,14 @@ TEST(GavelMakespanLpTest, WarmStartOptionIsChecked) {
       options.Set("warm_start", value);
       EXPECT_TRUE(Registry<JobScheduler>::Instance().Create(policy, options).ok()) << policy << " " << value;
     }
+    for (const char* value : {"ranked", "none"}) {
+      Options options;
+      options.Set("tie_break", value);
+      EXPECT_TRUE(Registry<JobScheduler>::Instance().Create(policy, options).ok()) << policy << " " << value;
+    }
+    Options bad_tie;
+    bad_tie.Set("tie_break", "random");
+    EXPECT_FALSE(Registry<JobScheduler>::Instance().Create(policy, bad_tie).ok()) << policy;
     Options bad;
     bad.Set("warm_start", "always");
     auto made = Registry<JobScheduler>::Instance().Create(policy, bad);

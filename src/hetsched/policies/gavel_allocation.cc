@@ -131,20 +131,60 @@ std::vector<double> ReadShares(const lp::Solution& solution, const ShareVariable
 
 Result<lp::Solution> SolveEpigraphTwoPhase(lp::LinearProgram& program, int epigraph,
                                            const std::vector<double>& second_objective,
-                                           lp::WarmStartLpSolver& solver, Allocation* allocation) {
+                                           lp::WarmStartLpSolver& solver, Allocation* allocation, int first_slot) {
   program.SetSense(lp::Sense::kMaximize);
-  HETSCHED_ASSIGN_OR_RETURN(lp::Solution first, solver.Solve(program));
+  HETSCHED_ASSIGN_OR_RETURN(lp::Solution first, solver.Solve(program, first_slot));
   ++allocation->lp_solves;
   allocation->simplex_iterations += first.iterations;
   if (first.status != lp::SolveStatus::kOptimal || second_objective.empty()) return first;
   const double best = first.values[static_cast<size_t>(epigraph)];
   program.SetVariableBounds(epigraph, best - 1e-7 * std::max(1.0, std::abs(best)), lp::kInfinity);
   for (int v = 0; v < program.num_variables(); ++v) program.SetObjective(v, second_objective[static_cast<size_t>(v)]);
-  HETSCHED_ASSIGN_OR_RETURN(lp::Solution second, solver.Solve(program));
+  HETSCHED_ASSIGN_OR_RETURN(lp::Solution second, solver.Solve(program, first_slot > 0 ? first_slot + 1 : 0));
   ++allocation->lp_solves;
   allocation->simplex_iterations += second.iterations;
   if (second.status != lp::SolveStatus::kOptimal) return first;  // keep the phase-1 optimum
   return second;
+}
+
+int AddWorkRow(lp::LinearProgram& program, const std::vector<double>& objective) {
+  std::vector<std::pair<int, double>> terms;
+  for (int v = 0; v < program.num_variables(); ++v) {
+    const double c = objective[static_cast<size_t>(v)];
+    if (c != 0) terms.emplace_back(v, c);
+  }
+  return program.AddConstraint(terms, -lp::kInfinity, lp::kInfinity, "work");
+}
+
+Result<lp::Solution> SolveTieBreak(lp::LinearProgram& program, int work_row, const std::vector<double>& objective,
+                                   double optimum, const ShareVariables& vars, const std::vector<JobId>& row_ids,
+                                   const std::vector<double>& key, lp::Solution at_optimum, lp::WarmStartLpSolver& solver,
+                                   Allocation* allocation) {
+  const size_t n = row_ids.size();
+  std::vector<size_t> order(n);
+  for (size_t r = 0; r < n; ++r) order[r] = r;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return key[a] != key[b] ? key[a] < key[b] : row_ids[a] < row_ids[b];
+  });
+  for (int v = 0; v < program.num_variables(); ++v) program.SetObjective(v, 0.0);
+  for (size_t rank = 0; rank < n; ++rank) {
+    const double weight = static_cast<double>(n - rank) / static_cast<double>(n);
+    for (const int v : vars.index[order[rank]]) {
+      if (v < 0) continue;
+      // Squared, the weights are no combination of the rows' coefficients (a job's throughput and
+      // time, a type's devices), which leave a job whose need and time rows bind free to move
+      // between types: the faster type is worth more than its throughput.
+      const double c = objective[static_cast<size_t>(v)];
+      program.SetObjective(v, c * c * weight);
+    }
+  }
+  program.SetConstraintBounds(work_row, optimum - 1e-7 * std::max(1.0, std::abs(optimum)), lp::kInfinity);
+  program.SetSense(lp::Sense::kMaximize);
+  HETSCHED_ASSIGN_OR_RETURN(lp::Solution s, solver.Solve(program, kTieBreakSlot));
+  ++allocation->lp_solves;
+  allocation->simplex_iterations += s.iterations;
+  if (s.status != lp::SolveStatus::kOptimal) return at_optimum;
+  return s;
 }
 
 }  // namespace hetsched::gavel

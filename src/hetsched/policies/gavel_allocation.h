@@ -81,9 +81,25 @@ struct MaxMinOptions {
 Result<Allocation> SolveMaxMinFairness(const AllocationProblem& problem, const MaxMinOptions& options,
                                        lp::WarmStartLpSolver& solver);
 
+// Which optimum gavel-makespan and gavel-ftf keep where their final LP's is not unique (jobs of
+// one model are interchangeable, so the optimal face is often wide). [REC] docs/gavel.md.
+enum class TieBreak {
+  // The vertex the simplex reaches: it depends on where the solve started (a warm start from
+  // another program's basis ends elsewhere than a cold solve).
+  kNone,
+  // A last LP keeps the final objective at its optimum and maximises the squares of the same
+  // normalised throughputs (per type), weighted by the jobs' rank (the first weighs 1, the last 1/n): gavel-makespan ranks the job with the least time left alone on its best type
+  // first, gavel-ftf the job with the largest rho bound (alone on its best type) first; ties by
+  // job id. Of two interchangeable jobs the higher-ranked gets the share, on the faster type, so
+  // the allocation depends far less on where the simplex started (SolveTieBreak).
+  kRanked,
+};
+
 // gavel-makespan: min max_j remaining_j / T_j.X_j, as max theta s.t. T_j.X_j >= remaining_j theta
-// (makespan = 1/theta), then a second LP as above. objective = the makespan in seconds.
-Result<Allocation> SolveMinMakespan(const AllocationProblem& problem, lp::WarmStartLpSolver& solver);
+// (makespan = 1/theta), then a second LP as above, then the tie-break's. objective = the makespan
+// in seconds.
+Result<Allocation> SolveMinMakespan(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
+                                    TieBreak tie_break = TieBreak::kRanked);
 // Gavel's min_total_duration_perf as its code solves it (policies/min_total_duration.py:74-96):
 // bisection on the makespan over pure feasibility LPs (no objective), stopped when the bracket is
 // within 5%; the allocation is the solver's feasible point at the bracket's upper end (not an
@@ -104,6 +120,7 @@ Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& probl
 struct FtfOptions {
   double tolerance = 1e-3;
   bool second_phase = true;
+  TieBreak tie_break = TieBreak::kRanked;  // with second_phase and point kVertex only
   SharePoint point = SharePoint::kVertex;  // without second phase: the level LP's point (gavel_centre.h)
 };
 Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
@@ -174,8 +191,23 @@ double BestThroughput(const AllocationProblem& problem, size_t j);
 // Solves `program` (whose objective is to maximise `epigraph`), then, if `second_objective` is
 // non-empty, keeps the epigraph variable at its optimum (relative slack 1e-7) and maximises
 // second_objective (one coefficient per variable). Counts solves and iterations in `allocation`.
+// The first LP is solved in the solver's slot `first_slot` (lp::WarmStartLpSolver::Solve).
 Result<lp::Solution> SolveEpigraphTwoPhase(lp::LinearProgram& program, int epigraph,
                                            const std::vector<double>& second_objective,
-                                           lp::WarmStartLpSolver& solver, Allocation* allocation);
+                                           lp::WarmStartLpSolver& solver, Allocation* allocation, int first_slot = 0);
+
+// TieBreak::kRanked's last LP. AddWorkRow adds the row "work", sum_v objective[v] x_v, free until
+// SolveTieBreak bounds it (added with the other rows, so that every phase has one shape).
+// SolveTieBreak keeps that sum >= `optimum` (relative slack 1e-7) and maximises
+// sum_v objective[v]^2 x_v (n - rank(v)) / n, rank(v) the position of v's row when the rows
+// are sorted by `key` (ascending), then by `row_ids`; `vars` maps rows to variables. It starts
+// from the basis of the previous tie-break (solver slot kTieBreakSlot). Returns `at_optimum`
+// where the LP ends without an optimum. Counts the solve in `allocation`.
+inline constexpr int kTieBreakSlot = 3;
+int AddWorkRow(lp::LinearProgram& program, const std::vector<double>& objective);
+Result<lp::Solution> SolveTieBreak(lp::LinearProgram& program, int work_row, const std::vector<double>& objective,
+                                   double optimum, const ShareVariables& vars, const std::vector<JobId>& row_ids,
+                                   const std::vector<double>& key, lp::Solution at_optimum, lp::WarmStartLpSolver& solver,
+                                   Allocation* allocation);
 
 }  // namespace hetsched::gavel

@@ -180,6 +180,10 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
     need_row[r] = program.AddConstraint(terms, 0.0, lp::kInfinity, JobRowName("need", ids[r]));
   }
   program.SetSense(lp::Sense::kMaximize);
+  const bool tie_break =
+      options.tie_break == TieBreak::kRanked && options.second_phase && options.point == SharePoint::kVertex;
+  const std::vector<double> work = program.objective();
+  const int work_row = tie_break ? AddWorkRow(program, work) : -1;
 
   // Sets the rows for `rho`; false if some job cannot reach it even alone on its best type.
   auto set_rho = [&](double rho) {
@@ -195,7 +199,7 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
   };
   auto feasible = [&](double rho, lp::Solution* solution) -> Result<bool> {
     if (!set_rho(rho)) return false;
-    HETSCHED_ASSIGN_OR_RETURN(*solution, solver.Solve(program));
+    HETSCHED_ASSIGN_OR_RETURN(*solution, solver.Solve(program, tie_break ? 1 : 0));
     ++out.lp_solves;
     out.simplex_iterations += solution->iterations;
     return solution->status == lp::SolveStatus::kOptimal;
@@ -271,6 +275,19 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
       return out;
     }
   }
+  if (tie_break) {
+    set_rho(hi);
+    double at_optimum = 0;
+    for (size_t v = 0; v < work.size(); ++v) at_optimum += work[v] * at_hi.values[v];
+    // Ranked by the rho bound alone on the best type, largest first (the job nearest the max).
+    std::vector<double> key(rows.size());
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const AllocationJob& job = problem.jobs[job_of[r]];
+      key[r] = -(job.elapsed_s + job.remaining_iterations / best[r]) / isolated_s[r];
+    }
+    HETSCHED_ASSIGN_OR_RETURN(at_hi, SolveTieBreak(program, work_row, work, at_optimum, vars, ids, key, std::move(at_hi),
+                                                   solver, &out));
+  }
   for (size_t r = 0; r < rows.size(); ++r) out.share[job_of[r]] = ReadShares(at_hi, vars, r, types);
   return out;
 }
@@ -289,7 +306,13 @@ HETSCHED_REGISTER_IMPL(JobScheduler, kGavelFtfRegistered,
                          }
                          HETSCHED_ASSIGN_OR_RETURN(ftf.second_phase, o.GetBool("second_phase", true));
                          HETSCHED_ASSIGN_OR_RETURN(ftf.point, PointOption(o));
-                         HETSCHED_ASSIGN_OR_RETURN(const lp::WarmStartMatch warm_start, WarmStartOption(o));
+                         HETSCHED_ASSIGN_OR_RETURN(ftf.tie_break, TieBreakOption(o));
+                         // The tie-broken form starts each re-solve from the previous basis by job;
+                         // the stand-in's (--compat gavel) keeps its cold solves.
+                         const bool tie_broken = ftf.tie_break == TieBreak::kRanked && ftf.second_phase &&
+                                                 ftf.point == SharePoint::kVertex;
+                         HETSCHED_ASSIGN_OR_RETURN(const lp::WarmStartMatch warm_start,
+                                                   WarmStartOption(o, tie_broken ? "by-job" : "same-shape"));
                          const std::string reference = o.GetString("reference", "equal-share");
                          if (reference != "equal-share" && reference != "gavel") {
                            return Status::InvalidArgument("gavel-ftf: option 'reference' must be 'equal-share' or 'gavel', got '" +

@@ -31,9 +31,11 @@ struct MakespanProgram {
   int theta = -1;
   ShareVariables vars;
   std::vector<double> second;
+  int work_row = -1;  // TieBreak::kRanked's (AddWorkRow)
 };
 
-MakespanProgram BuildMakespanProgram(const AllocationProblem& problem, const PlaceableRows& placeable) {
+MakespanProgram BuildMakespanProgram(const AllocationProblem& problem, const PlaceableRows& placeable,
+                                     TieBreak tie_break = TieBreak::kNone) {
   const size_t types = problem.capacity.size();
   MakespanProgram m;
   m.theta = m.program.AddVariable(0, lp::kInfinity, 1.0, false, "theta");
@@ -54,6 +56,7 @@ MakespanProgram BuildMakespanProgram(const AllocationProblem& problem, const Pla
     }
     m.program.AddConstraint(terms, 0.0, lp::kInfinity, JobRowName("need", placeable.id[r]));
   }
+  if (tie_break == TieBreak::kRanked) m.work_row = AddWorkRow(m.program, m.second);
   return m;
 }
 
@@ -66,16 +69,30 @@ void ReadAllShares(const lp::Solution& solution, const MakespanProgram& m, const
 
 }  // namespace
 
-Result<Allocation> SolveMinMakespan(const AllocationProblem& problem, lp::WarmStartLpSolver& solver) {
+Result<Allocation> SolveMinMakespan(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
+                                    TieBreak tie_break) {
   const size_t types = problem.capacity.size();
   Allocation out = ZeroAllocation(problem);
   const PlaceableRows placeable = CollectPlaceableRows(problem, &out);
   if (placeable.empty()) return out;
-  MakespanProgram m = BuildMakespanProgram(problem, placeable);
-  HETSCHED_ASSIGN_OR_RETURN(const lp::Solution solution,
-                            SolveEpigraphTwoPhase(m.program, m.theta, m.second, solver, &out));
+  MakespanProgram m = BuildMakespanProgram(problem, placeable, tie_break);
+  // Tie-broken, each phase starts from the same phase's basis of the previous solve (solver slots
+  // 1, 2 and kTieBreakSlot): the last basis, the tie-break's, is far from the first phase's optimum.
+  HETSCHED_ASSIGN_OR_RETURN(lp::Solution solution, SolveEpigraphTwoPhase(m.program, m.theta, m.second, solver, &out,
+                                                                         m.work_row >= 0 ? 1 : 0));
   out.status = solution.status;
   if (solution.status != lp::SolveStatus::kOptimal) return out;
+  if (m.work_row >= 0) {
+    double work = 0;
+    for (size_t v = 0; v < m.second.size(); ++v) work += m.second[v] * solution.values[v];
+    // Ranked by the time left alone on the best type, least first.
+    std::vector<double> key(placeable.size());
+    for (size_t r = 0; r < placeable.size(); ++r) {
+      key[r] = problem.jobs[placeable.job_of[r]].remaining_iterations / BestThroughput(problem, placeable.job_of[r]);
+    }
+    HETSCHED_ASSIGN_OR_RETURN(solution, SolveTieBreak(m.program, m.work_row, m.second, work, m.vars, placeable.id, key,
+                                                      std::move(solution), solver, &out));
+  }
   const double t = solution.values[static_cast<size_t>(m.theta)];
   out.objective = t > 0 ? kThetaUnitS / t : lp::kInfinity;
   ReadAllShares(solution, m, placeable, types, &out);
@@ -152,7 +169,11 @@ namespace {
 Result<std::unique_ptr<JobScheduler>> MakeMakespan(const Options& options) {
   HETSCHED_ASSIGN_OR_RETURN(const bool bisection, options.GetBool("bisection", false));
   HETSCHED_ASSIGN_OR_RETURN(const SharePoint point, PointOption(options));
-  HETSCHED_ASSIGN_OR_RETURN(const lp::WarmStartMatch warm_start, WarmStartOption(options));
+  HETSCHED_ASSIGN_OR_RETURN(const TieBreak tie_break, TieBreakOption(options));
+  // Gavel's bisection (--compat gavel) keeps its cold, untie-broken solves; the one-LP form starts
+  // each re-solve from the previous one's bases by job.
+  HETSCHED_ASSIGN_OR_RETURN(const lp::WarmStartMatch warm_start,
+                            WarmStartOption(options, bisection || tie_break == TieBreak::kNone ? "same-shape" : "by-job"));
   if (point != SharePoint::kVertex && !bisection) {
     return Status::InvalidArgument("gavel-makespan: option 'point' other than 'vertex' needs 'bisection=true'");
   }
@@ -162,7 +183,10 @@ Result<std::unique_ptr<JobScheduler>> MakeMakespan(const Options& options) {
                                return SolveMinTotalDurationBisection(p, solver, point);
                              }, warm_start);
   }
-  return MakeLpRoundPolicy(options, "gavel-makespan", false, SolveMinMakespan, warm_start);
+  return MakeLpRoundPolicy(options, "gavel-makespan", false,
+                           [tie_break](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+                             return SolveMinMakespan(p, solver, tie_break);
+                           }, warm_start);
 }
 
 }  // namespace

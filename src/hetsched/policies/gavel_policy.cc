@@ -60,11 +60,18 @@ Result<SharePoint> PointOption(const Options& options) {
   return Status::InvalidArgument("option 'point' must be 'vertex', 'centre' or 'cvxopt', got '" + point + "'");
 }
 
-Result<lp::WarmStartMatch> WarmStartOption(const Options& options) {
-  const std::string warm_start = options.GetString("warm_start", "same-shape");
+Result<lp::WarmStartMatch> WarmStartOption(const Options& options, const std::string& default_match) {
+  const std::string warm_start = options.GetString("warm_start", default_match);
   if (warm_start == "same-shape") return lp::WarmStartMatch::kShape;
   if (warm_start == "by-job") return lp::WarmStartMatch::kName;
   return Status::InvalidArgument("option 'warm_start' must be 'same-shape' or 'by-job', got '" + warm_start + "'");
+}
+
+Result<TieBreak> TieBreakOption(const Options& options) {
+  const std::string tie_break = options.GetString("tie_break", "ranked");
+  if (tie_break == "ranked") return TieBreak::kRanked;
+  if (tie_break == "none") return TieBreak::kNone;
+  return Status::InvalidArgument("option 'tie_break' must be 'ranked' or 'none', got '" + tie_break + "'");
 }
 
 Status ProfileOption(const Options& options, RoundPolicy& policy) {

@@ -160,12 +160,15 @@ Result<double> RoundOption(const Options& options);
 // LP policy keeps where the optimum is not unique: the simplex's vertex, the central path's end,
 // or the point cvxopt's interior-point solver returns (gavel_centre.h, gavel_cvxopt.h).
 Result<SharePoint> PointOption(const Options& options);
-// Reads the option `warm_start` (same-shape | by-job; default same-shape) of the policies whose LPs
-// name their variables by job (gavel-makespan, gavel-ftf): how a re-solve starts from the previous
-// optimal basis (lp::WarmStartMatch). by-job starts warm after jobs arrive or leave too: far fewer
-// simplex iterations, but where the optimum is not unique another optimal vertex, so other
-// allocations and results than same-shape's.
-Result<lp::WarmStartMatch> WarmStartOption(const Options& options);
+// Reads the option `warm_start` (same-shape | by-job; default `default_match`) of the policies whose
+// LPs name their variables by job (gavel-makespan, gavel-ftf): how a re-solve starts from the
+// previous optimal basis (lp::WarmStartMatch). by-job starts warm after jobs arrive or leave too:
+// far fewer simplex iterations. Where the optimum is not unique the start decides which optimal
+// vertex comes back, unless the tie-break (TieBreakOption) fixes it.
+Result<lp::WarmStartMatch> WarmStartOption(const Options& options, const std::string& default_match);
+// Reads the option `tie_break` (ranked | none; default ranked) of gavel-makespan and gavel-ftf
+// (TieBreak, gavel_allocation.h).
+Result<TieBreak> TieBreakOption(const Options& options);
 // Reads the option `profile` (a Gavel throughputs CSV path; default none) into `policy`.
 Status ProfileOption(const Options& options, RoundPolicy& policy);
 // Reads the options `mechanism` (hetsched | gavel; default `default_mechanism`), `reset_interval`
