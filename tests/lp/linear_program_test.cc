@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -213,6 +214,84 @@ TEST(WarmStartLpSolverTest, ByNameStartsWarmAfterJobsComeAndGo) {
   auto unnamed = solver.Solve(MaxMin(c));
   ASSERT_TRUE(unnamed.ok());
   EXPECT_EQ(solver.warm_starts(), 1);
+}
+
+// MaxMin(c, ids) keyed (lp::Key) instead of named: z 1, x_j 2 + 4 id, z row 3 + 4 id, sum 4. With
+// `even_rows` only jobs of even id have a z row (the others' x stay at 0).
+LinearProgram KeyedMaxMin(const std::vector<double>& c, const std::vector<int>& ids, bool even_rows = false) {
+  LinearProgram p;
+  p.SetSense(Sense::kMaximize);
+  const int z = p.AddVariable(0, kInfinity, 1);
+  p.SetVariableKey(z, 1);
+  Terms sum;
+  for (size_t j = 0; j < c.size(); ++j) {
+    const int x = p.AddVariable(0, 1, 0);
+    p.SetVariableKey(x, 2 + 4 * static_cast<Key>(ids[j]));
+    sum.emplace_back(x, 1);
+    if (even_rows && ids[j] % 2 != 0) continue;
+    const int row = p.AddConstraint(Terms{{z, 1}, {x, -c[j]}}, -kInfinity, 0);
+    p.SetConstraintKey(row, 3 + 4 * static_cast<Key>(ids[j]));
+  }
+  p.SetConstraintKey(p.AddConstraint(sum, -kInfinity, 1), 4);
+  return p;
+}
+
+// Matching by key works as by name: a program whose jobs came and went starts warm; one keyed
+// only in part, or named where the last was keyed, falls back to the shape rule.
+TEST(WarmStartLpSolverTest, ByKeyStartsWarmAfterJobsComeAndGo) {
+  std::vector<double> c;
+  std::vector<int> ids;
+  for (int j = 0; j < 60; ++j) {
+    c.push_back(1.0 + 0.1 * j);
+    ids.push_back(j);
+  }
+  WarmStartLpSolver solver(WarmStartMatch::kName);
+  ASSERT_TRUE(solver.Solve(KeyedMaxMin(c, ids)).ok());
+  EXPECT_EQ(solver.warm_starts(), 0);
+
+  c.erase(c.begin() + 10);  // job 10 leaves, jobs 60 and 61 arrive
+  ids.erase(ids.begin() + 10);
+  c.insert(c.end(), {3.5, 2.0});
+  ids.insert(ids.end(), {60, 61});
+  ExpectWarmSolveMatchesCold(solver, KeyedMaxMin(c, ids), 1);
+
+  c.push_back(2.2);
+  ids.push_back(62);
+  LinearProgram part = KeyedMaxMin(c, ids);
+  part.SetVariableKey(3, kNoKey);
+  ASSERT_TRUE(solver.Solve(part).ok());
+  EXPECT_EQ(solver.warm_starts(), 1);  // another shape, not all keyed: cold
+  ASSERT_TRUE(solver.Solve(KeyedMaxMin(c, ids)).ok());
+  EXPECT_EQ(solver.warm_starts(), 2);  // same shape as `part`
+  ASSERT_TRUE(solver.Solve(MaxMin(c, ids)).ok());
+  EXPECT_EQ(solver.warm_starts(), 3);  // names, not keys: by shape (the same)
+  c.push_back(2.5);
+  ids.push_back(63);
+  ASSERT_TRUE(solver.Solve(KeyedMaxMin(c, ids)).ok());
+  EXPECT_EQ(solver.warm_starts(), 3);  // keys after names, another shape: cold
+}
+
+// A key carries its variable's and its row's status wherever they move: the same program with its
+// jobs in reverse order (odd and even places swapped) starts at its optimum (no iteration), which
+// the shape rule would not.
+TEST(WarmStartLpSolverTest, ByKeyFollowsVariablesThatMove) {
+  std::vector<double> c;
+  std::vector<int> ids;
+  for (int j = 0; j < 40; ++j) {
+    c.push_back(1.0 + 0.37 * ((j * 7) % 40));
+    ids.push_back(j);
+  }
+  WarmStartLpSolver solver(WarmStartMatch::kName);
+  auto first = solver.Solve(KeyedMaxMin(c, ids, true));
+  ASSERT_TRUE(first.ok());
+  std::reverse(c.begin(), c.end());
+  std::reverse(ids.begin(), ids.end());
+  auto moved = solver.Solve(KeyedMaxMin(c, ids, true));
+  ASSERT_TRUE(moved.ok());
+  ASSERT_EQ(moved->status, SolveStatus::kOptimal);
+  EXPECT_EQ(solver.warm_starts(), 1);
+  EXPECT_EQ(moved->iterations, 0);
+  EXPECT_NEAR(moved->objective, first->objective, 1e-9);
 }
 
 // A leaver can take more basic variables than rows with it (or fewer): the start is repaired to

@@ -16,6 +16,7 @@ int LinearProgram::AddVariable(double lower, double upper, double objective, boo
   objective_.push_back(objective);
   integer_.push_back(integer);
   var_names_.push_back(std::move(name));
+  var_keys_.push_back(kNoKey);
   return num_variables() - 1;
 }
 
@@ -43,6 +44,7 @@ int LinearProgram::AddConstraint(std::span<const std::pair<int, double>> terms, 
   row_lower_.push_back(lower);
   row_upper_.push_back(upper);
   row_names_.push_back(std::move(name));
+  row_keys_.push_back(kNoKey);
   return num_constraints() - 1;
 }
 
@@ -57,6 +59,10 @@ void LinearProgram::SetConstraintBounds(int row, double lower, double upper) {
   row_lower_.at(static_cast<size_t>(row)) = lower;
   row_upper_.at(static_cast<size_t>(row)) = upper;
 }
+
+void LinearProgram::SetVariableKey(int var, Key key) { var_keys_.at(static_cast<size_t>(var)) = key; }
+
+void LinearProgram::SetConstraintKey(int row, Key key) { row_keys_.at(static_cast<size_t>(row)) = key; }
 
 bool LinearProgram::has_integers() const { return std::find(integer_.begin(), integer_.end(), true) != integer_.end(); }
 

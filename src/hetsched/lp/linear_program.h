@@ -3,6 +3,7 @@
 // LinearProgram and get a Solution, with solver failures as Status values.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -16,6 +17,12 @@ namespace hetsched::lp {
 inline constexpr double kInfinity = 1e30;  // COIN-OR's "no bound"
 
 enum class Sense { kMinimize, kMaximize };
+
+// A variable's or a row's name as a number, for WarmStartMatch::kName: a program built afresh
+// for every solve names its variables and rows far more cheaply so than with strings (no string
+// is built, hashed or compared). 0: none.
+using Key = uint64_t;
+inline constexpr Key kNoKey = 0;
 
 class LinearProgram {
  public:
@@ -32,6 +39,9 @@ class LinearProgram {
   void SetVariableBounds(int var, double lower, double upper);
   void SetConstraintBounds(int row, double lower, double upper);
   void SetSense(Sense sense) { sense_ = sense; }
+  // Gives a variable or a row a key (lp::Key), replacing its previous one.
+  void SetVariableKey(int var, Key key);
+  void SetConstraintKey(int row, Key key);
 
   int num_variables() const { return static_cast<int>(lower_.size()); }
   int num_constraints() const { return static_cast<int>(row_lower_.size()); }
@@ -47,6 +57,9 @@ class LinearProgram {
   const std::vector<double>& row_lower() const { return row_lower_; }
   const std::vector<double>& row_upper() const { return row_upper_; }
   const std::vector<std::string>& row_names() const { return row_names_; }
+  // One per variable (row); kNoKey where none was set.
+  const std::vector<Key>& variable_keys() const { return var_keys_; }
+  const std::vector<Key>& row_keys() const { return row_keys_; }
   // Rows in compressed form: row r's terms are row_terms_[row_start_[r] .. row_start_[r+1]).
   const std::vector<int>& row_start() const { return row_start_; }
   const std::vector<std::pair<int, double>>& row_terms() const { return row_terms_; }
@@ -58,6 +71,7 @@ class LinearProgram {
   std::vector<std::string> var_names_;
   std::vector<double> row_lower_, row_upper_;
   std::vector<std::string> row_names_;
+  std::vector<Key> var_keys_, row_keys_;
   std::vector<int> row_start_{0};
   std::vector<std::pair<int, double>> row_terms_;
   std::vector<int> term_of_;  // AddConstraint's scratch: per variable, its term in the row (-1)
@@ -88,7 +102,8 @@ enum class WarmStartMatch {
   // Warm only when the numbers of variables and rows are unchanged, index for index.
   kShape,
   // By name, when every variable and row of the program has one (else as kShape): each keeps the
-  // status it had under its name; a new variable starts nonbasic at its lower bound, a new row
+  // status it had under its name (its key, lp::Key, where every variable and row has one: keys
+  // are matched with keys, names with names); a new variable starts nonbasic at its lower bound, a new row
   // basic. A family whose programs gain or lose a few variables and rows (a job arrives or leaves)
   // then still starts warm. Names should be unique (a repeated one takes the first's status).
   kName,

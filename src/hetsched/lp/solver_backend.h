@@ -13,7 +13,7 @@
 namespace hetsched::lp {
 
 // Bumped whenever an interface below changes: a module built from other sources is refused.
-inline constexpr int kSolverBackendAbiVersion = 3;
+inline constexpr int kSolverBackendAbiVersion = 4;
 
 // One WarmStartLpSolver's state (Clp's model and the last optimal basis).
 class WarmStartSession {

@@ -86,13 +86,16 @@ double ProportionalThroughput(const AllocationProblem& problem, size_t j) {
   return total > 0 ? thr / total : 0.0;
 }
 
-std::string JobRowName(const char* what, JobId id) { return what + std::to_string(id); }
+lp::Key JobKey(KeyKind kind, JobId id, size_t type) {
+  constexpr uint64_t kIdMask = (uint64_t{1} << 48) - 1;
+  return (static_cast<uint64_t>(kind) << 56) | ((static_cast<uint64_t>(id) & kIdMask) << 8) | (type & 0xff);
+}
 
 ShareVariables AddShareVariables(lp::LinearProgram& program, const std::vector<const std::vector<double>*>& throughput,
                                  const std::vector<int>& gpus, const std::vector<double>& count,
                                  const std::vector<int>& capacity, const std::vector<JobId>& row_ids) {
   const size_t types = capacity.size();
-  const bool named = !row_ids.empty();
+  const bool keyed = !row_ids.empty();
   ShareVariables vars;
   vars.index.assign(throughput.size(), std::vector<int>(types, -1));
   std::vector<std::pair<int, double>> terms;
@@ -100,21 +103,23 @@ ShareVariables AddShareVariables(lp::LinearProgram& program, const std::vector<c
     terms.clear();
     for (size_t k = 0; k < types; ++k) {
       if (k < throughput[r]->size() && (*throughput[r])[k] > 0 && gpus[r] <= capacity[k]) {
-        vars.index[r][k] =
-            program.AddVariable(0, 1, 0, false, named ? JobRowName("x", row_ids[r]) + "." + std::to_string(k) : "");
+        vars.index[r][k] = program.AddVariable(0, 1, 0);
+        if (keyed) program.SetVariableKey(vars.index[r][k], JobKey(KeyKind::kShare, row_ids[r], k));
         terms.emplace_back(vars.index[r][k], 1.0);
       }
     }
-    if (!terms.empty()) program.AddConstraint(terms, -lp::kInfinity, 1.0, named ? JobRowName("time", row_ids[r]) : "");
+    if (terms.empty()) continue;
+    const int row = program.AddConstraint(terms, -lp::kInfinity, 1.0);
+    if (keyed) program.SetConstraintKey(row, JobKey(KeyKind::kTime, row_ids[r]));
   }
   for (size_t k = 0; k < types; ++k) {
     terms.clear();
     for (size_t r = 0; r < throughput.size(); ++r) {
       if (vars.index[r][k] >= 0) terms.emplace_back(vars.index[r][k], count[r] * gpus[r]);
     }
-    if (!terms.empty()) {
-      program.AddConstraint(terms, -lp::kInfinity, capacity[k], named ? "capacity" + std::to_string(k) : "");
-    }
+    if (terms.empty()) continue;
+    const int row = program.AddConstraint(terms, -lp::kInfinity, capacity[k]);
+    if (keyed) program.SetConstraintKey(row, JobKey(KeyKind::kCapacity, 0, k));
   }
   return vars;
 }
@@ -153,7 +158,9 @@ int AddWorkRow(lp::LinearProgram& program, const std::vector<double>& objective)
     const double c = objective[static_cast<size_t>(v)];
     if (c != 0) terms.emplace_back(v, c);
   }
-  return program.AddConstraint(terms, -lp::kInfinity, lp::kInfinity, "work");
+  const int row = program.AddConstraint(terms, -lp::kInfinity, lp::kInfinity);
+  program.SetConstraintKey(row, JobKey(KeyKind::kWork));
+  return row;
 }
 
 Result<lp::Solution> SolveTieBreak(lp::LinearProgram& program, int work_row, const std::vector<double>& objective,

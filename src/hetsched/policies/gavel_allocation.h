@@ -9,6 +9,7 @@
 // given, and reports an empty problem (no jobs) as an optimal empty allocation.
 #pragma once
 
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <string>
@@ -159,17 +160,19 @@ Result<Allocation> SolveMaxThroughputPerDollar(const AllocationProblem& problem,
 // Share variables X[r][k] in [0, 1] for rows r (a job, or a class of identical jobs), only where
 // throughput[r][k] > 0 and gpus[r] <= capacity[k]; index -1 elsewhere. Adds the per-row time
 // constraint sum_k X[r][k] <= 1 and the per-type capacity sum_r count[r] g[r] X[r][k] <= W_k.
-// With `row_ids` (one job id per row) they are named for lp::WarmStartMatch::kName: X[r][k]
-// "x<id>.<k>", the time row "time<id>", the capacity rows "capacity<k>" (JobRowName names a
-// caller's own rows alike).
+// With `row_ids` (one job id per row) they are keyed for lp::WarmStartMatch::kName (lp::Key,
+// JobKey): X[r][k] (kShare, id, k), the time row (kTime, id), the capacity rows (kCapacity, -, k);
+// a caller keys its own variables and rows alike.
 struct ShareVariables {
   std::vector<std::vector<int>> index;  // [row][type] -> variable, or -1
 };
 ShareVariables AddShareVariables(lp::LinearProgram& program, const std::vector<const std::vector<double>*>& throughput,
                                  const std::vector<int>& gpus, const std::vector<double>& count,
                                  const std::vector<int>& capacity, const std::vector<JobId>& row_ids = {});
-// "<what><id>": the name of a job's own variable or row (e.g. JobRowName("need", 7) = "need7").
-std::string JobRowName(const char* what, JobId id);
+// The key (lp::Key) of a variable or row of the allocation LPs: its kind, the job's id (0 where
+// none; ids below 2^48) and the type k (below 256). Never lp::kNoKey.
+enum class KeyKind : uint8_t { kTheta = 1, kShare, kTime, kCapacity, kNeed, kWork };
+lp::Key JobKey(KeyKind kind, JobId id = 0, size_t type = 0);
 std::vector<double> ReadShares(const lp::Solution& solution, const ShareVariables& vars, size_t row, size_t types);
 
 // Whether job j can run on at least one type (some T > 0 with g <= W).
@@ -196,7 +199,7 @@ Result<lp::Solution> SolveEpigraphTwoPhase(lp::LinearProgram& program, int epigr
                                            const std::vector<double>& second_objective,
                                            lp::WarmStartLpSolver& solver, Allocation* allocation, int first_slot = 0);
 
-// TieBreak::kRanked's last LP. AddWorkRow adds the row "work", sum_v objective[v] x_v, free until
+// TieBreak::kRanked's last LP. AddWorkRow adds the row "work" (key kWork), sum_v objective[v] x_v, free until
 // SolveTieBreak bounds it (added with the other rows, so that every phase has one shape).
 // SolveTieBreak keeps that sum >= `optimum` (relative slack 1e-7) and maximises
 // sum_v objective[v]^2 x_v (n - rank(v)) / n, rank(v) the position of v's row when the rows

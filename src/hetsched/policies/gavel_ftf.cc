@@ -177,7 +177,8 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
       terms.emplace_back(v, c);
       program.SetObjective(v, c);
     }
-    need_row[r] = program.AddConstraint(terms, 0.0, lp::kInfinity, JobRowName("need", ids[r]));
+    need_row[r] = program.AddConstraint(terms, 0.0, lp::kInfinity);
+    program.SetConstraintKey(need_row[r], JobKey(KeyKind::kNeed, ids[r]));
   }
   program.SetSense(lp::Sense::kMaximize);
   const bool tie_break =

@@ -38,7 +38,8 @@ MakespanProgram BuildMakespanProgram(const AllocationProblem& problem, const Pla
                                      TieBreak tie_break = TieBreak::kNone) {
   const size_t types = problem.capacity.size();
   MakespanProgram m;
-  m.theta = m.program.AddVariable(0, lp::kInfinity, 1.0, false, "theta");
+  m.theta = m.program.AddVariable(0, lp::kInfinity, 1.0);
+  m.program.SetVariableKey(m.theta, JobKey(KeyKind::kTheta));
   m.vars = AddShareVariables(m.program, placeable.throughput, placeable.gpus,
                              std::vector<double>(placeable.size(), 1.0), problem.capacity, placeable.id);
   m.second.assign(static_cast<size_t>(m.program.num_variables()), 0.0);
@@ -54,7 +55,8 @@ MakespanProgram BuildMakespanProgram(const AllocationProblem& problem, const Pla
       terms.emplace_back(v, kThetaUnitS * job.throughput[k] / remaining);
       m.second[static_cast<size_t>(v)] = job.throughput[k] / best;
     }
-    m.program.AddConstraint(terms, 0.0, lp::kInfinity, JobRowName("need", placeable.id[r]));
+    const int row = m.program.AddConstraint(terms, 0.0, lp::kInfinity);
+    m.program.SetConstraintKey(row, JobKey(KeyKind::kNeed, placeable.id[r]));
   }
   if (tie_break == TieBreak::kRanked) m.work_row = AddWorkRow(m.program, m.second);
   return m;

@@ -140,7 +140,9 @@ struct KeptBasis {
   std::vector<unsigned char> basis;
   int columns = -1;
   int rows = -1;
-  // kName: the names of the basis's program, when it named every variable and row.
+  // kName: the keys of the basis's program, when it keyed every variable and row, else its names,
+  // when it named every one (at most one of the two is kept).
+  std::vector<Key> column_keys, row_keys;
   std::vector<std::string> column_names, row_names;
 };
 
@@ -165,6 +167,13 @@ bool AllNamed(const LinearProgram& p) {
   return named(p.variable_names()) && named(p.row_names());
 }
 
+bool AllKeyed(const LinearProgram& p) {
+  auto keyed = [](const std::vector<Key>& keys) {
+    return std::none_of(keys.begin(), keys.end(), [](Key k) { return k == kNoKey; });
+  };
+  return keyed(p.variable_keys()) && keyed(p.row_keys());
+}
+
 // Clp's status bytes (ClpSimplex::Status in the low three bits).
 constexpr unsigned char kBasic = ClpSimplex::basic;
 constexpr unsigned char kAtLowerBound = ClpSimplex::atLowerBound;
@@ -179,24 +188,52 @@ std::unordered_map<std::string_view, unsigned char> StatusByName(const std::vect
   return out;
 }
 
+// Each key's status in `status` (key i has status[i]), as (key, status) sorted by key; a repeated
+// key keeps its first. Looked up by binary search (StatusOfKey).
+std::vector<std::pair<Key, unsigned char>> StatusByKey(const std::vector<Key>& keys, const unsigned char* status) {
+  std::vector<std::pair<Key, unsigned char>> out(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) out[i] = {keys[i], status[i]};
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  out.erase(std::unique(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+            out.end());
+  return out;
+}
+
+// `key`'s status in `by_key` (StatusByKey), or `otherwise`.
+unsigned char StatusOfKey(const std::vector<std::pair<Key, unsigned char>>& by_key, Key key, unsigned char otherwise) {
+  const auto it = std::lower_bound(by_key.begin(), by_key.end(), key,
+                                   [](const std::pair<Key, unsigned char>& e, Key k) { return e.first < k; });
+  return it != by_key.end() && it->first == key ? it->second : otherwise;
+}
+
 std::vector<unsigned char> ClpWarmStartSession::StartBasis(const LinearProgram& program, const KeptBasis& kept) const {
   const size_t n = static_cast<size_t>(program.num_variables()), m = static_cast<size_t>(program.num_constraints());
   if (kept.basis.empty()) return {};
   const bool same_shape = kept.columns == program.num_variables() && kept.rows == program.num_constraints();
-  if (match == WarmStartMatch::kShape || kept.column_names.empty() || !AllNamed(program)) {
-    return same_shape ? kept.basis : std::vector<unsigned char>{};
-  }
-  if (program.variable_names() == kept.column_names && program.row_names() == kept.row_names) return kept.basis;
-  const auto column_status = StatusByName(kept.column_names, kept.basis.data());
-  const auto row_status = StatusByName(kept.row_names, kept.basis.data() + kept.column_names.size());
+  // Keys where both programs key everything, else names where both name everything, else shape.
+  const bool by_key = match == WarmStartMatch::kName && !kept.column_keys.empty() && AllKeyed(program);
+  const bool by_name =
+      !by_key && match == WarmStartMatch::kName && !kept.column_names.empty() && AllNamed(program);
+  if (!by_key && !by_name) return same_shape ? kept.basis : std::vector<unsigned char>{};
   std::vector<unsigned char> start(n + m);
-  for (size_t v = 0; v < n; ++v) {
-    const auto it = column_status.find(program.variable_names()[v]);
-    start[v] = it != column_status.end() ? it->second : kAtLowerBound;
-  }
-  for (size_t r = 0; r < m; ++r) {
-    const auto it = row_status.find(program.row_names()[r]);
-    start[n + r] = it != row_status.end() ? it->second : kBasic;
+  if (by_key) {
+    if (program.variable_keys() == kept.column_keys && program.row_keys() == kept.row_keys) return kept.basis;
+    const auto column_status = StatusByKey(kept.column_keys, kept.basis.data());
+    const auto row_status = StatusByKey(kept.row_keys, kept.basis.data() + kept.column_keys.size());
+    for (size_t v = 0; v < n; ++v) start[v] = StatusOfKey(column_status, program.variable_keys()[v], kAtLowerBound);
+    for (size_t r = 0; r < m; ++r) start[n + r] = StatusOfKey(row_status, program.row_keys()[r], kBasic);
+  } else {
+    if (program.variable_names() == kept.column_names && program.row_names() == kept.row_names) return kept.basis;
+    const auto column_status = StatusByName(kept.column_names, kept.basis.data());
+    const auto row_status = StatusByName(kept.row_names, kept.basis.data() + kept.column_names.size());
+    for (size_t v = 0; v < n; ++v) {
+      const auto it = column_status.find(program.variable_names()[v]);
+      start[v] = it != column_status.end() ? it->second : kAtLowerBound;
+    }
+    for (size_t r = 0; r < m; ++r) {
+      const auto it = row_status.find(program.row_names()[r]);
+      start[n + r] = it != row_status.end() ? it->second : kBasic;
+    }
   }
   // A basis has one basic variable per row: where leavers and newcomers upset that, columns are
   // made nonbasic (at their lower bound) or rows basic, from the last.
@@ -221,7 +258,15 @@ void ClpWarmStartSession::KeepBasis(const LinearProgram& program, KeptBasis* kep
   kept->basis.assign(status, status + program.num_variables() + program.num_constraints());
   kept->columns = program.num_variables();
   kept->rows = program.num_constraints();
-  const bool named = match == WarmStartMatch::kName && AllNamed(program);
+  const bool keyed = match == WarmStartMatch::kName && AllKeyed(program);
+  const bool named = !keyed && match == WarmStartMatch::kName && AllNamed(program);
+  if (keyed) {
+    kept->column_keys = program.variable_keys();
+    kept->row_keys = program.row_keys();
+  } else {
+    kept->column_keys.clear();
+    kept->row_keys.clear();
+  }
   if (!named) {
     kept->column_names.clear();
     kept->row_names.clear();
