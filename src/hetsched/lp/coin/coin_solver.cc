@@ -38,10 +38,26 @@ CoinPackedMatrix RowMatrix(const LinearProgram& p) {
                           values.data(), indices.data(), p.row_start().data(), lengths.data());
 }
 
+// Loads the program column by column, each column's entries in row order: the matrix Clp would
+// make of RowMatrix(p) (its column-ordered copy), without the row-ordered one.
 void Load(const LinearProgram& p, ClpSimplex* model) {
-  const CoinPackedMatrix matrix = RowMatrix(p);
-  model->loadProblem(matrix, p.lower().data(), p.upper().data(), p.objective().data(), p.row_lower().data(),
-                     p.row_upper().data());
+  const size_t n = static_cast<size_t>(p.num_variables());
+  std::vector<CoinBigIndex> start(n + 1, 0);
+  for (const auto& [var, coef] : p.row_terms()) ++start[static_cast<size_t>(var) + 1];
+  for (size_t v = 0; v < n; ++v) start[v + 1] += start[v];
+  std::vector<int> index(p.row_terms().size());
+  std::vector<double> value(p.row_terms().size());
+  std::vector<CoinBigIndex> next(start.begin(), start.end() - 1);
+  for (int r = 0; r < p.num_constraints(); ++r) {
+    for (int k = p.row_start()[static_cast<size_t>(r)]; k < p.row_start()[static_cast<size_t>(r) + 1]; ++k) {
+      const auto& [var, coef] = p.row_terms()[static_cast<size_t>(k)];
+      const CoinBigIndex at = next[static_cast<size_t>(var)]++;
+      index[static_cast<size_t>(at)] = r;
+      value[static_cast<size_t>(at)] = coef;
+    }
+  }
+  model->loadProblem(p.num_variables(), p.num_constraints(), start.data(), index.data(), value.data(), p.lower().data(),
+                     p.upper().data(), p.objective().data(), p.row_lower().data(), p.row_upper().data());
   model->setOptimizationDirection(p.sense() == Sense::kMaximize ? -1.0 : 1.0);
 }
 
