@@ -204,23 +204,36 @@ std::unordered_map<std::string_view, unsigned char> StatusByName(const std::vect
   return out;
 }
 
-// Each key's status in `status` (key i has status[i]), as (key, status) sorted by key; a repeated
-// key keeps its first. Looked up by binary search (StatusOfKey).
-std::vector<std::pair<Key, unsigned char>> StatusByKey(const std::vector<Key>& keys, const unsigned char* status) {
-  std::vector<std::pair<Key, unsigned char>> out(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) out[i] = {keys[i], status[i]};
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  out.erase(std::unique(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
-            out.end());
-  return out;
-}
+// Each key's status in `status` (key i has status[i]); a repeated key keeps its first. An
+// open-addressing table (linear probing, at most half full): built and looked up in a few
+// instructions a key, as every warm solve of a re-built program matches a thousand or so.
+class StatusByKey {
+ public:
+  StatusByKey(const std::vector<Key>& keys, const unsigned char* status) {
+    size_t size = 16;
+    while (size < 2 * keys.size()) size *= 2;
+    mask_ = size - 1;
+    slots_.assign(size, {kNoKey, 0});
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == kNoKey) continue;
+      size_t at = Hash(keys[i]);
+      while (slots_[at].first != kNoKey && slots_[at].first != keys[i]) at = (at + 1) & mask_;
+      if (slots_[at].first == kNoKey) slots_[at] = {keys[i], status[i]};
+    }
+  }
+  // `key`'s status, or `otherwise`.
+  unsigned char Find(Key key, unsigned char otherwise) const {
+    for (size_t at = Hash(key);; at = (at + 1) & mask_) {
+      if (slots_[at].first == key) return slots_[at].second;
+      if (slots_[at].first == kNoKey) return otherwise;
+    }
+  }
 
-// `key`'s status in `by_key` (StatusByKey), or `otherwise`.
-unsigned char StatusOfKey(const std::vector<std::pair<Key, unsigned char>>& by_key, Key key, unsigned char otherwise) {
-  const auto it = std::lower_bound(by_key.begin(), by_key.end(), key,
-                                   [](const std::pair<Key, unsigned char>& e, Key k) { return e.first < k; });
-  return it != by_key.end() && it->first == key ? it->second : otherwise;
-}
+ private:
+  size_t Hash(Key key) const { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & mask_; }
+  size_t mask_ = 0;
+  std::vector<std::pair<Key, unsigned char>> slots_;
+};
 
 std::vector<unsigned char> ClpWarmStartSession::StartBasis(const LinearProgram& program, const KeptBasis& kept) const {
   const size_t n = static_cast<size_t>(program.num_variables()), m = static_cast<size_t>(program.num_constraints());
@@ -234,10 +247,10 @@ std::vector<unsigned char> ClpWarmStartSession::StartBasis(const LinearProgram& 
   std::vector<unsigned char> start(n + m);
   if (by_key) {
     if (program.variable_keys() == kept.column_keys && program.row_keys() == kept.row_keys) return kept.basis;
-    const auto column_status = StatusByKey(kept.column_keys, kept.basis.data());
-    const auto row_status = StatusByKey(kept.row_keys, kept.basis.data() + kept.column_keys.size());
-    for (size_t v = 0; v < n; ++v) start[v] = StatusOfKey(column_status, program.variable_keys()[v], kAtLowerBound);
-    for (size_t r = 0; r < m; ++r) start[n + r] = StatusOfKey(row_status, program.row_keys()[r], kBasic);
+    const StatusByKey column_status(kept.column_keys, kept.basis.data());
+    const StatusByKey row_status(kept.row_keys, kept.basis.data() + kept.column_keys.size());
+    for (size_t v = 0; v < n; ++v) start[v] = column_status.Find(program.variable_keys()[v], kAtLowerBound);
+    for (size_t r = 0; r < m; ++r) start[n + r] = row_status.Find(program.row_keys()[r], kBasic);
   } else {
     if (program.variable_names() == kept.column_names && program.row_names() == kept.row_names) return kept.basis;
     const auto column_status = StatusByName(kept.column_names, kept.basis.data());
