@@ -38,26 +38,37 @@ CoinPackedMatrix RowMatrix(const LinearProgram& p) {
                           values.data(), indices.data(), p.row_start().data(), lengths.data());
 }
 
+// A program's matrix by columns (Load's; kept by a warm-start session between solves so that its
+// arrays are not allocated afresh every time).
+struct ColumnMatrix {
+  std::vector<CoinBigIndex> start, next;
+  std::vector<int> index;
+  std::vector<double> value;
+};
+
 // Loads the program column by column, each column's entries in row order: the matrix Clp would
 // make of RowMatrix(p) (its column-ordered copy), without the row-ordered one.
-void Load(const LinearProgram& p, ClpSimplex* model) {
+void Load(const LinearProgram& p, ClpSimplex* model, ColumnMatrix* scratch) {
   const size_t n = static_cast<size_t>(p.num_variables());
-  std::vector<CoinBigIndex> start(n + 1, 0);
+  std::vector<CoinBigIndex>& start = scratch->start;
+  std::vector<CoinBigIndex>& next = scratch->next;
+  start.assign(n + 1, 0);
   for (const auto& [var, coef] : p.row_terms()) ++start[static_cast<size_t>(var) + 1];
   for (size_t v = 0; v < n; ++v) start[v + 1] += start[v];
-  std::vector<int> index(p.row_terms().size());
-  std::vector<double> value(p.row_terms().size());
-  std::vector<CoinBigIndex> next(start.begin(), start.end() - 1);
+  scratch->index.resize(p.row_terms().size());
+  scratch->value.resize(p.row_terms().size());
+  next.assign(start.begin(), start.end() - 1);
   for (int r = 0; r < p.num_constraints(); ++r) {
     for (int k = p.row_start()[static_cast<size_t>(r)]; k < p.row_start()[static_cast<size_t>(r) + 1]; ++k) {
       const auto& [var, coef] = p.row_terms()[static_cast<size_t>(k)];
       const CoinBigIndex at = next[static_cast<size_t>(var)]++;
-      index[static_cast<size_t>(at)] = r;
-      value[static_cast<size_t>(at)] = coef;
+      scratch->index[static_cast<size_t>(at)] = r;
+      scratch->value[static_cast<size_t>(at)] = coef;
     }
   }
-  model->loadProblem(p.num_variables(), p.num_constraints(), start.data(), index.data(), value.data(), p.lower().data(),
-                     p.upper().data(), p.objective().data(), p.row_lower().data(), p.row_upper().data());
+  model->loadProblem(p.num_variables(), p.num_constraints(), start.data(), scratch->index.data(),
+                     scratch->value.data(), p.lower().data(), p.upper().data(), p.objective().data(),
+                     p.row_lower().data(), p.row_upper().data());
   model->setOptimizationDirection(p.sense() == Sense::kMaximize ? -1.0 : 1.0);
 }
 
@@ -96,7 +107,8 @@ Result<Solution> CoinSolveLp(const LinearProgram& program, const SolveOptions& o
   try {
     ClpSimplex model;
     model.setLogLevel(options.log ? 1 : 0);
-    Load(program, &model);
+    ColumnMatrix matrix;
+    Load(program, &model, &matrix);
     return ColdSolve(&model);
   } catch (const std::exception& e) {
     return Status::Internal(std::string("lp: Clp failed: ") + e.what());
@@ -172,6 +184,7 @@ struct ClpWarmStartSession final : WarmStartSession {
 
   WarmStartMatch match;
   ClpSimplex model;
+  ColumnMatrix matrix;  // Load's arrays
   KeptBasis last;
   std::map<int, KeptBasis> slots;
 };
@@ -316,7 +329,7 @@ Result<Solution> ClpWarmStartSession::Solve(const LinearProgram& program, int sl
     std::vector<unsigned char> start;
     if (kept_slot != slots.end()) start = StartBasis(program, kept_slot->second);
     if (start.empty()) start = StartBasis(program, last);
-    Load(program, &model);
+    Load(program, &model, &matrix);
     Solution solution;
     if (!start.empty()) {
       ++*warm_starts;
@@ -332,7 +345,7 @@ Result<Solution> ClpWarmStartSession::Solve(const LinearProgram& program, int sl
       solution = Extract(model, iterations);
       if (solution.status != SolveStatus::kOptimal) {
         // Let a cold solve have the last word on infeasible/unbounded.
-        Load(program, &model);
+        Load(program, &model, &matrix);
         const long long before = iterations;
         solution = ColdSolve(&model);
         solution.iterations += before;
