@@ -21,10 +21,16 @@ void LinkTrafficMeter::Set(int key, const PlanTraffic& traffic, double iteration
     Remove(key);
     return;
   }
-  if (static_cast<size_t>(key) >= by_key_.size()) by_key_.resize(static_cast<size_t>(key) + 1);
+  if (static_cast<size_t>(key) >= by_key_.size()) {
+    by_key_.resize(static_cast<size_t>(key) + 1);
+    iteration_s_of_key_.resize(static_cast<size_t>(key) + 1, 0.0);
+  }
+  std::vector<Contribution>& mine = by_key_[static_cast<size_t>(key)];
+  double& kept_s = iteration_s_of_key_[static_cast<size_t>(key)];
+  if (!mine.empty() && kept_s == iteration_s) return;  // the same bytes at the same rate
+  kept_s = iteration_s;
   // The job's entry is reused (a running job is re-timed often): its old contribution off, the
   // new one on.
-  std::vector<Contribution>& mine = by_key_[static_cast<size_t>(key)];
   for (const Contribution& c : mine) Apply(c, -1);
   mine.clear();
   for (const LinkBytes& b : traffic.nics) {

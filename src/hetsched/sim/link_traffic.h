@@ -12,7 +12,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -28,7 +27,10 @@ class LinkTrafficMeter {
   explicit LinkTrafficMeter(const Cluster& cluster);
   // Replaces the contribution kept under `key` with `traffic` at one iteration per
   // `iteration_s`. Keys are small non-negative integers, one per running job (the simulator
-  // passes its run slots): storage grows to the largest key.
+  // passes its run slots): storage grows to the largest key. REQUIRES: a key's `traffic` is the
+  // same at every Set until the key is removed (a job's plan moves fixed bytes); so a Set at the
+  // iteration time the key already has changes nothing and returns at once (a job re-timed
+  // after a neighbour's change often keeps its speed).
   void Set(int key, const PlanTraffic& traffic, double iteration_s);
   void Remove(int key);
   // Folds the current loads of the links changed since the last call into their peaks.
@@ -42,7 +44,9 @@ class LinkTrafficMeter {
   static constexpr double kUnitsPerBps = 256;
   static constexpr int64_t kMaxUnits = int64_t{1} << 50;
   static int64_t Units(double Bps) {
-    return static_cast<int64_t>(std::llround(std::clamp(Bps * kUnitsPerBps, 0.0, static_cast<double>(kMaxUnits))));
+    // Rounded half up (the value is not negative); NaN counts as 0.
+    const double units = Bps * kUnitsPerBps;
+    return units > 0 ? static_cast<int64_t>(std::min(units, static_cast<double>(kMaxUnits)) + 0.5) : 0;
   }
   struct Load {
     int64_t out = 0, in = 0, peak = 0;  // kUnitsPerBps units
@@ -67,6 +71,7 @@ class LinkTrafficMeter {
   const Cluster& cluster_;
   std::vector<Load> nics_, uplinks_;
   std::vector<std::vector<Contribution>> by_key_;  // empty: no contribution
+  std::vector<double> iteration_s_of_key_;          // the iteration time of by_key_'s entry
   std::vector<Load*> changed_;  // links touched since the last Settle, once each
 };
 
