@@ -1,9 +1,17 @@
 // Golden scenarios for link contention: two jobs that share a NIC, and two jobs that cross racks
 // and share both racks' uplinks but no NIC; each slows the other while both run (worked by hand
-// below). Every scheduling call is audited, which also checks each job's kept speed.
+// below). Every scheduling call is audited, which also checks each job's kept speed. And a
+// scheduler sees, within one call, the speeds its own starts made (the simulator re-times the
+// jobs a call slows at its end, but re-times a job at once when the scheduler looks at it).
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <vector>
+
+#include "hetsched/sched/context.h"
+#include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sim/runner.h"
+#include "hetsched/sim/simulator.h"
 #include "sim_world.h"
 
 namespace hetsched {
@@ -107,6 +115,54 @@ TEST(UplinkContentionTest, JobsSharingOnlyRackUplinksSlowEachOther) {
     EXPECT_NEAR(peak.peak_Bps, 2e9 / 2.003, 1e-3 * 1e9) << peak.link;
   }
   EXPECT_TRUE(saw_uplink);
+}
+
+// Starts job 0, reads its speed, starts job 1 (which shares a NIC with it) and reads job 0's
+// speed again, all in its first call; later calls do nothing.
+class TwoStartsScheduler final : public JobScheduler {
+ public:
+  explicit TwoStartsScheduler(std::vector<double>* seen) : seen_(seen) {}
+  std::string_view name() const override { return "two-starts"; }
+  void OnJobSubmitted(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void OnJobFinished(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void OnJobRequeued(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void OnJobRunning(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void Schedule(SchedContext& ctx) override {
+    if (started_) return;
+    started_ = true;
+    EXPECT_TRUE(ctx.TryStart(0, 3));
+    seen_->push_back(ctx.job(0).iteration_rate);
+    EXPECT_TRUE(ctx.TryStart(1, 3));
+    seen_->push_back(ctx.job(0).iteration_rate);
+  }
+
+ private:
+  std::vector<double>* seen_;
+  bool started_ = false;
+};
+
+TEST(UplinkContentionTest, ASchedulerSeesTheSpeedsItsOwnStartsMadeWithinOneCall) {
+  auto w = SharedNicWorld();
+  MethodChoice choice;
+  choice.policy = "fifo";
+  choice.placer = "first-fit";
+  auto methods = CreateMethods(choice);
+  ASSERT_TRUE(methods.ok()) << methods.status().ToString();
+  std::vector<double> seen;
+  methods->scheduler = std::make_unique<TwoStartsScheduler>(&seen);
+  SimOptions options;
+  options.restart_cost_s = 0;
+  options.full_audit_every = 1;
+  auto run = Simulate(*w->cluster, w->zoo, testing_util::MakeWorkload({HeavyJob(0, 100, 3), HeavyJob(1, 50, 3)}),
+                      std::move(methods).value(), options);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  // As in JobsSharingANicSlowEachOther: job 0 alone 1 / (4/3 s + 3 ms) iterations/s, then, with
+  // job 1 on n1's NIC too, 1 / (8/3 s + 3 ms), already when the scheduler looks again.
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_NEAR(seen[0], 1 / (4.0 / 3 + 0.003), 1e-12);
+  EXPECT_NEAR(seen[1], 1 / (8.0 / 3 + 0.003), 1e-12);
+  EXPECT_NEAR(run->jobs[1].finish_s, 50 * (8.0 / 3 + 0.003), 1e-6);
+  EXPECT_NEAR(run->jobs[0].finish_s, 50 * (8.0 / 3 + 0.003) + 50 * (4.0 / 3 + 0.003), 1e-6);
 }
 
 }  // namespace

@@ -33,11 +33,11 @@ ClusterState::ClusterState(const Cluster& cluster) : cluster_(&cluster) {
     max_tree_[t].assign(2 * leaves, -1);
     int max_devices = 0;
     for (NodeId n : nodes) max_devices = std::max(max_devices, cluster.node(n).num_devices);
-    buckets_[t].assign(static_cast<size_t>(max_devices) + 1, {});
+    buckets_[t].assign(static_cast<size_t>(max_devices) + 1, OrderedBitSet(nodes.size()));
     for (size_t i = 0; i < nodes.size(); ++i) {
       const int f = free_per_node_[static_cast<size_t>(nodes[i])];
       max_tree_[t][leaves + i] = f;
-      buckets_[t][static_cast<size_t>(f)].insert(static_cast<int>(i));
+      buckets_[t][static_cast<size_t>(f)].insert(i);
     }
     for (size_t i = leaves - 1; i >= 1; --i) {
       max_tree_[t][i] = std::max(max_tree_[t][2 * i], max_tree_[t][2 * i + 1]);
@@ -50,6 +50,7 @@ ClusterState::ClusterState(const Cluster& cluster) : cluster_(&cluster) {
   memory_used_.assign(num_nodes, 0);
   containers_on_node_.assign(num_nodes, 0);
   index_ = NodeResourceIndex(cluster.num_nodes());
+  leaf_stale_.assign(static_cast<size_t>(cluster.num_nodes()), false);
   for (NodeId n = 0; n < cluster.num_nodes(); ++n) {
     const Node& node = cluster.node(n);
     cpu_capacity_[static_cast<size_t>(n)] = static_cast<int64_t>(node.cpu_cores) * 1000;
@@ -63,7 +64,15 @@ int ClusterState::gpus_free(NodeId n) const {
   return cluster_->device_catalog().type(node.device_type).is_cpu ? 0 : free_on_node(n);
 }
 
-void ClusterState::UpdateResourceLeaf(NodeId n) {
+void ClusterState::FlushResourceLeaves() const {
+  for (NodeId n : stale_leaves_) {
+    index_.Set(n, ResourceLeaf(n));
+    leaf_stale_[static_cast<size_t>(n)] = false;
+  }
+  stale_leaves_.clear();
+}
+
+NodeSummary ClusterState::ResourceLeaf(NodeId n) const {
   const size_t i = static_cast<size_t>(n);
   NodeSummary leaf;
   leaf.max_free_cpu = cpu_capacity_[i] - cpu_used_[i];
@@ -87,7 +96,7 @@ void ClusterState::UpdateResourceLeaf(NodeId n) {
   leaf.min_inv_memory = leaf.max_inv_memory;
   leaf.min_used_diff = leaf.max_used_diff = leaf.max_used_cpu_frac - leaf.max_used_memory_frac;
   leaf.type_mask = DeviceTypeBit(cluster_->node(n).device_type);
-  index_.Set(n, leaf);
+  return leaf;
 }
 
 std::span<const ContainerPlacement> ClusterState::containers_of(JobId job) const {
@@ -191,7 +200,7 @@ NodeId ClusterState::BestFitNode(DeviceTypeId t, int min_free) const {
   if (t < 0 || static_cast<size_t>(t) >= buckets_.size()) return -1;
   const auto& buckets = buckets_[static_cast<size_t>(t)];
   for (size_t f = static_cast<size_t>(std::max(min_free, 1)); f < buckets.size(); ++f) {
-    if (!buckets[f].empty()) return nodes_of_type_[static_cast<size_t>(t)][static_cast<size_t>(*buckets[f].begin())];
+    if (!buckets[f].empty()) return nodes_of_type_[static_cast<size_t>(t)][static_cast<size_t>(buckets[f].first())];
   }
   return -1;
 }
@@ -201,11 +210,12 @@ void ClusterState::AppendNodesByMostFree(DeviceTypeId t, int limit, std::vector<
   const auto& buckets = buckets_[static_cast<size_t>(t)];
   int taken = 0;
   for (size_t f = buckets.size(); f-- > 1 && taken < limit;) {
-    for (int pos : buckets[f]) {
-      if (taken >= limit) break;
-      out->push_back(nodes_of_type_[static_cast<size_t>(t)][static_cast<size_t>(pos)]);
+    buckets[f].ForEach([&](size_t pos) {
+      if (taken >= limit) return false;
+      out->push_back(nodes_of_type_[static_cast<size_t>(t)][pos]);
       ++taken;
-    }
+      return true;
+    });
   }
 }
 
@@ -217,8 +227,8 @@ void ClusterState::UpdateNode(NodeId n) {
   const int old_free = tree[v];
   const int new_free = free_per_node_[static_cast<size_t>(n)];
   if (old_free == new_free) return;
-  buckets_[t][static_cast<size_t>(old_free)].erase(static_cast<int>(pos));
-  buckets_[t][static_cast<size_t>(new_free)].insert(static_cast<int>(pos));
+  buckets_[t][static_cast<size_t>(old_free)].erase(pos);
+  buckets_[t][static_cast<size_t>(new_free)].insert(pos);
   tree[v] = new_free;
   for (v >>= 1; v >= 1; v >>= 1) tree[v] = std::max(tree[2 * v], tree[2 * v + 1]);
   UpdateResourceLeaf(n);
@@ -287,7 +297,7 @@ Status ClusterState::CheckConsistency() const {
   for (size_t t = 0; t < nodes_of_type_.size(); ++t) {
     for (size_t i = 0; i < nodes_of_type_[t].size(); ++i) {
       const int f = free_per_node_[static_cast<size_t>(nodes_of_type_[t][i])];
-      if (max_tree_[t][tree_size_[t] + i] != f || buckets_[t][static_cast<size_t>(f)].count(static_cast<int>(i)) == 0) {
+      if (max_tree_[t][tree_size_[t] + i] != f || !buckets_[t][static_cast<size_t>(f)].contains(i)) {
         return Status::Internal("cluster state: node index out of date for node " +
                                 std::to_string(nodes_of_type_[t][i]));
       }
@@ -320,6 +330,8 @@ Status ClusterState::CheckConsistency() const {
                               std::to_string(memory_used_[static_cast<size_t>(n)]) + "/" +
                               std::to_string(memory_capacity(n)) + " bytes)");
     }
+    // A leaf not marked stale must be current: a change that forgot to mark it shows here.
+    if (leaf_stale_[static_cast<size_t>(n)]) continue;
     const NodeSummary& leaf = index_.leaf(n);
     if (leaf.max_free_cpu != cpu_free(n) || leaf.max_free_memory != memory_free(n) || leaf.max_free_gpus != gpus_free(n)) {
       return Status::Internal("cluster state: resource index out of date for node " + std::to_string(n));

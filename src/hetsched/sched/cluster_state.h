@@ -4,7 +4,6 @@
 #pragma once
 
 #include <map>
-#include <set>
 #include <span>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "hetsched/model/container.h"
 #include "hetsched/model/job.h"
 #include "hetsched/sched/node_resource_index.h"
+#include "hetsched/util/ordered_bit_set.h"
 #include "hetsched/util/status.h"
 
 namespace hetsched {
@@ -59,7 +59,12 @@ class ClusterState {
   int64_t memory_free(NodeId n) const { return memory_capacity(n) - memory_used_[static_cast<size_t>(n)]; }
   int gpus_free(NodeId n) const;
   int containers_on_node(NodeId n) const { return containers_on_node_[static_cast<size_t>(n)]; }
-  const NodeResourceIndex& resource_index() const { return index_; }
+  // Brought up to date here: nodes changed since the last call are re-summarised now (device-only
+  // runs never ask, so their starts and stops do not pay for the index).
+  const NodeResourceIndex& resource_index() const {
+    FlushResourceLeaves();
+    return index_;
+  }
   // Places `containers` of `job`: allocates their devices and reserves their CPU and memory.
   // Fails (and changes nothing) if a device is held or not on the container's node, if the job
   // already holds containers, or if any node would be over-committed in CPU, memory or GPUs:
@@ -77,7 +82,14 @@ class ClusterState {
 
  private:
   void UpdateNode(NodeId n);
-  void UpdateResourceLeaf(NodeId n);
+  // Marks node n's leaf of index_ out of date (FlushResourceLeaves recomputes it).
+  void UpdateResourceLeaf(NodeId n) {
+    if (leaf_stale_[static_cast<size_t>(n)]) return;
+    leaf_stale_[static_cast<size_t>(n)] = true;
+    stale_leaves_.push_back(n);
+  }
+  void FlushResourceLeaves() const;
+  NodeSummary ResourceLeaf(NodeId n) const;
 
   const Cluster* cluster_;
   std::vector<JobId> owner_;
@@ -88,13 +100,18 @@ class ClusterState {
   std::vector<int> pos_in_type_;                 // node -> index in nodes_of_type_[type]
   std::vector<std::vector<int>> max_tree_;       // per type: segment tree of free counts (max)
   std::vector<size_t> tree_size_;                // per type: leaves (power of two)
-  // per type, per free count: ordered set of node positions, for best fit / most free.
-  std::vector<std::vector<std::set<int>>> buckets_;
+  // per type, per free count: the node positions (in nodes_of_type_) with that many devices
+  // free, in order, for best fit / most free.
+  std::vector<std::vector<OrderedBitSet>> buckets_;
   // Container resources, by node, and the containers held, by job.
   std::vector<int64_t> cpu_capacity_, memory_capacity_, cpu_used_, memory_used_;
   std::vector<int> containers_on_node_;
   std::map<JobId, std::vector<ContainerPlacement>> containers_;
-  NodeResourceIndex index_;
+  // The index over container resources, its leaves recomputed lazily (resource_index()): the
+  // nodes whose leaf is out of date, once each.
+  mutable NodeResourceIndex index_;
+  mutable std::vector<bool> leaf_stale_;
+  mutable std::vector<NodeId> stale_leaves_;
 };
 
 }  // namespace hetsched

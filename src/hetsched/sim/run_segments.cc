@@ -149,6 +149,7 @@ Status Simulator::StopRun(JobId id) {
   } else {
     CloseSegment(id);
     ChangeTraffic(id, -1);
+    DropRetime(id);  // no speed left to re-time
   }
   rec.device_type = st.device_type;
   rec.device_type_name = cluster_.device_catalog().type(st.device_type).name;
@@ -195,6 +196,7 @@ Status Simulator::Hold(JobId id) {
   job.done_at_update = std::abs(done - run.mark) <= tol ? run.mark : done;
   st.iterations_done = job.done_at_update;
   ChangeTraffic(id, -1);
+  DropRetime(id);  // held: no speed to re-time until it resumes
   run.idle = true;
   st.idle = true;
   idle_devices_ += static_cast<int>(st.devices.size());

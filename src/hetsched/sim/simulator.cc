@@ -74,6 +74,7 @@ Status Simulator::Prepare() {
   const size_t n = workload_.jobs.size();
   status_.resize(n);
   runs_.resize(n);
+  retime_mark_.assign(n, kRetimeNone);
   record_.jobs.reserve(n);
   rejected_.assign(n, false);
   nic_flows_.assign(static_cast<size_t>(cluster_.num_nodes()), 0);
@@ -314,10 +315,38 @@ void Simulator::ChangeTraffic(JobId id, int delta) {
   std::sort(affected.begin(), affected.end());
   affected.erase(std::unique(affected.begin(), affected.end()), affected.end());
   const ActiveRun& changed = active(runs_[static_cast<size_t>(id)]);
-  for (JobId other : affected) Retime(other, EstimateSurvives(other, changed, delta));
+  if (defer_retimes_) {
+    for (JobId other : affected) DeferRetime(other, changed, delta);
+  } else {
+    for (JobId other : affected) Retime(other, EstimateSurvives(other, changed, delta));
+  }
   if (const RunState& job = runs_[static_cast<size_t>(id)]; delta < 0 && !active(job).nics.empty()) {
     traffic_.Remove(job.active);
   }
+}
+
+void Simulator::DeferRetime(JobId id, const ActiveRun& changed, int delta) {
+  uint8_t& mark = retime_mark_[static_cast<size_t>(id)];
+  if (mark == kRetimeEstimate) return;  // recomputed at the flush whatever else changes
+  if (mark == kRetimeNone) retime_queue_.push_back(id);
+  // Until then its estimate is the one of the load before this change (none of the earlier
+  // changes altered it), so the test is the one an immediate re-time would make.
+  mark = EstimateSurvives(id, changed, delta) ? kRetimeKeepEstimate : kRetimeEstimate;
+}
+
+void Simulator::FlushRetime(JobId id) {
+  uint8_t& mark = retime_mark_[static_cast<size_t>(id)];
+  const bool keep_estimate = mark == kRetimeKeepEstimate;
+  mark = kRetimeNone;
+  const RunState& job = runs_[static_cast<size_t>(id)];
+  if (job.active >= 0 && !active(job).idle) Retime(id, keep_estimate);
+}
+
+void Simulator::FlushRetimes() {
+  for (JobId id : retime_queue_) {
+    if (retime_mark_[static_cast<size_t>(id)] != kRetimeNone) FlushRetime(id);
+  }
+  retime_queue_.clear();
 }
 
 void Simulator::Sample() {
@@ -486,6 +515,8 @@ Result<RunRecord> Simulator::Run() {
       traffic_.Settle();
       continue;
     }
+    // The call's starts and stops re-time the jobs they slow or speed up once, at its end.
+    defer_retimes_ = true;
     if (options_.decision_timing) {
       const long long pending_before = pending_;
       const auto t0 = std::chrono::steady_clock::now();
@@ -495,6 +526,8 @@ Result<RunRecord> Simulator::Run() {
     } else {
       scheduler.Schedule(ctx_);
     }
+    defer_retimes_ = false;
+    FlushRetimes();
     // A start or preemption the back end refused as a fault ends the run (exit 3 for a bug).
     HETSCHED_RETURN_IF_ERROR(ctx_.TakeError());
     ++scheduler_calls_;

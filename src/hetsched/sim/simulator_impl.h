@@ -82,7 +82,12 @@ class Simulator final : public SchedBackend {
 
   // SchedBackend
   double now() const override { return now_; }
-  const JobStatus& job_status(JobId id) const override { return status_[static_cast<size_t>(id)]; }
+  // A job whose re-time is deferred (a scheduling call under way) is re-timed before it is shown:
+  // the scheduler sees every job's speed under the current load, as if re-timed at once.
+  const JobStatus& job_status(JobId id) const override {
+    if (retime_mark_[static_cast<size_t>(id)] != kRetimeNone) const_cast<Simulator*>(this)->FlushRetime(id);
+    return status_[static_cast<size_t>(id)];
+  }
   Status StartJob(JobId id, const PlannedJob& planned) override;
   Status PreemptJob(JobId id) override;
   Status RunUntil(JobId id, double iterations) override;
@@ -166,8 +171,22 @@ class Simulator final : public SchedBackend {
   static double UplinkKey(const ActiveRun& run) {
     return run.estimate.ring_path_Bps > 0 ? run.estimate.ring_path_Bps : std::numeric_limits<double>::infinity();
   }
-  // Adds (+1) or removes (-1) the job's traffic and re-times the jobs sharing a NIC with it.
+  // Adds (+1) or removes (-1) the job's traffic and re-times the jobs it can slow or speed up
+  // (RegisterTraffic): at once, or, while a scheduling call is under way (defer_retimes_), once
+  // each at the call's end (FlushRetimes), when the call's starts and stops are all known.
+  // Exact either way: a re-time at an unchanged time and load changes nothing, so re-timing a job
+  // once after several changes gives what re-timing it after each would (progress re-based at
+  // the same instant, the estimate of the final load); the link meter's sums are exact, so its
+  // order does not matter (LinkTrafficMeter).
   void ChangeTraffic(JobId id, int delta);
+  // Lists `id` for a deferred re-time after `changed`'s flows changed by `delta`; whether its
+  // estimate must be recomputed is decided now, against the load that change left (as Retime
+  // right after it would).
+  void DeferRetime(JobId id, const ActiveRun& changed, int delta);
+  // Runs `id`'s deferred re-time now (if it is still running and not held) and unlists it.
+  void FlushRetime(JobId id);
+  void FlushRetimes();
+  void DropRetime(JobId id) { retime_mark_[static_cast<size_t>(id)] = kRetimeNone; }
   // Ends the job's current allocation segment in its record and visible status (device time,
   // energy, cost, bytes, progress); for a stop or an idle hold.
   void CloseSegment(JobId id);
@@ -223,6 +242,12 @@ class Simulator final : public SchedBackend {
   long long stalled_calls_ = 0;
   double stalled_since_s_ = 0;
   std::vector<JobId> scratch_affected_;
+  // Deferred re-times (ChangeTraffic): per job, none / its estimate still exact / to recompute;
+  // the jobs listed since the last flush, in the order listed (unlisted ones skipped).
+  enum : uint8_t { kRetimeNone = 0, kRetimeKeepEstimate = 1, kRetimeEstimate = 2 };
+  std::vector<uint8_t> retime_mark_;
+  std::vector<JobId> retime_queue_;
+  bool defer_retimes_ = false;
   RunRecord record_;
 };
 
