@@ -60,8 +60,8 @@ measure "2,000 jobs, 108 GPUs: gavel-las" 1 "$repeat" \
 for policy in gavel-makespan gavel-ftf; do
   measure "2,000 jobs, 108 GPUs: $policy" 2 "$gavel_repeat" \
     "$B/bin/hetsched" simulate --policy "$policy" --trace "$trace" --format gavel "${gavel_cluster[@]}" -q -o "$out/run"
-  measure "  same, warm_start=by-job (other results)" 2 "$gavel_repeat" \
-    "$B/bin/hetsched" simulate --policy "$policy" --policy-opt warm_start=by-job --trace "$trace" --format gavel \
+  measure "  same, tie_break=none (session 11's default vertex; other results)" 2 "$gavel_repeat" \
+    "$B/bin/hetsched" simulate --policy "$policy" --policy-opt tie_break=none --trace "$trace" --format gavel \
     "${gavel_cluster[@]}" -q -o "$out/run"
 done
 if [[ $quick == 0 ]]; then
