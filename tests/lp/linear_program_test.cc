@@ -191,15 +191,20 @@ TEST(WarmStartLpSolverTest, SameOptimumFewerIterations) {
   EXPECT_NEAR(grown->objective, 1 / inv, 1e-9);
 }
 
+// Jobs 0-59 with c_j = 1 + 0.1 j.
+void SixtyJobs(std::vector<double>* c, std::vector<int>* ids) {
+  for (int j = 0; j < 60; ++j) {
+    c->push_back(1.0 + 0.1 * j);
+    ids->push_back(j);
+  }
+}
+
 // Matching by name, a program whose jobs came and went starts from the previous basis and reaches
 // the cold solve's optimum in fewer iterations; an unnamed one falls back to the shape rule.
 TEST(WarmStartLpSolverTest, ByNameStartsWarmAfterJobsComeAndGo) {
   std::vector<double> c;
   std::vector<int> ids;
-  for (int j = 0; j < 60; ++j) {
-    c.push_back(1.0 + 0.1 * j);
-    ids.push_back(j);
-  }
+  SixtyJobs(&c, &ids);
   WarmStartLpSolver solver(WarmStartMatch::kName);
   ASSERT_TRUE(solver.Solve(MaxMin(c, ids)).ok());
   EXPECT_EQ(solver.warm_starts(), 0);
@@ -241,10 +246,7 @@ LinearProgram KeyedMaxMin(const std::vector<double>& c, const std::vector<int>& 
 TEST(WarmStartLpSolverTest, ByKeyStartsWarmAfterJobsComeAndGo) {
   std::vector<double> c;
   std::vector<int> ids;
-  for (int j = 0; j < 60; ++j) {
-    c.push_back(1.0 + 0.1 * j);
-    ids.push_back(j);
-  }
+  SixtyJobs(&c, &ids);
   WarmStartLpSolver solver(WarmStartMatch::kName);
   ASSERT_TRUE(solver.Solve(KeyedMaxMin(c, ids)).ok());
   EXPECT_EQ(solver.warm_starts(), 0);
