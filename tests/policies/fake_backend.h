@@ -158,6 +158,7 @@ class FakeBackend : public SchedBackend {
     return Status::Ok();
   }
   void RequestWakeUp(double time_s) override { wake_ups.push_back(time_s); }
+  void NoteUnplaced(JobId id, std::string_view reason) override { status_.at(id).pending_reason.assign(reason); }
   // Records the mark only (no hold is simulated): what a round-based policy asked for.
   Status RunUntil(JobId id, double iterations) override {
     marks[id] = iterations;

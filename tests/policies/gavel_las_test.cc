@@ -200,6 +200,21 @@ TEST(GavelLasPolicyTest, ProfileScalesUnmeasuredTypesIntoItsUnits) {
   EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0]"));
 }
 
+// A job that no type can run (here: 3 GPUs, and each type has one) gets no share, and the policy
+// says why in the job's status (the simulator's stall error quotes it); a job it can run gets
+// none of that.
+TEST(GavelLasPolicyTest, AJobNoTypeCanRunIsNotedWithTheReason) {
+  test::PolicyHarness h({{test::kFast, 1}, {test::kSlow, 1}}, "gavel-las");
+  h.Submit(1, 3, 0, 1000);
+  h.Submit(2, 1, 0, 1000);
+  h.ScheduleAt(0);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("start 2 on [0]"));
+  const std::string& reason = h.backend().job_status(1).pending_reason;
+  EXPECT_NE(reason.find("gavel-las can never give it a share"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("3 device(s)"), std::string::npos) << reason;
+  EXPECT_TRUE(h.backend().job_status(2).pending_reason.empty());
+}
+
 TEST(GavelLasPolicyTest, BadRoundOption) {
   auto made = Registry<JobScheduler>::Instance().Create("gavel-las", *Options::Parse({"round=0"}));
   ASSERT_FALSE(made.ok());

@@ -199,6 +199,14 @@ void RoundPolicy::Resolve(SchedContext& ctx) {
     ctx.Fail(allocation.status().WithContext(std::string(name())));
     return;
   }
+  // A job no type can run (fewer devices than it needs, or no throughput for it) is given no share
+  // now or ever: say why, so that a run it keeps from ending says so (the simulator's stall error).
+  for (JobId id : allocation->unplaceable) {
+    const JobStatus& st = ctx.job(id);
+    ctx.NoteUnplaced(id, std::string(name()) + " can never give it a share: no GPU type of the cluster has " +
+                             std::to_string(st.spec->num_gpus) + " device(s) and a positive throughput for " +
+                             st.spec->model + " at that count (the policy's throughputs: its profile or the model)");
+  }
   const bool ok = allocation.ok() && allocation->status == lp::SolveStatus::kOptimal &&
                   allocation->share.size() == problem.jobs.size();
   if (ok) lp_solves_ += allocation->lp_solves;

@@ -114,6 +114,8 @@ class SchedContext {
   // fault, so the run ends with it instead of going on with a decision the policy could not make.
   void Fail(Status status) { KeepError(std::move(status)); }
   void WakeUpAt(double time_s) { backend_.RequestWakeUp(time_s); }
+  // Why a pending job cannot start (kept in its status; the simulator's stall error quotes it).
+  void NoteUnplaced(JobId id, std::string_view reason) { backend_.NoteUnplaced(id, reason); }
 
   // The visible performance model's estimate of one iteration of `id` on `num_devices` devices
   // of `type`, packed on as few nodes as possible and with no contention. Infinity if it cannot

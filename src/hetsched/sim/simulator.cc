@@ -400,6 +400,7 @@ Status Simulator::Stalled(const JobScheduler& scheduler) const {
     }
   }
   const JobSpec& spec = *status_[static_cast<size_t>(first)].spec;
+  const std::string& reason = status_[static_cast<size_t>(first)].pending_reason;  // the scheduler's, if any
   const long long waiting = pending_ + idle_jobs_;
   return Status::Internal("policy '" + std::string(scheduler.name()) + "' makes no progress: job " +
                           std::to_string(first) + " ('" + spec.name + "', " + std::to_string(spec.num_gpus) +
@@ -407,7 +408,8 @@ Status Simulator::Stalled(const JobScheduler& scheduler) const {
                           (waiting > 1 ? " and " + std::to_string(waiting - 1) + " other(s)" : std::string()) +
                           " waited through " + std::to_string(kStallCalls) + " scheduling calls from t=" +
                           std::to_string(stalled_since_s_) + " s to t=" + std::to_string(now_) +
-                          " s with no job progressing and none left to arrive");
+                          " s with no job progressing and none left to arrive" +
+                          (reason.empty() ? std::string() : "; for job " + std::to_string(first) + ": " + reason));
 }
 
 Status Simulator::Audit() const {
