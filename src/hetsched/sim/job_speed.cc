@@ -1,0 +1,216 @@
+// A running job's speed: its truth (model, measured table or trace run time), the link load
+// it shares with other jobs, and its re-timing when that load changes, at once or deferred to
+// the end of a scheduling call (simulator_impl.h).
+#include <algorithm>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "hetsched/sim/simulator_impl.h"
+
+namespace hetsched::sim_internal {
+
+void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affected) {
+  const ActiveRun& run = active(runs_[static_cast<size_t>(id)]);
+  for (NodeId node : run.nics) {
+    nic_flows_[static_cast<size_t>(node)] += delta;
+    std::vector<JobId>& jobs = nic_jobs_[static_cast<size_t>(node)];
+    if (delta > 0) {
+      jobs.push_back(id);
+    } else {
+      jobs.erase(std::find(jobs.begin(), jobs.end(), id));
+    }
+    for (JobId other : jobs) {
+      if (other != id) affected->push_back(other);
+    }
+  }
+  for (RackId r : run.uplinks) {
+    const size_t rack = static_cast<size_t>(r);
+    uplink_flows_[rack] += delta;
+    // A rack without a declared uplink has full bisection: no one's speed depends on its flows.
+    const double capacity = link_capacities_.uplink_Bps[rack];
+    if (capacity < 0) continue;
+    std::set<std::pair<double, JobId>>& jobs = uplink_jobs_[rack];
+    if (delta > 0) {
+      jobs.emplace(UplinkKey(run), id);
+    } else {
+      jobs.erase({UplinkKey(run), id});
+    }
+    if (!options_.contention) continue;  // the load is not modelled: no speed changes
+    // A job whose slowest link is slower than the uplink's share before and after (another link)
+    // keeps its speed.
+    const double share = ShareAtBusier(capacity, uplink_flows_[rack], delta);
+    for (auto it = jobs.rbegin(); it != jobs.rend() && !(it->first < share); ++it) {
+      if (it->second != id) affected->push_back(it->second);
+    }
+  }
+}
+
+double Simulator::MeasuredRate(JobId id, RunState& job) {
+  const ActiveRun& run = active(job);
+  const int count = static_cast<int>(run.plan.devices.size());
+  const DeviceTypeId type = cluster_.device(run.plan.devices.front()).type;
+  const JobSpec& spec = workload_.jobs[static_cast<size_t>(id)].spec;
+  const double steps_per_s = count == spec.num_gpus
+                                 ? options_.measured_throughputs->StepsPerSecond(
+                                       job.measured_type, type, count,
+                                       options_.measured_always_consolidated || run.estimate.span_nodes <= 1)
+                                 : 0.0;
+  if (steps_per_s <= 0) {
+    job.measured_fallback = true;
+    return run.rate;
+  }
+  return steps_per_s * ContentionSlowdown(job);
+}
+
+double Simulator::ContentionSlowdown(const RunState& job) const {
+  const ActiveRun& run = active(job);
+  if (!options_.contention || run.nics.empty() || run.estimate.iteration_s <= 0) return 1.0;
+  const IterationEstimate alone = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, LinkLoad{});
+  return std::min(1.0, alone.iteration_s / run.estimate.iteration_s);
+}
+
+Result<double> Simulator::PackedIterationS(DeviceTypeId type, const ModelProfile& model, int batch, int count) {
+  auto it = calibrators_.find(type);
+  if (it == calibrators_.end()) {
+    HETSCHED_ASSIGN_OR_RETURN(RuntimeCalibrator made,
+                              RuntimeCalibrator::Create(cluster_.device_catalog(), cluster_.link_catalog(),
+                                                        cluster_.device_catalog().type(type).name));
+    it = calibrators_.emplace(type, std::move(made)).first;
+  }
+  return it->second.IterationSeconds(model, batch, count);
+}
+
+Result<double> Simulator::RuntimeTruthRate(JobId id, const RunState& run, DeviceTypeId type, int count) {
+  const JobSpec& spec = workload_.jobs[static_cast<size_t>(id)].spec;
+  if (type == runtime_type_ && count == spec.num_gpus) return run.runtime_rate;  // the trace's own figure
+  // Iterations are of spec.num_gpus x batch samples: compare sample throughputs.
+  HETSCHED_ASSIGN_OR_RETURN(const double on_s, PackedIterationS(type, *run.model, spec.batch_size, count));
+  HETSCHED_ASSIGN_OR_RETURN(const double ref_s, PackedIterationS(runtime_type_, *run.model, spec.batch_size,
+                                                                 spec.num_gpus));
+  return run.runtime_rate * (static_cast<double>(count) / on_s) / (static_cast<double>(spec.num_gpus) / ref_s);
+}
+
+bool Simulator::EstimateSurvives(JobId id, const ActiveRun& changed, int delta) const {
+  const ActiveRun& run = active(runs_[static_cast<size_t>(id)]);
+  const double path_Bps = run.estimate.ring_path_Bps;
+  if (!options_.contention || !(path_Bps > 0)) return false;
+  // The estimate stands if the job's slowest per-flow bandwidth is below the share before and
+  // after on every changed link the job crosses (then its slowest link is elsewhere and keeps
+  // its figure).
+  const auto below = [&](double capacity, int flows) {
+    return capacity >= 0 && path_Bps < ShareAtBusier(capacity, flows, delta);
+  };
+  // Both lists are sorted: walk them together.
+  for (auto a = run.nics.begin(), b = changed.nics.begin(); a != run.nics.end() && b != changed.nics.end();) {
+    if (*a < *b) {
+      ++a;
+    } else if (*b < *a) {
+      ++b;
+    } else {
+      const size_t node = static_cast<size_t>(*a);
+      if (!below(link_capacities_.nic_Bps[node], nic_flows_[node])) return false;
+      ++a;
+      ++b;
+    }
+  }
+  for (RackId r : changed.uplinks) {
+    const size_t rack = static_cast<size_t>(r);
+    if (link_capacities_.uplink_Bps[rack] < 0) continue;  // full bisection: no share
+    if (std::binary_search(run.uplinks.begin(), run.uplinks.end(), r) &&
+        !below(link_capacities_.uplink_Bps[rack], uplink_flows_[rack])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void Simulator::Retime(JobId id, bool estimate_current) {
+  RunState& job = runs_[static_cast<size_t>(id)];
+  ActiveRun& run = active(job);
+  Advance(job);
+  // Only the communication depends on the load: the rest was computed at the start.
+  const double old_key = UplinkKey(run);
+  if (!estimate_current) run.estimate = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, CurrentLoad());
+  if (const double key = UplinkKey(run); key != old_key) {
+    for (RackId r : run.uplinks) {
+      std::set<std::pair<double, JobId>>& jobs = uplink_jobs_[static_cast<size_t>(r)];
+      if (jobs.erase({old_key, id}) > 0) jobs.emplace(key, id);
+    }
+  }
+  // Progress is counted in iterations of the job as submitted (num_gpus x batch samples), so a
+  // job that a scheduler runs on more or fewer devices than it asked for (elastic scheduling)
+  // progresses at its sample throughput over that.
+  run.rate = run.estimate.samples_per_s > 0 && job.samples_per_iteration > 0
+                 ? run.estimate.samples_per_s / job.samples_per_iteration
+                 : 0.0;
+  if (job.measured_type >= 0) {
+    run.rate = MeasuredRate(id, job);
+  } else if (job.runtime_rate > 0 && !run.plan.devices.empty()) {
+    const Result<double> truth = RuntimeTruthRate(id, job, cluster_.device(run.plan.devices.front()).type,
+                                                  static_cast<int>(run.plan.devices.size()));
+    // Where the model cannot run the job (no estimate), its own rate stays the truth.
+    if (truth.ok()) run.rate = *truth * ContentionSlowdown(job);
+  }
+  if (!run.nics.empty()) traffic_.Set(job.active, run.traffic, run.estimate.iteration_s);
+  status_[static_cast<size_t>(id)].iteration_rate = run.idle ? 0.0 : run.rate;
+  Reschedule(id);
+}
+
+void Simulator::Reschedule(JobId id) {
+  RunState& job = runs_[static_cast<size_t>(id)];
+  ActiveRun& run = active(job);
+  double finish = EventQueue::kNever;
+  if (run.rate > 0 && !run.idle) {
+    const double from = std::max(now_, run.progress_from_s);
+    finish = from + (std::min(job.total_iterations, run.mark) - job.done_at_update) / run.rate;
+  }
+  if (finish != run.completion_s) {  // often the same: a neighbour's change left this job's speed alone
+    events_.SetCompletion(id, finish);
+    run.completion_s = finish;
+  }
+}
+
+void Simulator::ChangeTraffic(JobId id, int delta) {
+  std::vector<JobId>& affected = scratch_affected_;
+  affected.clear();
+  RegisterTraffic(id, delta, &affected);
+  if (delta > 0) Retime(id);
+  std::sort(affected.begin(), affected.end());
+  affected.erase(std::unique(affected.begin(), affected.end()), affected.end());
+  const ActiveRun& changed = active(runs_[static_cast<size_t>(id)]);
+  if (defer_retimes_) {
+    for (JobId other : affected) DeferRetime(other, changed, delta);
+  } else {
+    for (JobId other : affected) Retime(other, EstimateSurvives(other, changed, delta));
+  }
+  if (const RunState& job = runs_[static_cast<size_t>(id)]; delta < 0 && !active(job).nics.empty()) {
+    traffic_.Remove(job.active);
+  }
+}
+
+void Simulator::DeferRetime(JobId id, const ActiveRun& changed, int delta) {
+  uint8_t& mark = retime_mark_[static_cast<size_t>(id)];
+  if (mark == kRetimeEstimate) return;  // recomputed at the flush whatever else changes
+  if (mark == kRetimeNone) retime_queue_.push_back(id);
+  // Until then its estimate is the one of the load before this change (none of the earlier
+  // changes altered it), so the test is the one an immediate re-time would make.
+  mark = EstimateSurvives(id, changed, delta) ? kRetimeKeepEstimate : kRetimeEstimate;
+}
+
+void Simulator::FlushRetime(JobId id) {
+  uint8_t& mark = retime_mark_[static_cast<size_t>(id)];
+  const bool keep_estimate = mark == kRetimeKeepEstimate;
+  mark = kRetimeNone;
+  const RunState& job = runs_[static_cast<size_t>(id)];
+  if (job.active >= 0 && !active(job).idle) Retime(id, keep_estimate);
+}
+
+void Simulator::FlushRetimes() {
+  for (JobId id : retime_queue_) {
+    if (retime_mark_[static_cast<size_t>(id)] != kRetimeNone) FlushRetime(id);
+  }
+  retime_queue_.clear();
+}
+
+}  // namespace hetsched::sim_internal
