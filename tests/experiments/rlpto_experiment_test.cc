@@ -231,7 +231,8 @@ TEST(RlptoExperimentTest, QuickRunWritesEveryMethod) {
   auto csv = ReadFile(out + "/rlpto.csv");
   ASSERT_TRUE(csv.ok());
   for (const char* m : {"\nFIFO,", "\nSRTF,", "\nTiresias-LAS,", "\nGavel-LAS,", "\nmulti-priority,", "\nRLPTO-rule,",
-                        "\nRLPTO-heuristic,", "\nRLPTO-REINFORCE,", "\nRLPTO-PPO,"}) {
+                        "\nRLPTO-heuristic,", "\nRLPTO-REINFORCE,", "\nRLPTO-PPO,", "\nRLPTO-rule-elastic,",
+                        "\nRLPTO-PPO-elastic,"}) {
     EXPECT_NE(csv->find(m), std::string::npos) << m;
   }
   EXPECT_NE(printed.find("episode   2"), std::string::npos) << printed;

@@ -135,6 +135,7 @@ class FakeBackend : public SchedBackend {
   }
   const JobStatus& job_status(JobId id) const override { return status_.at(id); }
   JobStatus& mutable_status(JobId id) { return status_.at(id); }
+  JobSpec& mutable_spec(JobId id) { return *specs_.at(id); }
 
   Status StartJob(JobId id, const PlannedJob& planned) override {
     if (!fail_start.ok()) return fail_start;

@@ -56,6 +56,28 @@ TEST(RlptoTest, ConvergingJobGivesGpusBack) {
   EXPECT_THAT(h.TakeLog(), ElementsAre("preempt 1", "start 1 on [0,1]", "start 2 on [2]"));
 }
 
+// The same with job 1 elastic on a back end that resizes: it halves in place (no preemption, its
+// first two devices kept) and job 2 starts on a device it gave back. A back end that cannot
+// resize (the Slurm agent) gets the preemption and restart of the rigid case.
+TEST(RlptoTest, ElasticConvergingJobShrinksInPlace) {
+  for (const bool resizes : {true, false}) {
+    PolicyHarness h({{kFast, 4}}, "rlpto", {"round=30"});
+    if (resizes) h.backend().resize_pause_s = 10;
+    h.Submit(1, 4, 0, 100);
+    h.backend().mutable_spec(1).elastic = true;
+    h.ScheduleAt(0);
+    EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0,1,2,3]"));
+    h.Submit(2, 1, 5, 100);
+    h.ScheduleAt(30);
+    if (resizes) {
+      EXPECT_THAT(h.TakeLog(), ElementsAre("resize 1 to [0,1]", "start 2 on [2]"));
+      EXPECT_EQ(h.backend().job_status(1).preemptions, 0);
+    } else {
+      EXPECT_THAT(h.TakeLog(), ElementsAre("preempt 1", "start 1 on [0,1]", "start 2 on [2]"));
+    }
+  }
+}
+
 // Shrinking never goes below the job's minimum: min_share 0.5 of 8 GPUs = 4; however many rounds
 // pass with a job waiting, job 1 halves once (8 -> 4, for job 2) and then keeps 4.
 TEST(RlptoTest, ShrinkingNeverBelowTheMinimum) {

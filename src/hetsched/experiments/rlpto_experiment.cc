@@ -1,7 +1,8 @@
 // Experiment "rlpto" (E2 of ALGORITHMS.md 3.6): RLPTO against FIFO, SRTF, Tiresias-LAS and a
 // Gavel-style policy (gavel-las: heterogeneity-aware LAS on Gavel's measured throughputs), plus
 // the multi-priority queues alone and RLPTO with its rule allocation instead of the agent, with
-// and without shrinking (ablations), on a real trace: the first `jobs` jobs of a Gavel msr trace
+// and without shrinking, and RLPTO with every job elastic (ablations; option elastic=false drops
+// the elastic rows), on a real trace: the first `jobs` jobs of a Gavel msr trace
 // (Philly-derived real arrival times and GPU counts; the gaps between arrivals multiplied by
 // `arrival_scale`, default 0.1, since at the native rate the cluster is mostly idle and every
 // policy gives the same result) on Gavel's heterogeneous cluster for these traces (36 V100,
@@ -44,6 +45,8 @@ struct Row {
   Summary summary;
   double high_jct_h = 0;
   long long misses = 0;
+  long long resizes = 0;  // in-place changes of running jobs (elastic rows)
+  double resize_pause_h = 0;  // the time without progress they cost, summed over jobs
 };
 
 }  // namespace
@@ -93,6 +96,7 @@ class RlptoExperiment final : public Experiment {
     HETSCHED_ASSIGN_OR_RETURN(const double deadline_factor, ctx.options.GetDouble("deadline_factor", 3));
     HETSCHED_ASSIGN_OR_RETURN(const double round_s, ctx.options.GetDouble("round", ctx.quick ? 1800 : 300));
     HETSCHED_ASSIGN_OR_RETURN(const double arrival_scale, ctx.options.GetDouble("arrival_scale", 0.1));
+    HETSCHED_ASSIGN_OR_RETURN(const bool elastic_rows, ctx.options.GetBool("elastic", true));
     if (jobs < 8) return Status::InvalidArgument("experiment rlpto: option 'jobs' must be >= 8");
     std::vector<std::string> learners;
     for (std::string_view l : Split(learners_text, ',')) {
@@ -208,6 +212,17 @@ class RlptoExperiment final : public Experiment {
     for (const auto& [label, path] : agents) {
       methods.push_back({label, "rlpto", {{"round", round}, {"model", path}, {"profile", table_path}}});
     }
+    // Ablation (#21 item 3): the same held-out jobs declared elastic (JobSpec::elastic), so that
+    // RLPTO's shrinks and the agents' resizes on a job's own type are elastic re-rendezvous
+    // (docs/elastic.md) instead of preemptions and restarts. The other methods never resize.
+    const size_t rigid_methods = methods.size();
+    if (elastic_rows) {
+      methods.push_back({"RLPTO-rule-elastic", "rlpto", {{"round", round}}});
+      methods.push_back({"RLPTO-heuristic-elastic", "rlpto", {{"round", round}, {"allocation", "heuristic"}, {"profile", table_path}}});
+      for (const auto& [label, path] : agents) {
+        methods.push_back({label + "-elastic", "rlpto", {{"round", round}, {"model", path}, {"profile", table_path}}});
+      }
+    }
     std::vector<MethodChoice> choices;
     for (const Method& m : methods) {
       MethodChoice c;
@@ -215,13 +230,21 @@ class RlptoExperiment final : public Experiment {
       for (const auto& [k, v] : m.options) c.policy_options.Set(k, v);
       choices.push_back(std::move(c));
     }
-    sim.progress = PartProgress(ctx, 0, 1);  // the compared runs (training prints its own lines)
-    auto results = RunMany(cluster, zoo, test, choices, sim, ctx.threads);
+    Workload test_elastic = test;
+    for (Job& job : test_elastic.jobs) job.spec.elastic = !job.spec.is_container_job();
+    sim.progress = PartProgress(ctx, 0, 2);  // the compared runs (training prints its own lines)
+    const std::vector<MethodChoice> rigid_choices(choices.begin(), choices.begin() + static_cast<long>(rigid_methods));
+    const std::vector<MethodChoice> elastic_choices(choices.begin() + static_cast<long>(rigid_methods), choices.end());
+    auto results = RunMany(cluster, zoo, test, rigid_choices, sim, ctx.threads);
+    sim.progress = PartProgress(ctx, 1, 2);
+    if (!elastic_choices.empty()) {
+      for (auto& r : RunMany(cluster, zoo, test_elastic, elastic_choices, sim, ctx.threads)) results.push_back(std::move(r));
+    }
     std::vector<Row> rows;
     for (size_t i = 0; i < results.size(); ++i) {
       if (!results[i].ok()) return results[i].status().WithContext("experiment rlpto: " + methods[i].label);
       HETSCHED_RETURN_IF_ERROR(WriteExperimentRun(ctx, "held-out", methods[i].label, *results[i]));
-      Row row{methods[i].label, Summarize(*results[i]), 0, 0};
+      Row row{methods[i].label, Summarize(*results[i]), 0, 0, 0, 0};
       double high = 0;
       long long n_high = 0;
       for (const JobRecord& j : results[i]->jobs) {
@@ -231,20 +254,23 @@ class RlptoExperiment final : public Experiment {
           ++n_high;
         }
         if (j.jct_s() > deadline_factor * j.ideal_runtime_s) ++row.misses;
+        row.resizes += j.resizes;
+        row.resize_pause_h += j.resize_pause_s / 3600;
       }
       row.high_jct_h = n_high > 0 ? high / static_cast<double>(n_high) / 3600 : 0;
       rows.push_back(std::move(row));
     }
     std::string text = fmt::format(
-        "method                 avg JCT (h)  high-prio JCT (h)  makespan (h)  util %  deadline misses (JCT > {:g}x ideal)  preemptions\n",
+        "method                   avg JCT (h)  high-prio JCT (h)  makespan (h)  util %  deadline misses (JCT > {:g}x ideal)  preemptions  resizes  pause (h)\n",
         deadline_factor);
-    std::string csv = "method,jobs_finished,avg_jct_h,high_priority_jct_h,makespan_h,utilisation,deadline_misses,preemptions\n";
+    std::string csv = "method,jobs_finished,avg_jct_h,high_priority_jct_h,makespan_h,utilisation,deadline_misses,preemptions,resizes,resize_pause_h\n";
     for (const Row& r : rows) {
       const Summary& s = r.summary;
-      text += fmt::format("{:<21}  {:>11.2f}  {:>17.2f}  {:>12.1f}  {:>6.1f}  {:>35}  {:>11}\n", r.method, s.jct_s.mean / 3600,
-                          r.high_jct_h, s.makespan_s / 3600, 100 * s.utilisation, r.misses, s.preemptions);
-      csv += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{},{}\n", r.method, s.jobs_finished, s.jct_s.mean / 3600, r.high_jct_h,
-                         s.makespan_s / 3600, s.utilisation, r.misses, s.preemptions);
+      text += fmt::format("{:<23}  {:>11.2f}  {:>17.2f}  {:>12.1f}  {:>6.1f}  {:>35}  {:>11}  {:>7}  {:>9.3f}\n", r.method,
+                          s.jct_s.mean / 3600, r.high_jct_h, s.makespan_s / 3600, 100 * s.utilisation, r.misses, s.preemptions,
+                          r.resizes, r.resize_pause_h);
+      csv += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{},{},{},{:.4f}\n", r.method, s.jobs_finished, s.jct_s.mean / 3600,
+                         r.high_jct_h, s.makespan_s / 3600, s.utilisation, r.misses, s.preemptions, r.resizes, r.resize_pause_h);
     }
     ctx.print(text);
     HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/rlpto.csv", csv));

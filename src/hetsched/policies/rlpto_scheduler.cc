@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "hetsched/policies/gadget_realloc.h"
 #include "hetsched/policies/job_estimates.h"
 #include "hetsched/policies/rlpto_forecast.h"
 #include "hetsched/sched/context.h"
@@ -204,15 +205,21 @@ class RlptoScheduler : public JobScheduler {
     converging_.erase(id);
   }
 
-  // Stops `id` and restarts it on `n` devices of `type` (the back end cannot resize a running
-  // job: a preemption, and the job pays the restart cost); if that fails, on its old devices'
-  // count and type; if that fails too, it waits in its queue. Returns whether it runs.
+  // Runs `id` on `n` devices of `type` from now. An elastic job (JobSpec::elastic) that stays on
+  // its type is resized in place where the back end can (ResizeInPlace: it pays an elastic
+  // re-rendezvous, docs/elastic.md). Otherwise it is stopped and restarted (a preemption: it pays
+  // the restart cost); if that fails, on its old devices' count and type; if that fails too, it
+  // waits in its queue. Returns whether it runs.
   bool Restart(SchedContext& ctx, JobId id, int n, DeviceTypeId type) {
     JobInfo& info = jobs_[id];
     const JobStatus& s = ctx.job(id);
     const int old_n = s.num_devices();
     const DeviceTypeId old_type = s.device_type;
     StopTracking(id, info);
+    if (type == old_type && s.spec->elastic && ResizeInPlace(ctx, id, n)) {
+      StartTracking(ctx, id);
+      return true;
+    }
     ctx.Preempt(id);
     if (ctx.TryStart(id, n, type) || ctx.TryStart(id, old_n, old_type) || ctx.TryStart(id, n)) {
       StartTracking(ctx, id);
@@ -222,9 +229,26 @@ class RlptoScheduler : public JobScheduler {
     return false;
   }
 
-  // Converging jobs above their minimum halve (never below the minimum) while jobs wait: the
-  // back end cannot resize a running job, so the job is preempted and restarted on fewer
-  // devices of the same type, paying the restart cost (docs/rlpto.md). Only on a type where the
+  // Moves a running job onto `n` devices of its own type that keep as many of its devices as
+  // possible, then span the fewest servers (gadget::RingCandidates: its own servers, own devices
+  // first). False, with nothing changed, when no such ring keeps a worker (a move of the whole
+  // ring is a restart anyway) or the back end cannot resize (the Slurm agent).
+  static bool ResizeInPlace(SchedContext& ctx, JobId id, int n) {
+    const JobStatus& s = ctx.job(id);
+    if (s.state != JobState::kRunning || s.devices.empty()) return false;
+    std::vector<gadget::RingCandidate> candidates;
+    gadget::RingCandidates(ctx.state(), s.devices, n, &candidates);
+    const gadget::RingCandidate* best = nullptr;
+    for (const gadget::RingCandidate& c : candidates) {
+      if (c.kept > 0 && (best == nullptr || c.kept > best->kept || (c.kept == best->kept && c.span < best->span))) best = &c;
+    }
+    if (best == nullptr || !std::isfinite(ctx.ResizePauseS(id, best->devices))) return false;
+    return ctx.ResizeOn(id, best->devices);
+  }
+
+  // Converging jobs above their minimum halve (never below the minimum) while jobs wait: an
+  // elastic job is resized in place, any other is preempted and restarted on fewer devices of the
+  // same type, paying the restart cost (Restart; docs/rlpto.md). Only on a type where the
   // devices given back can start a waiting job (UsefulShrinkTypes): a shrink that frees devices
   // no waiting job can use only slows the job down (and, behind a starving head, keeps its type
   // busy for longer).
