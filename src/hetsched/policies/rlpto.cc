@@ -1,5 +1,5 @@
 // `rlpto`'s options (docs/rlpto.md) read into RlptoConfig, the agent file loaded, and the
-// registration. The scheduler: rlpto_scheduler.cc; the agent's encoding: rlpto_encoding.cc; the
+// registration. The scheduler: rlpto_scheduler.cc (its decisions: rlpto_decide.cc); the agent's encoding: rlpto_encoding.cc; the
 // forecast: rlpto_forecast.cc.
 #include "hetsched/policies/rlpto.h"
 
