@@ -1,6 +1,6 @@
 // `rlpto`'s options (docs/rlpto.md) read into RlptoConfig, the agent file loaded, and the
-// registration. The scheduler: rlpto_scheduler.cc (its decisions: rlpto_decide.cc); the agent's encoding: rlpto_encoding.cc; the
-// forecast: rlpto_forecast.cc.
+// registration. The scheduler: rlpto_scheduler.cc (its decisions: rlpto_decide.cc); the agent's
+// encoding: rlpto_encoding.cc; the forecast: rlpto_forecast.cc.
 #include "hetsched/policies/rlpto.h"
 
 #include <filesystem>
