@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -190,6 +191,40 @@ TEST(RlptoTest, HeuristicGolden) {
   EXPECT_EQ(RlptoHeuristicAction(running(1, 0.643f, 0.5f)), 0);
   EXPECT_EQ(RlptoHeuristicAction(running(0, 0.543f, 0.5f)), 0);
   EXPECT_EQ(RlptoHeuristicAction(running(0, 0.643f, 0.9f)), 0);
+}
+
+// With a measured profile, a type it did not measure for the job is ranked by the model's speed
+// scaled into the profile's units (ProfiledSpeeds, as the gavel-* policies): the fake planner
+// models fast 1 it/s and slow 0.5 it/s, the profile measures the job on slow only, at 10 steps/s
+// (20 x the model), so fast ranks at 20 steps/s and the heuristic starts the job there (device
+// 0). Unscaled, fast's 1 against slow's measured 10 sent it to the slow GPU (device 1).
+TEST(RlptoTest, ProfileScalesUnmeasuredTypesIntoItsUnits) {
+  const std::string path = ::testing::TempDir() + "/rlpto_profile.csv";
+  {
+    std::ofstream out(path);
+    out << "gpu_type,consolidated,job_type,scale_factor,steps_per_second\n"
+        << "slow-gpu,no,toyjob,1,10\n";
+  }
+  PolicyHarness h({{kFast, 1}, {kSlow, 1}}, "rlpto", {"allocation=heuristic", "profile=" + path});
+  h.SubmitNamed(1, "toyjob", 1, 1000000);
+  h.ScheduleAt(0);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0]"));
+}
+
+// A profile naming a GPU type the cluster's catalog lacks ends the run with the file's name
+// (it was dropped silently, and the types ranked by the model alone).
+TEST(RlptoTest, ProfileWithAnUnknownTypeEndsTheRun) {
+  const std::string path = ::testing::TempDir() + "/rlpto_bad_profile.csv";
+  {
+    std::ofstream out(path);
+    out << "gpu_type,consolidated,job_type,scale_factor,steps_per_second\n"
+        << "no-such-gpu,no,toyjob,1,10\n";
+  }
+  PolicyHarness h({{kFast, 1}, {kSlow, 1}}, "rlpto", {"allocation=heuristic", "profile=" + path});
+  h.SubmitNamed(1, "toyjob", 1, 1000000);
+  const Status error = h.ctx().TakeError();
+  ASSERT_FALSE(error.ok());
+  EXPECT_NE(error.message().find("rlpto_bad_profile.csv"), std::string::npos) << error.ToString();
 }
 
 // allocation=heuristic: job 1 (2 GPUs) goes to the fast type (1 s vs 2 s per iteration); job 2

@@ -86,20 +86,28 @@ void RlptoScheduler::Admit(const JobStatus& job, SchedContext& ctx) {
 }
 
 void RlptoScheduler::RankTypes(SchedContext& ctx, const JobSpec& spec, JobInfo& info) {
-  if (!config_.profile.empty() && !profile_ && !profile_failed_) {
+  if (!config_.profile.empty() && !profile_) {
     auto table = MeasuredThroughputs::FromRows(config_.profile, ctx.cluster().device_catalog(), config_.profile_origin);
-    if (table.ok()) profile_ = std::make_unique<MeasuredThroughputs>(std::move(table).value());
-    profile_failed_ = !table.ok();
+    if (!table.ok()) {
+      ctx.Fail(table.status().WithContext("rlpto: option 'profile'"));  // ends the run
+      return;
+    }
+    profile_ = std::make_unique<MeasuredThroughputs>(std::move(table).value());
   }
-  std::vector<std::pair<double, DeviceTypeId>> ranked;
+  const std::vector<DeviceTypeId> types = UsableTypes(spec, ctx.cluster());
+  std::vector<double> speed;
   info.fastest_iteration_s = kInf;
-  for (DeviceTypeId t : UsableTypes(spec, ctx.cluster())) {
+  for (DeviceTypeId t : types) {
     const double iteration_s = ctx.EstimateIterationS(spec.id, spec.num_gpus, t);
     info.fastest_iteration_s = std::min(info.fastest_iteration_s, iteration_s);
-    double speed = 0;
-    if (profile_) speed = profile_->StepsPerSecond(profile_->JobTypeIndex(spec.name), t, spec.num_gpus, true);
-    if (!(speed > 0)) speed = std::isfinite(iteration_s) && iteration_s > 0 ? 1 / iteration_s : 0;
-    if (speed > 0) ranked.push_back({-speed, t});
+    speed.push_back(std::isfinite(iteration_s) && iteration_s > 0 ? 1 / iteration_s : 0);
+  }
+  // Measured steps/s where the profile has the job's configuration, the model's speed scaled into
+  // the profile's units elsewhere (one rule with the gavel-* policies and fifo-perf).
+  if (profile_) speed = ProfiledSpeeds(*profile_, profile_->JobTypeIndex(spec.name), spec.num_gpus, types, speed, false);
+  std::vector<std::pair<double, DeviceTypeId>> ranked;
+  for (size_t k = 0; k < types.size(); ++k) {
+    if (speed[k] > 0) ranked.push_back({-speed[k], types[k]});
   }
   std::sort(ranked.begin(), ranked.end());
   info.slots = static_cast<int>(std::min<size_t>(ranked.size(), kRlptoTypeSlots));

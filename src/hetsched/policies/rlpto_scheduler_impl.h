@@ -67,7 +67,8 @@ class RlptoScheduler final : public JobScheduler {
   void Admit(const JobStatus& job, SchedContext& ctx);
 
   // The job's usable types, fastest first (steps/s on its request: the profile's measurement
-  // where it has one, else the visible model); ties by type id.
+  // where it has one, else the visible model's speed in the profile's units, ProfiledSpeeds);
+  // ties by type id. A profile the cluster's catalog cannot read ends the run (ctx.Fail).
   void RankTypes(SchedContext& ctx, const JobSpec& spec, JobInfo& info);
   // RemainingOnFastestS (job_estimates.h) with the fastest iteration time kept from submission
   // (the visible model's estimate does not change): the same value without the model lookups.
@@ -150,8 +151,7 @@ class RlptoScheduler final : public JobScheduler {
   JobId running_cursor_ = 0;  // round-robin over running jobs: the next to reconsider
   double next_round_s_ = 0;
   bool learned_ = false;      // the agent or the heuristic allocates (else the rule)
-  std::unique_ptr<MeasuredThroughputs> profile_;
-  bool profile_failed_ = false;
+  std::unique_ptr<MeasuredThroughputs> profile_;  // config_.profile's table, built on first use
   std::vector<float> states_;
   double omega_in_system_ = 0;
   double pending_reward_ = 0;
