@@ -198,13 +198,17 @@ TEST(RlptoTest, HeuristicGolden) {
 // models fast 1 it/s and slow 0.5 it/s, the profile measures the job on slow only, at 10 steps/s
 // (20 x the model), so fast ranks at 20 steps/s and the heuristic starts the job there (device
 // 0). Unscaled, fast's 1 against slow's measured 10 sent it to the slow GPU (device 1).
+// A one-row Gavel throughput table (job type toyjob on 1 GPU of `gpu_type`, 10 steps/s) in a
+// temporary file named `name`; returns its path.
+std::string WriteOneRowProfile(const std::string& name, const std::string& gpu_type) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream out(path);
+  out << "gpu_type,consolidated,job_type,scale_factor,steps_per_second\n" << gpu_type << ",no,toyjob,1,10\n";
+  return path;
+}
+
 TEST(RlptoTest, ProfileScalesUnmeasuredTypesIntoItsUnits) {
-  const std::string path = ::testing::TempDir() + "/rlpto_profile.csv";
-  {
-    std::ofstream out(path);
-    out << "gpu_type,consolidated,job_type,scale_factor,steps_per_second\n"
-        << "slow-gpu,no,toyjob,1,10\n";
-  }
+  const std::string path = WriteOneRowProfile("rlpto_profile.csv", "slow-gpu");
   PolicyHarness h({{kFast, 1}, {kSlow, 1}}, "rlpto", {"allocation=heuristic", "profile=" + path});
   h.SubmitNamed(1, "toyjob", 1, 1000000);
   h.ScheduleAt(0);
@@ -214,12 +218,7 @@ TEST(RlptoTest, ProfileScalesUnmeasuredTypesIntoItsUnits) {
 // A profile naming a GPU type the cluster's catalog lacks ends the run with the file's name
 // (it was dropped silently, and the types ranked by the model alone).
 TEST(RlptoTest, ProfileWithAnUnknownTypeEndsTheRun) {
-  const std::string path = ::testing::TempDir() + "/rlpto_bad_profile.csv";
-  {
-    std::ofstream out(path);
-    out << "gpu_type,consolidated,job_type,scale_factor,steps_per_second\n"
-        << "no-such-gpu,no,toyjob,1,10\n";
-  }
+  const std::string path = WriteOneRowProfile("rlpto_bad_profile.csv", "no-such-gpu");
   PolicyHarness h({{kFast, 1}, {kSlow, 1}}, "rlpto", {"allocation=heuristic", "profile=" + path});
   h.SubmitNamed(1, "toyjob", 1, 1000000);
   const Status error = h.ctx().TakeError();
