@@ -69,6 +69,24 @@ TEST(GavelCvxoptTest, WideFaceEndsWhereCvxoptEnds) {
   EXPECT_EQ(via->share, c->share);
 }
 
+// kktsolver="ldl" (the stand-in's re-solve where the default stops with status "unknown")
+// factors the whole KKT matrix instead of the normal equations: the same iterates to rounding.
+// cvxopt 1.3.0 with kktsolver="ldl" on this LP gives the shares recorded above to 10 digits (6
+// iterations, as the default).
+TEST(GavelCvxoptTest, LdlKktSolverEndsWhereCvxoptsLdlEnds) {
+  const CentreProblem p = Problem(CentreProblem::Mode::kMaxMin, {{1.0, 2.0, 3.0}, {2.0, 1.0, 1.0}}, {1, 2}, {4, 4, 4});
+  auto c = CvxoptShares(p, CvxoptKkt::kLdl);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_NEAR(c->z, 2.0, 1e-8);
+  const double cvxopt_ldl[] = {0.1692575828, 0.2182747892, 0.5429154954};
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(c->share[0][k], cvxopt_ldl[k], 1e-8) << k;
+  EXPECT_NEAR(c->share[1][0], 1.0, 1e-8);
+  // A unique optimum and an infeasible floor come out as with the default.
+  auto unique = CvxoptShares(Problem(CentreProblem::Mode::kMaxMin, {{1.0}, {1.0}}, {1, 1}, {1}), CvxoptKkt::kLdl);
+  ASSERT_TRUE(unique.ok()) << unique.status().message();
+  EXPECT_NEAR(unique->share[0][0], 0.5, 1e-7);
+}
+
 // A class of identical jobs is solved as that many rows (cvxopt's start depends on the row count).
 TEST(GavelCvxoptTest, ClassIsExpandedIntoItsJobs) {
   CentreProblem grouped = Problem(CentreProblem::Mode::kMaxMin, {{1.0, 2.0}, {3.0, 1.0}}, {1, 1}, {2, 1});

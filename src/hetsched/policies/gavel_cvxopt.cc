@@ -26,6 +26,10 @@ constexpr int kMaxRefine = 30;
 // by a dense Cholesky factor (32 MiB at the limit); above it by the structured solver (Kkt).
 constexpr long kDirectMaxVars = 2048;
 constexpr double kRefineTarget = 1e-13;  // residual of the normal equations, relative
+// The stand-in's re-solve with kktsolver="ldl" factors the whole KKT matrix (variables + rows);
+// up to this size it is re-solved so here (a dense LU: 8 MiB and ~0.7 GFLOP a factor at the
+// limit); above it the caller keeps its own answer.
+constexpr long kLdlMaxSize = 1024;
 
 // min c'u s.t. G u <= h for a CentreProblem with every class expanded into its jobs. Variables:
 // x[r][k] at r * K + k, then (kMaxMin) the epigraph variable z. Rows: capacity k, job r,
@@ -262,9 +266,16 @@ class DenseNormal {
 // structured solver, and by the dense factor where those do not converge.
 class Kkt {
  public:
+  // ldl: as cvxopt's kktsolver="ldl" (the stand-in's re-solve where the default stops without an
+  // answer): the whole scaled KKT matrix [0 G'W^-1; W^-1 G -I] factored at once (here by LU with
+  // partial pivoting, where cvxopt uses LAPACK's symmetric indefinite sytrf), not the normal
+  // equations, whose conditioning is the square of it.
+  explicit Kkt(bool ldl = false) : ldl_(ldl) {}
+
   bool Factor(const ShareLp& lp, const VectorXd& d) {
     lp_ = &lp;
     d_ = d;
+    if (ldl_) return FactorWhole();
     w_ = d.array().square().inverse().matrix();
     dense_ready_ = false;
     direct_ = lp.n() <= kDirectMaxVars;
@@ -273,6 +284,15 @@ class Kkt {
     return structured_ || Dense();
   }
   void Solve(VectorXd* x, VectorXd* z) {
+    if (ldl_) {
+      const long n = lp_->n();
+      VectorXd rhs(n + lp_->m());
+      rhs << *x, z->cwiseQuotient(d_);
+      const VectorXd u = whole_.solve(rhs);
+      *x = u.head(n);
+      *z = u.tail(lp_->m());
+      return;
+    }
     const VectorXd rhs = *x + lp_->Gt(z->cwiseProduct(w_));
     VectorXd ux = direct_ ? dense_.Solve(rhs) : Iterative(rhs);
     *z = (lp_->G(ux) - *z).cwiseQuotient(d_);
@@ -343,6 +363,26 @@ class Kkt {
     return u;
   }
 
+  // The whole KKT matrix, its G block built column by column; false where it is singular.
+  bool FactorWhole() {
+    const long n = lp_->n(), m = lp_->m();
+    MatrixXd k = MatrixXd::Zero(n + m, n + m);
+    VectorXd e = VectorXd::Zero(n);
+    for (long j = 0; j < n; ++j) {
+      e[j] = 1;
+      const VectorXd g = lp_->G(e).cwiseQuotient(d_);  // column j of W^-1 G
+      e[j] = 0;
+      k.block(n, j, m, 1) = g;
+      k.block(j, n, 1, m) = g.transpose();
+    }
+    k.bottomRightCorner(m, m).diagonal().setConstant(-1);
+    whole_.compute(k);
+    // Singular where elimination meets a zero (or non-finite) pivot, as LAPACK's sytrf reports; an
+    // ill-conditioned matrix is not singular (near an optimum the scaling spans 1e-9 to 1e9).
+    const VectorXd pivots = whole_.matrixLU().diagonal();
+    return pivots.allFinite() && (pivots.array() != 0).all();
+  }
+
   // Factors the dense normal matrix once per scaling; false if it is not positive definite.
   bool Dense() {
     if (!dense_ready_) {
@@ -352,6 +392,8 @@ class Kkt {
     return dense_ok_;
   }
 
+  bool ldl_ = false;
+  Eigen::PartialPivLU<MatrixXd> whole_;
   const ShareLp* lp_ = nullptr;
   VectorXd d_, w_;
   NormalSolver normal_;
@@ -387,17 +429,11 @@ Result<CentreResult> Answer(const ShareLp& lp, const VectorXd& x, double tau, Ce
   return std::move(*out);
 }
 
-}  // namespace
-
-Result<CentreResult> CvxoptShares(const CentreProblem& p) {
-  const size_t types = p.capacity.size();
-  CentreResult out;
-  out.share.assign(p.a.size(), std::vector<double>(types, 0.0));
-  if (p.a.empty() || types == 0) return out;
-  for (double c : p.count) {
-    if (!(c >= 1) || c != std::floor(c)) return Status::InvalidArgument("cvxopt shares: a class count is not a whole number");
-  }
-  const ShareLp lp(p);
+// cvxopt's conelp on `lp` with the default KKT solver (chol2) or kktsolver="ldl". *unknown is
+// set where cvxopt's status would be "unknown": no convergence in maxiters, or a KKT matrix its
+// factorisation finds singular.
+Result<CentreResult> Conelp(const ShareLp& lp, bool ldl, CentreResult out, bool* unknown) {
+  *unknown = false;
   const long n = lp.n(), m = lp.m();
   const VectorXd& c = lp.c();
   const VectorXd& h = lp.h();
@@ -405,7 +441,7 @@ Result<CentreResult> CvxoptShares(const CentreProblem& p) {
   const double resz0 = std::max(1.0, h.norm());
 
   // The start: with W = I, x0 = argmin ||G x - h|| (s = h - G x0), z0 = G (G'G)^-1 (-c).
-  Kkt kkt;
+  Kkt kkt(ldl);
   if (!kkt.Factor(lp, VectorXd::Ones(m))) return Status::Internal("cvxopt shares: rank(G) < n");
   VectorXd x = VectorXd::Zero(n), s = h;
   kkt.Solve(&x, &s);
@@ -452,7 +488,10 @@ Result<CentreResult> CvxoptShares(const CentreProblem& p) {
     }
     const VectorXd lmbdasq = lmbda.array().square().matrix();
     const double lmbdasq_k = lmbda_k * lmbda_k;
-    if (!kkt.Factor(lp, d)) return Status::Internal("cvxopt shares: singular KKT system");
+    if (!kkt.Factor(lp, d)) {
+      *unknown = true;
+      return Status::Internal("cvxopt shares: singular KKT system");
+    }
     x1 = -c;
     z1 = h;
     kkt.Solve(&x1, &z1);
@@ -545,7 +584,27 @@ Result<CentreResult> CvxoptShares(const CentreProblem& p) {
     tau = lmbda_k * dgi;
     gap = (lmbda.norm() / tau) * (lmbda.norm() / tau);
   }
+  *unknown = true;
   return Status::Internal("cvxopt shares: no convergence in 100 iterations");
+}
+
+}  // namespace
+
+Result<CentreResult> CvxoptShares(const CentreProblem& p, CvxoptKkt kkt) {
+  const size_t types = p.capacity.size();
+  CentreResult out;
+  out.share.assign(p.a.size(), std::vector<double>(types, 0.0));
+  if (p.a.empty() || types == 0) return out;
+  for (double c : p.count) {
+    if (!(c >= 1) || c != std::floor(c)) return Status::InvalidArgument("cvxopt shares: a class count is not a whole number");
+  }
+  const ShareLp lp(p);
+  bool unknown = false;
+  if (kkt == CvxoptKkt::kLdl) return Conelp(lp, true, out, &unknown);
+  Result<CentreResult> first = Conelp(lp, false, out, &unknown);
+  // gavel_cvxpy_shim.py, _cvxopt_lp: status "unknown" is solved again with kktsolver="ldl".
+  if (first.ok() || !unknown || lp.n() + lp.m() > kLdlMaxSize) return first;
+  return Conelp(lp, true, out, &unknown);
 }
 
 }  // namespace hetsched::gavel

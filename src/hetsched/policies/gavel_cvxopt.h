@@ -13,6 +13,8 @@
 // epigraph (or floor), x >= 0. Its KKT systems are solved by the structure of the LP (per job a
 // block of one variable per GPU type, per type one capacity row: Woodbury), not by a dense or
 // sparse Cholesky factor of the whole normal matrix as cvxopt does; the iterates agree to rounding.
+// Where that ends without an answer (cvxopt's status "unknown"), the LP is solved again with the
+// whole KKT matrix factored, as the stand-in re-solves with kktsolver="ldl".
 #pragma once
 
 #include "hetsched/policies/gavel_centre.h"
@@ -20,10 +22,15 @@
 
 namespace hetsched::gavel {
 
+// How the KKT systems are solved: kAuto as the stand-in does (cvxopt's default chol2, and where
+// that ends with status "unknown", no convergence or a singular KKT matrix, a re-solve with
+// kktsolver="ldl", for LPs of up to 1,024 variables + rows); kLdl: "ldl" alone.
+enum class CvxoptKkt { kAuto, kLdl };
+
 // Rows with count[r] > 1 are expanded into that many identical jobs (counts must be whole
 // numbers): cvxopt's start depends on the number of rows, so classes are not merged here.
 // kInfeasible status when cvxopt would report the LP primal infeasible; kInternal when it stops
 // without an answer (the caller keeps its vertex).
-Result<CentreResult> CvxoptShares(const CentreProblem& problem);
+Result<CentreResult> CvxoptShares(const CentreProblem& problem, CvxoptKkt kkt = CvxoptKkt::kAuto);
 
 }  // namespace hetsched::gavel
