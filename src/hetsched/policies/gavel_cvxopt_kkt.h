@@ -1,0 +1,123 @@
+// Internal to policies/gavel_cvxopt*: the share LP in cvxopt's form (G u <= h) and the solver of
+// its KKT systems, as cvxopt's kktsolver "chol2" (the default) or "ldl" solves them
+// (gavel_cvxopt_kkt.cc; the interior-point method itself is in gavel_cvxopt.cc).
+#pragma once
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "hetsched/policies/gavel_centre.h"
+
+namespace hetsched::gavel::cvxopt_internal {
+
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+// min c'u s.t. G u <= h for a CentreProblem with every class expanded into its jobs. Variables:
+// x[r][k] at r * K + k, then (kMaxMin) the epigraph variable z. Rows: capacity k, job r,
+// epigraph (z - a_r.x_r <= 0) or floor (-a_r.x_r <= -floor_r) r, then -x[r][k] <= 0.
+class ShareLp {
+ public:
+  explicit ShareLp(const CentreProblem& p) : types_(static_cast<long>(p.capacity.size())), maxmin_(p.mode == CentreProblem::Mode::kMaxMin) {
+    for (size_t r = 0; r < p.a.size(); ++r) {
+      const long copies = std::lround(p.count[r]);
+      for (long c = 0; c < copies; ++c) {
+        source_.push_back(static_cast<long>(r));
+        gpus_.push_back(p.gpus[r]);
+        a_.push_back(VectorXd::Zero(types_));
+        for (long k = 0; k < types_ && k < static_cast<long>(p.a[r].size()); ++k) a_.back()[k] = p.a[r][static_cast<size_t>(k)];
+      }
+    }
+    rows_ = static_cast<long>(a_.size());
+    c_ = VectorXd::Zero(n());
+    if (maxmin_) c_[n() - 1] = -1;
+    h_ = VectorXd::Zero(m());
+    for (long k = 0; k < types_; ++k) h_[k] = p.capacity[static_cast<size_t>(k)];
+    for (long r = 0; r < rows_; ++r) {
+      h_[Job(r)] = 1;
+      h_[Epi(r)] = maxmin_ ? 0.0 : -p.floor[static_cast<size_t>(source(r))];
+    }
+  }
+
+  long rows() const { return rows_; }
+  long types() const { return types_; }
+  bool maxmin() const { return maxmin_; }
+  long n() const { return rows_ * types_ + (maxmin_ ? 1 : 0); }
+  long m() const { return types_ + 2 * rows_ + rows_ * types_; }
+  long X(long r, long k) const { return r * types_ + k; }
+  long Z() const { return rows_ * types_; }
+  long Job(long r) const { return types_ + r; }
+  long Epi(long r) const { return types_ + rows_ + r; }
+  long Nonneg(long r, long k) const { return types_ + 2 * rows_ + r * types_ + k; }
+  double gpus(long r) const { return gpus_[static_cast<size_t>(r)]; }
+  const VectorXd& a(long r) const { return a_[static_cast<size_t>(r)]; }
+  long source(long r) const { return source_[static_cast<size_t>(r)]; }
+  const VectorXd& c() const { return c_; }
+  const VectorXd& h() const { return h_; }
+
+  VectorXd G(const VectorXd& u) const {
+    VectorXd out = VectorXd::Zero(m());
+    const double z = maxmin_ ? u[Z()] : 0.0;
+    for (long r = 0; r < rows_; ++r) {
+      const auto xr = u.segment(X(r, 0), types_);
+      out.head(types_) += gpus(r) * xr;
+      out[Job(r)] = xr.sum();
+      out[Epi(r)] = z - a(r).dot(xr);
+      out.segment(Nonneg(r, 0), types_) = -xr;
+    }
+    return out;
+  }
+
+  VectorXd Gt(const VectorXd& v) const {
+    VectorXd out(n());
+    const auto cap = v.head(types_);
+    for (long r = 0; r < rows_; ++r) {
+      out.segment(X(r, 0), types_) =
+          gpus(r) * cap + VectorXd::Constant(types_, v[Job(r)]) - v[Epi(r)] * a(r) - v.segment(Nonneg(r, 0), types_);
+    }
+    if (maxmin_) out[Z()] = v.segment(Epi(0), rows_).sum();
+    return out;
+  }
+
+ private:
+  long types_;
+  bool maxmin_;
+  long rows_ = 0;
+  std::vector<long> source_;
+  std::vector<double> gpus_;
+  std::vector<VectorXd> a_;
+  VectorXd c_, h_;
+};
+
+
+// cvxopt's kktsolver for W = diag(d): solves [0 G'; G -W'W] [ux; uz] = [bx; bz] and returns ux
+// and W uz (the scaled z, cvxopt's convention). Up to kDirectMaxVars variables as cvxopt's chol2
+// does: one Cholesky factor of the normal matrix per scaling and plain triangular solves (no
+// refinement of the normal equations; f6's refinement step is cvxopt's). Above that, where the
+// dense factor's memory grows (n^2 doubles), by conjugate gradients preconditioned by the
+// structured solver, and by the dense factor where those do not converge.
+class Kkt {
+ public:
+  // ldl: as cvxopt's kktsolver="ldl" (the stand-in's re-solve where the default stops without an
+  // answer): the whole scaled KKT matrix [0 G'W^-1; W^-1 G -I] factored at once (here by LU with
+  // partial pivoting, where cvxopt uses LAPACK's symmetric indefinite sytrf), not the normal
+  // equations, whose conditioning is the square of it.
+  explicit Kkt(bool ldl = false);
+  ~Kkt();
+  Kkt(const Kkt&) = delete;
+  Kkt& operator=(const Kkt&) = delete;
+  // Factors for the scaling W = diag(d) of `lp` (kept by reference until the next Factor); false
+  // where the factorisation fails (cvxopt: a singular KKT matrix).
+  bool Factor(const ShareLp& lp, const VectorXd& d);
+  // Solves [0 G'; G -W'W] [ux; uz] = [*x; *z] in place: *x = ux, *z = W uz.
+  void Solve(VectorXd* x, VectorXd* z);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hetsched::gavel::cvxopt_internal
