@@ -230,14 +230,14 @@ class RlptoExperiment final : public Experiment {
       for (const auto& [k, v] : m.options) c.policy_options.Set(k, v);
       choices.push_back(std::move(c));
     }
-    Workload test_elastic = test;
-    for (Job& job : test_elastic.jobs) job.spec.elastic = !job.spec.is_container_job();
     sim.progress = PartProgress(ctx, 0, 2);  // the compared runs (training prints its own lines)
     const std::vector<MethodChoice> rigid_choices(choices.begin(), choices.begin() + static_cast<long>(rigid_methods));
     const std::vector<MethodChoice> elastic_choices(choices.begin() + static_cast<long>(rigid_methods), choices.end());
     auto results = RunMany(cluster, zoo, test, rigid_choices, sim, ctx.threads);
     sim.progress = PartProgress(ctx, 1, 2);
     if (!elastic_choices.empty()) {
+      Workload test_elastic = test;
+      for (Job& job : test_elastic.jobs) job.spec.elastic = !job.spec.is_container_job();
       for (auto& r : RunMany(cluster, zoo, test_elastic, elastic_choices, sim, ctx.threads)) results.push_back(std::move(r));
     }
     std::vector<Row> rows;

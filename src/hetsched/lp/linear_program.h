@@ -103,8 +103,8 @@ enum class WarmStartMatch {
   kShape,
   // By name, when every variable and row of the program has one (else as kShape): each keeps the
   // status it had under its name (its key, lp::Key, where every variable and row has one: keys
-  // are matched with keys, names with names); a new variable starts nonbasic at its lower bound, a new row
-  // basic. A family whose programs gain or lose a few variables and rows (a job arrives or leaves)
+  // are matched with keys, names with names); a new variable starts nonbasic at its lower bound,
+  // a new row basic. A family whose programs gain or lose a few variables and rows (a job arrives or leaves)
   // then still starts warm. Names should be unique (a repeated one takes the first's status).
   kName,
 };

@@ -5,7 +5,6 @@
 #include <array>
 #include <cmath>
 
-#include "hetsched/policies/job_estimates.h"
 #include "hetsched/policies/rlpto_scheduler_impl.h"
 
 namespace hetsched::rlpto_internal {

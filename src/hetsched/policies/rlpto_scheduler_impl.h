@@ -37,8 +37,8 @@ class RlptoScheduler final : public JobScheduler {
   double round_period_s() const override { return config_.round_s; }
 
   void OnJobSubmitted(const JobStatus& job, SchedContext& ctx) override;
-  // In the system (its weight counts), tracked as running (it may converge, be shrunk or moved);
-  // not an arrival of now for the forecast.
+  // A job that is already running: its weight counts, it is tracked as running (it may converge,
+  // be shrunk or moved), and it is not an arrival of now for the forecast.
   void OnJobRunning(const JobStatus& job, SchedContext& ctx) override;
   void OnJobFinished(const JobStatus& job, SchedContext& ctx) override;
   void OnJobRequeued(const JobStatus& job, SchedContext& ctx) override;
