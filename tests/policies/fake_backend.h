@@ -182,6 +182,8 @@ class FakeBackend : public SchedBackend {
     return resize_pause_s < 0 ? SchedBackend::ResizePauseS(id, devices) : resize_pause_s;
   }
   double resize_pause_s = -1;  // < 0: resizes refused (kInfeasible)
+  ArrivalsLeft arrivals_left() const override { return arrivals; }
+  ArrivalsLeft arrivals = ArrivalsLeft::kUnknown;  // what the test says of jobs still to arrive
 
   // Test-side events (the simulator's role): a job ends, or loses its devices.
   Status Finish(JobId id) { return StopRunning(id, JobState::kFinished); }

@@ -28,6 +28,7 @@ struct Seen {
   std::vector<double> calls;
   std::vector<double> idle_done;
   std::vector<double> idle_executed;
+  std::vector<ArrivalsLeft> arrivals;  // ctx.arrivals_left() at each call
 };
 
 // Rounds of 10 s; at each round every job runs `steps` more iterations (started if pending).
@@ -46,6 +47,7 @@ class StepScheduler final : public JobScheduler {
   void OnJobRunning(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}  // simulator: never called
   void Schedule(SchedContext& ctx) override {
     seen_->calls.push_back(ctx.now());
+    seen_->arrivals.push_back(ctx.arrivals_left());
     if (ctx.now() < next_round_s_) return;
     next_round_s_ = ctx.now() + 10;
     for (JobId id : jobs_) {
@@ -132,6 +134,23 @@ TEST(SimulatorRunUntilTest, AHeldJobKeepsItsDevices) {
   EXPECT_NEAR(out.run->jobs[0].finish_s, 13, 1e-9);
   EXPECT_NEAR(out.run->jobs[1].first_start_s, 20, 1e-9);
   EXPECT_NEAR(out.run->jobs[1].finish_s, 23, 1e-9);
+}
+
+// The simulator knows its trace: a job is still to arrive until the call at its submit time.
+TEST(SimulatorRunUntilTest, TheSchedulerSeesWhetherJobsAreLeftToArrive) {
+  auto w = MakeSimWorld();
+  const Workload workload = MakeWorkload({UnitJob(0, 0, 1, 3), UnitJob(1, 25, 1, 3)});
+  Outcome out = RunStep(*w, workload, 1000);
+  ASSERT_TRUE(out.run.ok()) << out.run.status().ToString();
+  ASSERT_EQ(out.seen->calls.size(), out.seen->arrivals.size());
+  int before = 0, after = 0;
+  for (size_t i = 0; i < out.seen->calls.size(); ++i) {
+    const bool left = out.seen->calls[i] < 25;
+    EXPECT_EQ(out.seen->arrivals[i], left ? ArrivalsLeft::kSome : ArrivalsLeft::kNone) << "t=" << out.seen->calls[i];
+    (left ? before : after)++;
+  }
+  EXPECT_GT(before, 0);
+  EXPECT_GT(after, 0);
 }
 
 TEST(SimulatorRunUntilTest, AJobHeldForeverEndsTheRunWithAnErrorNamingIt) {

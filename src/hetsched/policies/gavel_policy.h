@@ -95,6 +95,9 @@ class RoundPolicy : public JobScheduler {
   void Resolve(SchedContext& ctx);
   // Gavel's simulator's mechanism (gavel_round_gavel.cc).
   void ScheduleGavel(SchedContext& ctx);
+  // One pass of simulate()'s loop body at the current time: charge the round that ends, reset
+  // when due, plan and dispatch the next round.
+  void GavelPass(SchedContext& ctx);
   void StartRoundGavel(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs, const std::vector<int>& plan);
   // Gives each job running this round its micro-task (whole steps) and returns when the round
   // ends: the end of its longest micro-task, or -1 when none runs.

@@ -5,7 +5,8 @@
 //
 // Round timing (simulate(), :1283-1296): a round ends when the last job scheduled in it finishes
 // its micro-task (at most one round length), so a round whose jobs all finish early ends early;
-// a round that placed no job is followed by the next arrival. A job that finishes mid-round
+// a round that placed no job is followed by the next arrival, or, with no job left to arrive, at
+// once by a pass with a forced reset (:1273-1279). A job that finishes mid-round
 // leaves its devices idle until the round ends. Arrivals join at the next round.
 //
 // Placement: Gavel's simulator counts devices per type only (a job's speed is its consolidated
@@ -71,13 +72,29 @@ void RoundPolicy::ScheduleGavel(SchedContext& ctx) {
   if (round_started_) {
     const bool due = now + kTimeSlackS >= next_round_s_;
     if (any_running && !due) return;  // the round goes on
-    // Nothing ran this round and nothing arrived: Gavel waits for the next arrival (:1293-1295).
-    // Here a tick may also start the round once a reset is due by time, so that a run with no
-    // arrivals left cannot stall (Gavel then forces the reset at once, :1277-1279).
-    if (!any_running && !placed_last_round_ && !arrived_since_round_ && !gavel_->ResetDue(now, dirty_)) return;
+    // Nothing ran this round and nothing arrived: Gavel jumps to the next arrival (:1293-1295);
+    // with none left it resets at once (below). A back end that cannot know whether more jobs
+    // will arrive (a live one) ticks instead: the round starts once a reset is due by time.
+    if (!any_running && !placed_last_round_ && !arrived_since_round_ &&
+        (ctx.arrivals_left() != ArrivalsLeft::kUnknown || !gavel_->ResetDue(now, dirty_))) {
+      return;
+    }
   }
   // Idle since the empty round below: nothing until the next arrival.
   if (active_.empty() && !round_started_) return;
+  GavelPass(ctx);
+  // A pass that placed nothing, with no job left to arrive: Gavel's next loop finds no micro-task
+  // running and none queued, sets last_reset_time = 0 (:1273-1279) and runs the pass again at the
+  // same time, resetting if the allocation is stale (when it is not, Gavel never ends; here the
+  // simulator's stall check stops the run).
+  if (round_started_ && !placed_last_round_ && ctx.arrivals_left() == ArrivalsLeft::kNone) {
+    gavel_->ForceNextReset();
+    if (gavel_->ResetDue(now, dirty_)) GavelPass(ctx);
+  }
+}
+
+void RoundPolicy::GavelPass(SchedContext& ctx) {
+  const double now = ctx.now();
   round_started_ = true;
   arrived_since_round_ = false;
 

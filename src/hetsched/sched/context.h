@@ -20,6 +20,8 @@
 
 namespace hetsched {
 
+enum class ArrivalsLeft { kUnknown, kSome, kNone };
+
 // Implemented by sim::Simulator and slurm::Agent.
 class SchedBackend {
  public:
@@ -65,6 +67,10 @@ class SchedBackend {
   // A container job the placer could not place now stays queued; `reason` says why (shown in
   // the job's status). Default: ignored.
   virtual void NoteUnplaced(JobId /*id*/, std::string_view /*reason*/) {}
+  // Whether any job is still to arrive. A trace replay knows (the simulator); a live back end
+  // does not (the default, the Slurm agent). Gavel's simulator acts on it when a round ran
+  // nothing (scheduler.py:1273-1295).
+  virtual ArrivalsLeft arrivals_left() const { return ArrivalsLeft::kUnknown; }
 };
 
 class SchedContext {
@@ -114,6 +120,7 @@ class SchedContext {
   // fault, so the run ends with it instead of going on with a decision the policy could not make.
   void Fail(Status status) { KeepError(std::move(status)); }
   void WakeUpAt(double time_s) { backend_.RequestWakeUp(time_s); }
+  ArrivalsLeft arrivals_left() const { return backend_.arrivals_left(); }
   // Why a pending job cannot start (kept in its status; the simulator's stall error quotes it).
   void NoteUnplaced(JobId id, std::string_view reason) { backend_.NoteUnplaced(id, reason); }
 

@@ -265,7 +265,8 @@ Result<RunRecord> Simulator::Run() {
   HETSCHED_RETURN_IF_ERROR(Prepare());
   JobScheduler& scheduler = *methods_.scheduler;
   const double round = scheduler.round_period_s();
-  size_t cursor = 0;
+  size_t& cursor = arrival_cursor_;
+  cursor = 0;
   const size_t n = workload_.jobs.size();
   while (true) {
     while (cursor < n && rejected_[cursor]) ++cursor;

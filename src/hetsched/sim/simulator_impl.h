@@ -100,6 +100,11 @@ class Simulator final : public SchedBackend {
   void NoteUnplaced(JobId id, std::string_view reason) override {
     status_[static_cast<size_t>(id)].pending_reason.assign(reason);
   }
+  ArrivalsLeft arrivals_left() const override {
+    size_t next = arrival_cursor_;
+    while (next < rejected_.size() && rejected_[next]) ++next;
+    return next < rejected_.size() ? ArrivalsLeft::kSome : ArrivalsLeft::kNone;
+  }
 
  private:
   Status Prepare();
@@ -222,6 +227,7 @@ class Simulator final : public SchedBackend {
   std::vector<ActiveRun> active_;              // slots of running jobs
   std::vector<int32_t> free_active_;           // unused slots in active_
   std::vector<bool> rejected_;
+  size_t arrival_cursor_ = 0;                  // the next job of the trace to arrive (by index)
   std::vector<int> nic_flows_;                 // by node
   std::vector<int> uplink_flows_;              // by rack
   LinkCapacities link_capacities_;             // the cluster's NIC and uplink figures, flat
