@@ -66,6 +66,10 @@ int RunSimulate(SimulateArgs& a, CLI::App& cmd) {
                run->jobs_truth_measured, run->jobs_truth_mixed, run->jobs_truth_runtime, run->jobs_truth_model);
   }
   if (run->jobs_rejected > 0) fmt::print("{} job(s) could never fit and were skipped\n", run->jobs_rejected);
+  if (run->jobs_dropped > 0) {
+    fmt::print("{} job(s) dropped unfinished by the policy (not counted as finished; docs/gavel.md)\n",
+               run->jobs_dropped);
+  }
   Status written = WriteRunOutputs(a.out, *run, summary);
   if (!written.ok()) return ReportError(written);
   // The whole record too, for `hetsched sweep` and `compare --real-run` (report/run_record_json.h).

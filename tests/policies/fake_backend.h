@@ -183,6 +183,13 @@ class FakeBackend : public SchedBackend {
   }
   double resize_pause_s = -1;  // < 0: resizes refused (kInfeasible)
   ArrivalsLeft arrivals_left() const override { return arrivals; }
+  Status DropJob(JobId id) override {
+    JobStatus& s = status_.at(id);
+    if (s.state == JobState::kRunning) HETSCHED_RETURN_IF_ERROR(StopRunning(id, JobState::kDropped));
+    s.state = JobState::kDropped;
+    log.push_back("drop " + std::to_string(id));
+    return Status::Ok();
+  }
   ArrivalsLeft arrivals = ArrivalsLeft::kUnknown;  // what the test says of jobs still to arrive
 
   // Test-side events (the simulator's role): a job ends, or loses its devices.

@@ -110,6 +110,38 @@ TEST_P(GavelEmptyPassTest, NextRoundAtTheNextArrivalOrAtOnce) {
 INSTANTIATE_TEST_SUITE_P(Arrivals, GavelEmptyPassTest,
                          ::testing::Values(ArrivalsLeft::kSome, ArrivalsLeft::kNone, ArrivalsLeft::kUnknown));
 
+// Gavel's failed micro-task (scheduler.py:1322-1331, :2960-3008): a 2-GPU job with 721 steps
+// runs 360 steps a round on the fast pair (T = 1 it/s), so its third micro-task has 1 step for 2
+// workers: the first worker's share is 1 // 2 = 0, and the micro-task fails. It lasts 1 s, makes
+// no progress and is charged nothing; the fifth failure in a row drops the job, unfinished.
+TEST(GavelFifoPerfTest, AJobWhoseMicroTaskFailsFiveTimesInARowIsDropped) {
+  test::PolicyHarness h({{kFast, 2}, {kSlow, 2}}, "gavel-fifo-perf");
+  h.Submit(1, 2, 0, 721);
+  // The simulator's part: the job is held at its mark when it reaches it.
+  const auto reach_mark = [&h] {
+    JobStatus& st = h.backend().mutable_status(1);
+    st.idle = true;
+    st.iterations_done = h.backend().marks.at(1);
+  };
+  h.ScheduleAt(0);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0,1]"));
+  EXPECT_EQ(h.backend().marks.at(1), 360);
+  reach_mark();
+  h.ScheduleAt(360);
+  EXPECT_EQ(h.backend().marks.at(1), 720);
+  reach_mark();
+  for (double t : {720.0, 721.0, 722.0, 723.0, 724.0}) {
+    h.ScheduleAt(t);
+    EXPECT_THAT(h.TakeLog(), IsEmpty()) << "t=" << t;
+    EXPECT_EQ(h.backend().marks.at(1), 720) << "t=" << t;  // held where it is
+    EXPECT_EQ(h.backend().wake_ups.back(), t + 1) << "t=" << t;  // 1 step at 1 it/s
+  }
+  h.ScheduleAt(725);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("drop 1"));
+  EXPECT_EQ(h.state(1), JobState::kDropped);
+  EXPECT_EQ(h.backend().state().total_free(), 4);
+}
+
 TEST(GavelFifoTest, RunsOnlyUnderGavelsMechanism) {
   auto options = Options::Parse({"mechanism=hetsched"});
   ASSERT_TRUE(options.ok());

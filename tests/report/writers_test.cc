@@ -134,7 +134,8 @@ TEST(SummaryJson, KeysInDocumentedOrderAndValues) {
       "policy",          "placer",           "planner",
       "trace",           "cluster",          "seed",
       "total_devices",   "jobs_total",       "jobs_finished",
-      "jct_s",           "queueing_delay_s", "slowdown",
+      "jobs_dropped",    "jct_s",            "queueing_delay_s",
+      "slowdown",
       "makespan_s",      "utilisation",      "busy_fraction_by_type",
       "cost_usd",        "energy_joules",    "jain_fairness",
       "ftf_max",         "ftf_mean",         "cross_node_bytes",
@@ -145,6 +146,7 @@ TEST(SummaryJson, KeysInDocumentedOrderAndValues) {
   EXPECT_EQ(j["cluster"], "4x a100");
   EXPECT_EQ(j["seed"], 42);
   EXPECT_EQ(j["jobs_finished"], 1);
+  EXPECT_EQ(j["jobs_dropped"], 0);
   // Makespan: 110 - 0. Busy device-seconds on [0,110]: 2 devices x 100 s = 200 -> 200/(4*110)
   // = 0.454545.. -> 0.454545 (6 decimals). a100: 200/(2*110) = 0.909091; v100: 0.
   EXPECT_DOUBLE_EQ(j["makespan_s"].get<double>(), 110);

@@ -4,7 +4,9 @@
 // with the simulator's full audit after every scheduling call. After each run:
 //   - no device double-booked: no timeline sample has more busy devices of a type than it has
 //     (and ClusterState refuses a double booking, so such a run fails);
-//   - every job finishes exactly once: one record per job, in id order, finished;
+//   - every job finishes exactly once: one record per job, in id order, finished, or dropped
+//     unfinished by the policy (Gavel's mechanism drops a job whose micro-task failed five times
+//     in a row) and counted as such;
 //   - work done equals work required: the simulator checks at each completion that the job's
 //     integrated progress equals its true iteration count (1e-6 relative) and fails the run
 //     otherwise; here every job must have completed, and the iterations its run segments
@@ -102,16 +104,25 @@ std::string Render(const RunRecord& run) {
 std::string Violation(const RunRecord& run, const Case& c) {
   if (run.jobs_rejected != 0) return std::to_string(run.jobs_rejected) + " job(s) rejected";
   if (run.jobs.size() != c.workload.jobs.size()) return "jobs recorded != jobs submitted";
+  long long dropped = 0;
   for (size_t i = 0; i < run.jobs.size(); ++i) {
     const JobRecord& job = run.jobs[i];
     const std::string who = "job " + std::to_string(i);
     if (job.id != static_cast<JobId>(i)) return who + ": recorded as job " + std::to_string(job.id);
-    if (!job.finished()) return who + ": did not finish";
     const double required = c.workload.jobs[i].truth.total_iterations;
+    if (job.dropped_s >= 0) {  // ended unfinished by the policy (Gavel's mechanism drops such jobs)
+      if (job.finished()) return who + ": dropped and finished";
+      if (job.iterations_run > required) return who + ": dropped after more than its work";
+      ++dropped;
+      continue;
+    }
+    if (!job.finished()) return who + ": did not finish";
     if (std::abs(job.iterations_run - required) > 1e-6 * required + 1e-6) {
       return who + ": its segments ran " + std::to_string(job.iterations_run) + " iterations of " + std::to_string(required);
     }
   }
+  if (dropped != run.jobs_dropped) return "jobs dropped: " + std::to_string(run.jobs_dropped) + " counted, " +
+                                          std::to_string(dropped) + " recorded";
   if (run.timeline_busy_by_type.size() != run.timeline.size() * run.device_types.size()) {
     return "timeline: a busy-by-type row per sample missing";
   }

@@ -153,6 +153,53 @@ TEST(SimulatorRunUntilTest, TheSchedulerSeesWhetherJobsAreLeftToArrive) {
   EXPECT_GT(after, 0);
 }
 
+// Starts job 0 at once, drops it at 10 s (running) and job 1 at 20 s (never started); job 2 runs.
+class DropScheduler final : public JobScheduler {
+ public:
+  std::string_view name() const override { return "drop"; }
+  double round_period_s() const override { return 10; }
+  void OnJobSubmitted(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void OnJobFinished(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void OnJobRequeued(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void OnJobRunning(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void Schedule(SchedContext& ctx) override {
+    if (ctx.now() == 0) {
+      EXPECT_TRUE(ctx.TryStart(0, 1));
+      EXPECT_TRUE(ctx.TryStart(2, 1));
+    }
+    if (ctx.now() == 10) {
+      EXPECT_TRUE(ctx.DropJob(0));
+    }
+    if (ctx.now() == 20) {
+      EXPECT_TRUE(ctx.DropJob(1));
+    }
+  }
+};
+
+TEST(SimulatorRunUntilTest, ADroppedJobLeavesTheRunUnfinishedAndIsCounted) {
+  auto w = MakeSimWorld();
+  // Job 0: 1 GPU, 100 s alone; job 1 waits; job 2: 1 GPU, 30 s.
+  const Workload workload = MakeWorkload({UnitJob(0, 0, 1, 100), UnitJob(1, 0, 1, 3), UnitJob(2, 0, 1, 30)});
+  MethodChoice choice;
+  choice.policy = "fifo";
+  choice.placer = "first-fit";
+  auto methods = CreateMethods(choice);
+  ASSERT_TRUE(methods.ok());
+  methods->scheduler = std::make_unique<DropScheduler>();
+  SimOptions options;
+  options.full_audit_every = 1;  // the job accounting, dropped jobs included, at every call
+  const Result<RunRecord> run = Simulate(*w->cluster, w->zoo, workload, std::move(methods).value(), options);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(run->jobs_dropped, 2);
+  EXPECT_EQ(run->jobs[0].dropped_s, 10);
+  EXPECT_EQ(run->jobs[0].finish_s, -1);
+  EXPECT_NEAR(run->jobs[0].gpu_seconds, 10, 1e-9);  // held its GPU until dropped
+  EXPECT_EQ(run->jobs[1].dropped_s, 20);
+  EXPECT_EQ(run->jobs[1].first_start_s, -1);
+  EXPECT_NEAR(run->jobs[2].finish_s, 30, 1e-9);
+  EXPECT_EQ(run->jobs[2].dropped_s, -1);
+}
+
 TEST(SimulatorRunUntilTest, AJobHeldForeverEndsTheRunWithAnErrorNamingIt) {
   auto w = MakeSimWorld();
   const Workload workload = MakeWorkload({UnitJob(0, 0, 1, 9.6)});

@@ -22,7 +22,8 @@ struct JobRecord {
   std::string device_type_name;              // its name; empty if the job never ran
   double submit_s = 0;
   double first_start_s = -1;
-  double finish_s = -1;          // -1: did not finish (run cut off)
+  double finish_s = -1;          // -1: did not finish (run cut off, or dropped)
+  double dropped_s = -1;         // when the scheduler ended it unfinished (SchedContext::DropJob); -1: never
   double deadline_s = kNoDeadline;
   double ideal_runtime_s = 0;    // alone, on its requested count of the fastest allowed type, packed
   double gpu_seconds = 0;        // device-seconds held (incl. restart overheads)
@@ -73,6 +74,7 @@ struct RunRecord {
   double idle_power_watts = 0;               // whole cluster, all devices idle
   std::vector<JobRecord> jobs;               // in job-id order (rejected jobs excluded)
   long long jobs_rejected = 0;               // jobs that could never fit, skipped by request
+  long long jobs_dropped = 0;                // jobs the scheduler ended unfinished (JobRecord::dropped_s)
   std::vector<std::string> rejected_reasons; // the first few
   std::vector<TimelineSample> timeline;      // time order
   // Busy devices per type of every timeline sample, one row of device_types.size() counts per

@@ -73,6 +73,12 @@ Summary Summarize(const RunRecord& run) {
     s.cross_node_bytes += job.cross_node_bytes;
     s.preemptions += job.preemptions;
     const bool has_deadline = std::isfinite(job.deadline_s);
+    if (job.dropped_s >= 0) {
+      // Not finished, and left out of the JCT figures (as Gavel leaves its failed jobs out of
+      // its average); its end still ends the run (makespan: Gavel's last log line).
+      ++s.jobs_dropped;
+      last_finish_s = std::max(last_finish_s, job.dropped_s);
+    }
     if (!job.finished()) {
       if (has_deadline) ++s.deadline_misses;  // a cut-off job cannot have met its deadline
       continue;

@@ -18,6 +18,7 @@ Distribution Describe(std::vector<double> values);
 struct Summary {
   long long jobs_total = 0;
   long long jobs_finished = 0;
+  long long jobs_dropped = 0;  // ended unfinished by the scheduler (JobRecord::dropped_s)
   Distribution jct_s;
   Distribution queueing_delay_s;
   Distribution slowdown;          // JCT / ideal runtime

@@ -6,7 +6,9 @@
 //   for the remainder, the first other node with that many free devices, all under one rack
 //   switch, racks in order (switch.py:44-87); otherwise it waits (all or nothing).
 // The peer also checks CPU cores and memory per node (6 cores per GPU of a multi-GPU job); with
-// its cluster files (n32g4: 40 cores for 4 GPUs) they never bind, and they are not modelled.
+// the cluster files it ships (n32g4: 40 cores for 4 GPUs; n160g8, n256g8: 128 and 64 for 8) they
+// never bind, and they are not modelled (with 40 cores for 8 GPUs its FIFO never starts an
+// 8-GPU job: docs/validation.md).
 // Nodes of mixed sizes: wholly free nodes are taken while the remainder is at least their size.
 // Cost: O(log N) for a one-node job, O(nodes of the type) for a larger one.
 #include <algorithm>

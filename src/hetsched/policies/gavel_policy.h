@@ -89,6 +89,10 @@ class RoundPolicy : public JobScheduler {
     // it ends (dispatch + its whole steps / T, scheduler.py:1035).
     int micro_type = -1;
     double micro_end_s = 0;
+    // Gavel's failed micro-tasks (scheduler.py:2960-3008): this round's failed, and how many
+    // failed in a row (the job is dropped at MAX_FAILED_ATTEMPTS).
+    bool micro_failed = false;
+    int failures = 0;
   };
   void Init(SchedContext& ctx);
   int TypeIndex(DeviceTypeId type) const;

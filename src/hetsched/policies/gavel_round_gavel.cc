@@ -27,6 +27,9 @@ namespace hetsched::gavel {
 namespace {
 
 constexpr double kTimeSlackS = 1e-6;
+// MAX_FAILED_ATTEMPTS (scheduler.py:44): a job whose micro-task fails this many times in a row is
+// dropped unfinished.
+constexpr int kMaxFailedAttempts = 5;
 
 // Gavel fills the types in the fixed order v100, p100, k80 (scheduler.py:875). Other types
 // (Gavel has none) come after them in catalog order.
@@ -100,12 +103,30 @@ void RoundPolicy::GavelPass(SchedContext& ctx) {
 
   // 1. The micro-tasks of the round that ends now (_done_callback): each is charged its own end
   //    minus the end of the last round that ran any (Gavel's current_round_start_time).
+  //    A failed micro-task (below) is charged nothing and progressed nothing; it marks the
+  //    allocation stale, and the fifth in a row drops the job (_done_callback, :2987-3008;
+  //    _remove_job, :536-545: its JCT is left out of Gavel's average).
   if (micro_tasks_last_round_) {
+    std::vector<JobId> dropped;
     for (auto& [id, a] : active_) {
-      if (a.micro_type >= 0) gavel_->Account(id, a.micro_type, MicroTaskCharge(a.micro_end_s));
+      if (a.micro_type >= 0) {
+        gavel_->Account(id, a.micro_type, MicroTaskCharge(a.micro_end_s));
+        a.failures = 0;
+      }
       a.micro_type = -1;
+      if (a.micro_failed) {
+        a.micro_failed = false;
+        dirty_ = true;
+        if (++a.failures >= kMaxFailedAttempts) dropped.push_back(id);
+      }
     }
     busy_round_end_s_ = now;
+    for (JobId id : dropped) {
+      if (!ctx.DropJob(id)) continue;  // a back end that cannot drop keeps it (a fault ends the run)
+      active_.erase(id);
+      if (mechanism_) mechanism_->Forget(id);
+      gavel_->RemoveJob(id);
+    }
   }
   // 2. Reset and re-solve only when due (_update_priorities, :2368-2381).
   if (gavel_->ResetDue(now, dirty_)) {
@@ -163,14 +184,24 @@ double RoundPolicy::DispatchMicroTasks(SchedContext& ctx, const std::vector<Gave
     double done = st.iterations_done;
     if (!st.idle) done += st.iteration_rate * std::max(0.0, now - st.last_start_s);
     const double total = static_cast<double>(std::max<int64_t>(st.spec->iterations, 1));
-    // At least one step, so that a job slower than one step per round still progresses (Gavel
-    // would run a 0-step micro-task and count it as failed, :2960-2962).
-    const double steps = std::max(1.0, std::floor(speed * round_s_));
-    const double mark = std::min(total, done + steps);
+    const double left = std::max(0.0, std::round(total - done));  // whole steps, as Gavel counts
+    const double per_round = std::floor(speed * round_s_);
+    const bool last = per_round >= left;
+    const double steps = last ? left : per_round;
+    // Gavel splits a micro-task's steps over its workers, steps // workers each and the rest to
+    // the last (simulate(), :1322-1331), and a worker with 0 steps fails the micro-task
+    // (:2960-2962): with fewer steps than GPUs (the last steps of a multi-GPU job, or a job
+    // slower than one step per round) it runs, makes no progress and is charged nothing.
+    if (steps < jobs[i].num_gpus) {
+      ctx.RunUntil(jobs[i].id, done);  // held at once: no progress
+      a.micro_failed = true;
+      round_end = std::max(round_end, now + steps / speed);
+      continue;
+    }
     // Its last micro-task runs it to completion (even if its true work is more than it reports).
-    ctx.RunUntil(jobs[i].id, mark >= total ? std::numeric_limits<double>::infinity() : mark);
+    ctx.RunUntil(jobs[i].id, last ? std::numeric_limits<double>::infinity() : done + steps);
     a.micro_type = k;
-    a.micro_end_s = now + std::max(0.0, mark - done) / speed;
+    a.micro_end_s = now + steps / speed;
     round_end = std::max(round_end, a.micro_end_s);
   }
   return round_end;

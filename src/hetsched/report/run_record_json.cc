@@ -105,6 +105,7 @@ void AppendJob(const JobRecord& r, std::string* out) {
   real("submit_s", r.submit_s);
   real("first_start_s", r.first_start_s);
   real("finish_s", r.finish_s);
+  if (r.dropped_s >= 0) real("dropped_s", r.dropped_s);  // written only for a dropped job
   real("deadline_s", r.deadline_s);
   real("ideal_runtime_s", r.ideal_runtime_s);
   real("gpu_seconds", r.gpu_seconds);
@@ -156,6 +157,7 @@ std::string RunRecordJson(const RunRecord& run) {
   j["devices_per_type"] = run.devices_per_type;
   j["idle_power_watts"] = run.idle_power_watts;
   j["jobs_rejected"] = run.jobs_rejected;
+  if (run.jobs_dropped > 0) j["jobs_dropped"] = run.jobs_dropped;
   j["rejected_reasons"] = run.rejected_reasons;
   j["scheduler_calls"] = run.scheduler_calls;
   j["events"] = run.events;
@@ -196,6 +198,7 @@ Result<RunRecord> ParseRunRecordJson(std::string_view text, const std::string& o
   HETSCHED_RETURN_IF_ERROR(Read(j, "devices_per_type", &run.devices_per_type, origin));
   HETSCHED_RETURN_IF_ERROR(Read(j, "idle_power_watts", &run.idle_power_watts, origin));
   HETSCHED_RETURN_IF_ERROR(Read(j, "jobs_rejected", &run.jobs_rejected, origin));
+  if (j.contains("jobs_dropped")) HETSCHED_RETURN_IF_ERROR(Read(j, "jobs_dropped", &run.jobs_dropped, origin));
   HETSCHED_RETURN_IF_ERROR(Read(j, "rejected_reasons", &run.rejected_reasons, origin));
   HETSCHED_RETURN_IF_ERROR(Read(j, "scheduler_calls", &run.scheduler_calls, origin));
   HETSCHED_RETURN_IF_ERROR(Read(j, "events", &run.events, origin));
@@ -220,6 +223,7 @@ Result<RunRecord> ParseRunRecordJson(std::string_view text, const std::string& o
     HETSCHED_RETURN_IF_ERROR(Read(o, "submit_s", &r.submit_s, where));
     HETSCHED_RETURN_IF_ERROR(Read(o, "first_start_s", &r.first_start_s, where));
     HETSCHED_RETURN_IF_ERROR(Read(o, "finish_s", &r.finish_s, where));
+    if (o.contains("dropped_s")) HETSCHED_RETURN_IF_ERROR(Read(o, "dropped_s", &r.dropped_s, where));
     HETSCHED_RETURN_IF_ERROR(ReadSeconds(o, "deadline_s", &r.deadline_s, where));
     HETSCHED_RETURN_IF_ERROR(Read(o, "ideal_runtime_s", &r.ideal_runtime_s, where));
     HETSCHED_RETURN_IF_ERROR(Read(o, "gpu_seconds", &r.gpu_seconds, where));

@@ -112,6 +112,7 @@ std::string SummaryJson(const RunRecord& run, const Summary& summary) {
   AppendRunIdentity(run, &j);
   j["jobs_total"] = summary.jobs_total;
   j["jobs_finished"] = summary.jobs_finished;
+  j["jobs_dropped"] = summary.jobs_dropped;
   j["jct_s"] = DistributionJson(summary.jct_s, kSecondsDecimals);
   j["queueing_delay_s"] = DistributionJson(summary.queueing_delay_s, kSecondsDecimals);
   j["slowdown"] = DistributionJson(summary.slowdown, kRatioDecimals);

@@ -67,6 +67,12 @@ class SchedBackend {
   // A container job the placer could not place now stays queued; `reason` says why (shown in
   // the job's status). Default: ignored.
   virtual void NoteUnplaced(JobId /*id*/, std::string_view /*reason*/) {}
+  // Ends a job unfinished, running or pending: it leaves the queue and frees its devices, and is
+  // reported as dropped, not finished. kInfeasible: this back end cannot (the default; the Slurm
+  // agent). Any other error is a fault, as for StartJob.
+  virtual Status DropJob(JobId id) {
+    return Status::Infeasible("this back end cannot drop job " + std::to_string(id) + " unfinished");
+  }
   // Whether any job is still to arrive. A trace replay knows (the simulator); a live back end
   // does not (the default, the Slurm agent). Gavel's simulator acts on it when a round ran
   // nothing (scheduler.py:1273-1295).
@@ -121,6 +127,9 @@ class SchedContext {
   void Fail(Status status) { KeepError(std::move(status)); }
   void WakeUpAt(double time_s) { backend_.RequestWakeUp(time_s); }
   ArrivalsLeft arrivals_left() const { return backend_.arrivals_left(); }
+  // SchedBackend::DropJob: true when the job was dropped; false when the back end cannot (a
+  // fault is kept for TakeError()).
+  bool DropJob(JobId id) { return Accept(backend_.DropJob(id)); }
   // Why a pending job cannot start (kept in its status; the simulator's stall error quotes it).
   void NoteUnplaced(JobId id, std::string_view reason) { backend_.NoteUnplaced(id, reason); }
 

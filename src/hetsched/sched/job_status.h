@@ -10,7 +10,9 @@
 
 namespace hetsched {
 
-enum class JobState { kPending, kRunning, kFinished };
+// kDropped: ended unfinished by the scheduler (SchedContext::DropJob; Gavel's simulator drops a
+// job whose micro-task failed five times in a row).
+enum class JobState { kPending, kRunning, kFinished, kDropped };
 
 struct JobStatus {
   const JobSpec* spec = nullptr;

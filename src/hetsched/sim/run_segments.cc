@@ -234,6 +234,25 @@ Status Simulator::RunUntil(JobId id, double iterations) {
   return Status::Ok();
 }
 
+Status Simulator::DropJob(JobId id) {
+  JobStatus& st = status_[static_cast<size_t>(id)];
+  if (st.state == JobState::kRunning) {
+    HETSCHED_RETURN_IF_ERROR(StopRun(id));
+  } else if (st.state == JobState::kPending) {
+    --pending_;
+  } else {
+    return Status::Internal("drop of job " + std::to_string(id) + " that is neither pending nor running");
+  }
+  st.state = JobState::kDropped;
+  RunState& run = runs_[static_cast<size_t>(id)];
+  JobRecord& rec = record(run);
+  rec.first_start_s = st.first_start_s;
+  rec.dropped_s = now_;
+  ++dropped_;
+  ++record_.jobs_dropped;
+  return Status::Ok();
+}
+
 Status Simulator::Complete(JobId id) {
   RunState& run = runs_[static_cast<size_t>(id)];
   JobStatus& st = status_[static_cast<size_t>(id)];

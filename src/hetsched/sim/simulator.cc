@@ -211,16 +211,17 @@ Status Simulator::Stalled(const JobScheduler& scheduler) const {
 
 Status Simulator::Audit() const {
   HETSCHED_RETURN_IF_ERROR(state_.CheckConsistency());
-  long long pending = 0, running = 0, finished = 0, busy = 0;
+  long long pending = 0, running = 0, finished = 0, dropped = 0, busy = 0;
   for (size_t i = 0; i < status_.size(); ++i) {
     if (rejected_[i] || status_[i].spec->submit_time_s > now_) continue;
     switch (status_[i].state) {
       case JobState::kPending: ++pending; break;
       case JobState::kRunning: ++running; busy += status_[i].num_devices(); break;
       case JobState::kFinished: ++finished; break;
+      case JobState::kDropped: ++dropped; break;
     }
   }
-  if (pending != pending_ || running != running_ || finished != finished_ ||
+  if (pending != pending_ || running != running_ || finished != finished_ || dropped != dropped_ ||
       busy != cluster_.num_devices() - state_.total_free()) {
     return Status::Internal("invariant: job accounting disagrees at t=" + std::to_string(now_));
   }

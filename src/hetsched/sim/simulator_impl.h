@@ -91,6 +91,7 @@ class Simulator final : public SchedBackend {
   Status StartJob(JobId id, const PlannedJob& planned) override;
   Status PreemptJob(JobId id) override;
   Status RunUntil(JobId id, double iterations) override;
+  Status DropJob(JobId id) override;
   Status ResizeJob(JobId id, const PlannedJob& planned) override;
   double ResizePauseS(JobId id, std::span<const DeviceId> devices) const override;
   void RequestWakeUp(double time_s) override {
@@ -240,7 +241,7 @@ class Simulator final : public SchedBackend {
   std::vector<DeviceTypeId> present_types_;
   DeviceTypeId runtime_type_ = kNoDeviceType;                  // Workload::runtime_device
   std::map<DeviceTypeId, RuntimeCalibrator> calibrators_;      // packed estimates, by type
-  long long pending_ = 0, running_ = 0, finished_ = 0, arrived_ = 0;
+  long long pending_ = 0, running_ = 0, finished_ = 0, arrived_ = 0, dropped_ = 0;
   long long events_processed_ = 0;
   long long scheduler_calls_ = 0;
   // Consecutive scheduling calls after which no job progressed, none was left to arrive and some
