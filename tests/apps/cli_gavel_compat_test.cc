@@ -27,6 +27,7 @@ namespace fs = std::filesystem;
 using cli_test::FreshDir;
 using cli_test::ReadWholeFile;
 using cli_test::RunCli;
+using cli_test::WriteWholeFile;
 
 struct GavelFigures {
   const char* gavel_case;
@@ -120,6 +121,29 @@ TEST(CliGavelCompatTest, HeterogeneityAwareGainWithinThreePercent) {
   const double gavel_gain = 1026774.927 / 663306.383;
   const double ours = RunOurs("s6c71a0", "gavel-las-agnostic").avg_jct_s / RunOurs("s6c71a0", "gavel-las").avg_jct_s;
   EXPECT_NEAR(ours / gavel_gain, 1.0, 0.03);
+}
+
+// Gavel's failed micro-task, end to end: one ResNet-50 (batch 64) job on 8 V100s with 12,463 steps.
+// T = 17.303172756892167 steps/s (Gavel's table, consolidated), so a round runs int(T x 360) =
+// 6,229 steps in 359.991782 s; after two rounds 5 steps are left for 8 workers (5 // 8 = 0), and
+// each of the next micro-tasks fails after 5 / T = 0.288964 s; the fifth drops the job. Gavel's
+// log on this trace (run_gavel.sh with -c 8:0:0, fifo_perf): "[Job failed] Job ID: 0" at
+// 721.4283863072334 s, after the two successful micro-tasks and five failed ones.
+TEST(CliGavelCompatTest, AJobWithFewerStepsLeftThanGpusIsDroppedAsInGavel) {
+  const std::string dir = FreshDir("gavel_compat_drop");
+  WriteWholeFile(dir + "/drop.trace",
+                 "ResNet-50 (batch size 64)\tcd %s/x && python3 main.py\t--num_steps\t1\t12463\t0.000000\t8\n");
+  const auto r = RunCli({"simulate", "--compat", "gavel", "--policy", "gavel-fifo-perf", "--gpus", "v100=8",
+                         "--gpus-per-server", "8", "--trace", dir + "/drop.trace", "-o", dir + "/out"},
+                        dir + "/cap");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("1 job(s) dropped unfinished"), std::string::npos) << r.out;
+  const auto summary = nlohmann::json::parse(ReadWholeFile(dir + "/out/summary.json"));
+  EXPECT_EQ(summary["jobs_finished"], 0);
+  EXPECT_EQ(summary["jobs_dropped"], 1);
+  const auto run = nlohmann::json::parse(ReadWholeFile(dir + "/out/run.json"));
+  EXPECT_NEAR(run["jobs"][0]["dropped_s"].get<double>(), 721.4283863072334, 1e-6);
+  fs::remove_all(dir);
 }
 
 }  // namespace
