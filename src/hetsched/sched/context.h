@@ -20,6 +20,7 @@
 
 namespace hetsched {
 
+// What a back end knows of jobs still to arrive (SchedBackend::arrivals_left).
 enum class ArrivalsLeft { kUnknown, kSome, kNone };
 
 // Implemented by sim::Simulator and slurm::Agent.
