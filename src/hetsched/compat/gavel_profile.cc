@@ -33,9 +33,10 @@ CompatProfile MakeGavelProfile() {
        "Scheduler(seed=0): FIFO's Random(seed) and the type shuffler's Random(seed + 5) (:325-326)"},
       {"--round", "360", round_policies, "scheduler/scheduler.py:60",
        "time_per_iteration = 360 s (the driver's default too)"},
-      {"--policy-opt", "mechanism=gavel", lp_policies, "scheduler/scheduler.py:766-993,1283-1311,2358-2463",
+      {"--policy-opt", "mechanism=gavel", lp_policies, "scheduler/scheduler.py:766-993,1273-1331,2358-2463,2960-3008",
        "resets at most every 1920 s, priorities since the last reset, per-type queues in v100, p100, k80 order, "
-       "int(T x 360) whole steps per job and round"},
+       "int(T x 360) whole steps per job and round; a round that ran nothing waits for the next arrival; a "
+       "micro-task with fewer steps than GPUs fails, and the fifth failure in a row drops the job"},
       {"--policy-opt", "profile=data/real/gavel/throughputs.csv", round_policies, "scheduler/scheduler.py:2253-2262",
        "every policy sees the oracle throughputs (_set_initial_throughput)"},
       {"--policy-opt", "normaliser=proportional", las, "scheduler/policies/max_min_fairness.py:59-67",
