@@ -152,10 +152,11 @@ void RoundPolicy::OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) {
     // Its last micro-task counts in its type's total (scheduler.py:3074-3077).
     gavel_->Account(id, it->second.micro_type, MicroTaskCharge(it->second.micro_end_s));
   }
-  if (it != active_.end()) {
-    active_.erase(it);
-    dirty_ = true;
-  }
+  ForgetJob(id);
+}
+
+void RoundPolicy::ForgetJob(JobId id) {
+  if (active_.erase(id) > 0) dirty_ = true;
   if (mechanism_) mechanism_->Forget(id);
   if (gavel_) gavel_->RemoveJob(id);
 }

@@ -97,6 +97,9 @@ class RoundPolicy : public JobScheduler {
   void Init(SchedContext& ctx);
   int TypeIndex(DeviceTypeId type) const;
   void Resolve(SchedContext& ctx);
+  // A job that ended (finished, or dropped by Gavel's mechanism) leaves the active set, the
+  // mechanism's counters and the next allocation.
+  void ForgetJob(JobId id);
   // Gavel's simulator's mechanism (gavel_round_gavel.cc).
   void ScheduleGavel(SchedContext& ctx);
   // One pass of simulate()'s loop body at the current time: charge the round that ends, reset

@@ -122,10 +122,7 @@ void RoundPolicy::GavelPass(SchedContext& ctx) {
     }
     busy_round_end_s_ = now;
     for (JobId id : dropped) {
-      if (!ctx.DropJob(id)) continue;  // a back end that cannot drop keeps it (a fault ends the run)
-      active_.erase(id);
-      if (mechanism_) mechanism_->Forget(id);
-      gavel_->RemoveJob(id);
+      if (ctx.DropJob(id)) ForgetJob(id);  // a back end that cannot drop keeps it (a fault ends the run)
     }
   }
   // 2. Reset and re-solve only when due (_update_priorities, :2368-2381).
