@@ -7,6 +7,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "hetsched/experiments/experiment.h"
+#include "hetsched/experiments/seeds.h"
 #include "hetsched/sched/registry.h"
 #include "hetsched/util/file_io.h"
 
@@ -17,6 +18,7 @@ struct ExperimentArgs {
   std::string name;
   std::string out;
   unsigned long long seed = 1;
+  std::string seeds;  // --seeds LIST: one run per seed and a summary (experiments/seeds.h)
   bool quick = false;
   bool quiet = false;
   int threads = 0;
@@ -28,6 +30,12 @@ int RunExperiment(const ExperimentArgs& a) {
   if (!options.ok()) return ReportError(options.status());
   auto experiment = Registry<Experiment>::Instance().Create(a.name, Options());
   if (!experiment.ok()) return ReportError(experiment.status());
+  std::vector<unsigned long long> seeds;
+  if (!a.seeds.empty()) {
+    auto parsed = ParseSeedList(a.seeds);
+    if (!parsed.ok()) return ReportUsageError(parsed.status().WithContext("--seeds"));
+    seeds = std::move(parsed).value();
+  }
   ExperimentContext ctx;
   ctx.out_dir = a.out.empty() ? "hetsched-out/experiment-" + a.name : a.out;
   ctx.seed = a.seed;
@@ -54,9 +62,15 @@ int RunExperiment(const ExperimentArgs& a) {
     }
   }
   Status st = MakeDirs(ctx.out_dir);
-  if (st.ok()) st = (*experiment)->Run(ctx);
+  if (st.ok()) st = seeds.empty() ? (*experiment)->Run(ctx) : RunExperimentOverSeeds(**experiment, ctx, seeds);
   if (!st.ok()) return ReportError(st);
-  if (!ctx.headline.empty()) fmt::print("result  : {}\n", ctx.headline);
+  if (!ctx.headline.empty()) {
+    std::string headline = ctx.headline;
+    for (size_t at = headline.find('\n'); at != std::string::npos; at = headline.find('\n', at + 1)) {
+      headline.insert(at + 1, "          ");  // under "result  : "
+    }
+    fmt::print("result  : {}\n", headline);
+  }
   fmt::print("outputs : {}/\n", ctx.out_dir);
   return kExitOk;
 }
@@ -67,7 +81,11 @@ void AddExperimentCommand(CLI::App& app, std::function<int()>* action) {
   auto a = std::make_shared<ExperimentArgs>();
   cmd->add_option("name", a->name, "Experiment name")->required();
   cmd->add_option("-o,--out", a->out, "Output directory (default hetsched-out/experiment-NAME)");
-  cmd->add_option("--seed", a->seed, "Seed")->check(SeedValue());
+  auto* seed = cmd->add_option("--seed", a->seed, "Seed")->check(SeedValue());
+  cmd->add_option("--seeds", a->seeds,
+                  "Run once per seed (e.g. 1-3 or 1,2,5) into OUT/seed-N/ and summarise the runs' table: "
+                  "mean and spread per row (OUT/NAME_seeds.csv, .txt)")
+      ->excludes(seed);
   cmd->add_flag("--quick", a->quick, "A smaller configuration (minutes -> seconds)");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress line (there is none either when stderr is not a terminal)");
   cmd->add_option("-j,--threads", a->threads, "Independent runs in parallel (default: one per core)")

@@ -61,6 +61,30 @@ TEST(CliDltapTest, UnknownOrBadExperimentOptionIsRefusedBeforeRunning) {
   fs::remove_all(dir);
 }
 
+// --seeds: one run per seed in its own folder, then the summary; a bad list is a usage error
+// before anything is written.
+TEST(CliDltapTest, QuickExperimentOverSeedsSummarisesEachRow) {
+  const std::string dir = FreshDir("dltap_seeds");
+  auto r = RunCli({"experiment", "dltap", "--quick", "-j", "1", "--seeds", "1-2", "-o", dir + "/out"}, dir + "/cap");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(fs::exists(dir + "/out/seed-1/dltap.csv"));
+  EXPECT_TRUE(fs::exists(dir + "/out/seed-2/runs/cnn/dltap/run.json"));
+  EXPECT_NE(r.out.find("over seeds 1, 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("result  : seed 1: dltap moves"), std::string::npos) << r.out;
+  const std::string csv = ReadWholeFile(dir + "/out/dltap_seeds.csv");
+  EXPECT_EQ(csv.rfind("workload,placer,", 0), 0u) << csv;
+  size_t rows = 0;
+  for (char c : csv) rows += c == '\n';
+  EXPECT_EQ(rows, 1u + 3 * 4) << csv;  // the per-seed table's rows, one each
+  EXPECT_TRUE(fs::exists(dir + "/out/dltap_seeds.txt"));
+
+  r = RunCli({"experiment", "dltap", "--quick", "--seeds", "2-1", "-o", dir + "/bad"}, dir + "/cap");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--seeds: seed list '2-1'"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/bad"));
+  fs::remove_all(dir);
+}
+
 TEST(CliDltapTest, SimulatesAContainerTraceWithLinkPeaks) {
   const std::string dir = FreshDir("dltap_simulate");
   WriteWholeFile(dir + "/t.csv", kTrace);
