@@ -19,6 +19,7 @@
 #include "hetsched/policies/gavel_allocation.h"
 #include "hetsched/sim/runner.h"
 #include "hetsched/trace/trace.h"
+#include "hetsched/util/memory.h"
 
 using namespace hetsched;
 
@@ -67,6 +68,7 @@ void ResolveBench(const Workload& w, const MeasuredThroughputs& table, const std
 }  // namespace
 
 int main(int argc, char** argv) {
+  hetsched::KeepFreedHeapMemory();  // as the CLI's process does
   const std::string trace = argc > 1 ? argv[1] : "data/real/gavel/traces/msr_seed0_6214e9.trace";
   const std::string csv = argc > 2 ? argv[2] : "data/real/gavel/throughputs.csv";
   const auto& devices = DeviceCatalog::BuiltIn();

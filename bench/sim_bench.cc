@@ -22,6 +22,7 @@
 #include "hetsched/model/cluster.h"
 #include "hetsched/sim/runner.h"
 #include "hetsched/trace/trace.h"
+#include "hetsched/util/memory.h"
 
 using namespace hetsched;
 
@@ -112,6 +113,7 @@ double PeakRssMiB() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hetsched::KeepFreedHeapMemory();  // as the CLI's process does
   long long jobs = 1000000;
   int gpus = 10000;
   std::string policy = "fifo", placer = "pack";

@@ -43,10 +43,12 @@ std::vector<int> RoundMechanism::PlanRound(std::span<const RoundJob> jobs) const
   for (size_t j = 0; j < jobs.size(); ++j) {
     const RoundJob& job = jobs[j];
     const int types = std::min(num_types(), static_cast<int>(job.share.size()));
+    const auto history = history_.find(job.id);  // once per job: ReceivedFraction's figures
+    const History* h = history == history_.end() || history->second.active_s <= 0 ? nullptr : &history->second;
     for (int k = 0; k < types; ++k) {
       const double x = job.share[static_cast<size_t>(k)];
       if (x <= kMinShare || job.num_gpus > capacity_[static_cast<size_t>(k)]) continue;
-      const double received = ReceivedFraction(job.id, k);
+      const double received = h ? h->received_s[static_cast<size_t>(k)] / h->active_s : 0.0;
       const double priority = received > 0 ? x / received : kInf;
       pairs.push_back(Pair{priority, x, job.current_type == k, job.id, static_cast<int>(j), k});
     }

@@ -11,8 +11,8 @@
 // Over many rounds the realised time fractions converge to X (tests/sched/round_mechanism_test.cc).
 #pragma once
 
-#include <map>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "hetsched/model/job.h"
@@ -55,7 +55,7 @@ class RoundMechanism {
     std::vector<double> received_s;  // by type index
   };
   std::vector<int> capacity_;
-  std::map<JobId, History> history_;
+  std::unordered_map<JobId, History> history_;  // looked up by id only, never walked
 };
 
 }  // namespace hetsched

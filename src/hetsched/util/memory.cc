@@ -1,6 +1,9 @@
 #include "hetsched/util/memory.h"
 
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <cstdio>
 #include <fstream>
@@ -44,6 +47,15 @@ Status CheckMemory(std::string_view what, double need_bytes, uint64_t limit_byte
   if (limit == 0 || need_bytes <= static_cast<double>(limit)) return Status::Ok();
   return Status::InvalidArgument(fmt::format("{} needs about {} of memory; this machine has {} available",
                                              what, FormatBytes(need_bytes), FormatBytes(static_cast<double>(limit))));
+}
+
+void KeepFreedHeapMemory() {
+#if defined(__GLIBC__)
+  // Setting either turns glibc's dynamic thresholds off, so both are set: blocks up to 4 MiB come
+  // from the heap (with the default 128 KiB each one was mapped and unmapped per use).
+  mallopt(M_MMAP_THRESHOLD, 4 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
 }
 
 }  // namespace hetsched

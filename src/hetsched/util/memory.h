@@ -22,4 +22,14 @@ std::string FormatBytes(double bytes);
 // "WHAT needs about N of memory; this machine has M available".
 Status CheckMemory(std::string_view what, double need_bytes, uint64_t limit_bytes = 0);
 
+// For a process that runs simulations (the CLI, the benchmarks; not a library call, since it
+// sets the process's allocator): blocks of up to 4 MiB come from the heap and up to 64 MiB of
+// freed memory stays at its top, instead of glibc's defaults (blocks from 128 KiB mapped and
+// unmapped per use, the heap's top returned to the kernel from 128 KiB on, both adjusted as the
+// process goes). The LP policies allocate and free the solver's work arrays at every solve, the
+// round mechanism its vectors every round: with the defaults they were faulted in again each
+// time (gavel-makespan on 2,000 jobs: 0.40 s of system time in 4 s; gavel-las 0.18 s in 0.87 s;
+// docs/PERFORMANCE.md, session 15). No-op outside glibc.
+void KeepFreedHeapMemory();
+
 }  // namespace hetsched
