@@ -71,7 +71,6 @@ TEST(SeedSummaryTest, SteadyColumnsOnceVaryingOnesAsMeanAndSpread) {
   EXPECT_FALSE(s->columns[1].varies);
   EXPECT_TRUE(s->columns[2].varies);
   EXPECT_TRUE(s->columns[2].numeric);
-  EXPECT_EQ(s->columns[2].decimals, 1);
   EXPECT_TRUE(s->columns[3].varies);
   EXPECT_FALSE(s->columns[3].numeric);
 
@@ -93,6 +92,26 @@ TEST(SeedSummaryTest, SteadyColumnsOnceVaryingOnesAsMeanAndSpread) {
   EXPECT_NE(text.find("x/z/x"), std::string::npos) << text;
   // A row where a varying column is the same on every seed shows the value alone.
   EXPECT_EQ(text.find("4.5 (4.5..4.5)"), std::string::npos) << text;
+}
+
+// Digits follow each row's own values: 1.5, 2.25 and 3 (mean 2.25, sd sqrt(0.5625) = 0.75) are
+// shown with two decimals (three in the CSV's mean and deviation), least and greatest as written;
+// the other row, written with four decimals, keeps them.
+TEST(SeedSummaryTest, EachRowKeepsTheDigitsOfItsOwnValues) {
+  ExperimentTable a, b, c;
+  for (ExperimentTable* t : {&a, &b, &c}) t->header = {"case", "x"};
+  a.rows = {{"p", "1.5"}, {"q", "0.1000"}};
+  b.rows = {{"p", "2.25"}, {"q", "0.2000"}};
+  c.rows = {{"p", "3"}, {"q", "0.3000"}};
+  auto s = SummariseSeeds({1, 2, 3}, {a, b, c});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(FormatSeedSummaryCsv(*s),
+            "case,x_mean,x_sd,x_min,x_max,x_seed1,x_seed2,x_seed3\n"
+            "p,2.250,0.750,1.5,3,1.5,2.25,3\n"
+            "q,0.20000,0.10000,0.1000,0.3000,0.1000,0.2000,0.3000\n");
+  const std::string text = FormatSeedSummaryText(*s);
+  EXPECT_NE(text.find("2.25 (1.5..3)"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.2000 (0.1000..0.3000)"), std::string::npos) << text;
 }
 
 TEST(SeedSummaryTest, TablesThatDoNotLineUpAreRefused) {

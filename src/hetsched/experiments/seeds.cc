@@ -35,9 +35,36 @@ bool ParseNumber(std::string_view s, double* out) {
 
 // Digits after the decimal point as written; -1 for exponent form (then shown with 6 digits).
 int DecimalsOf(std::string_view s) {
+  s = Trim(s);
   if (s.find_first_of("eE") != std::string_view::npos) return -1;
   const size_t dot = s.find('.');
   return dot == std::string_view::npos ? 0 : static_cast<int>(s.size() - dot - 1);
+}
+
+// The most digits after the point among one row's values of a column (-1: one in exponent form).
+int DecimalsOf(const std::vector<std::string>& values) {
+  int most = 0;
+  for (const std::string& v : values) {
+    const int d = DecimalsOf(v);
+    if (d < 0) return -1;
+    most = std::max(most, d);
+  }
+  return most;
+}
+
+// The text of the value that is least (greatest) as a number: min and max as the tables have them.
+std::string Extreme(const std::vector<std::string>& values, bool greatest) {
+  size_t at = 0;
+  double best = 0;
+  for (size_t i = 0; i < values.size(); ++i) {
+    double x = 0;
+    if (!ParseNumber(values[i], &x)) continue;
+    if (i == 0 || (greatest ? x > best : x < best)) {
+      best = x;
+      at = i;
+    }
+  }
+  return std::string(Trim(values[at]));
 }
 
 std::string FormatNumber(double v, int decimals) {
@@ -134,12 +161,7 @@ Result<SeedSummary> SummariseSeeds(const std::vector<unsigned long long>& seeds,
         const std::string& v = t.rows[r][c];
         if (!cell.empty() && v != cell.front()) column.varies = true;
         double x = 0;
-        if (!ParseNumber(v, &x)) {
-          column.numeric = false;
-        } else if (column.decimals >= 0) {
-          const int d = DecimalsOf(Trim(v));
-          column.decimals = d < 0 ? -1 : std::max(column.decimals, d);
-        }
+        if (!ParseNumber(v, &x)) column.numeric = false;
         cell.push_back(v);
       }
     }
@@ -197,12 +219,13 @@ std::string FormatSeedSummaryCsv(const SeedSummary& summary) {
       }
       if (column.numeric) {
         const SeedStats s = StatsOf(row[c]);
-        // One digit more than the column's own for the mean and deviation, which are not on its grid.
-        const int d = column.decimals < 0 ? -1 : column.decimals + 1;
+        // One digit more than the values' own for the mean and deviation, which are not on their grid.
+        const int own = DecimalsOf(row[c]);
+        const int d = own < 0 ? -1 : own + 1;
         fields.push_back(FormatNumber(s.mean, d));
         fields.push_back(FormatNumber(s.sd, d));
-        fields.push_back(FormatNumber(s.min, column.decimals));
-        fields.push_back(FormatNumber(s.max, column.decimals));
+        fields.push_back(Extreme(row[c], false));
+        fields.push_back(Extreme(row[c], true));
       }
       for (const std::string& v : row[c]) fields.push_back(v);
     }
@@ -224,12 +247,12 @@ std::string FormatSeedSummaryText(const SeedSummary& summary) {
         line.push_back(row[c].front());
       } else if (column.numeric) {
         const SeedStats s = StatsOf(row[c]);
-        const int d = column.decimals;
+        const int d = DecimalsOf(row[c]);
         const bool same = std::all_of(row[c].begin(), row[c].end(), [&](const std::string& v) { return v == row[c].front(); });
         // A mean of whole numbers keeps one decimal (5.3 of 5, 5, 6, not 5).
         line.push_back(same ? row[c].front()
-                            : fmt::format("{} ({}..{})", FormatNumber(s.mean, d == 0 ? 1 : d), FormatNumber(s.min, d),
-                                          FormatNumber(s.max, d)));
+                            : fmt::format("{} ({}..{})", FormatNumber(s.mean, d == 0 ? 1 : d), Extreme(row[c], false),
+                                          Extreme(row[c], true)));
       } else {
         std::string joined;
         for (const std::string& v : row[c]) joined += (joined.empty() ? "" : "/") + v;

@@ -33,7 +33,6 @@ struct SeedColumn {
   std::string name;
   bool varies = false;   // differs between seeds in at least one row
   bool numeric = false;  // every value of the column parses as a number
-  int decimals = 0;      // most digits after the point among its values (-1: some in exponent form)
 };
 
 struct SeedSummary {
@@ -56,10 +55,13 @@ struct SeedStats {
 SeedStats StatsOf(const std::vector<std::string>& values);
 
 // <NAME>_seeds.csv: the steady columns once; per varying column C: C_mean, C_sd, C_min, C_max
-// (numeric columns only) and C_seed<N> per seed.
+// (numeric columns only) and C_seed<N> per seed. Least and greatest are the tables' own text;
+// mean and deviation carry one digit more than the row's values (the most among them).
 std::string FormatSeedSummaryCsv(const SeedSummary& summary);
 // A table for people: steady columns as they are, a varying numeric column as
-// "mean (least..greatest)", a varying text column as its per-seed values joined by '/'.
+// "mean (least..greatest)" (the mean with the row's values' digits, at least one), or its one
+// value where the row has the same on every seed; a varying text column as its per-seed values
+// joined by '/'.
 std::string FormatSeedSummaryText(const SeedSummary& summary);
 
 // Runs `experiment` once per seed under ctx.out_dir/seed-<N>/ (ctx.seed is ignored), then writes
