@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <random>
 #include <utility>
 
@@ -56,6 +57,48 @@ TEST(EventQueueTest, TimersCollapseAndCount) {
   EXPECT_EQ(q.PopTimersAt(7.0), 2);  // the round tick at 6 and the wake-up at 7
   EXPECT_FALSE(q.round_armed());
   EXPECT_TRUE(q.empty());
+}
+
+// Repeats that are not in a row are one timer too, and a time popped can be asked for again.
+TEST(EventQueueTest, RepeatedWakeUpsAnywhereCountOnce) {
+  EventQueue q;
+  for (double t : {9.0, 5.0, 7.0, 5.0, 9.0, 5.0, 7.0}) q.AddWakeUp(t);
+  EXPECT_EQ(q.NextTime(), 5.0);
+  EXPECT_EQ(q.PopTimersAt(6.0), 1);  // 5 (three times)
+  EXPECT_EQ(q.NextTime(), 7.0);
+  q.AddWakeUp(8.0);
+  q.AddWakeUp(8.0);
+  EXPECT_EQ(q.PopTimersAt(8.0), 2);  // 7 and 8
+  q.AddWakeUp(9.0);                  // the last one added before: still one timer at 9
+  EXPECT_EQ(q.PopTimersAt(100.0), 1);
+  EXPECT_TRUE(q.empty());
+  q.AddWakeUp(9.0);  // asked again after it was popped: a new timer
+  EXPECT_EQ(q.PopTimersAt(9.0), 1);
+  EXPECT_TRUE(q.empty());
+}
+
+// Against a std::set of times as the reference: random wake-ups and pops.
+TEST(EventQueueTest, WakeUpsAgreeWithAnOrderedSet) {
+  std::mt19937 rng(11);
+  EventQueue q;
+  std::set<double> ref;
+  double now = 0;
+  for (int step = 0; step < 20000; ++step) {
+    if (rng() % 3 != 0) {
+      const double t = now + static_cast<double>(1 + rng() % 20);
+      q.AddWakeUp(t);
+      ref.insert(t);
+    } else {
+      now += static_cast<double>(rng() % 5);
+      int due = 0;
+      while (!ref.empty() && *ref.begin() <= now) {
+        ref.erase(ref.begin());
+        ++due;
+      }
+      ASSERT_EQ(q.PopTimersAt(now), due) << "step " << step;
+    }
+    ASSERT_EQ(q.NextTime(), ref.empty() ? EventQueue::kNever : *ref.begin()) << "step " << step;
+  }
 }
 
 // Against an ordered map as the reference: random sets, moves and cancellations.

@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -280,7 +281,7 @@ class TiresiasLasScheduler : public JobScheduler {
   double starve_factor_;
   double round_s_;
   int window_;
-  std::map<JobId, JobInfo> jobs_;
+  std::unordered_map<JobId, JobInfo> jobs_;  // by id only, never walked
   std::vector<PendingIndex> pending_;                         // per queue: (enter time, id)
   std::map<DeviceTypeId, std::vector<std::set<Key>>> running_;  // per type, per queue: (start, id)
   std::map<DeviceTypeId, std::vector<int>> held_;             // per type, per queue: devices held by running jobs

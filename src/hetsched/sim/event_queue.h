@@ -1,7 +1,7 @@
 // The simulator's future events, kept exact (no stale entries): job completions in a binary heap
 // ordered by (time, job id) and indexed by job (a job's entry is moved in place when its speed
-// changes), scheduler wake-ups in an ordered set of times (duplicates collapse), and at most one
-// round tick. Arrivals are not here: the workload is sorted, so the simulator walks it with a
+// changes), scheduler wake-ups in a binary min-heap of times (a time asked for twice is one
+// timer: duplicates are dropped as they are popped), and at most one round tick. Arrivals are not here: the workload is sorted, so the simulator walks it with a
 // cursor. Ties are broken by job id, so runs are deterministic. Completion updates are
 // O(log n) with no allocation once the heap has grown (a 1M-job run re-times jobs millions of
 // times; an ordered set allocated and freed a node for each).
@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <set>
+#include <functional>
 #include <vector>
 
 #include "hetsched/model/job.h"
@@ -64,14 +64,21 @@ class EventQueue {
       heap_.pop_back();
     }
   }
-  void AddWakeUp(double time_s) { wake_ups_.insert(time_s); }
+  void AddWakeUp(double time_s) {
+    // A scheduler that asks for the same time at every call adds it once (it is still queued:
+    // nothing was popped since it was added); other repeats are dropped when popped.
+    if (time_s == last_wake_up_) return;
+    last_wake_up_ = time_s;
+    wake_ups_.push_back(time_s);
+    std::push_heap(wake_ups_.begin(), wake_ups_.end(), std::greater<>());
+  }
   void SetRound(double time_s) { round_s_ = time_s; }
   bool round_armed() const { return round_s_ != kNever; }
 
   double NextTime() const {
     double t = round_s_;
     if (!heap_.empty()) t = std::min(t, heap_.front().time_s);
-    if (!wake_ups_.empty()) t = std::min(t, *wake_ups_.begin());
+    if (!wake_ups_.empty()) t = std::min(t, wake_ups_.front());
     return t;
   }
   bool empty() const { return heap_.empty() && wake_ups_.empty() && round_s_ == kNever; }
@@ -84,9 +91,17 @@ class EventQueue {
   // Removes wake-ups and the round tick at or before `time_s`; returns how many were due.
   int PopTimersAt(double time_s) {
     int n = 0;
-    while (!wake_ups_.empty() && *wake_ups_.begin() <= time_s) {
-      wake_ups_.erase(wake_ups_.begin());
+    // Distinct times only (the heap pops them in order, so equal times come together).
+    while (!wake_ups_.empty() && wake_ups_.front() <= time_s) {
+      const double t = wake_ups_.front();
+      last_wake_up_ = std::numeric_limits<double>::quiet_NaN();
+      std::pop_heap(wake_ups_.begin(), wake_ups_.end(), std::greater<>());
+      wake_ups_.pop_back();
       ++n;
+      while (!wake_ups_.empty() && wake_ups_.front() == t) {
+        std::pop_heap(wake_ups_.begin(), wake_ups_.end(), std::greater<>());
+        wake_ups_.pop_back();
+      }
     }
     if (round_s_ <= time_s) {
       round_s_ = kNever;
@@ -134,7 +149,8 @@ class EventQueue {
 
   std::vector<Entry> heap_;                 // completions, a binary min-heap on (time, job)
   std::vector<int32_t> position_;           // by job id: its index in heap_, or kAbsent
-  std::set<double> wake_ups_;
+  std::vector<double> wake_ups_;            // wake-up times, a binary min-heap (may repeat)
+  double last_wake_up_ = std::numeric_limits<double>::quiet_NaN();  // the last time added, while queued
   double round_s_ = kNever;
 };
 

@@ -101,8 +101,12 @@ bool Simulator::EstimateSurvives(JobId id, const ActiveRun& changed, int delta) 
   const auto below = [&](double capacity, int flows) {
     return capacity >= 0 && path_Bps < ShareAtBusier(capacity, flows, delta);
   };
-  // Both lists are sorted: walk them together.
-  for (auto a = run.nics.begin(), b = changed.nics.begin(); a != run.nics.end() && b != changed.nics.end();) {
+  // Both lists are sorted: walk them together, unless their ranges do not even overlap (a job
+  // met through a rack uplink usually shares no node with the changed one).
+  const bool disjoint = run.nics.empty() || changed.nics.empty() || run.nics.back() < changed.nics.front() ||
+                        changed.nics.back() < run.nics.front();
+  for (auto a = run.nics.begin(), b = changed.nics.begin();
+       !disjoint && a != run.nics.end() && b != changed.nics.end();) {
     if (*a < *b) {
       ++a;
     } else if (*b < *a) {
