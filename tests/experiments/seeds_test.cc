@@ -7,8 +7,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "hetsched/util/file_io.h"
 
@@ -18,10 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  auto text = ReadFile(path);
+  return text.ok() ? *text : "(cannot read " + path + ")";
 }
 
 TEST(SeedListTest, RangesAndSinglesInTheOrderGiven) {
