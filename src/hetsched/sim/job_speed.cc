@@ -2,7 +2,6 @@
 // it shares with other jobs, and its re-timing when that load changes, at once or deferred to
 // the end of a scheduling call (simulator_impl.h).
 #include <algorithm>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -30,9 +29,9 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affecte
     // A rack without a declared uplink has full bisection: no one's speed depends on its flows.
     const double capacity = link_capacities_.uplink_Bps[rack];
     if (capacity < 0) continue;
-    std::set<std::pair<double, JobId>>& jobs = uplink_jobs_[rack];
+    FlatSet<std::pair<double, JobId>>& jobs = uplink_jobs_[rack];
     if (delta > 0) {
-      jobs.emplace(UplinkKey(run), id);
+      jobs.insert({UplinkKey(run), id});
     } else {
       jobs.erase({UplinkKey(run), id});
     }
@@ -138,8 +137,8 @@ void Simulator::Retime(JobId id, bool estimate_current) {
   if (!estimate_current) run.estimate = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, CurrentLoad());
   if (const double key = UplinkKey(run); key != old_key) {
     for (RackId r : run.uplinks) {
-      std::set<std::pair<double, JobId>>& jobs = uplink_jobs_[static_cast<size_t>(r)];
-      if (jobs.erase({old_key, id}) > 0) jobs.emplace(key, id);
+      FlatSet<std::pair<double, JobId>>& jobs = uplink_jobs_[static_cast<size_t>(r)];
+      if (jobs.erase({old_key, id}) > 0) jobs.insert({key, id});
     }
   }
   // Progress is counted in iterations of the job as submitted (num_gpus x batch samples), so a

@@ -9,7 +9,6 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,6 +22,7 @@
 #include "hetsched/sim/link_traffic.h"
 #include "hetsched/sim/simulator.h"
 #include "hetsched/trace/calibrate.h"
+#include "hetsched/util/flat_set.h"
 
 namespace hetsched::sim_internal {
 
@@ -233,8 +233,9 @@ class Simulator final : public SchedBackend {
   std::vector<int> uplink_flows_;              // by rack
   LinkCapacities link_capacities_;             // the cluster's NIC and uplink figures, flat
   std::vector<std::vector<JobId>> nic_jobs_;   // by node: running multi-node jobs crossing its NIC
-  // By rack with an uplink: the running jobs crossing it, by UplinkKey (then id).
-  std::vector<std::set<std::pair<double, JobId>>> uplink_jobs_;
+  // By rack with an uplink: the running jobs crossing it, by UplinkKey (then id). A flat set: a
+  // job's entry moves at each re-time that changes its key (docs/PERFORMANCE.md, session 15).
+  std::vector<FlatSet<std::pair<double, JobId>>> uplink_jobs_;
   std::vector<int> busy_by_type_;              // by catalog type id (idle held devices not counted)
   int idle_devices_ = 0;                       // held by idle jobs (RunUntil)
   long long idle_jobs_ = 0;
