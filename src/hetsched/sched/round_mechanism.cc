@@ -53,21 +53,30 @@ std::vector<int> RoundMechanism::PlanRound(std::span<const RoundJob> jobs) const
       pairs.push_back(Pair{priority, x, job.current_type == k, job.id, static_cast<int>(j), k});
     }
   }
-  std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
-    if (a.priority != b.priority) return a.priority > b.priority;
-    if (a.keeps != b.keeps) return a.keeps;
-    if (a.share != b.share) return a.share > b.share;
-    if (a.id != b.id) return a.id < b.id;
-    return a.type < b.type;
-  });
+  // A strict total order (no two pairs tie), so the pairs are taken in one sequence however they
+  // are ordered: a heap yields them in that sequence, and the walk stops once every device is
+  // given (in a queue longer than the cluster, most pairs are never reached: no full sort).
+  const auto after = [](const Pair& a, const Pair& b) {  // a is taken after b
+    if (a.priority != b.priority) return a.priority < b.priority;
+    if (a.keeps != b.keeps) return b.keeps;
+    if (a.share != b.share) return a.share < b.share;
+    if (a.id != b.id) return a.id > b.id;
+    return a.type > b.type;
+  };
+  std::make_heap(pairs.begin(), pairs.end(), after);
   std::vector<int> assigned(jobs.size(), -1);
   std::vector<int> free = capacity_;
-  for (const Pair& p : pairs) {
+  int free_total = 0;
+  for (const int c : capacity_) free_total += c;
+  for (auto end = pairs.end(); end != pairs.begin() && free_total > 0; --end) {
+    std::pop_heap(pairs.begin(), end, after);
+    const Pair& p = *(end - 1);
     if (assigned[static_cast<size_t>(p.job)] >= 0) continue;
     const int need = jobs[static_cast<size_t>(p.job)].num_gpus;
     int& left = free[static_cast<size_t>(p.type)];
     if (left < need) continue;
     left -= need;
+    free_total -= need;
     assigned[static_cast<size_t>(p.job)] = p.type;
   }
   return assigned;

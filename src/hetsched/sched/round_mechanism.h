@@ -46,7 +46,8 @@ class RoundMechanism {
 
   // The type index each job gets in the next round (-1: it does not run), in the order of
   // `jobs`. Deterministic: ties go to the current type, then the larger share, then the lower id.
-  // Cost: O(P log P) for P pairs with a positive share.
+  // Cost: O(P + T log P) for P pairs with a positive share, T of them taken before the devices
+  // run out (all P when they never do).
   std::vector<int> PlanRound(std::span<const RoundJob> jobs) const;
 
  private:
