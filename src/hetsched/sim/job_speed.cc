@@ -40,7 +40,11 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affecte
     // keeps its speed.
     const double share = ShareAtBusier(capacity, uplink_flows_[rack], delta);
     for (auto it = jobs.rbegin(); it != jobs.rend() && !(it->first < share); ++it) {
-      if (it->second != id) affected->push_back(it->second);
+      if (it->second == id) continue;
+      affected->push_back(it->second);
+      // Its slowest per-flow bandwidth is at least the share (or unknown): EstimateSurvives
+      // would say no, so ChangeTraffic recomputes it without asking.
+      uplink_bound_[static_cast<size_t>(it->second)] = 1;
     }
   }
 }
@@ -182,23 +186,28 @@ void Simulator::ChangeTraffic(JobId id, int delta) {
   std::sort(affected.begin(), affected.end());
   affected.erase(std::unique(affected.begin(), affected.end()), affected.end());
   const ActiveRun& changed = active(runs_[static_cast<size_t>(id)]);
-  if (defer_retimes_) {
-    for (JobId other : affected) DeferRetime(other, changed, delta);
-  } else {
-    for (JobId other : affected) Retime(other, EstimateSurvives(other, changed, delta));
+  for (JobId other : affected) {
+    uint8_t& bound = uplink_bound_[static_cast<size_t>(other)];
+    const bool certain = bound != 0;  // EstimateSurvives would say no: not asked
+    bound = 0;
+    if (!defer_retimes_) {
+      Retime(other, !certain && EstimateSurvives(other, changed, delta));
+    } else if (retime_mark_[static_cast<size_t>(other)] != kRetimeEstimate) {  // else recomputed anyway
+      DeferRetime(other, !certain && EstimateSurvives(other, changed, delta));
+    }
   }
   if (const RunState& job = runs_[static_cast<size_t>(id)]; delta < 0 && !active(job).nics.empty()) {
     traffic_.Remove(job.active);
   }
 }
 
-void Simulator::DeferRetime(JobId id, const ActiveRun& changed, int delta) {
+void Simulator::DeferRetime(JobId id, bool estimate_survives) {
   uint8_t& mark = retime_mark_[static_cast<size_t>(id)];
   if (mark == kRetimeEstimate) return;  // recomputed at the flush whatever else changes
   if (mark == kRetimeNone) retime_queue_.push_back(id);
   // Until then its estimate is the one of the load before this change (none of the earlier
   // changes altered it), so the test is the one an immediate re-time would make.
-  mark = EstimateSurvives(id, changed, delta) ? kRetimeKeepEstimate : kRetimeEstimate;
+  mark = estimate_survives ? kRetimeKeepEstimate : kRetimeEstimate;
 }
 
 void Simulator::FlushRetime(JobId id) {

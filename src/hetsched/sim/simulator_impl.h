@@ -188,7 +188,7 @@ class Simulator final : public SchedBackend {
   // Lists `id` for a deferred re-time after `changed`'s flows changed by `delta`; whether its
   // estimate must be recomputed is decided now, against the load that change left (as Retime
   // right after it would).
-  void DeferRetime(JobId id, const ActiveRun& changed, int delta);
+  void DeferRetime(JobId id, bool estimate_survives);
   // Runs `id`'s deferred re-time now (if it is still running and not held) and unlists it.
   void FlushRetime(JobId id);
   void FlushRetimes();
@@ -254,6 +254,9 @@ class Simulator final : public SchedBackend {
   // the jobs listed since the last flush, in the order listed (unlisted ones skipped).
   enum : uint8_t { kRetimeNone = 0, kRetimeKeepEstimate = 1, kRetimeEstimate = 2 };
   std::vector<uint8_t> retime_mark_;
+  // Per job, set by RegisterTraffic while a change is applied: met on a changed uplink with a
+  // slowest bandwidth at or above its share, so its estimate is recomputed; cleared at once.
+  std::vector<uint8_t> uplink_bound_;
   std::vector<JobId> retime_queue_;
   bool defer_retimes_ = false;
   RunRecord record_;
