@@ -1,10 +1,10 @@
 // The simulator's future events, kept exact (no stale entries): job completions in a binary heap
 // ordered by (time, job id) and indexed by job (a job's entry is moved in place when its speed
-// changes), scheduler wake-ups in a binary min-heap of times (a time asked for twice is one
-// timer: duplicates are dropped as they are popped), and at most one round tick. Arrivals are not here: the workload is sorted, so the simulator walks it with a
-// cursor. Ties are broken by job id, so runs are deterministic. Completion updates are
-// O(log n) with no allocation once the heap has grown (a 1M-job run re-times jobs millions of
-// times; an ordered set allocated and freed a node for each).
+// changes), scheduler wake-ups in a binary min-heap of times (a time asked for twice is one timer:
+// repeats are dropped as they are popped), and at most one round tick. Arrivals are not here: the
+// workload is sorted, so the simulator walks it with a cursor. Ties are broken by job id, so runs
+// are deterministic. Completion updates are O(log n) with no allocation once the heap has grown (a
+// 1M-job run re-times jobs millions of times; an ordered set allocated and freed a node for each).
 #pragma once
 
 #include <algorithm>
