@@ -253,6 +253,55 @@ def compare(trace=None, *, policies=None, out=None, verbose=False, **options):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+class ExperimentResult:
+    """A reproduction experiment's run: table (OUT/NAME.csv as a DataFrame; run over several
+    seeds, the row-by-row summary OUT/NAME_seeds.csv: mean, sd, least, greatest and each seed's
+    figure of every column the seed moves), per_seed (seed -> that seed's NAME.csv; empty for one
+    run), out_dir (where the files are, if kept)."""
+
+    def __init__(self, table, per_seed, out_dir):
+        self.table, self.per_seed, self.out_dir = table, per_seed, out_dir
+
+
+def experiment(name, *, seed=None, seeds=None, quick=False, threads=None, out=None, verbose=False, **opts):
+    """Runs `hetsched experiment NAME` (gavel, gadget, dltap, rlpto, heterps, tapp: catalog
+    experiments). `seeds`: "1-3", "1,2,5" or a list of ints: one run per seed and their summary
+    (`--seeds`); else `seed` (default 1). `quick`: the small configuration. Other keywords: the
+    experiment's options (`--opt KEY=VALUE`, e.g. jobs=20). `out`: keep the output files there
+    (default: a temporary directory, removed). Returns an ExperimentResult."""
+    if seed is not None and seeds is not None:
+        raise Error("experiment: give seed or seeds, not both", 2)
+    scratch = tempfile.mkdtemp(prefix="hetsched-")
+    try:
+        directory = os.fspath(out) if out is not None else os.path.join(scratch, "out")
+        args = ["experiment", name, "-o", directory]
+        if seed is not None:
+            args += ["--seed", _text(seed)]
+        if seeds is not None:
+            args += ["--seeds", seeds if isinstance(seeds, str) else ",".join(_text(s) for s in seeds)]
+        if quick:
+            args.append("--quick")
+        if threads is not None:
+            args += ["-j", _text(threads)]
+        for key, value in opts.items():
+            args += ["--opt", f"{key}={_text(value)}"]
+        if not verbose:
+            args.append("-q")
+        _run(args, verbose)
+        per_seed = {}
+        if seeds is not None:
+            table = pd.read_csv(os.path.join(directory, f"{name}_seeds.csv"))
+            for entry in os.listdir(directory):
+                if entry.startswith("seed-") and entry[5:].isdigit():
+                    per_seed[int(entry[5:])] = pd.read_csv(os.path.join(directory, entry, f"{name}.csv"))
+            per_seed = dict(sorted(per_seed.items()))
+        else:
+            table = pd.read_csv(os.path.join(directory, f"{name}.csv"))
+        return ExperimentResult(table, per_seed, directory if out is not None else None)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 def catalog():
     """The registered methods: {"policies", "placers", "planners"} -> DataFrame (name, summary,
     provenance: [SRC] from a paper, [REC] our reconstruction, [CLASSIC] a known baseline)."""

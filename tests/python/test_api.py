@@ -174,6 +174,24 @@ def test_compare_and_catalog():
     assert "pack" in set(cat["placers"]["name"]) and "data-parallel" in set(cat["planners"]["name"])
 
 
+def test_experiment_over_seeds(tmp_path):
+    one = hetsched.experiment("dltap", quick=True, threads=1)
+    assert len(one.table) == 12 and one.per_seed == {} and one.out_dir is None
+    r = hetsched.experiment("dltap", seeds=[1, 2], quick=True, threads=1, out=tmp_path / "e5")
+    assert sorted(r.per_seed) == [1, 2]
+    assert (r.per_seed[1].values == one.table.values).all()  # seed 1 as the single run
+    assert len(r.table) == 12 and {"workload", "placer"} <= set(r.table.columns)
+    # A column the seed moves: its mean is the mean of the two seeds' figures.
+    jct = r.table["avg_jct_s_mean"]
+    expect = (r.per_seed[1]["avg_jct_s"] + r.per_seed[2]["avg_jct_s"]) / 2
+    assert (abs(jct - expect) < 1e-3).all()
+    assert r.out_dir == str(tmp_path / "e5")
+    with pytest.raises(hetsched.Error, match="backwards"):
+        hetsched.experiment("dltap", seeds="2-1", quick=True)
+    with pytest.raises(hetsched.Error, match="not both"):
+        hetsched.experiment("dltap", seed=1, seeds="1-2")
+
+
 def test_examples_run(tmp_path):
     env = dict(os.environ)
     compare = os.path.join(SOURCE, "examples", "python", "compare.py")
