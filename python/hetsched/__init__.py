@@ -32,17 +32,33 @@ def _find_module_dir():
     return None
 
 
+def _find_data_dir():
+    """The project's data tree (the experiments' default traces): share/hetsched in the nearest
+    directory above this package that has one (<build>/ or the install prefix)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for _ in range(6):
+        here = os.path.dirname(here)
+        candidate = os.path.join(here, "share", "hetsched")
+        if os.path.isdir(os.path.join(candidate, "data")):
+            return candidate
+    return None
+
+
 if not os.environ.get("HETSCHED_MODULE_DIR"):
     _dir = _find_module_dir()
     if _dir:
         os.environ["HETSCHED_MODULE_DIR"] = _dir
+if not os.environ.get("HETSCHED_DATA_DIR"):
+    _dir = _find_data_dir()
+    if _dir:
+        os.environ["HETSCHED_DATA_DIR"] = _dir
 
 from . import _hetsched as _native  # noqa: E402
 from ._hetsched import ClusterView, Job, PlacementRequest, SchedContext  # noqa: E402,F401
 
 __all__ = ["simulate", "compare", "catalog", "read_trace", "write_trace", "read_cluster", "JobScheduler", "Placer",
            "PlacementRequest", "ClusterView", "Job",
-           "SchedContext", "Result", "CompareResult", "Error"]
+           "SchedContext", "Result", "CompareResult", "ExperimentResult", "experiment", "Error"]
 
 
 class Error(Exception):

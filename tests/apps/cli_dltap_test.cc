@@ -85,6 +85,20 @@ TEST(CliDltapTest, QuickExperimentOverSeedsSummarisesEachRow) {
   fs::remove_all(dir);
 }
 
+// An experiment's default data (here gadget's runtimes and msr trace, "data/real/...") is found
+// beside the program when the command runs in another directory (util/file_io.h).
+TEST(CliDltapTest, AnExperimentFindsItsDefaultDataFromAnotherDirectory) {
+  const std::string dir = FreshDir("experiment_elsewhere");
+  const fs::path before = fs::current_path();
+  fs::current_path(dir);
+  ASSERT_FALSE(fs::exists("data/real"));
+  const auto r = RunCli({"experiment", "gadget", "--quick", "-j", "1", "-o", dir + "/out"}, dir + "/cap");
+  fs::current_path(before);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(fs::exists(dir + "/out/gadget.csv"));
+  fs::remove_all(dir);
+}
+
 TEST(CliDltapTest, SimulatesAContainerTraceWithLinkPeaks) {
   const std::string dir = FreshDir("dltap_simulate");
   WriteWholeFile(dir + "/t.csv", kTrace);

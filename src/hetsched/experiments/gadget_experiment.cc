@@ -77,7 +77,7 @@ Result<Cluster> MakeE4Cluster() {
 }
 
 Result<std::vector<double>> ReadRuntimes(const std::string& path) {
-  HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFileOrEmbedded(path));
   std::vector<double> out;
   long long line = 0;
   for (std::string_view row : Split(text, '\n')) {

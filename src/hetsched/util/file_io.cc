@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -39,11 +40,42 @@ Result<std::string> ReadFile(const std::string& path) {
   return out;
 }
 
+namespace {
+
+// Where the project's data/ tree is for a program run outside the source tree (docs/formats.md,
+// "Data files"): HETSCHED_DATA_DIR, else <program's directory>/../share/hetsched (the build tree,
+// where CMake links share/hetsched/data to the sources' data/, and the installed layout, whose
+// bindir has share/hetsched beside it: HETSCHED_DATA_DIR_FROM_BINDIR).
+std::vector<std::filesystem::path> DataRoots() {
+  std::vector<std::filesystem::path> out;
+  if (const char* dir = std::getenv("HETSCHED_DATA_DIR"); dir != nullptr && *dir != '\0') out.emplace_back(dir);
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return out;
+  const std::filesystem::path dir = exe.parent_path();
+  out.push_back((dir / "../share/hetsched").lexically_normal());
+  const std::filesystem::path installed = (dir / HETSCHED_DATA_DIR_FROM_BINDIR).lexically_normal();
+  if (installed != out.back()) out.push_back(installed);
+  return out;
+}
+
+}  // namespace
+
 Result<std::string> ReadFileOrEmbedded(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::exists(path, ec)) return ReadFile(path);
   if (auto data = EmbeddedFile(path)) return std::string(*data);
-  return Status::NotFound(path + ": no such file (and no built-in data file of that name)");
+  const std::filesystem::path relative(path);
+  std::string tried;
+  if (relative.is_relative()) {
+    for (const std::filesystem::path& root : DataRoots()) {
+      const std::filesystem::path candidate = root / relative;
+      if (std::filesystem::exists(candidate, ec)) return ReadFile(candidate.string());
+      tried += (tried.empty() ? "" : ", ") + candidate.string();
+    }
+  }
+  return Status::NotFound(path + ": no such file (and no built-in data file of that name" +
+                          (tried.empty() ? std::string(")") : "; also looked for " + tried + ")"));
 }
 
 Status WriteFileAtomic(const std::string& path, std::string_view contents) {

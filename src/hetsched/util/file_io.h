@@ -12,7 +12,10 @@ namespace hetsched {
 Result<std::string> ReadFile(const std::string& path);
 
 // Reads `path` from disk or, when it names an embedded data file ("data/devices.json") and no
-// such file exists on disk, from the copy compiled into the binary.
+// such file exists on disk, from the copy compiled into the binary; else a relative path (the
+// default data of the experiments, "data/real/...") from the project's data tree beside the
+// program (HETSCHED_DATA_DIR, else <bindir>/../share/hetsched, also in the installed layout), so
+// that a program run from another directory finds them. The error names every place tried.
 Result<std::string> ReadFileOrEmbedded(const std::string& path);
 
 // Writes `contents` to `path` atomically: to "<path>.tmp.<pid>" in the same directory, flushed,
