@@ -2,10 +2,13 @@
 // tree named by HETSCHED_DATA_DIR (or beside the program), and the error names every place tried.
 #include "hetsched/util/file_io.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <string>
 
 namespace hetsched {
 namespace {
@@ -15,7 +18,10 @@ namespace fs = std::filesystem;
 class DataDirTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) / "hetsched_data_dir_test";
+    // One directory per test and process: the fixture's tests may run at once in other shards.
+    root_ = fs::path(::testing::TempDir()) /
+            ("hetsched_data_dir_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+             std::to_string(::getpid()));
     fs::remove_all(root_);
     fs::create_directories(root_ / "data" / "zz");
     ASSERT_TRUE(WriteFileAtomic((root_ / "data" / "zz" / "only_here.csv").string(), "a,b\n1,2\n").ok());
