@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cli_common.h"
+#include "hetsched/experiments/seeds.h"
 #include "hetsched/model/cluster.h"
 #include "hetsched/model/device.h"
 #include "hetsched/model/link.h"
@@ -541,6 +542,12 @@ PYBIND11_MODULE(_hetsched, m) {
     if (kind == "placer") return Methods<Placer>();
     if (kind == "planner") return Methods<Planner>();
     throw py::value_error("kind must be policy, placer or planner");
+  });
+  // The seeds of a `--seeds` list, as `hetsched experiment` reads it (experiments/seeds.h).
+  m.def("parse_seed_list", [](const std::string& text) {
+    auto seeds = ParseSeedList(text);
+    if (!seeds.ok()) throw py::value_error(seeds.status().message());
+    return *seeds;
   });
   m.def("cluster_nodes", &ClusterNodes, py::arg("path"), py::arg("gpus"), py::arg("gpus_per_server"));
   m.def("read_trace_native", &ReadTraceNative, py::arg("path"), py::arg("format") = "auto",

@@ -293,8 +293,10 @@ def experiment(name, *, seed=None, seeds=None, quick=False, threads=None, out=No
         args = ["experiment", name, "-o", directory]
         if seed is not None:
             args += ["--seed", _text(seed)]
+        seed_list = None
         if seeds is not None:
-            args += ["--seeds", seeds if isinstance(seeds, str) else ",".join(_text(s) for s in seeds)]
+            seed_list = seeds if isinstance(seeds, str) else ",".join(_text(s) for s in seeds)
+            args += ["--seeds", seed_list]
         if quick:
             args.append("--quick")
         if threads is not None:
@@ -305,12 +307,11 @@ def experiment(name, *, seed=None, seeds=None, quick=False, threads=None, out=No
             args.append("-q")
         _run(args, verbose)
         per_seed = {}
-        if seeds is not None:
+        if seed_list is not None:
             table = pd.read_csv(os.path.join(directory, f"{name}_seeds.csv"))
-            for entry in os.listdir(directory):
-                if entry.startswith("seed-") and entry[5:].isdigit():
-                    per_seed[int(entry[5:])] = pd.read_csv(os.path.join(directory, entry, f"{name}.csv"))
-            per_seed = dict(sorted(per_seed.items()))
+            # The seeds just run (not every seed-N/ an earlier run left in `out`), in list order.
+            for s in _native.parse_seed_list(seed_list):
+                per_seed[s] = pd.read_csv(os.path.join(directory, f"seed-{s}", f"{name}.csv"))
         else:
             table = pd.read_csv(os.path.join(directory, f"{name}.csv"))
         return ExperimentResult(table, per_seed, directory if out is not None else None)

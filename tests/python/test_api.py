@@ -186,6 +186,9 @@ def test_experiment_over_seeds(tmp_path):
     expect = (r.per_seed[1]["avg_jct_s"] + r.per_seed[2]["avg_jct_s"]) / 2
     assert (abs(jct - expect) < 1e-3).all()
     assert r.out_dir == str(tmp_path / "e5")
+    # Into the same folder again, one seed: seed-1/ from before is not taken for this run's.
+    again = hetsched.experiment("dltap", seeds="2", quick=True, threads=1, out=tmp_path / "e5")
+    assert list(again.per_seed) == [2]
     with pytest.raises(hetsched.Error, match="backwards"):
         hetsched.experiment("dltap", seeds="2-1", quick=True)
     with pytest.raises(hetsched.Error, match="not both"):

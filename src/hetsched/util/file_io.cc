@@ -40,6 +40,13 @@ Result<std::string> ReadFile(const std::string& path) {
   return out;
 }
 
+std::optional<std::filesystem::path> ProgramDirectory() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return std::nullopt;
+  return exe.parent_path();
+}
+
 namespace {
 
 // Where the project's data/ tree is for a program run outside the source tree (docs/formats.md,
@@ -49,12 +56,10 @@ namespace {
 std::vector<std::filesystem::path> DataRoots() {
   std::vector<std::filesystem::path> out;
   if (const char* dir = std::getenv("HETSCHED_DATA_DIR"); dir != nullptr && *dir != '\0') out.emplace_back(dir);
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return out;
-  const std::filesystem::path dir = exe.parent_path();
-  out.push_back((dir / "../share/hetsched").lexically_normal());
-  const std::filesystem::path installed = (dir / HETSCHED_DATA_DIR_FROM_BINDIR).lexically_normal();
+  const std::optional<std::filesystem::path> dir = ProgramDirectory();
+  if (!dir) return out;
+  out.push_back((*dir / "../share/hetsched").lexically_normal());
+  const std::filesystem::path installed = (*dir / HETSCHED_DATA_DIR_FROM_BINDIR).lexically_normal();
   if (installed != out.back()) out.push_back(installed);
   return out;
 }

@@ -2,6 +2,8 @@
 // that no reader ever sees a half-written output.
 #pragma once
 
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -17,6 +19,10 @@ Result<std::string> ReadFile(const std::string& path);
 // program (HETSCHED_DATA_DIR, else <bindir>/../share/hetsched, also in the installed layout), so
 // that a program run from another directory finds them. The error names every place tried.
 Result<std::string> ReadFileOrEmbedded(const std::string& path);
+
+// The directory of the running program (/proc/self/exe's), where its back-end modules and data
+// tree are looked for; nullopt when it cannot be read.
+std::optional<std::filesystem::path> ProgramDirectory();
 
 // Writes `contents` to `path` atomically: to "<path>.tmp.<pid>" in the same directory, flushed,
 // then renamed over `path`. On failure the old file (if any) is untouched and no temp is left.

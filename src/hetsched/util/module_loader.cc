@@ -7,6 +7,8 @@
 #include <system_error>
 #include <vector>
 
+#include "hetsched/util/file_io.h"
+
 namespace hetsched {
 namespace {
 
@@ -21,10 +23,9 @@ std::vector<std::filesystem::path> CandidatePaths(const std::string& file_name) 
   if (const char* dir = std::getenv("HETSCHED_MODULE_DIR"); dir != nullptr && *dir != '\0') {
     out.push_back(std::filesystem::path(dir) / file_name);
   }
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return out;
-  const std::filesystem::path dir = exe.parent_path();
+  const std::optional<std::filesystem::path> program_dir = ProgramDirectory();
+  if (!program_dir) return out;
+  const std::filesystem::path& dir = *program_dir;
   out.push_back(dir / file_name);
   out.push_back((dir / "../lib/hetsched" / file_name).lexically_normal());
   const std::filesystem::path installed = (dir / HETSCHED_MODULE_DIR_FROM_BINDIR / file_name).lexically_normal();
