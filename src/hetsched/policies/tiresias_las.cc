@@ -55,7 +55,7 @@ class TiresiasLasScheduler : public JobScheduler {
     auto it = jobs_.find(job.spec->id);
     if (it == jobs_.end()) return;
     RemovePending(job.spec->id, it->second);
-    RemoveRunning(job.spec->id, it->second);
+    RemoveRunning(it->second);
     jobs_.erase(it);
   }
   // Booked running in the queue its attained service has reached (its service counts from
@@ -70,7 +70,7 @@ class TiresiasLasScheduler : public JobScheduler {
     auto it = jobs_.find(job.spec->id);
     if (it == jobs_.end()) return;
     JobInfo& info = it->second;
-    RemoveRunning(job.spec->id, info);
+    RemoveRunning(info);
     RemovePending(job.spec->id, info);
     // A crossing may have passed without a Schedule call yet: take the larger queue.
     info.queue = std::max(info.queue, QueueOf(job.AttainedServiceGpuS(ctx.now()) - info.offset_gpu_s));
@@ -119,7 +119,11 @@ class TiresiasLasScheduler : public JobScheduler {
 
  private:
   using Key = std::pair<double, JobId>;  // (time, id)
+  using KeySet = std::set<Key>;
 
+  // Each job keeps the positions of its entries in the ordered sets, so that removing one costs
+  // no search (the sets hold one entry per running or pending job: a search is a cache miss per
+  // level at a million jobs).
   struct JobInfo {
     int queue = 0;
     double offset_gpu_s = 0;  // service attained before the last promotion to queue 0
@@ -131,6 +135,9 @@ class TiresiasLasScheduler : public JobScheduler {
     DeviceTypeId type = kNoDeviceType;
     int devices = 0;           // running: devices held
     double crossing_s = kInf;  // running: when its service crosses its queue's threshold
+    KeySet::iterator running_at;    // running: its entry in RunningSet(type, queue)
+    KeySet::iterator crossing_at;   // running with a finite crossing: its entry in crossings_
+    KeySet::iterator promotion_at;  // pending with a finite promotion time: its entry in promotions_
   };
 
   int QueueOf(double service_gpu_s) const {
@@ -149,14 +156,14 @@ class TiresiasLasScheduler : public JobScheduler {
     info.promote_s = kInf;
     if (info.queue > 0 && starve_factor_ > 0) {
       info.promote_s = enter_s + starve_factor_ * ctx.job(id).ExecutedS(ctx.now());
-      promotions_.insert({info.promote_s, id});
+      info.promotion_at = promotions_.insert({info.promote_s, id}).first;
       if (round_s_ <= 0) ctx.WakeUpAt(info.promote_s);
     }
   }
   void RemovePending(JobId id, JobInfo& info) {
     if (!info.pending) return;
     pending_[static_cast<size_t>(info.queue)].Erase(info.enter_s, id);
-    promotions_.erase({info.promote_s, id});
+    if (info.promote_s != kInf) promotions_.erase(info.promotion_at);
     info.pending = false;
   }
 
@@ -165,16 +172,18 @@ class TiresiasLasScheduler : public JobScheduler {
     info.running = true;
     info.last_start_s = status.last_start_s;
     info.type = status.device_type;
-    RunningSet(info.type, info.queue).insert({info.last_start_s, id});
+    // A run starts now, so its key is the set's largest but for ties: the end is the hint.
+    KeySet& running = RunningSet(info.type, info.queue);
+    info.running_at = running.emplace_hint(running.end(), info.last_start_s, id);
     Held(info.type)[static_cast<size_t>(info.queue)] += status.num_devices();
     info.devices = status.num_devices();
     ScheduleCrossing(ctx, id, info);
   }
-  void RemoveRunning(JobId id, JobInfo& info) {
+  void RemoveRunning(JobInfo& info) {
     if (!info.running) return;
-    RunningSet(info.type, info.queue).erase({info.last_start_s, id});
+    RunningSet(info.type, info.queue).erase(info.running_at);
     Held(info.type)[static_cast<size_t>(info.queue)] -= info.devices;
-    crossings_.erase({info.crossing_s, id});
+    if (info.crossing_s != kInf) crossings_.erase(info.crossing_at);
     info.running = false;
   }
 
@@ -188,7 +197,7 @@ class TiresiasLasScheduler : public JobScheduler {
     const double service_gpu_s = status.AttainedServiceGpuS(now) - info.offset_gpu_s;
     const double left_gpu_s = std::max(0.0, thresholds_gpu_s_[static_cast<size_t>(info.queue)] - service_gpu_s);
     info.crossing_s = now + left_gpu_s / std::max(1, status.num_devices());
-    crossings_.insert({info.crossing_s, id});
+    info.crossing_at = crossings_.insert({info.crossing_s, id}).first;
     if (round_s_ <= 0) ctx.WakeUpAt(info.crossing_s);
   }
 
@@ -197,7 +206,7 @@ class TiresiasLasScheduler : public JobScheduler {
     while (!crossings_.empty() && crossings_.begin()->first <= now + kTimeSlackS) {
       const JobId id = crossings_.begin()->second;
       JobInfo& info = jobs_[id];
-      RemoveRunning(id, info);
+      RemoveRunning(info);
       ++info.queue;
       AddRunning(ctx, id, info);  // next crossing; may be `now` again in round mode, looped here
     }
@@ -259,7 +268,7 @@ class TiresiasLasScheduler : public JobScheduler {
     for (JobId v : choice.victims) {
       ctx.Preempt(v);
       JobInfo& info = jobs_[v];
-      RemoveRunning(v, info);
+      RemoveRunning(info);
       AddPending(ctx, v, info, ctx.now());  // into its own queue, below q: the scan of q is safe
     }
     return ctx.TryStart(id, ctx.job(id).spec->num_gpus, choice.type);
