@@ -232,7 +232,7 @@ TEST(RlptoExperimentTest, QuickRunWritesEveryMethod) {
   ASSERT_TRUE(csv.ok());
   for (const char* m : {"\nFIFO,", "\nSRTF,", "\nTiresias-LAS,", "\nGavel-LAS,", "\nmulti-priority,", "\nRLPTO-rule,",
                         "\nRLPTO-heuristic,", "\nRLPTO-REINFORCE,", "\nRLPTO-PPO,", "\nRLPTO-rule-elastic,",
-                        "\nRLPTO-PPO-elastic,"}) {
+                        "\nRLPTO-PPO-elastic,", "\nRLPTO-heuristic-yield,", "\nRLPTO-REINFORCE-yield,", "\nRLPTO-PPO-yield,"}) {
     EXPECT_NE(csv->find(m), std::string::npos) << m;
   }
   EXPECT_NE(printed.find("episode   2"), std::string::npos) << printed;

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -247,6 +248,41 @@ TEST(RlptoTest, HeuristicPicksTheFastTypeAndMovesLongJobsUp) {
   EXPECT_THAT(h.TakeLog(), ElementsAre("preempt 3", "start 3 on [0,1]"));
 }
 
+// Yielding (docs/rlpto.md): job 1 (2 GPUs, ~28 h) holds both devices when job 2 (1 GPU, 100 s,
+// high priority: queue 0) arrives. Rounds every 600 s; job 1 may yield once it has run
+// yield_after = 1,800 s and attained yield_service = 1 GPU-h (3,600 GPU-s): at 600 s it has run
+// 600 s (1,200 GPU-s), at 1,200 s 1,200 s, at 1,800 s 1,800 s and 2 x 1,800 = 3,600 GPU-s, so it
+// is preempted there and job 2 starts on a device it gave back; job 1 (re-queued in a lower
+// queue: normal priority, large) needs 2 and waits until job 2 ends at 1,900 s. Without `yield`,
+// nothing moves; with it, a job that runs alone is never asked to yield.
+TEST(RlptoTest, YieldingGolden) {
+  for (const bool yield : {true, false}) {
+    PolicyHarness h({{kFast, 2}}, "rlpto",
+                    {"round=600", "allocation=heuristic", "shrink=false", yield ? "yield=true" : "yield=false", "yield_service=1",
+                     "yield_after=1800"});
+    h.Submit(1, 2, 0, 100000);
+    h.ScheduleAt(0);
+    EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0,1]"));
+    h.Submit(2, 1, 10, 100, 0, {}, /*priority=*/1);
+    for (double t : {10.0, 600.0, 1200.0}) {
+      h.ScheduleAt(t);
+      EXPECT_THAT(h.TakeLog(), ElementsAre()) << t;
+    }
+    h.ScheduleAt(1800);
+    if (!yield) {
+      EXPECT_THAT(h.TakeLog(), ElementsAre());
+      continue;
+    }
+    EXPECT_THAT(h.TakeLog(), ElementsAre("preempt 1", "start 2 on [0]"));
+    h.Finish(2, 1900);
+    h.ScheduleAt(1900);
+    EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0,1]"));
+    h.ScheduleAt(3600);  // alone, past both thresholds again: no job waits, so it keeps its devices
+    h.ScheduleAt(7200);
+    EXPECT_THAT(h.TakeLog(), ElementsAre());
+  }
+}
+
 // Shrinking never drops a job below its minimum, whoever allocates: the rule, the heuristic or
 // an (untrained, random) agent, whose actions include "the minimum" and "half the request" for
 // running and waiting jobs. Random job streams on a 2-type cluster; after every call, every
@@ -267,7 +303,8 @@ TEST(RlptoTest, PropertyNeverBelowTheMinimum) {
     const std::string share = "min_share=" + std::to_string(min_share);
     for (const std::vector<std::string>& options :
          {std::vector<std::string>{"round=20", share}, std::vector<std::string>{"round=20", share, "allocation=heuristic"},
-          std::vector<std::string>{"round=20", share, "model=" + model}}) {
+          std::vector<std::string>{"round=20", share, "model=" + model},
+          std::vector<std::string>{"round=20", share, "allocation=heuristic", "yield=true", "yield_service=0.01", "yield_after=20", "age=30"}}) {
       PolicyHarness h({{kFast, 8}, {kSlow, 8}}, "rlpto", options);
       std::map<JobId, int> request;
       JobId next = 1;
@@ -292,7 +329,12 @@ TEST(RlptoTest, PropertyNeverBelowTheMinimum) {
           }
         }
       }
-      for (const auto& [id, req] : request) restarts += h.backend().job_status(id).preemptions;
+      long long preempted = 0;
+      for (const auto& [id, req] : request) preempted += h.backend().job_status(id).preemptions;
+      restarts += preempted;
+      if (std::find(options.begin(), options.end(), "yield=true") != options.end()) {
+        EXPECT_GT(preempted, 0) << "seed " << seed << ": the yielding variant never yielded";
+      }
     }
   }
   std::filesystem::remove(model);
@@ -434,7 +476,8 @@ TEST(RlptoTest, ShippedAgentChecksum) {
 TEST(RlptoTest, BadOptions) {
   for (const char* bad : {"round=0", "min_share=0", "min_share=1.5", "epsilon=1", "loss_exponent=0", "reserve=2",
                           "window=0", "moves=-1", "model=/nonexistent/agent.bin", "shrink=maybe", "allocation=greedy",
-                          "profile=/nonexistent/throughputs.csv"}) {
+                          "profile=/nonexistent/throughputs.csv", "yield=sometimes", "yield_service=-1",
+                          "yield_after=-5", "yield_after=inf"}) {
     auto options = Options::Parse({bad});
     ASSERT_TRUE(options.ok());
     EXPECT_FALSE(Registry<JobScheduler>::Instance().Create("rlpto", *options).ok()) << bad;

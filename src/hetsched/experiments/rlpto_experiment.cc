@@ -1,8 +1,10 @@
 // Experiment "rlpto" (E2 of ALGORITHMS.md 3.6): RLPTO against FIFO, SRTF, Tiresias-LAS and a
 // Gavel-style policy (gavel-las: heterogeneity-aware LAS on Gavel's measured throughputs), plus
 // the multi-priority queues alone and RLPTO with its rule allocation instead of the agent, with
-// and without shrinking, and RLPTO with every job elastic (ablations; option elastic=false drops
-// the elastic rows), on a real trace: the first `jobs` jobs of a Gavel msr trace
+// and without shrinking, RLPTO's heuristic and agents with yielding (rows `*-yield`; option
+// yield=false drops them; train_yield=true trains the agents with yielding on; docs/rlpto.md),
+// and RLPTO with every job elastic (ablations; option elastic=false drops the elastic rows), on
+// a real trace: the first `jobs` jobs of a Gavel msr trace
 // (Philly-derived real arrival times and GPU counts; the gaps between arrivals multiplied by
 // `arrival_scale`, default 0.1, since at the native rate the cluster is mostly idle and every
 // policy gives the same result) on Gavel's heterogeneous cluster for these traces (36 V100,
@@ -86,6 +88,8 @@ class RlptoExperiment final : public Experiment {
     const std::string learners_text = ctx.options.GetString("learners", "reinforce,ppo");
     HETSCHED_ASSIGN_OR_RETURN(const double congestion_share, ctx.options.GetDouble("congestion_share", 0.5));
     HETSCHED_ASSIGN_OR_RETURN(const double type_share, ctx.options.GetDouble("type_share", 0));
+    HETSCHED_ASSIGN_OR_RETURN(const bool yield_rows, ctx.options.GetBool("yield", true));
+    HETSCHED_ASSIGN_OR_RETURN(const bool train_yield, ctx.options.GetBool("train_yield", false));
     if (!(type_share >= 0 && type_share <= 1)) return Status::InvalidArgument("experiment rlpto: option 'type_share' must be in [0, 1]");
     HETSCHED_ASSIGN_OR_RETURN(const long long episode_jobs, ctx.options.GetInt("episode_jobs", ctx.quick ? 30 : 200));
     HETSCHED_ASSIGN_OR_RETURN(const long long imitation_episodes, ctx.options.GetInt("imitation_episodes", ctx.quick ? 1 : 4));
@@ -153,6 +157,7 @@ class RlptoExperiment final : public Experiment {
     training.policy_options.Set("profile", table_path);
     training.policy_options.Set("congestion_share", fmt::format("{}", congestion_share));
     training.policy_options.Set("type_share", fmt::format("{}", type_share));
+    if (train_yield) training.policy_options.Set("yield", "true");  // episodes with yielding on
     training.imitation_episodes = static_cast<int>(std::clamp<long long>(imitation_episodes, 0, 1000));
     training.imitation_steps = static_cast<int>(std::clamp<long long>(imitation_steps, 0, 1000000));
     training.rollout_baseline = rollout_baseline;
@@ -211,6 +216,15 @@ class RlptoExperiment final : public Experiment {
     };
     for (const auto& [label, path] : agents) {
       methods.push_back({label, "rlpto", {{"round", round}, {"model", path}, {"profile", table_path}}});
+    }
+    // Yielding (docs/rlpto.md, "Yielding"): the heuristic and the same agents, with running jobs
+    // that have had a large job's service giving their devices back to the head of queue 0.
+    if (yield_rows) {
+      methods.push_back({"RLPTO-heuristic-yield", "rlpto",
+                         {{"round", round}, {"allocation", "heuristic"}, {"profile", table_path}, {"yield", "true"}}});
+      for (const auto& [label, path] : agents) {
+        methods.push_back({label + "-yield", "rlpto", {{"round", round}, {"model", path}, {"profile", table_path}, {"yield", "true"}}});
+      }
     }
     // Ablation (#21 item 3): the same held-out jobs declared elastic (JobSpec::elastic), so that
     // RLPTO's shrinks and the agents' resizes on a job's own type are elastic re-rendezvous

@@ -3,6 +3,7 @@
 // encoding: rlpto_encoding.cc; the forecast: rlpto_forecast.cc.
 #include "hetsched/policies/rlpto.h"
 
+#include <cmath>
 #include <filesystem>
 
 #include "hetsched/policies/rlpto_scheduler.h"
@@ -51,6 +52,16 @@ Result<std::unique_ptr<JobScheduler>> MakeRlptoScheduler(const Options& options,
   }
   HETSCHED_ASSIGN_OR_RETURN(c.type_share, options.GetDouble("type_share", c.type_share));
   if (!(c.type_share >= 0 && c.type_share <= 1)) return Status::InvalidArgument(who + ": option 'type_share' must be in [0, 1]");
+  HETSCHED_ASSIGN_OR_RETURN(c.yield, options.GetBool("yield", c.yield));
+  HETSCHED_ASSIGN_OR_RETURN(const double yield_service_h, options.GetDouble("yield_service", c.classes.large_gpu_s / 3600));
+  c.yield_service_gpu_s = yield_service_h * 3600;
+  HETSCHED_ASSIGN_OR_RETURN(c.yield_after_s, options.GetDouble("yield_after", c.yield_after_s));
+  if (!(c.yield_service_gpu_s >= 0) || !std::isfinite(c.yield_service_gpu_s)) {
+    return Status::InvalidArgument(who + ": option 'yield_service' must be a finite number of GPU-hours >= 0");
+  }
+  if (!(c.yield_after_s >= 0) || !std::isfinite(c.yield_after_s)) {
+    return Status::InvalidArgument(who + ": option 'yield_after' must be a finite number of seconds >= 0");
+  }
   const std::string model = options.GetString("model", "");
   const std::string allocation = options.GetString("allocation", "rule");
   if (allocation == "heuristic") {

@@ -56,6 +56,7 @@ void RlptoScheduler::Decide(SchedContext& ctx, bool with_running) {
   }
   const int total = ctx.cluster().num_devices();
   int moves = 0;
+  bool yielded = false;
   DeviceTypeId held = kNoDeviceType;  // the type a starving job that does not fit waits for
   for (size_t i = 0; i < jobs.size(); ++i) {
     const JobId id = jobs[i];
@@ -64,6 +65,7 @@ void RlptoScheduler::Decide(SchedContext& ctx, bool with_running) {
     const JobSpec& spec = *s.spec;
     int a = actions[i];
     if (i < running) {
+      if (a == 0 && s.state == JobState::kRunning && config_.yield) yielded |= MaybeYield(ctx, id, moves);
       if (a == 0 || s.state != JobState::kRunning) continue;  // keep
       const int slot = (a - 1) / kRlptoCountChoices;
       const int want = std::min(total, RlptoCount((a - 1) % kRlptoCountChoices, spec.num_gpus, info.min));
@@ -101,6 +103,23 @@ void RlptoScheduler::Decide(SchedContext& ctx, bool with_running) {
       if (held == kNoDeviceType) break;
     }
   }
+  if (yielded) Decide(ctx, false);  // the waiting jobs, on the devices given back
+}
+
+bool RlptoScheduler::MaybeYield(SchedContext& ctx, JobId id, int& moves) {
+  if (moves >= config_.moves || queue_.queue(0).empty()) return false;
+  const double now = ctx.now();
+  const JobStatus& s = ctx.job(id);
+  const int head_need = ctx.job(queue_.queue(0).begin()->second).spec->num_gpus;
+  if (ctx.state().total_free() >= head_need || now - s.last_start_s < config_.yield_after_s ||
+      s.AttainedServiceGpuS(now) < config_.yield_service_gpu_s) {
+    return false;
+  }
+  ++moves;
+  StopTracking(id, jobs_[id]);
+  ctx.Preempt(id);
+  Enqueue(ctx.job(id), ctx);
+  return true;
 }
 
 void RlptoScheduler::AppendState(SchedContext& ctx, JobId id, std::vector<float>& out) const {

@@ -43,6 +43,14 @@ struct RlptoConfig {
   // type)) charged to the jobs holding its fastest type, by GPUs held there, while that type has
   // no room for it (training only; option `type_share`, docs/rlpto.md "Per-job credit").
   double type_share = 0;
+  // Yielding (option `yield`, off by default; docs/rlpto.md, "Yielding") [REC]: at a round tick,
+  // while the head of queue 0 has fewer free devices than it requests, a running job that the
+  // agent or the heuristic keeps, has run `yield_after_s` since its last start and has attained
+  // `yield_service_gpu_s` GPU-seconds, is preempted and re-queued (its level by its priority and
+  // remaining size), within the `moves` per round; the waiting jobs are then decided again.
+  bool yield = false;
+  double yield_service_gpu_s = 8 * 3600;  // default: the queues' large-job size (large_gpu_h)
+  double yield_after_s = 3600;
 };
 
 // REQUIRES: config checked (MakeRlptoScheduler). `agent` may be null (rule or heuristic);

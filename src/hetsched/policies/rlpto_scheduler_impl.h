@@ -131,6 +131,10 @@ class RlptoScheduler final : public JobScheduler {
   // heuristic), then the actions applied, running jobs first.
   void Decide(SchedContext& ctx, bool with_running);
 
+  // Yielding (RlptoConfig::yield): preempts and re-queues the running job `id` that was kept, if
+  // the rule says so and `moves` allows (counted there). Returns whether it yielded.
+  bool MaybeYield(SchedContext& ctx, JobId id, int& moves);
+
   // The agent's view of one job (ALGORITHMS.md 3.4 state; RlptoFeature), every entry roughly in
   // [0, 2].
   void AppendState(SchedContext& ctx, JobId id, std::vector<float>& out) const;
