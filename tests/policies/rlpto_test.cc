@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "fake_backend.h"
@@ -155,10 +156,12 @@ TEST(RlptoTest, CountChoicesGolden) {
   // Request 3, minimum 3 (min_share 1): half = max(3, ceil(1.5) = 2) = 3, never below the minimum.
   EXPECT_EQ(RlptoCount(1, 3, 3), 3);
   EXPECT_EQ(RlptoCount(0, 1, 1), 1);
-  // Action indices: 1 + slot x 4 + count choice; 13 in all.
+  // Action indices: 1 + slot x 4 + count choice; then yield: 14 in all (13 for legacy agents).
   EXPECT_EQ(RlptoAction(0, 0), 1);
   EXPECT_EQ(RlptoAction(2, 3), 12);
-  EXPECT_EQ(kRlptoActions, 13);
+  EXPECT_EQ(kRlptoYield, 13);
+  EXPECT_EQ(kRlptoActions, 14);
+  EXPECT_EQ(kRlptoLegacyActions, 13);
 }
 
 std::vector<float> State(std::initializer_list<std::pair<RlptoFeature, float>> values,
@@ -192,6 +195,53 @@ TEST(RlptoTest, HeuristicGolden) {
   EXPECT_EQ(RlptoHeuristicAction(running(1, 0.643f, 0.5f)), 0);
   EXPECT_EQ(RlptoHeuristicAction(running(0, 0.543f, 0.5f)), 0);
   EXPECT_EQ(RlptoHeuristicAction(running(0, 0.643f, 0.9f)), 0);
+  // Yielding (only with yield = true): a job it keeps yields (action 13) when queue 0's head is
+  // blocked and both its service and its time since its start have reached the thresholds
+  // (shares >= 1); a move comes first; a waiting job never yields.
+  const auto kept = [&](float head_blocked, float service, float run) {
+    std::vector<float> s = running(1, 0.643f, 0.5f);  // converging: kept
+    s[static_cast<size_t>(F::kHeadBlocked)] = head_blocked;
+    s[static_cast<size_t>(F::kServiceShare)] = service;
+    s[static_cast<size_t>(F::kRunShare)] = run;
+    return s;
+  };
+  EXPECT_EQ(RlptoHeuristicAction(kept(1, 1.0f, 1.0f), true), kRlptoYield);
+  EXPECT_EQ(RlptoHeuristicAction(kept(1, 1.0f, 1.0f), false), 0);
+  EXPECT_EQ(RlptoHeuristicAction(kept(0, 2.0f, 2.0f), true), 0);
+  EXPECT_EQ(RlptoHeuristicAction(kept(1, 0.99f, 2.0f), true), 0);
+  EXPECT_EQ(RlptoHeuristicAction(kept(1, 2.0f, 0.99f), true), 0);
+  std::vector<float> moving = running(0, 0.643f, 0.5f);
+  moving[static_cast<size_t>(F::kHeadBlocked)] = 1;
+  moving[static_cast<size_t>(F::kServiceShare)] = 2;
+  moving[static_cast<size_t>(F::kRunShare)] = 2;
+  EXPECT_EQ(RlptoHeuristicAction(moving, true), 3);
+  std::vector<float> waiting = State({{F::kHeadBlocked, 1.0f}}, {{0, {1.0f, 0.5f}}});
+  EXPECT_EQ(RlptoHeuristicAction(waiting, true), 0);
+}
+
+// Agents of both shapes load: the current one (26 features, 14 actions, with yield) and the
+// legacy one (23, 13: the shipped agent's); any other shape is refused by name.
+TEST(RlptoTest, AgentShapes) {
+  const std::string dir = ::testing::TempDir();
+  for (const auto& [dim, actions, ok] : {std::tuple{kRlptoStateDim, kRlptoActions, true},
+                                         std::tuple{kRlptoLegacyStateDim, kRlptoLegacyActions, true},
+                                         std::tuple{kRlptoLegacyStateDim, kRlptoActions, false},
+                                         std::tuple{kRlptoStateDim + 1, kRlptoActions, false}}) {
+    learn::AllocationAgentConfig config;
+    config.state_dim = dim;
+    config.actions = actions;
+    auto agent = learn::AllocationAgent::Create(config);
+    ASSERT_TRUE(agent.ok()) << agent.status().ToString();
+    const std::string path = dir + "/hetsched_rlpto_shape_" + std::to_string(dim) + "_" + std::to_string(actions) + ".bin";
+    ASSERT_TRUE(agent->Save(path).ok());
+    auto options = Options::Parse({"model=" + path});
+    ASSERT_TRUE(options.ok());
+    auto made = Registry<JobScheduler>::Instance().Create("rlpto", *options);
+    EXPECT_EQ(made.ok(), ok) << dim << " x " << actions;
+    if (!ok) {
+      EXPECT_THAT(made.status().message(), ::testing::HasSubstr("was not trained for rlpto")) << dim;
+    }
+  }
 }
 
 // With a measured profile, a type it did not measure for the job is ranked by the model's speed
@@ -304,7 +354,8 @@ TEST(RlptoTest, PropertyNeverBelowTheMinimum) {
     for (const std::vector<std::string>& options :
          {std::vector<std::string>{"round=20", share}, std::vector<std::string>{"round=20", share, "allocation=heuristic"},
           std::vector<std::string>{"round=20", share, "model=" + model},
-          std::vector<std::string>{"round=20", share, "allocation=heuristic", "yield=true", "yield_service=0.01", "yield_after=20", "age=30"}}) {
+          std::vector<std::string>{"round=20", share, "allocation=heuristic", "yield=true", "yield_service=0.01", "yield_after=20", "age=30"},
+          std::vector<std::string>{"round=20", share, "model=" + model, "yield=true", "age=30"}}) {
       PolicyHarness h({{kFast, 8}, {kSlow, 8}}, "rlpto", options);
       std::map<JobId, int> request;
       JobId next = 1;

@@ -2,7 +2,9 @@
 // Gavel-style policy (gavel-las: heterogeneity-aware LAS on Gavel's measured throughputs), plus
 // the multi-priority queues alone and RLPTO with its rule allocation instead of the agent, with
 // and without shrinking, RLPTO's heuristic and agents with yielding (rows `*-yield`; option
-// yield=false drops them; train_yield=true trains the agents with yielding on; docs/rlpto.md),
+// yield=false drops them; by default, train_yield=true, the agents have the yield action and
+// learn it from the yielding heuristic, and the rows without the suffix run them with yielding
+// off; train_yield=false trains agents of the earlier shape, without it; docs/rlpto.md),
 // and RLPTO with every job elastic (ablations; option elastic=false drops the elastic rows), on
 // a real trace: the first `jobs` jobs of a Gavel msr trace
 // (Philly-derived real arrival times and GPU counts; the gaps between arrivals multiplied by
@@ -89,7 +91,7 @@ class RlptoExperiment final : public Experiment {
     HETSCHED_ASSIGN_OR_RETURN(const double congestion_share, ctx.options.GetDouble("congestion_share", 0.5));
     HETSCHED_ASSIGN_OR_RETURN(const double type_share, ctx.options.GetDouble("type_share", 0));
     HETSCHED_ASSIGN_OR_RETURN(const bool yield_rows, ctx.options.GetBool("yield", true));
-    HETSCHED_ASSIGN_OR_RETURN(const bool train_yield, ctx.options.GetBool("train_yield", false));
+    HETSCHED_ASSIGN_OR_RETURN(const bool train_yield, ctx.options.GetBool("train_yield", true));
     if (!(type_share >= 0 && type_share <= 1)) return Status::InvalidArgument("experiment rlpto: option 'type_share' must be in [0, 1]");
     HETSCHED_ASSIGN_OR_RETURN(const long long episode_jobs, ctx.options.GetInt("episode_jobs", ctx.quick ? 30 : 200));
     HETSCHED_ASSIGN_OR_RETURN(const long long imitation_episodes, ctx.options.GetInt("imitation_episodes", ctx.quick ? 1 : 4));
@@ -144,8 +146,10 @@ class RlptoExperiment final : public Experiment {
                           cluster.Summary(), all.jobs.size(), trace_path, arrival_scale, train.jobs.size(), test.jobs.size()));
 
     learn::AllocationAgentConfig agent_config;
-    agent_config.state_dim = kRlptoStateDim;
-    agent_config.actions = kRlptoActions;
+    // With train_yield the agents have the yield action and see its features; otherwise they keep
+    // the shape they had before yielding existed (the same agents, the same results).
+    agent_config.state_dim = train_yield ? kRlptoStateDim : kRlptoLegacyStateDim;
+    agent_config.actions = train_yield ? kRlptoActions : kRlptoLegacyActions;
     agent_config.seed = ctx.seed;
     agent_config.hidden = static_cast<int>(hidden);
     HETSCHED_RETURN_IF_ERROR(agent_config.Validate().WithContext("experiment rlpto: option 'hidden': "));

@@ -407,6 +407,7 @@ Result<RlptoTrainingLog> TrainRlptoAgent(const Cluster& cluster, const ModelZoo&
       size_t start = 0;
       const Workload w = sample_window(&start);
       RlptoTraining t;
+      t.agent = agent;  // not acting: it sets the shape of the states recorded for it
       t.act_by_teacher = true;
       HETSCHED_ASSIGN_OR_RETURN(EpisodeResult r, RunEpisode(cluster, zoo, w, options, std::move(t), true, sim));
       states.insert(states.end(), r.trajectory.states.begin(), r.trajectory.states.end());

@@ -93,7 +93,9 @@ Result<std::unique_ptr<JobScheduler>> MakeRlptoScheduler(const Options& options,
     HETSCHED_ASSIGN_OR_RETURN(const std::string checksum, ModelChecksum(options, model, who));
     auto loaded = learn::AllocationAgent::Load(model, checksum);
     if (!loaded.ok()) return loaded.status().WithContext(who + ": option 'model': ");
-    if (loaded->config().state_dim != kRlptoStateDim || loaded->config().actions != kRlptoActions) {
+    const bool current = loaded->config().state_dim == kRlptoStateDim && loaded->config().actions == kRlptoActions;
+    const bool legacy = loaded->config().state_dim == kRlptoLegacyStateDim && loaded->config().actions == kRlptoLegacyActions;
+    if (!current && !legacy) {
       return Status::InvalidArgument(who + ": model " + model + " was not trained for rlpto (state or action size differs)");
     }
     agent = std::make_shared<learn::AllocationAgent>(std::move(loaded).value());

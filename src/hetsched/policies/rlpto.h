@@ -30,10 +30,18 @@ namespace hetsched {
 // use, fastest first for this job (measured throughput with a `profile`, else the visible
 // model); a slot past the job's last type means its last (slowest) type. Count choices: the
 // job's minimum, half its request, its request, twice its request.
+// Action kRlptoYield (agents of kRlptoActions; session 16): a running job gives its devices back
+// and waits in its queue (yielding, docs/rlpto.md; only with the scheduler's option yield=true,
+// else it keeps); for a waiting job it means wait. Agents of the earlier shape
+// (kRlptoLegacyActions, kRlptoLegacyStateDim: the shipped one) see the first 23 features and
+// have no yield action; with yield=true the scheduler's rule yields for them.
 inline constexpr int kRlptoTypeSlots = 3;
 inline constexpr int kRlptoCountChoices = 4;
-inline constexpr int kRlptoActions = 1 + kRlptoTypeSlots * kRlptoCountChoices;
-inline constexpr int kRlptoStateDim = 23;
+inline constexpr int kRlptoLegacyActions = 1 + kRlptoTypeSlots * kRlptoCountChoices;
+inline constexpr int kRlptoYield = kRlptoLegacyActions;
+inline constexpr int kRlptoActions = kRlptoLegacyActions + 1;
+inline constexpr int kRlptoLegacyStateDim = 23;
+inline constexpr int kRlptoStateDim = 26;
 // What each entry of the state vector means (docs/rlpto.md, "State").
 enum class RlptoFeature : int {
   kFree = 0,          // free GPUs / all GPUs
@@ -55,8 +63,13 @@ enum class RlptoFeature : int {
   kConverging,        // 1 once the job's loss curve has flattened (ConvergenceModel)
   kSlotSpeed,         // kRlptoTypeSlots entries: speed of type slot k relative to slot 0 (0: none)
   kSlotFree = kSlotSpeed + kRlptoTypeSlots,  // kRlptoTypeSlots entries: free GPUs of slot k (+ its own) / requested (<= 2)
+  // Session 16 (not seen by legacy agents): what the yielding rule looks at.
+  kHeadBlocked = kSlotFree + kRlptoTypeSlots,  // 1 if queue 0's head requests more GPUs than are free
+  kServiceShare,      // attained service (GPU-s) / yield_service (<= 2); 0 when waiting
+  kRunShare,          // time since its last start / yield_after (<= 2); 0 when waiting
 };
-static_assert(static_cast<int>(RlptoFeature::kSlotFree) + kRlptoTypeSlots == kRlptoStateDim);
+static_assert(static_cast<int>(RlptoFeature::kSlotFree) + kRlptoTypeSlots == kRlptoLegacyStateDim);
+static_assert(static_cast<int>(RlptoFeature::kRunShare) + 1 == kRlptoStateDim);
 
 constexpr int RlptoAction(int slot, int count_choice) { return 1 + slot * kRlptoCountChoices + count_choice; }
 
@@ -81,8 +94,11 @@ struct ConvergenceModel {
 // function of the state vector alone: a waiting job gets its request on its fastest type with
 // room for it, else waits; a running job keeps its allocation, except that a job holding its
 // request, not converging, with an hour or more left, moves to its fastest type when that type
-// is at least 1.25x faster and has room. REQUIRES: state.size() == kRlptoStateDim.
-int RlptoHeuristicAction(std::span<const float> state);
+// is at least 1.25x faster and has room. With `yield`, a running job it would keep yields
+// (kRlptoYield) when queue 0's head is blocked and the job's service and time since its start
+// have both reached the thresholds (kServiceShare, kRunShare >= 1). REQUIRES: state.size() ==
+// kRlptoStateDim.
+int RlptoHeuristicAction(std::span<const float> state, bool yield = false);
 
 // Smallest allocation of a job: max(1, ceil(num_gpus x min_share)). Shrinking never goes below.
 int MinimumGpus(int requested, double min_share);
@@ -108,7 +124,7 @@ struct RlptoTraining {
   RlptoTrajectory* trajectory = nullptr;
   uint64_t explore_seed = 1;
   bool explore = true;         // sample actions (else the agent's most probable action)
-  bool act_by_teacher = false;  // act with the heuristic (imitation data); the agent is unused
+  bool act_by_teacher = false;  // act with the heuristic (imitation data); `agent`, if set, only gives the states their shape
 };
 
 // Creates the scheduler from options (see docs/rlpto.md); with `training.agent` set it acts with

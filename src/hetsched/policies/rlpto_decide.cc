@@ -28,13 +28,22 @@ void RlptoScheduler::Decide(SchedContext& ctx, bool with_running) {
   }
   if (jobs.empty()) return;
   const int n = static_cast<int>(jobs.size());
+  full_states_.clear();
+  full_states_.reserve(jobs.size() * kRlptoStateDim);
+  for (JobId id : jobs) AppendState(ctx, id, full_states_);
+  // The agent's view: every feature, or the first kRlptoLegacyStateDim for an agent of that shape.
+  const size_t dim = static_cast<size_t>(AgentStateDim());
   states_.clear();
-  states_.reserve(jobs.size() * kRlptoStateDim);
-  for (JobId id : jobs) AppendState(ctx, id, states_);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const auto row = full_states_.begin() + static_cast<std::ptrdiff_t>(i * kRlptoStateDim);
+    states_.insert(states_.end(), row, row + static_cast<std::ptrdiff_t>(dim));
+  }
   std::vector<int> actions, teacher(jobs.size(), 0);
   if (!agent_ || Recording()) {
+    // The teacher yields only where the agent could (an agent of the legacy shape has no yield).
+    const bool teacher_yields = config_.yield && dim == static_cast<size_t>(kRlptoStateDim);
     for (size_t i = 0; i < jobs.size(); ++i) {
-      teacher[i] = RlptoHeuristicAction(std::span<const float>(states_).subspan(i * kRlptoStateDim, kRlptoStateDim));
+      teacher[i] = RlptoHeuristicAction(std::span<const float>(full_states_).subspan(i * kRlptoStateDim, kRlptoStateDim), teacher_yields);
     }
   }
   actions = agent_ ? agent_->Act(states_, n, Recording() && training_.explore ? &explore_ : nullptr) : teacher;
@@ -65,8 +74,17 @@ void RlptoScheduler::Decide(SchedContext& ctx, bool with_running) {
     const JobSpec& spec = *s.spec;
     int a = actions[i];
     if (i < running) {
-      if (a == 0 && s.state == JobState::kRunning && config_.yield) yielded |= MaybeYield(ctx, id, moves);
-      if (a == 0 || s.state != JobState::kRunning) continue;  // keep
+      if (s.state != JobState::kRunning) continue;
+      if (a == kRlptoYield) {
+        if (config_.yield) yielded |= Yield(ctx, id, moves);
+        continue;
+      }
+      // An agent without the yield action (legacy shape, or none with allocation=heuristic and
+      // a legacy-shaped trainee) keeps: the rule decides for it.
+      if (a == 0 && config_.yield && dim != static_cast<size_t>(kRlptoStateDim) && YieldRuleHolds(ctx, id)) {
+        yielded |= Yield(ctx, id, moves);
+      }
+      if (a == 0) continue;  // keep
       const int slot = (a - 1) / kRlptoCountChoices;
       const int want = std::min(total, RlptoCount((a - 1) % kRlptoCountChoices, spec.num_gpus, info.min));
       const DeviceTypeId type = info.slots == 0 ? s.device_type : info.type[static_cast<size_t>(std::min(slot, info.slots - 1))];
@@ -79,6 +97,7 @@ void RlptoScheduler::Decide(SchedContext& ctx, bool with_running) {
     }
     if (ctx.state().total_free() == 0) break;
     const bool starving = queue_.Starving(id, now);
+    if (a == kRlptoYield) a = 0;                        // "yield" for a waiting job: wait
     if (a == 0 && !starving) continue;                 // wait
     if (a == 0) a = RlptoAction(0, 2);                  // a starving job may not wait: its request
     const int slot = (a - 1) / kRlptoCountChoices;
@@ -106,15 +125,30 @@ void RlptoScheduler::Decide(SchedContext& ctx, bool with_running) {
   if (yielded) Decide(ctx, false);  // the waiting jobs, on the devices given back
 }
 
-bool RlptoScheduler::MaybeYield(SchedContext& ctx, JobId id, int& moves) {
-  if (moves >= config_.moves || queue_.queue(0).empty()) return false;
+int RlptoScheduler::AgentStateDim() const {
+  const learn::AllocationAgent* agent = training_.agent ? training_.agent.get() : agent_.get();
+  return agent != nullptr ? agent->config().state_dim : kRlptoStateDim;
+}
+
+bool RlptoScheduler::HeadBlocked(SchedContext& ctx) const {
+  return !queue_.queue(0).empty() && ctx.state().total_free() < ctx.job(queue_.queue(0).begin()->second).spec->num_gpus;
+}
+
+bool RlptoScheduler::YieldRuleHolds(SchedContext& ctx, JobId id) const {
   const double now = ctx.now();
   const JobStatus& s = ctx.job(id);
-  const int head_need = ctx.job(queue_.queue(0).begin()->second).spec->num_gpus;
-  if (ctx.state().total_free() >= head_need || now - s.last_start_s < config_.yield_after_s ||
-      s.AttainedServiceGpuS(now) < config_.yield_service_gpu_s) {
-    return false;
-  }
+  return now - s.last_start_s >= config_.yield_after_s && s.AttainedServiceGpuS(now) >= config_.yield_service_gpu_s;
+}
+
+float RlptoScheduler::ThresholdShare(double value, double threshold) {
+  // Below 1 exactly when the value is below the threshold (the float of a ratio just under 1
+  // would round to 1): the heuristic's test on the feature and YieldRuleHolds agree.
+  if (value < threshold) return std::min(static_cast<float>(value / threshold), std::nextafter(1.0f, 0.0f));
+  return threshold > 0 ? static_cast<float>(std::min(2.0, value / threshold)) : 2.0f;
+}
+
+bool RlptoScheduler::Yield(SchedContext& ctx, JobId id, int& moves) {
+  if (moves >= config_.moves || !HeadBlocked(ctx)) return false;
   ++moves;
   StopTracking(id, jobs_[id]);
   ctx.Preempt(id);
@@ -154,6 +188,11 @@ void RlptoScheduler::AppendState(SchedContext& ctx, JobId id, std::vector<float>
   set(RlptoFeature::kHeldSpeed, running ? SpeedOf(info, s.device_type) : 0.0);
   set(RlptoFeature::kProgress, std::clamp(Fraction(s, now), 0.0, 1.0));
   set(RlptoFeature::kConverging, info.converging ? 1.0 : 0.0);
+  set(RlptoFeature::kHeadBlocked, HeadBlocked(ctx) ? 1.0 : 0.0);
+  if (running) {
+    row[static_cast<size_t>(RlptoFeature::kServiceShare)] = ThresholdShare(s.AttainedServiceGpuS(now), config_.yield_service_gpu_s);
+    row[static_cast<size_t>(RlptoFeature::kRunShare)] = ThresholdShare(now - s.last_start_s, config_.yield_after_s);
+  }
   for (int k = 0; k < info.slots; ++k) {
     const DeviceTypeId t = info.type[static_cast<size_t>(k)];
     const double own = running && t == s.device_type ? s.num_devices() : 0.0;

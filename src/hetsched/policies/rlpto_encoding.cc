@@ -34,7 +34,7 @@ int RlptoCount(int count_choice, int requested, int min) {
   }
 }
 
-int RlptoHeuristicAction(std::span<const float> s) {
+int RlptoHeuristicAction(std::span<const float> s, bool yield) {
   using F = RlptoFeature;
   const auto at = [&](F f) { return s[static_cast<size_t>(f)]; };
   constexpr int kRequest = 2;  // count choice "its request"
@@ -50,7 +50,9 @@ int RlptoHeuristicAction(std::span<const float> s) {
   const bool upgrade = at(F::kConverging) < 0.5f && at(F::kHeldShare) > 0.99f && at(F::kHeldShare) < 1.01f &&
                        at(F::kRemaining) >= 0.5927f && at(F::kHeldSpeed) > 0 && at(F::kHeldSpeed) * 1.25f <= at(F::kSlotSpeed) &&
                        at(F::kSlotFree) >= 1.0f;
-  return upgrade ? RlptoAction(0, kRequest) : 0;
+  if (upgrade) return RlptoAction(0, kRequest);
+  const bool yields = yield && at(F::kHeadBlocked) > 0.5f && at(F::kServiceShare) >= 1.0f && at(F::kRunShare) >= 1.0f;
+  return yields ? kRlptoYield : 0;
 }
 
 }  // namespace hetsched

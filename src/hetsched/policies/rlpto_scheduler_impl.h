@@ -131,9 +131,18 @@ class RlptoScheduler final : public JobScheduler {
   // heuristic), then the actions applied, running jobs first.
   void Decide(SchedContext& ctx, bool with_running);
 
-  // Yielding (RlptoConfig::yield): preempts and re-queues the running job `id` that was kept, if
-  // the rule says so and `moves` allows (counted there). Returns whether it yielded.
-  bool MaybeYield(SchedContext& ctx, JobId id, int& moves);
+  // Yielding (RlptoConfig::yield; docs/rlpto.md). Yield preempts and re-queues the running job
+  // `id` while queue 0's head is blocked (HeadBlocked) and `moves` allows (counted there);
+  // returns whether it did. YieldRuleHolds: the job has run yield_after_s since its last start
+  // and attained yield_service_gpu_s (the rule the heuristic follows, and the scheduler applies
+  // to what an agent without the yield action keeps).
+  bool Yield(SchedContext& ctx, JobId id, int& moves);
+  bool HeadBlocked(SchedContext& ctx) const;
+  bool YieldRuleHolds(SchedContext& ctx, JobId id) const;
+  // value / threshold as a feature, <= 2, and below 1 exactly when value < threshold.
+  static float ThresholdShare(double value, double threshold);
+  // The state size of the agent acting or training (kRlptoStateDim without one).
+  int AgentStateDim() const;
 
   // The agent's view of one job (ALGORITHMS.md 3.4 state; RlptoFeature), every entry roughly in
   // [0, 2].
@@ -156,7 +165,8 @@ class RlptoScheduler final : public JobScheduler {
   double next_round_s_ = 0;
   bool learned_ = false;      // the agent or the heuristic allocates (else the rule)
   std::unique_ptr<MeasuredThroughputs> profile_;  // config_.profile's table, built on first use
-  std::vector<float> states_;
+  std::vector<float> states_;       // the agent's view (AgentStateDim() per decision)
+  std::vector<float> full_states_;  // every feature (kRlptoStateDim per decision)
   double omega_in_system_ = 0;
   double pending_reward_ = 0;
   double last_reward_s_ = 0;
