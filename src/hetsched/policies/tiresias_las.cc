@@ -14,6 +14,8 @@
 // running job's service crosses its queue's threshold, and at each promotion time. With round>0
 // it relies on periodic rounds instead (Tiresias itself rescheduled periodically).
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -33,6 +35,48 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // Times within this many seconds count as reached: floating-point slack on wake-ups.
 constexpr double kTimeSlackS = 1e-9;
+
+// Due times of a role (threshold crossings, promotions): a binary min-heap of (time, id, seq)
+// with lazy cancellation. A job's entry is live while its record holds the same seq for the
+// role; a cancelled one stays until it comes up, or until cancelled entries outnumber the live
+// ones and the heap is rebuilt without them. Pops in (time, id) order, as an ordered set would,
+// without a node per entry or a search per removal.
+class TimerHeap {
+ public:
+  struct Entry {
+    double time_s;
+    JobId id;
+    uint32_t seq;
+  };
+  void Push(double time_s, JobId id, uint32_t seq) {
+    heap_.push_back({time_s, id, seq});
+    std::push_heap(heap_.begin(), heap_.end(), Later);
+    ++live_;
+  }
+  // A live entry was cancelled; `live(entry)` tells live entries apart for a rebuild.
+  template <typename Live>
+  void Cancelled(const Live& live) {
+    --live_;
+    if (heap_.size() > 1024 && heap_.size() > 3 * live_) {
+      std::erase_if(heap_, [&](const Entry& e) { return !live(e); });
+      std::make_heap(heap_.begin(), heap_.end(), Later);
+    }
+  }
+  // The earliest live entry (dropping cancelled ones on the way), or nullptr.
+  template <typename Live>
+  const Entry* Top(const Live& live) {
+    while (!heap_.empty() && !live(heap_.front())) {
+      std::pop_heap(heap_.begin(), heap_.end(), Later);
+      heap_.pop_back();
+    }
+    return heap_.empty() ? nullptr : &heap_.front();
+  }
+
+ private:
+  static bool Later(const Entry& a, const Entry& b) { return a.time_s > b.time_s || (a.time_s == b.time_s && a.id > b.id); }
+  std::vector<Entry> heap_;
+  size_t live_ = 0;
+};
 
 class TiresiasLasScheduler : public JobScheduler {
  public:
@@ -62,7 +106,12 @@ class TiresiasLasScheduler : public JobScheduler {
   // zero in queue 0, as for a new job), with its threshold crossing due.
   void OnJobRunning(const JobStatus& job, SchedContext& ctx) override {
     JobInfo& info = jobs_[job.spec->id];
+    RemovePending(job.spec->id, info);  // a record from before (none for a job the policy never saw)
+    RemoveRunning(info);
+    const uint32_t crossing_seq = info.crossing_seq, promotion_seq = info.promotion_seq;  // old entries stay dead
     info = JobInfo{};
+    info.crossing_seq = crossing_seq;
+    info.promotion_seq = promotion_seq;
     info.queue = QueueOf(job.AttainedServiceGpuS(ctx.now()));
     AddRunning(ctx, job.spec->id, info);
   }
@@ -136,8 +185,8 @@ class TiresiasLasScheduler : public JobScheduler {
     int devices = 0;           // running: devices held
     double crossing_s = kInf;  // running: when its service crosses its queue's threshold
     KeySet::iterator running_at;    // running: its entry in RunningSet(type, queue)
-    KeySet::iterator crossing_at;   // running with a finite crossing: its entry in crossings_
-    KeySet::iterator promotion_at;  // pending with a finite promotion time: its entry in promotions_
+    uint32_t crossing_seq = 0;   // running with a finite crossing: its live entry in crossings_
+    uint32_t promotion_seq = 0;  // pending with a finite promotion time: its live entry in promotions_
   };
 
   int QueueOf(double service_gpu_s) const {
@@ -156,15 +205,18 @@ class TiresiasLasScheduler : public JobScheduler {
     info.promote_s = kInf;
     if (info.queue > 0 && starve_factor_ > 0) {
       info.promote_s = enter_s + starve_factor_ * ctx.job(id).ExecutedS(ctx.now());
-      info.promotion_at = promotions_.insert({info.promote_s, id}).first;
+      promotions_.Push(info.promote_s, id, ++info.promotion_seq);
       if (round_s_ <= 0) ctx.WakeUpAt(info.promote_s);
     }
   }
   void RemovePending(JobId id, JobInfo& info) {
     if (!info.pending) return;
     pending_[static_cast<size_t>(info.queue)].Erase(info.enter_s, id);
-    if (info.promote_s != kInf) promotions_.erase(info.promotion_at);
     info.pending = false;
+    if (info.promote_s != kInf) {
+      ++info.promotion_seq;  // its entry is no longer live
+      promotions_.Cancelled(promotion_live_);
+    }
   }
 
   void AddRunning(SchedContext& ctx, JobId id, JobInfo& info) {
@@ -183,8 +235,11 @@ class TiresiasLasScheduler : public JobScheduler {
     if (!info.running) return;
     RunningSet(info.type, info.queue).erase(info.running_at);
     Held(info.type)[static_cast<size_t>(info.queue)] -= info.devices;
-    if (info.crossing_s != kInf) crossings_.erase(info.crossing_at);
     info.running = false;
+    if (info.crossing_s != kInf) {
+      ++info.crossing_seq;  // its entry is no longer live
+      crossings_.Cancelled(crossing_live_);
+    }
   }
 
   // The exact time the running job's service reaches its queue's threshold: service grows at
@@ -197,14 +252,14 @@ class TiresiasLasScheduler : public JobScheduler {
     const double service_gpu_s = status.AttainedServiceGpuS(now) - info.offset_gpu_s;
     const double left_gpu_s = std::max(0.0, thresholds_gpu_s_[static_cast<size_t>(info.queue)] - service_gpu_s);
     info.crossing_s = now + left_gpu_s / std::max(1, status.num_devices());
-    info.crossing_at = crossings_.insert({info.crossing_s, id}).first;
+    crossings_.Push(info.crossing_s, id, ++info.crossing_seq);
     if (round_s_ <= 0) ctx.WakeUpAt(info.crossing_s);
   }
 
   void ApplyDemotions(SchedContext& ctx) {
     const double now = ctx.now();
-    while (!crossings_.empty() && crossings_.begin()->first <= now + kTimeSlackS) {
-      const JobId id = crossings_.begin()->second;
+    for (const TimerHeap::Entry* e; (e = crossings_.Top(crossing_live_)) != nullptr && e->time_s <= now + kTimeSlackS;) {
+      const JobId id = e->id;
       JobInfo& info = jobs_[id];
       RemoveRunning(info);
       ++info.queue;
@@ -213,8 +268,8 @@ class TiresiasLasScheduler : public JobScheduler {
   }
   void ApplyPromotions(SchedContext& ctx) {
     const double now = ctx.now();
-    while (!promotions_.empty() && promotions_.begin()->first <= now + kTimeSlackS) {
-      const JobId id = promotions_.begin()->second;
+    for (const TimerHeap::Entry* e; (e = promotions_.Top(promotion_live_)) != nullptr && e->time_s <= now + kTimeSlackS;) {
+      const JobId id = e->id;
       JobInfo& info = jobs_[id];
       RemovePending(id, info);
       info.queue = 0;
@@ -294,8 +349,17 @@ class TiresiasLasScheduler : public JobScheduler {
   std::vector<PendingIndex> pending_;                         // per queue: (enter time, id)
   std::map<DeviceTypeId, std::vector<std::set<Key>>> running_;  // per type, per queue: (start, id)
   std::map<DeviceTypeId, std::vector<int>> held_;             // per type, per queue: devices held by running jobs
-  std::set<Key> crossings_;                                   // running: (threshold crossing, id)
-  std::set<Key> promotions_;                                  // pending: (starvation time, id)
+  TimerHeap crossings_;   // running: (threshold crossing, id)
+  TimerHeap promotions_;  // pending: (starvation time, id)
+  // Whether a timer entry is its job's live one (the job's record holds the same seq).
+  std::function<bool(const TimerHeap::Entry&)> crossing_live_ = [this](const TimerHeap::Entry& e) {
+    const auto it = jobs_.find(e.id);
+    return it != jobs_.end() && it->second.running && it->second.crossing_seq == e.seq;
+  };
+  std::function<bool(const TimerHeap::Entry&)> promotion_live_ = [this](const TimerHeap::Entry& e) {
+    const auto it = jobs_.find(e.id);
+    return it != jobs_.end() && it->second.pending && it->second.promotion_seq == e.seq;
+  };
 };
 
 Result<std::unique_ptr<JobScheduler>> MakeTiresiasLas(const Options& options) {
