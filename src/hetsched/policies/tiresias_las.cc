@@ -215,7 +215,7 @@ class TiresiasLasScheduler : public JobScheduler {
     info.pending = false;
     if (info.promote_s != kInf) {
       ++info.promotion_seq;  // its entry is no longer live
-      promotions_.Cancelled(promotion_live_);
+      promotions_.Cancelled(PromotionLive{this});
     }
   }
 
@@ -238,7 +238,7 @@ class TiresiasLasScheduler : public JobScheduler {
     info.running = false;
     if (info.crossing_s != kInf) {
       ++info.crossing_seq;  // its entry is no longer live
-      crossings_.Cancelled(crossing_live_);
+      crossings_.Cancelled(CrossingLive{this});
     }
   }
 
@@ -258,7 +258,7 @@ class TiresiasLasScheduler : public JobScheduler {
 
   void ApplyDemotions(SchedContext& ctx) {
     const double now = ctx.now();
-    for (const TimerHeap::Entry* e; (e = crossings_.Top(crossing_live_)) != nullptr && e->time_s <= now + kTimeSlackS;) {
+    for (const TimerHeap::Entry* e; (e = crossings_.Top(CrossingLive{this})) != nullptr && e->time_s <= now + kTimeSlackS;) {
       const JobId id = e->id;
       JobInfo& info = jobs_[id];
       RemoveRunning(info);
@@ -268,7 +268,7 @@ class TiresiasLasScheduler : public JobScheduler {
   }
   void ApplyPromotions(SchedContext& ctx) {
     const double now = ctx.now();
-    for (const TimerHeap::Entry* e; (e = promotions_.Top(promotion_live_)) != nullptr && e->time_s <= now + kTimeSlackS;) {
+    for (const TimerHeap::Entry* e; (e = promotions_.Top(PromotionLive{this})) != nullptr && e->time_s <= now + kTimeSlackS;) {
       const JobId id = e->id;
       JobInfo& info = jobs_[id];
       RemovePending(id, info);
@@ -352,13 +352,19 @@ class TiresiasLasScheduler : public JobScheduler {
   TimerHeap crossings_;   // running: (threshold crossing, id)
   TimerHeap promotions_;  // pending: (starvation time, id)
   // Whether a timer entry is its job's live one (the job's record holds the same seq).
-  std::function<bool(const TimerHeap::Entry&)> crossing_live_ = [this](const TimerHeap::Entry& e) {
-    const auto it = jobs_.find(e.id);
-    return it != jobs_.end() && it->second.running && it->second.crossing_seq == e.seq;
+  struct CrossingLive {
+    const TiresiasLasScheduler* self;
+    bool operator()(const TimerHeap::Entry& e) const {
+      const auto it = self->jobs_.find(e.id);
+      return it != self->jobs_.end() && it->second.running && it->second.crossing_seq == e.seq;
+    }
   };
-  std::function<bool(const TimerHeap::Entry&)> promotion_live_ = [this](const TimerHeap::Entry& e) {
-    const auto it = jobs_.find(e.id);
-    return it != jobs_.end() && it->second.pending && it->second.promotion_seq == e.seq;
+  struct PromotionLive {
+    const TiresiasLasScheduler* self;
+    bool operator()(const TimerHeap::Entry& e) const {
+      const auto it = self->jobs_.find(e.id);
+      return it != self->jobs_.end() && it->second.pending && it->second.promotion_seq == e.seq;
+    }
   };
 };
 
