@@ -79,8 +79,8 @@ void RlptoScheduler::Decide(SchedContext& ctx, bool with_running) {
         if (config_.yield) yielded |= Yield(ctx, id, moves);
         continue;
       }
-      // An agent without the yield action (legacy shape, or none with allocation=heuristic and
-      // a legacy-shaped trainee) keeps: the rule decides for it.
+      // Where the decider has no yield action (an agent of the legacy shape, or the heuristic
+      // recording decisions for one), the rule yields what it keeps.
       if (a == 0 && config_.yield && dim != static_cast<size_t>(kRlptoStateDim) && YieldRuleHolds(ctx, id)) {
         yielded |= Yield(ctx, id, moves);
       }
