@@ -106,9 +106,10 @@ Result<std::unique_ptr<JobScheduler>> MakeRlptoScheduler(const Options& options,
 namespace {
 const MethodInfo kRlptoInfo{
     "rlpto",
-    "multi-priority queues + convergence shrinking + forecast-aware allocation (model=AGENT: RL agent; none: rule)",
+    "multi-priority queues + convergence shrinking + forecast-aware allocation (model=AGENT: RL agent; none: rule; "
+    "yield=true: long-served jobs give way to blocked short ones)",
     "[SRC] RLPTO (Lu et al., IEEE TPDS 2023): ARIMA+GRU forecast, priority queues, RL allocation, shrinking; "
-    "state, actions, reward weights, convergence rule and forecast use [REC]"};
+    "state, actions, reward weights, convergence rule, forecast use and yielding [REC]"};
 }  // namespace
 
 HETSCHED_REGISTER_IMPL(JobScheduler, kRlptoRegistered, kRlptoInfo,
