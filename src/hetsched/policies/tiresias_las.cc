@@ -28,6 +28,7 @@
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/registry.h"
+#include "hetsched/util/timer_heap.h"
 
 namespace hetsched {
 namespace {
@@ -35,48 +36,6 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // Times within this many seconds count as reached: floating-point slack on wake-ups.
 constexpr double kTimeSlackS = 1e-9;
-
-// Due times of a role (threshold crossings, promotions): a binary min-heap of (time, id, seq)
-// with lazy cancellation. A job's entry is live while its record holds the same seq for the
-// role; a cancelled one stays until it comes up, or until cancelled entries outnumber the live
-// ones and the heap is rebuilt without them. Pops in (time, id) order, as an ordered set would,
-// without a node per entry or a search per removal.
-class TimerHeap {
- public:
-  struct Entry {
-    double time_s;
-    JobId id;
-    uint32_t seq;
-  };
-  void Push(double time_s, JobId id, uint32_t seq) {
-    heap_.push_back({time_s, id, seq});
-    std::push_heap(heap_.begin(), heap_.end(), Later);
-    ++live_;
-  }
-  // A live entry was cancelled; `live(entry)` tells live entries apart for a rebuild.
-  template <typename Live>
-  void Cancelled(const Live& live) {
-    --live_;
-    if (heap_.size() > 1024 && heap_.size() > 3 * live_) {
-      std::erase_if(heap_, [&](const Entry& e) { return !live(e); });
-      std::make_heap(heap_.begin(), heap_.end(), Later);
-    }
-  }
-  // The earliest live entry (dropping cancelled ones on the way), or nullptr.
-  template <typename Live>
-  const Entry* Top(const Live& live) {
-    while (!heap_.empty() && !live(heap_.front())) {
-      std::pop_heap(heap_.begin(), heap_.end(), Later);
-      heap_.pop_back();
-    }
-    return heap_.empty() ? nullptr : &heap_.front();
-  }
-
- private:
-  static bool Later(const Entry& a, const Entry& b) { return a.time_s > b.time_s || (a.time_s == b.time_s && a.id > b.id); }
-  std::vector<Entry> heap_;
-  size_t live_ = 0;
-};
 
 class TiresiasLasScheduler : public JobScheduler {
  public:
@@ -258,7 +217,7 @@ class TiresiasLasScheduler : public JobScheduler {
 
   void ApplyDemotions(SchedContext& ctx) {
     const double now = ctx.now();
-    for (const TimerHeap::Entry* e; (e = crossings_.Top(CrossingLive{this})) != nullptr && e->time_s <= now + kTimeSlackS;) {
+    for (const TimerHeap<JobId>::Entry* e; (e = crossings_.Top(CrossingLive{this})) != nullptr && e->time_s <= now + kTimeSlackS;) {
       const JobId id = e->id;
       JobInfo& info = jobs_[id];
       RemoveRunning(info);
@@ -268,7 +227,7 @@ class TiresiasLasScheduler : public JobScheduler {
   }
   void ApplyPromotions(SchedContext& ctx) {
     const double now = ctx.now();
-    for (const TimerHeap::Entry* e; (e = promotions_.Top(PromotionLive{this})) != nullptr && e->time_s <= now + kTimeSlackS;) {
+    for (const TimerHeap<JobId>::Entry* e; (e = promotions_.Top(PromotionLive{this})) != nullptr && e->time_s <= now + kTimeSlackS;) {
       const JobId id = e->id;
       JobInfo& info = jobs_[id];
       RemovePending(id, info);
@@ -349,19 +308,19 @@ class TiresiasLasScheduler : public JobScheduler {
   std::vector<PendingIndex> pending_;                         // per queue: (enter time, id)
   std::map<DeviceTypeId, std::vector<std::set<Key>>> running_;  // per type, per queue: (start, id)
   std::map<DeviceTypeId, std::vector<int>> held_;             // per type, per queue: devices held by running jobs
-  TimerHeap crossings_;   // running: (threshold crossing, id)
-  TimerHeap promotions_;  // pending: (starvation time, id)
+  TimerHeap<JobId> crossings_;   // running: (threshold crossing, id)
+  TimerHeap<JobId> promotions_;  // pending: (starvation time, id)
   // Whether a timer entry is its job's live one (the job's record holds the same seq).
   struct CrossingLive {
     const TiresiasLasScheduler* self;
-    bool operator()(const TimerHeap::Entry& e) const {
+    bool operator()(const TimerHeap<JobId>::Entry& e) const {
       const auto it = self->jobs_.find(e.id);
       return it != self->jobs_.end() && it->second.running && it->second.crossing_seq == e.seq;
     }
   };
   struct PromotionLive {
     const TiresiasLasScheduler* self;
-    bool operator()(const TimerHeap::Entry& e) const {
+    bool operator()(const TimerHeap<JobId>::Entry& e) const {
       const auto it = self->jobs_.find(e.id);
       return it != self->jobs_.end() && it->second.pending && it->second.promotion_seq == e.seq;
     }
