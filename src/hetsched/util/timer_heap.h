@@ -53,7 +53,11 @@ class TimerHeap {
 
  private:
   static constexpr size_t kMinRebuild = 1024;
-  static bool Later(const Entry& a, const Entry& b) { return a.time_s > b.time_s || (a.time_s == b.time_s && a.id > b.id); }
+  // A function object (a function pointer would not be inlined into the heap algorithms).
+  struct LaterThan {
+    bool operator()(const Entry& a, const Entry& b) const { return a.time_s > b.time_s || (a.time_s == b.time_s && a.id > b.id); }
+  };
+  static constexpr LaterThan Later{};
   std::vector<Entry> heap_;
   size_t live_ = 0;
 };
