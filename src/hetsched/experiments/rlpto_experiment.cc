@@ -2,7 +2,8 @@
 // Gavel-style policy (gavel-las: heterogeneity-aware LAS on Gavel's measured throughputs), plus
 // the multi-priority queues alone and RLPTO with its rule allocation instead of the agent, with
 // and without shrinking, RLPTO's heuristic and agents with yielding (rows `*-yield`; option
-// yield=false drops them; by default, train_yield=true, the agents have the yield action and
+// yield_rows=false drops them (not `yield`: a Python keyword, and experiment options are keyword
+// arguments there); by default, train_yield=true, the agents have the yield action and
 // learn it from the yielding heuristic, and the rows without the suffix run them with yielding
 // off; train_yield=false trains agents of the earlier shape, without it; docs/rlpto.md),
 // and RLPTO with every job elastic (ablations; option elastic=false drops the elastic rows), on
@@ -90,7 +91,7 @@ class RlptoExperiment final : public Experiment {
     const std::string learners_text = ctx.options.GetString("learners", "reinforce,ppo");
     HETSCHED_ASSIGN_OR_RETURN(const double congestion_share, ctx.options.GetDouble("congestion_share", 0.5));
     HETSCHED_ASSIGN_OR_RETURN(const double type_share, ctx.options.GetDouble("type_share", 0));
-    HETSCHED_ASSIGN_OR_RETURN(const bool yield_rows, ctx.options.GetBool("yield", true));
+    HETSCHED_ASSIGN_OR_RETURN(const bool yield_rows, ctx.options.GetBool("yield_rows", true));
     HETSCHED_ASSIGN_OR_RETURN(const bool train_yield, ctx.options.GetBool("train_yield", true));
     if (!(type_share >= 0 && type_share <= 1)) return Status::InvalidArgument("experiment rlpto: option 'type_share' must be in [0, 1]");
     HETSCHED_ASSIGN_OR_RETURN(const long long episode_jobs, ctx.options.GetInt("episode_jobs", ctx.quick ? 30 : 200));
