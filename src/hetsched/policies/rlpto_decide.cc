@@ -31,25 +31,27 @@ void RlptoScheduler::Decide(SchedContext& ctx, bool with_running) {
   full_states_.clear();
   full_states_.reserve(jobs.size() * kRlptoStateDim);
   for (JobId id : jobs) AppendState(ctx, id, full_states_);
-  // The agent's view: every feature, or the first kRlptoLegacyStateDim for an agent of that shape.
+  // The agent's view: every feature, or the first kRlptoLegacyStateDim for an agent of that shape
+  // (copied into states_ only then).
   const size_t dim = static_cast<size_t>(AgentStateDim());
-  states_.clear();
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    const auto row = full_states_.begin() + static_cast<std::ptrdiff_t>(i * kRlptoStateDim);
-    states_.insert(states_.end(), row, row + static_cast<std::ptrdiff_t>(dim));
+  const auto full_row = [&](size_t i) { return std::span<const float>(full_states_).subspan(i * kRlptoStateDim, kRlptoStateDim); };
+  if (dim != static_cast<size_t>(kRlptoStateDim)) {
+    states_.clear();
+    for (size_t i = 0; i < jobs.size(); ++i) states_.insert(states_.end(), full_row(i).begin(), full_row(i).begin() + static_cast<std::ptrdiff_t>(dim));
   }
+  const std::vector<float>& view = dim == static_cast<size_t>(kRlptoStateDim) ? full_states_ : states_;
   std::vector<int> actions, teacher(jobs.size(), 0);
   if (!agent_ || Recording()) {
     // The teacher yields only where the agent could (an agent of the legacy shape has no yield).
     const bool teacher_yields = config_.yield && dim == static_cast<size_t>(kRlptoStateDim);
     for (size_t i = 0; i < jobs.size(); ++i) {
-      teacher[i] = RlptoHeuristicAction(std::span<const float>(full_states_).subspan(i * kRlptoStateDim, kRlptoStateDim), teacher_yields);
+      teacher[i] = RlptoHeuristicAction(full_row(i), teacher_yields);
     }
   }
-  actions = agent_ ? agent_->Act(states_, n, Recording() && training_.explore ? &explore_ : nullptr) : teacher;
+  actions = agent_ ? agent_->Act(view, n, Recording() && training_.explore ? &explore_ : nullptr) : teacher;
   if (Recording()) {
     RlptoTrajectory& t = *training_.trajectory;
-    t.states.insert(t.states.end(), states_.begin(), states_.end());
+    t.states.insert(t.states.end(), view.begin(), view.end());
     t.actions.insert(t.actions.end(), actions.begin(), actions.end());
     t.teacher_actions.insert(t.teacher_actions.end(), teacher.begin(), teacher.end());
     t.decision_time_s.insert(t.decision_time_s.end(), jobs.size(), now);
@@ -81,7 +83,7 @@ void RlptoScheduler::Decide(SchedContext& ctx, bool with_running) {
       }
       // Where the decider has no yield action (an agent of the legacy shape, or the heuristic
       // recording decisions for one), the rule yields what it keeps.
-      if (a == 0 && config_.yield && dim != static_cast<size_t>(kRlptoStateDim) && YieldRuleHolds(ctx, id)) {
+      if (a == 0 && config_.yield && dim != static_cast<size_t>(kRlptoStateDim) && RlptoYieldRuleHolds(full_row(i))) {
         yielded |= Yield(ctx, id, moves);
       }
       if (a == 0) continue;  // keep
@@ -134,15 +136,9 @@ bool RlptoScheduler::HeadBlocked(SchedContext& ctx) const {
   return !queue_.queue(0).empty() && ctx.state().total_free() < ctx.job(queue_.queue(0).begin()->second).spec->num_gpus;
 }
 
-bool RlptoScheduler::YieldRuleHolds(SchedContext& ctx, JobId id) const {
-  const double now = ctx.now();
-  const JobStatus& s = ctx.job(id);
-  return now - s.last_start_s >= config_.yield_after_s && s.AttainedServiceGpuS(now) >= config_.yield_service_gpu_s;
-}
-
 float RlptoScheduler::ThresholdShare(double value, double threshold) {
   // Below 1 exactly when the value is below the threshold (the float of a ratio just under 1
-  // would round to 1): the heuristic's test on the feature and YieldRuleHolds agree.
+  // would round to 1): RlptoYieldRuleHolds's test on the feature is the test on the values.
   if (value < threshold) return std::min(static_cast<float>(value / threshold), std::nextafter(1.0f, 0.0f));
   return threshold > 0 ? static_cast<float>(std::min(2.0, value / threshold)) : 2.0f;
 }

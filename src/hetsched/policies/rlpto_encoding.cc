@@ -51,8 +51,13 @@ int RlptoHeuristicAction(std::span<const float> s, bool yield) {
                        at(F::kRemaining) >= 0.5927f && at(F::kHeldSpeed) > 0 && at(F::kHeldSpeed) * 1.25f <= at(F::kSlotSpeed) &&
                        at(F::kSlotFree) >= 1.0f;
   if (upgrade) return RlptoAction(0, kRequest);
-  const bool yields = yield && at(F::kHeadBlocked) > 0.5f && at(F::kServiceShare) >= 1.0f && at(F::kRunShare) >= 1.0f;
-  return yields ? kRlptoYield : 0;
+  return yield && RlptoYieldRuleHolds(s) ? kRlptoYield : 0;
+}
+
+bool RlptoYieldRuleHolds(std::span<const float> s) {
+  using F = RlptoFeature;
+  const auto at = [&](F f) { return s[static_cast<size_t>(f)]; };
+  return at(F::kRunning) > 0.5f && at(F::kHeadBlocked) > 0.5f && at(F::kServiceShare) >= 1.0f && at(F::kRunShare) >= 1.0f;
 }
 
 }  // namespace hetsched

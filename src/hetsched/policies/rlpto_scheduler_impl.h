@@ -133,12 +133,10 @@ class RlptoScheduler final : public JobScheduler {
 
   // Yielding (RlptoConfig::yield; docs/rlpto.md). Yield preempts and re-queues the running job
   // `id` while queue 0's head is blocked (HeadBlocked) and `moves` allows (counted there);
-  // returns whether it did. YieldRuleHolds: the job has run yield_after_s since its last start
-  // and attained yield_service_gpu_s (the rule the heuristic follows, and the scheduler applies
-  // to what an agent without the yield action keeps).
+  // returns whether it did. The rule itself (RlptoYieldRuleHolds, on the job's state) is the
+  // heuristic's, and the scheduler applies it to what an agent without the yield action keeps.
   bool Yield(SchedContext& ctx, JobId id, int& moves);
   bool HeadBlocked(SchedContext& ctx) const;
-  bool YieldRuleHolds(SchedContext& ctx, JobId id) const;
   // value / threshold as a feature, <= 2, and below 1 exactly when value < threshold.
   static float ThresholdShare(double value, double threshold);
   // The state size of the agent acting or training (kRlptoStateDim without one).
@@ -165,7 +163,7 @@ class RlptoScheduler final : public JobScheduler {
   double next_round_s_ = 0;
   bool learned_ = false;      // the agent or the heuristic allocates (else the rule)
   std::unique_ptr<MeasuredThroughputs> profile_;  // config_.profile's table, built on first use
-  std::vector<float> states_;       // the agent's view (AgentStateDim() per decision)
+  std::vector<float> states_;       // a legacy agent's view (its first AgentStateDim() features)
   std::vector<float> full_states_;  // every feature (kRlptoStateDim per decision)
   double omega_in_system_ = 0;
   double pending_reward_ = 0;
