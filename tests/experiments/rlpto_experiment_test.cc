@@ -274,6 +274,9 @@ TEST(RlptoExperimentTest, BadOptions) {
   expect_refused("load_spread", "0.5", "1", "load_spread");
   expect_refused("validation", "time", "load", "'validation' must be 'even' or 'load'");
   expect_refused("type_share", "1.5", "0", "'type_share' must be in [0, 1]");
+  for (const char* flag : {"yield_rows", "train_yield", "teacher_yield"}) {
+    expect_refused(flag, "sometimes", "true", (std::string("option '") + flag + "': expected true/false").c_str());
+  }
   ctx.options.Set("jobs", "50");
   ctx.options.Set("trace", "/nonexistent.trace");
   const Status st = (*experiment)->Run(ctx);

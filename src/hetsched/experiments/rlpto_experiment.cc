@@ -93,6 +93,7 @@ class RlptoExperiment final : public Experiment {
     HETSCHED_ASSIGN_OR_RETURN(const double type_share, ctx.options.GetDouble("type_share", 0));
     HETSCHED_ASSIGN_OR_RETURN(const bool yield_rows, ctx.options.GetBool("yield_rows", true));
     HETSCHED_ASSIGN_OR_RETURN(const bool train_yield, ctx.options.GetBool("train_yield", true));
+    HETSCHED_ASSIGN_OR_RETURN(const bool teacher_yield, ctx.options.GetBool("teacher_yield", false));
     if (!(type_share >= 0 && type_share <= 1)) return Status::InvalidArgument("experiment rlpto: option 'type_share' must be in [0, 1]");
     HETSCHED_ASSIGN_OR_RETURN(const long long episode_jobs, ctx.options.GetInt("episode_jobs", ctx.quick ? 30 : 200));
     HETSCHED_ASSIGN_OR_RETURN(const long long imitation_episodes, ctx.options.GetInt("imitation_episodes", ctx.quick ? 1 : 4));
@@ -163,6 +164,7 @@ class RlptoExperiment final : public Experiment {
     training.policy_options.Set("congestion_share", fmt::format("{}", congestion_share));
     training.policy_options.Set("type_share", fmt::format("{}", type_share));
     if (train_yield) training.policy_options.Set("yield", "true");  // episodes with yielding on
+    training.teacher_yield = teacher_yield;
     training.imitation_episodes = static_cast<int>(std::clamp<long long>(imitation_episodes, 0, 1000));
     training.imitation_steps = static_cast<int>(std::clamp<long long>(imitation_steps, 0, 1000000));
     training.rollout_baseline = rollout_baseline;

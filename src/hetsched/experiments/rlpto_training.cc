@@ -130,6 +130,7 @@ Result<EpisodeResult> RunEpisode(const Cluster& cluster, const ModelZoo& zoo, co
   MethodChoice choice;
   HETSCHED_ASSIGN_OR_RETURN(SimMethods methods, CreateMethods(choice, sim.seed));
   training.trajectory = record ? &out.trajectory : nullptr;
+  training.teacher_yield = options.teacher_yield;
   Options policy_options = options.policy_options;
   policy_options.Set("round", fmt::format("{}", options.round_s));
   if (!training.agent && !training.act_by_teacher) policy_options.Set("allocation", "heuristic");

@@ -81,6 +81,9 @@ struct RlptoTrainingOptions {
   bool episode_load_range = false;
   unsigned long long seed = 1;
   Options policy_options;            // options of the rlpto scheduler (levels, age, profile, ...)
+  // With the scheduler's option yield=true: whether the heuristic (the imitation teacher, and the
+  // validation's reference) yields too (RlptoTraining::teacher_yield).
+  bool teacher_yield = true;
 };
 
 struct RlptoTrainingLog {

@@ -129,6 +129,10 @@ struct RlptoTraining {
   uint64_t explore_seed = 1;
   bool explore = true;         // sample actions (else the agent's most probable action)
   bool act_by_teacher = false;  // act with the heuristic (imitation data); `agent`, if set, only gives the states their shape
+  // false: the heuristic (the teacher, and the decider without an agent) never yields, even with
+  // the scheduler's option yield=true, which then only lets an agent's yield action act (a warm
+  // start without yielding, for the agent to find it by itself).
+  bool teacher_yield = true;
 };
 
 // Creates the scheduler from options (see docs/rlpto.md); with `training.agent` set it acts with

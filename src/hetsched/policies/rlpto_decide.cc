@@ -43,7 +43,7 @@ void RlptoScheduler::Decide(SchedContext& ctx, bool with_running) {
   std::vector<int> actions, teacher(jobs.size(), 0);
   if (!agent_ || Recording()) {
     // The teacher yields only where the agent could (an agent of the legacy shape has no yield).
-    const bool teacher_yields = config_.yield && dim == static_cast<size_t>(kRlptoStateDim);
+    const bool teacher_yields = config_.yield && training_.teacher_yield && dim == static_cast<size_t>(kRlptoStateDim);
     for (size_t i = 0; i < jobs.size(); ++i) {
       teacher[i] = RlptoHeuristicAction(full_row(i), teacher_yields);
     }
