@@ -535,10 +535,12 @@ TEST(RlptoTest, TypeCompetitionCreditGolden) {
   EXPECT_FALSE(MakeRlptoScheduler(*bad).ok());
 }
 
-// The shipped agent (data/models/, docs/rlpto.md "Shipped agent") loads with its checksum
+// The shipped agents (data/models/, docs/rlpto.md "Shipped agent") load with their checksums
 // checked; a copy with one byte changed is refused, and the message says why.
-TEST(RlptoTest, ShippedAgentChecksum) {
-  const std::string shipped = std::string(HETSCHED_SOURCE_DIR) + "/data/models/rlpto_agent_e2_seed1.bin";
+class ShippedAgentTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ShippedAgentTest, Checksum) {
+  const std::string shipped = std::string(HETSCHED_SOURCE_DIR) + "/data/models/" + GetParam();
   auto bytes = ReadFile(shipped);
   ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
   auto sidecar = ReadFile(shipped + ".sha256");
@@ -567,6 +569,9 @@ TEST(RlptoTest, ShippedAgentChecksum) {
   EXPECT_FALSE(Registry<JobScheduler>::Instance().Create("rlpto", *wrong).ok());
   std::filesystem::remove_all(dir);
 }
+
+INSTANTIATE_TEST_SUITE_P(RlptoTest, ShippedAgentTest,
+                         ::testing::Values("rlpto_agent_e2_seed1.bin", "rlpto_agent_e2_yield_seed1.bin"));
 
 TEST(RlptoTest, BadOptions) {
   for (const char* bad : {"round=0", "min_share=0", "min_share=1.5", "epsilon=1", "loss_exponent=0", "reserve=2",

@@ -3,9 +3,12 @@
 // the multi-priority queues alone and RLPTO with its rule allocation instead of the agent, with
 // and without shrinking, RLPTO's heuristic and agents with yielding (rows `*-yield`; option
 // yield_rows=false drops them (not `yield`: a Python keyword, and experiment options are keyword
-// arguments there); by default, train_yield=true, the agents have the yield action and
-// learn it from the yielding heuristic, and the rows without the suffix run them with yielding
-// off; train_yield=false trains agents of the earlier shape, without it; docs/rlpto.md),
+// arguments there); by default, train_yield=true, the agents have the yield action, are
+// warm-started on the heuristic without yielding (teacher_yield=false; true: on the yielding
+// heuristic) and learn to yield in fine-tuning, and the rows without the suffix run them with
+// yielding off; train_yield=false trains agents of the earlier shape, without it;
+// docs/rlpto.md), option agent=FILE compares a trained agent (rows RLPTO-agent*) instead of
+// training any,
 // and RLPTO with every job elastic (ablations; option elastic=false drops the elastic rows), on
 // a real trace: the first `jobs` jobs of a Gavel msr trace
 // (Philly-derived real arrival times and GPU counts; the gaps between arrivals multiplied by
@@ -89,6 +92,8 @@ class RlptoExperiment final : public Experiment {
                               ctx.options.GetInt("ppo_validation_windows", validation_windows));
     HETSCHED_ASSIGN_OR_RETURN(const long long critic_warmup, ctx.options.GetInt("critic_warmup", ctx.quick ? 20 : 1000));
     const std::string learners_text = ctx.options.GetString("learners", "reinforce,ppo");
+    // A trained agent to compare instead of training any (rows RLPTO-agent*), e.g. the shipped one.
+    const std::string agent_file = ctx.options.GetString("agent", "");
     HETSCHED_ASSIGN_OR_RETURN(const double congestion_share, ctx.options.GetDouble("congestion_share", 0.5));
     HETSCHED_ASSIGN_OR_RETURN(const double type_share, ctx.options.GetDouble("type_share", 0));
     HETSCHED_ASSIGN_OR_RETURN(const bool yield_rows, ctx.options.GetBool("yield_rows", true));
@@ -183,6 +188,11 @@ class RlptoExperiment final : public Experiment {
     training.critic_warmup_steps = static_cast<int>(std::clamp<long long>(critic_warmup, 0, 1000000));
     // Each learner from the same seed: the same warm start (same windows, same initial weights).
     std::vector<std::pair<std::string, std::string>> agents;  // (label, file)
+    if (!agent_file.empty()) {
+      HETSCHED_RETURN_IF_ERROR(learn::AllocationAgent::Load(agent_file).status().WithContext("experiment rlpto: option 'agent': "));
+      agents.emplace_back("RLPTO-agent", agent_file);
+      learners.clear();  // nothing to train
+    }
     for (const std::string& learner : learners) {
       HETSCHED_ASSIGN_OR_RETURN(learn::AllocationAgent created, learn::AllocationAgent::Create(agent_config));
       auto agent = std::make_shared<learn::AllocationAgent>(std::move(created));
@@ -296,8 +306,10 @@ class RlptoExperiment final : public Experiment {
     ctx.print(text);
     HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/rlpto.csv", csv));
     HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/rlpto.txt", text));
-    ctx.print(fmt::format("outputs: {0}/rlpto.csv {0}/rlpto.txt {0}/rlpto_training_<learner>.csv {0}/rlpto_agent_<learner>.bin\n",
-                          ctx.out_dir));
+    ctx.print(agent_file.empty() ? fmt::format("outputs: {0}/rlpto.csv {0}/rlpto.txt {0}/rlpto_training_<learner>.csv "
+                                               "{0}/rlpto_agent_<learner>.bin\n",
+                                               ctx.out_dir)
+                                 : fmt::format("outputs: {0}/rlpto.csv {0}/rlpto.txt\n", ctx.out_dir));
     return Status::Ok();
   }
 };
