@@ -12,15 +12,23 @@ namespace hetsched::sim_internal {
 void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affected) {
   const ActiveRun& run = active(runs_[static_cast<size_t>(id)]);
   for (NodeId node : run.nics) {
-    nic_flows_[static_cast<size_t>(node)] += delta;
-    std::vector<JobId>& jobs = nic_jobs_[static_cast<size_t>(node)];
+    const size_t n = static_cast<size_t>(node);
+    nic_flows_[n] += delta;
+    std::vector<std::pair<double, JobId>>& jobs = nic_jobs_[n];
     if (delta > 0) {
-      jobs.push_back(id);
+      jobs.emplace_back(UplinkKey(run), id);
     } else {
-      jobs.erase(std::find(jobs.begin(), jobs.end(), id));
+      jobs.erase(std::find_if(jobs.begin(), jobs.end(), [id](const auto& e) { return e.second == id; }));
     }
-    for (JobId other : jobs) {
-      if (other != id) affected->push_back(other);
+    // Every job on the NIC is re-timed; one whose slowest link is not slower than the NIC's
+    // share before or after (or whose NIC has no figure) gets its estimate recomputed (what
+    // EstimateSurvives says for this link; a job slower elsewhere keeps it).
+    const double capacity = link_capacities_.nic_Bps[n];
+    const double share = capacity >= 0 ? ShareAtBusier(capacity, nic_flows_[n], delta) : 0.0;
+    for (const auto& [key, other] : jobs) {
+      if (other == id) continue;
+      affected->push_back(other);
+      if (options_.contention && !(capacity >= 0 && key < share)) uplink_bound_[static_cast<size_t>(other)] = 1;
     }
   }
   for (RackId r : run.uplinks) {
@@ -42,8 +50,8 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affecte
     for (auto it = jobs.rbegin(); it != jobs.rend() && !(it->first < share); ++it) {
       if (it->second == id) continue;
       affected->push_back(it->second);
-      // Its slowest per-flow bandwidth is at least the share (or unknown): EstimateSurvives
-      // would say no, so ChangeTraffic recomputes it without asking.
+      // Its slowest per-flow bandwidth is at least the share (or unknown): its estimate is
+      // recomputed.
       uplink_bound_[static_cast<size_t>(it->second)] = 1;
     }
   }
@@ -94,44 +102,6 @@ Result<double> Simulator::RuntimeTruthRate(JobId id, const RunState& run, Device
   return run.runtime_rate * (static_cast<double>(count) / on_s) / (static_cast<double>(spec.num_gpus) / ref_s);
 }
 
-bool Simulator::EstimateSurvives(JobId id, const ActiveRun& changed, int delta) const {
-  const ActiveRun& run = active(runs_[static_cast<size_t>(id)]);
-  const double path_Bps = run.estimate.ring_path_Bps;
-  if (!options_.contention || !(path_Bps > 0)) return false;
-  // The estimate stands if the job's slowest per-flow bandwidth is below the share before and
-  // after on every changed link the job crosses (then its slowest link is elsewhere and keeps
-  // its figure).
-  const auto below = [&](double capacity, int flows) {
-    return capacity >= 0 && path_Bps < ShareAtBusier(capacity, flows, delta);
-  };
-  // Both lists are sorted: walk them together, unless their ranges do not even overlap (a job
-  // met through a rack uplink usually shares no node with the changed one).
-  const bool disjoint = run.nics.empty() || changed.nics.empty() || run.nics.back() < changed.nics.front() ||
-                        changed.nics.back() < run.nics.front();
-  for (auto a = run.nics.begin(), b = changed.nics.begin();
-       !disjoint && a != run.nics.end() && b != changed.nics.end();) {
-    if (*a < *b) {
-      ++a;
-    } else if (*b < *a) {
-      ++b;
-    } else {
-      const size_t node = static_cast<size_t>(*a);
-      if (!below(link_capacities_.nic_Bps[node], nic_flows_[node])) return false;
-      ++a;
-      ++b;
-    }
-  }
-  for (RackId r : changed.uplinks) {
-    const size_t rack = static_cast<size_t>(r);
-    if (link_capacities_.uplink_Bps[rack] < 0) continue;  // full bisection: no share
-    if (std::binary_search(run.uplinks.begin(), run.uplinks.end(), r) &&
-        !below(link_capacities_.uplink_Bps[rack], uplink_flows_[rack])) {
-      return false;
-    }
-  }
-  return true;
-}
-
 void Simulator::Retime(JobId id, bool estimate_current) {
   RunState& job = runs_[static_cast<size_t>(id)];
   ActiveRun& run = active(job);
@@ -143,6 +113,11 @@ void Simulator::Retime(JobId id, bool estimate_current) {
     for (RackId r : run.uplinks) {
       FlatSet<std::pair<double, JobId>>& jobs = uplink_jobs_[static_cast<size_t>(r)];
       if (jobs.erase({old_key, id}) > 0) jobs.insert({key, id});
+    }
+    for (NodeId node : run.nics) {
+      for (auto& entry : nic_jobs_[static_cast<size_t>(node)]) {
+        if (entry.second == id) entry.first = key;
+      }
     }
   }
   // Progress is counted in iterations of the job as submitted (num_gpus x batch samples), so a
@@ -185,15 +160,16 @@ void Simulator::ChangeTraffic(JobId id, int delta) {
   if (delta > 0) Retime(id);
   std::sort(affected.begin(), affected.end());
   affected.erase(std::unique(affected.begin(), affected.end()), affected.end());
-  const ActiveRun& changed = active(runs_[static_cast<size_t>(id)]);
   for (JobId other : affected) {
+    // Its estimate stands unless a changed link it crosses is or becomes its slowest (marked by
+    // RegisterTraffic), or the load is not modelled at all (then it is recomputed, as always).
     uint8_t& bound = uplink_bound_[static_cast<size_t>(other)];
-    const bool certain = bound != 0;  // EstimateSurvives would say no: not asked
+    const bool survives = options_.contention && bound == 0;
     bound = 0;
     if (!defer_retimes_) {
-      Retime(other, !certain && EstimateSurvives(other, changed, delta));
+      Retime(other, survives);
     } else if (retime_mark_[static_cast<size_t>(other)] != kRetimeEstimate) {  // else recomputed anyway
-      DeferRetime(other, !certain && EstimateSurvives(other, changed, delta));
+      DeferRetime(other, survives);
     }
   }
   if (const RunState& job = runs_[static_cast<size_t>(id)]; delta < 0 && !active(job).nics.empty()) {

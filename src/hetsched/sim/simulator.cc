@@ -231,7 +231,7 @@ Status Simulator::Audit() const {
 
 Status Simulator::AuditLinks() const {
   // Every running job that is not held is counted once on each of its NICs and uplinks, and
-  // listed on each uplink under its current key; nothing else is. Its kept estimate is what the
+  // listed on each NIC and uplink under its current key; nothing else is. Its kept estimate is what the
   // current load gives (a job that was not re-timed was left alone rightly).
   std::vector<int> nic_flows(nic_flows_.size(), 0), uplink_flows(uplink_flows_.size(), 0);
   std::vector<size_t> uplink_listed(uplink_jobs_.size(), 0);
@@ -246,7 +246,13 @@ Status Simulator::AuditLinks() const {
       const IterationEstimate fresh = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, CurrentLoad());
       if (fresh.iteration_s != run.estimate.iteration_s) return broken("job " + std::to_string(i) + "'s speed");
     }
-    for (NodeId node : run.nics) ++nic_flows[static_cast<size_t>(node)];
+    for (NodeId node : run.nics) {
+      ++nic_flows[static_cast<size_t>(node)];
+      const auto& listed = nic_jobs_[static_cast<size_t>(node)];
+      if (std::find(listed.begin(), listed.end(), std::pair{UplinkKey(run), static_cast<JobId>(i)}) == listed.end()) {
+        return broken("NIC list");
+      }
+    }
     for (RackId r : run.uplinks) {
       const size_t rack = static_cast<size_t>(r);
       ++uplink_flows[rack];
@@ -256,6 +262,9 @@ Status Simulator::AuditLinks() const {
     }
   }
   if (nic_flows != nic_flows_ || uplink_flows != uplink_flows_) return broken("flow counts");
+  for (size_t n = 0; n < nic_jobs_.size(); ++n) {
+    if (nic_jobs_[n].size() != static_cast<size_t>(nic_flows[n])) return broken("NIC list size");
+  }
   for (size_t r = 0; r < uplink_jobs_.size(); ++r) {
     if (uplink_jobs_[r].size() != uplink_listed[r]) return broken("uplink list size");
   }

@@ -141,20 +141,19 @@ class Simulator final : public SchedBackend {
   Result<double> RuntimeTruthRate(JobId id, const RunState& run, DeviceTypeId type, int count);
   Result<double> PackedIterationS(DeviceTypeId type, const ModelProfile& model, int batch, int count);
   // Recomputes the job's speed under the current link load and re-times its completion.
-  // `estimate_current`: the job's estimate is known to be unchanged by the load's change
-  // (EstimateSurvives); the rest of the re-time (progress, rate, link meter, completion) runs
-  // as always.
+  // `estimate_current`: the job's estimate is known to be unchanged by the load's change (no
+  // changed link it crosses is or becomes its slowest: RegisterTraffic); the rest of the re-time
+  // (progress, rate, link meter, completion) runs as always.
   void Retime(JobId id, bool estimate_current = false);
-  // Whether `id`'s estimate stays exact after `changed`'s flows changed by `delta` on its NICs
-  // and uplinks (already counted): true only for a ring whose slowest per-flow bandwidth lies on a
-  // link `changed` does not cross.
-  bool EstimateSurvives(JobId id, const ActiveRun& changed, int delta) const;
   // Sets the job's stop event (completion, or its RunUntil mark) from its current rate.
   void Reschedule(JobId id);
   // Adds (delta +1) or removes (-1) the job's flows on its NICs and rack uplinks, and lists in
   // *affected the jobs whose speed this can change: every job sharing one of its NICs, and the
   // jobs sharing one of its rack uplinks whose slowest link that uplink is or becomes (unsorted,
-  // repeats possible).
+  // repeats possible). Marks (uplink_bound_) the listed jobs whose estimate must be recomputed:
+  // a changed NIC or uplink they cross is or becomes their slowest link, or is of unknown speed
+  // to them (no estimate figure, a NIC without one). The others' estimates stand exactly: their
+  // slowest link is elsewhere and keeps its share.
   void RegisterTraffic(JobId id, int delta, std::vector<JobId>* affected);
   // A job's place among the jobs crossing an uplink: its ring's per-flow bandwidth on its slowest
   // link (IterationEstimate::ring_path_Bps), infinite where that is not known (other plans: such a
@@ -232,7 +231,9 @@ class Simulator final : public SchedBackend {
   std::vector<int> nic_flows_;                 // by node
   std::vector<int> uplink_flows_;              // by rack
   LinkCapacities link_capacities_;             // the cluster's NIC and uplink figures, flat
-  std::vector<std::vector<JobId>> nic_jobs_;   // by node: running multi-node jobs crossing its NIC
+  // By node: the running multi-node jobs crossing its NIC, with their UplinkKey (kept current by
+  // Retime, like the uplinks' lists), in the order they started.
+  std::vector<std::vector<std::pair<double, JobId>>> nic_jobs_;
   // By rack with an uplink: the running jobs crossing it, by UplinkKey (then id). A flat set: a
   // job's entry moves at each re-time that changes its key (docs/PERFORMANCE.md, session 15).
   std::vector<FlatSet<std::pair<double, JobId>>> uplink_jobs_;
@@ -254,8 +255,8 @@ class Simulator final : public SchedBackend {
   // the jobs listed since the last flush, in the order listed (unlisted ones skipped).
   enum : uint8_t { kRetimeNone = 0, kRetimeKeepEstimate = 1, kRetimeEstimate = 2 };
   std::vector<uint8_t> retime_mark_;
-  // Per job, set by RegisterTraffic while a change is applied: met on a changed uplink with a
-  // slowest bandwidth at or above its share, so its estimate is recomputed; cleared at once.
+  // Per job, set by RegisterTraffic while a change is applied: met on a changed NIC or uplink
+  // with a slowest bandwidth at or above its share, so its estimate is recomputed; cleared at once.
   std::vector<uint8_t> uplink_bound_;
   std::vector<JobId> retime_queue_;
   bool defer_retimes_ = false;
