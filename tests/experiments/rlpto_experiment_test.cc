@@ -205,6 +205,53 @@ void ExpectTrainingDeterministic(RlptoLearner learner, bool by_load = false) {
   EXPECT_GT(logs[0].decisions[0], 0);
 }
 
+// RlptoTrainingOptions::teacher_yield reaches the training's simulations: on an overloaded
+// synthetic pool with low yield thresholds, the heuristic's validation score with the
+// scheduler's yield=true differs from the one without yielding when the teacher yields, and is
+// the same to the bit when it does not (then nothing yields: no agent acts in that score).
+TEST(RlptoTrainingTest, TeacherYieldReachesTheEpisodes) {
+  const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
+  auto cluster = MakeShorthandCluster({{"v100", 8}, {"k80", 8}}, 4, devices, LinkCatalog::BuiltIn());
+  ASSERT_TRUE(cluster.ok());
+  SyntheticOptions so;
+  so.num_jobs = 40;
+  so.seed = 3;
+  so.arrival_rate_per_hour = 30;
+  so.size_mix = {{1, 4}, {2, 2}, {4, 1}};
+  so.runtime_sample_s = {600, 1800, 3600, 7200};
+  auto pool = GenerateSynthetic(so, devices, ModelZoo::BuiltIn());
+  ASSERT_TRUE(pool.ok());
+  const auto heuristic_score = [&](bool yield, bool teacher_yield) {
+    RlptoTrainingOptions options;
+    options.episodes = 0;
+    options.jobs_per_episode = 40;
+    options.imitation_episodes = 1;
+    options.imitation_steps = 1;
+    options.validation_windows = 1;
+    options.seed = 5;
+    options.round_s = 300;
+    options.teacher_yield = teacher_yield;
+    options.policy_options.Set("yield", yield ? "true" : "false");
+    options.policy_options.Set("yield_service", "0.1");
+    options.policy_options.Set("yield_after", "60");
+    learn::AllocationAgentConfig config;
+    config.state_dim = kRlptoStateDim;
+    config.actions = kRlptoActions;
+    auto created = learn::AllocationAgent::Create(config);
+    EXPECT_TRUE(created.ok());
+    auto agent = std::make_shared<learn::AllocationAgent>(std::move(created).value());
+    SimOptions sim;
+    sim.seed = 5;
+    auto log = TrainRlptoAgent(*cluster, ModelZoo::BuiltIn(), *pool, options, agent, sim, nullptr);
+    EXPECT_TRUE(log.ok()) << log.status().ToString();
+    return log.ok() ? log->heuristic_validation_jct_h : -1.0;
+  };
+  const double none = heuristic_score(false, true);
+  ASSERT_GT(none, 0);
+  EXPECT_NE(heuristic_score(true, true), none);   // the teacher yields
+  EXPECT_EQ(heuristic_score(true, false), none);  // it does not
+}
+
 TEST(RlptoTrainingTest, DeterministicForASeed) { ExpectTrainingDeterministic(RlptoLearner::kReinforce); }
 
 // The same for PPO with per-job credit (critic warm-up, shuffled minibatches from hetsched::Rng).
@@ -293,12 +340,18 @@ TEST(RlptoExperimentTest, ShippedAgentReproducesE2) {
   EXPECT_DOUBLE_EQ(mean_jct("RLPTO-agent-yield"), 92.4548);
   EXPECT_LT(mean_jct("RLPTO-agent-yield"), 0.95 * mean_jct("RLPTO-heuristic"));
   EXPECT_FALSE(std::filesystem::exists(out + "/rlpto_agent_ppo.bin"));
+  // A missing file, and a file that is not an agent, are refused by the option's name before
+  // anything runs.
+  ASSERT_TRUE(WriteFileAtomic(out + "/not_an_agent.bin", "hello").ok());
+  for (const std::string& bad : {std::string("/nonexistent/agent.bin"), out + "/not_an_agent.bin"}) {
+    ctx.options.Set("agent", bad);
+    printed.clear();
+    const Status refused = (*experiment)->Run(ctx);
+    EXPECT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.message().find("option 'agent'"), std::string::npos) << refused.ToString();
+    EXPECT_EQ(printed, "") << bad;
+  }
   std::filesystem::remove_all(out);
-  // A file that is not an agent is refused by name.
-  ctx.options.Set("agent", "/nonexistent/agent.bin");
-  const Status missing = (*experiment)->Run(ctx);
-  EXPECT_FALSE(missing.ok());
-  EXPECT_NE(missing.message().find("option 'agent'"), std::string::npos) << missing.ToString();
 }
 
 TEST(RlptoExperimentTest, BadOptions) {

@@ -338,42 +338,47 @@ TEST(RlptoTest, YieldingGolden) {
 // case as YieldingGolden with yield=true, the heuristic acting for an agent of the yielding
 // shape (imitation data): with teacher_yield it yields job 1 at 1800 s and records action 13
 // there; without, nothing moves and no decision is a yield, although the scheduler's option is on.
+//
+// For an agent of the legacy shape (23 features, 13 actions: no yield action) the teacher's
+// label is a keep and the scheduler's rule yields what it keeps; without teacher_yield it does not.
 TEST(RlptoTest, TeacherWithoutYieldGolden) {
-  learn::AllocationAgentConfig config;
-  config.state_dim = kRlptoStateDim;
-  config.actions = kRlptoActions;
-  auto agent = learn::AllocationAgent::Create(config);
-  ASSERT_TRUE(agent.ok()) << agent.status().ToString();
-  auto shared = std::make_shared<learn::AllocationAgent>(std::move(agent).value());
-  for (const bool teacher_yield : {true, false}) {
-    const std::vector<std::string> opts{"round=600", "shrink=false", "yield=true", "yield_service=1", "yield_after=1800"};
-    PolicyHarness h({{kFast, 2}}, "rlpto", opts);
-    RlptoTrajectory trajectory;
-    RlptoTraining training;
-    training.agent = shared;
-    training.act_by_teacher = true;
-    training.teacher_yield = teacher_yield;
-    training.trajectory = &trajectory;
-    auto options = Options::Parse(opts);
-    ASSERT_TRUE(options.ok());
-    auto made = MakeRlptoScheduler(*options, training);
-    ASSERT_TRUE(made.ok()) << made.status().ToString();
-    h.SetScheduler(std::move(made).value());
-    h.Submit(1, 2, 0, 100000);
-    h.ScheduleAt(0);
-    h.Submit(2, 1, 10, 100, 0, {}, /*priority=*/1);
-    for (double t : {10.0, 600.0, 1200.0}) h.ScheduleAt(t);
-    EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0,1]"));
-    h.ScheduleAt(1800);
-    const long long yields = std::count(trajectory.teacher_actions.begin(), trajectory.teacher_actions.end(), kRlptoYield);
-    if (teacher_yield) {
-      EXPECT_THAT(h.TakeLog(), ElementsAre("preempt 1", "start 2 on [0]"));
-      EXPECT_EQ(yields, 1);
-    } else {
-      EXPECT_THAT(h.TakeLog(), ElementsAre());
-      EXPECT_EQ(yields, 0);
+  for (const bool legacy : {false, true}) {
+    learn::AllocationAgentConfig config;
+    config.state_dim = legacy ? kRlptoLegacyStateDim : kRlptoStateDim;
+    config.actions = legacy ? kRlptoLegacyActions : kRlptoActions;
+    auto agent = learn::AllocationAgent::Create(config);
+    ASSERT_TRUE(agent.ok()) << agent.status().ToString();
+    auto shared = std::make_shared<learn::AllocationAgent>(std::move(agent).value());
+    for (const bool teacher_yield : {true, false}) {
+      const std::vector<std::string> opts{"round=600", "shrink=false", "yield=true", "yield_service=1", "yield_after=1800"};
+      PolicyHarness h({{kFast, 2}}, "rlpto", opts);
+      RlptoTrajectory trajectory;
+      RlptoTraining training;
+      training.agent = shared;
+      training.act_by_teacher = true;
+      training.teacher_yield = teacher_yield;
+      training.trajectory = &trajectory;
+      auto options = Options::Parse(opts);
+      ASSERT_TRUE(options.ok());
+      auto made = MakeRlptoScheduler(*options, training);
+      ASSERT_TRUE(made.ok()) << made.status().ToString();
+      h.SetScheduler(std::move(made).value());
+      h.Submit(1, 2, 0, 100000);
+      h.ScheduleAt(0);
+      h.Submit(2, 1, 10, 100, 0, {}, /*priority=*/1);
+      for (double t : {10.0, 600.0, 1200.0}) h.ScheduleAt(t);
+      EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0,1]"));
+      h.ScheduleAt(1800);
+      const long long yields = std::count(trajectory.teacher_actions.begin(), trajectory.teacher_actions.end(), kRlptoYield);
+      if (teacher_yield) {
+        EXPECT_THAT(h.TakeLog(), ElementsAre("preempt 1", "start 2 on [0]")) << legacy;
+        EXPECT_EQ(yields, legacy ? 0 : 1);  // the legacy shape has no yield label: the rule yielded
+      } else {
+        EXPECT_THAT(h.TakeLog(), ElementsAre()) << legacy;
+        EXPECT_EQ(yields, 0);
+      }
+      EXPECT_EQ(trajectory.actions, trajectory.teacher_actions);  // the teacher acted
     }
-    EXPECT_EQ(trajectory.actions, trajectory.teacher_actions);  // the teacher acted
   }
 }
 

@@ -125,6 +125,12 @@ class RlptoExperiment final : public Experiment {
     if (!(arrival_scale > 0 && arrival_scale <= 1)) {
       return Status::InvalidArgument("experiment rlpto: option 'arrival_scale' must be in (0, 1]");
     }
+    if (!agent_file.empty()) {  // loaded as the compared runs will load it: checksum, shape
+      Options probe;
+      probe.Set("model", agent_file);
+      HETSCHED_RETURN_IF_ERROR(
+          Registry<JobScheduler>::Instance().Create("rlpto", probe).status().WithContext("experiment rlpto: option 'agent': "));
+    }
     if (ctx.check_only) return Status::Ok();  // options read and checked: nothing run
 
     const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
@@ -149,8 +155,9 @@ class RlptoExperiment final : public Experiment {
     const size_t half = all.jobs.size() / 2;
     const Workload train = TraceWindow(all, 0, half);
     const Workload test = TraceWindow(all, half, all.jobs.size());
-    ctx.print(fmt::format("rlpto (E2): {}; {} jobs of {} (arrival gaps x {:g}): {} to train the agent, {} held out to compare\n",
-                          cluster.Summary(), all.jobs.size(), trace_path, arrival_scale, train.jobs.size(), test.jobs.size()));
+    ctx.print(fmt::format("rlpto (E2): {}; {} jobs of {} (arrival gaps x {:g}): {} to train the agent{}, {} held out to compare\n",
+                          cluster.Summary(), all.jobs.size(), trace_path, arrival_scale, train.jobs.size(),
+                          agent_file.empty() ? "" : fmt::format(" (not used: agent {})", agent_file), test.jobs.size()));
 
     learn::AllocationAgentConfig agent_config;
     // With train_yield the agents have the yield action and see its features; otherwise they keep
@@ -189,7 +196,6 @@ class RlptoExperiment final : public Experiment {
     // Each learner from the same seed: the same warm start (same windows, same initial weights).
     std::vector<std::pair<std::string, std::string>> agents;  // (label, file)
     if (!agent_file.empty()) {
-      HETSCHED_RETURN_IF_ERROR(learn::AllocationAgent::Load(agent_file).status().WithContext("experiment rlpto: option 'agent': "));
       agents.emplace_back("RLPTO-agent", agent_file);
       learners.clear();  // nothing to train
     }

@@ -82,8 +82,10 @@ void RlptoScheduler::Decide(SchedContext& ctx, bool with_running) {
         continue;
       }
       // Where the decider has no yield action (an agent of the legacy shape, or the heuristic
-      // recording decisions for one), the rule yields what it keeps.
-      if (a == 0 && config_.yield && dim != static_cast<size_t>(kRlptoStateDim) && RlptoYieldRuleHolds(full_row(i))) {
+      // recording decisions for one), the rule yields what it keeps (unless teacher_yield is off:
+      // then only an agent's own yield action yields).
+      if (a == 0 && config_.yield && training_.teacher_yield && dim != static_cast<size_t>(kRlptoStateDim) &&
+          RlptoYieldRuleHolds(full_row(i))) {
         yielded |= Yield(ctx, id, moves);
       }
       if (a == 0) continue;  // keep
