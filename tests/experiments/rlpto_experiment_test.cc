@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -149,21 +150,46 @@ TEST(RlptoTrainingTest, WindowsByLoadGolden) {
   EXPECT_NEAR(hi, 27.0, 1e-9);
 }
 
-// Trains twice from the same seed with `learner` and checks identical logs and an identical
-// agent (imitation, REINFORCE or PPO's shuffled minibatches, and the validation-based selection
-// all draw from hetsched::Rng and seeded LibTorch).
-void ExpectTrainingDeterministic(RlptoLearner learner, bool by_load = false) {
+// The training tests' case: 16 GPUs (8 V100, 8 K80, 4 per server) and 40 synthetic jobs of 1-4
+// GPUs arriving at 30 an hour, more work than the cluster can do at once.
+struct TrainingCase {
+  Result<Cluster> cluster = Status::Internal("unset");
+  Result<Workload> pool = Status::Internal("unset");
+};
+TrainingCase MakeTrainingCase() {
   const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
-  auto cluster = MakeShorthandCluster({{"v100", 8}, {"k80", 8}}, 4, devices, LinkCatalog::BuiltIn());
-  ASSERT_TRUE(cluster.ok());
+  TrainingCase c;
+  c.cluster = MakeShorthandCluster({{"v100", 8}, {"k80", 8}}, 4, devices, LinkCatalog::BuiltIn());
   SyntheticOptions so;
   so.num_jobs = 40;
   so.seed = 3;
   so.arrival_rate_per_hour = 30;
   so.size_mix = {{1, 4}, {2, 2}, {4, 1}};
   so.runtime_sample_s = {600, 1800, 3600, 7200};
-  auto pool = GenerateSynthetic(so, devices, ModelZoo::BuiltIn());
-  ASSERT_TRUE(pool.ok());
+  c.pool = GenerateSynthetic(so, devices, ModelZoo::BuiltIn());
+  return c;
+}
+
+// A new agent of the current shape (26 features, 14 actions), seed 5; null (and a failure) if it
+// cannot be made.
+std::shared_ptr<learn::AllocationAgent> NewTrainingAgent() {
+  learn::AllocationAgentConfig config;
+  config.state_dim = kRlptoStateDim;
+  config.actions = kRlptoActions;
+  config.seed = 5;
+  auto created = learn::AllocationAgent::Create(config);
+  EXPECT_TRUE(created.ok()) << created.status().ToString();
+  return created.ok() ? std::make_shared<learn::AllocationAgent>(std::move(created).value()) : nullptr;
+}
+
+// Trains twice from the same seed with `learner` and checks identical logs and an identical
+// agent (imitation, REINFORCE or PPO's shuffled minibatches, and the validation-based selection
+// all draw from hetsched::Rng and seeded LibTorch).
+void ExpectTrainingDeterministic(RlptoLearner learner, bool by_load = false) {
+  const TrainingCase c = MakeTrainingCase();
+  ASSERT_TRUE(c.cluster.ok() && c.pool.ok());
+  const Cluster& cluster = *c.cluster;
+  const Workload& pool = *c.pool;
   RlptoTrainingOptions options;
   options.episodes = 2;
   options.jobs_per_episode = 20;
@@ -184,14 +210,9 @@ void ExpectTrainingDeterministic(RlptoLearner learner, bool by_load = false) {
   std::vector<RlptoTrainingLog> logs;
   std::vector<std::vector<double>> probabilities;
   for (int run = 0; run < 2; ++run) {
-    learn::AllocationAgentConfig config;
-    config.state_dim = kRlptoStateDim;
-    config.actions = kRlptoActions;
-    config.seed = 5;
-    auto created = learn::AllocationAgent::Create(config);
-    ASSERT_TRUE(created.ok()) << created.status().ToString();
-    auto agent = std::make_shared<learn::AllocationAgent>(std::move(created).value());
-    auto log = TrainRlptoAgent(*cluster, ModelZoo::BuiltIn(), *pool, options, agent, sim, nullptr);
+    auto agent = NewTrainingAgent();
+    ASSERT_NE(agent, nullptr);
+    auto log = TrainRlptoAgent(cluster, ModelZoo::BuiltIn(), pool, options, agent, sim, nullptr);
     ASSERT_TRUE(log.ok()) << log.status().ToString();
     logs.push_back(*log);
     probabilities.push_back(agent->Probabilities(std::vector<float>(kRlptoStateDim, 0.5f)));
@@ -210,17 +231,10 @@ void ExpectTrainingDeterministic(RlptoLearner learner, bool by_load = false) {
 // scheduler's yield=true differs from the one without yielding when the teacher yields, and is
 // the same to the bit when it does not (then nothing yields: no agent acts in that score).
 TEST(RlptoTrainingTest, TeacherYieldReachesTheEpisodes) {
-  const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
-  auto cluster = MakeShorthandCluster({{"v100", 8}, {"k80", 8}}, 4, devices, LinkCatalog::BuiltIn());
-  ASSERT_TRUE(cluster.ok());
-  SyntheticOptions so;
-  so.num_jobs = 40;
-  so.seed = 3;
-  so.arrival_rate_per_hour = 30;
-  so.size_mix = {{1, 4}, {2, 2}, {4, 1}};
-  so.runtime_sample_s = {600, 1800, 3600, 7200};
-  auto pool = GenerateSynthetic(so, devices, ModelZoo::BuiltIn());
-  ASSERT_TRUE(pool.ok());
+  const TrainingCase c = MakeTrainingCase();
+  ASSERT_TRUE(c.cluster.ok() && c.pool.ok());
+  const Cluster& cluster = *c.cluster;
+  const Workload& pool = *c.pool;
   const auto heuristic_score = [&](bool yield, bool teacher_yield) {
     RlptoTrainingOptions options;
     options.episodes = 0;
@@ -234,15 +248,11 @@ TEST(RlptoTrainingTest, TeacherYieldReachesTheEpisodes) {
     options.policy_options.Set("yield", yield ? "true" : "false");
     options.policy_options.Set("yield_service", "0.1");
     options.policy_options.Set("yield_after", "60");
-    learn::AllocationAgentConfig config;
-    config.state_dim = kRlptoStateDim;
-    config.actions = kRlptoActions;
-    auto created = learn::AllocationAgent::Create(config);
-    EXPECT_TRUE(created.ok());
-    auto agent = std::make_shared<learn::AllocationAgent>(std::move(created).value());
+    auto agent = NewTrainingAgent();
+    if (agent == nullptr) return -1.0;
     SimOptions sim;
     sim.seed = 5;
-    auto log = TrainRlptoAgent(*cluster, ModelZoo::BuiltIn(), *pool, options, agent, sim, nullptr);
+    auto log = TrainRlptoAgent(cluster, ModelZoo::BuiltIn(), pool, options, agent, sim, nullptr);
     EXPECT_TRUE(log.ok()) << log.status().ToString();
     return log.ok() ? log->heuristic_validation_jct_h : -1.0;
   };
