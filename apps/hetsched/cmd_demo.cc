@@ -22,10 +22,11 @@ constexpr const char* kLas = "tiresias-las+pack";
 constexpr const char* kGavelBlind = "gavel-las-agnostic+pack";
 constexpr const char* kGavel = "gavel-las:profile=data/real/gavel/throughputs.csv+pack";
 constexpr const char* kGadget = "gadget+gadget-ring";
-// The shipped agent (data/models/README.md; its SHA-256 is checked when it is loaded), trained by
-// `hetsched experiment rlpto --seed 1` on E2's cluster and trace, not on the demo's. Its type
-// ranking is the visible model's (no profile: the measured table has no a100 row).
-constexpr const char* kRlpto = "rlpto:model=data/models/rlpto_agent_e2_seed1.bin+pack";
+// E2's agent of record (data/models/README.md; its SHA-256 is checked when it is loaded), trained
+// by today's `hetsched experiment rlpto --seed 1` on E2's cluster and trace, not on the demo's,
+// with the yield action it learned (run with yield=true, as trained). Its type ranking is the
+// visible model's (no profile: the measured table has no a100 row).
+constexpr const char* kRlpto = "rlpto:model=data/models/rlpto_agent_e2_yield_seed1.bin:yield=true+pack";
 
 struct Finding {
   const char* run;
@@ -37,7 +38,7 @@ constexpr Finding kFindings[] = {
     {kGavel, kGavelBlind, "gavel-las (sees each GPU type's measured speed)", "its heterogeneity-blind twin gavel-las-agnostic"},
     {kLas, kFifo, "tiresias-las (preemptive 2D-LAS, no job sizes needed)", "fifo with EASY backfilling"},
     {kGadget, kFifo, "gadget (ring all-reduce jobs sized by marginal utility, ring placement)", "fifo"},
-    {kRlpto, kFifo, "rlpto (priority queues, convergence shrinking, the shipped PPO allocation agent)", "fifo"},
+    {kRlpto, kFifo, "rlpto (priority queues, convergence shrinking, the shipped PPO allocation agent with its learned yield)", "fifo"},
 };
 
 int IndexOf(const std::vector<std::string>& labels, const char* label) {

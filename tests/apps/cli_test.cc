@@ -372,7 +372,7 @@ TEST_F(CliTest, DemoShowsTheMission) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 7) << csv;  // header + 6 runs
   for (const char* run : {"fifo_pack", "tiresias-las_pack", "gavel-las-agnostic_pack",
                           "gavel-las_profile_data_real_gavel_throughputs.csv_pack", "gadget_gadget-ring",
-                          "rlpto_model_data_models_rlpto_agent_e2_seed1.bin_pack"}) {
+                          "rlpto_model_data_models_rlpto_agent_e2_yield_seed1.bin_yield_true_pack"}) {
     EXPECT_TRUE(fs::is_regular_file(out + "/" + run + "/summary.json")) << run;
     EXPECT_TRUE(fs::is_regular_file(out + "/" + run + "/run.json")) << run;
   }
@@ -382,7 +382,7 @@ TEST_F(CliTest, DemoShowsTheMission) {
   EXPECT_EQ(finished, 6u) << Show(r);
   EXPECT_TRUE(Contains(r.out, "finding : gavel-las (sees each GPU type's measured speed)")) << Show(r);
   EXPECT_TRUE(Contains(r.out, "finding : HeterPS's learned plan costs")) << Show(r);
-  EXPECT_TRUE(Contains(r.out, "finding : rlpto (priority queues, convergence shrinking, the shipped PPO allocation agent) cuts"))
+  EXPECT_TRUE(Contains(r.out, "finding : rlpto (priority queues, convergence shrinking, the shipped PPO allocation agent with its learned yield) cuts"))
       << Show(r);
   EXPECT_TRUE(Contains(r.out, "finding : dltap moves")) << Show(r);
   EXPECT_TRUE(fs::is_regular_file(out + "/placement/dltap.csv"));
