@@ -34,19 +34,20 @@ void RlptoScheduler::Decide(SchedContext& ctx, bool with_running) {
   // The agent's view: every feature, or the first kRlptoLegacyStateDim for an agent of that shape
   // (copied into states_ only then).
   const size_t dim = static_cast<size_t>(AgentStateDim());
+  const bool full = dim == static_cast<size_t>(kRlptoStateDim);  // the agent (or no agent) sees every feature
+  // The heuristic's yield rule is on (yield=true, and not switched off for the teacher): as the
+  // teacher's action where the decider has the yield action, else on what the decider keeps.
+  const bool rule_yields = config_.yield && training_.teacher_yield;
   const auto full_row = [&](size_t i) { return std::span<const float>(full_states_).subspan(i * kRlptoStateDim, kRlptoStateDim); };
-  if (dim != static_cast<size_t>(kRlptoStateDim)) {
+  if (!full) {
     states_.clear();
     for (size_t i = 0; i < jobs.size(); ++i) states_.insert(states_.end(), full_row(i).begin(), full_row(i).begin() + static_cast<std::ptrdiff_t>(dim));
   }
-  const std::vector<float>& view = dim == static_cast<size_t>(kRlptoStateDim) ? full_states_ : states_;
+  const std::vector<float>& view = full ? full_states_ : states_;
   std::vector<int> actions, teacher(jobs.size(), 0);
   if (!agent_ || Recording()) {
     // The teacher yields only where the agent could (an agent of the legacy shape has no yield).
-    const bool teacher_yields = config_.yield && training_.teacher_yield && dim == static_cast<size_t>(kRlptoStateDim);
-    for (size_t i = 0; i < jobs.size(); ++i) {
-      teacher[i] = RlptoHeuristicAction(full_row(i), teacher_yields);
-    }
+    for (size_t i = 0; i < jobs.size(); ++i) teacher[i] = RlptoHeuristicAction(full_row(i), rule_yields && full);
   }
   actions = agent_ ? agent_->Act(view, n, Recording() && training_.explore ? &explore_ : nullptr) : teacher;
   if (Recording()) {
@@ -84,10 +85,7 @@ void RlptoScheduler::Decide(SchedContext& ctx, bool with_running) {
       // Where the decider has no yield action (an agent of the legacy shape, or the heuristic
       // recording decisions for one), the rule yields what it keeps (unless teacher_yield is off:
       // then only an agent's own yield action yields).
-      if (a == 0 && config_.yield && training_.teacher_yield && dim != static_cast<size_t>(kRlptoStateDim) &&
-          RlptoYieldRuleHolds(full_row(i))) {
-        yielded |= Yield(ctx, id, moves);
-      }
+      if (a == 0 && rule_yields && !full && RlptoYieldRuleHolds(full_row(i))) yielded |= Yield(ctx, id, moves);
       if (a == 0) continue;  // keep
       const int slot = (a - 1) / kRlptoCountChoices;
       const int want = std::min(total, RlptoCount((a - 1) % kRlptoCountChoices, spec.num_gpus, info.min));

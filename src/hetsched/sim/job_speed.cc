@@ -28,7 +28,7 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affecte
     for (const auto& [key, other] : jobs) {
       if (other == id) continue;
       affected->push_back(other);
-      if (options_.contention && !(capacity >= 0 && key < share)) uplink_bound_[static_cast<size_t>(other)] = 1;
+      if (options_.contention && !(capacity >= 0 && key < share)) link_bound_[static_cast<size_t>(other)] = 1;
     }
   }
   for (RackId r : run.uplinks) {
@@ -52,7 +52,7 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affecte
       affected->push_back(it->second);
       // Its slowest per-flow bandwidth is at least the share (or unknown): its estimate is
       // recomputed.
-      uplink_bound_[static_cast<size_t>(it->second)] = 1;
+      link_bound_[static_cast<size_t>(it->second)] = 1;
     }
   }
 }
@@ -163,7 +163,7 @@ void Simulator::ChangeTraffic(JobId id, int delta) {
   for (JobId other : affected) {
     // Its estimate stands unless a changed link it crosses is or becomes its slowest (marked by
     // RegisterTraffic), or the load is not modelled at all (then it is recomputed, as always).
-    uint8_t& bound = uplink_bound_[static_cast<size_t>(other)];
+    uint8_t& bound = link_bound_[static_cast<size_t>(other)];
     const bool survives = options_.contention && bound == 0;
     bound = 0;
     if (!defer_retimes_) {

@@ -75,7 +75,7 @@ Status Simulator::Prepare() {
   status_.resize(n);
   runs_.resize(n);
   retime_mark_.assign(n, kRetimeNone);
-  uplink_bound_.assign(n, 0);
+  link_bound_.assign(n, 0);
   record_.jobs.reserve(n);
   rejected_.assign(n, false);
   nic_flows_.assign(static_cast<size_t>(cluster_.num_nodes()), 0);

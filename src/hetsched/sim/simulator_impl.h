@@ -150,7 +150,7 @@ class Simulator final : public SchedBackend {
   // Adds (delta +1) or removes (-1) the job's flows on its NICs and rack uplinks, and lists in
   // *affected the jobs whose speed this can change: every job sharing one of its NICs, and the
   // jobs sharing one of its rack uplinks whose slowest link that uplink is or becomes (unsorted,
-  // repeats possible). Marks (uplink_bound_) the listed jobs whose estimate must be recomputed:
+  // repeats possible). Marks (link_bound_) the listed jobs whose estimate must be recomputed:
   // a changed NIC or uplink they cross is or becomes their slowest link, or is of unknown speed
   // to them (no estimate figure, a NIC without one). The others' estimates stand exactly: their
   // slowest link is elsewhere and keeps its share.
@@ -257,7 +257,7 @@ class Simulator final : public SchedBackend {
   std::vector<uint8_t> retime_mark_;
   // Per job, set by RegisterTraffic while a change is applied: met on a changed NIC or uplink
   // with a slowest bandwidth at or above its share, so its estimate is recomputed; cleared at once.
-  std::vector<uint8_t> uplink_bound_;
+  std::vector<uint8_t> link_bound_;
   std::vector<JobId> retime_queue_;
   bool defer_retimes_ = false;
   RunRecord record_;
