@@ -100,9 +100,13 @@ struct ConvergenceModel {
 // kRlptoStateDim.
 int RlptoHeuristicAction(std::span<const float> state, bool yield = false);
 
-// The yielding rule on a running job's state: queue 0's head blocked and the job's service and
-// time since its start at or past their thresholds. REQUIRES: state.size() == kRlptoStateDim.
+// The yielding rule on a running job's state: queue 0's head blocked (kHeadBlocked, as the state
+// was taken) and the job's thresholds met (RlptoYieldThresholdsMet). REQUIRES: state.size() ==
+// kRlptoStateDim.
 bool RlptoYieldRuleHolds(std::span<const float> state);
+// The job's part of the rule: running, with its service and its time since its start at or past
+// their thresholds (kServiceShare, kRunShare >= 1). REQUIRES: state.size() == kRlptoStateDim.
+bool RlptoYieldThresholdsMet(std::span<const float> state);
 
 // Smallest allocation of a job: max(1, ceil(num_gpus x min_share)). Shrinking never goes below.
 int MinimumGpus(int requested, double min_share);

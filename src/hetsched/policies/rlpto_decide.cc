@@ -84,8 +84,9 @@ void RlptoScheduler::Decide(SchedContext& ctx, bool with_running) {
       }
       // Where the decider has no yield action (an agent of the legacy shape, or the heuristic
       // recording decisions for one), the rule yields what it keeps (unless teacher_yield is off:
-      // then only an agent's own yield action yields).
-      if (a == 0 && rule_yields && !full && RlptoYieldRuleHolds(full_row(i))) yielded |= Yield(ctx, id, moves);
+      // then only an agent's own yield action yields). Queue 0's head is tested by Yield, as the
+      // devices stand when the job comes up (the decider's own moves before it may have blocked it).
+      if (a == 0 && rule_yields && !full && RlptoYieldThresholdsMet(full_row(i))) yielded |= Yield(ctx, id, moves);
       if (a == 0) continue;  // keep
       const int slot = (a - 1) / kRlptoCountChoices;
       const int want = std::min(total, RlptoCount((a - 1) % kRlptoCountChoices, spec.num_gpus, info.min));

@@ -54,10 +54,14 @@ int RlptoHeuristicAction(std::span<const float> s, bool yield) {
   return yield && RlptoYieldRuleHolds(s) ? kRlptoYield : 0;
 }
 
-bool RlptoYieldRuleHolds(std::span<const float> s) {
+bool RlptoYieldThresholdsMet(std::span<const float> s) {
   using F = RlptoFeature;
   const auto at = [&](F f) { return s[static_cast<size_t>(f)]; };
-  return at(F::kRunning) > 0.5f && at(F::kHeadBlocked) > 0.5f && at(F::kServiceShare) >= 1.0f && at(F::kRunShare) >= 1.0f;
+  return at(F::kRunning) > 0.5f && at(F::kServiceShare) >= 1.0f && at(F::kRunShare) >= 1.0f;
+}
+
+bool RlptoYieldRuleHolds(std::span<const float> s) {
+  return s[static_cast<size_t>(RlptoFeature::kHeadBlocked)] > 0.5f && RlptoYieldThresholdsMet(s);
 }
 
 }  // namespace hetsched
