@@ -147,17 +147,36 @@ LinkCapacities LinkCapacities::Of(const Cluster& cluster) {
 
 namespace perf_internal {
 
+namespace {
+
+PathCapacity IntraNodePath(const Cluster& cluster, NodeId node_id) {
+  const Node& node = cluster.node(node_id);
+  // No intra-node link declared (e.g. a CPU node): taken as not limiting.
+  if (node.intra_link == kNoLinkClass) return PathCapacity{kInf, 0.0};
+  const LinkClass& link = cluster.link_catalog().link(node.intra_link);
+  return PathCapacity{link.effective_bandwidth_Bps(), link.latency_s};
+}
+
+}  // namespace
+
+PathCapacity PathOverNodes(const Cluster& cluster, size_t num_devices, std::span<const NodeId> nodes,
+                           bool crosses_racks, const LinkLoad& load) {
+  if (num_devices <= 1) return PathCapacity{kInf, 0.0};
+  if (nodes.size() == 1) return IntraNodePath(cluster, nodes.front());
+  PathCapacity worst{kInf, 0.0};
+  for (NodeId node : nodes) {
+    const PathCapacity p = NicPath(cluster, node, crosses_racks, load);
+    worst.bandwidth_Bps = std::min(worst.bandwidth_Bps, p.bandwidth_Bps);
+    worst.latency_s = std::max(worst.latency_s, p.latency_s);
+  }
+  return worst;
+}
+
 PathCapacity PathBetween(const Cluster& cluster, std::span<const DeviceId> a,
                          std::span<const DeviceId> b, const LinkLoad& load) {
   if (a.size() + b.size() <= 1) return PathCapacity{kInf, 0.0};
   const DeviceId first = a.empty() ? b.front() : a.front();
-  if (OnOneNode(cluster, a, b)) {
-    const Node& node = cluster.node(cluster.device(first).node);
-    // No intra-node link declared (e.g. a CPU node): taken as not limiting.
-    if (node.intra_link == kNoLinkClass) return PathCapacity{kInf, 0.0};
-    const LinkClass& link = cluster.link_catalog().link(node.intra_link);
-    return PathCapacity{link.effective_bandwidth_Bps(), link.latency_s};
-  }
+  if (OnOneNode(cluster, a, b)) return IntraNodePath(cluster, cluster.device(first).node);
   const auto rack_of = [&](DeviceId d) {
     const NodeId node = cluster.device(d).node;
     return load.capacities != nullptr ? load.capacities->rack_of_node[static_cast<size_t>(node)]

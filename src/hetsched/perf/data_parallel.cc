@@ -16,11 +16,14 @@ namespace {
 // touched. The ring visits the members of one node consecutively (NCCL orders rings by
 // topology), so each used node's NIC carries one ring flow per direction, and exactly
 // `span_nodes` ring edges leave a node when the ring spans two or more nodes.
-void RingSync(double dense_bytes, double sparse_bytes_per_member, const Plan& plan,
-              const Cluster& cluster, const LinkLoad& load, int span_nodes,
+// The ring's slowest link is BottleneckOf(plan.devices), from the nodes PrepareDataParallel found.
+void RingSync(const PreparedEstimate& prepared, const Plan& plan, const Cluster& cluster, const LinkLoad& load,
               IterationEstimate* est) {
+  const double dense_bytes = prepared.dense_bytes;
+  const double sparse_bytes_per_member = prepared.sparse_bytes_per_worker;
+  const int span_nodes = est->span_nodes;
   const int n = static_cast<int>(plan.devices.size());
-  const PathCapacity path = BottleneckOf(cluster, plan.devices, load);
+  const PathCapacity path = PathOverNodes(cluster, plan.devices.size(), prepared.nodes, prepared.crosses_racks, load);
   est->ring_path_Bps = path.bandwidth_Bps;
   est->communication_s =
       RingAllReduceTime(n, dense_bytes, path.bandwidth_Bps, path.latency_s) +
@@ -96,6 +99,11 @@ PreparedEstimate PrepareDataParallel(const ModelProfile& model, const Plan& plan
   thread_local std::vector<NodeCount> groups;
   GroupByNode(cluster, plan.devices, &groups);
   est.span_nodes = static_cast<int>(groups.size());
+  prepared.nodes.reserve(groups.size());
+  for (const NodeCount& g : groups) {
+    prepared.nodes.push_back(g.node);
+    prepared.crosses_racks |= cluster.node(g.node).rack != cluster.node(groups.front().node).rack;
+  }
 
   const double sparse_per_worker = batch * sums.sparse_bytes_per_sample;
   prepared.sparse_bytes_per_worker = sparse_per_worker;
@@ -124,7 +132,7 @@ IterationEstimate FinishDataParallel(const PreparedEstimate& prepared, const Pla
     GroupByNode(cluster, plan.devices, &groups);
     ParameterServerSync(prepared.dense_bytes, plan, cluster, load, groups, &est);
   } else {
-    RingSync(prepared.dense_bytes, prepared.sparse_bytes_per_worker, plan, cluster, load, est.span_nodes, &est);
+    RingSync(prepared, plan, cluster, load, &est);
   }
   est.iteration_s = est.compute_s + (1.0 - options.overlap) * est.communication_s;
   const double samples = plan.batch_per_device * static_cast<double>(plan.devices.size());

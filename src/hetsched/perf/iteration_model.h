@@ -127,6 +127,8 @@ struct PreparedEstimate {
   IterationEstimate base;         // all but communication_s, cross_node_bytes, iteration_s, samples_per_s
   double dense_bytes = 0;         // gradients synchronised per iteration
   double sparse_bytes_per_worker = 0;
+  std::vector<NodeId> nodes;      // the plan's distinct nodes, in first-use order
+  bool crosses_racks = false;     // they are in more than one rack
   bool split = false;             // false: EstimateUnderLoad runs EstimateIteration
 };
 PreparedEstimate PrepareEstimate(const ModelProfile& model, const Plan& plan, const Cluster& cluster,

@@ -60,6 +60,11 @@ bool ClampLayerRange(const ModelProfile& model, int* first, int* last);
 PathCapacity PathBetween(const Cluster& cluster, std::span<const DeviceId> a,
                          std::span<const DeviceId> b, const LinkLoad& load);
 
+// PathBetween for `num_devices` devices whose distinct nodes are `nodes` (any order; the rack
+// test done by the caller): the same result, without reading the devices.
+PathCapacity PathOverNodes(const Cluster& cluster, size_t num_devices, std::span<const NodeId> nodes,
+                           bool crosses_racks, const LinkLoad& load);
+
 // Effective NIC bandwidth of `node` shared by its flows, and across racks also limited by the
 // rack uplink's share; latency of the links crossed.
 PathCapacity NicPath(const Cluster& cluster, NodeId node, bool crosses_racks, const LinkLoad& load);

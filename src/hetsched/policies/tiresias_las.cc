@@ -19,7 +19,6 @@
 #include <limits>
 #include <map>
 #include <set>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -28,6 +27,7 @@
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/registry.h"
+#include "hetsched/util/job_table.h"
 #include "hetsched/util/timer_heap.h"
 
 namespace hetsched {
@@ -55,11 +55,11 @@ class TiresiasLasScheduler : public JobScheduler {
     AddPending(ctx, job.spec->id, info, job.queued_since_s);
   }
   void OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) override {
-    auto it = jobs_.find(job.spec->id);
-    if (it == jobs_.end()) return;
-    RemovePending(job.spec->id, it->second);
-    RemoveRunning(it->second);
-    jobs_.erase(it);
+    JobInfo* info = jobs_.Find(job.spec->id);
+    if (info == nullptr) return;
+    RemovePending(job.spec->id, *info);
+    RemoveRunning(*info);
+    jobs_.Erase(job.spec->id);
   }
   // Booked running in the queue its attained service has reached (its service counts from
   // zero in queue 0, as for a new job), with its threshold crossing due.
@@ -75,9 +75,9 @@ class TiresiasLasScheduler : public JobScheduler {
     AddRunning(ctx, job.spec->id, info);
   }
   void OnJobRequeued(const JobStatus& job, SchedContext& ctx) override {
-    auto it = jobs_.find(job.spec->id);
-    if (it == jobs_.end()) return;
-    JobInfo& info = it->second;
+    JobInfo* found = jobs_.Find(job.spec->id);
+    if (found == nullptr) return;
+    JobInfo& info = *found;
     RemoveRunning(info);
     RemovePending(job.spec->id, info);
     // A crossing may have passed without a Schedule call yet: take the larger queue.
@@ -304,7 +304,7 @@ class TiresiasLasScheduler : public JobScheduler {
   double starve_factor_;
   double round_s_;
   int window_;
-  std::unordered_map<JobId, JobInfo> jobs_;  // by id only, never walked
+  JobTable<JobInfo> jobs_;  // by id only, never walked
   std::vector<PendingIndex> pending_;                         // per queue: (enter time, id)
   std::map<DeviceTypeId, std::vector<std::set<Key>>> running_;  // per type, per queue: (start, id)
   std::map<DeviceTypeId, std::vector<int>> held_;             // per type, per queue: devices held by running jobs
@@ -314,15 +314,15 @@ class TiresiasLasScheduler : public JobScheduler {
   struct CrossingLive {
     const TiresiasLasScheduler* self;
     bool operator()(const TimerHeap<JobId>::Entry& e) const {
-      const auto it = self->jobs_.find(e.id);
-      return it != self->jobs_.end() && it->second.running && it->second.crossing_seq == e.seq;
+      const JobInfo* info = self->jobs_.Find(e.id);
+      return info != nullptr && info->running && info->crossing_seq == e.seq;
     }
   };
   struct PromotionLive {
     const TiresiasLasScheduler* self;
     bool operator()(const TimerHeap<JobId>::Entry& e) const {
-      const auto it = self->jobs_.find(e.id);
-      return it != self->jobs_.end() && it->second.pending && it->second.promotion_seq == e.seq;
+      const JobInfo* info = self->jobs_.Find(e.id);
+      return info != nullptr && info->pending && info->promotion_seq == e.seq;
     }
   };
 };

@@ -106,9 +106,15 @@ void Simulator::Retime(JobId id, bool estimate_current) {
   RunState& job = runs_[static_cast<size_t>(id)];
   ActiveRun& run = active(job);
   Advance(job);
+  if (estimate_current) {
+    // The same estimate gives the same rate, link meter entry, visible rate and keys: only the
+    // progress is re-based at now, which moves the completion time's last bits.
+    Reschedule(id);
+    return;
+  }
   // Only the communication depends on the load: the rest was computed at the start.
   const double old_key = UplinkKey(run);
-  if (!estimate_current) run.estimate = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, CurrentLoad());
+  run.estimate = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, CurrentLoad());
   if (const double key = UplinkKey(run); key != old_key) {
     for (RackId r : run.uplinks) {
       FlatSet<std::pair<double, JobId>>& jobs = uplink_jobs_[static_cast<size_t>(r)];

@@ -213,8 +213,10 @@ Status Simulator::Stalled(const JobScheduler& scheduler) const {
 Status Simulator::Audit() const {
   HETSCHED_RETURN_IF_ERROR(state_.CheckConsistency());
   long long pending = 0, running = 0, finished = 0, dropped = 0, busy = 0;
-  for (size_t i = 0; i < status_.size(); ++i) {
-    if (rejected_[i] || status_[i].spec->submit_time_s > now_) continue;
+  // The jobs that have arrived are those before the arrival cursor (the workload is in submission
+  // order), so their specs are not read: at a million jobs that halves the audit's memory traffic.
+  for (size_t i = 0; i < arrival_cursor_; ++i) {
+    if (rejected_[i]) continue;
     switch (status_[i].state) {
       case JobState::kPending: ++pending; break;
       case JobState::kRunning: ++running; busy += status_[i].num_devices(); break;

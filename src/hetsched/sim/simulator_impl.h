@@ -142,8 +142,8 @@ class Simulator final : public SchedBackend {
   Result<double> PackedIterationS(DeviceTypeId type, const ModelProfile& model, int batch, int count);
   // Recomputes the job's speed under the current link load and re-times its completion.
   // `estimate_current`: the job's estimate is known to be unchanged by the load's change (no
-  // changed link it crosses is or becomes its slowest: RegisterTraffic); the rest of the re-time
-  // (progress, rate, link meter, completion) runs as always.
+  // changed link it crosses is or becomes its slowest: RegisterTraffic); then so are its rate,
+  // link meter entry and keys, and only its progress and completion are re-based at now.
   void Retime(JobId id, bool estimate_current = false);
   // Sets the job's stop event (completion, or its RunUntil mark) from its current rate.
   void Reschedule(JobId id);
