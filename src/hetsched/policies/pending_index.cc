@@ -74,18 +74,41 @@ void PendingIndex::TreapInsert(const Entry& e) {
   n.entry = e;
   n.priority = NextPriority();
   n.min_need = e.need;
+  // Down to where the new node's priority puts it, then the subtree there is split around it:
+  // the treap Merge(Merge(before, slot), after) would build (a treap's shape is set by its keys
+  // and priorities), touching one path instead of three.
+  path_.clear();
+  int32_t* link = &root_;
+  while (*link >= 0 && node(*link).priority > n.priority) {
+    path_.push_back(*link);
+    Node& up = node(*link);
+    link = Less(up.entry, e) ? &up.right : &up.left;
+  }
   int32_t before = -1, after = -1;
-  Split(root_, e.time_s, e.id, /*inclusive=*/false, &before, &after);
-  root_ = Merge(Merge(before, slot), after);
+  Split(*link, e.time_s, e.id, /*inclusive=*/false, &before, &after);
+  n.left = before;
+  n.right = after;
+  Pull(slot);
+  *link = slot;
+  for (auto it = path_.rbegin(); it != path_.rend(); ++it) Pull(*it);
 }
 
 bool PendingIndex::TreapErase(double time_s, JobId id) {
-  int32_t before = -1, rest = -1, match = -1, after = -1;
-  Split(root_, time_s, id, /*inclusive=*/false, &before, &rest);
-  Split(rest, time_s, id, /*inclusive=*/true, &match, &after);
-  root_ = Merge(before, after);
-  if (match < 0) return false;
-  free_.push_back(match);  // keys are unique: `match` is a single node
+  // Down to the node, which its children's merge replaces; then sizes and smallest requests are
+  // recomputed up the path.
+  path_.clear();
+  int32_t* link = &root_;
+  while (*link >= 0) {
+    Node& at = node(*link);
+    if (at.entry.time_s == time_s && at.entry.id == id) break;
+    path_.push_back(*link);
+    link = Less(at.entry, time_s, id) ? &at.right : &at.left;
+  }
+  if (*link < 0) return false;
+  const int32_t match = *link;
+  *link = Merge(node(match).left, node(match).right);
+  free_.push_back(match);
+  for (auto it = path_.rbegin(); it != path_.rend(); ++it) Pull(*it);
   return true;
 }
 

@@ -85,6 +85,7 @@ class PendingIndex {
   std::vector<Entry> front_;  // the earliest entries, sorted; each precedes every treap entry
   std::vector<Node> nodes_;
   std::vector<int32_t> free_;  // recycled node slots
+  std::vector<int32_t> path_;  // scratch: the nodes above an insert's or erase's place, root first
   int32_t root_ = -1;
   uint64_t priority_state_ = 0x9e3779b97f4a7c15ULL;
 };

@@ -5,6 +5,7 @@
 #include "hetsched/model/link.h"
 #include "hetsched/trace/job_mix.h"
 #include "hetsched/trace/trace.h"
+#include "hetsched/util/memory.h"
 
 namespace hetsched {
 
@@ -17,7 +18,7 @@ Result<Workload> GenerateSynthetic(const SyntheticOptions& options, const Device
                             trace_internal::JobMix::Create(options, devices, LinkCatalog::BuiltIn(), zoo));
   Workload w;
   w.source = fmt::format("synthetic(seed={})", options.seed);
-  w.jobs.reserve(static_cast<size_t>(options.num_jobs));
+  ReserveHugePages(w.jobs, static_cast<size_t>(options.num_jobs));  // read at random by the simulator
   char name[32];
   for (long long i = 0; i < options.num_jobs; ++i) {
     Job job = mix.Next(mix.DrawRuntime());

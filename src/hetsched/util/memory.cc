@@ -1,6 +1,9 @@
 #include "hetsched/util/memory.h"
 
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -55,6 +58,19 @@ void KeepFreedHeapMemory() {
   // from the heap (with the default 128 KiB each one was mapped and unmapped per use).
   mallopt(M_MMAP_THRESHOLD, 4 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
+}
+
+void AdviseHugePages(const void* p, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
+  // Advice only: where it is refused (THP off, an old kernel) the pages stay small.
+  if (p != nullptr && end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
 #endif
 }
 
