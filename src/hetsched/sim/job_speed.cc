@@ -27,8 +27,10 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affecte
     const double share = capacity >= 0 ? ShareAtBusier(capacity, nic_flows_[n], delta) : 0.0;
     for (const auto& [key, other] : jobs) {
       if (other == id) continue;
-      affected->push_back(other);
-      if (options_.contention && !(capacity >= 0 && key < share)) link_bound_[static_cast<size_t>(other)] = 1;
+      uint8_t& mark = change_mark_[static_cast<size_t>(other)];
+      if ((mark & kListed) == 0) affected->push_back(other);
+      mark |= kListed;
+      if (options_.contention && !(capacity >= 0 && key < share)) mark |= kLinkBound;
     }
   }
   for (RackId r : run.uplinks) {
@@ -49,10 +51,11 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affecte
     const double share = ShareAtBusier(capacity, uplink_flows_[rack], delta);
     for (auto it = jobs.rbegin(); it != jobs.rend() && !(it->first < share); ++it) {
       if (it->second == id) continue;
-      affected->push_back(it->second);
+      uint8_t& mark = change_mark_[static_cast<size_t>(it->second)];
+      if ((mark & kListed) == 0) affected->push_back(it->second);
       // Its slowest per-flow bandwidth is at least the share (or unknown): its estimate is
       // recomputed.
-      link_bound_[static_cast<size_t>(it->second)] = 1;
+      mark |= kListed | kLinkBound;
     }
   }
 }
@@ -164,14 +167,14 @@ void Simulator::ChangeTraffic(JobId id, int delta) {
   affected.clear();
   RegisterTraffic(id, delta, &affected);
   if (delta > 0) Retime(id);
-  std::sort(affected.begin(), affected.end());
-  affected.erase(std::unique(affected.begin(), affected.end()), affected.end());
+  // Each job once, in the order met (re-times of distinct jobs at one instant commute: each reads
+  // the load this change left and writes only its own speed, keys and completion).
   for (JobId other : affected) {
     // Its estimate stands unless a changed link it crosses is or becomes its slowest (marked by
     // RegisterTraffic), or the load is not modelled at all (then it is recomputed, as always).
-    uint8_t& bound = link_bound_[static_cast<size_t>(other)];
-    const bool survives = options_.contention && bound == 0;
-    bound = 0;
+    uint8_t& mark = change_mark_[static_cast<size_t>(other)];
+    const bool survives = options_.contention && (mark & kLinkBound) == 0;
+    mark = 0;
     if (!defer_retimes_) {
       Retime(other, survives);
     } else if (retime_mark_[static_cast<size_t>(other)] != kRetimeEstimate) {  // else recomputed anyway

@@ -80,7 +80,7 @@ Status Simulator::Prepare() {
   status_.resize(n);
   runs_.resize(n);
   retime_mark_.assign(n, kRetimeNone);
-  link_bound_.assign(n, 0);
+  change_mark_.assign(n, 0);
   rejected_.assign(n, false);
   nic_flows_.assign(static_cast<size_t>(cluster_.num_nodes()), 0);
   nic_jobs_.assign(static_cast<size_t>(cluster_.num_nodes()), {});

@@ -149,8 +149,8 @@ class Simulator final : public SchedBackend {
   void Reschedule(JobId id);
   // Adds (delta +1) or removes (-1) the job's flows on its NICs and rack uplinks, and lists in
   // *affected the jobs whose speed this can change: every job sharing one of its NICs, and the
-  // jobs sharing one of its rack uplinks whose slowest link that uplink is or becomes (unsorted,
-  // repeats possible). Marks (link_bound_) the listed jobs whose estimate must be recomputed:
+  // jobs sharing one of its rack uplinks whose slowest link that uplink is or becomes (each once,
+  // in the order met). Marks (change_mark_) the listed jobs whose estimate must be recomputed:
   // a changed NIC or uplink they cross is or becomes their slowest link, or is of unknown speed
   // to them (no estimate figure, a NIC without one). The others' estimates stand exactly: their
   // slowest link is elsewhere and keeps its share.
@@ -255,9 +255,12 @@ class Simulator final : public SchedBackend {
   // the jobs listed since the last flush, in the order listed (unlisted ones skipped).
   enum : uint8_t { kRetimeNone = 0, kRetimeKeepEstimate = 1, kRetimeEstimate = 2 };
   std::vector<uint8_t> retime_mark_;
-  // Per job, set by RegisterTraffic while a change is applied: met on a changed NIC or uplink
-  // with a slowest bandwidth at or above its share, so its estimate is recomputed; cleared at once.
-  std::vector<uint8_t> link_bound_;
+  // Per job, set by RegisterTraffic while a change is applied and cleared as ChangeTraffic takes
+  // the job: kListed, already in the change's list of affected jobs (so listed once); kLinkBound,
+  // met on a changed NIC or uplink with a slowest bandwidth at or above its share, so its estimate
+  // is recomputed.
+  enum : uint8_t { kListed = 1, kLinkBound = 2 };
+  std::vector<uint8_t> change_mark_;
   std::vector<JobId> retime_queue_;
   bool defer_retimes_ = false;
   RunRecord record_;
