@@ -52,6 +52,7 @@ class TiresiasLasScheduler : public JobScheduler {
   void OnJobSubmitted(const JobStatus& job, SchedContext& ctx) override {
     JobInfo& info = jobs_[job.spec->id];
     info = JobInfo{};
+    info.need = job.spec->num_gpus;
     AddPending(ctx, job.spec->id, info, job.queued_since_s);
   }
   void OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) override {
@@ -71,6 +72,7 @@ class TiresiasLasScheduler : public JobScheduler {
     info = JobInfo{};
     info.crossing_seq = crossing_seq;
     info.promotion_seq = promotion_seq;
+    info.need = job.spec->num_gpus;
     info.queue = QueueOf(job.AttainedServiceGpuS(ctx.now()));
     AddRunning(ctx, job.spec->id, info);
   }
@@ -134,6 +136,7 @@ class TiresiasLasScheduler : public JobScheduler {
   // level at a million jobs).
   struct JobInfo {
     int queue = 0;
+    int need = 0;             // devices it requests (spec->num_gpus): a re-queue reads no spec
     double offset_gpu_s = 0;  // service attained before the last promotion to queue 0
     bool pending = false;
     bool running = false;
@@ -160,7 +163,7 @@ class TiresiasLasScheduler : public JobScheduler {
   void AddPending(SchedContext& ctx, JobId id, JobInfo& info, double enter_s) {
     info.pending = true;
     info.enter_s = enter_s;
-    pending_[static_cast<size_t>(info.queue)].Insert(enter_s, id, ctx.job(id).spec->num_gpus);
+    pending_[static_cast<size_t>(info.queue)].Insert(enter_s, id, info.need);
     info.promote_s = kInf;
     if (info.queue > 0 && starve_factor_ > 0) {
       info.promote_s = enter_s + starve_factor_ * ctx.job(id).ExecutedS(ctx.now());
