@@ -21,6 +21,7 @@ class DeviceZeroPlanner : public Planner {
                              const Cluster& cluster) override {
     HETSCHED_ASSIGN_OR_RETURN(PlannedJob planned, inner_->PlanJob(job, model, devices, cluster));
     planned.plan.devices.front() = 0;
+    planned.prepared = {};  // it described the plan as the inner planner made it
     return planned;
   }
 

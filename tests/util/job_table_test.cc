@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <random>
 #include <unordered_map>
 
@@ -38,12 +39,34 @@ TEST(JobTableTest, AddFindErase) {
   EXPECT_EQ(table.size(), 2u);
 }
 
+TEST(JobTableTest, IdsBeyondTheDenseIndex) {
+  // Slurm job ids can be in the billions (federation), or negative in a bad file: such ids take the
+  // hash map, and the dense index does not grow to them.
+  JobTable<Record> table;
+  const int64_t big = int64_t{4'000'000'000};
+  table[big].value = 1;
+  table[-5].value = 2;
+  table[JobTable<Record>::kDenseIds].value = 3;
+  table[7].value = 4;
+  EXPECT_EQ(table.Find(big)->value, 1);
+  EXPECT_EQ(table.Find(-5)->value, 2);
+  EXPECT_EQ(table.Find(JobTable<Record>::kDenseIds)->value, 3);
+  EXPECT_EQ(table.Find(big + 1), nullptr);
+  EXPECT_EQ(table.size(), 4u);
+  table.Erase(big);
+  EXPECT_EQ(table.Find(big), nullptr);
+  EXPECT_EQ(table[big].value, 0);  // back fresh, in a reused slot
+  EXPECT_EQ(table.Find(7)->value, 4);
+}
+
 TEST(JobTableTest, AgreesWithUnorderedMapUnderRandomUpdates) {
   std::mt19937 rng(11);
   JobTable<Record> table;
   std::unordered_map<long, Record> ref;
   for (int step = 0; step < 50000; ++step) {
-    const long id = static_cast<long>(rng() % 500);
+    // Dense ids, and a few beyond the dense index.
+    const long id = rng() % 8 == 0 ? JobTable<Record>::kDenseIds - 3 + static_cast<long>(rng() % 6)
+                                   : static_cast<long>(rng() % 500);
     switch (rng() % 3) {
       case 0:
         table[id].value += step;

@@ -16,14 +16,18 @@ namespace {
 // touched. The ring visits the members of one node consecutively (NCCL orders rings by
 // topology), so each used node's NIC carries one ring flow per direction, and exactly
 // `span_nodes` ring edges leave a node when the ring spans two or more nodes.
-// The ring's slowest link is BottleneckOf(plan.devices), from the nodes PrepareDataParallel found.
+// The ring's slowest link is BottleneckOf(plan.devices), from the nodes PrepareDataParallel listed
+// when it kept them.
 void RingSync(const PreparedEstimate& prepared, const Plan& plan, const Cluster& cluster, const LinkLoad& load,
               IterationEstimate* est) {
   const double dense_bytes = prepared.dense_bytes;
   const double sparse_bytes_per_member = prepared.sparse_bytes_per_worker;
   const int span_nodes = est->span_nodes;
   const int n = static_cast<int>(plan.devices.size());
-  const PathCapacity path = PathOverNodes(cluster, plan.devices.size(), prepared.nodes, prepared.crosses_racks, load);
+  const PathCapacity path =
+      prepared.nodes.empty()
+          ? BottleneckOf(cluster, plan.devices, load)
+          : PathOverNodes(cluster, plan.devices.size(), prepared.nodes, prepared.crosses_racks, load);
   est->ring_path_Bps = path.bandwidth_Bps;
   est->communication_s =
       RingAllReduceTime(n, dense_bytes, path.bandwidth_Bps, path.latency_s) +
@@ -85,7 +89,7 @@ double MinDeviceMemory(const Cluster& cluster, std::span<const DeviceId> devices
 }
 
 PreparedEstimate PrepareDataParallel(const ModelProfile& model, const Plan& plan, const Cluster& cluster,
-                                     const PerfOptions& options) {
+                                     const PerfOptions& options, bool keep_nodes) {
   PreparedEstimate prepared;
   prepared.split = true;
   IterationEstimate& est = prepared.base;
@@ -99,10 +103,12 @@ PreparedEstimate PrepareDataParallel(const ModelProfile& model, const Plan& plan
   thread_local std::vector<NodeCount> groups;
   GroupByNode(cluster, plan.devices, &groups);
   est.span_nodes = static_cast<int>(groups.size());
-  prepared.nodes.reserve(groups.size());
-  for (const NodeCount& g : groups) {
-    prepared.nodes.push_back(g.node);
-    prepared.crosses_racks |= cluster.node(g.node).rack != cluster.node(groups.front().node).rack;
+  if (keep_nodes) {
+    prepared.nodes.reserve(groups.size());
+    for (const NodeCount& g : groups) {
+      prepared.nodes.push_back(g.node);
+      prepared.crosses_racks |= cluster.node(g.node).rack != cluster.node(groups.front().node).rack;
+    }
   }
 
   const double sparse_per_worker = batch * sums.sparse_bytes_per_sample;
@@ -143,7 +149,8 @@ IterationEstimate FinishDataParallel(const PreparedEstimate& prepared, const Pla
 IterationEstimate EstimateDataParallel(const ModelProfile& model, const Plan& plan,
                                        const Cluster& cluster, const LinkLoad& load,
                                        const PerfOptions& options) {
-  return FinishDataParallel(PrepareDataParallel(model, plan, cluster, options), plan, cluster, load, options);
+  return FinishDataParallel(PrepareDataParallel(model, plan, cluster, options, /*keep_nodes=*/false), plan, cluster,
+                            load, options);
 }
 
 }  // namespace hetsched::perf_internal

@@ -127,8 +127,10 @@ struct PreparedEstimate {
   IterationEstimate base;         // all but communication_s, cross_node_bytes, iteration_s, samples_per_s
   double dense_bytes = 0;         // gradients synchronised per iteration
   double sparse_bytes_per_worker = 0;
-  std::vector<NodeId> nodes;      // the plan's distinct nodes, in first-use order
-  bool crosses_racks = false;     // they are in more than one rack
+  // The plan's distinct nodes in first-use order, and whether they span racks: the ring's path
+  // is found from them under each load. Empty: found from plan.devices (the same result).
+  std::vector<NodeId> nodes;
+  bool crosses_racks = false;
   bool split = false;             // false: EstimateUnderLoad runs EstimateIteration
 };
 PreparedEstimate PrepareEstimate(const ModelProfile& model, const Plan& plan, const Cluster& cluster,

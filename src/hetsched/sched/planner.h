@@ -18,7 +18,9 @@ struct PlannedJob {
   IterationEstimate estimate;  // without contention from other jobs
   // The load-free part of the estimate, where the planner computed the estimate through it
   // (prepared.split; then estimate == EstimateUnderLoad(prepared, ..., LinkLoad{})): the
-  // simulator re-times the job from it instead of preparing the plan again.
+  // simulator re-times the job from it instead of preparing the plan again. It describes `plan`
+  // as prepared (its devices, their nodes): code that edits the plan afterwards must prepare it
+  // again or reset `prepared` to {}.
   PreparedEstimate prepared;
 };
 

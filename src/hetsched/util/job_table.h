@@ -1,14 +1,15 @@
-// JobTable<T>: a policy's record per live job, for ids that are small non-negative integers (job
-// ids are trace indices). Records live in a pool of slots reused as jobs leave, found through a
-// dense index by id (4 bytes per id up to the largest seen). A lookup is two array reads; in a
-// node-based hash map it is a bucket read and a node read, each a cache miss at a million jobs,
-// and the pool stays as small as the live set (docs/PERFORMANCE.md, session 18). Never walked, so
-// nothing depends on the order of slots. A reference stays valid until its job is erased or
-// another is added (the pool may grow).
+// JobTable<T>: a policy's record per live job. Records live in a pool of slots reused as jobs
+// leave, found through a dense index by id for ids below kDenseIds (the simulator's ids are trace
+// indices: 4 bytes per id up to the largest seen) and through a hash map for others (a Slurm job
+// id can be in the billions). A dense lookup is two array reads; in a node-based hash map it is a
+// bucket read and a node read, each a cache miss at a million jobs, and the pool stays as small as
+// the live set (docs/PERFORMANCE.md, session 18). Never walked, so nothing depends on the order of
+// slots. A reference stays valid until its job is erased or another is added (the pool may grow).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 namespace hetsched {
@@ -16,41 +17,64 @@ namespace hetsched {
 template <typename T>
 class JobTable {
  public:
-  // The record of `id`, or nullptr if it has none. REQUIRES: id >= 0.
+  // Ids from 0 up to this use the dense index (at most 16 MiB of it).
+  static constexpr int64_t kDenseIds = int64_t{1} << 22;
+
+  // The record of `id`, or nullptr if it has none.
   T* Find(int64_t id) {
-    const size_t i = static_cast<size_t>(id);
-    if (i >= slot_.size() || slot_[i] < 0) return nullptr;
-    return &pool_[static_cast<size_t>(slot_[i])];
+    const int32_t slot = SlotOf(id);
+    return slot < 0 ? nullptr : &pool_[static_cast<size_t>(slot)];
   }
   const T* Find(int64_t id) const { return const_cast<JobTable*>(this)->Find(id); }
   // The record of `id`, a value-initialised one added if it had none (as std::map's operator[]).
   T& operator[](int64_t id) {
-    const size_t i = static_cast<size_t>(id);
-    if (i >= slot_.size()) slot_.resize(i + 1, kNone);
-    if (slot_[i] < 0) {
+    int32_t* slot = nullptr;
+    if (Dense(id)) {
+      const size_t i = static_cast<size_t>(id);
+      if (i >= dense_.size()) dense_.resize(i + 1, kNone);
+      slot = &dense_[i];
+    } else {
+      slot = &sparse_.try_emplace(id, kNone).first->second;
+    }
+    if (*slot < 0) {
       if (free_.empty()) {
-        slot_[i] = static_cast<int32_t>(pool_.size());
+        *slot = static_cast<int32_t>(pool_.size());
         pool_.emplace_back();
       } else {
-        slot_[i] = free_.back();
+        *slot = free_.back();
         free_.pop_back();
-        pool_[static_cast<size_t>(slot_[i])] = T{};
+        pool_[static_cast<size_t>(*slot)] = T{};
       }
     }
-    return pool_[static_cast<size_t>(slot_[i])];
+    return pool_[static_cast<size_t>(*slot)];
   }
   // Drops the record of `id`, if any.
   void Erase(int64_t id) {
-    const size_t i = static_cast<size_t>(id);
-    if (i >= slot_.size() || slot_[i] < 0) return;
-    free_.push_back(slot_[i]);
-    slot_[i] = kNone;
+    const int32_t slot = SlotOf(id);
+    if (slot < 0) return;
+    free_.push_back(slot);
+    if (Dense(id)) {
+      dense_[static_cast<size_t>(id)] = kNone;
+    } else {
+      sparse_.erase(id);
+    }
   }
   size_t size() const { return pool_.size() - free_.size(); }
 
  private:
   static constexpr int32_t kNone = -1;
-  std::vector<int32_t> slot_;  // by id: its slot in pool_, or kNone
+  static bool Dense(int64_t id) { return id >= 0 && id < kDenseIds; }
+  int32_t SlotOf(int64_t id) const {
+    if (Dense(id)) {
+      const size_t i = static_cast<size_t>(id);
+      return i < dense_.size() ? dense_[i] : kNone;
+    }
+    const auto it = sparse_.find(id);
+    return it == sparse_.end() ? kNone : it->second;
+  }
+
+  std::vector<int32_t> dense_;                     // by id below kDenseIds: its slot, or kNone
+  std::unordered_map<int64_t, int32_t> sparse_;    // other ids: their slots
   std::vector<T> pool_;
   std::vector<int32_t> free_;  // unused slots of pool_
 };

@@ -41,11 +41,13 @@ void KeepFreedHeapMemory();
 // stay small. Changes no result, only where the pages come from.
 void AdviseHugePages(const void* p, size_t bytes);
 
-// v.reserve(n), advised as above while it is still untouched. REQUIRES: v is empty.
+// v.reserve(n), advised as above while the new storage is still untouched (only when v is
+// empty and so gets new storage; otherwise a plain reserve).
 template <typename T>
 void ReserveHugePages(std::vector<T>& v, size_t n) {
+  const bool fresh = v.empty() && v.capacity() < n;
   v.reserve(n);
-  AdviseHugePages(v.data(), n * sizeof(T));
+  if (fresh) AdviseHugePages(v.data(), n * sizeof(T));
 }
 
 }  // namespace hetsched
