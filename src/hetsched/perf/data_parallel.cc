@@ -12,6 +12,15 @@ namespace hetsched::perf_internal {
 
 namespace {
 
+// Whether the nodes of `groups` are in more than one rack. REQUIRES: groups non-empty.
+bool CrossesRacks(const Cluster& cluster, const std::vector<NodeCount>& groups) {
+  const RackId first_rack = cluster.node(groups.front().node).rack;
+  for (const NodeCount& g : groups) {
+    if (cluster.node(g.node).rack != first_rack) return true;
+  }
+  return false;
+}
+
 // Ring all-reduce of the dense gradients plus all-gather of the sparse rows each member
 // touched. The ring visits the members of one node consecutively (NCCL orders rings by
 // topology), so each used node's NIC carries one ring flow per direction, and exactly
@@ -50,9 +59,7 @@ void ParameterServerSync(double bytes_per_worker, const Plan& plan, const Cluste
   const int n = static_cast<int>(plan.devices.size());
   const int num_nodes = static_cast<int>(groups.size());
   const int shards = plan.num_parameter_servers > 0 ? plan.num_parameter_servers : num_nodes;
-  const RackId first_rack = cluster.node(groups.front().node).rack;
-  bool crosses_racks = false;
-  for (const NodeCount& g : groups) crosses_racks |= cluster.node(g.node).rack != first_rack;
+  const bool crosses_racks = CrossesRacks(cluster, groups);
 
   double slowest_s = 0;
   double cross_bytes = 0;
@@ -105,10 +112,8 @@ PreparedEstimate PrepareDataParallel(const ModelProfile& model, const Plan& plan
   est.span_nodes = static_cast<int>(groups.size());
   if (keep_nodes) {
     prepared.nodes.reserve(groups.size());
-    for (const NodeCount& g : groups) {
-      prepared.nodes.push_back(g.node);
-      prepared.crosses_racks |= cluster.node(g.node).rack != cluster.node(groups.front().node).rack;
-    }
+    for (const NodeCount& g : groups) prepared.nodes.push_back(g.node);
+    prepared.crosses_racks = CrossesRacks(cluster, groups);
   }
 
   const double sparse_per_worker = batch * sums.sparse_bytes_per_sample;
