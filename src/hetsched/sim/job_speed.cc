@@ -20,17 +20,22 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affecte
     } else {
       jobs.erase(std::find_if(jobs.begin(), jobs.end(), [id](const auto& e) { return e.second == id; }));
     }
-    // Every job on the NIC is re-timed; one whose slowest link is not slower than the NIC's
-    // share before or after (or whose NIC has no figure) gets its estimate recomputed (what
-    // EstimateSurvives says for this link; a job slower elsewhere keeps it).
+    // Every job on the NIC is re-timed; MeetChangedLink says whether its estimate is recomputed
+    // (a NIC without a figure: always).
     const double capacity = link_capacities_.nic_Bps[n];
-    const double share = capacity >= 0 ? ShareAtBusier(capacity, nic_flows_[n], delta) : 0.0;
+    const double before = ShareAt(capacity, nic_flows_[n] - delta);
+    const double after = ShareAt(capacity, nic_flows_[n]);
     for (const auto& [key, other] : jobs) {
       if (other == id) continue;
-      uint8_t& mark = change_mark_[static_cast<size_t>(other)];
-      if ((mark & kListed) == 0) affected->push_back(other);
-      mark |= kListed;
-      if (options_.contention && !(capacity >= 0 && key < share)) mark |= kLinkBound;
+      ChangeMark& mark = change_mark_[static_cast<size_t>(other)];
+      if ((mark.flags & kListed) == 0) affected->push_back(other);
+      mark.flags |= kListed;
+      if (!options_.contention) continue;  // every estimate is recomputed (ChangeTraffic)
+      if (capacity < 0) {
+        mark.flags |= kLinkBound;
+      } else {
+        MeetChangedLink(key, before, after, &mark);
+      }
     }
   }
   for (RackId r : run.uplinks) {
@@ -47,17 +52,62 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affecte
     }
     if (!options_.contention) continue;  // the load is not modelled: no speed changes
     // A job whose slowest link is slower than the uplink's share before and after (another link)
-    // keeps its speed.
-    const double share = ShareAtBusier(capacity, uplink_flows_[rack], delta);
-    for (auto it = jobs.rbegin(); it != jobs.rend() && !(it->first < share); ++it) {
+    // keeps its speed, and is not met.
+    const double before = ShareAt(capacity, uplink_flows_[rack] - delta);
+    const double after = ShareAt(capacity, uplink_flows_[rack]);
+    const double busier = std::min(before, after);
+    for (auto it = jobs.rbegin(); it != jobs.rend() && !(it->first < busier); ++it) {
       if (it->second == id) continue;
-      uint8_t& mark = change_mark_[static_cast<size_t>(it->second)];
-      if ((mark & kListed) == 0) affected->push_back(it->second);
-      // Its slowest per-flow bandwidth is at least the share (or unknown): its estimate is
-      // recomputed.
-      mark |= kListed | kLinkBound;
+      ChangeMark& mark = change_mark_[static_cast<size_t>(it->second)];
+      if ((mark.flags & kListed) == 0) affected->push_back(it->second);
+      mark.flags |= kListed;
+      MeetChangedLink(it->first, before, after, &mark);
     }
   }
+}
+
+void Simulator::MeetChangedLink(double key, double before, double after, ChangeMark* mark) {
+  // Slower elsewhere before and after the change: the link is neither at nor below its key.
+  if (key < std::min(before, after)) return;
+  if (mark->ties == kTiesUnknown) {
+    mark->flags |= kLinkBound;
+    return;
+  }
+  if (before == key) {
+    --mark->ties;
+  } else if (before < key) {
+    --mark->below;
+  }
+  if (after == key) {
+    ++mark->ties;
+  } else if (after < key) {
+    ++mark->below;
+  }
+}
+
+uint8_t Simulator::CountTies(const ActiveRun& run) const {
+  const double key = run.estimate.ring_path_Bps;
+  // Only a ring whose slowest bandwidth PathOverNodes found over the prepared nodes (the NICs it
+  // crosses, plus their racks' uplinks where it crosses racks) has a key this can count.
+  if (!options_.contention || !(key > 0) || run.nics.empty() || !run.prepared.split || run.prepared.nodes.empty() ||
+      run.plan.parallelism != Parallelism::kDataRing || !run.plan.containers.empty() ||
+      run.nics.size() + run.uplinks.size() >= kTiesUnknown) {
+    return kTiesUnknown;
+  }
+  int ties = 0;
+  for (NodeId node : run.nics) {
+    const size_t n = static_cast<size_t>(node);
+    const double capacity = link_capacities_.nic_Bps[n];
+    if (capacity >= 0 && ShareAt(capacity, nic_flows_[n]) == key) ++ties;
+  }
+  if (run.prepared.crosses_racks) {
+    for (RackId r : run.uplinks) {
+      const size_t rack = static_cast<size_t>(r);
+      const double capacity = link_capacities_.uplink_Bps[rack];
+      if (capacity >= 0 && ShareAt(capacity, uplink_flows_[rack]) == key) ++ties;
+    }
+  }
+  return static_cast<uint8_t>(ties);
 }
 
 double Simulator::MeasuredRate(JobId id, RunState& job) {
@@ -118,6 +168,9 @@ void Simulator::Retime(JobId id, bool estimate_current) {
   // Only the communication depends on the load: the rest was computed at the start.
   const double old_key = UplinkKey(run);
   run.estimate = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, CurrentLoad());
+  ChangeMark& counted = change_mark_[static_cast<size_t>(id)];
+  counted.ties = CountTies(run);
+  counted.below = 0;  // its key is the least share of its links
   if (const double key = UplinkKey(run); key != old_key) {
     for (RackId r : run.uplinks) {
       FlatSet<std::pair<double, JobId>>& jobs = uplink_jobs_[static_cast<size_t>(r)];
@@ -172,13 +225,16 @@ void Simulator::ChangeTraffic(JobId id, int delta) {
   for (JobId other : affected) {
     // Its estimate stands unless a changed link it crosses is or becomes its slowest (marked by
     // RegisterTraffic), or the load is not modelled at all (then it is recomputed, as always).
-    uint8_t& mark = change_mark_[static_cast<size_t>(other)];
-    const bool survives = options_.contention && (mark & kLinkBound) == 0;
-    mark = 0;
+    // A job whose links are counted keeps its estimate while its key stands; deferred, that is
+    // decided at the flush, after the call's other changes (FlushRetime).
+    ChangeMark& mark = change_mark_[static_cast<size_t>(other)];
+    const bool counted = mark.ties != kTiesUnknown;
+    const bool survives = options_.contention && (counted ? KeyStands(mark) : (mark.flags & kLinkBound) == 0);
+    mark.flags = 0;
     if (!defer_retimes_) {
       Retime(other, survives);
     } else if (retime_mark_[static_cast<size_t>(other)] != kRetimeEstimate) {  // else recomputed anyway
-      DeferRetime(other, survives);
+      DeferRetime(other, counted || survives);
     }
   }
   if (const RunState& job = runs_[static_cast<size_t>(id)]; delta < 0 && !active(job).nics.empty()) {
@@ -197,7 +253,9 @@ void Simulator::DeferRetime(JobId id, bool estimate_survives) {
 
 void Simulator::FlushRetime(JobId id) {
   uint8_t& mark = retime_mark_[static_cast<size_t>(id)];
-  const bool keep_estimate = mark == kRetimeKeepEstimate;
+  const ChangeMark& counts = change_mark_[static_cast<size_t>(id)];
+  const bool keep_estimate =
+      counts.ties != kTiesUnknown ? KeyStands(counts) : mark == kRetimeKeepEstimate;
   mark = kRetimeNone;
   const RunState& job = runs_[static_cast<size_t>(id)];
   if (job.active >= 0 && !active(job).idle) Retime(id, keep_estimate);

@@ -80,7 +80,7 @@ Status Simulator::Prepare() {
   status_.resize(n);
   runs_.resize(n);
   retime_mark_.assign(n, kRetimeNone);
-  change_mark_.assign(n, 0);
+  change_mark_.assign(n, ChangeMark{});
   rejected_.assign(n, false);
   nic_flows_.assign(static_cast<size_t>(cluster_.num_nodes()), 0);
   nic_jobs_.assign(static_cast<size_t>(cluster_.num_nodes()), {});
@@ -251,6 +251,10 @@ Status Simulator::AuditLinks() const {
     if (options_.contention && !run.nics.empty()) {
       const IterationEstimate fresh = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, CurrentLoad());
       if (fresh.iteration_s != run.estimate.iteration_s) return broken("job " + std::to_string(i) + "'s speed");
+      // The ties kept since its last estimate are those of the current load.
+      if (change_mark_[i].ties != CountTies(run) || change_mark_[i].below != 0) {
+        return broken("job " + std::to_string(i) + "'s counted links");
+      }
     }
     for (NodeId node : run.nics) {
       ++nic_flows[static_cast<size_t>(node)];

@@ -65,6 +65,13 @@ struct RunState {
   int32_t record = -1;            // its index in RunRecord::jobs; -1 if rejected
 };
 
+// Simulator::change_mark_'s entry (three bytes a job: read once per job met on a changed link).
+struct ChangeMark {
+  uint8_t flags = 0;
+  uint8_t ties = 255;  // Simulator::kTiesUnknown: not counted
+  uint8_t below = 0;
+};
+
 class Simulator final : public SchedBackend {
  public:
   Simulator(const Cluster& cluster, const ModelZoo& zoo, const Workload& workload, SimMethods methods,
@@ -150,11 +157,24 @@ class Simulator final : public SchedBackend {
   // Adds (delta +1) or removes (-1) the job's flows on its NICs and rack uplinks, and lists in
   // *affected the jobs whose speed this can change: every job sharing one of its NICs, and the
   // jobs sharing one of its rack uplinks whose slowest link that uplink is or becomes (each once,
-  // in the order met). Marks (change_mark_) the listed jobs whose estimate must be recomputed:
-  // a changed NIC or uplink they cross is or becomes their slowest link, or is of unknown speed
-  // to them (no estimate figure, a NIC without one). The others' estimates stand exactly: their
-  // slowest link is elsewhere and keeps its share.
+  // in the order met). A listed job whose links are counted (change_mark_) has its counts follow
+  // the change; one whose links are not is marked kLinkBound, its estimate to recompute, where a
+  // changed NIC or uplink it crosses is or becomes its slowest link, or is of unknown speed to it
+  // (no estimate figure, a NIC without one). The others' estimates stand exactly: their slowest
+  // link is elsewhere and keeps its share.
   void RegisterTraffic(JobId id, int delta, std::vector<JobId>* affected);
+  // The job's mark met on a changed link with its key (UplinkKey) and the link's per-flow share
+  // before and after the change: its counts follow, or (not counted) kLinkBound where the link is
+  // or becomes its slowest.
+  static void MeetChangedLink(double key, double before, double after, ChangeMark* mark);
+  // Whether a job whose links are counted keeps its key under the current load (see
+  // change_mark_).
+  static bool KeyStands(const ChangeMark& mark) { return mark.below == 0 && mark.ties > 0; }
+  // ChangeMark::ties of a running job under the current load: how many of its links (NICs, and
+  // uplinks where its ring crosses racks) give one flow exactly its ring's slowest bandwidth;
+  // kTiesUnknown where that bandwidth is not its ring's (other plans) or not known, or where the
+  // job has so many links that a count could pass 254.
+  uint8_t CountTies(const ActiveRun& run) const;
   // A job's place among the jobs crossing an uplink: its ring's per-flow bandwidth on its slowest
   // link (IterationEstimate::ring_path_Bps), infinite where that is not known (other plans: such a
   // job is re-timed at every change of the uplink).
@@ -168,11 +188,8 @@ class Simulator final : public SchedBackend {
     }
     return load;
   }
-  // A link's per-flow share as NicPath computes it, at the busier of `flows` (after a change of
-  // `delta`) and `flows - delta` (before it).
-  static double ShareAtBusier(double capacity, int flows, int delta) {
-    return capacity / std::max(1, std::max(flows, flows - delta));
-  }
+  // A link's per-flow share as NicPath computes it (perf/communication.cc) with `flows` on it.
+  static double ShareAt(double capacity, int flows) { return capacity / std::max(1, flows); }
   static double UplinkKey(const ActiveRun& run) {
     return run.estimate.ring_path_Bps > 0 ? run.estimate.ring_path_Bps : std::numeric_limits<double>::infinity();
   }
@@ -255,12 +272,21 @@ class Simulator final : public SchedBackend {
   // the jobs listed since the last flush, in the order listed (unlisted ones skipped).
   enum : uint8_t { kRetimeNone = 0, kRetimeKeepEstimate = 1, kRetimeEstimate = 2 };
   std::vector<uint8_t> retime_mark_;
-  // Per job, set by RegisterTraffic while a change is applied and cleared as ChangeTraffic takes
-  // the job: kListed, already in the change's list of affected jobs (so listed once); kLinkBound,
-  // met on a changed NIC or uplink with a slowest bandwidth at or above its share, so its estimate
-  // is recomputed.
+  // Per job. `flags`, set by RegisterTraffic while a change is applied and cleared as
+  // ChangeTraffic takes the job: kListed, already in the change's list of affected jobs (so listed
+  // once); kLinkBound, a job whose links are not counted met on a changed link that is or becomes
+  // its slowest: its estimate is recomputed. `ties` and `below`, for a running job whose key is
+  // its ring's slowest per-flow bandwidth K (CountTies; kTiesUnknown otherwise): how many of its
+  // links give one flow exactly K, and less than K, under the current load; counted at each
+  // recomputed estimate (then below = 0), kept by MeetChangedLink as links change. K stands, and
+  // with it the estimate, exactly while below == 0 and ties > 0 (KeyStands), whatever changed in
+  // between: a NIC that loses a flow and gains one in the same scheduling call, or a link that
+  // speeds up while another of the job's links has the same share, leaves the estimate as it was
+  // (most of the estimates the changes asked for came out unchanged: docs/PERFORMANCE.md,
+  // session 19).
   enum : uint8_t { kListed = 1, kLinkBound = 2 };
-  std::vector<uint8_t> change_mark_;
+  static constexpr uint8_t kTiesUnknown = 255;
+  std::vector<ChangeMark> change_mark_;
   std::vector<JobId> retime_queue_;
   bool defer_retimes_ = false;
   RunRecord record_;
