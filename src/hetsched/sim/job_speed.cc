@@ -9,32 +9,34 @@
 
 namespace hetsched::sim_internal {
 
-void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affected) {
-  const ActiveRun& run = active(runs_[static_cast<size_t>(id)]);
+void Simulator::RegisterTraffic(JobId id, int delta, std::vector<LinkEntry>* affected) {
+  const RunState& job = runs_[static_cast<size_t>(id)];
+  const ActiveRun& run = active(job);
+  const LinkEntry self{UplinkKey(run), static_cast<int32_t>(id), job.active};
   for (NodeId node : run.nics) {
     const size_t n = static_cast<size_t>(node);
     nic_flows_[n] += delta;
-    std::vector<std::pair<double, JobId>>& jobs = nic_jobs_[n];
+    std::vector<LinkEntry>& jobs = nic_jobs_[n];
     if (delta > 0) {
-      jobs.emplace_back(UplinkKey(run), id);
+      jobs.push_back(self);
     } else {
-      jobs.erase(std::find_if(jobs.begin(), jobs.end(), [id](const auto& e) { return e.second == id; }));
+      jobs.erase(std::find_if(jobs.begin(), jobs.end(), [&](const LinkEntry& e) { return e.id == self.id; }));
     }
     // Every job on the NIC is re-timed; MeetChangedLink says whether its estimate is recomputed
     // (a NIC without a figure: always).
     const double capacity = link_capacities_.nic_Bps[n];
     const double before = ShareAt(capacity, nic_flows_[n] - delta);
     const double after = ShareAt(capacity, nic_flows_[n]);
-    for (const auto& [key, other] : jobs) {
-      if (other == id) continue;
-      ChangeMark& mark = change_mark_[static_cast<size_t>(other)];
+    for (const LinkEntry& other : jobs) {
+      if (other.id == self.id) continue;
+      ChangeMark& mark = change_mark_[static_cast<size_t>(other.slot)];
       if ((mark.flags & kListed) == 0) affected->push_back(other);
       mark.flags |= kListed;
       if (!options_.contention) continue;  // every estimate is recomputed (ChangeTraffic)
       if (capacity < 0) {
         mark.flags |= kLinkBound;
       } else {
-        MeetChangedLink(key, before, after, &mark);
+        MeetChangedLink(other.key, before, after, &mark);
       }
     }
   }
@@ -44,11 +46,11 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affecte
     // A rack without a declared uplink has full bisection: no one's speed depends on its flows.
     const double capacity = link_capacities_.uplink_Bps[rack];
     if (capacity < 0) continue;
-    FlatSet<std::pair<double, JobId>>& jobs = uplink_jobs_[rack];
+    FlatSet<LinkEntry>& jobs = uplink_jobs_[rack];
     if (delta > 0) {
-      jobs.insert({UplinkKey(run), id});
+      jobs.insert(self);
     } else {
-      jobs.erase({UplinkKey(run), id});
+      jobs.erase(self);
     }
     if (!options_.contention) continue;  // the load is not modelled: no speed changes
     // A job whose slowest link is slower than the uplink's share before and after (another link)
@@ -56,12 +58,12 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<JobId>* affecte
     const double before = ShareAt(capacity, uplink_flows_[rack] - delta);
     const double after = ShareAt(capacity, uplink_flows_[rack]);
     const double busier = std::min(before, after);
-    for (auto it = jobs.rbegin(); it != jobs.rend() && !(it->first < busier); ++it) {
-      if (it->second == id) continue;
-      ChangeMark& mark = change_mark_[static_cast<size_t>(it->second)];
-      if ((mark.flags & kListed) == 0) affected->push_back(it->second);
+    for (auto it = jobs.rbegin(); it != jobs.rend() && !(it->key < busier); ++it) {
+      if (it->id == self.id) continue;
+      ChangeMark& mark = change_mark_[static_cast<size_t>(it->slot)];
+      if ((mark.flags & kListed) == 0) affected->push_back(*it);
       mark.flags |= kListed;
-      MeetChangedLink(it->first, before, after, &mark);
+      MeetChangedLink(it->key, before, after, &mark);
     }
   }
 }
@@ -168,17 +170,18 @@ void Simulator::Retime(JobId id, bool estimate_current) {
   // Only the communication depends on the load: the rest was computed at the start.
   const double old_key = UplinkKey(run);
   run.estimate = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, CurrentLoad());
-  ChangeMark& counted = change_mark_[static_cast<size_t>(id)];
+  ChangeMark& counted = change_mark_[static_cast<size_t>(job.active)];
   counted.ties = CountTies(run);
   counted.below = 0;  // its key is the least share of its links
   if (const double key = UplinkKey(run); key != old_key) {
+    const auto id32 = static_cast<int32_t>(id);
     for (RackId r : run.uplinks) {
-      FlatSet<std::pair<double, JobId>>& jobs = uplink_jobs_[static_cast<size_t>(r)];
-      if (jobs.erase({old_key, id}) > 0) jobs.insert({key, id});
+      FlatSet<LinkEntry>& jobs = uplink_jobs_[static_cast<size_t>(r)];
+      if (jobs.erase({old_key, id32, job.active}) > 0) jobs.insert({key, id32, job.active});
     }
     for (NodeId node : run.nics) {
-      for (auto& entry : nic_jobs_[static_cast<size_t>(node)]) {
-        if (entry.second == id) entry.first = key;
+      for (LinkEntry& entry : nic_jobs_[static_cast<size_t>(node)]) {
+        if (entry.id == id32) entry.key = key;
       }
     }
   }
@@ -216,18 +219,19 @@ void Simulator::Reschedule(JobId id) {
 }
 
 void Simulator::ChangeTraffic(JobId id, int delta) {
-  std::vector<JobId>& affected = scratch_affected_;
+  std::vector<LinkEntry>& affected = scratch_affected_;
   affected.clear();
   RegisterTraffic(id, delta, &affected);
   if (delta > 0) Retime(id);
   // Each job once, in the order met (re-times of distinct jobs at one instant commute: each reads
   // the load this change left and writes only its own speed, keys and completion).
-  for (JobId other : affected) {
+  for (const LinkEntry& entry : affected) {
     // Its estimate stands unless a changed link it crosses is or becomes its slowest (marked by
     // RegisterTraffic), or the load is not modelled at all (then it is recomputed, as always).
     // A job whose links are counted keeps its estimate while its key stands; deferred, that is
     // decided at the flush, after the call's other changes (FlushRetime).
-    ChangeMark& mark = change_mark_[static_cast<size_t>(other)];
+    const JobId other = entry.id;
+    ChangeMark& mark = change_mark_[static_cast<size_t>(entry.slot)];
     const bool counted = mark.ties != kTiesUnknown;
     const bool survives = options_.contention && (counted ? KeyStands(mark) : (mark.flags & kLinkBound) == 0);
     mark.flags = 0;
@@ -253,12 +257,12 @@ void Simulator::DeferRetime(JobId id, bool estimate_survives) {
 
 void Simulator::FlushRetime(JobId id) {
   uint8_t& mark = retime_mark_[static_cast<size_t>(id)];
-  const ChangeMark& counts = change_mark_[static_cast<size_t>(id)];
-  const bool keep_estimate =
-      counts.ties != kTiesUnknown ? KeyStands(counts) : mark == kRetimeKeepEstimate;
+  const bool kept = mark == kRetimeKeepEstimate;
   mark = kRetimeNone;
   const RunState& job = runs_[static_cast<size_t>(id)];
-  if (job.active >= 0 && !active(job).idle) Retime(id, keep_estimate);
+  if (job.active < 0 || active(job).idle) return;  // stopped or held since it was listed
+  const ChangeMark& counts = change_mark_[static_cast<size_t>(job.active)];
+  Retime(id, counts.ties != kTiesUnknown ? KeyStands(counts) : kept);
 }
 
 void Simulator::FlushRetimes() {

@@ -74,6 +74,7 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
   if (free_active_.empty()) {
     job.active = static_cast<int32_t>(active_.size());
     active_.emplace_back();
+    change_mark_.emplace_back();
   } else {
     job.active = free_active_.back();
     free_active_.pop_back();

@@ -73,6 +73,10 @@ Status Simulator::CheckContainersFit(JobId id) {
 
 Status Simulator::Prepare() {
   const size_t n = workload_.jobs.size();
+  // Job ids are kept in 32 bits where a job is listed per link (LinkEntry).
+  if (n > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    return Status::InvalidArgument("workload: " + std::to_string(n) + " jobs; the simulator takes at most 2^31 - 1");
+  }
   // The per-job arrays are read at random, one job at a time (docs/PERFORMANCE.md, session 18).
   ReserveHugePages(status_, n);
   ReserveHugePages(runs_, n);
@@ -80,7 +84,7 @@ Status Simulator::Prepare() {
   status_.resize(n);
   runs_.resize(n);
   retime_mark_.assign(n, kRetimeNone);
-  change_mark_.assign(n, ChangeMark{});
+  change_mark_.clear();  // by run slot: grows with active_
   rejected_.assign(n, false);
   nic_flows_.assign(static_cast<size_t>(cluster_.num_nodes()), 0);
   nic_jobs_.assign(static_cast<size_t>(cluster_.num_nodes()), {});
@@ -252,14 +256,17 @@ Status Simulator::AuditLinks() const {
       const IterationEstimate fresh = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, CurrentLoad());
       if (fresh.iteration_s != run.estimate.iteration_s) return broken("job " + std::to_string(i) + "'s speed");
       // The ties kept since its last estimate are those of the current load.
-      if (change_mark_[i].ties != CountTies(run) || change_mark_[i].below != 0) {
+      const ChangeMark& counts = change_mark_[static_cast<size_t>(job.active)];
+      if (counts.ties != CountTies(run) || counts.below != 0) {
         return broken("job " + std::to_string(i) + "'s counted links");
       }
     }
     for (NodeId node : run.nics) {
       ++nic_flows[static_cast<size_t>(node)];
       const auto& listed = nic_jobs_[static_cast<size_t>(node)];
-      if (std::find(listed.begin(), listed.end(), std::pair{UplinkKey(run), static_cast<JobId>(i)}) == listed.end()) {
+      if (std::find_if(listed.begin(), listed.end(), [&](const LinkEntry& e) {
+            return e.key == UplinkKey(run) && e.id == static_cast<int32_t>(i) && e.slot == job.active;
+          }) == listed.end()) {
         return broken("NIC list");
       }
     }
@@ -268,7 +275,11 @@ Status Simulator::AuditLinks() const {
       ++uplink_flows[rack];
       if (link_capacities_.uplink_Bps[rack] < 0) continue;
       ++uplink_listed[rack];
-      if (!uplink_jobs_[rack].contains({UplinkKey(run), static_cast<JobId>(i)})) return broken("uplink list");
+      const LinkEntry self{UplinkKey(run), static_cast<int32_t>(i), job.active};
+      const auto at = std::lower_bound(uplink_jobs_[rack].begin(), uplink_jobs_[rack].end(), self);
+      if (at == uplink_jobs_[rack].end() || at->key != self.key || at->id != self.id || at->slot != self.slot) {
+        return broken("uplink list");
+      }
     }
   }
   if (nic_flows != nic_flows_ || uplink_flows != uplink_flows_) return broken("flow counts");

@@ -65,7 +65,19 @@ struct RunState {
   int32_t record = -1;            // its index in RunRecord::jobs; -1 if rejected
 };
 
-// Simulator::change_mark_'s entry (three bytes a job: read once per job met on a changed link).
+// A running job on a NIC's or an uplink's list: its UplinkKey, its id (the simulator's job ids
+// are 0..n-1) and its run slot (Simulator::active_, its ChangeMark's index). Uplink lists are
+// ordered by (key, id).
+struct LinkEntry {
+  double key = 0;
+  int32_t id = 0;
+  int32_t slot = 0;
+  bool operator<(const LinkEntry& o) const { return key < o.key || (key == o.key && id < o.id); }
+};
+
+// Simulator::change_mark_'s entry, by run slot (Simulator::active_): three bytes a running job,
+// read once per job met on a changed link (a table by job id, a million entries, missed the
+// cache at each).
 struct ChangeMark {
   uint8_t flags = 0;
   uint8_t ties = 255;  // Simulator::kTiesUnknown: not counted
@@ -162,7 +174,7 @@ class Simulator final : public SchedBackend {
   // changed NIC or uplink it crosses is or becomes its slowest link, or is of unknown speed to it
   // (no estimate figure, a NIC without one). The others' estimates stand exactly: their slowest
   // link is elsewhere and keeps its share.
-  void RegisterTraffic(JobId id, int delta, std::vector<JobId>* affected);
+  void RegisterTraffic(JobId id, int delta, std::vector<LinkEntry>* affected);
   // The job's mark met on a changed link with its key (UplinkKey) and the link's per-flow share
   // before and after the change: its counts follow, or (not counted) kLinkBound where the link is
   // or becomes its slowest.
@@ -250,10 +262,10 @@ class Simulator final : public SchedBackend {
   LinkCapacities link_capacities_;             // the cluster's NIC and uplink figures, flat
   // By node: the running multi-node jobs crossing its NIC, with their UplinkKey (kept current by
   // Retime, like the uplinks' lists), in the order they started.
-  std::vector<std::vector<std::pair<double, JobId>>> nic_jobs_;
+  std::vector<std::vector<LinkEntry>> nic_jobs_;
   // By rack with an uplink: the running jobs crossing it, by UplinkKey (then id). A flat set: a
   // job's entry moves at each re-time that changes its key (docs/PERFORMANCE.md, session 15).
-  std::vector<FlatSet<std::pair<double, JobId>>> uplink_jobs_;
+  std::vector<FlatSet<LinkEntry>> uplink_jobs_;
   std::vector<int> busy_by_type_;              // by catalog type id (idle held devices not counted)
   int idle_devices_ = 0;                       // held by idle jobs (RunUntil)
   long long idle_jobs_ = 0;
@@ -267,12 +279,12 @@ class Simulator final : public SchedBackend {
   // waited (pending or held idle); since when.
   long long stalled_calls_ = 0;
   double stalled_since_s_ = 0;
-  std::vector<JobId> scratch_affected_;
+  std::vector<LinkEntry> scratch_affected_;
   // Deferred re-times (ChangeTraffic): per job, none / its estimate still exact / to recompute;
   // the jobs listed since the last flush, in the order listed (unlisted ones skipped).
   enum : uint8_t { kRetimeNone = 0, kRetimeKeepEstimate = 1, kRetimeEstimate = 2 };
   std::vector<uint8_t> retime_mark_;
-  // Per job. `flags`, set by RegisterTraffic while a change is applied and cleared as
+  // Per run slot (active_: a slot's marks are its running job's). `flags`, set by RegisterTraffic while a change is applied and cleared as
   // ChangeTraffic takes the job: kListed, already in the change's list of affected jobs (so listed
   // once); kLinkBound, a job whose links are not counted met on a changed link that is or becomes
   // its slowest: its estimate is recomputed. `ties` and `below`, for a running job whose key is
