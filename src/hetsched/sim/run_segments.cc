@@ -80,6 +80,7 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
     free_active_.pop_back();
   }
   ActiveRun& run = active(job);
+  run.job = id;
   run.rate = 0;
   run.completion_s = EventQueue::kNever;
   run.estimate = IterationEstimate{};
@@ -163,6 +164,7 @@ Status Simulator::StopRun(JobId id) {
   st.devices.clear();
   run.nics.clear();
   run.uplinks.clear();
+  run.job = -1;
   free_active_.push_back(job.active);
   job.active = -1;
   --running_;

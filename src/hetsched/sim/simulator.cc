@@ -248,10 +248,20 @@ Status Simulator::AuditLinks() const {
   const auto broken = [&](const std::string& what) {
     return Status::Internal("invariant: link bookkeeping (" + what + ") disagrees at t=" + std::to_string(now_));
   };
-  for (size_t i = 0; i < runs_.size(); ++i) {
+  // The running jobs through their run slots (not the million-entry job table): each occupied
+  // slot's job runs and names that slot, and there are as many occupied slots as running jobs
+  // (Audit counts those from the jobs' states).
+  long long occupied = 0;
+  for (size_t slot = 0; slot < active_.size(); ++slot) {
+    const ActiveRun& run = active_[slot];
+    if (run.job < 0) continue;
+    ++occupied;
+    const size_t i = static_cast<size_t>(run.job);
     const RunState& job = runs_[i];
-    if (job.active < 0 || active(job).idle) continue;
-    const ActiveRun& run = active(job);
+    if (job.active != static_cast<int32_t>(slot) || status_[i].state != JobState::kRunning) {
+      return broken("run slot " + std::to_string(slot));
+    }
+    if (run.idle) continue;
     if (options_.contention && !run.nics.empty()) {
       const IterationEstimate fresh = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, CurrentLoad());
       if (fresh.iteration_s != run.estimate.iteration_s) return broken("job " + std::to_string(i) + "'s speed");
@@ -282,6 +292,7 @@ Status Simulator::AuditLinks() const {
       }
     }
   }
+  if (occupied != running_) return broken("run slots in use");
   if (nic_flows != nic_flows_ || uplink_flows != uplink_flows_) return broken("flow counts");
   for (size_t n = 0; n < nic_jobs_.size(); ++n) {
     if (nic_jobs_[n].size() != static_cast<size_t>(nic_flows[n])) return broken("NIC list size");

@@ -51,6 +51,7 @@ struct ActiveRun {
   double segment_start_iterations = 0;
   double mark = kInf;             // RunUntil: progress stops here (iterations in all)
   bool idle = false;              // held at `mark`: devices kept, no progress, no traffic
+  JobId job = -1;                 // the job in this slot; -1 while the slot is free
 };
 
 struct RunState {
