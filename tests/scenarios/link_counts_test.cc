@@ -21,39 +21,16 @@
 namespace hetsched {
 namespace {
 
-// Racks of three 2-GPU servers (v100 racks, then p100 racks) on 10 GbE NICs and one 25 GbE uplink
-// a rack: a 4-GPU job spans two servers, an 8- or 16-GPU job racks.
+// Eight racks of three 2-GPU servers (v100 racks, then p100 racks) on 10 GbE NICs and one 25 GbE
+// uplink a rack: a 4-GPU job spans two servers, an 8- or 16-GPU job racks.
 Cluster ChurnCluster() {
-  const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
-  const LinkCatalog& links = LinkCatalog::BuiltIn();
-  Cluster c(&devices, &links);
-  RackId rack = -1;
-  int in_rack = 3;
-  for (const char* type : {"v100", "p100"}) {
-    for (int i = 0; i < 12; ++i) {
-      if (in_rack == 3) {
-        Rack r;
-        r.name = "rack" + std::to_string(c.racks().size());
-        r.uplink = links.Find("eth25");
-        r.uplink_count = 1;
-        rack = c.AddRack(r);
-        in_rack = 0;
-      }
-      Node n;
-      n.name = std::string(type) + "-" + std::to_string(c.num_nodes());
-      n.rack = rack;
-      n.device_type = devices.Find(type);
-      n.num_devices = 2;
-      n.intra_link = links.Find("pcie3");
-      n.nic = links.Find("eth10");
-      n.cpu_cores = 32;
-      n.host_memory_bytes = 256e9;
-      c.AddNode(n);
-      ++in_rack;
-    }
+  std::string spec = "name: churn\ndefaults:\n  nic: eth10\n  uplink: eth25\n  uplink_count: 1\nracks:\n";
+  for (const char* type : {"v100", "v100", "v100", "v100", "p100", "p100", "p100", "p100"}) {
+    spec += std::string("  - nodes:\n      - device: ") + type + "\n        num_devices: 2\n        count: 3\n";
   }
-  EXPECT_TRUE(c.Validate().ok());
-  return c;
+  auto cluster = ParseClusterSpec(spec, "link_counts_test", DeviceCatalog::BuiltIn(), LinkCatalog::BuiltIn());
+  EXPECT_TRUE(cluster.ok()) << cluster.status().ToString();
+  return cluster.ok() ? std::move(cluster).value() : Cluster();
 }
 
 class LinkCountsTest : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
