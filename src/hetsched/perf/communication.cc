@@ -111,7 +111,7 @@ PathCapacity NicPath(const Cluster& cluster, NodeId node_id, bool crosses_racks,
   if (nic.Bps < 0) {
     path.bandwidth_Bps = 0;  // a node without a NIC cannot talk to other nodes
   } else {
-    path.bandwidth_Bps = nic.Bps / FlowsAt(load.nic_flows, node_id);
+    path.bandwidth_Bps = PerFlowShare(nic.Bps, FlowsAt(load.nic_flows, node_id));
     path.latency_s = nic.latency_s;
   }
   if (crosses_racks) {
@@ -119,7 +119,7 @@ PathCapacity NicPath(const Cluster& cluster, NodeId node_id, bool crosses_racks,
     const LinkFigures uplink = table != nullptr ? LinkFigures{table->uplink_Bps[r], table->uplink_latency_s[r]}
                                                 : UplinkOf(cluster, cluster.rack(rack));
     if (uplink.Bps >= 0) {
-      path.bandwidth_Bps = std::min(path.bandwidth_Bps, uplink.Bps / FlowsAt(load.uplink_flows, rack));
+      path.bandwidth_Bps = std::min(path.bandwidth_Bps, PerFlowShare(uplink.Bps, FlowsAt(load.uplink_flows, rack)));
       path.latency_s = std::max(path.latency_s, uplink.latency_s);
     }
   }

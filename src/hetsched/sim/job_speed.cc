@@ -25,8 +25,8 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<LinkEntry>* aff
     // Every job on the NIC is re-timed; MeetChangedLink says whether its estimate is recomputed
     // (a NIC without a figure: always).
     const double capacity = link_capacities_.nic_Bps[n];
-    const double before = ShareAt(capacity, nic_flows_[n] - delta);
-    const double after = ShareAt(capacity, nic_flows_[n]);
+    const double before = PerFlowShare(capacity, nic_flows_[n] - delta);
+    const double after = PerFlowShare(capacity, nic_flows_[n]);
     for (const LinkEntry& other : jobs) {
       if (other.id == self.id) continue;
       ChangeMark& mark = change_mark_[static_cast<size_t>(other.slot)];
@@ -55,8 +55,8 @@ void Simulator::RegisterTraffic(JobId id, int delta, std::vector<LinkEntry>* aff
     if (!options_.contention) continue;  // the load is not modelled: no speed changes
     // A job whose slowest link is slower than the uplink's share before and after (another link)
     // keeps its speed, and is not met.
-    const double before = ShareAt(capacity, uplink_flows_[rack] - delta);
-    const double after = ShareAt(capacity, uplink_flows_[rack]);
+    const double before = PerFlowShare(capacity, uplink_flows_[rack] - delta);
+    const double after = PerFlowShare(capacity, uplink_flows_[rack]);
     const double busier = std::min(before, after);
     for (auto it = jobs.rbegin(); it != jobs.rend() && !(it->key < busier); ++it) {
       if (it->id == self.id) continue;
@@ -100,13 +100,13 @@ uint8_t Simulator::CountTies(const ActiveRun& run) const {
   for (NodeId node : run.nics) {
     const size_t n = static_cast<size_t>(node);
     const double capacity = link_capacities_.nic_Bps[n];
-    if (capacity >= 0 && ShareAt(capacity, nic_flows_[n]) == key) ++ties;
+    if (capacity >= 0 && PerFlowShare(capacity, nic_flows_[n]) == key) ++ties;
   }
   if (run.prepared.crosses_racks) {
     for (RackId r : run.uplinks) {
       const size_t rack = static_cast<size_t>(r);
       const double capacity = link_capacities_.uplink_Bps[rack];
-      if (capacity >= 0 && ShareAt(capacity, uplink_flows_[rack]) == key) ++ties;
+      if (capacity >= 0 && PerFlowShare(capacity, uplink_flows_[rack]) == key) ++ties;
     }
   }
   return static_cast<uint8_t>(ties);

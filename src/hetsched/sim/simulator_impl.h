@@ -79,9 +79,10 @@ struct LinkEntry {
 // Simulator::change_mark_'s entry, by run slot (Simulator::active_): three bytes a running job,
 // read once per job met on a changed link (a table by job id, a million entries, missed the
 // cache at each).
+inline constexpr uint8_t kTiesUnknown = 255;  // ChangeMark::ties of a job whose links are not counted
 struct ChangeMark {
   uint8_t flags = 0;
-  uint8_t ties = 255;  // Simulator::kTiesUnknown: not counted
+  uint8_t ties = kTiesUnknown;
   uint8_t below = 0;
 };
 
@@ -201,8 +202,6 @@ class Simulator final : public SchedBackend {
     }
     return load;
   }
-  // A link's per-flow share as NicPath computes it (perf/communication.cc) with `flows` on it.
-  static double ShareAt(double capacity, int flows) { return capacity / std::max(1, flows); }
   static double UplinkKey(const ActiveRun& run) {
     return run.estimate.ring_path_Bps > 0 ? run.estimate.ring_path_Bps : std::numeric_limits<double>::infinity();
   }
@@ -298,7 +297,6 @@ class Simulator final : public SchedBackend {
   // (most of the estimates the changes asked for came out unchanged: docs/PERFORMANCE.md,
   // session 19).
   enum : uint8_t { kListed = 1, kLinkBound = 2 };
-  static constexpr uint8_t kTiesUnknown = 255;
   std::vector<ChangeMark> change_mark_;
   std::vector<JobId> retime_queue_;
   bool defer_retimes_ = false;
