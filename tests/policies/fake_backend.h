@@ -128,6 +128,7 @@ class FakeBackend : public SchedBackend {
     auto owned = std::make_unique<JobSpec>(std::move(spec));
     const JobId id = owned->id;
     JobStatus& status = status_[id];
+    status = JobStatus{};  // an id submitted again starts afresh
     status.spec = owned.get();
     status.queued_since_s = owned->submit_time_s;
     specs_[id] = std::move(owned);

@@ -126,6 +126,28 @@ TEST(TiresiasLasTest, RequeuedJobReentersItsQueueAtTheBack) {
   EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0]", "start 2 on [0]"));
 }
 
+// A finished job's id submitted again is a new job, and its first run's cancelled timer must not
+// count for it. Three GPUs, thresholds 14 and 1000 GPU-s. Job 1 (1 GPU) starts at 0, crossing
+// due at 14; job 3 (2 GPUs) at 0, crossing at 7, keeps the stale entry off the heap's top. Job 1
+// finishes at 5 and is submitted again; its second run crosses at 5 + 14 = 19, so at 15 it is
+// still in queue 0 and job 2 (queue 0) preempts job 3 (queue 1 since 7). Had the stale entry
+// demoted job 1 at 14, job 2 would preempt job 1, the more recently started of two queue-1 jobs.
+TEST(TiresiasLasTest, ResubmittedIdKeepsNoStaleTimer) {
+  PolicyHarness h({{kFast, 3}}, "tiresias-las", {"thresholds=14;1000", "starve_factor=0"});
+  h.Submit(1, 1, 0, 100000);
+  h.Submit(3, 2, 0, 100000);
+  h.ScheduleAt(0);
+  h.Finish(1, 5);
+  h.Submit(1, 1, 5, 100000);
+  h.ScheduleAt(5);
+  h.ScheduleAt(7);
+  h.ScheduleAt(14);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0]", "start 3 on [1,2]", "start 1 on [0]"));
+  h.Submit(2, 1, 15, 100000);
+  h.ScheduleAt(15);
+  EXPECT_THAT(h.TakeLog(), ElementsAre("preempt 3", "start 2 on [1]"));
+}
+
 TEST(TiresiasLasTest, RoundModeUsesPeriodicTicks) {
   PolicyHarness h({{kFast, 2}}, "tiresias-las", {"round=60", "thresholds=100"});
   EXPECT_DOUBLE_EQ(h.scheduler().round_period_s(), 60);

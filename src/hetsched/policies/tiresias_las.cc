@@ -68,10 +68,7 @@ class TiresiasLasScheduler : public JobScheduler {
     JobInfo& info = jobs_[job.spec->id];
     RemovePending(job.spec->id, info);  // a record from before (none for a job the policy never saw)
     RemoveRunning(info);
-    const uint32_t crossing_seq = info.crossing_seq, promotion_seq = info.promotion_seq;  // old entries stay dead
     info = JobInfo{};
-    info.crossing_seq = crossing_seq;
-    info.promotion_seq = promotion_seq;
     info.need = job.spec->num_gpus;
     info.queue = QueueOf(job.AttainedServiceGpuS(ctx.now()));
     AddRunning(ctx, job.spec->id, info);
@@ -147,8 +144,11 @@ class TiresiasLasScheduler : public JobScheduler {
     int devices = 0;           // running: devices held
     double crossing_s = kInf;  // running: when its service crosses its queue's threshold
     KeySet::iterator running_at;    // running: its entry in RunningSet(type, queue)
-    uint32_t crossing_seq = 0;   // running with a finite crossing: its live entry in crossings_
-    uint32_t promotion_seq = 0;  // pending with a finite promotion time: its live entry in promotions_
+    // The seq of its live entry in crossings_ (running, finite crossing) and in promotions_
+    // (pending, finite promotion time); 0 when none. Seqs come from one counter for all jobs, so
+    // an entry left from an earlier record of the same id never matches a later one.
+    uint64_t crossing_seq = 0;
+    uint64_t promotion_seq = 0;
   };
 
   int QueueOf(double service_gpu_s) const {
@@ -167,7 +167,7 @@ class TiresiasLasScheduler : public JobScheduler {
     info.promote_s = kInf;
     if (info.queue > 0 && starve_factor_ > 0) {
       info.promote_s = enter_s + starve_factor_ * ctx.job(id).ExecutedS(ctx.now());
-      promotions_.Push(info.promote_s, id, ++info.promotion_seq);
+      promotions_.Push(info.promote_s, id, info.promotion_seq = ++last_seq_);
       if (round_s_ <= 0) ctx.WakeUpAt(info.promote_s);
     }
   }
@@ -176,7 +176,7 @@ class TiresiasLasScheduler : public JobScheduler {
     pending_[static_cast<size_t>(info.queue)].Erase(info.enter_s, id);
     info.pending = false;
     if (info.promote_s != kInf) {
-      ++info.promotion_seq;  // its entry is no longer live
+      info.promotion_seq = 0;  // its entry is no longer live
       promotions_.Cancelled(PromotionLive{this});
     }
   }
@@ -199,7 +199,7 @@ class TiresiasLasScheduler : public JobScheduler {
     Held(info.type)[static_cast<size_t>(info.queue)] -= info.devices;
     info.running = false;
     if (info.crossing_s != kInf) {
-      ++info.crossing_seq;  // its entry is no longer live
+      info.crossing_seq = 0;  // its entry is no longer live
       crossings_.Cancelled(CrossingLive{this});
     }
   }
@@ -214,7 +214,7 @@ class TiresiasLasScheduler : public JobScheduler {
     const double service_gpu_s = status.AttainedServiceGpuS(now) - info.offset_gpu_s;
     const double left_gpu_s = std::max(0.0, thresholds_gpu_s_[static_cast<size_t>(info.queue)] - service_gpu_s);
     info.crossing_s = now + left_gpu_s / std::max(1, status.num_devices());
-    crossings_.Push(info.crossing_s, id, ++info.crossing_seq);
+    crossings_.Push(info.crossing_s, id, info.crossing_seq = ++last_seq_);
     if (round_s_ <= 0) ctx.WakeUpAt(info.crossing_s);
   }
 
@@ -313,6 +313,7 @@ class TiresiasLasScheduler : public JobScheduler {
   std::map<DeviceTypeId, std::vector<int>> held_;             // per type, per queue: devices held by running jobs
   TimerHeap<JobId> crossings_;   // running: (threshold crossing, id)
   TimerHeap<JobId> promotions_;  // pending: (starvation time, id)
+  uint64_t last_seq_ = 0;        // the last seq given to a timer entry
   // Whether a timer entry is its job's live one (the job's record holds the same seq).
   struct CrossingLive {
     const TiresiasLasScheduler* self;

@@ -1,9 +1,10 @@
 // Due times with lazy cancellation: a binary min-heap of (time, id, seq) entries that pops in
 // (time, id) order, as an ordered set of (time, id) would, without a node per entry or a search
-// per removal. The owner keeps, per id, the seq of its live entry (bumping it cancels the entry)
-// and passes a `live(entry)` predicate: cancelled entries are dropped when they come up, or all
-// at once when they outnumber the live ones 2 to 1 (then the heap is rebuilt). At most one entry
-// per id may be live. Not thread-safe.
+// per removal. The owner keeps, per id, the seq of its live entry (changing it cancels the
+// entry; an owner whose ids can come back gives seqs that never repeat) and passes a
+// `live(entry)` predicate: cancelled entries are dropped when they come up, or all at once when
+// they outnumber the live ones 2 to 1 (then the heap is rebuilt). At most one entry per id may
+// be live. Not thread-safe.
 #pragma once
 
 #include <algorithm>
@@ -19,16 +20,16 @@ class TimerHeap {
   struct Entry {
     double time_s;
     Id id;
-    uint32_t seq;
+    uint64_t seq;
   };
 
   // A new live entry.
-  void Push(double time_s, Id id, uint32_t seq) {
+  void Push(double time_s, Id id, uint64_t seq) {
     heap_.push_back({time_s, id, seq});
     std::push_heap(heap_.begin(), heap_.end(), Later);
     ++live_;
   }
-  // Says that a live entry was cancelled (its seq bumped by the owner); `live` tells live entries
+  // Says that a live entry was cancelled (its seq changed by the owner); `live` tells live entries
   // apart if the heap is rebuilt now.
   template <typename Live>
   void Cancelled(const Live& live) {
