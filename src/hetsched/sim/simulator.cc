@@ -218,6 +218,16 @@ Status Simulator::Stalled(const JobScheduler& scheduler) const {
                           (reason.empty() ? std::string() : "; for job " + std::to_string(first) + ": " + reason));
 }
 
+bool Simulator::FullAuditDue() {
+  if (options_.full_audit_every > 0) return scheduler_calls_ % options_.full_audit_every == 0;
+  if (options_.full_audit_every != SimOptions::kAuditAmortised) return false;
+  constexpr long long kMinPeriod = 100000;
+  if (next_audit_call_ == 0) next_audit_call_ = kMinPeriod;
+  if (scheduler_calls_ < next_audit_call_) return false;
+  next_audit_call_ = scheduler_calls_ + std::max(kMinPeriod, static_cast<long long>(arrival_cursor_));
+  return true;
+}
+
 Status Simulator::Audit() const {
   HETSCHED_RETURN_IF_ERROR(state_.CheckConsistency());
   long long pending = 0, running = 0, finished = 0, dropped = 0, busy = 0;
@@ -392,9 +402,7 @@ Result<RunRecord> Simulator::Run() {
       if (state_.total_free() < 0 || pending_ < 0 || running_ < 0) {
         return Status::Internal("invariant: negative counter at t=" + std::to_string(now_));
       }
-      if (options_.full_audit_every > 0 && scheduler_calls_ % options_.full_audit_every == 0) {
-        HETSCHED_RETURN_IF_ERROR(Audit());
-      }
+      if (FullAuditDue()) HETSCHED_RETURN_IF_ERROR(Audit());
     }
     if (pending_ > 0 && running_ == 0 && events_.empty() && cursor >= n) {
       return Status::Internal("policy '" + std::string(scheduler.name()) + "' left " + std::to_string(pending_) +

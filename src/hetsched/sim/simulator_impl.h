@@ -232,6 +232,7 @@ class Simulator final : public SchedBackend {
   // The job reached its RunUntil mark: it keeps its devices, idle.
   Status Hold(JobId id);
   void Sample();
+  bool FullAuditDue();  // at this call (SimOptions::full_audit_every); advances the amortised schedule
   Status Audit() const;
   Status AuditLinks() const;  // part of Audit: NIC and uplink flows and lists
   // The error for a run that ends with jobs held idle (RunUntil) and nothing left to happen.
@@ -275,6 +276,7 @@ class Simulator final : public SchedBackend {
   long long pending_ = 0, running_ = 0, finished_ = 0, arrived_ = 0, dropped_ = 0;
   long long events_processed_ = 0;
   long long scheduler_calls_ = 0;
+  long long next_audit_call_ = 0;  // kAuditAmortised: the call count of the next full audit
   // Consecutive scheduling calls after which no job progressed, none was left to arrive and some
   // waited (pending or held idle); since when.
   long long stalled_calls_ = 0;
