@@ -397,6 +397,7 @@ Result<RunRecord> Simulator::Run() {
       events_.SetRound(now_ + round);
     }
     Sample();
+    AdviseHeapGrowth();
     traffic_.Settle();
     if (options_.check_invariants) {
       if (state_.total_free() < 0 || pending_ < 0 || running_ < 0) {

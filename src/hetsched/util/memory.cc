@@ -8,6 +8,8 @@
 #include <malloc.h>
 #endif
 
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -52,12 +54,39 @@ Status CheckMemory(std::string_view what, double need_bytes, uint64_t limit_byte
                                              what, FormatBytes(need_bytes), FormatBytes(static_cast<double>(limit))));
 }
 
+namespace {
+// AdviseHeapGrowth's state: on once KeepFreedHeapMemory ran; the heap's end up to which (a 2 MiB
+// boundary) it has been advised.
+std::atomic<bool> advise_heap{false};
+std::atomic<uintptr_t> heap_advised_end{0};
+constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
+}  // namespace
+
 void KeepFreedHeapMemory() {
 #if defined(__GLIBC__)
   // Setting either turns glibc's dynamic thresholds off, so both are set: blocks up to 4 MiB come
   // from the heap (with the default 128 KiB each one was mapped and unmapped per use).
   mallopt(M_MMAP_THRESHOLD, 4 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#if defined(__linux__)
+  // The heap grows 32 MiB at a time (untouched until used), so AdviseHeapGrowth finds most of each
+  // new stretch not yet faulted in.
+  mallopt(M_TOP_PAD, 32 << 20);
+  heap_advised_end.store(reinterpret_cast<uintptr_t>(sbrk(0)) & ~(kHugePage - 1), std::memory_order_relaxed);
+  advise_heap.store(true, std::memory_order_relaxed);
+#endif
+#endif
+}
+
+void AdviseHeapGrowth() {
+#if defined(__GLIBC__) && defined(__linux__)
+  if (!advise_heap.load(std::memory_order_relaxed)) return;
+  const uintptr_t end = reinterpret_cast<uintptr_t>(sbrk(0)) & ~(kHugePage - 1);
+  const uintptr_t from = heap_advised_end.load(std::memory_order_relaxed);
+  if (end == from) return;
+  // A heap trimmed below what was advised is advised again from its new end as it regrows.
+  if (end > from) AdviseHugePages(reinterpret_cast<const void*>(from), end - from);
+  heap_advised_end.store(end, std::memory_order_relaxed);
 #endif
 }
 

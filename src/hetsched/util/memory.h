@@ -31,8 +31,15 @@ Status CheckMemory(std::string_view what, double need_bytes, uint64_t limit_byte
 // process goes). The LP policies allocate and free the solver's work arrays at every solve, the
 // round mechanism its vectors every round: with the defaults they were faulted in again each
 // time (gavel-makespan on 2,000 jobs: 0.40 s of system time in 4 s; gavel-las 0.18 s in 0.87 s;
-// docs/PERFORMANCE.md, session 15). No-op outside glibc.
+// docs/PERFORMANCE.md, session 15). It also makes the heap grow 32 MiB at a time and turns
+// AdviseHeapGrowth on. No-op outside glibc.
 void KeepFreedHeapMemory();
+
+// After KeepFreedHeapMemory (else a no-op): puts the stretch the heap grew by since the last call
+// on transparent huge pages (AdviseHugePages), as glibc's glibc.malloc.hugetlb=1 tunable would if
+// the process had been started with it. Cheap when the heap has not grown (one comparison); the
+// simulator calls it once per scheduling call. Changes no result, only where pages come from.
+void AdviseHeapGrowth();
 
 // Asks the kernel to back the whole 2 MiB pages inside [p, p + bytes) with transparent huge pages
 // (Linux madvise MADV_HUGEPAGE, honoured when THP is "madvise" or "always"; a no-op elsewhere).
