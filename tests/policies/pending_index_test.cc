@@ -74,15 +74,15 @@ TEST(PendingIndexTest, EraseRemovesOnlyTheExactKey) {
 
 // Property: after any sequence of inserts (with many equal times) and erases, every query
 // agrees with the sorted-vector model. Run with the default front and with fronts of 1 and 4
-// entries, so that entries cross between the front and the treap (spills and refills) often.
-void CheckAgainstSortedVector(size_t front_min, uint64_t seed) {
+// entries, so that entries cross between the front and the blocks (spills and refills) often.
+void CheckAgainstSortedVector(size_t front_min, uint64_t seed, size_t cap = 600, int steps = 20000) {
   Rng rng(seed);
   PendingIndex index(front_min);
   std::vector<Entry> model;
   JobId next_id = 0;
-  for (int step = 0; step < 20000; ++step) {
+  for (int step = 0; step < steps; ++step) {
     // Grow for the first half, then shrink, so the queue is long for a while and then empties.
-    const double p_insert = model.size() > 600 ? 0.45 : (step < 10000 ? 0.6 : 0.4);
+    const double p_insert = model.size() > cap ? 0.45 : (step < steps / 2 ? 0.6 : 0.4);
     const bool insert = model.empty() || rng.Uniform() < p_insert;
     if (insert) {
       // Few distinct times, ids not in time order: ties are resolved by id.
@@ -119,6 +119,11 @@ TEST(PendingIndexTest, AgreesWithSortedVectorUnderRandomOperations) {
 TEST(PendingIndexTest, AgreesWithSortedVectorWithATinyFront) {
   CheckAgainstSortedVector(1, 43);
   CheckAgainstSortedVector(4, 44);
+}
+// Thousands of entries beyond the front: a hundred blocks and more, so blocks split, empty and
+// are searched through several levels of the tree over them.
+TEST(PendingIndexTest, AgreesWithSortedVectorWhenLong) {
+  CheckAgainstSortedVector(4, 45, 8000, 40000);
 }
 
 }  // namespace

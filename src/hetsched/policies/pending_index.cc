@@ -1,156 +1,234 @@
 #include "hetsched/policies/pending_index.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace hetsched {
 
 namespace {
 constexpr size_t kNotFound = static_cast<size_t>(-1);
+constexpr int32_t kNoNeed = std::numeric_limits<int32_t>::max();
 }  // namespace
 
-uint64_t PendingIndex::NextPriority() {
-  // splitmix64 (Steele et al., 2014): any well-mixed sequence balances the tree.
-  uint64_t z = (priority_state_ += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+size_t PendingIndex::BlockOf(double time_s, JobId id) const {
+  // The first block whose first key is after (time_s, id), less one.
+  const auto it = std::upper_bound(first_key_.begin(), first_key_.end(), std::make_pair(time_s, id));
+  return it == first_key_.begin() ? 0 : static_cast<size_t>(it - first_key_.begin()) - 1;
 }
 
-void PendingIndex::Pull(int32_t i) {
-  Node& n = node(i);
-  n.size = 1 + SizeOf(n.left) + SizeOf(n.right);
-  n.min_need = n.entry.need;
-  if (n.left >= 0) n.min_need = std::min(n.min_need, node(n.left).min_need);
-  if (n.right >= 0) n.min_need = std::min(n.min_need, node(n.right).min_need);
+int32_t PendingIndex::LeastNeed(const std::vector<Entry>& block) {
+  int32_t least = kNoNeed;
+  for (const Entry& e : block) least = std::min(least, static_cast<int32_t>(e.need));
+  return least;
 }
 
-void PendingIndex::Split(int32_t t, double time_s, JobId id, bool inclusive, int32_t* before, int32_t* after) {
-  if (t < 0) {
-    *before = *after = -1;
+void PendingIndex::UpdateLeaf(size_t b) {
+  const std::vector<Entry>& block = blocks_[b];
+  const int32_t least = block_min_[b];
+  size_t v = leaves_ + b;
+  count_[v] = static_cast<int32_t>(block.size());
+  min_need_[v] = least;
+  for (v >>= 1; v >= 1; v >>= 1) {
+    count_[v] = count_[2 * v] + count_[2 * v + 1];
+    min_need_[v] = std::min(min_need_[2 * v], min_need_[2 * v + 1]);
+  }
+}
+
+void PendingIndex::Rebuild() {
+  leaves_ = 1;
+  while (leaves_ < blocks_.size()) leaves_ *= 2;
+  count_.assign(2 * leaves_, 0);
+  min_need_.assign(2 * leaves_, kNoNeed);
+  for (size_t b = 0; b < blocks_.size(); ++b) {
+    count_[leaves_ + b] = static_cast<int32_t>(blocks_[b].size());
+    min_need_[leaves_ + b] = block_min_[b];
+  }
+  for (size_t v = leaves_; v-- > 1;) {
+    count_[v] = count_[2 * v] + count_[2 * v + 1];
+    min_need_[v] = std::min(min_need_[2 * v], min_need_[2 * v + 1]);
+  }
+}
+
+size_t PendingIndex::BlockAtRank(size_t rank, size_t* offset) const {
+  size_t v = 1;
+  while (v < leaves_) {
+    const size_t left = static_cast<size_t>(count_[2 * v]);
+    if (rank < left) {
+      v = 2 * v;
+    } else {
+      rank -= left;
+      v = 2 * v + 1;
+    }
+  }
+  *offset = rank;
+  return v - leaves_;
+}
+
+size_t PendingIndex::RanksBefore(size_t b) const {
+  size_t sum = 0;
+  for (size_t v = leaves_ + b; v > 1; v >>= 1) {
+    if (v & 1) sum += static_cast<size_t>(count_[v - 1]);
+  }
+  return sum;
+}
+
+size_t PendingIndex::FirstBlockFitting(size_t b, int max_need) const {
+  if (b >= blocks_.size()) return blocks_.size();
+  // Up from leaf b until a right sibling (covering later blocks) has a small enough request.
+  size_t v = leaves_ + b;
+  if (min_need_[v] <= max_need) return b;
+  while (v > 1) {
+    if ((v & 1) == 0 && min_need_[v + 1] <= max_need) {
+      v = v + 1;
+      // Down to its first leaf that fits.
+      while (v < leaves_) v = min_need_[2 * v] <= max_need ? 2 * v : 2 * v + 1;
+      return std::min(v - leaves_, blocks_.size());
+    }
+    v >>= 1;
+  }
+  return blocks_.size();
+}
+
+void PendingIndex::RestInsert(const Entry& e) {
+  ++rest_size_;
+  if (blocks_.empty()) {
+    blocks_.push_back({e});
+    block_min_.push_back(e.need);
+    first_key_.push_back({e.time_s, e.id});
+    Rebuild();
     return;
   }
-  const Entry& e = node(t).entry;
-  const bool goes_before = Less(e, time_s, id) || (inclusive && e.time_s == time_s && e.id == id);
-  if (goes_before) {
-    int32_t right_before = -1;
-    Split(node(t).right, time_s, id, inclusive, &right_before, after);
-    node(t).right = right_before;
-    *before = t;
-  } else {
-    int32_t left_after = -1;
-    Split(node(t).left, time_s, id, inclusive, before, &left_after);
-    node(t).left = left_after;
-    *after = t;
+  const size_t b = BlockOf(e.time_s, e.id);
+  std::vector<Entry>& block = blocks_[b];
+  if (block.empty()) --empty_blocks_;  // revived
+  const auto at = std::upper_bound(block.begin(), block.end(), e, [](const Entry& x, const Entry& y) { return Less(x, y); });
+  if (at == block.begin()) first_key_[b] = {e.time_s, e.id};
+  block.insert(at, e);
+  block_min_[b] = std::min(block_min_[b], static_cast<int32_t>(e.need));
+  if (block.size() > kBlock) {
+    std::vector<Entry> upper(block.begin() + kBlock / 2, block.end());
+    block.resize(kBlock / 2);
+    block_min_[b] = LeastNeed(block);
+    const auto pos = static_cast<std::ptrdiff_t>(b) + 1;
+    first_key_.insert(first_key_.begin() + pos, {upper.front().time_s, upper.front().id});
+    block_min_.insert(block_min_.begin() + pos, LeastNeed(upper));
+    blocks_.insert(blocks_.begin() + pos, std::move(upper));
+    if (b + 2 == blocks_.size() && blocks_.size() <= leaves_) {
+      // Split at the end, where a queue in time order grows: the tree has room for the new leaf.
+      UpdateLeaf(b);
+      UpdateLeaf(b + 1);
+    } else {
+      Rebuild();
+    }
+    return;
   }
-  Pull(t);
+  UpdateLeaf(b);
 }
 
-int32_t PendingIndex::Merge(int32_t a, int32_t b) {
-  if (a < 0) return b;
-  if (b < 0) return a;
-  if (node(a).priority > node(b).priority) {
-    const int32_t right = Merge(node(a).right, b);
-    node(a).right = right;
-    Pull(a);
-    return a;
-  }
-  const int32_t left = Merge(a, node(b).left);
-  node(b).left = left;
-  Pull(b);
-  return b;
-}
-
-void PendingIndex::TreapInsert(const Entry& e) {
-  int32_t slot;
-  if (!free_.empty()) {
-    slot = free_.back();
-    free_.pop_back();
-  } else {
-    slot = static_cast<int32_t>(nodes_.size());
-    nodes_.emplace_back();
-  }
-  Node& n = node(slot);
-  n = Node{};
-  n.entry = e;
-  n.priority = NextPriority();
-  n.min_need = e.need;
-  // Down to where the new node's priority puts it, then the subtree there is split around it:
-  // the treap Merge(Merge(before, slot), after) would build (a treap's shape is set by its keys
-  // and priorities), touching one path instead of three.
-  path_.clear();
-  int32_t* link = &root_;
-  while (*link >= 0 && node(*link).priority > n.priority) {
-    path_.push_back(*link);
-    Node& up = node(*link);
-    link = Less(up.entry, e) ? &up.right : &up.left;
-  }
-  int32_t before = -1, after = -1;
-  Split(*link, e.time_s, e.id, /*inclusive=*/false, &before, &after);
-  n.left = before;
-  n.right = after;
-  Pull(slot);
-  *link = slot;
-  for (auto it = path_.rbegin(); it != path_.rend(); ++it) Pull(*it);
-}
-
-bool PendingIndex::TreapErase(double time_s, JobId id) {
-  // Down to the node, which its children's merge replaces; then sizes and smallest requests are
-  // recomputed up the path.
-  path_.clear();
-  int32_t* link = &root_;
-  while (*link >= 0) {
-    Node& at = node(*link);
-    if (at.entry.time_s == time_s && at.entry.id == id) break;
-    path_.push_back(*link);
-    link = Less(at.entry, time_s, id) ? &at.right : &at.left;
-  }
-  if (*link < 0) return false;
-  const int32_t match = *link;
-  *link = Merge(node(match).left, node(match).right);
-  free_.push_back(match);
-  for (auto it = path_.rbegin(); it != path_.rend(); ++it) Pull(*it);
+bool PendingIndex::RestErase(double time_s, JobId id) {
+  if (blocks_.empty()) return false;
+  const size_t b = BlockOf(time_s, id);
+  std::vector<Entry>& block = blocks_[b];
+  const auto it = std::lower_bound(block.begin(), block.end(), Entry{time_s, id, 0},
+                                   [](const Entry& x, const Entry& y) { return Less(x, y); });
+  if (it == block.end() || it->time_s != time_s || it->id != id) return false;
+  const bool first = it == block.begin();
+  const bool least = it->need == block_min_[b];
+  block.erase(it);
+  --rest_size_;
+  // An emptied block stays, with its last first key (still in order), until compaction.
+  if (first && !block.empty()) first_key_[b] = {block.front().time_s, block.front().id};
+  if (least) block_min_[b] = LeastNeed(block);
+  UpdateLeaf(b);
+  if (block.empty() && ++empty_blocks_ > 16 && 2 * empty_blocks_ > blocks_.size()) Compact();
   return true;
 }
 
-void PendingIndex::DrainInto(int32_t t) {
-  if (t < 0) return;
-  DrainInto(node(t).left);
-  front_.push_back(node(t).entry);
-  free_.push_back(t);
-  DrainInto(node(t).right);
+const PendingIndex::Entry& PendingIndex::RestAt(size_t rank) const {
+  size_t offset = 0;
+  const size_t b = BlockAtRank(rank, &offset);
+  return blocks_[b][offset];
+}
+
+size_t PendingIndex::RestFirstFitting(size_t from, int max_need) const {
+  if (from >= rest_size_) return kNotFound;
+  size_t offset = 0;
+  size_t b = BlockAtRank(from, &offset);
+  size_t base = from - offset;  // rank of block b's first entry
+  for (;;) {
+    const std::vector<Entry>& block = blocks_[b];
+    for (size_t i = offset; i < block.size(); ++i) {
+      if (block[i].need <= max_need) return base + i;
+    }
+    const size_t next = FirstBlockFitting(b + 1, max_need);
+    if (next >= blocks_.size()) return kNotFound;
+    base = RanksBefore(next);
+    b = next;
+    offset = 0;
+  }
 }
 
 void PendingIndex::Refill() {
   const size_t want = 2 * front_min_ - std::min(front_.size(), 2 * front_min_);
-  const size_t take = std::min(want, TreapSize());
+  size_t take = std::min(want, rest_size_);
   if (take == 0) return;
-  // The treap's first `take` entries are those up to and including the one at rank take - 1.
-  const Entry last = TreapAt(take - 1);
-  int32_t first = -1, rest = -1;
-  Split(root_, last.time_s, last.id, /*inclusive=*/true, &first, &rest);
-  root_ = rest;
-  DrainInto(first);
+  for (size_t b = 0; take > 0; ++b) {
+    std::vector<Entry>& block = blocks_[b];
+    if (block.empty()) continue;
+    const size_t n = std::min(take, block.size());
+    front_.insert(front_.end(), block.begin(), block.begin() + static_cast<std::ptrdiff_t>(n));
+    rest_size_ -= n;
+    take -= n;
+    block.erase(block.begin(), block.begin() + static_cast<std::ptrdiff_t>(n));
+    if (block.empty()) {
+      ++empty_blocks_;
+      block_min_[b] = kNoNeed;
+    } else {
+      first_key_[b] = {block.front().time_s, block.front().id};
+      block_min_[b] = LeastNeed(block);
+    }
+    UpdateLeaf(b);
+  }
+  if (empty_blocks_ > 16 && 2 * empty_blocks_ > blocks_.size()) Compact();
+}
+
+void PendingIndex::Compact() {
+  size_t kept = 0;
+  for (size_t b = 0; b < blocks_.size(); ++b) {
+    if (blocks_[b].empty()) continue;
+    if (kept != b) {
+      blocks_[kept] = std::move(blocks_[b]);
+      first_key_[kept] = first_key_[b];
+      block_min_[kept] = block_min_[b];
+    }
+    ++kept;
+  }
+  blocks_.resize(kept);
+  first_key_.resize(kept);
+  block_min_.resize(kept);
+  empty_blocks_ = 0;
+  Rebuild();
 }
 
 void PendingIndex::Insert(double time_s, JobId id, int need) {
   const Entry e{time_s, id, need};
-  // The front takes what precedes its last entry, and everything while the treap is empty.
-  // (The front is never empty while the treap is not.)
-  if (root_ >= 0 && Less(front_.back(), e)) {
-    TreapInsert(e);
+  // The front takes what precedes its last entry, and everything while the rest is empty.
+  // (The front is never empty while the rest is not.)
+  if (rest_size_ > 0 && Less(front_.back(), e)) {
+    RestInsert(e);
     return;
   }
   front_.insert(std::upper_bound(front_.begin(), front_.end(), e,
                                  [](const Entry& a, const Entry& b) { return Less(a, b); }),
                 e);
   if (front_.size() > 2 * front_min_) {
-    TreapInsert(front_.back());  // precedes every treap entry: it becomes the treap's first
+    RestInsert(front_.back());  // precedes every later entry: it becomes the rest's first
     front_.pop_back();
   }
 }
 
 bool PendingIndex::Erase(double time_s, JobId id) {
-  if (front_.empty() || Less(front_.back(), time_s, id)) return TreapErase(time_s, id);
+  if (front_.empty() || Less(front_.back(), time_s, id)) return RestErase(time_s, id);
   const auto it = std::lower_bound(front_.begin(), front_.end(), Entry{time_s, id, 0},
                                    [](const Entry& a, const Entry& b) { return Less(a, b); });
   if (it == front_.end() || it->time_s != time_s || it->id != id) return false;
@@ -160,36 +238,7 @@ bool PendingIndex::Erase(double time_s, JobId id) {
 }
 
 const PendingIndex::Entry& PendingIndex::At(size_t rank) const {
-  return rank < front_.size() ? front_[rank] : TreapAt(rank - front_.size());
-}
-
-const PendingIndex::Entry& PendingIndex::TreapAt(size_t rank) const {
-  int32_t t = root_;
-  while (true) {
-    const Node& n = node(t);
-    const size_t left = static_cast<size_t>(SizeOf(n.left));
-    if (rank < left) {
-      t = n.left;
-    } else if (rank == left) {
-      return n.entry;
-    } else {
-      rank -= left + 1;
-      t = n.right;
-    }
-  }
-}
-
-// `base` is the rank of the subtree's first entry. Subtrees wholly before `from`, or whose
-// smallest request is too large, are pruned; once inside the range the walk follows one path.
-size_t PendingIndex::FirstFittingIn(int32_t t, size_t base, size_t from, int max_need) const {
-  if (t < 0) return kNotFound;
-  const Node& n = node(t);
-  if (n.min_need > max_need || base + static_cast<size_t>(n.size) <= from) return kNotFound;
-  const size_t found = FirstFittingIn(n.left, base, from, max_need);
-  if (found != kNotFound) return found;
-  const size_t mine = base + static_cast<size_t>(SizeOf(n.left));
-  if (mine >= from && n.entry.need <= max_need) return mine;
-  return FirstFittingIn(n.right, mine + 1, from, max_need);
+  return rank < front_.size() ? front_[rank] : RestAt(rank - front_.size());
 }
 
 size_t PendingIndex::FirstFitting(size_t from, int max_need, size_t limit) const {
@@ -200,7 +249,7 @@ size_t PendingIndex::FirstFitting(size_t from, int max_need, size_t limit) const
   }
   if (end > front_.size()) {
     const size_t base = front_.size();
-    const size_t found = FirstFittingIn(root_, 0, std::max(from, base) - base, max_need);
+    const size_t found = RestFirstFitting(std::max(from, base) - base, max_need);
     if (found != kNotFound && base + found < end) return base + found;
   }
   return size();

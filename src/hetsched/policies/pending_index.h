@@ -5,16 +5,22 @@
 // Two levels. The earliest entries (between front_min and 2 x front_min of them, fewer only when
 // the queue is that short) sit in a sorted vector, the front: the scans examine at most a window
 // of ~100 ranks, so their queries are answered there by a short contiguous walk, and a job that
-// starts leaves the front with a move of a few hundred bytes. The rest is a treap (a binary search
-// tree balanced by heap-ordered priorities) whose nodes also carry their subtree's size and
-// smallest request: queries beyond the front are O(log n) expected, as are inserts and erases
-// there. Entries move from the treap into the front in batches when the front runs low, and back
-// one at a time when an insert overfills it. Priorities come from a fixed-seed generator inside
-// the object, so the shape, and every answer, is the same on every run. Not thread-safe.
+// starts leaves the front with a move of a few hundred bytes. The rest sits in blocks of at most
+// 64 entries, each a sorted vector, the blocks in key order, with each block's first key in one
+// contiguous array (the search for a key's block stays in cache) and a segment tree over the
+// blocks of their entry counts and smallest requests: an erase or insert costs a binary search
+// over the first keys, one inside the block and a move within it (a few cache misses, where a
+// binary tree node per entry cost one per level: the starvation promotions of a million-job
+// Tiresias-LAS run erase from deep inside a queue of ~100,000), and rank and "first that fits"
+// queries beyond the front descend the tree, O(log n). Adding or removing a block rebuilds the
+// tree, O(n / 64), about once per 32 inserts. Entries move from the rest into the front in
+// batches when the front runs low, and back one at a time when an insert overfills it. Every
+// answer depends on the entries alone. Not thread-safe.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "hetsched/model/job.h"
@@ -33,7 +39,7 @@ class PendingIndex {
   // `front_min` >= 1: the front is refilled when it holds fewer (tests use small values).
   explicit PendingIndex(size_t front_min = kDefaultFrontMin) : front_min_(front_min < 1 ? 1 : front_min) {}
 
-  size_t size() const { return front_.size() + TreapSize(); }
+  size_t size() const { return front_.size() + RestSize(); }
   bool empty() const { return front_.empty(); }  // the front is refilled before it empties
 
   // REQUIRES: no entry with the same (time_s, id).
@@ -48,46 +54,43 @@ class PendingIndex {
   size_t FirstFitting(size_t from, int max_need, size_t limit = static_cast<size_t>(-1)) const;
 
  private:
-  struct Node {
-    Entry entry;
-    uint64_t priority = 0;
-    int32_t left = -1;
-    int32_t right = -1;
-    int32_t size = 1;  // nodes in this subtree
-    int min_need = 0;  // smallest request in this subtree
-  };
-
   static bool Less(const Entry& a, double time_s, JobId id) {
     return a.time_s < time_s || (a.time_s == time_s && a.id < id);
   }
   static bool Less(const Entry& a, const Entry& b) { return Less(a, b.time_s, b.id); }
-  size_t TreapSize() const { return static_cast<size_t>(SizeOf(root_)); }
-  // Treap operations on the entries after the front.
-  void TreapInsert(const Entry& e);
-  bool TreapErase(double time_s, JobId id);
-  // The treap's entry at `rank` (0 = its earliest). REQUIRES: rank < TreapSize().
-  const Entry& TreapAt(size_t rank) const;
-  // Moves the treap's earliest entries to the end of the front until it holds 2 x front_min.
+  // The entries after the front: blocks of at most kBlock entries, each sorted, the blocks in key
+  // order; a segment tree over the blocks keeps each block's entry count and smallest request.
+  static constexpr size_t kBlock = 64;
+  size_t RestSize() const { return rest_size_; }
+  void RestInsert(const Entry& e);
+  bool RestErase(double time_s, JobId id);
+  const Entry& RestAt(size_t rank) const;
+  // The smallest rank (within the rest) >= from whose entry needs at most max_need, or kNotFound.
+  size_t RestFirstFitting(size_t from, int max_need) const;
+  // Moves the rest's earliest entries to the end of the front until it holds 2 x front_min.
   void Refill();
-  // Appends the subtree's entries in order to the front and frees its nodes.
-  void DrainInto(int32_t t);
-  const Node& node(int32_t i) const { return nodes_[static_cast<size_t>(i)]; }
-  Node& node(int32_t i) { return nodes_[static_cast<size_t>(i)]; }
-  int32_t SizeOf(int32_t i) const { return i < 0 ? 0 : node(i).size; }
-  void Pull(int32_t i);
-  // Splits `t` into keys before (time_s, id) (or at or before it, when `inclusive`) and the rest.
-  void Split(int32_t t, double time_s, JobId id, bool inclusive, int32_t* before, int32_t* after);
-  int32_t Merge(int32_t a, int32_t b);
-  size_t FirstFittingIn(int32_t t, size_t base, size_t from, int max_need) const;
-  uint64_t NextPriority();
+  // The block that holds (or would hold) key (time_s, id): the last whose first key is not after it.
+  size_t BlockOf(double time_s, JobId id) const;
+  static int32_t LeastNeed(const std::vector<Entry>& block);
+  void UpdateLeaf(size_t b);  // block b's count and block_min_ into the tree
+  void Rebuild();             // the tree over all blocks, after blocks were added or removed
+  void Compact();             // drops the empty blocks, then Rebuild
+  // The block holding rank `rank` of the rest; *offset gets the rank within it.
+  size_t BlockAtRank(size_t rank, size_t* offset) const;
+  size_t RanksBefore(size_t b) const;  // entries in blocks before b
+  // The first block >= b whose smallest request is at most max_need, or blocks_.size().
+  size_t FirstBlockFitting(size_t b, int max_need) const;
 
   size_t front_min_;
-  std::vector<Entry> front_;  // the earliest entries, sorted; each precedes every treap entry
-  std::vector<Node> nodes_;
-  std::vector<int32_t> free_;  // recycled node slots
-  std::vector<int32_t> path_;  // scratch: the nodes above an insert's or erase's place, root first
-  int32_t root_ = -1;
-  uint64_t priority_state_ = 0x9e3779b97f4a7c15ULL;
+  std::vector<Entry> front_;  // the earliest entries, sorted; each precedes every later entry
+  std::vector<std::vector<Entry>> blocks_;
+  std::vector<std::pair<double, JobId>> first_key_;  // each block's first key, for the search
+  std::vector<int32_t> block_min_;  // each block's smallest request
+  size_t leaves_ = 0;               // the tree's leaf count (a power of two >= blocks)
+  std::vector<int32_t> count_;      // tree: entries under each node
+  std::vector<int32_t> min_need_;   // tree: smallest request under each node
+  size_t rest_size_ = 0;
+  size_t empty_blocks_ = 0;  // blocks emptied and kept (their first keys stay in order)
 };
 
 }  // namespace hetsched
