@@ -12,10 +12,12 @@
 // over the first keys, one inside the block and a move within it (a few cache misses, where a
 // binary tree node per entry cost one per level: the starvation promotions of a million-job
 // Tiresias-LAS run erase from deep inside a queue of ~100,000), and rank and "first that fits"
-// queries beyond the front descend the tree, O(log n). Adding or removing a block rebuilds the
-// tree, O(n / 64), about once per 32 inserts. Entries move from the rest into the front in
-// batches when the front runs low, and back one at a time when an insert overfills it. Every
-// answer depends on the entries alone. Not thread-safe.
+// queries beyond the front descend the tree, O(log n). A block split at the end (where a queue
+// in time order grows) takes a new leaf; a split elsewhere rebuilds the tree, O(n / 64). An
+// emptied block stays, holding its place in key order, until empty blocks are half of all (then
+// they are dropped and the tree rebuilt). Entries move from the rest into the front in batches
+// when the front runs low, and back one at a time when an insert overfills it. Every answer
+// depends on the entries alone. Not thread-safe.
 #pragma once
 
 #include <cstddef>
