@@ -55,14 +55,14 @@ struct LinkCapacities {
   static LinkCapacities Of(const Cluster& cluster);
 };
 
-// Concurrent cross-node flows per NIC and per rack uplink, counting the job being estimated.
-// Null vectors mean no other traffic (the job alone gets each link). `capacities`, when set,
-// must be LinkCapacities::Of the cluster being estimated on.
 // One flow's share of a link of `capacity_Bps` carrying `flows` flows (the job's own counted;
 // fewer than one counts as one). The communication model's paths and the simulator's bookkeeping
 // of which links are a job's slowest use this one formula, so their figures compare exactly.
 inline double PerFlowShare(double capacity_Bps, int flows) { return capacity_Bps / (flows > 1 ? flows : 1); }
 
+// Concurrent cross-node flows per NIC and per rack uplink, counting the job being estimated.
+// Null vectors mean no other traffic (the job alone gets each link). `capacities`, when set,
+// must be LinkCapacities::Of the cluster being estimated on.
 struct LinkLoad {
   const std::vector<int>* nic_flows = nullptr;     // indexed by NodeId
   const std::vector<int>* uplink_flows = nullptr;  // indexed by RackId

@@ -90,7 +90,6 @@ size_t PendingIndex::FirstBlockFitting(size_t b, int max_need) const {
 }
 
 void PendingIndex::RestInsert(const Entry& e) {
-  ++rest_size_;
   if (blocks_.empty()) {
     blocks_.push_back({e});
     block_min_.push_back(e.need);
@@ -108,6 +107,7 @@ void PendingIndex::RestInsert(const Entry& e) {
   if (block.size() > kBlock) {
     std::vector<Entry> upper(block.begin() + kBlock / 2, block.end());
     block.resize(kBlock / 2);
+    block.shrink_to_fit();  // it rarely grows again: a queue in time order grows at its end
     block_min_[b] = LeastNeed(block);
     const auto pos = static_cast<std::ptrdiff_t>(b) + 1;
     first_key_.insert(first_key_.begin() + pos, {upper.front().time_s, upper.front().id});
@@ -135,12 +135,14 @@ bool PendingIndex::RestErase(double time_s, JobId id) {
   const bool first = it == block.begin();
   const bool least = it->need == block_min_[b];
   block.erase(it);
-  --rest_size_;
   // An emptied block stays, with its last first key (still in order), until compaction.
   if (first && !block.empty()) first_key_[b] = {block.front().time_s, block.front().id};
   if (least) block_min_[b] = LeastNeed(block);
   UpdateLeaf(b);
-  if (block.empty() && ++empty_blocks_ > 16 && 2 * empty_blocks_ > blocks_.size()) Compact();
+  if (block.empty()) {
+    Emptied(b);
+    CompactIfSparse();
+  }
   return true;
 }
 
@@ -151,7 +153,7 @@ const PendingIndex::Entry& PendingIndex::RestAt(size_t rank) const {
 }
 
 size_t PendingIndex::RestFirstFitting(size_t from, int max_need) const {
-  if (from >= rest_size_) return kNotFound;
+  if (from >= RestSize()) return kNotFound;
   size_t offset = 0;
   size_t b = BlockAtRank(from, &offset);
   size_t base = from - offset;  // rank of block b's first entry
@@ -170,25 +172,32 @@ size_t PendingIndex::RestFirstFitting(size_t from, int max_need) const {
 
 void PendingIndex::Refill() {
   const size_t want = 2 * front_min_ - std::min(front_.size(), 2 * front_min_);
-  size_t take = std::min(want, rest_size_);
-  if (take == 0) return;
+  size_t take = std::min(want, RestSize());
   for (size_t b = 0; take > 0; ++b) {
     std::vector<Entry>& block = blocks_[b];
     if (block.empty()) continue;
     const size_t n = std::min(take, block.size());
     front_.insert(front_.end(), block.begin(), block.begin() + static_cast<std::ptrdiff_t>(n));
-    rest_size_ -= n;
     take -= n;
     block.erase(block.begin(), block.begin() + static_cast<std::ptrdiff_t>(n));
-    if (block.empty()) {
-      ++empty_blocks_;
-      block_min_[b] = kNoNeed;
-    } else {
+    if (!block.empty()) {
       first_key_[b] = {block.front().time_s, block.front().id};
       block_min_[b] = LeastNeed(block);
+    } else {
+      block_min_[b] = kNoNeed;
     }
     UpdateLeaf(b);
+    if (block.empty()) Emptied(b);
   }
+  CompactIfSparse();
+}
+
+void PendingIndex::Emptied(size_t b) {
+  std::vector<Entry>().swap(blocks_[b]);  // its storage back; the block keeps its place in order
+  ++empty_blocks_;
+}
+
+void PendingIndex::CompactIfSparse() {
   if (empty_blocks_ > 16 && 2 * empty_blocks_ > blocks_.size()) Compact();
 }
 
@@ -214,7 +223,7 @@ void PendingIndex::Insert(double time_s, JobId id, int need) {
   const Entry e{time_s, id, need};
   // The front takes what precedes its last entry, and everything while the rest is empty.
   // (The front is never empty while the rest is not.)
-  if (rest_size_ > 0 && Less(front_.back(), e)) {
+  if (RestSize() > 0 && Less(front_.back(), e)) {
     RestInsert(e);
     return;
   }

@@ -14,8 +14,8 @@
 // Tiresias-LAS run erase from deep inside a queue of ~100,000), and rank and "first that fits"
 // queries beyond the front descend the tree, O(log n). A block split at the end (where a queue
 // in time order grows) takes a new leaf; a split elsewhere rebuilds the tree, O(n / 64). An
-// emptied block stays, holding its place in key order, until empty blocks are half of all (then
-// they are dropped and the tree rebuilt). Entries move from the rest into the front in batches
+// emptied block frees its storage but stays, holding its place in key order, until empty blocks
+// are half of all (then they are dropped and the tree rebuilt). Entries move from the rest into the front in batches
 // when the front runs low, and back one at a time when an insert overfills it. Every answer
 // depends on the entries alone. Not thread-safe.
 #pragma once
@@ -63,7 +63,7 @@ class PendingIndex {
   // The entries after the front: blocks of at most kBlock entries, each sorted, the blocks in key
   // order; a segment tree over the blocks keeps each block's entry count and smallest request.
   static constexpr size_t kBlock = 64;
-  size_t RestSize() const { return rest_size_; }
+  size_t RestSize() const { return count_.empty() ? 0 : static_cast<size_t>(count_[1]); }  // the tree's root
   void RestInsert(const Entry& e);
   bool RestErase(double time_s, JobId id);
   const Entry& RestAt(size_t rank) const;
@@ -76,6 +76,8 @@ class PendingIndex {
   static int32_t LeastNeed(const std::vector<Entry>& block);
   void UpdateLeaf(size_t b);  // block b's count and block_min_ into the tree
   void Rebuild();             // the tree over all blocks, after blocks were added or removed
+  void Emptied(size_t b);     // block b lost its last entry: its storage is freed, it stays
+  void CompactIfSparse();     // Compact once empty blocks are half of all
   void Compact();             // drops the empty blocks, then Rebuild
   // The block holding rank `rank` of the rest; *offset gets the rank within it.
   size_t BlockAtRank(size_t rank, size_t* offset) const;
@@ -91,7 +93,6 @@ class PendingIndex {
   size_t leaves_ = 0;               // the tree's leaf count (a power of two >= blocks)
   std::vector<int32_t> count_;      // tree: entries under each node
   std::vector<int32_t> min_need_;   // tree: smallest request under each node
-  size_t rest_size_ = 0;
   size_t empty_blocks_ = 0;  // blocks emptied and kept (their first keys stay in order)
 };
 
