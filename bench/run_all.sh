@@ -6,23 +6,28 @@
 # CPU column: the wall includes waiting for a core. Needs the release build:
 #   cmake --preset release && cmake --build --preset release --target hetsched_cli sim_bench
 #
-#   bench/run_all.sh [--trace FILE] [--repeat N] [--quick]
-#     --trace   the 2,000-job Gavel-format trace (default: data/real/gavel/traces/msr_seed0_6c71a0.trace)
-#     --repeat  runs per short measurement, best kept (default 5; gavel-makespan and gavel-ftf: 2)
-#     --quick   skip the two 1,000,000-job runs (minutes each on a 2-core machine)
+#   bench/run_all.sh [--trace FILE] [--repeat N] [--repeat-long N] [--quick]
+#     --trace        the 2,000-job Gavel-format trace (default: data/real/gavel/traces/msr_seed0_6c71a0.trace)
+#     --repeat       runs per measurement of under a second, best kept (default 5, as the issue's targets say)
+#     --repeat-long  runs per measurement of seconds to minutes: gavel-makespan, gavel-ftf and the
+#                    1,000,000-job runs (default 5, as the issue's targets say: ~10 minutes in all
+#                    on a 2-core machine; 1 for a quick look). The tie_break=none rows, which are
+#                    for information and take 7-20 s, run once.
+#     --quick        skip the two 1,000,000-job runs (a minute or more each on a 2-core machine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=build/release
 trace=data/real/gavel/traces/msr_seed0_6c71a0.trace
 repeat=5
-gavel_repeat=2  # the LP policies' default mode takes seconds a run
+long_repeat=5
 quick=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --trace) trace="$2"; shift 2 ;;
     --repeat) repeat="$2"; shift 2 ;;
+    --repeat-long) long_repeat="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
-    *) echo "usage: bench/run_all.sh [--trace FILE] [--repeat N] [--quick]" >&2; exit 2 ;;
+    *) echo "usage: bench/run_all.sh [--trace FILE] [--repeat N] [--repeat-long N] [--quick]" >&2; exit 2 ;;
   esac
 done
 for bin in "$B/bin/hetsched" "$B/bench/sim_bench"; do
@@ -58,9 +63,9 @@ gavel_cluster=(--gpus v100=36,p100=36,k80=36 --gpus-per-server 4 --round 360)
 measure "2,000 jobs, 108 GPUs: gavel-las" 1 "$repeat" \
   "$B/bin/hetsched" simulate --policy gavel-las --trace "$trace" --format gavel "${gavel_cluster[@]}" -q -o "$out/run"
 for policy in gavel-makespan gavel-ftf; do
-  measure "2,000 jobs, 108 GPUs: $policy" 2 "$gavel_repeat" \
+  measure "2,000 jobs, 108 GPUs: $policy" 2 "$long_repeat" \
     "$B/bin/hetsched" simulate --policy "$policy" --trace "$trace" --format gavel "${gavel_cluster[@]}" -q -o "$out/run"
-  measure "  same, tie_break=none (session 11's default vertex; other results)" 2 "$gavel_repeat" \
+  measure "  same, tie_break=none (session 11's default vertex; other results)" 2 1 \
     "$B/bin/hetsched" simulate --policy "$policy" --policy-opt tie_break=none --trace "$trace" --format gavel \
     "${gavel_cluster[@]}" -q -o "$out/run"
 done
@@ -68,9 +73,9 @@ if [[ $quick == 0 ]]; then
   for policy in fifo tiresias-las; do
     target=15
     [[ $policy == tiresias-las ]] && target=60
-    measure "1M jobs, 10k GPUs, load 0.8: $policy" "$target" 1 \
+    measure "1M jobs, 10k GPUs, load 0.8: $policy" "$target" "$long_repeat" \
       "$B/bench/sim_bench" --jobs 1000000 --gpus 10000 --policy "$policy" --load 0.8
-    grep -E "simulation wall|arrival period|peak memory|result digest|with >=1000" "$out/stdout" | sed 's/^/    /'
+    grep -E "simulation wall|arrival period|peak memory|result digest|with >=1000" "$out/stdout" | sed 's/^/    last run: /'
     echo "    (target: also < 1024 MiB peak RSS)"
   done
 fi

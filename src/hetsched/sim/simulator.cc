@@ -221,10 +221,8 @@ Status Simulator::Stalled(const JobScheduler& scheduler) const {
 bool Simulator::FullAuditDue() {
   if (options_.full_audit_every > 0) return scheduler_calls_ % options_.full_audit_every == 0;
   if (options_.full_audit_every != SimOptions::kAuditAmortised) return false;
-  constexpr long long kMinPeriod = 100000;
-  if (next_audit_call_ == 0) next_audit_call_ = kMinPeriod;
   if (scheduler_calls_ < next_audit_call_) return false;
-  next_audit_call_ = scheduler_calls_ + std::max(kMinPeriod, static_cast<long long>(arrival_cursor_));
+  next_audit_call_ = scheduler_calls_ + std::max(kMinAuditPeriod, static_cast<long long>(arrival_cursor_));
   return true;
 }
 

@@ -282,7 +282,10 @@ class Simulator final : public SchedBackend {
   long long pending_ = 0, running_ = 0, finished_ = 0, arrived_ = 0, dropped_ = 0;
   long long events_processed_ = 0;
   long long scheduler_calls_ = 0;
-  long long next_audit_call_ = 0;  // kAuditAmortised: the call count of the next full audit
+  // kAuditAmortised: full audits at least this many calls apart, and at least as far apart as
+  // jobs have arrived (each walks them); next_audit_call_ is the call count of the next one.
+  static constexpr long long kMinAuditPeriod = 100000;
+  long long next_audit_call_ = kMinAuditPeriod;
   // Consecutive scheduling calls after which no job progressed, none was left to arrive and some
   // waited (pending or held idle); since when.
   long long stalled_calls_ = 0;
