@@ -108,6 +108,7 @@ class TiresiasLasScheduler : public JobScheduler {
         examined += hit - rank + 1;
         const PendingIndex::Entry entry = queue.At(hit);
         const JobId id = entry.id;
+        jobs_.Prefetch(id);  // read below if it starts
         bool started = ctx.TryStart(id, entry.need);
         if (!started && q + 1 < num_queues) started = PreemptFor(ctx, id, q);
         // Victims of a preemption join queues below q: ranks in this queue move only when the
@@ -283,6 +284,7 @@ class TiresiasLasScheduler : public JobScheduler {
     });
     if (choice.type == kNoDeviceType) return false;
     for (JobId v : choice.victims) {
+      jobs_.Prefetch(v);  // read below
       ctx.Preempt(v);
       JobInfo& info = jobs_[v];
       RemoveRunning(info);

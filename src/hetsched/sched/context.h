@@ -3,6 +3,8 @@
 // (so its estimate cache does too).
 #pragma once
 
+#include <array>
+
 #include <functional>
 #include <limits>
 #include <map>
@@ -189,6 +191,16 @@ class SchedContext {
   };
   std::unordered_map<EstimateKey, double, EstimateKeyHash> estimate_cache_;
   long long placements_failed_ = 0;
+  // The zoo's profile of `spec`'s model (nullptr if none), through a memo of the names last looked
+  // up: every start asks, a run's jobs name a handful of models, and the zoo hashes the name.
+  const ModelProfile* ModelOf(const JobSpec& spec);
+  struct ModelMemo {
+    std::string name;
+    const ModelProfile* profile = nullptr;
+  };
+  static constexpr size_t kModelMemoSize = 16;
+  std::array<ModelMemo, kModelMemoSize> model_memo_;
+  size_t model_memo_used_ = 0;  // entries filled; past kModelMemoSize, the next to replace is used % size
 };
 
 }  // namespace hetsched

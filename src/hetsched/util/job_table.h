@@ -26,6 +26,13 @@ class JobTable {
     return slot < 0 ? nullptr : &pool_[static_cast<size_t>(slot)];
   }
   const T* Find(int64_t id) const { return const_cast<JobTable*>(this)->Find(id); }
+  // Starts loading the record of `id`, if it has one, into the cache: for a caller that looks it
+  // up after long independent work, so that the lookup's misses overlap that work.
+  void Prefetch(int64_t id) const {
+    if (!Dense(id) || static_cast<size_t>(id) >= dense_.size()) return;
+    const int32_t slot = dense_[static_cast<size_t>(id)];
+    if (slot >= 0) __builtin_prefetch(&pool_[static_cast<size_t>(slot)]);
+  }
   // The record of `id`, a value-initialised one added if it had none (as std::map's operator[]).
   T& operator[](int64_t id) {
     int32_t* slot = nullptr;
