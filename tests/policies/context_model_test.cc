@@ -1,5 +1,6 @@
 // SchedContext's model lookup: every start plans with the zoo's profile of the job's own model,
-// also when a run names more models than the context's memo of recent names keeps.
+// through the zoo where the back end has not looked it up (as here: FakeBackend's job_model is
+// the default), and refuses a job whose model the zoo does not know.
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@ class RecordingPlanner : public FakePlanner {
 
 class ContextModelTest : public ::testing::Test {
  protected:
-  static constexpr int kModels = 40;  // more than the memo keeps
+  static constexpr int kModels = 40;
 
   ContextModelTest() : cluster_({{kFast, 8}}), backend_(cluster_.cluster()) {
     for (int m = 0; m < kModels; ++m) {
@@ -56,8 +57,8 @@ class ContextModelTest : public ::testing::Test {
 
 TEST_F(ContextModelTest, EachStartPlansWithItsJobsModel) {
   std::vector<const ModelProfile*> expected;
-  // Every third job names model-0 (found again soon after); the others walk all 40 models twice
-  // in a scrambled order (7 is prime to 40), so most are asked for again only long after.
+  // Every third job names model-0; the others walk all 40 models twice in a scrambled order (7 is
+  // prime to 40).
   for (JobId id = 0; id < 120; ++id) {
     const int m = id % 3 == 0 ? 0 : static_cast<int>((id * 7) % kModels);
     const std::string model = "model-" + std::to_string(m);
@@ -71,7 +72,7 @@ TEST_F(ContextModelTest, EachStartPlansWithItsJobsModel) {
 TEST_F(ContextModelTest, UnknownModelNeverStarts) {
   EXPECT_FALSE(StartAndFinish(0, "no-such-model"));
   EXPECT_TRUE(StartAndFinish(1, "model-3"));
-  EXPECT_FALSE(StartAndFinish(2, "no-such-model"));  // remembered as unknown, still refused
+  EXPECT_FALSE(StartAndFinish(2, "no-such-model"));
   EXPECT_EQ(planner_.seen, (std::vector<const ModelProfile*>{zoo_.Find("model-3")}));
   EXPECT_TRUE(ctx_->TakeError().ok());
 }

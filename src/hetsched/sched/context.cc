@@ -8,14 +8,9 @@
 
 namespace hetsched {
 
-const ModelProfile* SchedContext::ModelOf(const JobSpec& spec) {
-  const size_t filled = std::min(model_memo_used_, kModelMemoSize);
-  for (size_t i = 0; i < filled; ++i) {
-    if (model_memo_[i].name == spec.model) return model_memo_[i].profile;
-  }
-  const ModelProfile* profile = zoo_.Find(spec.model);
-  model_memo_[model_memo_used_++ % kModelMemoSize] = ModelMemo{spec.model, profile};
-  return profile;
+const ModelProfile* SchedContext::ModelOf(JobId id, const JobSpec& spec) const {
+  if (const ModelProfile* known = backend_.job_model(id)) return known;
+  return zoo_.Find(spec.model);
 }
 
 bool SchedContext::Accept(Status status) {
@@ -53,7 +48,7 @@ bool SchedContext::PlaceContainerJob(JobId id, DeviceTypeId type) {
 bool SchedContext::StartContainers(JobId id, std::span<const ContainerPlacement> containers) {
   const JobStatus& status = job(id);
   if (status.state != JobState::kPending || !status.spec->is_container_job()) return false;
-  const ModelProfile* model = ModelOf(*status.spec);
+  const ModelProfile* model = ModelOf(id, *status.spec);
   if (model == nullptr) return false;
   auto planned = PlanContainerJob(*status.spec, *model, containers, cluster());
   if (!planned.ok() || failed()) return false;
@@ -116,7 +111,7 @@ bool SchedContext::StartOn(JobId id, std::span<const DeviceId> devices) {
   for (DeviceId d : devices) {
     if (d < 0 || d >= cluster().num_devices() || !state_.is_free(d)) return false;
   }
-  const ModelProfile* model = ModelOf(*status.spec);
+  const ModelProfile* model = ModelOf(id, *status.spec);
   if (model == nullptr) return false;
   auto planned = planner_.PlanJob(*status.spec, *model, devices, cluster());
   if (!planned.ok() || failed()) return false;
@@ -144,7 +139,7 @@ bool SchedContext::ResizeOn(JobId id, std::span<const DeviceId> devices) {
     const JobId holder = state_.owner(d);
     if (holder != kNoJob && holder != id) return false;
   }
-  const ModelProfile* model = ModelOf(*status.spec);
+  const ModelProfile* model = ModelOf(id, *status.spec);
   if (model == nullptr) return false;
   auto planned = planner_.PlanJob(*status.spec, *model, devices, cluster());
   if (!planned.ok()) return false;
@@ -158,7 +153,7 @@ double SchedContext::ResizePauseS(JobId id, std::span<const DeviceId> devices) c
 
 double SchedContext::EstimateIterationS(JobId id, int num_devices, DeviceTypeId type) {
   const JobSpec& spec = *job(id).spec;
-  const ModelProfile* model = ModelOf(spec);
+  const ModelProfile* model = ModelOf(id, spec);
   const double kInf = std::numeric_limits<double>::infinity();
   if (model == nullptr || num_devices < 1 || type < 0) return kInf;
   const EstimateKey key{model, spec.batch_size, static_cast<int>(spec.parallelism), num_devices, type,

@@ -3,8 +3,6 @@
 // (so its estimate cache does too).
 #pragma once
 
-#include <array>
-
 #include <functional>
 #include <limits>
 #include <map>
@@ -31,6 +29,9 @@ class SchedBackend {
   virtual ~SchedBackend() = default;
   virtual double now() const = 0;
   virtual const JobStatus& job_status(JobId id) const = 0;
+  // The zoo's profile of job `id`'s model where the back end has looked it up already (the
+  // simulator does once per job: a start then reads no name), else nullptr.
+  virtual const ModelProfile* job_model(JobId /*id*/) const { return nullptr; }
   // Starts `id` on `planned.plan.devices`. REQUIRES: the job is pending and the devices are
   // free. The back end updates ClusterState. kInfeasible: the back end declines this layout
   // (nothing changed; the scheduler may try another). Any other error is a fault (a bug, or a
@@ -191,16 +192,9 @@ class SchedContext {
   };
   std::unordered_map<EstimateKey, double, EstimateKeyHash> estimate_cache_;
   long long placements_failed_ = 0;
-  // The zoo's profile of `spec`'s model (nullptr if none), through a memo of the names last looked
-  // up: every start asks, a run's jobs name a handful of models, and the zoo hashes the name.
-  const ModelProfile* ModelOf(const JobSpec& spec);
-  struct ModelMemo {
-    std::string name;
-    const ModelProfile* profile = nullptr;
-  };
-  static constexpr size_t kModelMemoSize = 16;
-  std::array<ModelMemo, kModelMemoSize> model_memo_;
-  size_t model_memo_used_ = 0;  // entries filled; past kModelMemoSize, the next to replace is used % size
+  // The zoo's profile of job `id`'s model (nullptr if none): the back end's (job_model), else
+  // the zoo's lookup of the name.
+  const ModelProfile* ModelOf(JobId id, const JobSpec& spec) const;
 };
 
 }  // namespace hetsched

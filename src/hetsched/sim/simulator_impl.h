@@ -109,6 +109,7 @@ class Simulator final : public SchedBackend {
     if (retime_mark_[static_cast<size_t>(id)] != kRetimeNone) const_cast<Simulator*>(this)->FlushRetime(id);
     return status_[static_cast<size_t>(id)];
   }
+  const ModelProfile* job_model(JobId id) const override { return runs_[static_cast<size_t>(id)].model; }
   Status StartJob(JobId id, const PlannedJob& planned) override;
   Status PreemptJob(JobId id) override;
   Status RunUntil(JobId id, double iterations) override;
