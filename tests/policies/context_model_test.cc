@@ -1,6 +1,7 @@
-// SchedContext's model lookup: every start plans with the zoo's profile of the job's own model,
-// through the zoo where the back end has not looked it up (as here: FakeBackend's job_model is
-// the default), and refuses a job whose model the zoo does not know.
+// SchedContext's model lookup: every start plans with the profile the back end resolved for the
+// job (SchedBackend::job_model, as the simulator does once per job), else with the zoo's profile
+// of the job's model by name; a job whose model neither knows never starts.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,17 @@ class RecordingPlanner : public FakePlanner {
     return FakePlanner::PlanJob(job, model, devices, cluster);
   }
   std::vector<const ModelProfile*> seen;
+};
+
+// FakeBackend with the models it resolved by job (none: the default, nullptr).
+class ResolvingBackend : public FakeBackend {
+ public:
+  using FakeBackend::FakeBackend;
+  const ModelProfile* job_model(JobId id) const override {
+    const auto it = models.find(id);
+    return it == models.end() ? nullptr : it->second;
+  }
+  std::map<JobId, const ModelProfile*> models;
 };
 
 class ContextModelTest : public ::testing::Test {
@@ -48,7 +60,7 @@ class ContextModelTest : public ::testing::Test {
   }
 
   TestCluster cluster_;
-  FakeBackend backend_;
+  ResolvingBackend backend_;
   FakePlacer placer_;
   RecordingPlanner planner_;
   ModelZoo zoo_;
@@ -75,6 +87,18 @@ TEST_F(ContextModelTest, UnknownModelNeverStarts) {
   EXPECT_FALSE(StartAndFinish(2, "no-such-model"));
   EXPECT_EQ(planner_.seen, (std::vector<const ModelProfile*>{zoo_.Find("model-3")}));
   EXPECT_TRUE(ctx_->TakeError().ok());
+}
+
+TEST_F(ContextModelTest, BackEndsModelComesFirst) {
+  // The back end's profile is used as it is, even where the job's name says another model (the
+  // simulator's is the zoo's own, so the two agree there).
+  const ModelProfile* resolved = zoo_.Find("model-7");
+  backend_.models[0] = resolved;
+  EXPECT_TRUE(StartAndFinish(0, "model-1"));
+  backend_.models[1] = resolved;
+  EXPECT_TRUE(StartAndFinish(1, "no-such-model"));
+  EXPECT_TRUE(StartAndFinish(2, "model-1"));  // not resolved: by name
+  EXPECT_EQ(planner_.seen, (std::vector<const ModelProfile*>{resolved, resolved, zoo_.Find("model-1")}));
 }
 
 }  // namespace
