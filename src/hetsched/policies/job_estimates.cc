@@ -43,7 +43,7 @@ double RemainingOnFastestS(SchedContext& ctx, JobId id) {
   return best_s;
 }
 
-VictimChoice ChooseVictims(SchedContext& ctx, JobId job, const VictimWalk& walk) {
+VictimChoice ChooseVictims(SchedContext& ctx, JobId job, VictimWalk walk) {
   const JobSpec& spec = *ctx.job(job).spec;
   const int need = spec.num_gpus;
   VictimChoice best;

@@ -3,11 +3,11 @@
 // performance model through SchedContext), never the simulator's truth.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "hetsched/sched/context.h"
+#include "hetsched/util/function_ref.h"
 
 namespace hetsched {
 
@@ -27,8 +27,10 @@ double RemainingEstimateS(SchedContext& ctx, JobId id, DeviceTypeId type);
 double RemainingOnFastestS(SchedContext& ctx, JobId id);
 
 // Walks running jobs that may be preempted for a pending job, best victim first; the visitor
-// returns false to stop the walk.
-using VictimWalk = std::function<void(DeviceTypeId type, const std::function<bool(JobId)>& visit)>;
+// returns false to stop the walk. References, not std::function: a preemption search runs at
+// every blocked start, and neither callable outlives it.
+using VictimVisit = FunctionRef<bool(JobId)>;
+using VictimWalk = FunctionRef<void(DeviceTypeId type, VictimVisit visit)>;
 
 struct VictimChoice {
   DeviceTypeId type = kNoDeviceType;  // kNoDeviceType: no set of victims frees enough devices
@@ -39,7 +41,7 @@ struct VictimChoice {
 // of the type plus the victims' devices reach the job's request (spec.num_gpus). Returns the
 // type that needs the fewest preempted devices (ties: catalog order), or type kNoDeviceType.
 // Cost: O(victims walked).
-VictimChoice ChooseVictims(SchedContext& ctx, JobId job, const VictimWalk& walk);
+VictimChoice ChooseVictims(SchedContext& ctx, JobId job, VictimWalk walk);
 
 // Parses a ';'-separated list of strictly increasing positive numbers ("3600;36000").
 // `what` names the option in errors.

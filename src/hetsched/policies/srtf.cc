@@ -44,7 +44,7 @@ class SrtfScheduler : public JobScheduler {
       const int n = ctx.job(id).spec->num_gpus;
       bool started = ctx.TryStart(id, n);
       if (!started) {
-        const VictimChoice choice = ChooseVictims(ctx, id, [&](DeviceTypeId t, const std::function<bool(JobId)>& visit) {
+        const VictimChoice choice = ChooseVictims(ctx, id, [&](DeviceTypeId t, VictimVisit visit) {
           auto& ends = running_by_type_[t];
           for (auto r = ends.rbegin(); r != ends.rend(); ++r) {
             if (r->first - now <= remaining_s + margin_s_) break;  // not longer by the margin

@@ -15,7 +15,6 @@
 // it relies on periodic rounds instead (Tiresias itself rescheduled periodically).
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -274,7 +273,7 @@ class TiresiasLasScheduler : public JobScheduler {
       }
     }
     if (!possible) return false;
-    const VictimChoice choice = ChooseVictims(ctx, id, [&](DeviceTypeId t, const std::function<bool(JobId)>& visit) {
+    const VictimChoice choice = ChooseVictims(ctx, id, [&](DeviceTypeId t, VictimVisit visit) {
       for (int qq = num_queues - 1; qq > q; --qq) {
         const auto& running = RunningSet(t, qq);
         for (auto r = running.rbegin(); r != running.rend(); ++r) {
