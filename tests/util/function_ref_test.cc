@@ -44,5 +44,14 @@ TEST(FunctionRefTest, PassesArgumentsAsDeclared) {
   EXPECT_EQ(seen, "ababc");
 }
 
+TEST(FunctionRefTest, VoidSignatureDropsTheResult) {
+  int calls = 0;
+  auto counted = [&] { return ++calls; };
+  FunctionRef<void()> ref(counted);
+  ref();
+  ref();
+  EXPECT_EQ(calls, 2);
+}
+
 }  // namespace
 }  // namespace hetsched

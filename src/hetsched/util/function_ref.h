@@ -24,7 +24,12 @@ class FunctionRef<R(Args...)> {
   FunctionRef(F&& f) noexcept  // NOLINT(google-explicit-constructor): implicit, as std::function's
       : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
         call_([](void* object, Args... args) -> R {
-          return std::invoke(*static_cast<std::remove_reference_t<F>*>(object), std::forward<Args>(args)...);
+          auto& callable = *static_cast<std::remove_reference_t<F>*>(object);
+          if constexpr (std::is_void_v<R>) {
+            std::invoke(callable, std::forward<Args>(args)...);  // a result, if any, is dropped
+          } else {
+            return std::invoke(callable, std::forward<Args>(args)...);
+          }
         }) {}
 
   R operator()(Args... args) const { return call_(object_, std::forward<Args>(args)...); }
