@@ -10,6 +10,11 @@ constexpr size_t kNotFound = static_cast<size_t>(-1);
 constexpr int32_t kNoNeed = std::numeric_limits<int32_t>::max();
 }  // namespace
 
+std::vector<PendingIndex::Entry>::iterator PendingIndex::Locate(std::vector<Entry>& sorted, double time_s, JobId id) {
+  const auto it = std::lower_bound(sorted.begin(), sorted.end(), Entry{time_s, id, 0}, Before{});
+  return it != sorted.end() && it->time_s == time_s && it->id == id ? it : sorted.end();
+}
+
 size_t PendingIndex::BlockOf(double time_s, JobId id) const {
   // The first block whose first key is after (time_s, id), less one.
   const auto it = std::upper_bound(first_key_.begin(), first_key_.end(), std::make_pair(time_s, id));
@@ -100,7 +105,7 @@ void PendingIndex::RestInsert(const Entry& e) {
   const size_t b = BlockOf(e.time_s, e.id);
   std::vector<Entry>& block = blocks_[b];
   if (block.empty()) --empty_blocks_;  // revived
-  const auto at = std::upper_bound(block.begin(), block.end(), e, [](const Entry& x, const Entry& y) { return Less(x, y); });
+  const auto at = std::upper_bound(block.begin(), block.end(), e, Before{});
   if (at == block.begin()) first_key_[b] = {e.time_s, e.id};
   block.insert(at, e);
   block_min_[b] = std::min(block_min_[b], static_cast<int32_t>(e.need));
@@ -129,9 +134,8 @@ bool PendingIndex::RestErase(double time_s, JobId id) {
   if (blocks_.empty()) return false;
   const size_t b = BlockOf(time_s, id);
   std::vector<Entry>& block = blocks_[b];
-  const auto it = std::lower_bound(block.begin(), block.end(), Entry{time_s, id, 0},
-                                   [](const Entry& x, const Entry& y) { return Less(x, y); });
-  if (it == block.end() || it->time_s != time_s || it->id != id) return false;
+  const auto it = Locate(block, time_s, id);
+  if (it == block.end()) return false;
   const bool first = it == block.begin();
   const bool least = it->need == block_min_[b];
   block.erase(it);
@@ -227,9 +231,7 @@ void PendingIndex::Insert(double time_s, JobId id, int need) {
     RestInsert(e);
     return;
   }
-  front_.insert(std::upper_bound(front_.begin(), front_.end(), e,
-                                 [](const Entry& a, const Entry& b) { return Less(a, b); }),
-                e);
+  front_.insert(std::upper_bound(front_.begin(), front_.end(), e, Before{}), e);
   if (front_.size() > 2 * front_min_) {
     RestInsert(front_.back());  // precedes every later entry: it becomes the rest's first
     front_.pop_back();
@@ -238,9 +240,8 @@ void PendingIndex::Insert(double time_s, JobId id, int need) {
 
 bool PendingIndex::Erase(double time_s, JobId id) {
   if (front_.empty() || Less(front_.back(), time_s, id)) return RestErase(time_s, id);
-  const auto it = std::lower_bound(front_.begin(), front_.end(), Entry{time_s, id, 0},
-                                   [](const Entry& a, const Entry& b) { return Less(a, b); });
-  if (it == front_.end() || it->time_s != time_s || it->id != id) return false;
+  const auto it = Locate(front_, time_s, id);
+  if (it == front_.end()) return false;
   front_.erase(it);
   if (front_.size() < front_min_) Refill();
   return true;

@@ -60,6 +60,12 @@ class PendingIndex {
     return a.time_s < time_s || (a.time_s == time_s && a.id < id);
   }
   static bool Less(const Entry& a, const Entry& b) { return Less(a, b.time_s, b.id); }
+  // Less as a function object, for the sorted searches over the front and the blocks.
+  struct Before {
+    bool operator()(const Entry& a, const Entry& b) const { return Less(a, b); }
+  };
+  // The entry (time_s, id) in `sorted`, or sorted.end().
+  static std::vector<Entry>::iterator Locate(std::vector<Entry>& sorted, double time_s, JobId id);
   // The entries after the front: blocks of at most kBlock entries, each sorted, the blocks in key
   // order; a segment tree over the blocks keeps each block's entry count and smallest request.
   static constexpr size_t kBlock = 64;
