@@ -50,9 +50,17 @@ IterationEstimate EstimateUnderLoad(const PreparedEstimate& prepared, const Mode
 
 std::vector<NodeId> NicsUsed(const Cluster& cluster, const Plan& plan) {
   std::vector<NodeId> nodes;
+  NicsUsed(cluster, plan, &nodes);
+  return nodes;
+}
+
+void NicsUsed(const Cluster& cluster, const Plan& plan, std::vector<NodeId>* out) {
+  std::vector<NodeId>& nodes = *out;
   if (!plan.containers.empty()) {
-    return perf_internal::ContainerNicsUsed(plan);
+    nodes = perf_internal::ContainerNicsUsed(plan);
+    return;
   }
+  nodes.clear();
   auto add_all = [&](std::span<const DeviceId> devices) {
     for (DeviceId d : devices) nodes.push_back(cluster.device(d).node);
   };
@@ -78,7 +86,6 @@ std::vector<NodeId> NicsUsed(const Cluster& cluster, const Plan& plan) {
   }
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-  return nodes;
 }
 
 }  // namespace hetsched

@@ -144,8 +144,10 @@ IterationEstimate EstimateUnderLoad(const PreparedEstimate& prepared, const Mode
                                     const Plan& plan, const Cluster& cluster, const LinkLoad& load = {},
                                     const PerfOptions& options = {});
 
-// Nodes whose NIC the plan's traffic crosses (empty when the plan stays on one node).
+// Nodes whose NIC the plan's traffic crosses (empty when the plan stays on one node), sorted.
+// The second form writes them into `out` (its storage reused).
 std::vector<NodeId> NicsUsed(const Cluster& cluster, const Plan& plan);
+void NicsUsed(const Cluster& cluster, const Plan& plan, std::vector<NodeId>* out);
 
 // How TensorFlow-style training splits a model over `num_ps` parameter servers [REC]: dense
 // layers go round-robin, one layer at a time, in layer order (replica_device_setter's default
@@ -170,5 +172,10 @@ struct PlanTraffic {
 // rack boundary. `estimate` is the plan's estimate (for its cross_node_bytes).
 PlanTraffic TrafficOf(const ModelProfile& model, const Plan& plan, const Cluster& cluster,
                       const IterationEstimate& estimate);
+// TrafficOf for a ring or plain PS plan (no containers), from its NicsUsed and its nodes'
+// distinct racks in rack order (`racks`: their uplinks carry traffic when there are two or
+// more): `out`'s storage is reused, as a simulator does at every start.
+void EvenTrafficOf(std::span<const NodeId> nics, std::span<const RackId> racks, double cross_node_bytes,
+                   PlanTraffic* out);
 
 }  // namespace hetsched

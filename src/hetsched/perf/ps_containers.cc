@@ -180,19 +180,24 @@ PlanTraffic TrafficOf(const ModelProfile& model, const Plan& plan, const Cluster
     return traffic;
   }
   const std::vector<NodeId> nics = NicsUsed(cluster, plan);
-  if (nics.empty() || estimate.cross_node_bytes <= 0) return traffic;
-  const double per_nic = estimate.cross_node_bytes / static_cast<double>(nics.size());
   std::vector<RackId> racks;
-  for (NodeId n : nics) {
-    traffic.nics.push_back(LinkBytes{n, per_nic, per_nic});
-    racks.push_back(cluster.node(n).rack);
-  }
+  for (NodeId n : nics) racks.push_back(cluster.node(n).rack);
   std::sort(racks.begin(), racks.end());
   racks.erase(std::unique(racks.begin(), racks.end()), racks.end());
-  if (racks.size() >= 2) {
-    for (RackId r : racks) traffic.uplinks.push_back(LinkBytes{r, per_nic, per_nic});
-  }
+  EvenTrafficOf(nics, racks, estimate.cross_node_bytes, &traffic);
   return traffic;
+}
+
+void EvenTrafficOf(std::span<const NodeId> nics, std::span<const RackId> racks, double cross_node_bytes,
+                   PlanTraffic* out) {
+  out->nics.clear();
+  out->uplinks.clear();
+  if (nics.empty() || cross_node_bytes <= 0) return;
+  const double per_nic = cross_node_bytes / static_cast<double>(nics.size());
+  for (NodeId n : nics) out->nics.push_back(LinkBytes{n, per_nic, per_nic});
+  if (racks.size() >= 2) {
+    for (RackId r : racks) out->uplinks.push_back(LinkBytes{r, per_nic, per_nic});
+  }
 }
 
 }  // namespace hetsched

@@ -9,7 +9,8 @@ bool FewestNodesPlacer::Place(const PlacementRequest& request, const ClusterStat
   const int n = request.num_devices;
   int best_span = std::numeric_limits<int>::max();
   best_.clear();
-  for (DeviceTypeId t : CandidateTypes(request, state)) {
+  CandidateTypes(request, state, &types_);
+  for (DeviceTypeId t : types_) {
     if (state.free_of_type(t) < n) continue;
     const NodeId single = state.BestFitNode(t, n);
     if (single >= 0) {

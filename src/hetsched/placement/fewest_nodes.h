@@ -26,7 +26,9 @@ class FewestNodesPlacer : public Placer {
                      std::vector<NodeId>* nodes, std::vector<DeviceId>* devices) = 0;
 
  private:
-  std::vector<NodeId> nodes_;  // scratch, reused between calls
+  // Scratch, reused between calls.
+  std::vector<DeviceTypeId> types_;
+  std::vector<NodeId> nodes_;
   std::vector<DeviceId> devices_;
   std::vector<DeviceId> best_;
 };

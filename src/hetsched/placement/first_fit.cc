@@ -16,7 +16,8 @@ class FirstFitPlacer : public Placer {
 
   bool Place(const PlacementRequest& request, const ClusterState& state, std::vector<DeviceId>* out) override {
     const int n = request.num_devices;
-    for (DeviceTypeId t : CandidateTypes(request, state)) {
+    CandidateTypes(request, state, &types_);
+    for (DeviceTypeId t : types_) {
       if (state.free_of_type(t) < n) continue;
       const size_t first_out = out->size();
       const NodeId single = state.FirstNodeWithFree(t, n);
@@ -44,6 +45,9 @@ class FirstFitPlacer : public Placer {
     }
     return false;
   }
+
+ private:
+  std::vector<DeviceTypeId> types_;  // scratch, reused between calls
 };
 
 Result<std::unique_ptr<Placer>> MakeFirstFit(const Options& /*options*/) {

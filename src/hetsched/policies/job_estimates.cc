@@ -48,11 +48,14 @@ VictimChoice ChooseVictims(SchedContext& ctx, JobId job, VictimWalk walk) {
   const int need = spec.num_gpus;
   VictimChoice best;
   int best_freed = std::numeric_limits<int>::max();
-  for (DeviceTypeId t : UsableTypes(spec, ctx.cluster())) {
+  std::vector<JobId> victims;  // this type's; swapped into `best` when it wins
+  const Cluster& cluster = ctx.cluster();
+  for (DeviceTypeId t : cluster.present_types()) {  // UsableTypes, without a vector per call
+    if (!spec.AllowsType(t, cluster.device_catalog())) continue;
     int avail = ctx.state().free_of_type(t);
     if (avail >= need) continue;  // not a device shortage on this type: preemption cannot help
     int freed = 0;
-    std::vector<JobId> victims;
+    victims.clear();
     walk(t, [&](JobId v) {
       const int held = ctx.job(v).num_devices();
       victims.push_back(v);
@@ -63,7 +66,7 @@ VictimChoice ChooseVictims(SchedContext& ctx, JobId job, VictimWalk walk) {
     if (avail >= need && freed < best_freed) {
       best_freed = freed;
       best.type = t;
-      best.victims = std::move(victims);
+      best.victims.swap(victims);
     }
   }
   return best;

@@ -4,15 +4,20 @@ namespace hetsched {
 
 std::vector<DeviceTypeId> CandidateTypes(const PlacementRequest& request, const ClusterState& state) {
   std::vector<DeviceTypeId> out;
+  CandidateTypes(request, state, &out);
+  return out;
+}
+
+void CandidateTypes(const PlacementRequest& request, const ClusterState& state, std::vector<DeviceTypeId>* out) {
+  out->clear();
   const Cluster& cluster = state.cluster();
   if (request.type != kNoDeviceType) {
-    if (request.job == nullptr || request.job->AllowsType(request.type, cluster.device_catalog())) out.push_back(request.type);
-    return out;
+    if (request.job == nullptr || request.job->AllowsType(request.type, cluster.device_catalog())) out->push_back(request.type);
+    return;
   }
   for (DeviceTypeId t : cluster.present_types()) {
-    if (request.job == nullptr || request.job->AllowsType(t, cluster.device_catalog())) out.push_back(t);
+    if (request.job == nullptr || request.job->AllowsType(t, cluster.device_catalog())) out->push_back(t);
   }
-  return out;
 }
 
 bool Placer::PlaceContainers(const PlacementRequest& /*request*/, const ClusterState& /*state*/,

@@ -48,7 +48,9 @@ class Placer {
 };
 
 // Types a placer may use for `request`, in the order it should try them: the requested type if
-// set, else the job's allowed types present in the cluster (catalog order).
+// set, else the job's allowed types present in the cluster (catalog order). The second form
+// writes them into `out` (cleared first, its storage reused: placers call it at every attempt).
 std::vector<DeviceTypeId> CandidateTypes(const PlacementRequest& request, const ClusterState& state);
+void CandidateTypes(const PlacementRequest& request, const ClusterState& state, std::vector<DeviceTypeId>* out);
 
 }  // namespace hetsched

@@ -92,7 +92,7 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
   run.mark = kInf;
   run.idle = false;
   st.idle = false;
-  run.nics = NicsUsed(cluster_, run.plan);
+  NicsUsed(cluster_, run.plan, &run.nics);
   run.uplinks.clear();
   for (NodeId node : run.nics) run.uplinks.push_back(cluster_.node(node).rack);
   std::sort(run.uplinks.begin(), run.uplinks.end());
@@ -104,9 +104,14 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
   run.traffic.uplinks.clear();
   if (!run.nics.empty()) {
     // The bytes a plan moves do not depend on the load (only how long they take does).
-    run.traffic = TrafficOf(*job.model, run.plan, cluster_,
-                            from_planner ? planned.estimate
-                                         : EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, LinkLoad{}));
+    const IterationEstimate estimate =
+        from_planner ? planned.estimate : EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, LinkLoad{});
+    if (run.plan.containers.empty()) {
+      // TrafficOf from the NICs and racks found above, into the slot's reused storage.
+      EvenTrafficOf(run.nics, run.uplinks, estimate.cross_node_bytes, &run.traffic);
+    } else {
+      run.traffic = TrafficOf(*job.model, run.plan, cluster_, estimate);
+    }
   }
 
   ChangeTraffic(id, +1);
