@@ -94,6 +94,76 @@ TEST(NicsUsedTest, PipelineCountsCrossNodeBoundariesAndStages) {
   EXPECT_EQ(NicsUsed(w->cluster, plan), (std::vector<NodeId>{n1, n2}));
 }
 
+TEST(NicsUsedTest, IntoReusedVectorReplacesItsContent) {
+  auto w = MakeWorld();
+  const RackId r = w->AddRack();
+  const NodeId n0 = w->AddNode(r, w->gpu_a, 2);
+  const NodeId n1 = w->AddNode(r, w->gpu_a, 2);
+  Plan plan;
+  plan.devices = {w->cluster.node(n1).first_device, w->cluster.node(n0).first_device};
+  std::vector<NodeId> out{9, 9, 9};  // stale
+  NicsUsed(w->cluster, plan, &out);
+  EXPECT_EQ(out, (std::vector<NodeId>{n0, n1}));
+  plan.devices = w->DevicesOf(n1, 2);  // one node: no NIC
+  NicsUsed(w->cluster, plan, &out);
+  EXPECT_TRUE(out.empty());
+}
+
+// 300 bytes over NICs {2, 5}: 150 out and 150 in on each; the uplinks of racks {0, 1} carry the
+// same per-NIC figure, and a single rack none.
+TEST(EvenTrafficOfTest, SplitsBytesEvenlyIntoReusedStorage) {
+  PlanTraffic t;
+  t.nics = {LinkBytes{8, 1, 1}, LinkBytes{9, 1, 1}, LinkBytes{10, 1, 1}};  // stale
+  t.uplinks = {LinkBytes{3, 1, 1}};
+  const std::vector<NodeId> nics{2, 5};
+  EvenTrafficOf(nics, std::vector<RackId>{0, 1}, 300, &t);
+  ASSERT_EQ(t.nics.size(), 2u);
+  EXPECT_EQ(t.nics[0].link, 2);
+  EXPECT_EQ(t.nics[1].link, 5);
+  EXPECT_EQ(t.nics[1].out_bytes, 150);
+  EXPECT_EQ(t.nics[1].in_bytes, 150);
+  ASSERT_EQ(t.uplinks.size(), 2u);
+  EXPECT_EQ(t.uplinks[1].link, 1);
+  EXPECT_EQ(t.uplinks[0].out_bytes, 150);
+  EvenTrafficOf(nics, std::vector<RackId>{0}, 300, &t);
+  EXPECT_EQ(t.nics.size(), 2u);
+  EXPECT_TRUE(t.uplinks.empty());
+  EvenTrafficOf(nics, std::vector<RackId>{0, 1}, 0, &t);  // nothing leaves a node
+  EXPECT_TRUE(t.nics.empty());
+  EXPECT_TRUE(t.uplinks.empty());
+}
+
+// A ring over three nodes in two racks: TrafficOf splits the estimate's cross-node bytes evenly
+// over the three NICs and, as the ring crosses racks, over both uplinks: as EvenTrafficOf does.
+TEST(EvenTrafficOfTest, RingTrafficOfIsEven) {
+  auto w = MakeWorld();
+  const RackId r0 = w->AddRack(w->e100);
+  const RackId r1 = w->AddRack(w->e100);
+  const NodeId a = w->AddNode(r0, w->gpu_a, 1);
+  const NodeId b = w->AddNode(r0, w->gpu_a, 1);
+  const NodeId c = w->AddNode(r1, w->gpu_a, 1);
+  Plan plan;
+  plan.batch_per_device = 10;
+  plan.devices = {w->cluster.node(c).first_device, w->cluster.node(a).first_device, w->cluster.node(b).first_device};
+  const ModelProfile model = perf_test::OneLayerModel();
+  const IterationEstimate est = EstimateIteration(model, plan, w->cluster);
+  ASSERT_GT(est.cross_node_bytes, 0);
+  const PlanTraffic t = TrafficOf(model, plan, w->cluster, est);
+  ASSERT_EQ(t.nics.size(), 3u);
+  EXPECT_EQ(t.nics[0].link, a);
+  EXPECT_EQ(t.nics[2].link, c);
+  EXPECT_DOUBLE_EQ(t.nics[2].out_bytes, est.cross_node_bytes / 3);
+  ASSERT_EQ(t.uplinks.size(), 2u);
+  EXPECT_EQ(t.uplinks[0].link, r0);
+  EXPECT_EQ(t.uplinks[1].link, r1);
+  EXPECT_DOUBLE_EQ(t.uplinks[1].in_bytes, est.cross_node_bytes / 3);
+  PlanTraffic even;
+  EvenTrafficOf(NicsUsed(w->cluster, plan), std::vector<RackId>{r0, r1}, est.cross_node_bytes, &even);
+  ASSERT_EQ(even.nics.size(), t.nics.size());
+  for (size_t i = 0; i < t.nics.size(); ++i) EXPECT_EQ(even.nics[i].out_bytes, t.nics[i].out_bytes);
+  ASSERT_EQ(even.uplinks.size(), t.uplinks.size());
+}
+
 // PrepareEstimate + EstimateUnderLoad must give EstimateIteration's figures exactly (the
 // simulator re-times running jobs with them), for every kind of plan and under any load.
 TEST(PreparedEstimateTest, EqualsEstimateIterationBitForBit) {

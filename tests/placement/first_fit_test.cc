@@ -25,6 +25,23 @@ TEST_F(ThreeNodeFixture, FirstFitSpillsInNodeIdOrder) {
   EXPECT_THAT(PlaceN(*placer, 8), ElementsAre(-1));  // 7 free
 }
 
+TEST(CandidateTypesTest, IntoReusedVectorReplacesItsContent) {
+  TestCluster cluster({{kFast, 2}, {kSlow, 4}});
+  ClusterState state(cluster.cluster());
+  std::vector<DeviceTypeId> out{7, 7, 7};  // stale: replaced, not appended to
+  CandidateTypes({nullptr, 1, kNoDeviceType}, state, &out);
+  EXPECT_THAT(out, ElementsAre(kFast, kSlow));
+  EXPECT_EQ(out, CandidateTypes({nullptr, 1, kNoDeviceType}, state));
+  JobSpec slow_only;
+  slow_only.allowed_types = {kSlow};
+  CandidateTypes({&slow_only, 1, kNoDeviceType}, state, &out);
+  EXPECT_THAT(out, ElementsAre(kSlow));
+  CandidateTypes({&slow_only, 1, kFast}, state, &out);  // requested but not allowed
+  EXPECT_TRUE(out.empty());
+  CandidateTypes({nullptr, 1, kFast}, state, &out);
+  EXPECT_THAT(out, ElementsAre(kFast));
+}
+
 TEST(FirstFitTypesTest, TriesCandidateTypesInOrder) {
   // node0: 2 fast (0,1), node1: 4 slow (2..5). Fast comes first in the catalog.
   TestCluster cluster({{kFast, 2}, {kSlow, 4}});

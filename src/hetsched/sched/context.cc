@@ -96,7 +96,8 @@ bool SchedContext::TryStart(JobId id, int num_devices, DeviceTypeId type) {
   // The placer's choice of type was rejected by the planner (e.g. the model does not fit in that
   // type's memory): try the job's other allowed types explicitly before giving up.
   const DeviceTypeId rejected = state_.cluster().device(scratch_.front()).type;
-  for (DeviceTypeId t : CandidateTypes(request, state_)) {
+  CandidateTypes(request, state_, &types_);
+  for (DeviceTypeId t : types_) {
     if (t == rejected || state_.free_of_type(t) < num_devices) continue;
     scratch_.clear();
     PlacementRequest typed{status.spec, num_devices, t};

@@ -99,7 +99,11 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
   run.uplinks.erase(std::unique(run.uplinks.begin(), run.uplinks.end()), run.uplinks.end());
   if (run.uplinks.size() < 2) run.uplinks.clear();
   const bool from_planner = planned.prepared.split;  // the planner's own preparation of this plan
-  run.prepared = from_planner ? planned.prepared : PrepareEstimate(*job.model, run.plan, cluster_);
+  if (from_planner) {
+    run.prepared = planned.prepared;  // a copy into the slot's storage, not a temporary
+  } else {
+    run.prepared = PrepareEstimate(*job.model, run.plan, cluster_);
+  }
   run.traffic.nics.clear();
   run.traffic.uplinks.clear();
   if (!run.nics.empty()) {
