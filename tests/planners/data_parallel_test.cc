@@ -79,6 +79,34 @@ TEST_F(DataParallelPlannerTest, ParallelismFollowsTheJob) {
   EXPECT_EQ(one->plan.parallelism, Parallelism::kSingle);
 }
 
+// PlanJobInto over a PlannedJob left from another plan (stale stages, containers, a larger
+// device list, a prepared node list) gives exactly PlanJob's plan: nothing of the old one stays.
+TEST_F(DataParallelPlannerTest, PlanJobIntoReusedStorageEqualsPlanJob) {
+  job_.batch_size = 8;
+  PlannedJob reused;
+  ASSERT_TRUE(planner_->PlanJobInto(job_, model_, std::vector<DeviceId>{0, 1, 2, 3}, cluster_.cluster(), &reused).ok());
+  EXPECT_EQ(reused.prepared.nodes.size(), 2u);
+  reused.plan.stages.push_back(PipelineStage{0, 0, {0}});
+  reused.plan.containers.emplace_back();
+  reused.plan.micro_batches = 4;
+  reused.plan.num_parameter_servers = 3;
+  for (const std::vector<DeviceId>& devices : {std::vector<DeviceId>{2}, std::vector<DeviceId>{1, 2}}) {
+    ASSERT_TRUE(planner_->PlanJobInto(job_, model_, devices, cluster_.cluster(), &reused).ok());
+    auto fresh = Plan(devices);
+    ASSERT_TRUE(fresh.ok());
+    EXPECT_EQ(reused.plan.parallelism, fresh->plan.parallelism);
+    EXPECT_EQ(reused.plan.devices, fresh->plan.devices);
+    EXPECT_TRUE(reused.plan.stages.empty());
+    EXPECT_TRUE(reused.plan.containers.empty());
+    EXPECT_EQ(reused.plan.micro_batches, 1);
+    EXPECT_EQ(reused.plan.num_parameter_servers, 0);
+    EXPECT_EQ(reused.prepared.nodes, fresh->prepared.nodes);
+    EXPECT_EQ(reused.prepared.crosses_racks, fresh->prepared.crosses_racks);
+    EXPECT_EQ(reused.estimate.iteration_s, fresh->estimate.iteration_s);
+    EXPECT_EQ(reused.estimate.span_nodes, fresh->estimate.span_nodes);
+  }
+}
+
 // Ring memory per device = params x (1 + 2 for Adam state) + batch x activations
 // = 5 GiB x 3 + 64 x 0.1 GiB = 15 + 6.4 = 21.4 GiB > 16 GiB.
 TEST_F(DataParallelPlannerTest, ErrorsWhenTheJobDoesNotFitInMemory) {

@@ -98,6 +98,16 @@ double MinDeviceMemory(const Cluster& cluster, std::span<const DeviceId> devices
 PreparedEstimate PrepareDataParallel(const ModelProfile& model, const Plan& plan, const Cluster& cluster,
                                      const PerfOptions& options, bool keep_nodes) {
   PreparedEstimate prepared;
+  PrepareDataParallel(model, plan, cluster, options, keep_nodes, &prepared);
+  return prepared;
+}
+
+void PrepareDataParallel(const ModelProfile& model, const Plan& plan, const Cluster& cluster,
+                         const PerfOptions& options, bool keep_nodes, PreparedEstimate* out) {
+  std::vector<NodeId> nodes = std::move(out->nodes);
+  nodes.clear();
+  *out = PreparedEstimate{};
+  PreparedEstimate& prepared = *out;
   prepared.split = true;
   IterationEstimate& est = prepared.base;
   const double batch = plan.batch_per_device;
@@ -111,8 +121,9 @@ PreparedEstimate PrepareDataParallel(const ModelProfile& model, const Plan& plan
   GroupByNode(cluster, plan.devices, &groups);
   est.span_nodes = static_cast<int>(groups.size());
   if (keep_nodes) {
-    prepared.nodes.reserve(groups.size());
-    for (const NodeCount& g : groups) prepared.nodes.push_back(g.node);
+    nodes.reserve(groups.size());
+    for (const NodeCount& g : groups) nodes.push_back(g.node);
+    prepared.nodes = std::move(nodes);
     prepared.crosses_racks = CrossesRacks(cluster, groups);
   }
 
@@ -132,7 +143,6 @@ PreparedEstimate PrepareDataParallel(const ModelProfile& model, const Plan& plan
                                   batch * sums.activation_bytes_per_sample;
   }
   est.fits_in_memory = est.memory_per_device_bytes <= MinDeviceMemory(cluster, plan.devices);
-  return prepared;
 }
 
 IterationEstimate FinishDataParallel(const PreparedEstimate& prepared, const Plan& plan, const Cluster& cluster,

@@ -37,8 +37,18 @@ bool IsDataParallel(const Plan& plan) {
 
 PreparedEstimate PrepareEstimate(const ModelProfile& model, const Plan& plan, const Cluster& cluster,
                                  const PerfOptions& options) {
-  if (plan.devices.empty() || plan.batch_per_device <= 0 || !IsDataParallel(plan)) return PreparedEstimate{};
-  return perf_internal::PrepareDataParallel(model, plan, cluster, options);
+  PreparedEstimate prepared;
+  PrepareEstimate(model, plan, cluster, &prepared, options);
+  return prepared;
+}
+
+void PrepareEstimate(const ModelProfile& model, const Plan& plan, const Cluster& cluster, PreparedEstimate* out,
+                     const PerfOptions& options) {
+  if (plan.devices.empty() || plan.batch_per_device <= 0 || !IsDataParallel(plan)) {
+    *out = PreparedEstimate{};
+    return;
+  }
+  perf_internal::PrepareDataParallel(model, plan, cluster, options, /*keep_nodes=*/true, out);
 }
 
 IterationEstimate EstimateUnderLoad(const PreparedEstimate& prepared, const ModelProfile& model,

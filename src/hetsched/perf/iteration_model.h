@@ -140,6 +140,9 @@ struct PreparedEstimate {
 };
 PreparedEstimate PrepareEstimate(const ModelProfile& model, const Plan& plan, const Cluster& cluster,
                                  const PerfOptions& options = {});
+// The same into `out`: every field afresh, the nodes' storage reused where the plan keeps them.
+void PrepareEstimate(const ModelProfile& model, const Plan& plan, const Cluster& cluster, PreparedEstimate* out,
+                     const PerfOptions& options = {});
 IterationEstimate EstimateUnderLoad(const PreparedEstimate& prepared, const ModelProfile& model,
                                     const Plan& plan, const Cluster& cluster, const LinkLoad& load = {},
                                     const PerfOptions& options = {});

@@ -89,9 +89,12 @@ IterationEstimate EstimateDataParallel(const ModelProfile& model, const Plan& pl
 // EstimateDataParallel's two halves (PrepareEstimate / EstimateUnderLoad): the load-free part,
 // then the synchronisation under `load` and what follows from it. `keep_nodes`: also list the
 // plan's nodes (PreparedEstimate::nodes), for a preparation finished under many loads; a one-off
-// estimate leaves them out (no allocation) and finds the ring's path from the devices.
+// estimate leaves them out (no allocation) and finds the ring's path from the devices. The
+// second form writes into `out`, every field afresh but for the nodes' storage, which is reused.
 PreparedEstimate PrepareDataParallel(const ModelProfile& model, const Plan& plan, const Cluster& cluster,
                                      const PerfOptions& options, bool keep_nodes = true);
+void PrepareDataParallel(const ModelProfile& model, const Plan& plan, const Cluster& cluster,
+                         const PerfOptions& options, bool keep_nodes, PreparedEstimate* out);
 IterationEstimate FinishDataParallel(const PreparedEstimate& prepared, const Plan& plan, const Cluster& cluster,
                                      const LinkLoad& load, const PerfOptions& options);
 IterationEstimate EstimatePipeline(const ModelProfile& model, const Plan& plan,

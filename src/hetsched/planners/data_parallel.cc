@@ -7,6 +7,7 @@
 // (perf/iteration_model.h), without contention.
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -34,13 +35,26 @@ class DataParallelPlanner : public Planner {
 
   Result<PlannedJob> PlanJob(const JobSpec& job, const ModelProfile& model, std::span<const DeviceId> devices,
                              const Cluster& cluster) override {
+    PlannedJob planned;
+    HETSCHED_RETURN_IF_ERROR(PlanJobInto(job, model, devices, cluster, &planned));
+    return planned;
+  }
+
+  Status PlanJobInto(const JobSpec& job, const ModelProfile& model, std::span<const DeviceId> devices,
+                     const Cluster& cluster, PlannedJob* out) override {
     if (devices.empty()) {
       return Status::InvalidArgument("job " + std::to_string(job.id) + ": no devices to plan on");
     }
     if (!job.intra_job_planner.empty() && devices.size() >= 2 && devices.size() <= 8) {
-      return PlanJobAsPipeline(job, model, devices, cluster, &pipeline_plans_);
+      HETSCHED_ASSIGN_OR_RETURN(*out, PlanJobAsPipeline(job, model, devices, cluster, &pipeline_plans_));
+      return Status::Ok();
     }
-    PlannedJob planned;
+    // Every field afresh but the device list's storage (the nodes' is PrepareEstimate's to reuse).
+    std::vector<DeviceId> device_storage = std::move(out->plan.devices);
+    out->plan = Plan{};
+    out->plan.devices = std::move(device_storage);
+    out->estimate = IterationEstimate{};
+    PlannedJob& planned = *out;
     Plan& plan = planned.plan;
     if (devices.size() == 1) {
       plan.parallelism = Parallelism::kSingle;
@@ -55,7 +69,7 @@ class DataParallelPlanner : public Planner {
                                      "): no batch size (job and model default are both 0)");
     }
     plan.devices.assign(devices.begin(), devices.end());
-    planned.prepared = PrepareEstimate(model, plan, cluster);
+    PrepareEstimate(model, plan, cluster, &planned.prepared);
     planned.estimate = EstimateUnderLoad(planned.prepared, model, plan, cluster);
     if (!planned.estimate.fits_in_memory) {
       // Name the smallest device memory among the devices: that is the one that overflows.
@@ -72,7 +86,7 @@ class DataParallelPlanner : public Planner {
                                 FormatGiB(type.memory_bytes) + " of " + type.name + ": needs " +
                                 FormatGiB(planned.estimate.memory_per_device_bytes));
     }
-    return planned;
+    return Status::Ok();
   }
 
  private:

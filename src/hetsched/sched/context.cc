@@ -114,9 +114,8 @@ bool SchedContext::StartOn(JobId id, std::span<const DeviceId> devices) {
   }
   const ModelProfile* model = ModelOf(id, *status.spec);
   if (model == nullptr) return false;
-  auto planned = planner_.PlanJob(*status.spec, *model, devices, cluster());
-  if (!planned.ok() || failed()) return false;
-  return Accept(backend_.StartJob(id, *planned));
+  if (!planner_.PlanJobInto(*status.spec, *model, devices, cluster(), &planned_).ok() || failed()) return false;
+  return Accept(backend_.StartJob(id, planned_));
 }
 
 void SchedContext::Preempt(JobId id) {

@@ -173,6 +173,7 @@ class SchedContext {
   Status error_;
   std::vector<DeviceId> scratch_;
   std::vector<DeviceTypeId> types_;  // TryStart's candidate types (scratch)
+  PlannedJob planned_;               // StartOn's plan (scratch: the planner may reuse its storage)
   std::vector<ContainerPlacement> containers_;
   std::string reason_;
   // (model, batch, parallelism, count, type, servers, GPUs per worker): the last two are 0 for

@@ -32,6 +32,13 @@ class Planner {
   // Lays `job` out on `devices`. Errors when the job cannot run there (e.g. out of memory).
   virtual Result<PlannedJob> PlanJob(const JobSpec& job, const ModelProfile& model,
                                      std::span<const DeviceId> devices, const Cluster& cluster) = 0;
+  // PlanJob into `out`, whose storage a planner may reuse (SchedContext plans into one PlannedJob
+  // at every start attempt); `out` is unspecified after an error. The default moves PlanJob's.
+  virtual Status PlanJobInto(const JobSpec& job, const ModelProfile& model, std::span<const DeviceId> devices,
+                             const Cluster& cluster, PlannedJob* out) {
+    HETSCHED_ASSIGN_OR_RETURN(*out, PlanJob(job, model, devices, cluster));
+    return Status::Ok();
+  }
 };
 
 }  // namespace hetsched
