@@ -56,14 +56,14 @@ TEST_F(JobEstimatesTest, ChooseVictimsPicksTypeNeedingFewestDevices) {
   ASSERT_TRUE(h_.ctx().TryStart(1, 2));
   ASSERT_TRUE(h_.ctx().TryStart(2, 1));
   // Job 3 needs 2: on fast it must preempt job 1 (2 devices), on slow job 2 (1 device) suffices.
-  const VictimChoice choice = ChooseVictims(h_.ctx(), 3, [](DeviceTypeId t, VictimVisit visit) {
-    visit(t == kFast ? 1 : 2);
-  });
+  VictimChoice choice;
+  ChooseVictims(h_.ctx(), 3, [](DeviceTypeId t, VictimVisit visit) { visit(t == kFast ? 1 : 2); }, &choice);
   EXPECT_EQ(choice.type, kSlow);
   EXPECT_EQ(choice.victims, (std::vector<JobId>{2}));
-  // With no victims offered, nothing frees enough.
-  const VictimChoice none = ChooseVictims(h_.ctx(), 3, [](DeviceTypeId, VictimVisit) {});
-  EXPECT_EQ(none.type, kNoDeviceType);
+  // With no victims offered, nothing frees enough: the reused choice keeps nothing of the last.
+  ChooseVictims(h_.ctx(), 3, [](DeviceTypeId, VictimVisit) {}, &choice);
+  EXPECT_EQ(choice.type, kNoDeviceType);
+  EXPECT_TRUE(choice.victims.empty());
 }
 
 TEST(ParseIncreasingListTest, ParsesAndRejects) {

@@ -43,12 +43,14 @@ double RemainingOnFastestS(SchedContext& ctx, JobId id) {
   return best_s;
 }
 
-VictimChoice ChooseVictims(SchedContext& ctx, JobId job, VictimWalk walk) {
+void ChooseVictims(SchedContext& ctx, JobId job, VictimWalk walk, VictimChoice* out) {
   const JobSpec& spec = *ctx.job(job).spec;
   const int need = spec.num_gpus;
-  VictimChoice best;
+  VictimChoice& best = *out;
+  best.type = kNoDeviceType;
+  best.victims.clear();
   int best_freed = std::numeric_limits<int>::max();
-  std::vector<JobId> victims;  // this type's; swapped into `best` when it wins
+  std::vector<JobId>& victims = best.trial;  // this type's; swapped into `best.victims` when it wins
   const Cluster& cluster = ctx.cluster();
   for (DeviceTypeId t : cluster.present_types()) {  // UsableTypes, without a vector per call
     if (!spec.AllowsType(t, cluster.device_catalog())) continue;
@@ -69,7 +71,6 @@ VictimChoice ChooseVictims(SchedContext& ctx, JobId job, VictimWalk walk) {
       best.victims.swap(victims);
     }
   }
-  return best;
 }
 
 Result<std::vector<double>> ParseIncreasingList(const std::string& text, const std::string& what) {

@@ -35,13 +35,15 @@ using VictimWalk = FunctionRef<void(DeviceTypeId type, VictimVisit visit)>;
 struct VictimChoice {
   DeviceTypeId type = kNoDeviceType;  // kNoDeviceType: no set of victims frees enough devices
   std::vector<JobId> victims;         // in walk order
+  std::vector<JobId> trial;           // ChooseVictims' scratch: the walk of the type at hand
 };
 
 // For each usable type of `job`, takes victims of that type in walk order until the free devices
-// of the type plus the victims' devices reach the job's request (spec.num_gpus). Returns the
+// of the type plus the victims' devices reach the job's request (spec.num_gpus). Chooses the
 // type that needs the fewest preempted devices (ties: catalog order), or type kNoDeviceType.
-// Cost: O(victims walked).
-VictimChoice ChooseVictims(SchedContext& ctx, JobId job, VictimWalk walk);
+// Writes into `out`, whose lists' storage is reused (a policy keeps one VictimChoice: the search
+// runs at every blocked start). Cost: O(victims walked).
+void ChooseVictims(SchedContext& ctx, JobId job, VictimWalk walk, VictimChoice* out);
 
 // Parses a ';'-separated list of strictly increasing positive numbers ("3600;36000").
 // `what` names the option in errors.

@@ -44,13 +44,14 @@ class SrtfScheduler : public JobScheduler {
       const int n = ctx.job(id).spec->num_gpus;
       bool started = ctx.TryStart(id, n);
       if (!started) {
-        const VictimChoice choice = ChooseVictims(ctx, id, [&](DeviceTypeId t, VictimVisit visit) {
+        VictimChoice& choice = victims_;
+        ChooseVictims(ctx, id, [&](DeviceTypeId t, VictimVisit visit) {
           auto& ends = running_by_type_[t];
           for (auto r = ends.rbegin(); r != ends.rend(); ++r) {
             if (r->first - now <= remaining_s + margin_s_) break;  // not longer by the margin
             if (!visit(r->second)) break;
           }
-        });
+        }, &choice);
         if (choice.type != kNoDeviceType) {
           // Preempted jobs go back to the pending set behind `id` (they have longer remaining
           // times), so the iterator stays valid and they may restart later in this same scan.
@@ -106,6 +107,7 @@ class SrtfScheduler : public JobScheduler {
   std::set<PendingKey> pending_;
   std::map<JobId, PendingKey> pending_key_;
   std::map<DeviceTypeId, std::set<EndKey>> running_by_type_;
+  VictimChoice victims_;  // Schedule's preemption search (storage reused)
   std::map<JobId, std::pair<double, DeviceTypeId>> running_;  // id -> (estimated end, type)
 };
 

@@ -273,14 +273,15 @@ class TiresiasLasScheduler : public JobScheduler {
       }
     }
     if (!possible) return false;
-    const VictimChoice choice = ChooseVictims(ctx, id, [&](DeviceTypeId t, VictimVisit visit) {
+    VictimChoice& choice = victims_;
+    ChooseVictims(ctx, id, [&](DeviceTypeId t, VictimVisit visit) {
       for (int qq = num_queues - 1; qq > q; --qq) {
         const auto& running = RunningSet(t, qq);
         for (auto r = running.rbegin(); r != running.rend(); ++r) {
           if (!visit(r->second)) return;
         }
       }
-    });
+    }, &choice);
     if (choice.type == kNoDeviceType) return false;
     for (JobId v : choice.victims) {
       jobs_.Prefetch(v);  // read below
@@ -314,6 +315,7 @@ class TiresiasLasScheduler : public JobScheduler {
   std::map<DeviceTypeId, std::vector<int>> held_;             // per type, per queue: devices held by running jobs
   TimerHeap<JobId> crossings_;   // running: (threshold crossing, id)
   TimerHeap<JobId> promotions_;  // pending: (starvation time, id)
+  VictimChoice victims_;         // PreemptFor's (storage reused)
   uint64_t last_seq_ = 0;        // the last seq given to a timer entry
   // Whether a timer entry is its job's live one (the job's record holds the same seq).
   struct CrossingLive {

@@ -63,6 +63,10 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
   }
   st.pending_reason.clear();
   st.state = JobState::kRunning;
+  if (st.devices.capacity() == 0 && !spare_devices_.empty()) {
+    st.devices = std::move(spare_devices_.back());
+    spare_devices_.pop_back();
+  }
   st.devices = planned.plan.devices;
   st.device_type = cluster_.device(st.devices.front()).type;
   st.last_start_s = now_;
@@ -261,6 +265,11 @@ Status Simulator::RunUntil(JobId id, double iterations) {
   return Status::Ok();
 }
 
+void Simulator::RecycleDevices(JobStatus& st) {
+  if (st.devices.capacity() > 0) spare_devices_.push_back(std::move(st.devices));
+  st.devices.clear();  // a moved-from vector is valid but unspecified: make it empty
+}
+
 Status Simulator::DropJob(JobId id) {
   JobStatus& st = status_[static_cast<size_t>(id)];
   if (st.state == JobState::kRunning) {
@@ -271,6 +280,7 @@ Status Simulator::DropJob(JobId id) {
     return Status::Internal("drop of job " + std::to_string(id) + " that is neither pending nor running");
   }
   st.state = JobState::kDropped;
+  RecycleDevices(st);
   RunState& run = runs_[static_cast<size_t>(id)];
   JobRecord& rec = record(run);
   rec.first_start_s = st.first_start_s;
@@ -296,6 +306,7 @@ Status Simulator::Complete(JobId id) {
   st.iterations_done = run.total_iterations;
   st.state = JobState::kFinished;
   st.finish_s = now_;
+  RecycleDevices(st);
   JobRecord& rec = record(run);
   rec.first_start_s = st.first_start_s;
   rec.finish_s = now_;

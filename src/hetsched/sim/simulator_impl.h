@@ -236,6 +236,8 @@ class Simulator final : public SchedBackend {
   Status BeginRun(JobId id, const PlannedJob& planned, double pause_s);
   ResizeCost ResizeCostTo(JobId id, std::span<const DeviceId> devices) const;
   Status Complete(JobId id);
+  // Gives a job's emptied device list to spare_devices_ (the job has ended).
+  void RecycleDevices(JobStatus& st);
   // The job reached its RunUntil mark: it keeps its devices, idle.
   Status Hold(JobId id);
   void Sample();
@@ -263,6 +265,9 @@ class Simulator final : public SchedBackend {
   std::vector<RunState> runs_;
   std::vector<ActiveRun> active_;              // slots of running jobs
   std::vector<int32_t> free_active_;           // unused slots in active_
+  // Device lists of finished and dropped jobs (JobStatus::devices, emptied): a job's first start
+  // takes one instead of allocating its own.
+  std::vector<std::vector<DeviceId>> spare_devices_;
   std::vector<bool> rejected_;
   size_t arrival_cursor_ = 0;                  // the next job of the trace to arrive (by index)
   std::vector<int> nic_flows_;                 // by node
