@@ -108,6 +108,7 @@ class TiresiasLasScheduler : public JobScheduler {
         const PendingIndex::Entry entry = queue.At(hit);
         const JobId id = entry.id;
         jobs_.Prefetch(id);  // read below if it starts
+        ctx.PrefetchJob(id);  // read by TryStart at once: the misses overlap
         bool started = ctx.TryStart(id, entry.need);
         if (!started && q + 1 < num_queues) started = PreemptFor(ctx, id, q);
         // Victims of a preemption join queues below q: ranks in this queue move only when the

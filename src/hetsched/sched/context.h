@@ -32,6 +32,10 @@ class SchedBackend {
   // The zoo's profile of job `id`'s model where the back end has looked it up already (the
   // simulator does once per job: a start then reads no name), else nullptr.
   virtual const ModelProfile* job_model(JobId /*id*/) const { return nullptr; }
+  // A hint: job `id` is about to be tried for a start. A back end may start loading what a start
+  // reads of it (status, spec, model) into the cache, all at once, so that those misses overlap
+  // instead of following one another. Changes nothing. Default: nothing.
+  virtual void PrefetchJob(JobId /*id*/) const {}
   // Starts `id` on `planned.plan.devices`. REQUIRES: the job is pending and the devices are
   // free. The back end updates ClusterState. kInfeasible: the back end declines this layout
   // (nothing changed; the scheduler may try another). Any other error is a fault (a bug, or a
@@ -93,6 +97,8 @@ class SchedContext {
   const Cluster& cluster() const { return state_.cluster(); }
   const ClusterState& state() const { return state_; }
   const JobStatus& job(JobId id) const { return backend_.job_status(id); }
+  // SchedBackend::PrefetchJob: for a policy about to TryStart `id`.
+  void PrefetchJob(JobId id) const { backend_.PrefetchJob(id); }
   const ModelZoo& zoo() const { return zoo_; }
 
   // Places (through the placer) and plans (through the planner) `num_devices` devices of `type`

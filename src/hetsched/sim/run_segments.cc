@@ -9,6 +9,18 @@
 
 namespace hetsched::sim_internal {
 
+void Simulator::PrefetchJob(JobId id) const {
+  if (id < 0 || static_cast<size_t>(id) >= status_.size()) return;
+  // A start reads the status's first line (spec, state, times, devices), the run's state (its
+  // model) and the spec's fields from its second line to its fifth (GPUs, batch, allowed types,
+  // parallelism, PS count, pipeline planner): the addresses are known from the id alone, so the
+  // loads need not wait for one another.
+  __builtin_prefetch(&status_[static_cast<size_t>(id)]);
+  __builtin_prefetch(&runs_[static_cast<size_t>(id)]);
+  const char* spec = reinterpret_cast<const char*>(&workload_.jobs[static_cast<size_t>(id)].spec);
+  for (size_t line = 64; line < sizeof(JobSpec); line += 64) __builtin_prefetch(spec + line);
+}
+
 Status Simulator::StartJob(JobId id, const PlannedJob& planned) {
   const JobStatus& st = status_[static_cast<size_t>(id)];
   if (st.state != JobState::kPending || rejected_[static_cast<size_t>(id)]) {

@@ -110,6 +110,7 @@ class Simulator final : public SchedBackend {
     return status_[static_cast<size_t>(id)];
   }
   const ModelProfile* job_model(JobId id) const override { return runs_[static_cast<size_t>(id)].model; }
+  void PrefetchJob(JobId id) const override;
   Status StartJob(JobId id, const PlannedJob& planned) override;
   Status PreemptJob(JobId id) override;
   Status RunUntil(JobId id, double iterations) override;
