@@ -137,11 +137,7 @@ TEST(EvenTrafficOfTest, SplitsBytesEvenlyIntoReusedStorage) {
 // over the three NICs and, as the ring crosses racks, over both uplinks: as EvenTrafficOf does.
 TEST(EvenTrafficOfTest, RingTrafficOfIsEven) {
   auto w = MakeWorld();
-  const RackId r0 = w->AddRack(w->e100);
-  const RackId r1 = w->AddRack(w->e100);
-  const NodeId a = w->AddNode(r0, w->gpu_a, 1);
-  const NodeId b = w->AddNode(r0, w->gpu_a, 1);
-  const NodeId c = w->AddNode(r1, w->gpu_a, 1);
+  const auto [r0, r1, a, b, c] = w->AddTwoRacks(1);
   Plan plan;
   plan.batch_per_device = 10;
   plan.devices = {w->cluster.node(c).first_device, w->cluster.node(a).first_device, w->cluster.node(b).first_device};

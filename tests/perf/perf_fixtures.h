@@ -70,6 +70,21 @@ struct World {
     n.nic = e25;
     return cluster.AddNode(n);
   }
+  // Two racks with "e100" uplinks: nodes a and b in the first, c in the second, each holding
+  // `num_devices` gpu-a devices.
+  struct TwoRacks {
+    RackId r0, r1;
+    NodeId a, b, c;
+  };
+  TwoRacks AddTwoRacks(int num_devices) {
+    TwoRacks t{};
+    t.r0 = AddRack(e100);
+    t.r1 = AddRack(e100);
+    t.a = AddNode(t.r0, gpu_a, num_devices);
+    t.b = AddNode(t.r0, gpu_a, num_devices);
+    t.c = AddNode(t.r1, gpu_a, num_devices);
+    return t;
+  }
   // Devices [first, first + count) of node `node`.
   std::vector<DeviceId> DevicesOf(NodeId node, int count) const {
     std::vector<DeviceId> out;

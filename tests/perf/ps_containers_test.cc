@@ -172,11 +172,7 @@ TEST(PsContainersTest, ShardParametersRoundRobinsLayers) {
 
 TEST(PsContainersTest, UplinkTrafficAcrossRacks) {
   auto w = MakeWorld();
-  const RackId r0 = w->AddRack(w->e100);
-  const RackId r1 = w->AddRack(w->e100);
-  const NodeId a = w->AddNode(r0, w->gpu_a, 2);
-  const NodeId b = w->AddNode(r0, w->gpu_a, 2);
-  const NodeId c = w->AddNode(r1, w->gpu_a, 2);
+  const auto [r0, r1, a, b, c] = w->AddTwoRacks(2);
   Plan plan;
   plan.parallelism = Parallelism::kDataPS;
   plan.batch_per_device = 10;

@@ -175,9 +175,11 @@ struct PlanTraffic {
 // rack boundary. `estimate` is the plan's estimate (for its cross_node_bytes).
 PlanTraffic TrafficOf(const ModelProfile& model, const Plan& plan, const Cluster& cluster,
                       const IterationEstimate& estimate);
-// TrafficOf for a ring or plain PS plan (no containers), from its NicsUsed and its nodes'
-// distinct racks in rack order (`racks`: their uplinks carry traffic when there are two or
-// more): `out`'s storage is reused, as a simulator does at every start.
+// The distinct racks of `nodes`, in rack order, into `out` (its storage reused).
+void RacksOf(const Cluster& cluster, std::span<const NodeId> nodes, std::vector<RackId>* out);
+// TrafficOf for a ring or plain PS plan (no containers), from its NicsUsed and their RacksOf
+// (`racks`: their uplinks carry traffic when there are two or more): `out`'s storage is reused,
+// as a simulator does at every start.
 void EvenTrafficOf(std::span<const NodeId> nics, std::span<const RackId> racks, double cross_node_bytes,
                    PlanTraffic* out);
 

@@ -181,11 +181,16 @@ PlanTraffic TrafficOf(const ModelProfile& model, const Plan& plan, const Cluster
   }
   const std::vector<NodeId> nics = NicsUsed(cluster, plan);
   std::vector<RackId> racks;
-  for (NodeId n : nics) racks.push_back(cluster.node(n).rack);
-  std::sort(racks.begin(), racks.end());
-  racks.erase(std::unique(racks.begin(), racks.end()), racks.end());
+  RacksOf(cluster, nics, &racks);
   EvenTrafficOf(nics, racks, estimate.cross_node_bytes, &traffic);
   return traffic;
+}
+
+void RacksOf(const Cluster& cluster, std::span<const NodeId> nodes, std::vector<RackId>* out) {
+  out->clear();
+  for (NodeId n : nodes) out->push_back(cluster.node(n).rack);
+  std::sort(out->begin(), out->end());
+  out->erase(std::unique(out->begin(), out->end()), out->end());
 }
 
 void EvenTrafficOf(std::span<const NodeId> nics, std::span<const RackId> racks, double cross_node_bytes,

@@ -109,10 +109,7 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
   run.idle = false;
   st.idle = false;
   NicsUsed(cluster_, run.plan, &run.nics);
-  run.uplinks.clear();
-  for (NodeId node : run.nics) run.uplinks.push_back(cluster_.node(node).rack);
-  std::sort(run.uplinks.begin(), run.uplinks.end());
-  run.uplinks.erase(std::unique(run.uplinks.begin(), run.uplinks.end()), run.uplinks.end());
+  RacksOf(cluster_, run.nics, &run.uplinks);
   if (run.uplinks.size() < 2) run.uplinks.clear();
   const bool from_planner = planned.prepared.split;  // the planner's own preparation of this plan
   if (from_planner) {
