@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -337,6 +338,107 @@ TEST(WarmStartLpSolverTest, InfeasibleAfterWarmStartIsReported) {
   auto bad = solver.Solve(q);
   ASSERT_TRUE(bad.ok());
   EXPECT_EQ(bad->status, SolveStatus::kInfeasible);
+}
+
+// A makespan-like family in phases (as gavel-makespan solves it): shares x[j][k] in [0, 1] of
+// `jobs` jobs on three types with rates spread over six orders of magnitude (so that Clp scales
+// the matrix), max theta s.t. sum_k rate[j][k] x[j][k] >= theta, sum_k x[j][k] <= 1, and
+// sum_j x[j][k] <= capacity[k]; a free work row. Every variable and row keyed. Each `round` (a
+// re-solve) changes the rates of two jobs in three.
+struct PhasedProgram {
+  LinearProgram p;
+  int theta = -1;
+  int work = -1;
+  std::vector<double> work_objective;
+};
+
+PhasedProgram Phased(int jobs, int round) {
+  PhasedProgram m;
+  m.p.SetSense(Sense::kMaximize);
+  m.theta = m.p.AddVariable(0, kInfinity, 1);
+  m.p.SetVariableKey(m.theta, 1);
+  std::vector<Terms> per_type(3);
+  Terms work;
+  for (int j = 0; j < jobs; ++j) {
+    Terms need{{m.theta, -1}}, time;
+    for (int k = 0; k < 3; ++k) {
+      const int x = m.p.AddVariable(0, 1, 0);
+      m.p.SetVariableKey(x, 100 + 3 * static_cast<Key>(j) + static_cast<Key>(k));
+      const double rate = std::pow(10.0, ((j * 7 + k * 3) % 13) / 2.0 - 3) * (1 + 0.1 * k) * (1 + 0.3 * round * (j % 3));
+      need.emplace_back(x, rate);
+      time.emplace_back(x, 1);
+      per_type[static_cast<size_t>(k)].emplace_back(x, 1 + (j % 4));
+      work.emplace_back(x, 1.0 / (1 + k));
+    }
+    m.p.SetConstraintKey(m.p.AddConstraint(need, 0, kInfinity), 1000 + 2 * static_cast<Key>(j));
+    m.p.SetConstraintKey(m.p.AddConstraint(time, -kInfinity, 1), 1001 + 2 * static_cast<Key>(j));
+  }
+  for (int k = 0; k < 3; ++k) {
+    m.p.SetConstraintKey(m.p.AddConstraint(per_type[static_cast<size_t>(k)], -kInfinity, 4 + 3 * k), 10 + static_cast<Key>(k));
+  }
+  m.work = m.p.AddConstraint(work, -kInfinity, kInfinity);
+  m.p.SetConstraintKey(m.work, 20);
+  m.work_objective.assign(static_cast<size_t>(m.p.num_variables()), 0.0);
+  for (const auto& [x, c] : work) m.work_objective[static_cast<size_t>(x)] = c;
+  return m;
+}
+
+// A session puts a program with the loaded one's matrix into its Clp model in place (keeping the
+// model's scale factors): each phase must come out bit for bit as from a fresh load of the same
+// program, from the same start, which the second session (in_place = false) makes; a program with
+// a fixed variable is loaded afresh.
+TEST(WarmStartLpSolverTest, PhaseSolvedInPlaceEqualsFreshLoad) {
+  for (const int jobs : {12, 40}) {
+    SCOPED_TRACE(jobs);
+    WarmStartLpSolver in_place(WarmStartMatch::kName), fresh(WarmStartMatch::kName, false);
+    PhasedProgram m;
+    // Solves the program in both sessions, expects the same solution, and returns it.
+    Solution solution;
+    auto phase = [&](int slot) {
+      auto a = in_place.Solve(m.p, slot);
+      auto b = fresh.Solve(m.p, slot);
+      ASSERT_TRUE(a.ok() && b.ok());
+      ASSERT_EQ(a->status, b->status);
+      EXPECT_EQ(a->iterations, b->iterations);
+      EXPECT_EQ(a->objective, b->objective);
+      EXPECT_EQ(a->values, b->values);  // bit for bit
+      solution = *a;
+    };
+    // Three re-solves of three phases, each phase from its own basis of the previous re-solve
+    // (slots 1-3), as gavel-makespan solves them: phases 2 and 3 start elsewhere than where the
+    // model was left.
+    double best = 0;
+    for (int round = 0; round < 3; ++round) {
+      SCOPED_TRACE(round);
+      m = Phased(jobs, round);
+      phase(1);
+      ASSERT_EQ(solution.status, SolveStatus::kOptimal);
+      best = solution.values[static_cast<size_t>(m.theta)];
+      ASSERT_GT(best, 0);
+      m.p.SetVariableBounds(m.theta, best * (1 - 1e-7), kInfinity);
+      for (int v = 0; v < m.p.num_variables(); ++v) m.p.SetObjective(v, m.work_objective[static_cast<size_t>(v)]);
+      phase(2);
+      ASSERT_EQ(solution.status, SolveStatus::kOptimal);
+      double work = 0;
+      for (size_t v = 0; v < m.work_objective.size(); ++v) work += m.work_objective[v] * solution.values[v];
+      m.p.SetConstraintBounds(m.work, work * (1 - 1e-7), kInfinity);
+      for (int v = 1; v < m.p.num_variables(); ++v) m.p.SetObjective(v, 1.0 / (1 + (v * (round + 1)) % 5));
+      phase(3);
+      ASSERT_EQ(solution.status, SolveStatus::kOptimal);
+    }
+    m.p.SetVariableBounds(m.theta, best * 1.5, kInfinity);
+    phase(1);
+    EXPECT_EQ(solution.status, SolveStatus::kInfeasible);
+    m.p.SetVariableBounds(m.theta, best * (1 - 1e-7), best * (1 - 1e-7));  // fixed: loaded afresh
+    phase(3);
+    ASSERT_EQ(solution.status, SolveStatus::kOptimal);
+    // The first phase 1 was cold (a model after a cold solve is loaded afresh), later ones loaded
+    // (a new matrix); phase 2 loaded in the first round, in place after; phase 3 and the
+    // infeasible one in place.
+    EXPECT_EQ(in_place.in_place_solves(), 2 + 3 + 1);
+    EXPECT_EQ(fresh.in_place_solves(), 0);
+    EXPECT_EQ(in_place.warm_starts(), fresh.warm_starts());
+  }
 }
 
 // Clp and CBC live in the back-end module, opened by the first solve (lp/solver_backend.h): once

@@ -139,6 +139,38 @@ TEST(GavelMakespanLpTest, TieBreakGivesWarmAndColdSolvesOneAllocation) {
   }
 }
 
+// Re-solves as a run makes them (jobs leave and arrive, the others progress), each solved by a
+// solver that puts a phase into its loaded model in place (the default) and by one that loads
+// every phase afresh: the allocations are equal bit for bit, and some phases were solved in place.
+TEST(GavelMakespanLpTest, PhasesSolvedInPlaceGiveTheFreshLoadsAllocation) {
+  AllocationProblem p;
+  p.capacity = {8, 8, 8};
+  for (JobId id = 0; id < 40; ++id) {
+    const double d = static_cast<double>(id);
+    p.jobs.push_back(Job(id, {4.0 + (id % 5), 2.0 + 0.5 * (id % 3), 1.0 + 0.05 * d}, 2000.0 + 150.0 * (id % 11)));
+    p.jobs.back().num_gpus = 1 + static_cast<int>(id % 3);
+  }
+  lp::WarmStartLpSolver in_place(lp::WarmStartMatch::kName), fresh(lp::WarmStartMatch::kName, false);
+  for (int round = 0; round < 8; ++round) {
+    SCOPED_TRACE(round);
+    auto a = SolveMinMakespan(p, in_place);
+    auto b = SolveMinMakespan(p, fresh);
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_EQ(a->status, lp::SolveStatus::kOptimal);
+    EXPECT_EQ(a->objective, b->objective);
+    EXPECT_EQ(a->share, b->share);
+    EXPECT_EQ(a->simplex_iterations, b->simplex_iterations);
+    p.jobs.erase(p.jobs.begin() + round % 5);
+    const JobId id = 40 + round;
+    p.jobs.push_back(Job(id, {3.0 + round % 4, 2.5, 1.5}, 1500.0 + 300.0 * round));
+    for (size_t j = 0; j < p.jobs.size(); ++j) {
+      p.jobs[j].remaining_iterations *= 0.7 + 0.03 * static_cast<double>(j % 7);
+    }
+  }
+  EXPECT_GT(in_place.in_place_solves(), 8);
+  EXPECT_EQ(fresh.in_place_solves(), 0);
+}
+
 TEST(GavelMakespanLpTest, WarmStartOptionIsChecked) {
   for (const char* policy : {"gavel-makespan", "gavel-ftf"}) {
     for (const char* value : {"same-shape", "by-job"}) {

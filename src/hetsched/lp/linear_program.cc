@@ -126,10 +126,12 @@ Result<Solution> SolveMip(const LinearProgram& program, const SolveOptions& opti
 
 struct WarmStartLpSolver::Impl {
   WarmStartMatch match;
+  bool in_place;
   std::unique_ptr<WarmStartSession> session;  // from the first Solve
 };
 
-WarmStartLpSolver::WarmStartLpSolver(WarmStartMatch match) : impl_(std::make_unique<Impl>(Impl{match, nullptr})) {}
+WarmStartLpSolver::WarmStartLpSolver(WarmStartMatch match, bool in_place)
+    : impl_(std::make_unique<Impl>(Impl{match, in_place, nullptr})) {}
 WarmStartLpSolver::~WarmStartLpSolver() = default;
 
 Result<Solution> WarmStartLpSolver::Solve(const LinearProgram& program, int slot) {
@@ -137,9 +139,9 @@ Result<Solution> WarmStartLpSolver::Solve(const LinearProgram& program, int slot
   if (program.num_variables() == 0) return Solution{};
   if (!impl_->session) {
     HETSCHED_ASSIGN_OR_RETURN(const SolverBackend* backend, LpSolverBackend());
-    impl_->session = backend->NewWarmStartSession(impl_->match);
+    impl_->session = backend->NewWarmStartSession(impl_->match, impl_->in_place);
   }
-  return impl_->session->Solve(program, slot, &warm_starts_);
+  return impl_->session->Solve(program, slot, &counts_);
 }
 
 }  // namespace hetsched::lp

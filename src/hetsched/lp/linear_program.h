@@ -109,6 +109,12 @@ enum class WarmStartMatch {
   kName,
 };
 
+// What a WarmStartLpSolver counts (its accessors below).
+struct WarmStartCounts {
+  long long warm_starts = 0;
+  long long in_place = 0;
+};
+
 // Re-solves a sequence of LPs of the same family, warm-starting each from the previous optimal
 // basis when the new program matches it (WarmStartMatch). Used by round-based policies whose LP
 // changes a little between rounds. Where an optimum is not unique, which optimal vertex comes back
@@ -116,7 +122,11 @@ enum class WarmStartMatch {
 // without an optimum, kShape starts the next one cold; kName from the last optimum.
 class WarmStartLpSolver {
  public:
-  explicit WarmStartLpSolver(WarmStartMatch match = WarmStartMatch::kShape);
+  // `in_place`: a program whose matrix is the last solved one's (the phases of one re-solve, the
+  // steps of a bisection) is solved in the loaded model, changed in place, rather than loaded
+  // afresh; the answer is the same bit for bit (lp/coin/coin_solver.cc, Reload). false: every
+  // warm solve loads its program (for comparison).
+  explicit WarmStartLpSolver(WarmStartMatch match = WarmStartMatch::kShape, bool in_place = true);
   ~WarmStartLpSolver();
   WarmStartLpSolver(const WarmStartLpSolver&) = delete;
   WarmStartLpSolver& operator=(const WarmStartLpSolver&) = delete;
@@ -125,12 +135,14 @@ class WarmStartLpSolver {
   // the slot too. A family solved in phases (a first LP, then others from its optimum) starts
   // each first phase from the previous first phase's basis this way.
   Result<Solution> Solve(const LinearProgram& program, int slot = 0);
-  long long warm_starts() const { return warm_starts_; }
+  long long warm_starts() const { return counts_.warm_starts; }
+  // Warm solves made in the loaded model (`in_place`).
+  long long in_place_solves() const { return counts_.in_place; }
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  long long warm_starts_ = 0;
+  WarmStartCounts counts_;
 };
 
 }  // namespace hetsched::lp

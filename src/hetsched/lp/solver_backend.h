@@ -13,15 +13,15 @@
 namespace hetsched::lp {
 
 // Bumped whenever an interface below changes: a module built from other sources is refused.
-inline constexpr int kSolverBackendAbiVersion = 4;
+inline constexpr int kSolverBackendAbiVersion = 5;
 
 // One WarmStartLpSolver's state (Clp's model and the last optimal basis).
 class WarmStartSession {
  public:
   virtual ~WarmStartSession() = default;
   // REQUIRES: a checked program with at least one variable. `slot` as WarmStartLpSolver::Solve's.
-  // Counts warm starts in *warm_starts.
-  virtual Result<Solution> Solve(const LinearProgram& program, int slot, long long* warm_starts) = 0;
+  // Adds to *counts.
+  virtual Result<Solution> Solve(const LinearProgram& program, int slot, WarmStartCounts* counts) = 0;
 };
 
 class SolverBackend {
@@ -30,7 +30,7 @@ class SolverBackend {
   // REQUIRES (for all three): a checked program with at least one variable; SolveMip's has integers.
   virtual Result<Solution> SolveLp(const LinearProgram& program, const SolveOptions& options) const = 0;
   virtual Result<Solution> SolveMip(const LinearProgram& program, const SolveOptions& options) const = 0;
-  virtual std::unique_ptr<WarmStartSession> NewWarmStartSession(WarmStartMatch match) const = 0;
+  virtual std::unique_ptr<WarmStartSession> NewWarmStartSession(WarmStartMatch match, bool in_place) const = 0;
 };
 
 // The back end, loaded on the first call (thread-safe; kept for the life of the process). Error:
