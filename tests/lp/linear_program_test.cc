@@ -344,7 +344,7 @@ TEST(WarmStartLpSolverTest, InfeasibleAfterWarmStartIsReported) {
 // `jobs` jobs on three types with rates spread over six orders of magnitude (so that Clp scales
 // the matrix), max theta s.t. sum_k rate[j][k] x[j][k] >= theta, sum_k x[j][k] <= 1, and
 // sum_j x[j][k] <= capacity[k]; a free work row. Every variable and row keyed. Each `round` (a
-// re-solve) changes the rates of two jobs in three.
+// re-solve) changes the rates of two jobs in three; `spread` multiplies one rate.
 struct PhasedProgram {
   LinearProgram p;
   int theta = -1;
@@ -352,7 +352,7 @@ struct PhasedProgram {
   std::vector<double> work_objective;
 };
 
-PhasedProgram Phased(int jobs, int round) {
+PhasedProgram Phased(int jobs, int round, double spread = 1) {
   PhasedProgram m;
   m.p.SetSense(Sense::kMaximize);
   m.theta = m.p.AddVariable(0, kInfinity, 1);
@@ -364,7 +364,8 @@ PhasedProgram Phased(int jobs, int round) {
     for (int k = 0; k < 3; ++k) {
       const int x = m.p.AddVariable(0, 1, 0);
       m.p.SetVariableKey(x, 100 + 3 * static_cast<Key>(j) + static_cast<Key>(k));
-      const double rate = std::pow(10.0, ((j * 7 + k * 3) % 13) / 2.0 - 3) * (1 + 0.1 * k) * (1 + 0.3 * round * (j % 3));
+      double rate = std::pow(10.0, ((j * 7 + k * 3) % 13) / 2.0 - 3) * (1 + 0.1 * k) * (1 + 0.3 * round * (j % 3));
+      if (j == 0 && k == 0) rate *= spread;
       need.emplace_back(x, rate);
       time.emplace_back(x, 1);
       per_type[static_cast<size_t>(k)].emplace_back(x, 1 + (j % 4));
@@ -431,6 +432,11 @@ TEST(WarmStartLpSolverTest, PhaseSolvedInPlaceEqualsFreshLoad) {
     EXPECT_EQ(solution.status, SolveStatus::kInfeasible);
     m.p.SetVariableBounds(m.theta, best * (1 - 1e-7), best * (1 - 1e-7));  // fixed: loaded afresh
     phase(3);
+    ASSERT_EQ(solution.status, SolveStatus::kOptimal);
+    // A matrix whose elements span more than 12 orders of magnitude is loaded afresh every time
+    // (Clp's scaling then raises the solve's tolerances): three more solves, none in place.
+    m = Phased(jobs, 3, 1e13);
+    for (int solve = 0; solve < 3; ++solve) phase(1);
     ASSERT_EQ(solution.status, SolveStatus::kOptimal);
     // The first phase 1 was cold (a model after a cold solve is loaded afresh), later ones loaded
     // (a new matrix); phase 2 loaded in the first round, in place after; phase 3 and the

@@ -187,6 +187,9 @@ struct KeptBasis {
 // (upper - lower, in Clp's values) its variables and rows had then.
 struct LoadedProgram {
   bool valid = false;
+  // Its elements span more than 12 orders of magnitude: Clp's scaling then also raises that
+  // solve's tolerances (ClpPackedMatrix::scale), which only a fresh load repeats.
+  bool wide = false;
   int columns = -1;
   std::vector<int> row_start;
   std::vector<std::pair<int, double>> row_terms;
@@ -365,10 +368,13 @@ void ClpWarmStartSession::Ranges(std::vector<double>* out) const {
 // the load: about a tenth of a warm re-solve's time) and reuses its arrays. Those factors are a
 // function of the matrix, of which variables are fixed (for a fixed one, of its status too) and
 // of the ranges of the bounds; so the reload is refused, and the program loaded afresh, unless no
-// variable is fixed and every range is the one the factors were computed with. The solve is
-// then the one a fresh load would give.
+// variable is fixed and every range is the one the factors were computed with. The scaling's
+// other effects on the model (lowered zero tolerances) are repeated alike by every solve of one
+// matrix, except the raised primal and dual tolerances of a matrix whose elements span more
+// than 12 orders of magnitude, which the next solve resets: such a matrix is loaded afresh. The
+// solve is then the one a fresh load would give.
 bool ClpWarmStartSession::Reload(const LinearProgram& p) {
-  if (!loaded.valid || loaded.columns != p.num_variables() || model.getNumRows() != p.num_constraints() ||
+  if (!loaded.valid || loaded.wide || loaded.columns != p.num_variables() || model.getNumRows() != p.num_constraints() ||
       loaded.row_start != p.row_start() || loaded.row_terms != p.row_terms()) {
     return false;
   }
@@ -407,6 +413,14 @@ void ClpWarmStartSession::Prepare(const LinearProgram& p, WarmStartCounts* count
   }
   Load(p, &model, &matrix);
   loaded.valid = true;
+  double smallest = 1.0e50, largest = 0.0;  // as ClpPackedMatrix::scale: elements above 1e-20
+  for (const auto& term : p.row_terms()) {
+    const double a = std::abs(term.second);
+    if (a <= 1.0e-20) continue;
+    smallest = std::min(smallest, a);
+    largest = std::max(largest, a);
+  }
+  loaded.wide = smallest * 1.0e12 < largest;
   loaded.columns = p.num_variables();
   loaded.row_start = p.row_start();
   loaded.row_terms = p.row_terms();
