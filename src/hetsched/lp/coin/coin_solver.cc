@@ -447,13 +447,18 @@ Result<Solution> ClpWarmStartSession::Solve(const LinearProgram& program, int sl
       // from the old basis, then the primal simplex finishes any remaining dual infeasibility.
       model.dual(0);
       long long iterations = model.numberIterations();
-      if (model.status() != 0) {
+      // The dual simplex ends on status 1 only with a proof (a dual ray, checked against the
+      // real bounds): the program is infeasible, and that is final. A bisection meets many such
+      // programs, and confirming each with the primal simplex and a cold solve cost 10-30 times
+      // the proof (docs/PERFORMANCE.md, "Session 23").
+      const bool proven_infeasible = model.status() == 1;
+      if (model.status() != 0 && !proven_infeasible) {
         model.primal(0);
         iterations += model.numberIterations();
       }
       solution = Extract(model, iterations);
-      if (solution.status != SolveStatus::kOptimal) {
-        // Let a cold solve have the last word on infeasible/unbounded.
+      if (solution.status != SolveStatus::kOptimal && !proven_infeasible) {
+        // Let a cold solve have the last word on an unbounded or unfinished solve.
         loaded.valid = false;  // Clp's own driver may leave the model otherwise than a load
         Load(program, &model, &matrix);
         const long long before = iterations;
