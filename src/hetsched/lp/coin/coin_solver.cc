@@ -447,10 +447,10 @@ Result<Solution> ClpWarmStartSession::Solve(const LinearProgram& program, int sl
       // from the old basis, then the primal simplex finishes any remaining dual infeasibility.
       model.dual(0);
       long long iterations = model.numberIterations();
-      // The dual simplex ends on status 1 only with a proof (a dual ray, checked against the
-      // real bounds): the program is infeasible, and that is final. A bisection meets many such
-      // programs, and confirming each with the primal simplex and a cold solve cost 10-30 times
-      // the proof (docs/PERFORMANCE.md, "Session 23").
+      // The dual simplex ends on status 1 when it has proven the program infeasible (a dual
+      // ray), and that is final. A bisection meets many such programs, and confirming each with
+      // the primal simplex and a cold solve cost 10-30 times the proof; of 857 counted on two
+      // traces, every one was confirmed (docs/PERFORMANCE.md, "Session 23").
       const bool proven_infeasible = model.status() == 1;
       if (model.status() != 0 && !proven_infeasible) {
         model.primal(0);
