@@ -190,7 +190,6 @@ struct LoadedProgram {
   // Its elements span more than 12 orders of magnitude: Clp's scaling then also raises that
   // solve's tolerances (ClpPackedMatrix::scale), which only a fresh load repeats.
   bool wide = false;
-  int columns = -1;
   std::vector<int> row_start;
   std::vector<std::pair<int, double>> row_terms;
   std::vector<double> ranges;  // columns, then rows
@@ -374,8 +373,9 @@ void ClpWarmStartSession::Ranges(std::vector<double>* out) const {
 // than 12 orders of magnitude, which the next solve resets: such a matrix is loaded afresh. The
 // solve is then the one a fresh load would give.
 bool ClpWarmStartSession::Reload(const LinearProgram& p) {
-  if (!loaded.valid || loaded.wide || loaded.columns != p.num_variables() || model.getNumRows() != p.num_constraints() ||
-      loaded.row_start != p.row_start() || loaded.row_terms != p.row_terms()) {
+  // The same row starts are the same number of rows; the model has the loaded program's columns.
+  if (!loaded.valid || loaded.wide || model.getNumCols() != p.num_variables() || loaded.row_start != p.row_start() ||
+      loaded.row_terms != p.row_terms()) {
     return false;
   }
   const int n = p.num_variables(), m = p.num_constraints();
@@ -421,7 +421,6 @@ void ClpWarmStartSession::Prepare(const LinearProgram& p, WarmStartCounts* count
     largest = std::max(largest, a);
   }
   loaded.wide = smallest * 1.0e12 < largest;
-  loaded.columns = p.num_variables();
   loaded.row_start = p.row_start();
   loaded.row_terms = p.row_terms();
   Ranges(&loaded.ranges);
