@@ -125,8 +125,9 @@ TEST(SlurmFaultTest, NodeDownRequeuesItsJobWhichIsPlacedAgain) {
   ASSERT_NO_FATAL_FAILURE(c.Start(1, 2));
   const std::string marker = c.work() + "/marker.txt";
   // Long enough that the agent's poll sees it running and downs its node before it can end, also
-  // on a loaded machine (at 4 s a first run once finished first: two end markers).
-  const std::string long_script = c.MarkerScript("long.sh", marker, 12);
+  // on a loaded machine (at 4 s a first run once finished first: two end markers). Its second run,
+  // after the requeue, only needs to end: 2 s.
+  const std::string long_script = c.MarkerScript("long.sh", marker, 12, 2);
   const long long victim = c.SubmitHeld({"--gpus=v100:8"}, long_script);
   ASSERT_GT(victim, 0);
   LiveAgent agent;
@@ -171,7 +172,7 @@ TEST(SlurmFaultTest, NodeDownRequeuesItsJobWhichIsPlacedAgain) {
   const RunRecord record = agent->Record();
   ASSERT_EQ(record.jobs.size(), 1u);
   EXPECT_EQ(record.jobs[0].preemptions, 1);
-  EXPECT_GE(record.jobs[0].gpu_seconds, 8 * 12.0 - 1e-9);  // at least the completed run: 8 GPUs x >= 12 s
+  EXPECT_GE(record.jobs[0].gpu_seconds, 8 * 2.0 - 1e-9);  // at least the completed run: 8 GPUs x >= 2 s
   bool reported = false;
   for (const auto& m : reports) reported = reported || (m.find("node " + downed + " is ") != std::string::npos && m.find("no new job goes there") != std::string::npos);
   EXPECT_TRUE(reported) << "the agent did not report the node out of service";

@@ -119,14 +119,28 @@ class LiveCluster {
   }
 
   // Writes an executable job script that appends "<job id> <node list>" to `marker` when it ends,
-  // after sleeping `sleep_s`.
-  std::string MarkerScript(const std::string& name, const std::string& marker, double sleep_s) {
+  // after sleeping `sleep_s`, or `rerun_s` (when >= 0) on a job's second and later runs (after a
+  // requeue: only the first run must outlast what the test does to it).
+  std::string MarkerScript(const std::string& name, const std::string& marker, double sleep_s, double rerun_s = -1) {
     const std::string path = work_ + "/" + name;
     std::ofstream f(path);
-    f << "#!/bin/bash\nsleep " << sleep_s << "\necho \"$SLURM_JOB_ID $SLURM_JOB_NODELIST\" >> " << marker << "\n";
+    f << "#!/bin/bash\n" << SleepSeconds(sleep_s, rerun_s) << "sleep $d\necho \"$SLURM_JOB_ID $SLURM_JOB_NODELIST\" >> " << marker
+      << "\n";
     f.close();
     std::filesystem::permissions(path, std::filesystem::perms::owner_all);
     return path;
+  }
+
+  // Shell lines that set $d to `sleep_s` on a job's first run and to `rerun_s` on later ones (when
+  // rerun_s >= 0; each run leaves a file named for the job in the work folder).
+  std::string SleepSeconds(double sleep_s, double rerun_s) const {
+    std::ostringstream s;
+    s << "d=" << sleep_s << "\n";
+    if (rerun_s >= 0) {
+      const std::string ran = work_ + "/ran.$SLURM_JOB_ID";
+      s << "if [ -e " << ran << " ]; then d=" << rerun_s << "; fi\ntouch " << ran << "\n";
+    }
+    return s.str();
   }
 
   std::vector<SlurmJob> Jobs() {

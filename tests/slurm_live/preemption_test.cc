@@ -1,5 +1,6 @@
 // A preempting policy on a real Slurm cluster, with the agent killed (-9) and restarted twice
-// (issue 20, item 7). One A100 node (4 GPUs). `long` (4 GPUs, 40 s) runs past Tiresias-LAS's
+// (issue 20, item 7). One A100 node (4 GPUs). `long` (4 GPUs, 40 s; 3 s when it runs again after
+// its preemption, which only needs to outlast the test's steps the first time) runs past Tiresias-LAS's
 // first threshold (20 GPU-s here: 5 s); the agent is killed; `short` (4 GPUs, 3 s) is submitted
 // and a second agent starts on the same journal. It must see `long` running (restored, in the
 // lower queue) and preempt it (`scontrol requeuehold`) for `short`; it is killed again once the
@@ -50,14 +51,14 @@ bool WaitFor(const std::function<bool()>& done, double timeout_s) {
 
 // A job script that logs "<id> <node> <start> <end> done|killed" to `runs` for each run (a run
 // Slurm stops gets SIGTERM first: the trap stops its sleep and logs it) and appends "<id> <node>" to `marker` when it
-// completes.
+// completes. It sleeps `sleep_s`, or `rerun_s` (when >= 0) on the job's later runs.
 std::string RunLoggingScript(LiveCluster& c, const std::string& name, const std::string& runs,
-                             const std::string& marker, double sleep_s) {
+                             const std::string& marker, double sleep_s, double rerun_s = -1) {
   const std::string path = c.work() + "/" + name;
   std::ofstream f(path);
   f << "#!/bin/bash\n"
        "t0=$(date +%s.%N)\n"
-    << "sleep " << sleep_s << " &\n"
+    << c.SleepSeconds(sleep_s, rerun_s) << "sleep $d &\n"
     << "trap 'kill $!; echo \"$SLURM_JOB_ID $SLURM_JOB_NODELIST $t0 $(date +%s.%N) killed\" >> " << runs
     << "; exit 143' TERM\n"
     << "wait $!\n"
@@ -90,7 +91,7 @@ TEST(SlurmPreemptionTest, TiresiasPreemptsAJobRestoredRunningAcrossTwoAgentKills
   const std::string journal = c.work() + "/journal.jsonl";
   const std::string comment = "--comment=hetsched model=resnet50 iterations=100";
   const long long long_job =
-      c.SubmitHeld({"--gpus=a100:4", comment}, RunLoggingScript(c, "long.sh", runs, marker, 40));
+      c.SubmitHeld({"--gpus=a100:4", comment}, RunLoggingScript(c, "long.sh", runs, marker, 40, 3));
   ASSERT_GT(long_job, 0);
   const std::map<std::string, std::string> env = {{"SLURM_CONF", c.conf()}};
   auto agent_argv = [&](const std::string& out) {
