@@ -447,6 +447,49 @@ TEST(WarmStartLpSolverTest, PhaseSolvedInPlaceEqualsFreshLoad) {
   }
 }
 
+// Clp's driver (initialSolve) changes some of the model's settings for its own solve (special
+// option 64 on more than 100 rows, a factorisation frequency by size, ...) and does not put them
+// all back when it ends without an optimum. A session whose first, cold, solve is infeasible must
+// then solve as a session that never met that program: bit for bit, over a run of re-solves in
+// phases, with either warm-start match; and its next cold solve is the program solved alone.
+TEST(WarmStartLpSolverTest, AnInfeasibleColdSolveLeavesNoTraceInLaterSolves) {
+  for (const WarmStartMatch match : {WarmStartMatch::kShape, WarmStartMatch::kName}) {
+    SCOPED_TRACE(static_cast<int>(match));
+    WarmStartLpSolver after_infeasible(match), clean(match);
+    PhasedProgram m = Phased(60, 0);  // 124 rows
+    ASSERT_GT(m.p.num_constraints(), 100);
+    m.p.SetVariableBounds(m.theta, 1e6, kInfinity);  // no share reaches it
+    auto bad = after_infeasible.Solve(m.p);
+    ASSERT_TRUE(bad.ok());
+    ASSERT_EQ(bad->status, SolveStatus::kInfeasible);
+    for (int round = 0; round < 6; ++round) {
+      SCOPED_TRACE(round);
+      m = Phased(60, round);
+      for (int phase = 1; phase <= 2; ++phase) {
+        if (phase == 2) {
+          for (int v = 0; v < m.p.num_variables(); ++v) {
+            m.p.SetObjective(v, m.work_objective[static_cast<size_t>(v)] + (v == m.theta ? 1e-3 : 0.0));
+          }
+        }
+        auto a = after_infeasible.Solve(m.p, phase);
+        auto b = clean.Solve(m.p, phase);
+        ASSERT_TRUE(a.ok() && b.ok());
+        if (round == 0 && phase == 1) {  // cold in both sessions
+          auto alone = SolveLp(m.p);
+          ASSERT_TRUE(alone.ok());
+          EXPECT_EQ(a->iterations, alone->iterations);
+          EXPECT_EQ(a->values, alone->values);
+        }
+        ASSERT_EQ(a->status, SolveStatus::kOptimal);
+        ASSERT_EQ(b->status, SolveStatus::kOptimal);
+        EXPECT_EQ(a->iterations, b->iterations);
+        EXPECT_EQ(a->objective, b->objective);
+        EXPECT_EQ(a->values, b->values);
+      }
+    }
+  }
+}
+
 // Clp and CBC live in the back-end module, opened by the first solve (lp/solver_backend.h): once
 // a program is solved, the module and Clp are mapped in this process (the simulator's FIFO test
 // checks that a run that solves nothing maps neither).

@@ -203,6 +203,11 @@ struct ClpWarmStartSession final : WarmStartSession {
   // and sense differ from the loaded one's (Reload; counted in *counts), else by loading it afresh.
   void Prepare(const LinearProgram& program, WarmStartCounts* counts);
   bool Reload(const LinearProgram& program);
+  // Loads `program` into a new model for a cold solve. Clp's driver (initialSolve) changes some
+  // of the model's settings for its own solve (special option 64, the factorisation frequency,
+  // and more) and does not put all of them back when it ends without an optimum: a reused model
+  // would make every later solve depend on whether an earlier program was infeasible.
+  void ColdLoad(const LinearProgram& program);
   void Ranges(std::vector<double>* out) const;
   // The start for `program` from `kept`; empty when it does not match.
   std::vector<unsigned char> StartBasis(const LinearProgram& program, const KeptBasis& kept) const;
@@ -426,6 +431,13 @@ void ClpWarmStartSession::Prepare(const LinearProgram& p, WarmStartCounts* count
   Ranges(&loaded.ranges);
 }
 
+void ClpWarmStartSession::ColdLoad(const LinearProgram& program) {
+  loaded.valid = false;  // Clp's own driver may leave the model otherwise than a load
+  model = ClpSimplex();
+  model.setLogLevel(0);
+  Load(program, &model, &matrix);
+}
+
 Result<Solution> ClpWarmStartSession::Solve(const LinearProgram& program, int slot, WarmStartCounts* counts) {
   // kShape forgets its basis after a solve without an optimum (the next one starts cold); kName
   // starts the next one from the last optimum it kept.
@@ -458,15 +470,13 @@ Result<Solution> ClpWarmStartSession::Solve(const LinearProgram& program, int sl
       solution = Extract(model, iterations);
       if (solution.status != SolveStatus::kOptimal && !proven_infeasible) {
         // Let a cold solve have the last word on an unbounded or unfinished solve.
-        loaded.valid = false;  // Clp's own driver may leave the model otherwise than a load
-        Load(program, &model, &matrix);
+        ColdLoad(program);
         const long long before = iterations;
         solution = ColdSolve(&model);
         solution.iterations += before;
       }
     } else {
-      loaded.valid = false;
-      Load(program, &model, &matrix);
+      ColdLoad(program);
       solution = ColdSolve(&model);
     }
     if (solution.status == SolveStatus::kOptimal) {
