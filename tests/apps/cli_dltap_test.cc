@@ -18,7 +18,7 @@ using cli_test::ReadWholeFile;
 using cli_test::RunCli;
 using cli_test::WriteWholeFile;
 
-constexpr const char* kTrace =
+constexpr const char* kDltapTrace =
     "submit_time_s,model,num_gpus,iterations,num_ps,num_workers,worker_cpu,worker_memory_gib\n"
     "0,resnet50,6,300,2,6,4,16\n"
     "10,lstm-lm,4,300,1,4,4,16\n"
@@ -101,7 +101,7 @@ TEST(CliDltapTest, AnExperimentFindsItsDefaultDataFromAnotherDirectory) {
 
 TEST(CliDltapTest, SimulatesAContainerTraceWithLinkPeaks) {
   const std::string dir = FreshDir("dltap_simulate");
-  WriteWholeFile(dir + "/t.csv", kTrace);
+  WriteWholeFile(dir + "/t.csv", kDltapTrace);
   const auto r = RunCli({"simulate", "--gpus", "v100=12", "--gpus-per-server", "4", "--placer", "k8s-spread",
                          "--trace", dir + "/t.csv", "--format", "native", "-o", dir + "/out"},
                         dir + "/cap");

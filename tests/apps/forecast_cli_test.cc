@@ -9,10 +9,10 @@
 namespace hetsched::cli_test {
 namespace {
 
-const std::string kTrace = std::string(HETSCHED_SOURCE_DIR) + "/data/real/gavel/traces/msr_seed0_6c71a0.trace";
+const std::string kForecastTrace = std::string(HETSCHED_SOURCE_DIR) + "/data/real/gavel/traces/msr_seed0_6c71a0.trace";
 
 std::vector<std::string> Quick(std::vector<std::string> extra) {
-  std::vector<std::string> args{"forecast", "--trace", kTrace, "--gru-epochs", "3", "--gru-hidden", "4"};
+  std::vector<std::string> args{"forecast", "--trace", kForecastTrace, "--gru-epochs", "3", "--gru-hidden", "4"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -82,7 +82,7 @@ TEST(ForecastCliTest, WithoutTheLibTorchBackEnd) {
   std::filesystem::copy_file(HETSCHED_CLI_PATH, alone);
   const CliResult version = RunCli({"--version"}, dir + "/v", alone);
   EXPECT_EQ(version.exit_code, 0) << version.err;
-  const CliResult fifo = RunCli({"simulate", "--policy", "fifo", "--trace", kTrace, "-o", dir + "/out"}, dir + "/s", alone);
+  const CliResult fifo = RunCli({"simulate", "--policy", "fifo", "--trace", kForecastTrace, "-o", dir + "/out"}, dir + "/s", alone);
   EXPECT_EQ(fifo.exit_code, 0) << fifo.err;
   EXPECT_TRUE(std::filesystem::exists(dir + "/out/summary.json"));
   const CliResult gru = RunCli(Quick({}), dir + "/g", alone);

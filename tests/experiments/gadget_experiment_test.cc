@@ -13,7 +13,7 @@
 namespace hetsched {
 namespace {
 
-std::string Slurp(const std::string& path) {
+std::string SlurpGadget(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
   s << in.rdbuf();
@@ -38,7 +38,7 @@ TEST(GadgetExperimentTest, QuickModeWritesOneRowPerWorkloadAndMethod) {
   ExperimentContext ctx = QuickContext(&printed);
   Status st = (*made)->Run(ctx);
   ASSERT_TRUE(st.ok()) << st.message();
-  const std::string csv = Slurp(ctx.out_dir + "/gadget.csv");
+  const std::string csv = SlurpGadget(ctx.out_dir + "/gadget.csv");
   // Header + 2 workloads x 9 methods.
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 19);
   EXPECT_NE(csv.find("philly-mix,GADGET-static,40,"), std::string::npos);
@@ -46,7 +46,7 @@ TEST(GadgetExperimentTest, QuickModeWritesOneRowPerWorkloadAndMethod) {
   EXPECT_NE(csv.find("msr,List-Scheduling,40,"), std::string::npos);
   EXPECT_NE(csv.find("msr,Random,40,"), std::string::npos);
   EXPECT_NE(printed.find("avg JCT"), std::string::npos);
-  EXPECT_NE(Slurp(ctx.out_dir + "/gadget.txt").find("GADGET-rigid"), std::string::npos);
+  EXPECT_NE(SlurpGadget(ctx.out_dir + "/gadget.txt").find("GADGET-rigid"), std::string::npos);
 }
 
 TEST(GadgetExperimentTest, BadInputsAreErrors) {

@@ -14,7 +14,7 @@
 namespace hetsched {
 namespace {
 
-std::string Slurp(const std::string& path) {
+std::string SlurpGavel(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
   s << in.rdbuf();
@@ -34,12 +34,12 @@ TEST(GavelExperimentTest, QuickModeWritesTableCsvAndPlot) {
   ctx.print = [&](const std::string& s) { printed += s; };
   Status st = (*made)->Run(ctx);
   ASSERT_TRUE(st.ok()) << st.message();
-  const std::string csv = Slurp(ctx.out_dir + "/gavel.csv");
+  const std::string csv = SlurpGavel(ctx.out_dir + "/gavel.csv");
   // Header + 3 rates x 3 policies.
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 10);
   EXPECT_NE(csv.find("2,gavel-las,20,"), std::string::npos);
   EXPECT_NE(csv.find("8,gavel-makespan,20,"), std::string::npos);
-  const std::string svg = Slurp(ctx.out_dir + "/gavel.svg");
+  const std::string svg = SlurpGavel(ctx.out_dir + "/gavel.svg");
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("gavel-las-agnostic"), std::string::npos);
   EXPECT_NE(printed.find("avg JCT"), std::string::npos);

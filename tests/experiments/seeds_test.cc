@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Slurp(const std::string& path) {
+std::string SlurpSeeds(const std::string& path) {
   auto text = ReadFile(path);
   return text.ok() ? *text : "(cannot read " + path + ")";
 }
@@ -162,13 +162,13 @@ TEST(SeedSummaryTest, RunsOncePerSeedIntoItsOwnFolderAndSummarises) {
   Status st = RunExperimentOverSeeds(echo, ctx, {2, 5});
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_EQ(echo.runs, 2);
-  EXPECT_EQ(Slurp(dir + "/seed-2/seed-echo.csv"), "case,score\nonly,20\n");
-  EXPECT_EQ(Slurp(dir + "/seed-5/seed-echo.csv"), "case,score\nonly,50\n");
+  EXPECT_EQ(SlurpSeeds(dir + "/seed-2/seed-echo.csv"), "case,score\nonly,20\n");
+  EXPECT_EQ(SlurpSeeds(dir + "/seed-5/seed-echo.csv"), "case,score\nonly,50\n");
   // mean 35, sd sqrt((15^2 + 15^2) / 1) = 21.2132
-  EXPECT_EQ(Slurp(dir + "/seed-echo_seeds.csv"),
+  EXPECT_EQ(SlurpSeeds(dir + "/seed-echo_seeds.csv"),
             "case,score_mean,score_sd,score_min,score_max,score_seed2,score_seed5\nonly,35.0,21.2,20,50,20,50\n");
-  EXPECT_EQ(Slurp(dir + "/seed-echo_seeds.txt").find("35.0 (20..50)") != std::string::npos, true)
-      << Slurp(dir + "/seed-echo_seeds.txt");
+  EXPECT_EQ(SlurpSeeds(dir + "/seed-echo_seeds.txt").find("35.0 (20..50)") != std::string::npos, true)
+      << SlurpSeeds(dir + "/seed-echo_seeds.txt");
   EXPECT_EQ(ctx.headline, "seed 2: score 20\nseed 5: score 50");
   EXPECT_NE(printed.find("== seed 5 (2 of 2)"), std::string::npos) << printed;
   fs::remove_all(dir);

@@ -6,7 +6,7 @@
 namespace hetsched::gavel {
 namespace {
 
-AllocationJob Job(JobId id, int gpus, std::vector<double> t) {
+AllocationJob AllocJob(JobId id, int gpus, std::vector<double> t) {
   AllocationJob j;
   j.id = id;
   j.num_gpus = gpus;
@@ -20,7 +20,7 @@ TEST(GavelAllocationTest, EqualShareThroughput) {
   // n = 3 jobs, 6 devices. Job 0 (1 GPU): 6/(3 x 1) = 2 > 1 -> time fraction 1, split 4/6 and
   // 2/6: 3 x 4/6 + 1 x 2/6 = 2 + 1/3. Job 1 (4 GPUs, type 0 only: 4 devices): 4/(3 x 4) = 1/3 on
   // type 0: 2 x 1/3. Job 2 (8 GPUs) fits no type: 0.
-  p.jobs = {Job(0, 1, {3, 1}), Job(1, 4, {2, 5}), Job(2, 8, {1, 1})};
+  p.jobs = {AllocJob(0, 1, {3, 1}), AllocJob(1, 4, {2, 5}), AllocJob(2, 8, {1, 1})};
   EXPECT_NEAR(EqualShareThroughput(p, 0), 2.0 + 1.0 / 3.0, 1e-12);
   EXPECT_NEAR(EqualShareThroughput(p, 1), 2.0 / 3.0, 1e-12);
   EXPECT_EQ(EqualShareThroughput(p, 2), 0.0);

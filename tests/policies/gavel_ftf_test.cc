@@ -9,7 +9,7 @@
 namespace hetsched::gavel {
 namespace {
 
-AllocationJob Job(JobId id, double remaining, double total, double elapsed_s) {
+AllocationJob FtfJob(JobId id, double remaining, double total, double elapsed_s) {
   AllocationJob j;
   j.id = id;
   j.throughput = {1.0};
@@ -24,7 +24,7 @@ AllocationJob Job(JobId id, double remaining, double total, double elapsed_s) {
 TEST(GavelFtfLpTest, SymmetricJobsGetRhoOne) {
   AllocationProblem p;
   p.capacity = {1};
-  p.jobs = {Job(0, 100, 100, 0), Job(1, 100, 100, 0)};
+  p.jobs = {FtfJob(0, 100, 100, 0), FtfJob(1, 100, 100, 0)};
   lp::WarmStartLpSolver solver;
   auto a = SolveFinishTimeFairness(p, solver, FtfOptions{.tolerance = 1e-6});
   ASSERT_TRUE(a.ok()) << a.status().message();
@@ -39,7 +39,7 @@ TEST(GavelFtfLpTest, SymmetricJobsGetRhoOne) {
 TEST(GavelFtfLpTest, ElapsedTimeCounts) {
   AllocationProblem p;
   p.capacity = {1};
-  p.jobs = {Job(0, 100, 200, 100), Job(1, 100, 100, 0)};
+  p.jobs = {FtfJob(0, 100, 200, 100), FtfJob(1, 100, 100, 0)};
   lp::WarmStartLpSolver solver;
   auto a = SolveFinishTimeFairness(p, solver, FtfOptions{.tolerance = 1e-7});
   ASSERT_TRUE(a.ok());
@@ -55,7 +55,7 @@ TEST(GavelFtfLpTest, ElapsedTimeCounts) {
 TEST(GavelFtfLpTest, GavelIsolatedThroughputCountsEveryType) {
   AllocationProblem p;
   p.capacity = {4, 2};
-  p.jobs = {Job(0, 100, 100, 0), Job(1, 100, 100, 0)};
+  p.jobs = {FtfJob(0, 100, 100, 0), FtfJob(1, 100, 100, 0)};
   p.jobs[0].throughput = {3.0, 0.0};
   p.jobs[1].throughput = {1.0, 2.0};
   p.jobs[1].num_gpus = 4;
@@ -72,11 +72,11 @@ TEST(GavelFtfLpTest, GavelReferenceAccumulatesIsolatedTime) {
   GavelFtfState state;
   AllocationProblem p;
   p.capacity = {1};
-  p.jobs = {Job(0, 100, 100, 0)};
+  p.jobs = {FtfJob(0, 100, 100, 0)};
   std::vector<double> d = state.IsolatedTimes(p);
   ASSERT_EQ(d.size(), 1u);
   EXPECT_NEAR(d[0], 100.0, 1e-12);
-  p.jobs = {Job(0, 60, 100, 40), Job(1, 100, 100, 0)};
+  p.jobs = {FtfJob(0, 60, 100, 40), FtfJob(1, 100, 100, 0)};
   d = state.IsolatedTimes(p);
   ASSERT_EQ(d.size(), 2u);
   EXPECT_NEAR(d[0], 160.0, 1e-12);
@@ -97,7 +97,7 @@ TEST(GavelFtfLpTest, GavelReferenceAccumulatesIsolatedTime) {
 TEST(GavelFtfLpTest, LevelAllocationMeetsEveryNeed) {
   AllocationProblem p;
   p.capacity = {2};
-  p.jobs = {Job(0, 900, 1000, 50), Job(1, 10, 1000, 500), Job(2, 400, 400, 0)};
+  p.jobs = {FtfJob(0, 900, 1000, 50), FtfJob(1, 10, 1000, 500), FtfJob(2, 400, 400, 0)};
   lp::WarmStartLpSolver solver;
   auto a = SolveFinishTimeFairness(p, solver, FtfOptions{.tolerance = 1e-7, .second_phase = false});
   ASSERT_TRUE(a.ok());
@@ -115,7 +115,7 @@ TEST(GavelFtfLpTest, LevelAllocationMeetsEveryNeed) {
 TEST(GavelFtfLpTest, UnplaceableJobIsListed) {
   AllocationProblem p;
   p.capacity = {1};
-  p.jobs = {Job(0, 100, 100, 0)};
+  p.jobs = {FtfJob(0, 100, 100, 0)};
   p.jobs[0].num_gpus = 2;
   lp::WarmStartLpSolver solver;
   auto a = SolveFinishTimeFairness(p, solver);
@@ -131,7 +131,7 @@ TEST(GavelFtfLpTest, ByJobWarmStartAfterArrivalAndDeparture) {
   AllocationProblem p;
   p.capacity = {4, 4};
   for (JobId id = 0; id < 6; ++id) {
-    AllocationJob j = Job(id, 100.0 + 50.0 * static_cast<double>(id), 600, id == 0 ? 1e5 : 10.0 * static_cast<double>(id));
+    AllocationJob j = FtfJob(id, 100.0 + 50.0 * static_cast<double>(id), 600, id == 0 ? 1e5 : 10.0 * static_cast<double>(id));
     j.throughput = {2.0 + static_cast<double>(id % 2), 1.0};
     p.jobs.push_back(j);
   }
@@ -141,7 +141,7 @@ TEST(GavelFtfLpTest, ByJobWarmStartAfterArrivalAndDeparture) {
   ASSERT_TRUE(first.ok());
   ASSERT_EQ(first->lp_solves, 1);
   p.jobs.erase(p.jobs.begin() + 3);
-  AllocationJob arrival = Job(8, 300, 300, 0);
+  AllocationJob arrival = FtfJob(8, 300, 300, 0);
   arrival.throughput = {2.5, 1.0};
   p.jobs.push_back(arrival);
   auto warm = SolveFinishTimeFairness(p, solver, untied);
@@ -165,7 +165,7 @@ AllocationProblem FtfTwins(JobId first, int count, double progress) {
   AllocationProblem p;
   p.capacity = {4, 4};
   for (JobId id = first; id < first + count; ++id) {
-    AllocationJob j = Job(id, 400 * progress, 400, id == first ? 1e5 : 50.0);
+    AllocationJob j = FtfJob(id, 400 * progress, 400, id == first ? 1e5 : 50.0);
     j.throughput = {3.0, 1.0};
     p.jobs.push_back(j);
   }

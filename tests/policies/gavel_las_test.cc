@@ -14,7 +14,7 @@ namespace {
 
 using ::testing::ElementsAre;
 
-AllocationJob Job(JobId id, int gpus, std::vector<double> t, double weight = 1) {
+AllocationJob LasJob(JobId id, int gpus, std::vector<double> t, double weight = 1) {
   AllocationJob j;
   j.id = id;
   j.num_gpus = gpus;
@@ -26,7 +26,7 @@ AllocationJob Job(JobId id, int gpus, std::vector<double> t, double weight = 1) 
 AllocationProblem TwoByTwo() {
   AllocationProblem p;
   p.capacity = {1, 1};
-  p.jobs = {Job(0, 1, {4, 1}), Job(1, 1, {2, 1})};
+  p.jobs = {LasJob(0, 1, {4, 1}), LasJob(1, 1, {2, 1})};
   return p;
 }
 
@@ -69,7 +69,7 @@ TEST(GavelLasLpTest, IssueExampleNormalisedGivesEachItsEqualShare) {
 TEST(GavelLasLpTest, PriorityWeights) {
   AllocationProblem p;
   p.capacity = {1};
-  p.jobs = {Job(0, 1, {1}, 2.0), Job(1, 1, {1}, 1.0)};
+  p.jobs = {LasJob(0, 1, {1}, 2.0), LasJob(1, 1, {1}, 1.0)};
   lp::WarmStartLpSolver solver;
   MaxMinOptions o;
   o.normalise = false;
@@ -85,7 +85,7 @@ TEST(GavelLasLpTest, PriorityWeights) {
 TEST(GavelLasLpTest, ScaleFactorCountsDevices) {
   AllocationProblem p;
   p.capacity = {4};
-  p.jobs = {Job(0, 4, {1}), Job(1, 1, {1})};
+  p.jobs = {LasJob(0, 4, {1}), LasJob(1, 1, {1})};
   lp::WarmStartLpSolver solver;
   MaxMinOptions o;
   o.normalise = false;
@@ -99,8 +99,8 @@ TEST(GavelLasLpTest, ScaleFactorCountsDevices) {
 TEST(GavelLasLpTest, AggregationMatchesPerJobLp) {
   AllocationProblem p;
   p.capacity = {3, 2};
-  for (int i = 0; i < 4; ++i) p.jobs.push_back(Job(i, 1, {3, 1}));
-  for (int i = 4; i < 7; ++i) p.jobs.push_back(Job(i, 2, {2, 1.5}));
+  for (int i = 0; i < 4; ++i) p.jobs.push_back(LasJob(i, 1, {3, 1}));
+  for (int i = 4; i < 7; ++i) p.jobs.push_back(LasJob(i, 2, {2, 1.5}));
   lp::WarmStartLpSolver s1, s2;
   MaxMinOptions agg, per_job;
   per_job.aggregate = false;
@@ -131,7 +131,7 @@ TEST(GavelLasLpTest, NoJobsAndUnplaceableJobs) {
   // job 0 gets the whole GPU... of which it may use only one at a time: X = 1.
   AllocationProblem p;
   p.capacity = {2};
-  p.jobs = {Job(0, 1, {1}), Job(1, 8, {1}), Job(2, 1, {0})};
+  p.jobs = {LasJob(0, 1, {1}), LasJob(1, 8, {1}), LasJob(2, 1, {0})};
   auto a = SolveMaxMinFairness(p, MaxMinOptions{}, solver);
   ASSERT_TRUE(a.ok());
   EXPECT_THAT(a->unplaceable, ElementsAre(1, 2));

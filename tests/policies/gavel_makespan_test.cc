@@ -11,7 +11,7 @@
 namespace hetsched::gavel {
 namespace {
 
-AllocationJob Job(JobId id, std::vector<double> t, double remaining) {
+AllocationJob MakespanJob(JobId id, std::vector<double> t, double remaining) {
   AllocationJob j;
   j.id = id;
   j.throughput = std::move(t);
@@ -25,7 +25,7 @@ AllocationJob Job(JobId id, std::vector<double> t, double remaining) {
 TEST(GavelMakespanLpTest, OneGpuSharesInProportionToWork) {
   AllocationProblem p;
   p.capacity = {1};
-  p.jobs = {Job(0, {1}, 100), Job(1, {1}, 300)};
+  p.jobs = {MakespanJob(0, {1}, 100), MakespanJob(1, {1}, 300)};
   lp::WarmStartLpSolver solver;
   auto a = SolveMinMakespan(p, solver);
   ASSERT_TRUE(a.ok()) << a.status().message();
@@ -41,7 +41,7 @@ TEST(GavelMakespanLpTest, OneGpuSharesInProportionToWork) {
 TEST(GavelMakespanLpTest, HeterogeneousTypes) {
   AllocationProblem p;
   p.capacity = {1, 1};
-  p.jobs = {Job(0, {2, 1}, 100), Job(1, {1, 1}, 100)};
+  p.jobs = {MakespanJob(0, {2, 1}, 100), MakespanJob(1, {1, 1}, 100)};
   lp::WarmStartLpSolver solver;
   auto a = SolveMinMakespan(p, solver);
   ASSERT_TRUE(a.ok());
@@ -66,14 +66,14 @@ TEST(GavelMakespanLpTest, ByJobWarmStartAfterArrivalAndDeparture) {
   AllocationProblem p;
   p.capacity = {4, 4, 4};
   for (JobId id = 0; id < 12; ++id) {
-    p.jobs.push_back(Job(id, {3.0 + static_cast<double>(id % 3), 2.0, 1.0 + 0.1 * static_cast<double>(id)},
+    p.jobs.push_back(MakespanJob(id, {3.0 + static_cast<double>(id % 3), 2.0, 1.0 + 0.1 * static_cast<double>(id)},
                          1000.0 + 100.0 * static_cast<double>(id)));
   }
   lp::WarmStartLpSolver solver(lp::WarmStartMatch::kName);
   ASSERT_TRUE(SolveMinMakespan(p, solver).ok());
   EXPECT_EQ(solver.warm_starts(), 2);  // phase 2 from phase 1, the tie-break from phase 2
   p.jobs.erase(p.jobs.begin() + 4);
-  p.jobs.push_back(Job(12, {2, 2, 2}, 500));
+  p.jobs.push_back(MakespanJob(12, {2, 2, 2}, 500));
   for (AllocationJob& j : p.jobs) j.remaining_iterations *= 0.9;
   auto warm = SolveMinMakespan(p, solver);
   lp::WarmStartLpSolver fresh;
@@ -95,7 +95,7 @@ AllocationProblem Twins(JobId first, int count, double progress) {
   AllocationProblem p;
   p.capacity = {4, 4, 4};
   for (JobId id = first; id < first + count; ++id) {
-    p.jobs.push_back(Job(id, {3, 2, 1}, (1000.0 + 25.0 * static_cast<double>(id % 5)) * progress));
+    p.jobs.push_back(MakespanJob(id, {3, 2, 1}, (1000.0 + 25.0 * static_cast<double>(id % 5)) * progress));
   }
   return p;
 }
@@ -147,7 +147,7 @@ TEST(GavelMakespanLpTest, PhasesSolvedInPlaceGiveTheFreshLoadsAllocation) {
   p.capacity = {8, 8, 8};
   for (JobId id = 0; id < 40; ++id) {
     const double d = static_cast<double>(id);
-    p.jobs.push_back(Job(id, {4.0 + (id % 5), 2.0 + 0.5 * (id % 3), 1.0 + 0.05 * d}, 2000.0 + 150.0 * (id % 11)));
+    p.jobs.push_back(MakespanJob(id, {4.0 + (id % 5), 2.0 + 0.5 * (id % 3), 1.0 + 0.05 * d}, 2000.0 + 150.0 * (id % 11)));
     p.jobs.back().num_gpus = 1 + static_cast<int>(id % 3);
   }
   lp::WarmStartLpSolver in_place(lp::WarmStartMatch::kName), fresh(lp::WarmStartMatch::kName, false);
@@ -162,7 +162,7 @@ TEST(GavelMakespanLpTest, PhasesSolvedInPlaceGiveTheFreshLoadsAllocation) {
     EXPECT_EQ(a->simplex_iterations, b->simplex_iterations);
     p.jobs.erase(p.jobs.begin() + round % 5);
     const JobId id = 40 + round;
-    p.jobs.push_back(Job(id, {3.0 + round % 4, 2.5, 1.5}, 1500.0 + 300.0 * round));
+    p.jobs.push_back(MakespanJob(id, {3.0 + round % 4, 2.5, 1.5}, 1500.0 + 300.0 * round));
     for (size_t j = 0; j < p.jobs.size(); ++j) {
       p.jobs[j].remaining_iterations *= 0.7 + 0.03 * static_cast<double>(j % 7);
     }
