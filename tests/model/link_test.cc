@@ -7,14 +7,14 @@
 namespace hetsched {
 namespace {
 
-std::string Doc(const std::string& entries) { return R"({"links": [)" + entries + "]}"; }
-std::string Entry(const std::string& name, const std::string& extra = "") {
+std::string LinkDoc(const std::string& entries) { return R"({"links": [)" + entries + "]}"; }
+std::string LinkEntry(const std::string& name, const std::string& extra = "") {
   return R"({"name": ")" + name + R"(", "bandwidth_gb_per_s": 12.5, "latency_us": 10, "source": "t")" +
          extra + "}";
 }
 
 TEST(LinkCatalogTest, ParsesUnits) {
-  auto c = LinkCatalog::FromJson(Doc(Entry("ETH100", R"(, "efficiency": 0.7)")), "l.json");
+  auto c = LinkCatalog::FromJson(LinkDoc(LinkEntry("ETH100", R"(, "efficiency": 0.7)")), "l.json");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   const LinkClass& l = c->link(0);
   EXPECT_EQ(l.name, "eth100");  // stored lower case
@@ -24,13 +24,13 @@ TEST(LinkCatalogTest, ParsesUnits) {
 }
 
 TEST(LinkCatalogTest, DefaultEfficiencyIsPointEight) {
-  auto c = LinkCatalog::FromJson(Doc(Entry("x")), "l.json");
+  auto c = LinkCatalog::FromJson(LinkDoc(LinkEntry("x")), "l.json");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_DOUBLE_EQ(c->link(0).efficiency, 0.8);  // ALGORITHMS.md 1.3
 }
 
 TEST(LinkCatalogTest, FindAndLookup) {
-  auto c = LinkCatalog::FromJson(Doc(Entry("a") + "," + Entry("b")), "l.json");
+  auto c = LinkCatalog::FromJson(LinkDoc(LinkEntry("a") + "," + LinkEntry("b")), "l.json");
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->Find("B"), 1);
   EXPECT_EQ(c->Find("c"), kNoLinkClass);
@@ -50,15 +50,15 @@ TEST(LinkCatalogTest, BadInputs) {
   const Case cases[] = {
       {"{\"links\": [}", "l.json:1:"},
       {"{\"devices\": []}", "missing list 'links'"},
-      {Doc(""), "is empty"},
-      {Doc(R"({"bandwidth_gb_per_s": 1, "latency_us": 1, "source": "t"})"), "field 'name' is missing"},
-      {Doc(R"({"name": "x", "latency_us": 1, "source": "t"})"), "links[0] ('x'): field 'bandwidth_gb_per_s' is missing"},
-      {Doc(R"({"name": "x", "bandwidth_gb_per_s": 0, "latency_us": 1, "source": "t"})"), "'bandwidth_gb_per_s' must be > 0"},
-      {Doc(R"({"name": "x", "bandwidth_gb_per_s": 1, "latency_us": -1, "source": "t"})"), "'latency_us' must be >= 0"},
-      {Doc(R"({"name": "x", "bandwidth_gb_per_s": 1, "latency_us": 1})"), "field 'source' is missing"},
-      {Doc(Entry("x", R"(, "efficiency": 0)")), "'efficiency' must be in (0, 1]"},
-      {Doc(Entry("x", R"(, "bandwidth_gbps": 3)")), "unknown field 'bandwidth_gbps'"},
-      {Doc(Entry("x") + "," + Entry("X")), "links[1] ('X'): duplicate link name 'x'"},
+      {LinkDoc(""), "is empty"},
+      {LinkDoc(R"({"bandwidth_gb_per_s": 1, "latency_us": 1, "source": "t"})"), "field 'name' is missing"},
+      {LinkDoc(R"({"name": "x", "latency_us": 1, "source": "t"})"), "links[0] ('x'): field 'bandwidth_gb_per_s' is missing"},
+      {LinkDoc(R"({"name": "x", "bandwidth_gb_per_s": 0, "latency_us": 1, "source": "t"})"), "'bandwidth_gb_per_s' must be > 0"},
+      {LinkDoc(R"({"name": "x", "bandwidth_gb_per_s": 1, "latency_us": -1, "source": "t"})"), "'latency_us' must be >= 0"},
+      {LinkDoc(R"({"name": "x", "bandwidth_gb_per_s": 1, "latency_us": 1})"), "field 'source' is missing"},
+      {LinkDoc(LinkEntry("x", R"(, "efficiency": 0)")), "'efficiency' must be in (0, 1]"},
+      {LinkDoc(LinkEntry("x", R"(, "bandwidth_gbps": 3)")), "unknown field 'bandwidth_gbps'"},
+      {LinkDoc(LinkEntry("x") + "," + LinkEntry("X")), "links[1] ('X'): duplicate link name 'x'"},
   };
   for (const Case& c : cases) {
     auto r = LinkCatalog::FromJson(c.json, "l.json");

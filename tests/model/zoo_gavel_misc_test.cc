@@ -1,11 +1,12 @@
 #include <gtest/gtest.h>
 
 #include "hetsched/model/model_zoo.h"
+#include "zoo_lookup.h"
 
 namespace hetsched {
 namespace {
 
-const ModelProfile& Model(const char* name) { return *ModelZoo::BuiltIn().Lookup(name).value(); }
+using zoo_test::Model;
 
 TEST(ZooGavelMiscTest, A3c) {
   const ModelProfile& m = Model("a3c");

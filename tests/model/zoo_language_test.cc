@@ -2,12 +2,13 @@
 #include <gtest/gtest.h>
 
 #include "hetsched/model/model_zoo.h"
+#include "zoo_lookup.h"
 
 namespace hetsched {
 namespace {
 
-const ModelProfile& Model(const char* name) { return *ModelZoo::BuiltIn().Lookup(name).value(); }
-double Params(const ModelProfile& m) { return m.total_param_bytes() / 4; }
+using zoo_test::Model;
+using zoo_test::Params;
 
 TEST(ZooLanguageTest, BertParameterCounts) {
   // Devlin et al. 2019: BERT-base 110 M, BERT-large 340 M parameters. Ours include the MLM and

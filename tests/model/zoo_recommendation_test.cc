@@ -1,11 +1,12 @@
 #include <gtest/gtest.h>
 
 #include "hetsched/model/model_zoo.h"
+#include "zoo_lookup.h"
 
 namespace hetsched {
 namespace {
 
-const ModelProfile& Model(const char* name) { return *ModelZoo::BuiltIn().Lookup(name).value(); }
+using zoo_test::Model;
 
 constexpr double kCriteoRows = 33762577;  // sum of the 26 Criteo Kaggle cardinalities [PUB-M]
 

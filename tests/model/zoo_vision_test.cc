@@ -4,12 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "hetsched/model/model_zoo.h"
+#include "zoo_lookup.h"
 
 namespace hetsched {
 namespace {
 
-const ModelProfile& Model(const char* name) { return *ModelZoo::BuiltIn().Lookup(name).value(); }
-double Params(const ModelProfile& m) { return m.total_param_bytes() / 4; }
+using zoo_test::Model;
+using zoo_test::Params;
 double Macs(const ModelProfile& m) { return m.total_fwd_flops_per_sample() / 2; }
 
 TEST(ZooVisionTest, ResNet50MatchesTorchvision) {

@@ -15,7 +15,7 @@ using perf_test::World;
 // parameters (the 100 MB gradient), 1e6 B of activations per sample. Batch 10 per device on
 // gpu-a: compute 8 ms (compute_test.cc: 6 ms + kappa 2 ms).
 constexpr double kComputeA = 0.008;
-constexpr double kE25 = 2.1875e9;  // 25 GbE x 0.7, bytes/s
+constexpr double kDpE25 = 2.1875e9;  // 25 GbE x 0.7, bytes/s
 
 Plan MakePlan(Parallelism p, std::vector<DeviceId> devices, int num_ps = 0) {
   Plan plan;
@@ -53,7 +53,7 @@ TEST(DataRingTest, FourWorkersOnOneNvlinkNodeVersusTwoPlusTwoOver25GbE) {
   // Two nodes: NIC bottleneck 2.1875e9 B/s, 20 us: 2*3*20 us + 1.5e8 / 2.1875e9
   // = 120 us + 68.5714286 ms.
   const auto spread = EstimateIteration(model, MakePlan(Parallelism::kDataRing, Concat(*w, n1, 2, n2, 2)), w->cluster);
-  EXPECT_NEAR(spread.communication_s, 120e-6 + 1.5e8 / kE25, 1e-12);
+  EXPECT_NEAR(spread.communication_s, 120e-6 + 1.5e8 / kDpE25, 1e-12);
   // Two ring edges leave a node (n1 -> n2 and back), each 2*(3/4)*1e8 = 1.5e8 B: 3e8 B.
   EXPECT_NEAR(spread.cross_node_bytes, 3e8, 1e-3);
   EXPECT_EQ(spread.span_nodes, 2);
@@ -69,7 +69,7 @@ TEST(DataRingTest, ContentionWithTwoFlowsHalvesTheBandwidth) {
   const std::vector<int> flows = {2, 1};  // another job also crosses node 0's NIC
   const auto shared = EstimateIteration(model, plan, w->cluster, LinkLoad{&flows, nullptr});
   // 1.5e8 B / (2.1875e9 / 2) = 137.142857 ms; latency unchanged, 120 us.
-  EXPECT_NEAR(shared.communication_s, 120e-6 + 2 * 1.5e8 / kE25, 1e-12);
+  EXPECT_NEAR(shared.communication_s, 120e-6 + 2 * 1.5e8 / kDpE25, 1e-12);
 }
 
 TEST(DataRingTest, SingleDeviceHasNoCommunication) {
@@ -110,11 +110,11 @@ TEST(DataRingTest, HeterogeneousSetRunsAtTheSlowestType) {
   // gpu-b: 3e10 / 2e12 + 2 ms = 17 ms.
   EXPECT_NEAR(est.compute_s, 0.017, 1e-12);
   // n = 2 over 25 GbE: 2 * 20 us + 1e8 / 2.1875e9.
-  EXPECT_NEAR(est.communication_s, 40e-6 + 1e8 / kE25, 1e-12);
+  EXPECT_NEAR(est.communication_s, 40e-6 + 1e8 / kDpE25, 1e-12);
   // Overlap 0.5 hides half of it.
   const auto overlapped = EstimateIteration(model, MakePlan(Parallelism::kDataRing, Concat(*w, fast, 1, slow, 1)),
                                             w->cluster, {}, PerfOptions{0.5, 2.0});
-  EXPECT_NEAR(overlapped.iteration_s, 0.017 + 0.5 * (40e-6 + 1e8 / kE25), 1e-12);
+  EXPECT_NEAR(overlapped.iteration_s, 0.017 + 0.5 * (40e-6 + 1e8 / kDpE25), 1e-12);
 }
 
 TEST(DataRingTest, SparseRowsAreAllGathered) {
@@ -176,7 +176,7 @@ TEST(DataPSTest, TwoPlusTwoWithOneShardPerNode) {
   // P = 2, one shard per node; per node, push phase: out = 2 workers x 1e8 x 1/2 (remote shard)
   // = 1e8 B; in = 2 remote workers x 1e8 x 1/2 (local shard) = 1e8 B. Phase 1e8 / 2.1875e9
   // = 45.714 ms; push + pull: 2 x (45.714 ms + 20 us) = 91.469 ms.
-  EXPECT_NEAR(est.communication_s, 2 * (1e8 / kE25 + 20e-6), 1e-12);
+  EXPECT_NEAR(est.communication_s, 2 * (1e8 / kDpE25 + 20e-6), 1e-12);
   // Bytes leaving each node: 1e8 pushed + 1e8 pulled by the remote workers; 2 nodes: 4e8.
   EXPECT_NEAR(est.cross_node_bytes, 4e8, 1e-3);
 }
@@ -190,11 +190,11 @@ TEST(DataPSTest, SpreadOneWorkerPerNodeMatchesTheClosedForm) {
   const auto est = EstimateIteration(model, MakePlan(Parallelism::kDataPS, devices), w->cluster);
   // P = 4. Per node: out = 1e8 x 3/4 = 7.5e7 B, in = 3 x 1e8 x 1/4 = 7.5e7 B:
   // 2 x (7.5e7 / 2.1875e9 + 20 us) = 68.611 ms. Cross bytes: 4 x 1.5e8 = 6e8.
-  EXPECT_NEAR(est.communication_s, 2 * (7.5e7 / kE25 + 20e-6), 1e-12);
+  EXPECT_NEAR(est.communication_s, 2 * (7.5e7 / kDpE25 + 20e-6), 1e-12);
   EXPECT_NEAR(est.cross_node_bytes, 6e8, 1e-3);
   // The same as ParameterServerTime with the co-located share removed from both sides:
   // a worker sends 3/4 S; a shard receives 3 workers x S/4 = 3/4 S.
-  EXPECT_NEAR(est.communication_s, ParameterServerTime(1, 1, 7.5e7, kE25, kE25, 20e-6), 1e-12);
+  EXPECT_NEAR(est.communication_s, ParameterServerTime(1, 1, 7.5e7, kDpE25, kDpE25, 20e-6), 1e-12);
 }
 
 TEST(DataPSTest, FewerShardsThanNodesLoadsTheShardNodes) {
@@ -206,7 +206,7 @@ TEST(DataPSTest, FewerShardsThanNodesLoadsTheShardNodes) {
   const auto est = EstimateIteration(model, MakePlan(Parallelism::kDataPS, devices, 1), w->cluster);
   // One shard on the first node: it receives 3 remote workers x 1e8 = 3e8 B per phase:
   // 2 x (3e8 / 2.1875e9 + 20 us) = 274.326 ms (the closed form's server side, n S / P).
-  EXPECT_NEAR(est.communication_s, 2 * (3e8 / kE25 + 20e-6), 1e-12);
+  EXPECT_NEAR(est.communication_s, 2 * (3e8 / kDpE25 + 20e-6), 1e-12);
   // Leaving nodes: 3 x 1e8 pushed from the workers, 3 x 1e8 pulled from the shard node.
   EXPECT_NEAR(est.cross_node_bytes, 6e8, 1e-3);
 }

@@ -18,7 +18,7 @@ using perf_test::World;
 constexpr double kS = 1e8;
 constexpr double kB = 2.1875e9;
 constexpr double kAlpha = 20e-6;
-constexpr double kCompute = 0.008;
+constexpr double kPsCompute = 0.008;
 
 struct Fixture {
   std::unique_ptr<World> w = MakeWorld();
@@ -63,8 +63,8 @@ TEST(PsContainersTest, OnePsTwoWorkersColocatedSendNothingAcrossNodes) {
   const IterationEstimate est = f.Estimate();
   EXPECT_EQ(est.cross_node_bytes, 0.0);
   EXPECT_EQ(est.communication_s, 0.0);  // loopback is free
-  EXPECT_NEAR(est.iteration_s, kCompute, 1e-12);
-  EXPECT_NEAR(est.samples_per_s, 20 / kCompute, 1e-6);  // 2 workers x 10 samples
+  EXPECT_NEAR(est.iteration_s, kPsCompute, 1e-12);
+  EXPECT_NEAR(est.samples_per_s, 20 / kPsCompute, 1e-6);  // 2 workers x 10 samples
   EXPECT_EQ(est.span_nodes, 1);
   EXPECT_TRUE(NicsUsed(f.w->cluster, f.plan).empty());
 }

@@ -7,7 +7,7 @@
 namespace hetsched {
 namespace {
 
-TimelineSample Sample(double t, int busy, int running) {
+TimelineSample TimelineAt(double t, int busy, int running) {
   TimelineSample s;
   s.time_s = t;
   s.busy_devices = busy;
@@ -18,8 +18,8 @@ TimelineSample Sample(double t, int busy, int running) {
 TEST(ResampleTimeline, ShortTimelineCopied) {
   RunRecord run;
   run.device_types = {"a", "b"};
-  run.AppendSample(Sample(0, 3, 1), std::vector<int>{3, 0});
-  run.AppendSample(Sample(5, 1, 1), std::vector<int>{0, 1});
+  run.AppendSample(TimelineAt(0, 3, 1), std::vector<int>{3, 0});
+  run.AppendSample(TimelineAt(5, 1, 1), std::vector<int>{0, 1});
   const auto rows = ResampleTimeline(run, 10);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_DOUBLE_EQ(rows[0].busy_devices, 3);
@@ -31,7 +31,7 @@ TEST(ResampleTimeline, BucketsHoldTimeWeightedAverages) {
   // busy: 4 on [0,10), 0 on [10,20), 2 on [20,40), 1 from 40. max_rows 3 -> 2 buckets over
   // [0,40] plus a final row: [0,20) avg (40+0)/20 = 2; [20,40) avg 2; row at 40 = 1.
   RunRecord run;
-  run.timeline = {Sample(0, 4, 1), Sample(10, 0, 0), Sample(20, 2, 1), Sample(30, 2, 1), Sample(40, 1, 1)};
+  run.timeline = {TimelineAt(0, 4, 1), TimelineAt(10, 0, 0), TimelineAt(20, 2, 1), TimelineAt(30, 2, 1), TimelineAt(40, 1, 1)};
   const auto rows = ResampleTimeline(run, 3);
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_DOUBLE_EQ(rows[0].time_s, 0);
@@ -54,7 +54,7 @@ TEST(ResampleTimeline, PreservesIntegral) {
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;
     t += static_cast<double>((x >> 35) % 13) * 0.37;
     const int a = static_cast<int>((x >> 20) % 17), b = static_cast<int>((x >> 50) % 5);
-    run.AppendSample(Sample(t, a + b, a % 3), std::vector<int>{a, b});
+    run.AppendSample(TimelineAt(t, a + b, a % 3), std::vector<int>{a, b});
   }
   const auto rows = ResampleTimeline(run, 97);
   ASSERT_EQ(rows.size(), 97u);
@@ -74,7 +74,7 @@ TEST(ResampleTimeline, PreservesIntegral) {
 
 TEST(ResampleTimeline, AllSamplesAtOneInstant) {
   RunRecord run;
-  run.timeline = {Sample(5, 1, 1), Sample(5, 2, 1), Sample(5, 3, 1)};
+  run.timeline = {TimelineAt(5, 1, 1), TimelineAt(5, 2, 1), TimelineAt(5, 3, 1)};
   const auto rows = ResampleTimeline(run, 2);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_DOUBLE_EQ(rows[0].busy_devices, 3);  // the last sample is the one in force
@@ -83,7 +83,7 @@ TEST(ResampleTimeline, AllSamplesAtOneInstant) {
 TEST(ResampleTimeline, EmptyAndTinyCap) {
   EXPECT_TRUE(ResampleTimeline(RunRecord{}, 10).empty());
   RunRecord run;
-  run.timeline = {Sample(0, 1, 1), Sample(1, 2, 1), Sample(2, 3, 1)};
+  run.timeline = {TimelineAt(0, 1, 1), TimelineAt(1, 2, 1), TimelineAt(2, 3, 1)};
   EXPECT_EQ(ResampleTimeline(run, 0).size(), 2u);  // the cap never goes below 2
 }
 

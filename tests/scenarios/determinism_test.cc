@@ -25,7 +25,7 @@ struct Outputs {
   std::string timeline_csv;
 };
 
-Outputs Render(const RunRecord& run) {
+Outputs RenderOutputs(const RunRecord& run) {
   return Outputs{SummaryJson(run, Summarize(run)), JobsCsv(run), TimelineCsv(run)};
 }
 
@@ -49,7 +49,7 @@ Outputs MustRun(const Cluster& cluster, const Workload& workload, const MethodCh
   options.full_audit_every = 1000;
   auto run = RunSimulation(cluster, ModelZoo::BuiltIn(), workload, choice, options);
   EXPECT_TRUE(run.ok()) << choice.Label() << ": " << run.status().ToString();
-  return run.ok() ? Render(*run) : Outputs{};
+  return run.ok() ? RenderOutputs(*run) : Outputs{};
 }
 
 // 300 Gavel msr jobs that queue on the default cluster (so preemption, restarts and contention
@@ -88,10 +88,10 @@ TEST(DeterminismTest, RunManyGivesTheSameOutputsOnOneAndTwoThreads) {
     // Results come back in the order of `choices`, not of completion.
     EXPECT_EQ(one[i]->policy, choices[i].policy);
     EXPECT_EQ(two[i]->placer, choices[i].placer);
-    ExpectSameOutputs(Render(*one[i]), Render(*two[i]), choices[i].Label());
+    ExpectSameOutputs(RenderOutputs(*one[i]), RenderOutputs(*two[i]), choices[i].Label());
   }
   // And a parallel run equals the same choice run alone.
-  ExpectSameOutputs(Render(*two[3]), MustRun(GavelShorthandCluster(), workload, choices[3]), "alone vs RunMany");
+  ExpectSameOutputs(RenderOutputs(*two[3]), MustRun(GavelShorthandCluster(), workload, choices[3]), "alone vs RunMany");
 }
 
 TEST(DeterminismTest, RandomPlacerSeedChangesTheRunAndOnlyTheSeedMatters) {

@@ -21,7 +21,7 @@ using testing_util::MakeWorkload;
 using testing_util::UnitJob;
 
 // What the scripted scheduler saw; owned by the test, since Simulate destroys the scheduler.
-struct Seen {
+struct ResizeSeen {
   bool accepted = false;
   double announced_pause_s = -1;
 };
@@ -30,7 +30,7 @@ struct Seen {
 // whether the context accepted it and the pause it announced).
 class ScriptedResize : public JobScheduler {
  public:
-  ScriptedResize(std::vector<DeviceId> start, std::vector<DeviceId> resize, Seen* seen)
+  ScriptedResize(std::vector<DeviceId> start, std::vector<DeviceId> resize, ResizeSeen* seen)
       : start_(std::move(start)), resize_(std::move(resize)), seen_(seen) {}
   std::string_view name() const override { return "scripted-resize"; }
   void OnJobSubmitted(const JobStatus&, SchedContext&) override {}
@@ -50,17 +50,17 @@ class ScriptedResize : public JobScheduler {
 
  private:
   std::vector<DeviceId> start_, resize_;
-  Seen* seen_;
+  ResizeSeen* seen_;
   bool done_ = false;
 };
 
-struct Outcome {
+struct ResizeOutcome {
   RunRecord run;
   bool accepted = false;
   double announced_pause_s = -1;
 };
 
-Outcome RunScript(const testing_util::SimWorld& w, bool elastic, std::vector<DeviceId> start,
+ResizeOutcome RunScript(const testing_util::SimWorld& w, bool elastic, std::vector<DeviceId> start,
                   std::vector<DeviceId> resize) {
   // One job asking for 2 GPUs, 30 s of work on them (10,000 iterations of 3 ms).
   Job job = UnitJob(0, 0, 2, 30);
@@ -70,7 +70,7 @@ Outcome RunScript(const testing_util::SimWorld& w, bool elastic, std::vector<Dev
   choice.placer = "first-fit";
   Result<SimMethods> methods = CreateMethods(choice);
   EXPECT_TRUE(methods.ok());
-  Seen seen;
+  ResizeSeen seen;
   methods->scheduler = std::make_unique<ScriptedResize>(std::move(start), std::move(resize), &seen);
   SimOptions options;
   options.restart_cost_s = 7;
@@ -78,7 +78,7 @@ Outcome RunScript(const testing_util::SimWorld& w, bool elastic, std::vector<Dev
   options.full_audit_every = 1;
   Result<RunRecord> run = Simulate(*w.cluster, w.zoo, workload, std::move(methods).value(), options);
   EXPECT_TRUE(run.ok()) << run.status().ToString();
-  Outcome out;
+  ResizeOutcome out;
   if (run.ok()) out.run = std::move(run).value();
   out.accepted = seen.accepted;
   out.announced_pause_s = seen.announced_pause_s;
@@ -87,7 +87,7 @@ Outcome RunScript(const testing_util::SimWorld& w, bool elastic, std::vector<Dev
 
 TEST(ResizeGoldenTest, ElasticGrowPaysTheRendezvousOnly) {
   auto w = MakeSimWorld();
-  const Outcome o = RunScript(*w, /*elastic=*/true, {0, 1}, {0, 1, 2, 3});
+  const ResizeOutcome o = RunScript(*w, /*elastic=*/true, {0, 1}, {0, 1, 2, 3});
   ASSERT_TRUE(o.accepted);
   EXPECT_DOUBLE_EQ(o.announced_pause_s, 5);
   // 0-10 s on 2 GPUs: 10 of the 30 s of work. 10-15 s: rendezvous (no progress, 4 GPUs held).
@@ -105,7 +105,7 @@ TEST(ResizeGoldenTest, ElasticShrinkSlowsTheJobAfterTheRendezvous) {
   auto w = MakeSimWorld();
   // Start on 4 GPUs (twice the request): 0-10 s does 20 s of 2-GPU work; 10-15 s pause;
   // the last 10 s of work on 2 GPUs: ends at 25 s. GPU-s: 4 x 10 + 2 x 15 = 70.
-  const Outcome o = RunScript(*w, true, {0, 1, 2, 3}, {0, 1});
+  const ResizeOutcome o = RunScript(*w, true, {0, 1, 2, 3}, {0, 1});
   ASSERT_TRUE(o.accepted);
   EXPECT_NEAR(o.run.jobs[0].finish_s, 25, 1e-6);
   EXPECT_NEAR(o.run.jobs[0].gpu_seconds, 70, 1e-6);
@@ -116,7 +116,7 @@ TEST(ResizeGoldenTest, ANonElasticJobPaysACheckpointRestart) {
   auto w = MakeSimWorld();
   // The same grow as above, but the job is not elastic: restart cost 7 s, counted as a
   // preemption. 0-10 s: 10 s of work; 10-17 s: restart; 20 s of work on 4 GPUs in 10 s: 27 s.
-  const Outcome o = RunScript(*w, false, {0, 1}, {0, 1, 2, 3});
+  const ResizeOutcome o = RunScript(*w, false, {0, 1}, {0, 1, 2, 3});
   ASSERT_TRUE(o.accepted);
   EXPECT_DOUBLE_EQ(o.announced_pause_s, 7);
   EXPECT_NEAR(o.run.jobs[0].finish_s, 27, 1e-6);
@@ -129,7 +129,7 @@ TEST(ResizeGoldenTest, AMoveThatKeepsNoWorkerIsACheckpointRestartEvenWhenElastic
   auto w = MakeSimWorld(/*nodes=*/2, /*per_node=*/4);
   // From devices 0,1 (node 0) to 4,5 (node 1): no worker survives to hold the state in memory.
   // 0-10 s: 10 s of work; 10-17 s: restart; the last 20 s of work on 2 GPUs: ends at 37 s.
-  const Outcome o = RunScript(*w, true, {0, 1}, {4, 5});
+  const ResizeOutcome o = RunScript(*w, true, {0, 1}, {4, 5});
   ASSERT_TRUE(o.accepted);
   EXPECT_DOUBLE_EQ(o.announced_pause_s, 7);
   EXPECT_NEAR(o.run.jobs[0].finish_s, 37, 1e-6);
@@ -138,7 +138,7 @@ TEST(ResizeGoldenTest, AMoveThatKeepsNoWorkerIsACheckpointRestartEvenWhenElastic
 
 TEST(ResizeGoldenTest, TheSameDevicesCostNothing) {
   auto w = MakeSimWorld();
-  const Outcome o = RunScript(*w, true, {0, 1}, {1, 0});
+  const ResizeOutcome o = RunScript(*w, true, {0, 1}, {1, 0});
   ASSERT_TRUE(o.accepted);
   EXPECT_DOUBLE_EQ(o.announced_pause_s, 0);
   EXPECT_NEAR(o.run.jobs[0].finish_s, 30, 1e-6);

@@ -10,12 +10,12 @@ using trace_test::Calibrated;
 using trace_test::Parse;
 using trace_test::Skip;
 
-constexpr const char* kHeader =
+constexpr const char* kHeliosHeader =
     "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n";
 
 TEST(HeliosFormatTest, ReadsRowsRebasesTimesAndFiltersCpuJobs) {
   // The README's three example rows plus a CPU-only job.
-  const std::string text = std::string(kHeader) +
+  const std::string text = std::string(kHeliosHeader) +
       "1425511,uXBbc,vcJkd,1,1,1,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-10 04:55:09,36848,0\n"
       "1425512,uVMrF,vchbv,4,16,1,FAILED,2020-06-09 18:41:27,2020-06-09 18:41:27,2020-06-09 18:45:36,249,0\n"
       "1425513,uzqls,vcpDC,0,1,1,CANCELLED,2020-06-09 18:41:28,2020-06-09 18:41:28,2020-06-17 14:15:21,675233,0\n";
@@ -62,12 +62,12 @@ TEST(HeliosFormatTest, BadRowsNameLineAndField) {
       {"1,u,v,1,1,1,COMPLETED,2020-06-09 18:41:01,,,5", "t.csv:2: wrong field count: expected 12"},
   };
   for (const auto& c : cases) {
-    auto w = Parse(std::string(kHeader) + c.row + "\n", "helios");
+    auto w = Parse(std::string(kHeliosHeader) + c.row + "\n", "helios");
     ASSERT_FALSE(w.ok()) << c.row;
     EXPECT_NE(w.status().message().find(c.expected), std::string::npos)
         << c.row << "\nmessage: " << w.status().message();
   }
-  auto s = Parse(std::string(kHeader) + "1,u,v,-1,1,1,C,2020-06-09 18:41:01,,,5,0\n" +
+  auto s = Parse(std::string(kHeliosHeader) + "1,u,v,-1,1,1,C,2020-06-09 18:41:01,,,5,0\n" +
                  "2,u,v,1,1,1,C,2020-06-09 18:41:01,,,5,0\n", "helios", Skip());
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->jobs.size(), 1u);

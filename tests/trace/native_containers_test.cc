@@ -10,13 +10,13 @@ namespace {
 using trace_test::Devices;
 using trace_test::Parse;
 
-constexpr const char* kHeader =
+constexpr const char* kNativeContainersHeader =
     "submit_time_s,model,num_gpus,iterations,parallelism,num_ps,num_workers,ps_cpu,ps_memory_gib,ps_gpus,"
     "worker_cpu,worker_memory_gib,worker_gpus\n";
 constexpr int64_t kGiB = 1073741824;
 
 TEST(NativeContainersTest, ReadsRequestsAndDefaults) {
-  const std::string text = std::string(kHeader) +
+  const std::string text = std::string(kNativeContainersHeader) +
       "0,resnet50,8,100,ps,2,4,1.5,4,0,6,32,2\n"  // 4 workers x 2 GPUs = 8
       "1,resnet50,3,100,,1,,,,,,,\n"              // defaults; num_workers = 3 / 1
       "2,resnet50,2,100,,,,,,,,,\n";              // a plain job
@@ -46,7 +46,7 @@ TEST(NativeContainersTest, ReadsRequestsAndDefaults) {
 }
 
 TEST(NativeContainersTest, RoundTripsThroughToNativeTrace) {
-  auto w = Parse(std::string(kHeader) + "0,resnet50,7,100,ps,3,4,0.25,1.5,1,7.125,12.75,1\n", "native");
+  auto w = Parse(std::string(kNativeContainersHeader) + "0,resnet50,7,100,ps,3,4,0.25,1.5,1,7.125,12.75,1\n", "native");
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   const std::string written = ToNativeTrace(*w, Devices());
   auto again = Parse(written, "native");
@@ -86,7 +86,7 @@ TEST(NativeContainersTest, EveryBadFieldNamesFileLineAndField) {
       {"0,resnet50,5,1,,1,,,,,,,2", "t.csv:2: field 'num_workers': missing, and num_gpus 5 minus the servers' 0 GPUs"},
   };
   for (const BadCase& c : cases) {
-    auto w = Parse(std::string(kHeader) + c.row + "\n", "native");
+    auto w = Parse(std::string(kNativeContainersHeader) + c.row + "\n", "native");
     ASSERT_FALSE(w.ok()) << c.row;
     EXPECT_NE(w.status().message().find(c.expected), std::string::npos)
         << "row: " << c.row << "\nmessage: " << w.status().message();

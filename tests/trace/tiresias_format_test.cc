@@ -9,10 +9,10 @@ namespace {
 using trace_test::Parse;
 using trace_test::Skip;
 
-constexpr const char* kHeader = "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n";
+constexpr const char* kTiresiasHeader = "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n";
 
 TEST(TiresiasFormatTest, ReadsRowsAndMapsFamilies) {
-  const std::string text = std::string(kHeader) +
+  const std::string text = std::string(kTiresiasHeader) +
                            "0,1,0,606,vgg19,164,30\n"
                            "1,8,30,133,inception4,147,23\n"
                            "2,2,53,157,resnet152,127,26\n"
@@ -57,11 +57,11 @@ TEST(TiresiasFormatTest, BadRowsNameLineAndField) {
       {"0,1,0,10,vgg16,5", "t.csv:2: wrong field count: expected 7 comma-separated fields (as in the header), got 6"},
   };
   for (const auto& c : cases) {
-    auto w = Parse(std::string(kHeader) + c.row + "\n", "tiresias");
+    auto w = Parse(std::string(kTiresiasHeader) + c.row + "\n", "tiresias");
     ASSERT_FALSE(w.ok()) << c.row;
     EXPECT_NE(w.status().message().find(c.expected), std::string::npos)
         << c.row << "\nmessage: " << w.status().message();
-    auto s = Parse(std::string(kHeader) + c.row + "\n1,1,0,10,vgg16,5,1\n", "tiresias", Skip());
+    auto s = Parse(std::string(kTiresiasHeader) + c.row + "\n1,1,0,10,vgg16,5,1\n", "tiresias", Skip());
     ASSERT_TRUE(s.ok());
     EXPECT_EQ(s->jobs.size(), 1u);
     EXPECT_EQ(s->rows_skipped, 1);
