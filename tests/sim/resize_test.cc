@@ -61,7 +61,7 @@ struct ResizeOutcome {
 };
 
 ResizeOutcome RunScript(const testing_util::SimWorld& w, bool elastic, std::vector<DeviceId> start,
-                  std::vector<DeviceId> resize) {
+                        std::vector<DeviceId> resize) {
   // One job asking for 2 GPUs, 30 s of work on them (10,000 iterations of 3 ms).
   Job job = UnitJob(0, 0, 2, 30);
   job.spec.elastic = elastic;
