@@ -131,12 +131,7 @@ class HeterPsPlanner : public HeteroPlanner {
       return Status::Infeasible(fmt::format("heterps: no feasible plan found in {} episodes ({})", learned.episodes,
                                             plan.status().message()));
     }
-    plan->episodes = learned.episodes;
-    plan->episodes_to_best = learned.episodes_to_best;
-    plan->evaluations = learned.episodes;
-    plan->learned_objective = learned.learned_objective;
-    plan->trained_objective = learned.trained_objective;
-    plan->samples = learned.samples;
+    RecordLearning(learned, &*plan);
     plan->note = fmt::format(
         "REINFORCE: reward -cost/{:.4g} $/h (cheapest single-type plan); best of training {:.6g} $/h, learned plan "
         "(with {} inference samples) {:.6g} $/h, {} local-search move(s){}",
@@ -157,8 +152,8 @@ Result<std::unique_ptr<HeteroPlanner>> MakeHeterPs(const Options& options) {
 
 const MethodInfo kHeterPsInfo{
     "heterps",
-    "LSTM policy picks a resource type per layer, REINFORCE on the provisioned cost (options: episodes, batch, lr, "
-    "entropy, entropy_final, hidden, repeat_bias, patience, seed, save, polish, action_head, dynamic, restarts, samples, risk, elite, imitation)",
+    "LSTM policy picks a resource type per layer, REINFORCE on the provisioned cost (options: " +
+        std::string(kLearnedPlannerOptionList) + ")",
     "[SRC] RL scheduling of layers to resource types, min cost under a throughput limit (Feng et al., FGCS 2023); "
     "[REC-M] LSTM + REINFORCE; [REC] features, reward, provisioning model (ALGORITHMS.md 2.2-2.4), risk-seeking "
     "gradient (Petersen et al. 2021) and priority-queue imitation (Abolafia et al. 2018) as training aids, local-search "

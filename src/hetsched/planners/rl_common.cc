@@ -96,6 +96,15 @@ Result<LearnedPlannerOptions> ReadLearnedPlannerOptions(const Options& o, const 
   return out;
 }
 
+void RecordLearning(const LearnedAssignment& learned, HeteroPlan* plan) {
+  plan->episodes = learned.episodes;
+  plan->episodes_to_best = learned.episodes_to_best;
+  plan->evaluations = learned.episodes;
+  plan->learned_objective = learned.learned_objective;
+  plan->trained_objective = learned.trained_objective;
+  plan->samples = learned.samples;
+}
+
 float RelativeLogFeature(double x, double ref) {
   if (!(x < std::numeric_limits<double>::infinity())) return 1.0f;
   return static_cast<float>(std::clamp(std::log10(std::max(x, 1e-300) / ref), -2.0, 2.0) / 2.0);

@@ -5,11 +5,13 @@
 
 #include <functional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "hetsched/learn/lstm_policy.h"
 #include "hetsched/learn/reinforce.h"
 #include "hetsched/model/model_zoo.h"
+#include "hetsched/planners/hetero_problem.h"
 #include "hetsched/sched/options.h"
 
 namespace hetsched {
@@ -84,6 +86,15 @@ Result<LearnedAssignment> LearnAssignment(const LearnedPlannerOptions& o, const 
                                           const learn::ActionMaskFn& mask,
                                           const std::function<double(std::span<const int>)>& objective,
                                           const DynamicFeatures& dynamic = {});
+
+// The training's figures (episodes, episodes to best, samples, the learned and trained
+// objectives) in the plan made of learned.actions; evaluations counts the training episodes.
+void RecordLearning(const LearnedAssignment& learned, HeteroPlan* plan);
+
+// The options ReadLearnedPlannerOptions reads, for a planner's one-line summary.
+inline constexpr std::string_view kLearnedPlannerOptionList =
+    "episodes, batch, lr, entropy, entropy_final, hidden, repeat_bias, patience, seed, save, polish, action_head, "
+    "dynamic, restarts, samples, risk, elite, imitation";
 
 // log10(x / ref) clipped to [-2, 2] and halved (1 when x is infinite): a cost or time relative to
 // a reference, as a feature of order 1.

@@ -125,12 +125,7 @@ class TappPlanner : public HeteroPlanner {
       return Status::Infeasible(fmt::format("tapp: no pipeline that fits found in {} episodes ({})", learned.episodes,
                                             plan.status().message()));
     }
-    plan->episodes = learned.episodes;
-    plan->episodes_to_best = learned.episodes_to_best;
-    plan->evaluations = learned.episodes;
-    plan->learned_objective = learned.learned_objective;
-    plan->trained_objective = learned.trained_objective;
-    plan->samples = learned.samples;
+    RecordLearning(learned, &*plan);
     plan->note = fmt::format("REINFORCE: reward -T/{:.4g} s ({}); learned plan {:.6g} s, {} local-search move(s){}", ref,
                              bsp.ok() ? "BSP step" : "slowest device alone", learned.learned_objective, learned.polish_moves,
                              o_.polish ? "" : " (polish=false)");
@@ -149,8 +144,8 @@ Result<std::unique_ptr<HeteroPlanner>> MakeTapp(const Options& options) {
 
 const MethodInfo kTappInfo{
     "tapp",
-    "policy-gradient agent cuts the layers into pipeline stages on distinct devices, min step time (options: "
-    "episodes, batch, lr, entropy, entropy_final, hidden, repeat_bias, patience, seed, save, polish, action_head, dynamic, restarts, samples, risk, elite, imitation)",
+    "policy-gradient agent cuts the layers into pipeline stages on distinct devices, min step time (options: " +
+        std::string(kLearnedPlannerOptionList) + ")",
     "[SRC] policy-gradient allocation of pipeline stages to heterogeneous devices (Mao et al., Appl. Sci. 2021); "
     "[REC] LSTM policy in place of the grouper/attention placer [SRC2], GPipe step model (ALGORITHMS.md 4.2-4.3), "
     "risk-seeking gradient and priority-queue imitation (ours, after Petersen et al. 2021 and Abolafia et al. 2018), "
