@@ -195,9 +195,22 @@ struct LoadedProgram {
   std::vector<double> ranges;  // columns, then rows
 };
 
+// Clp's primal feasibility tolerance in a warm-start session (Clp's default: 1e-7), set before
+// every solve (Clp puts its default back after a solve in which it changed it). The Gavel
+// policies' later phases hold the first phase's optimum to within 1e-7 of it, and on a trace's
+// scale their optima move fast with that bound (gavel-makespan's theta, 3600 / makespan, is
+// 1e-4 to 1e-2): at 1e-7, 1-14% of gavel-makespan's warm tie-break solves ended beyond the
+// program's optimum, theta off its bound by less than the tolerance, with shares up to a whole
+// job away from a cold solve's; the allocation depended on the path to the program, not on the
+// program alone (docs/NOTES.md, "Session 25").
+constexpr double kPrimalTolerance = 1e-10;
+
 // The last optimal basis, and the last one of each slot (WarmStartLpSolver::Solve).
 struct ClpWarmStartSession final : WarmStartSession {
-  ClpWarmStartSession(WarmStartMatch m, bool reuse) : match(m), in_place(reuse) { model.setLogLevel(0); }
+  ClpWarmStartSession(WarmStartMatch m, bool reuse) : match(m), in_place(reuse) {
+    model.setLogLevel(0);
+    model.setPrimalTolerance(kPrimalTolerance);
+  }
   Result<Solution> Solve(const LinearProgram& program, int slot, WarmStartCounts* counts) override;
   // Puts `program` into the model for a warm start: in place where only its objective, bounds
   // and sense differ from the loaded one's (Reload; counted in *counts), else by loading it afresh.
@@ -435,6 +448,7 @@ void ClpWarmStartSession::ColdLoad(const LinearProgram& program) {
   loaded.valid = false;  // Clp's own driver may leave the model otherwise than a load
   model = ClpSimplex();
   model.setLogLevel(0);
+  model.setPrimalTolerance(kPrimalTolerance);
   Load(program, &model, &matrix);
 }
 
@@ -454,6 +468,7 @@ Result<Solution> ClpWarmStartSession::Solve(const LinearProgram& program, int sl
       Prepare(program, counts);
       ++counts->warm_starts;
       model.copyinStatus(start.data());
+      model.setPrimalTolerance(kPrimalTolerance);
       // Bounds and coefficients changed a little: the dual simplex repairs primal infeasibility
       // from the old basis, then the primal simplex finishes any remaining dual infeasibility.
       model.dual(0);
