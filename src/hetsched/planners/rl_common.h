@@ -93,8 +93,8 @@ void RecordLearning(const LearnedAssignment& learned, HeteroPlan* plan);
 
 // The options ReadLearnedPlannerOptions reads, for a planner's one-line summary.
 inline constexpr std::string_view kLearnedPlannerOptionList =
-    "episodes, batch, lr, entropy, entropy_final, hidden, repeat_bias, patience, seed, save, polish, action_head, "
-    "dynamic, restarts, samples, risk, elite, imitation";
+    "episodes, batch, lr, entropy, entropy_final, baseline_decay, hidden, repeat_bias, patience, seed, save, polish, "
+    "action_head, dynamic, restarts, samples, risk, elite, imitation";
 
 // log10(x / ref) clipped to [-2, 2] and halved (1 when x is infinite): a cost or time relative to
 // a reference, as a feature of order 1.
