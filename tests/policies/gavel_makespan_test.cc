@@ -198,7 +198,7 @@ TEST(GavelMakespanLpTest, WarmAndFreshSolvesAgreeAtATracesScale) {
   p.capacity = {36, 36, 36};
   for (int i = 0; i < 150; ++i) p.jobs.push_back(job());
   lp::WarmStartLpSolver warm(lp::WarmStartMatch::kName);
-  int compared = 0, apart = 0;
+  int apart = 0;
   for (int step = 0; step < 60; ++step) {
     SCOPED_TRACE(step);
     auto a = SolveMinMakespan(p, warm);
@@ -212,7 +212,6 @@ TEST(GavelMakespanLpTest, WarmAndFreshSolvesAgreeAtATracesScale) {
       for (size_t k = 0; k < p.capacity.size(); ++k) largest = std::max(largest, std::abs(a->share[j][k] - b->share[j][k]));
     }
     if (largest > 1e-6) ++apart;
-    ++compared;
     // Every job progresses by its share's worth of a 360 s round; two leave, two arrive.
     for (size_t j = 0; j < p.jobs.size(); ++j) {
       const double done = 360 * EffectiveThroughput(p.jobs[j], a->share[j]);
@@ -221,7 +220,6 @@ TEST(GavelMakespanLpTest, WarmAndFreshSolvesAgreeAtATracesScale) {
     for (int i = 0; i < 2; ++i) p.jobs.erase(p.jobs.begin() + static_cast<long>(next() * static_cast<double>(p.jobs.size())));
     for (int i = 0; i < 2; ++i) p.jobs.push_back(job());
   }
-  EXPECT_EQ(compared, 60);
   EXPECT_EQ(apart, 0);
   EXPECT_GT(warm.warm_starts(), 100);
 }

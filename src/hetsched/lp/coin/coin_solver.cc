@@ -207,10 +207,9 @@ constexpr double kPrimalTolerance = 1e-10;
 
 // The last optimal basis, and the last one of each slot (WarmStartLpSolver::Solve).
 struct ClpWarmStartSession final : WarmStartSession {
-  ClpWarmStartSession(WarmStartMatch m, bool reuse) : match(m), in_place(reuse) {
-    model.setLogLevel(0);
-    model.setPrimalTolerance(kPrimalTolerance);
-  }
+  // The model is configured where it is made, by ColdLoad: a session's first solve has no basis
+  // to start from, so it is always a cold one.
+  ClpWarmStartSession(WarmStartMatch m, bool reuse) : match(m), in_place(reuse) {}
   Result<Solution> Solve(const LinearProgram& program, int slot, WarmStartCounts* counts) override;
   // Puts `program` into the model for a warm start: in place where only its objective, bounds
   // and sense differ from the loaded one's (Reload; counted in *counts), else by loading it afresh.
@@ -445,7 +444,7 @@ void ClpWarmStartSession::Prepare(const LinearProgram& p, WarmStartCounts* count
 }
 
 void ClpWarmStartSession::ColdLoad(const LinearProgram& program) {
-  loaded.valid = false;  // Clp's own driver may leave the model otherwise than a load
+  loaded.valid = false;  // the cold solve that follows (Clp's own driver) leaves it otherwise than a load
   model = ClpSimplex();
   model.setLogLevel(0);
   model.setPrimalTolerance(kPrimalTolerance);
