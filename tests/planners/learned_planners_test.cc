@@ -2,7 +2,11 @@
 // small problems with the RL alone (polish=false), and be deterministic.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
+
 #include "hetsched/planners/hetero_problem.h"
+#include "hetsched/planners/rl_common.h"
 #include "planning_fixtures.h"
 
 namespace hetsched::test {
@@ -12,6 +16,25 @@ Options Opts(std::initializer_list<std::pair<const char*, const char*>> kv) {
   Options o;
   for (const auto& [k, v] : kv) o.Set(k, v);
   return o;
+}
+
+// The option list the learned planners print (kLearnedPlannerOptionList) names options
+// ReadLearnedPlannerOptions reads: every listed name, set, is read (none reported unused).
+TEST(LearnedPlannerOptions, EveryListedOptionIsRead) {
+  Options o;
+  std::string_view list = kLearnedPlannerOptionList;
+  int listed = 0;
+  while (!list.empty()) {
+    const size_t comma = list.find(", ");
+    const std::string name(list.substr(0, comma));
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 2);
+    const bool flag = name == "polish" || name == "action_head" || name == "dynamic";
+    o.Set(name, name == "save" ? "" : flag ? "true" : "1");
+    ++listed;
+  }
+  EXPECT_EQ(listed, 19);
+  ASSERT_TRUE(ReadLearnedPlannerOptions(o, LearnedPlannerDefaults{}).ok());
+  EXPECT_TRUE(o.Unused().empty()) << o.Unused().front();
 }
 
 // The two-layer problem of cost_planners_test.cc: optimum A|B at 8 $/h (worked out there).
