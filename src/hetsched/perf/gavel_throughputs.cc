@@ -92,7 +92,7 @@ Result<MeasuredThroughputs> MeasuredThroughputs::FromRows(std::span<const GavelT
     }
     auto [it, added] = table.job_types_.try_emplace(row.job_type, static_cast<int>(table.job_types_.size()));
     (void)added;
-    table.rates_[{it->second, type, row.scale_factor, row.consolidated}] = row.steps_per_second;
+    table.rates_.Set({it->second, type, row.scale_factor, row.consolidated}, row.steps_per_second);
   }
   return table;
 }
@@ -110,9 +110,9 @@ int MeasuredThroughputs::JobTypeIndex(std::string_view job_type) const {
 }
 
 double MeasuredThroughputs::StepsPerSecond(int index, DeviceTypeId type, int count, bool consolidated) const {
-  auto it = rates_.find({index, type, count, consolidated});
-  if (it == rates_.end()) it = rates_.find({index, type, count, !consolidated});
-  return it == rates_.end() ? 0.0 : it->second;
+  const double* rate = rates_.Find({index, type, count, consolidated});
+  if (rate == nullptr) rate = rates_.Find({index, type, count, !consolidated});
+  return rate == nullptr ? 0.0 : *rate;
 }
 
 std::vector<double> ProfiledSpeeds(const MeasuredThroughputs& table, int job_type, int num_gpus,

@@ -9,13 +9,13 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <vector>
 
 #include "hetsched/model/device.h"
 #include "hetsched/model/link.h"
 #include "hetsched/model/model_zoo.h"
 #include "hetsched/perf/iteration_model.h"
+#include "hetsched/util/flat_hash_map.h"
 #include "hetsched/util/status.h"
 
 namespace hetsched {
@@ -58,7 +58,22 @@ class MeasuredThroughputs {
 
  private:
   std::map<std::string, int, std::less<>> job_types_;
-  std::map<std::tuple<int, DeviceTypeId, int, bool>, double> rates_;
+  // (job type index, device type, GPU count, consolidated): looked up at every start of a job.
+  struct RateKey {
+    int job_type = 0;
+    DeviceTypeId type = 0;
+    int count = 0;
+    bool consolidated = false;
+    bool operator==(const RateKey&) const = default;
+  };
+  struct RateKeyHash {
+    size_t operator()(const RateKey& k) const {
+      return (static_cast<size_t>(static_cast<unsigned>(k.job_type)) << 40) ^
+             (static_cast<size_t>(static_cast<unsigned>(k.type)) << 24) ^
+             (static_cast<size_t>(static_cast<unsigned>(k.count)) << 1) ^ static_cast<size_t>(k.consolidated);
+    }
+  };
+  FlatHashMap<RateKey, double, RateKeyHash> rates_;
 };
 
 // A profiler's per-type speeds for one job (`modelled[k]`: the model's iterations/s on `types[k]`,

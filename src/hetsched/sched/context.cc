@@ -158,8 +158,7 @@ double SchedContext::EstimateIterationS(JobId id, int num_devices, DeviceTypeId 
   if (model == nullptr || num_devices < 1 || type < 0) return kInf;
   const EstimateKey key{model, spec.batch_size, static_cast<int>(spec.parallelism), num_devices, type,
                        spec.num_ps, spec.is_container_job() ? spec.worker_request.gpus : 0};
-  auto it = estimate_cache_.find(key);
-  if (it != estimate_cache_.end()) return it->second;
+  if (const double* known = estimate_cache_.Find(key)) return *known;
   // Packed layout on the cluster's own nodes of that type: fill the largest nodes first. This is
   // a what-if on the cluster's shape, independent of who holds the devices now.
   double estimate = kInf;
@@ -169,7 +168,7 @@ double SchedContext::EstimateIterationS(JobId id, int num_devices, DeviceTypeId 
       const IterationEstimate est = EstimateIteration(*model, MakeContainerPlan(spec, *model, layout), cluster());
       if (est.fits_in_memory) estimate = est.iteration_s;
     }
-    estimate_cache_.emplace(key, estimate);
+    estimate_cache_.Emplace(key, estimate);
     return estimate;
   }
   std::vector<DeviceId> devices;
@@ -191,7 +190,7 @@ double SchedContext::EstimateIterationS(JobId id, int num_devices, DeviceTypeId 
     auto planned = planner_.PlanJob(spec, *model, devices, cluster());
     if (planned.ok() && planned->estimate.fits_in_memory) estimate = planned->estimate.iteration_s;
   }
-  estimate_cache_.emplace(key, estimate);
+  estimate_cache_.Emplace(key, estimate);
   return estimate;
 }
 

@@ -9,7 +9,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "hetsched/model/model_zoo.h"
@@ -17,6 +16,7 @@
 #include "hetsched/sched/job_status.h"
 #include "hetsched/sched/placer.h"
 #include "hetsched/sched/planner.h"
+#include "hetsched/util/flat_hash_map.h"
 
 namespace hetsched {
 
@@ -198,7 +198,7 @@ class SchedContext {
       return h;
     }
   };
-  std::unordered_map<EstimateKey, double, EstimateKeyHash> estimate_cache_;
+  FlatHashMap<EstimateKey, double, EstimateKeyHash> estimate_cache_;
   long long placements_failed_ = 0;
   // The zoo's profile of job `id`'s model (nullptr if none): the back end's (job_model), else
   // the zoo's lookup of the name.
