@@ -17,7 +17,7 @@ namespace hetsched {
 template <typename K, typename V, typename Hash>
 class FlatHashMap {
  public:
-  // The value of `key`, or nullptr if it has none. Valid until the next Emplace.
+  // The value of `key`, or nullptr if it has none. Valid until the next Emplace or Set.
   const V* Find(const K& key) const {
     if (slots_.empty()) return nullptr;
     for (size_t at = Home(key);; at = (at + 1) & mask_) {
