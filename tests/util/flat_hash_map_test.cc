@@ -73,6 +73,21 @@ void MatchesReference(int keys, int range) {
   }
 }
 
+TEST(FlatHashMapTest, ReserveKeepsWhatIsThere) {
+  FlatHashMap<Key, int, KeyHash> map;
+  map.Reserve(0);
+  EXPECT_EQ(map.Find({0, 0}), nullptr);
+  for (int i = 0; i < 20; ++i) map.Set({i, i}, i);
+  map.Reserve(1000);
+  map.Reserve(10);  // never shrinks
+  EXPECT_EQ(map.size(), 20u);
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_NE(map.Find({i, i}), nullptr);
+    EXPECT_EQ(*map.Find({i, i}), i);
+  }
+  EXPECT_EQ(map.Find({20, 20}), nullptr);
+}
+
 TEST(FlatHashMapTest, MatchesUnorderedMapThroughGrowth) { MatchesReference<KeyHash>(5000, 100); }
 
 TEST(FlatHashMapTest, MatchesUnorderedMapWhenEveryKeyCollides) { MatchesReference<SameHash>(300, 30); }

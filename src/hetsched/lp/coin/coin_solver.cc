@@ -17,6 +17,7 @@
 #include <coin/OsiClpSolverInterface.hpp>
 
 #include "hetsched/lp/solver_backend.h"
+#include "hetsched/util/flat_hash_map.h"
 
 namespace hetsched::lp {
 namespace {
@@ -263,36 +264,28 @@ std::unordered_map<std::string_view, unsigned char> StatusByName(const std::vect
   return out;
 }
 
-// Each key's status in `status` (key i has status[i]); a repeated key keeps its first. An
-// open-addressing table (linear probing, at most half full): built and looked up in a few
-// instructions a key, as every warm solve of a re-built program matches a thousand or so.
-class StatusByKey {
- public:
-  StatusByKey(const std::vector<Key>& keys, const unsigned char* status) {
-    size_t size = 16;
-    while (size < 2 * keys.size()) size *= 2;
-    mask_ = size - 1;
-    slots_.assign(size, {kNoKey, 0});
-    for (size_t i = 0; i < keys.size(); ++i) {
-      if (keys[i] == kNoKey) continue;
-      size_t at = Hash(keys[i]);
-      while (slots_[at].first != kNoKey && slots_[at].first != keys[i]) at = (at + 1) & mask_;
-      if (slots_[at].first == kNoKey) slots_[at] = {keys[i], status[i]};
-    }
-  }
-  // `key`'s status, or `otherwise`.
-  unsigned char Find(Key key, unsigned char otherwise) const {
-    for (size_t at = Hash(key);; at = (at + 1) & mask_) {
-      if (slots_[at].first == key) return slots_[at].second;
-      if (slots_[at].first == kNoKey) return otherwise;
-    }
-  }
-
- private:
-  size_t Hash(Key key) const { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & mask_; }
-  size_t mask_ = 0;
-  std::vector<std::pair<Key, unsigned char>> slots_;
+// Each key's status in `status` (key i has status[i]); a repeated key keeps its first. Built and
+// looked up in a few instructions a key, as every warm solve of a re-built program matches a
+// thousand or so.
+struct KeyHash {
+  size_t operator()(Key key) const { return static_cast<size_t>(key); }  // FlatHashMap mixes it
 };
+using StatusByKey = FlatHashMap<Key, unsigned char, KeyHash>;
+
+StatusByKey StatusOfKeys(const std::vector<Key>& keys, const unsigned char* status) {
+  StatusByKey out;
+  out.Reserve(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i] != kNoKey) out.Emplace(keys[i], status[i]);
+  }
+  return out;
+}
+
+// `key`'s status in `known`, or `otherwise`.
+unsigned char StatusOr(const StatusByKey& known, Key key, unsigned char otherwise) {
+  const unsigned char* status = known.Find(key);
+  return status != nullptr ? *status : otherwise;
+}
 
 std::vector<unsigned char> ClpWarmStartSession::StartBasis(const LinearProgram& program, const KeptBasis& kept) const {
   const size_t n = static_cast<size_t>(program.num_variables()), m = static_cast<size_t>(program.num_constraints());
@@ -306,10 +299,10 @@ std::vector<unsigned char> ClpWarmStartSession::StartBasis(const LinearProgram& 
   std::vector<unsigned char> start(n + m);
   if (by_key) {
     if (program.variable_keys() == kept.column_keys && program.row_keys() == kept.row_keys) return kept.basis;
-    const StatusByKey column_status(kept.column_keys, kept.basis.data());
-    const StatusByKey row_status(kept.row_keys, kept.basis.data() + kept.column_keys.size());
-    for (size_t v = 0; v < n; ++v) start[v] = column_status.Find(program.variable_keys()[v], kAtLowerBound);
-    for (size_t r = 0; r < m; ++r) start[n + r] = row_status.Find(program.row_keys()[r], kBasic);
+    const StatusByKey column_status = StatusOfKeys(kept.column_keys, kept.basis.data());
+    const StatusByKey row_status = StatusOfKeys(kept.row_keys, kept.basis.data() + kept.column_keys.size());
+    for (size_t v = 0; v < n; ++v) start[v] = StatusOr(column_status, program.variable_keys()[v], kAtLowerBound);
+    for (size_t r = 0; r < m; ++r) start[n + r] = StatusOr(row_status, program.row_keys()[r], kBasic);
   } else {
     if (program.variable_names() == kept.column_names && program.row_names() == kept.row_names) return kept.basis;
     const auto column_status = StatusByName(kept.column_names, kept.basis.data());
