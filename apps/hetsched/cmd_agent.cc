@@ -31,6 +31,8 @@ struct AgentArgs {
   std::string journal = "hetsched-out/agent/journal.jsonl";
   std::string out = "hetsched-out/agent";
   double poll_s = 0.2;
+  double slurm_timeout_s = 20;  // each Slurm command is killed after this long (an outage)
+  double stuck_report_s = slurm::AgentOptions{}.stuck_report_s;
   int release_batch = slurm::AgentOptions{}.release_batch;
   std::vector<std::string> type_map;  // SLURM=CATALOG
   std::string default_model = "resnet50";
@@ -56,6 +58,7 @@ int RunAgent(const AgentArgs& a) {
   options.partition = a.partition;
   options.journal_path = a.journal;
   options.poll_interval_s = a.poll_s;
+  options.stuck_report_s = a.stuck_report_s;
   options.release_batch = a.release_batch;
   options.default_model = a.default_model;
   options.default_iterations = a.default_iterations;
@@ -70,7 +73,7 @@ int RunAgent(const AgentArgs& a) {
   options.report = [](const std::string& m) { fmt::print(stderr, "hetsched agent: {}\n", m); };
   std::map<std::string, std::string> env;
   if (!a.slurm_conf.empty()) env["SLURM_CONF"] = a.slurm_conf;
-  slurm::PosixCommandRunner runner(env);
+  slurm::PosixCommandRunner runner(env, a.slurm_timeout_s);
   slurm::SystemClock clock;
   if (Status st = MakeDirs(a.out); !st.ok()) return ReportError(st);
   const size_t slash = a.journal.rfind('/');
@@ -132,6 +135,12 @@ void AddAgentCommand(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--journal", a->journal, "Append-only journal (replayed on restart)");
   cmd->add_option("-o,--out", a->out, "Output directory (summary.json, jobs.csv, timeline.csv)");
   cmd->add_option("--poll", a->poll_s, "Seconds between two squeue polls")->check(NumberAbove(0));
+  cmd->add_option("--slurm-timeout", a->slurm_timeout_s,
+                  "Seconds a Slurm command may take before it is killed and counted as an outage (retried)")
+      ->check(NumberAbove(0));
+  cmd->add_option("--stuck-report", a->stuck_report_s,
+                  "Report a released job Slurm leaves pending this many seconds on idle nodes")
+      ->check(NumberAbove(0));
   cmd->add_option("--release-batch", a->release_batch,
                   "Jobs pinned at once and released by one command (default 1: lowest latency)")
       ->check(WholeAtLeast(1));

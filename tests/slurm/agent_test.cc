@@ -5,11 +5,14 @@
 #include "hetsched/slurm/agent.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "../common/device_zero_planner.h"
 #include "fake_slurm.h"
@@ -216,13 +219,13 @@ TEST_F(AgentTest, FailingJobIsReportedAndNotRestarted) {
   ASSERT_NO_FATAL_FAILURE(Step());
   slurm.StartReleased();
   ASSERT_NO_FATAL_FAILURE(Step());
-  slurm.End(id, "FAILED", 256);
+  slurm.End(id, "FAILED", 3 << 8);  // `exit 3`: Slurm reports the wait status, 768
   ASSERT_NO_FATAL_FAILURE(Step());
   ASSERT_NO_FATAL_FAILURE(Step());
   EXPECT_EQ(agent->counts().finished, 1);
   EXPECT_EQ(agent->counts().failed, 1);
   EXPECT_EQ(View(id).final_state, "FAILED");
-  EXPECT_EQ(Reported("job " + std::to_string(id) + " ended FAILED (exit code 256): not restarted"), 1);
+  EXPECT_EQ(Reported("job " + std::to_string(id) + " ended FAILED (exit code 3): not restarted"), 1);
   EXPECT_EQ(slurm.Count("release", id), 1);
   EXPECT_EQ(slurm.jobs.at(id).runs, 1);
   // A failed job is not a completion in the run record.
@@ -271,6 +274,7 @@ TEST_F(AgentTest, BadJobsAreReportedOnceAndLeftAlone) {
   slurm.jobs.at(other_partition).partition = "debug";
   const long long not_held = slurm.Submit("1");
   slurm.jobs.at(not_held).reason = "Priority";
+  slurm.jobs.at(not_held).priority_zero = false;
   const long long good = slurm.Submit("1", "free text; $(touch x) hetsched model=resnet50", "name | with $(bars)\n");
   ASSERT_NO_FATAL_FAILURE(StartAgent());
   ASSERT_NO_FATAL_FAILURE(Step());
@@ -459,11 +463,15 @@ TEST_F(AgentTest, JobsRunningAtRestartAreCountedAndPreemptedByThePolicy) {
   const long long survivor = victim == first ? second : first;
   EXPECT_EQ(View(fresh).phase, "released");
   EXPECT_EQ(View(victim).phase, "pending");
-  EXPECT_EQ(CountEvents(journal, "requeue", victim), 1);
+  // Journaled as an intent before it was sent; its outcome (requeued) at the next poll.
+  EXPECT_EQ(CountEvents(journal, "preempt", victim), 1);
+  EXPECT_EQ(CountEvents(journal, "requeue", victim), 0);
   // The new job goes where the victim was; then everything runs to its end, exactly once.
   slurm.StartReleased();
   ASSERT_NO_FATAL_FAILURE(Step());
   EXPECT_EQ(View(fresh).phase, "running");
+  EXPECT_EQ(CountEvents(journal, "requeue", victim), 1);
+  EXPECT_EQ(agent->counts().preempted, 1);
   EXPECT_EQ(slurm.jobs.at(fresh).nodes, slurm.jobs.at(victim).pinned);
   for (int i = 0; i < 6 && agent->counts().finished < 3; ++i) {
     slurm.EndAllRunning();
@@ -561,6 +569,412 @@ TEST_F(AgentTest, StartFaultInsideThePolicyEndsTheAgentWithTheError) {
   EXPECT_EQ(slurm.Count("release", first), 1);
   EXPECT_EQ(slurm.Count("update", second), 0);
   EXPECT_EQ(slurm.Count("release", second), 0);
+}
+
+// Issue 44, cause A: a preemption of a job that Slurm has not started (released, still pending)
+// was a `scontrol requeuehold`, which Slurm refuses ("Job is pending execution"), and the refusal
+// ended the agent; a restarted agent showed the job to the policy as running again, which
+// preempted it again: the agent died in a loop. Now the job is held (its pin undone), and the run
+// goes on. Here the job is released, the agent restarts, and Tiresias-LAS preempts the job
+// (restored as running, past its first threshold) for a new one.
+TEST_F(AgentTest, PreemptingAJobSlurmHasNotStartedHoldsItAndTheRunGoesOn) {
+  const long long first = slurm.Submit("a100:8");
+  ASSERT_NO_FATAL_FAILURE(StartAgent(1, std::move(CreateAgentMethods("tiresias-las")).value()));
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_EQ(View(first).phase, "released");  // Slurm has not started it
+  agent.reset();
+  ASSERT_NO_FATAL_FAILURE(StartAgent(1, std::move(CreateAgentMethods("tiresias-las")).value()));
+  ASSERT_EQ(agent->counts().released, 1);
+  clock.SleepS(1000);  // 8 GPUs x 1,000 s: past the first threshold (3,600 GPU-s)
+  const long long second = slurm.Submit("a100:8");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  // Held again, not requeued: it never ran.
+  EXPECT_EQ(slurm.jobs.at(first).reason, "JobHeldAdmin");
+  EXPECT_EQ(slurm.jobs.at(first).restart_count, 0);
+  EXPECT_EQ(View(first).phase, "pending");
+  EXPECT_EQ(View(second).phase, "released");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(CountEvents(journal, "preempt", first), 1);
+  EXPECT_EQ(CountEvents(journal, "requeue", first), 1);
+  for (int i = 0; i < 8 && agent->counts().finished < 2; ++i) {
+    slurm.StartReleased();
+    ASSERT_NO_FATAL_FAILURE(Step());
+    slurm.EndAllRunning();
+    ASSERT_NO_FATAL_FAILURE(Step());
+  }
+  EXPECT_EQ(agent->counts().finished, 2);
+  for (long long id : {first, second}) {
+    EXPECT_EQ(slurm.jobs.at(id).completions, 1) << "job " << id;
+    EXPECT_EQ(slurm.jobs.at(id).runs, 1) << "job " << id;
+  }
+  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+}
+
+// Issue 44, cause B: a job whose script ends just before the policy preempts it (Slurm shows it
+// COMPLETING, or it completes between the poll and the preemption) was requeued (`scontrol
+// requeuehold` requeues a completing or completed job) and ran a second time. Now `requeuehold
+// Incomplete` leaves it alone, and the next poll records its own end.
+TEST_F(AgentTest, PreemptionRacingTheJobsOwnEndNeverRunsItAgain) {
+  for (const bool completing : {true, false}) {
+    SCOPED_TRACE(completing ? "seen COMPLETING by the poll" : "completed between the poll and the preemption");
+    FakeSlurm s(clock);
+    s.AddNodes(2, 2);
+    const std::string path = JournalPath(completing ? "race_completing" : "race_completed");
+    AgentOptions o;
+    o.journal_path = path;
+    o.report = [this](const std::string& m) { reports.push_back(m); };
+    auto started = Agent::Start(s, clock, ModelZoo::BuiltIn(), std::move(CreateAgentMethods("tiresias-las")).value(), o);
+    ASSERT_TRUE(started.ok()) << started.status().message();
+    std::unique_ptr<Agent> a = std::move(started).value();
+    const long long first = s.Submit("a100:8");
+    auto step = [&] {
+      clock.SleepS(1);
+      const Status st = a->Step();
+      ASSERT_TRUE(st.ok()) << st.message();
+    };
+    ASSERT_NO_FATAL_FAILURE(step());
+    s.StartReleased();
+    ASSERT_NO_FATAL_FAILURE(step());
+    clock.SleepS(1000);
+    const long long second = s.Submit("a100:8");
+    if (completing) {
+      s.Completing(first);
+    } else {
+      s.before_command = [&](const std::vector<std::string>& argv) {
+        if (argv[0] == "scontrol" && argv.back() == std::to_string(first) && s.jobs.at(first).state == "RUNNING") {
+          s.End(first);
+        }
+      };
+    }
+    ASSERT_NO_FATAL_FAILURE(step());  // Tiresias-LAS preempts `first` for `second`
+    EXPECT_EQ(CountEvents(path, "preempt", first), 1);
+    if (completing) s.End(first);
+    ASSERT_NO_FATAL_FAILURE(step());
+    EXPECT_EQ(a->Jobs().front().final_state, "COMPLETED");
+    EXPECT_EQ(CountEvents(path, "requeue", first), 0);
+    EXPECT_EQ(CountEvents(path, "finish", first), 1);
+    for (int i = 0; i < 6 && a->counts().finished < 2; ++i) {
+      s.StartReleased();
+      ASSERT_NO_FATAL_FAILURE(step());
+      s.EndAllRunning();
+      ASSERT_NO_FATAL_FAILURE(step());
+    }
+    EXPECT_EQ(a->counts().finished, 2);
+    EXPECT_EQ(s.jobs.at(first).completions, 1);
+    EXPECT_EQ(s.jobs.at(first).runs, 1);
+    EXPECT_EQ(s.jobs.at(first).restart_count, 0);
+    EXPECT_EQ(s.jobs.at(second).completions, 1);
+    EXPECT_TRUE(s.violations.empty()) << s.violations.front();
+    a.reset();
+    std::filesystem::remove(path);
+  }
+  EXPECT_EQ(Reported("before its preemption reached it: not run again"), 2);
+}
+
+// Issue 44, cause C: a preemption was journaled with restart count 0, so a restarted agent took
+// the agent's own requeue (Slurm's restart count 1) for one by Slurm: a false "Slurm requeued it",
+// an extra hold, and a job placed again that was already released. Now the preemption's record
+// carries Slurm's restart count.
+TEST_F(AgentTest, AfterARestartTheAgentsOwnPreemptionIsNotTakenForASlurmRequeue) {
+  const long long first = slurm.Submit("a100:8");
+  ASSERT_NO_FATAL_FAILURE(StartAgent(1, std::move(CreateAgentMethods("tiresias-las")).value()));
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  clock.SleepS(1000);
+  const long long second = slurm.Submit("a100:8");
+  ASSERT_NO_FATAL_FAILURE(Step());  // `first` preempted
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_EQ(slurm.jobs.at(first).restart_count, 1);
+  slurm.EndAllRunning();  // `second` ends; `first` is placed again and released
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_EQ(View(first).phase, "released");
+  ASSERT_EQ(slurm.Count("release", first), 2);
+  const int holds = slurm.Count("hold", first);
+  agent.reset();
+  ASSERT_NO_FATAL_FAILURE(StartAgent(1, std::move(CreateAgentMethods("tiresias-las")).value()));
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("Slurm requeued it"), 0);
+  EXPECT_EQ(slurm.Count("hold", first), holds);
+  EXPECT_EQ(View(first).phase, "released");
+  EXPECT_EQ(agent->counts().slurm_requeued, 0);
+  EXPECT_EQ(agent->counts().preempted, 1);
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.EndAllRunning();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(agent->counts().finished, 2);
+  EXPECT_EQ(slurm.jobs.at(first).completions, 1);
+  EXPECT_EQ(slurm.jobs.at(second).completions, 1);
+  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+}
+
+// A requeue by Slurm itself (here a completion slurmctld lost: the job pending again, restart
+// count grown) is reported as such, and the job placed again.
+TEST_F(AgentTest, ARequeueBySlurmItselfIsReportedAsSuch) {
+  const long long id = slurm.Submit("v100:8");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.RequeueBySlurm(id);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("requeued (Slurm requeued it: BeginTime)"), 1);
+  EXPECT_EQ(agent->counts().slurm_requeued, 1);
+  EXPECT_EQ(agent->counts().preempted, 0);
+  EXPECT_EQ(slurm.Count("release", id), 2);
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.EndAllRunning();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(View(id).final_state, "COMPLETED");
+  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+}
+
+// Issue 44, cause E: a job under an admin hold (what `scontrol hold` as root gives, the agent's
+// own hold included) was taken for released at restart and never ran. Here the job is released,
+// the agent stops, and the job is held (JobHeldAdmin) before it starts; the restarted agent must
+// take it back and place it again.
+TEST_F(AgentTest, AJobUnderAnAdminHoldAtRestartIsPlacedAgainAndRuns) {
+  const long long id = slurm.Submit("a100:4");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_EQ(View(id).phase, "released");
+  agent.reset();
+  ASSERT_TRUE(slurm.Run({"scontrol", "hold", std::to_string(id)}).ok());
+  ASSERT_EQ(slurm.jobs.at(id).reason, "JobHeldAdmin");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(slurm.Count("release", id), 2);
+  EXPECT_EQ(View(id).phase, "released");
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.EndAllRunning();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(View(id).final_state, "COMPLETED");
+  EXPECT_EQ(slurm.jobs.at(id).completions, 1);
+  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+}
+
+// A job the agent counts as pending that Slurm runs anyway (its hold came just after Slurm had
+// started it again after a requeue of its own) would run while its GPUs look free to the agent.
+// It is taken back (requeued held), and the policy places it.
+TEST_F(AgentTest, AJobRunningThatTheAgentDidNotReleaseIsTakenBack) {
+  const long long id = slurm.Submit("v100:8");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.RequeueBySlurm(id);
+  // Slurm starts it again on its own before the agent's hold lands (the hold then only sets its
+  // priority to 0).
+  slurm.before_command = [&](const std::vector<std::string>& argv) {
+    if (argv.size() == 3 && argv[1] == "hold" && argv[2] == std::to_string(id) && slurm.jobs.at(id).state == "PENDING") {
+      slurm.StartReleased();
+      slurm.before_command = nullptr;
+    }
+  };
+  clock.SleepS(1);
+  ASSERT_TRUE(agent->Step().ok());
+  ASSERT_EQ(slurm.jobs.at(id).state, "RUNNING");
+  ASSERT_NO_FATAL_FAILURE(Step());  // seen running though pending for the agent: taken back
+  EXPECT_EQ(Reported("though the agent did not release it: taken back"), 1);
+  EXPECT_EQ(slurm.jobs.at(id).state, "PENDING");
+  for (int i = 0; i < 6 && agent->counts().finished < 1; ++i) {
+    ASSERT_NO_FATAL_FAILURE(Step());
+    slurm.StartReleased();
+    ASSERT_NO_FATAL_FAILURE(Step());
+    slurm.EndAllRunning();
+  }
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(View(id).final_state, "COMPLETED");
+  EXPECT_EQ(slurm.jobs.at(id).completions, 1);
+  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+}
+
+// Limits this process's file size (writes past it fail with EFBIG, SIGXFSZ ignored) while alive:
+// a journal on a full disk, without a full disk.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    getrlimit(RLIMIT_FSIZE, &saved_);
+    old_handler_ = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit limit = saved_;
+    limit.rlim_cur = bytes;
+    setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &saved_);
+    std::signal(SIGXFSZ, old_handler_);
+  }
+
+ private:
+  rlimit saved_{};
+  void (*old_handler_)(int) = nullptr;
+};
+
+// Issue 44, cause D: journal writes that failed were only printed, and the agent acted on.
+// Now a failed write ends the run before anything more is sent to Slurm; the journal keeps only
+// whole records; a restarted agent (once the journal can be written) carries on.
+TEST_F(AgentTest, AFailedJournalWriteStopsTheAgentBeforeItActsAgain) {
+  const long long first = slurm.Submit("a100:8");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.StartReleased();
+  const long long second = slurm.Submit("a100:8");  // waits for `first`
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_EQ(View(first).phase, "running");
+  ASSERT_EQ(View(second).phase, "pending");
+  slurm.EndAllRunning();
+  const uintmax_t size = std::filesystem::file_size(journal);
+  {
+    FileSizeLimit full(size);  // the disk is full: `first`'s finish cannot be journaled
+    clock.SleepS(1);
+    const Status st = agent->Step();
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("journal write failed"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("the agent stops before it acts on Slurm again"), std::string::npos);
+    // Nothing was decided on the record it could not write: `second` was not pinned.
+    EXPECT_EQ(slurm.Count("update", second), 0);
+    EXPECT_EQ(std::filesystem::file_size(journal), size);  // no part of a record left behind
+    clock.SleepS(1);
+    EXPECT_FALSE(agent->Step().ok());  // and it stays stopped
+    EXPECT_EQ(slurm.Count("update", second), 0);
+    agent.reset();
+    // A restart on a journal that still cannot be written ends with the error too.
+    AgentOptions o;
+    o.journal_path = journal;
+    auto again = Agent::Start(slurm, clock, ModelZoo::BuiltIn(), Methods(), o);
+    ASSERT_FALSE(again.ok());
+    EXPECT_NE(again.status().message().find("journal write failed"), std::string::npos);
+  }
+  ASSERT_NO_FATAL_FAILURE(StartAgent());  // space again
+  EXPECT_EQ(View(first).final_state, "COMPLETED");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(slurm.Count("release", second), 1);
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.EndAllRunning();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(agent->counts().finished, 2);
+  EXPECT_EQ(CountEvents(journal, "finish", first), 1);
+  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+}
+
+// A preemption's intent is journaled and durable before it is sent: when the journal cannot be
+// written, the job is not stopped in Slurm (and the run ends).
+TEST_F(AgentTest, APreemptionThatCannotBeJournaledIsNotSent) {
+  const long long first = slurm.Submit("a100:8");
+  ASSERT_NO_FATAL_FAILURE(StartAgent(1, std::move(CreateAgentMethods("tiresias-las")).value()));
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  clock.SleepS(1000);
+  const long long second = slurm.Submit("a100:8");
+  // Room for the admission of `second` (about 150 bytes), not for the preemption's record.
+  FileSizeLimit full(std::filesystem::file_size(journal) + 200);
+  clock.SleepS(1);
+  const Status st = agent->Step();
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(CountEvents(journal, "admit", second), 1);
+  EXPECT_EQ(CountEvents(journal, "preempt", first), 0);
+  EXPECT_EQ(slurm.Count("requeuehold", first), 0);
+  EXPECT_EQ(slurm.Count("hold", first), 0);
+  EXPECT_EQ(slurm.jobs.at(first).state, "RUNNING");
+  EXPECT_EQ(slurm.Count("update", second), 0);
+}
+
+// Slurm leaves a released job pending on idle nodes (a partition limit, a reservation, its own
+// scheduler's state): reported once, after AgentOptions::stuck_report_s.
+TEST_F(AgentTest, AReleasedJobSlurmLeavesPendingOnIdleNodesIsReportedOnce) {
+  const long long id = slurm.Submit("a100:4");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_EQ(View(id).phase, "released");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("Slurm still leaves it pending"), 0);
+  clock.SleepS(AgentOptions{}.stuck_report_s);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("job " + std::to_string(id) + " was released"), 1);
+  EXPECT_EQ(Reported("Slurm still leaves it pending (None) though its nodes " + View(id).nodes.at(0) + " are idle"), 1);
+}
+
+// Slurm and the agent in a random race, seeded: a preempting policy (Tiresias-LAS, low
+// thresholds), jobs that end on their own at any moment (COMPLETING first, sometimes between
+// the poll and the policy's preemption), requeues by Slurm, and kills of the agent at random
+// commands. Every job must complete exactly once; FakeSlurm records every breach.
+TEST_F(AgentTest, RandomRacesWithAPreemptingPolicyRunEveryJobToCompletionExactlyOnce) {
+  for (unsigned seed = 1; seed <= 20 && !HasFailure(); ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
+    FakeSlurm s(clock);
+    s.AddNodes(2, 2);
+    std::vector<long long> ids;
+    const char* requests[] = {"a100:4", "a100:2", "v100:8", "2", "1", "v100:4", "4"};
+    const std::string path = JournalPath("races");
+    AgentOptions o;
+    o.journal_path = path;
+    auto methods = [] {
+      AgentMethods m = Methods();
+      Options opts;
+      opts.Set("thresholds", "20;200");
+      m.scheduler = std::move(Registry<JobScheduler>::Instance().Create("tiresias-las", opts)).value();
+      return m;
+    };
+    s.before_command = [&](const std::vector<std::string>& argv) {
+      // Between the poll and an action, a running job's script may end.
+      if (argv[0] != "scontrol" || !chance(0.2)) return;
+      for (auto& [id, j] : s.jobs) {
+        if (j.state == "RUNNING" && chance(0.5)) s.Completing(id);
+      }
+    };
+    std::unique_ptr<Agent> a;
+    int kills = 0;
+    for (int round = 0; round < 400; ++round) {
+      if (round < 40 && chance(0.3)) ids.push_back(s.Submit(requests[rng() % 7]));
+      try {
+        if (!a) {
+          auto started = Agent::Start(s, clock, ModelZoo::BuiltIn(), methods(), o);
+          ASSERT_TRUE(started.ok()) << started.status().message();
+          a = std::move(started).value();
+        }
+        if (chance(0.05)) s.crash_after = s.commands_run + 1 + static_cast<long long>(rng() % 6);
+        s.crash_once_done = chance(0.5);
+        clock.SleepS(3);
+        const Status st = a->Step();
+        ASSERT_TRUE(st.ok()) << st.message();
+      } catch (const FakeCrash&) {
+        a.reset();
+        ++kills;
+      }
+      s.crash_after = 0;
+      // Slurm's own progress: completing jobs complete, running jobs end or are requeued, released
+      // jobs start.
+      for (auto& [id, j] : s.jobs) {
+        if (j.state == "COMPLETING") {
+          s.End(id);
+        } else if (j.state == "RUNNING" && chance(0.15)) {
+          s.Completing(id);
+        } else if (j.state == "RUNNING" && chance(0.02)) {
+          s.RequeueBySlurm(id);
+        }
+      }
+      s.StartReleased();
+      if (round >= 40 && a && a->counts().finished == static_cast<long long>(ids.size())) break;
+    }
+    ASSERT_TRUE(a != nullptr);
+    EXPECT_EQ(a->counts().finished, static_cast<long long>(ids.size())) << kills << " kills";
+    for (long long id : ids) {
+      EXPECT_EQ(s.jobs.at(id).state, "COMPLETED") << "job " << id;
+      EXPECT_EQ(s.jobs.at(id).completions, 1) << "job " << id;
+    }
+    EXPECT_TRUE(s.violations.empty()) << s.violations.front();
+    a.reset();
+    std::filesystem::remove(path);
+  }
 }
 
 }  // namespace

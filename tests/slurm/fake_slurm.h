@@ -4,9 +4,18 @@
 // would do on its own: start released jobs (StartReleased), end them (End), take a node down
 // (NodeDown: its jobs are requeued), purge finished jobs (Purge).
 //
+// Holds, requeues and job states follow Slurm 22.05 where an agent can go wrong: `scontrol hold`
+// as root is an admin hold (JobHeldAdmin; `uhold` a user hold), accepted on a running job (it
+// only sets the priority to 0, and a later requeue brings the job back held); `requeuehold` of a
+// job that has not started fails ("Job is pending execution"), and of a completing or completed
+// job requeues it (it runs again when released), unless given `Incomplete`, which leaves every
+// job that is not running alone; a job whose script ended is COMPLETING before it is COMPLETED
+// (Completing()); `exit_code` is a wait status (exit 3 is 768).
+//
 // It also checks what no agent may ever do, and records each breach in `violations`: pin
 // (`scontrol update`) a job that is not held, release a job it did not pin, start a job twice
-// without a requeue in between, or start a job on a node whose GPUs running jobs already hold. A crash of the agent is simulated by `crash_after`: the command
+// without a requeue in between, start a job on a node whose GPUs running jobs already hold, or
+// let a job run to completion twice. A crash of the agent is simulated by `crash_after`: the command
 // with that number throws FakeCrash instead of running, as if the agent had been killed just
 // before it, or (`crash_once_done`) after Slurm carried it out but before the agent heard back.
 // The journal then holds what the agent wrote; its in-memory state is lost with the object.
@@ -14,6 +23,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -47,7 +57,8 @@ struct FakeJob {
   std::vector<std::string> pinned;  // NodeList of the last `scontrol update`
   std::vector<int> gpus_per_node;   // with `pinned`: the GPUs on each (uneven: Slurm's fill order)
   std::vector<std::string> nodes;   // allocated while running or after
-  int restart_count = 0, exit_code = 0, runs = 0;
+  int restart_count = 0, exit_code = 0, runs = 0, completions = 0;
+  bool priority_zero = false;       // held (pending), or `scontrol hold` of a running job
   double submit = 0, start = 0, end = 0;
   bool released_by_agent = false;
 };
@@ -68,6 +79,7 @@ class FakeSlurm : public CommandRunner {
                    const std::string& name = "job") {
     FakeJob j;
     j.id = next_id_++;
+    j.priority_zero = true;  // sbatch --hold
     j.name = name;
     j.comment = comment;
     j.tres_per_job = "gres:gpu:" + gpus;
@@ -86,7 +98,7 @@ class FakeSlurm : public CommandRunner {
   // Slurm's scheduler: every released, pending job starts on its pinned nodes.
   void StartReleased() {
     for (auto& [id, j] : jobs) {
-      if (j.state != "PENDING" || j.reason == "JobHeldUser" || j.reason == "JobHeldAdmin" || j.pinned.empty()) continue;
+      if (j.state != "PENDING" || j.priority_zero || j.pinned.empty()) continue;
       bool ok = true;
       for (const std::string& n : j.pinned) ok = ok && Node(n) != nullptr && Node(n)->state == "idle";
       if (!ok) {
@@ -112,6 +124,23 @@ class FakeSlurm : public CommandRunner {
     j.reason = state == "COMPLETED" ? "None" : "NonZeroExitCode";
     j.exit_code = exit_code;
     j.end = clock_.NowS();
+    if (state == "COMPLETED" && ++j.completions > 1) {
+      violations.push_back("job " + std::to_string(id) + " ran to completion " + std::to_string(j.completions) + " times");
+    }
+  }
+  // The job's script has ended: Slurm shows it COMPLETING (its nodes still held) until End().
+  void Completing(long long id) {
+    FakeJob& j = jobs.at(id);
+    j.state = "COMPLETING";
+    j.reason = "None";
+  }
+  // Slurm (not the agent) requeues a running job: a node that failed, a completion slurmctld lost.
+  void RequeueBySlurm(long long id) {
+    FakeJob& j = jobs.at(id);
+    j.state = "PENDING";
+    j.reason = j.priority_zero ? "JobHeldAdmin" : "BeginTime";
+    ++j.restart_count;
+    j.nodes.clear();
   }
   void EndAllRunning() {
     for (auto& [id, j] : jobs) {
@@ -123,10 +152,7 @@ class FakeSlurm : public CommandRunner {
     Node(name)->state = "down";
     for (auto& [id, j] : jobs) {
       if (j.state != "RUNNING" || std::find(j.nodes.begin(), j.nodes.end(), name) == j.nodes.end()) continue;
-      j.state = "PENDING";
-      j.reason = "BeginTime";
-      ++j.restart_count;
-      j.nodes.clear();
+      RequeueBySlurm(id);
     }
   }
   void Purge(long long id) { jobs.erase(id); }
@@ -142,6 +168,7 @@ class FakeSlurm : public CommandRunner {
   }
 
   Result<CommandResult> Execute(const std::vector<std::string>& argv) {
+    if (before_command) before_command(argv);  // what Slurm does on its own just before this command
     log.push_back(argv);
     if (unreachable > 0) {
       --unreachable;
@@ -162,7 +189,7 @@ class FakeSlurm : public CommandRunner {
       if (verb == "update") {
         n += argv[2] == "JobId=" + want ? 1 : 0;
       } else {
-        for (auto part : Split(argv[2], ',')) n += part == want ? 1 : 0;
+        for (auto part : Split(argv.back(), ',')) n += part == want ? 1 : 0;  // after `Incomplete`, if any
       }
     }
     return n;
@@ -178,6 +205,7 @@ class FakeSlurm : public CommandRunner {
   int unreachable = 0;        // the next N commands fail as when slurmctld is down
   int bad_time_polls = 0;     // the next N squeue polls print a StartTime no parser accepts
   std::set<long long> refuse_update;  // `scontrol update` of these jobs fails
+  std::function<void(const std::vector<std::string>&)> before_command;
 
  private:
   FakeNode* Node(const std::string& name) {
@@ -274,7 +302,7 @@ class FakeSlurm : public CommandRunner {
         else if (name == "SubmitTime") v = Time(j.submit);
         else if (name == "StartTime") v = bad_time_polls > 0 ? "yesterday" : Time(j.start);
         else if (name == "EndTime") v = Time(j.end);
-        else if (name == "PriorityLong") v = "0";
+        else if (name == "PriorityLong") v = j.state == "PENDING" && j.priority_zero ? "0" : "1000";
         else if (name == "NodeList") v = Hostlist(j.nodes);
         else if (name == "Comment") v = Or(j.comment, "(null)");
         else if (name == "Name") v = j.name;
@@ -299,7 +327,7 @@ class FakeSlurm : public CommandRunner {
       auto it = jobs.find(id);
       if (it == jobs.end()) return CommandResult{1, "", "Invalid job id specified"};
       FakeJob& j = it->second;
-      if (j.state != "PENDING" || j.reason != "JobHeldUser") {
+      if (j.state != "PENDING" || !j.priority_zero) {
         violations.push_back("job " + std::to_string(id) + " pinned while " + j.state + "/" + j.reason);
       }
       if (refuse_update.count(id) > 0) return CommandResult{1, "", "Requested node configuration is not available"};
@@ -309,20 +337,33 @@ class FakeSlurm : public CommandRunner {
       if (kv.count("TresPerJob") > 0) j.tres_per_job = kv["TresPerJob"];
       return CommandResult{0, "", ""};
     }
-    if (verb == "release" || verb == "hold" || verb == "requeuehold") {
-      for (auto part : Split(argv[2], ',')) {
+    if (verb == "release" || verb == "hold" || verb == "uhold" || verb == "requeuehold") {
+      const bool incomplete = verb == "requeuehold" && argv.size() > 3 && argv[2] == "Incomplete";
+      for (auto part : Split(argv[incomplete ? 3 : 2], ',')) {
         const long long id = std::stoll(std::string(part));
         auto it = jobs.find(id);
         if (it == jobs.end()) return CommandResult{1, "", "Invalid job id specified"};
         FakeJob& j = it->second;
+        const bool ended = j.state != "PENDING" && j.state != "RUNNING" && j.state != "CONFIGURING";
         if (verb == "release") {
           if (j.pinned.empty()) violations.push_back("job " + std::to_string(id) + " released without a placement");
-          if (j.state == "PENDING") j.reason = "None";
-        } else if (verb == "hold") {
-          if (j.state == "PENDING") j.reason = "JobHeldUser";
+          if (j.state == "PENDING") {
+            j.reason = "None";
+            j.priority_zero = false;
+          }
+        } else if (verb == "hold" || verb == "uhold") {
+          if (ended) return CommandResult{1, "", "Job has already finished for job " + std::to_string(id)};
+          j.priority_zero = true;  // on a running job: no other effect until it is requeued
+          if (j.state == "PENDING") j.reason = verb == "hold" ? "JobHeldAdmin" : "JobHeldUser";
+        } else if (incomplete && j.state != "RUNNING" && j.state != "CONFIGURING") {
+          // Only jobs that are running are requeued; the others are left alone, and it succeeds.
+        } else if (j.state == "PENDING") {
+          return CommandResult{1, "", "Requeue of JobId=" + std::to_string(id) + " returned an error: Job is pending execution"};
         } else {
+          // Running, or (without Incomplete) completing or completed: requeued and held.
           j.state = "PENDING";
-          j.reason = "JobHeldUser";
+          j.reason = "JobHeldAdmin";
+          j.priority_zero = true;
           ++j.restart_count;
           j.nodes.clear();
         }

@@ -1,9 +1,12 @@
 #include "hetsched/slurm/journal.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "hetsched/util/file_io.h"
@@ -116,5 +119,39 @@ TEST(JournalTest, ParseKeepsWholeRecordsAndReportsATornOne) {
   EXPECT_EQ(replay->good_end, 2 * (a.size() + 1));
   EXPECT_EQ(replay->warning, "j.jsonl:3: incomplete last record dropped (agent stopped mid-write)");
 }
+// Issue 44, cause D: a write that fails part-way (a full disk) left half a record in the file,
+// and the next start refused the journal ("not a JSON object" before the last line). Now the file
+// is cut back to its last whole record and the journal stays usable.
+TEST(JournalTest, AWriteThatFailsPartWayLeavesNoPartOfTheRecord) {
+  const std::string path = TempPath("full");
+  std::remove(path.c_str());
+  auto j = Journal::Open(path, nullptr);
+  ASSERT_TRUE(j.ok()) << j.status().message();
+  ASSERT_TRUE(j->Append(JournalRecord::Of("agent_start", -1, "fifo+pack")).ok());
+  const auto size = std::filesystem::file_size(path);
+  JournalRecord big = JournalRecord::Of("reject", 9, std::string(400, 'x'));
+  {
+    // Writes past size + 100 bytes fail (EFBIG): the first part of the record goes in, the rest not.
+    rlimit saved{};
+    getrlimit(RLIMIT_FSIZE, &saved);
+    auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit limit = saved;
+    limit.rlim_cur = size + 100;
+    setrlimit(RLIMIT_FSIZE, &limit);
+    const Status st = j->Append(big);
+    setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, old_handler);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.message().find("journal write failed"), std::string::npos) << st.message();
+  }
+  EXPECT_EQ(std::filesystem::file_size(path), size);
+  ASSERT_TRUE(j->Append(JournalRecord::Of("admit", 10)).ok());  // usable again once there is room
+  auto reopened = Journal::Open(path, nullptr);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().message();
+  ASSERT_EQ(reopened->replayed().size(), 2u);
+  EXPECT_EQ(reopened->replayed()[1].event, "admit");
+  std::remove(path.c_str());
+}
+
 }  // namespace
 }  // namespace hetsched::slurm

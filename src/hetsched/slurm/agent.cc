@@ -41,6 +41,7 @@ Agent::Agent(CommandRunner& runner, Clock& clock, const ModelZoo& zoo, AgentMeth
       state_(cluster_.cluster),
       ctx_(*this, state_, *methods_.placer, *methods_.planner, zoo_),
       node_down_(static_cast<size_t>(cluster_.cluster.num_nodes()), false),
+      node_idle_(static_cast<size_t>(cluster_.cluster.num_nodes()), false),
       down_by_type_(static_cast<size_t>(cluster_.cluster.device_catalog().size()), 0) {}
 
 Agent::~Agent() = default;
@@ -118,6 +119,7 @@ Status Agent::RefreshNodes() {
   for (const SlurmNode& sn : *nodes) {
     const NodeId n = cluster_.Find(sn.name);
     if (n < 0) continue;
+    node_idle_[static_cast<size_t>(n)] = ToLower(sn.state) == "idle";
     const bool down = !sn.Usable();
     if (down == node_down_[static_cast<size_t>(n)]) continue;
     free.clear();
@@ -156,6 +158,7 @@ void Agent::ReportPollFailure(const Status& st) {
 }
 
 Status Agent::Step() {
+  if (!fatal_.ok()) return fatal_;
   busy_ = false;
   const double t = now();
   if (t >= next_node_refresh_s_) {
@@ -198,6 +201,9 @@ Status Agent::Step() {
     }
   }
   AdmitNew(std::move(fresh));
+  // A journal write that failed: nothing more is decided or sent. A restarted agent replays the
+  // journal and reconciles it with Slurm.
+  if (!fatal_.ok()) return fatal_;
   busy_ = changed_;
   changed_ = changed_ || changed_before;
   if (refresh_nodes_now_) {  // a requeue is often a node failure: see it before placing again
@@ -230,12 +236,12 @@ Status Agent::Step() {
     FlushReleases();
     Sample();
   }
+  // A start or preemption that failed inside a policy's call (a journal write, a device already
+  // held) ends the agent: the policy believes it happened. The journal lets a restarted agent
+  // pick up where this one stopped.
+  HETSCHED_RETURN_IF_ERROR(ctx_.TakeError());
   // What this poll journaled (admissions, starts, ends, requeues) is durable once per poll.
-  if (Status st = SyncJournal(); !st.ok()) Report(st.message());
-  // A start or preemption that failed inside a policy's call (a journal write, a requeue Slurm
-  // refused, a device already held) ends the agent: the policy believes it happened. The
-  // journal lets a restarted agent pick up where this one stopped.
-  return ctx_.TakeError();
+  return SyncJournal();
 }
 
 Status Agent::Run(const std::function<bool()>& stop) {
@@ -278,10 +284,10 @@ void Agent::Admit(const SlurmJob& sj) {
   jo.origin_s = origin_s_;
   auto request = TranslateJob(sj, cluster_, zoo_, options_.type_map, jo);
   if (!request.ok()) {
+    JournalRecord r = JournalRecord::Of("reject", sj.id, request.status().message());
+    if (!Append(r).ok()) return;  // kept in fatal_: the run ends, and the next agent decides again
     rejected_.insert(sj.id);
     Report("rejected (left held in Slurm): " + request.status().message());
-    JournalRecord r = JournalRecord::Of("reject", sj.id, request.status().message());
-    if (Status st = Append(r); !st.ok()) Report(st.message());
     return;
   }
   JournalRecord r = JournalRecord::Of("admit", sj.id);
@@ -291,10 +297,7 @@ void Agent::Admit(const SlurmJob& sj) {
   r.iterations = request->spec.iterations;
   r.type = request->gres_type;
   r.submit_s = sj.submit_time_s;
-  if (Status st = Append(r); !st.ok()) {
-    Report("not admitted (journal): " + st.message());
-    return;
-  }
+  if (!Append(r).ok()) return;  // kept in fatal_: the run ends, and the next agent admits it
   auto job = std::make_unique<AgentJob>();
   job->request = std::move(request).value();
   job->status.spec = &job->request.spec;
@@ -319,6 +322,8 @@ AgentCounts Agent::counts() const {
   c.running = phase_count_[static_cast<int>(Phase::kRunning)];
   c.finished = phase_count_[static_cast<int>(Phase::kFinished)];
   c.failed = failed_;
+  c.preempted = preempted_;
+  c.slurm_requeued = slurm_requeued_;
   return c;
 }
 

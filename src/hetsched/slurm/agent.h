@@ -2,8 +2,12 @@
 // that the simulator drives (sched::SchedBackend). Jobs submitted held (`sbatch --hold`) to the
 // agent's partition are translated (job_request.h), given to the policy, placed, pinned to the
 // chosen nodes (`scontrol update JobId=.. NumNodes=k-k NodeList=..`), released, and followed to
-// completion through a filtered `squeue -h -O` poll (squeue_text.h). Every decision is journaled (journal.h) before it counts,
-// so a restarted agent neither loses nor starts a job twice. docs/slurm.md has the details.
+// completion through a filtered `squeue -h -O` poll (squeue_text.h). Every action on Slurm (pin
+// and release, hold, preemption) is journaled (journal.h) as an intent before it is carried out,
+// and closed by a record once Slurm shows its outcome; a journal write that fails stops the agent
+// (Step() returns the error) before it acts again. A restarted agent replays the journal and
+// completes or rolls back each open intent from Slurm's state, so that it neither loses a job nor
+// runs one twice. docs/slurm.md has the details.
 //
 // Single-threaded: Step() does one poll; Run() loops. All Slurm commands go through the injected
 // CommandRunner, time through the injected Clock.
@@ -56,6 +60,9 @@ struct AgentOptions {
   // `scontrol release a,b,c`. 1 (the default) = pin and release each job at once: the lowest
   // decision-to-release latency; larger batches run fewer commands per job (docs/PERFORMANCE.md).
   int release_batch = 1;
+  // A released job that Slurm still leaves pending this long, while every node it is pinned to is
+  // idle, is reported (once per release): Slurm's own scheduler is holding it back.
+  double stuck_report_s = 120;
   std::map<std::string, std::string> type_map;  // Slurm GRES type -> catalog name
   std::string default_model = "resnet50";
   long long default_iterations = 1000;
@@ -77,6 +84,8 @@ struct AgentJobView {
 struct AgentCounts {
   long long admitted = 0, rejected = 0, pending = 0, released = 0, running = 0, finished = 0, failed = 0,
             requeued = 0, slurm_errors = 0;
+  long long preempted = 0;       // runs the policy stopped (confirmed by Slurm), of `requeued`
+  long long slurm_requeued = 0;  // runs Slurm itself requeued (a node failure, a lost completion), of `requeued`
 };
 
 enum class Phase;  // agent_job.h
@@ -89,7 +98,9 @@ class Agent final : public SchedBackend {
   ~Agent() override;
 
   // One poll: squeue (and sinfo when due), hooks for what changed, Schedule() when needed. Slurm
-  // being unreachable (slurmctld restarting) is not an error: it is counted and retried.
+  // being unreachable (slurmctld restarting) is not an error: it is reported once and retried. An
+  // error (a journal write that failed, a fault inside the policy's call) ends the run: the agent
+  // must be restarted, and replays its journal.
   Status Step();
   // Step() every poll interval until `stop()` returns true (checked after each step).
   Status Run(const std::function<bool()>& stop);
@@ -122,9 +133,12 @@ class Agent final : public SchedBackend {
   // have, and shown to the policy (JobScheduler::OnJobRunning), which can then count and preempt it.
   void ShowRunning(AgentJob& job);
   // Journal records are written at once (a kill -9 loses none) and fsynced by SyncJournal():
-  // before each release, and once per poll.
+  // before each pin and preemption, and once per poll. A failure of either is kept in fatal_
+  // (the first one) and returned: the caller acts on Slurm only after an Ok.
   Status Append(JournalRecord record);
   Status SyncJournal();
+  // Journals `record` and makes it durable: the intent before an action on Slurm.
+  Status Intend(JournalRecord record);
   void FlushReleases();
   Result<CommandResult> Slurm(const std::vector<std::string>& argv);
   Result<std::vector<SlurmJob>> Squeue();
@@ -141,8 +155,21 @@ class Agent final : public SchedBackend {
   void Follow(AgentJob& job, const SlurmJob& sj);
   void MarkRunning(AgentJob& job, const SlurmJob& sj);
   void Finish(AgentJob& job, const std::string& state, int exit_code, double end_epoch_s);
-  void Requeue(AgentJob& job, const SlurmJob& sj, const std::string& why);
-  void HoldIfNeeded(const SlurmJob& sj);
+  // Slurm took the job's run away (`by_slurm`: a requeue of its own) or it cannot start where it was
+  // placed: journaled, held, and given back to the policy.
+  void Requeue(AgentJob& job, const SlurmJob& sj, const std::string& why, bool by_slurm);
+  // A job the agent counts as pending: held (a preemption seen through), ended, or running or
+  // released where the agent did not put it (taken back).
+  void FollowPending(AgentJob& job, const SlurmJob& sj);
+  // Journals the intent to stop job `id`'s run in Slurm (or keep it from starting) and sends it:
+  // `scontrol hold` (a pending job never starts), then `scontrol requeuehold Incomplete` (a
+  // running or configuring job is requeued held; a completing or completed one is left alone,
+  // atomically inside slurmctld). The next poll shows the outcome (FollowPending).
+  Status OpenPreemption(AgentJob& job, const std::string& why);
+  void SendPreemption(JobId id);
+  void ClosePreemption(AgentJob& job, const SlurmJob& sj);
+  void Hold(JobId id);
+  void ReportIfStuck(AgentJob& job, const SlurmJob& sj);
   void ReleaseDevices(AgentJob& job);
   Status HoldDevices(AgentJob& job, const std::vector<DeviceId>& devices);
   void AccountRunEnd(AgentJob& job, double end_epoch_s);
@@ -166,11 +193,13 @@ class Agent final : public SchedBackend {
   std::set<JobId> rejected_;
   std::set<double> wakeups_;
   std::vector<bool> node_down_;
+  std::vector<bool> node_idle_;  // sinfo's state "idle" at the last refresh
   int down_devices_ = 0;
   std::vector<int> down_by_type_;  // indexed by DeviceTypeId
   // Kept as jobs change phase, so that counts() and the timeline sample cost O(types), not O(jobs).
   long long phase_count_[4] = {0, 0, 0, 0};
-  long long failed_ = 0, requeued_ = 0;
+  long long failed_ = 0, requeued_ = 0, preempted_ = 0, slurm_requeued_ = 0;
+  Status fatal_;  // the first journal failure: the run ends with it
   bool busy_ = false;  // the last Step() saw a change
   bool journal_dirty_ = false;
   bool in_pass_ = false;  // inside the scheduler's Schedule()

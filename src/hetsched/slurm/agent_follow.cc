@@ -1,11 +1,13 @@
 // The agent following its jobs through Slurm's states: running (booked as Slurm allocated
-// them), ended, requeued, or unable to start where they were placed.
+// them), ended, requeued, unable to start where they were placed, or (a job the agent counts as
+// pending) held, ended, or running where the agent did not put it.
 #include <algorithm>
 #include <cmath>
 #include <map>
 
 #include "hetsched/slurm/agent.h"
 #include "hetsched/slurm/agent_job.h"
+#include "hetsched/util/text.h"
 
 namespace hetsched::slurm {
 
@@ -95,6 +97,7 @@ void Agent::MarkRunning(AgentJob& job, const SlurmJob& polled) {
   }
   SetPhase(job, Phase::kRunning);
   job.nodes = sj.nodes;
+  job.restart_count = sj.restart_count;
   // Slurm's times are whole seconds (slurmctld's time(), truncated), and its end time will be on
   // that base: when it shows no start time, the agent's clock is put on the same base (the job
   // started at or before now, so no later than this whole second), never after Slurm's end.
@@ -105,7 +108,8 @@ void Agent::MarkRunning(AgentJob& job, const SlurmJob& polled) {
   r.nodes = sj.nodes;
   r.devices.assign(job.status.devices.begin(), job.status.devices.end());
   r.type = job.type_name;
-  if (Status st = Append(r); !st.ok()) Report(st.message());
+  r.value = sj.restart_count;
+  (void)Append(r);  // a failure is kept in fatal_: the run ends
   changed_ = true;
 }
 
@@ -135,46 +139,40 @@ void Agent::Finish(AgentJob& job, const std::string& state, int exit_code, doubl
   job.status.finish_s = end_epoch_s - origin_s_;
   job.record.finish_s = job.status.finish_s;
   if (state != "COMPLETED") {
-    Report("job " + std::to_string(id) + " ended " + state + " (exit code " + std::to_string(exit_code) +
-           "): not restarted");
+    Report("job " + std::to_string(id) + " ended " + state + " (" + DescribeExit(exit_code) + "): not restarted");
   }
   JournalRecord r = JournalRecord::Of("finish", id);
   r.time_s = end_epoch_s;
   r.state = state;
   r.value = exit_code;
-  if (Status st = Append(r); !st.ok()) Report(st.message());
+  (void)Append(r);  // a failure is kept in fatal_: the run ends
   changed_ = true;
   if (job.policy_knows) methods_.scheduler->OnJobFinished(job.status, ctx_);
   job.policy_knows = false;
 }
 
-void Agent::HoldIfNeeded(const SlurmJob& sj) {
-  if (sj.HeldByUser()) return;
-  auto r = Slurm({"scontrol", "hold", std::to_string(sj.id)});
-  if (!r.ok() || r->exit_code != 0) {
-    Report("job " + std::to_string(sj.id) + ": scontrol hold failed: " + (r.ok() ? r->err : r.status().message()));
-  }
-}
-
-void Agent::Requeue(AgentJob& job, const SlurmJob& sj, const std::string& why) {
+void Agent::Requeue(AgentJob& job, const SlurmJob& sj, const std::string& why, bool by_slurm) {
   const JobId id = sj.id;
+  // Journaled before the hold: a restarted agent finds the job pending, and holds it if this one
+  // could not.
+  JournalRecord r = JournalRecord::Of("requeue", id, why);
+  r.value = sj.restart_count;
+  if (!Append(r).ok()) return;  // kept in fatal_: nothing more is sent
   // Keep Slurm from starting it on its old node list; the policy places it again.
-  HoldIfNeeded(sj);
+  if (!sj.Held()) Hold(id);
   AccountRunEnd(job, clock_.NowS());
   ReleaseDevices(job);
   SetPhase(job, Phase::kPending);
   job.restart_count = sj.restart_count;
   ++job.requeues;
   ++requeued_;
+  if (by_slurm) ++slurm_requeued_;
   ++job.status.preemptions;
   job.record.preemptions = job.status.preemptions;
   job.status.state = JobState::kPending;
   job.status.queued_since_s = now();
   refresh_nodes_now_ = true;
   Report("job " + std::to_string(id) + " requeued (" + why + "): placing it again");
-  JournalRecord r = JournalRecord::Of("requeue", id, why);
-  r.value = sj.restart_count;
-  if (Status st = Append(r); !st.ok()) Report(st.message());
   changed_ = true;
   if (job.policy_knows) {
     methods_.scheduler->OnJobRequeued(job.status, ctx_);
@@ -184,24 +182,73 @@ void Agent::Requeue(AgentJob& job, const SlurmJob& sj, const std::string& why) {
   }
 }
 
+void Agent::FollowPending(AgentJob& job, const SlurmJob& sj) {
+  const JobId id = sj.id;
+  if (sj.Terminal()) {
+    if (job.preempt_open) {
+      // Its own end came first (`requeuehold Incomplete` leaves an ended job alone).
+      job.preempt_open = false;
+      Report("job " + std::to_string(id) + " ended " + sj.state + " before its preemption reached it: not run again");
+    }
+    Finish(job, sj.state, sj.exit_code, sj.end_time_s > 0 ? sj.end_time_s : clock_.NowS());
+    return;
+  }
+  if (sj.Held()) {
+    if (job.preempt_open) ClosePreemption(job, sj);
+    job.restart_count = sj.restart_count;
+    return;
+  }
+  if (sj.Completing()) return;  // its script has ended: the next poll shows how
+  // Not held, so Slurm may start it (or has) where the agent did not decide.
+  if (job.preempt_open) {
+    SendPreemption(id);  // not seen through yet (a command that failed or timed out)
+    return;
+  }
+  if (sj.Active()) {
+    // A hold that came after Slurm had started the job again on its own (a requeue), or a
+    // release by someone else: the run is not the agent's decision, and its GPUs are free in the
+    // agent's view. Taken back; the policy places the job.
+    Report("job " + std::to_string(id) + " is " + sj.state + " in Slurm, though the agent did not release it: "
+           "taken back (requeued held)");
+    (void)OpenPreemption(job, "started without the agent's release: taken back");  // a failure is kept in fatal_
+    return;
+  }
+  // Pending and not held: released by someone else, requeued by Slurm, or a hold that failed.
+  JournalRecord r = JournalRecord::Of("hold", id, "pending in Slurm and not held (" + sj.reason + ")");
+  r.value = sj.restart_count;
+  if (Append(r).ok()) Hold(id);
+}
+
 void Agent::Follow(AgentJob& job, const SlurmJob& sj) {
   switch (job.phase) {
     case Phase::kFinished:
       return;
     case Phase::kPending:
-      job.restart_count = sj.restart_count;
-      if (sj.Terminal()) {
-        Finish(job, sj.state, sj.exit_code, sj.end_time_s > 0 ? sj.end_time_s : clock_.NowS());
-      } else if (!sj.HeldByUser() && sj.Pending() && sj.reason != "JobHeldAdmin") {
-        HoldIfNeeded(sj);  // released by someone else: the agent decides where it runs
-      }
+      FollowPending(job, sj);
       return;
     case Phase::kReleased:
     case Phase::kRunning:
       break;
   }
   if (sj.Active()) {
-    if (job.phase == Phase::kReleased) MarkRunning(job, sj);
+    if (job.phase == Phase::kReleased) {
+      MarkRunning(job, sj);
+    } else if (sj.restart_count > job.restart_count) {
+      // Slurm requeued the run and started the job again (on its pinned nodes) between two polls.
+      JournalRecord r = JournalRecord::Of("requeue", sj.id, "Slurm requeued it and started it again");
+      r.value = sj.restart_count;
+      if (!Append(r).ok()) return;
+      Report("job " + std::to_string(sj.id) + " requeued by Slurm and started again (restart " +
+             std::to_string(sj.restart_count) + ")");
+      AccountRunEnd(job, sj.start_time_s > 0 ? sj.start_time_s : std::floor(clock_.NowS()));
+      ++job.requeues;
+      ++requeued_;
+      ++slurm_requeued_;
+      ++job.status.preemptions;
+      job.record.preemptions = job.status.preemptions;
+      SetPhase(job, Phase::kReleased);
+      MarkRunning(job, sj);
+    }
     return;
   }
   if (sj.Terminal()) {
@@ -211,12 +258,30 @@ void Agent::Follow(AgentJob& job, const SlurmJob& sj) {
   }
   // Pending again in Slurm.
   if (job.phase == Phase::kRunning || sj.restart_count > job.restart_count) {
-    Requeue(job, sj, "Slurm requeued it: " + sj.reason);
-  } else if (sj.reason == "BadConstraints" || sj.HeldByUser() || (OnDownNode(job) && sj.reason != "None")) {
+    Requeue(job, sj, "Slurm requeued it: " + sj.reason, /*by_slurm=*/true);
+  } else if (sj.reason == "BadConstraints" || sj.Held() || (OnDownNode(job) && sj.reason != "None")) {
     // ReqNodeNotAvail alone also shows while a chosen node is busy (Slurm split a per-job GPU count
     // differently from the placer): only a node that is down makes the placement hopeless.
-    Requeue(job, sj, "cannot start where it was placed: " + sj.reason);
+    Requeue(job, sj, "cannot start where it was placed: " + sj.reason, /*by_slurm=*/false);
+  } else {
+    ReportIfStuck(job, sj);
   }
+}
+
+void Agent::ReportIfStuck(AgentJob& job, const SlurmJob& sj) {
+  if (job.stuck_reported || job.released_at_s < 0 || options_.stuck_report_s <= 0) return;
+  const double waited = clock_.NowS() - job.released_at_s;
+  if (waited < options_.stuck_report_s || job.nodes.empty()) return;
+  for (const std::string& name : job.nodes) {
+    const NodeId n = cluster_.Find(name);
+    if (n < 0 || !node_idle_[static_cast<size_t>(n)]) return;
+  }
+  job.stuck_reported = true;
+  std::string nodes;
+  for (const std::string& name : job.nodes) nodes += (nodes.empty() ? "" : ",") + name;
+  Report("job " + std::to_string(sj.id) + " was released " + std::to_string(static_cast<long long>(waited)) +
+         " s ago and Slurm still leaves it pending (" + sj.reason + ") though its nodes " + nodes +
+         " are idle: Slurm's own scheduler holds it back (see slurmctld's log)");
 }
 
 bool Agent::OnDownNode(const AgentJob& job) const {

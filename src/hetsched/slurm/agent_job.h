@@ -16,6 +16,9 @@ inline constexpr JobId kNodeDownOwner = -2;
 
 enum class Phase { kPending, kReleased, kRunning, kFinished };
 
+// What the journal says of a preemption the policy asked for (AgentJob::preempt_why).
+inline constexpr const char* kPreemptedByPolicy = "preempted by the policy";
+
 struct Agent::AgentJob {
   JobRequest request;
   JobStatus status;                   // status.spec points at request.spec (stable: heap object)
@@ -28,6 +31,13 @@ struct Agent::AgentJob {
   int requeues = 0;
   bool uneven = false;                // placed with unequal GPU counts per node (Slurm splits it)
   double run_start_epoch_s = -1;      // Slurm start of the current run (-1: not started)
+  // A preemption (or a take-back of a run the agent did not release) sent to Slurm and not yet
+  // seen through: journaled (`preempt`) before its commands ran; closed at a poll that shows the
+  // job held (`requeue`), or ended on its own (`finish`); sent again while Slurm shows it running.
+  bool preempt_open = false;
+  std::string preempt_why;            // what the closing `requeue` record says
+  double released_at_s = -1;          // agent clock of its last release (for the stuck report)
+  bool stuck_reported = false;        // the stuck report was given for this release
   std::string final_state;
   JobRecord record;
 };

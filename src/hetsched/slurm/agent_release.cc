@@ -1,6 +1,7 @@
-// The agent's decisions reaching Slurm: a placement journaled, pinned (`scontrol update`), made
-// durable, released (`scontrol release`); a refused one taken back; a preemption. Journal writes
-// and syncs go through Append()/SyncJournal() here.
+// The agent's decisions reaching Slurm: a placement journaled and made durable, pinned (`scontrol
+// update`), released (`scontrol release`); a refused one taken back; a preemption journaled, then
+// sent. Journal writes and syncs go through Append()/SyncJournal()/Intend() here: a failure is
+// kept in fatal_, and nothing more is sent to Slurm.
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -11,16 +12,38 @@
 
 namespace hetsched::slurm {
 
+namespace {
+
+// A journal failure, as the run ends with it.
+Status Stopping(const Status& journal_error) {
+  return Status::IoError(journal_error.message() +
+                         ": the agent stops before it acts on Slurm again; restart it once the journal can be written "
+                         "(it replays the journal and reconciles it with Slurm)");
+}
+
+}  // namespace
+
 Status Agent::Append(JournalRecord record) {
+  if (!fatal_.ok()) return fatal_;
   if (record.time_s == 0) record.time_s = clock_.NowS();
   journal_dirty_ = true;
-  return journal_.Append(record, /*sync=*/false);
+  Status st = journal_.Append(record, /*sync=*/false);
+  if (!st.ok()) fatal_ = Stopping(st);
+  return fatal_;
 }
 
 Status Agent::SyncJournal() {
+  if (!fatal_.ok()) return fatal_;
   if (!journal_dirty_) return Status::Ok();
   journal_dirty_ = false;
-  return journal_.Sync();
+  Status st = journal_.Sync();
+  if (!st.ok()) fatal_ = Stopping(st);
+  return fatal_;
+}
+
+Status Agent::Intend(JournalRecord record) {
+  HETSCHED_RETURN_IF_ERROR(Append(std::move(record)));
+  return SyncJournal();
 }
 
 Status Agent::StartJob(JobId id, const PlannedJob& planned) {
@@ -62,7 +85,7 @@ Status Agent::StartJob(JobId id, const PlannedJob& planned) {
   placed.nodes = names;
   placed.type = cluster_.cluster.device_catalog().type(type).name;
   placed.devices.assign(devices.begin(), devices.end());
-  // Made durable (one sync for the batch) before the release, in FlushReleases().
+  // The intent: made durable (one sync for the batch) before the pin, in FlushReleases().
   HETSCHED_RETURN_IF_ERROR(Append(placed));
   HETSCHED_RETURN_IF_ERROR(HoldDevices(job, devices));
   SetPhase(job, Phase::kReleased);
@@ -81,7 +104,7 @@ Status Agent::StartJob(JobId id, const PlannedJob& planned) {
 
 void Agent::Unplace(AgentJob& job, JobId id, const std::string& msg) {
   Report(msg);
-  if (Status st = Append(JournalRecord::Of("unplace", id, msg)); !st.ok()) Report(st.message());
+  (void)Append(JournalRecord::Of("unplace", id, msg));  // a failure is kept in fatal_
   ReleaseDevices(job);
   --job.placements;
   SetPhase(job, Phase::kPending);
@@ -100,6 +123,11 @@ void Agent::FlushReleases() {
   if (unreleased_.empty()) return;
   std::vector<Unreleased> batch;
   batch.swap(unreleased_);
+  // 0. The placements are durable before anything is sent: a restarted agent must know where a
+  // released job was placed (a pin alone, of a job still held, is simply decided again). When the
+  // journal fails, nothing is sent; the run ends with the error (Step), and a restarted agent,
+  // which finds these jobs held, decides them again.
+  if (!SyncJournal().ok()) return;
   // 1. Pin every job of the batch, all updates at once (independent jobs).
   std::vector<std::vector<std::string>> updates;
   for (const Unreleased& u : batch) updates.push_back(u.pin);
@@ -119,14 +147,8 @@ void Agent::FlushReleases() {
     ready.push_back(&batch[i]);
     list += (list.empty() ? "" : ",") + std::to_string(batch[i].id);
   }
-  if (ready.empty()) return;
-  // 2. The placements are durable before any is released: a restarted agent must know where a
-  // released job was placed (a pin alone, of a job still held, is simply decided again).
-  if (Status st = SyncJournal(); !st.ok()) {
-    for (const Unreleased* u : ready) Unplace(*jobs_.at(u->id), u->id, "job " + std::to_string(u->id) + ": " + st.message());
-    return;
-  }
-  // 3. Release them with one command.
+  if (ready.empty() || !fatal_.ok()) return;
+  // 2. Release them with one command.
   auto all = Slurm({"scontrol", "release", list});
   const bool batch_ok = all.ok() && all->exit_code == 0;
   for (const Unreleased* u : ready) {
@@ -140,7 +162,9 @@ void Agent::FlushReleases() {
         continue;
       }
     }
-    if (Status st = Append(JournalRecord::Of("release", u->id)); !st.ok()) Report(st.message());
+    (void)Append(JournalRecord::Of("release", u->id));  // a failure is kept in fatal_: the run ends
+    job.released_at_s = clock_.NowS();
+    job.stuck_reported = false;
     release_latencies_s_.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - u->decided).count());
   }
 }
@@ -152,22 +176,76 @@ Status Agent::PreemptJob(JobId id) {
   }
   auto waiting = std::find_if(unreleased_.begin(), unreleased_.end(), [id](const Unreleased& u) { return u.id == id; });
   if (waiting != unreleased_.end()) {
-    unreleased_.erase(waiting);  // not yet pinned nor released in Slurm: nothing to stop there
+    // Neither pinned nor released in Slurm yet: nothing to stop there, the placement is undone.
+    unreleased_.erase(waiting);
+    HETSCHED_RETURN_IF_ERROR(Append(JournalRecord::Of("unplace", id, "preempted by the policy before its release")));
+    ReleaseDevices(job);
     --job.placements;
-  } else {
-    auto r = Slurm({"scontrol", "requeuehold", std::to_string(id)});
-    if (!r.ok() || r->exit_code != 0) {
-      return Status::IoError("job " + std::to_string(id) + ": scontrol requeuehold failed");
-    }
+    SetPhase(job, Phase::kPending);
+    job.status.state = JobState::kPending;
+    job.status.queued_since_s = now();
+    return Status::Ok();
   }
+  // Journaled before it is sent; the policy counts the job pending from now on (the next poll
+  // shows whether Slurm requeued it, kept it from starting, or saw it end first).
+  HETSCHED_RETURN_IF_ERROR(OpenPreemption(job, kPreemptedByPolicy));
   AccountRunEnd(job, clock_.NowS());
   ReleaseDevices(job);
   SetPhase(job, Phase::kPending);
-  ++job.status.preemptions;
-  job.record.preemptions = job.status.preemptions;
   job.status.state = JobState::kPending;
   job.status.queued_since_s = now();
-  return Append(JournalRecord::Of("requeue", id, "preempted by the policy"));
+  changed_ = true;
+  return Status::Ok();
+}
+
+Status Agent::OpenPreemption(AgentJob& job, const std::string& why) {
+  const JobId id = job.status.spec->id;
+  JournalRecord r = JournalRecord::Of("preempt", id, why);
+  r.value = job.restart_count;
+  HETSCHED_RETURN_IF_ERROR(Intend(r));
+  job.preempt_open = true;
+  job.preempt_why = why;
+  SendPreemption(id);
+  return Status::Ok();
+}
+
+void Agent::SendPreemption(JobId id) {
+  // Both are sent whatever Slurm's state: `hold` keeps a job that has not started from starting
+  // (on a running job it only sets its priority to 0); `requeuehold Incomplete` requeues a job
+  // that is running or configuring and leaves one that has ended or is ending alone (plain
+  // `requeuehold` would requeue a completed job: it would run twice). Each is idempotent.
+  const std::string job = std::to_string(id);
+  auto hold = Slurm({"scontrol", "hold", job});
+  auto requeue = Slurm({"scontrol", "requeuehold", "Incomplete", job});
+  const bool sent = (hold.ok() && hold->exit_code == 0) || (requeue.ok() && requeue->exit_code == 0);
+  if (!sent) {
+    Report("job " + job + ": preemption not accepted yet (" +
+           (requeue.ok() ? std::string(Trim(requeue->err)) : requeue.status().message()) + "): sent again at the next poll");
+  }
+}
+
+void Agent::ClosePreemption(AgentJob& job, const SlurmJob& sj) {
+  const JobId id = job.status.spec->id;
+  const bool requeued = sj.restart_count > job.restart_count;
+  JournalRecord r = JournalRecord::Of(
+      "requeue", id, job.preempt_why + (requeued ? "" : " (before it started: held again, not requeued)"));
+  r.value = sj.restart_count;
+  (void)Append(r);  // a failure is kept in fatal_
+  job.preempt_open = false;
+  job.restart_count = sj.restart_count;
+  ++job.requeues;
+  ++requeued_;
+  if (job.preempt_why == kPreemptedByPolicy) ++preempted_;
+  ++job.status.preemptions;
+  job.record.preemptions = job.status.preemptions;
+}
+
+void Agent::Hold(JobId id) {
+  auto r = Slurm({"scontrol", "hold", std::to_string(id)});
+  if (!r.ok() || r->exit_code != 0) {
+    Report("job " + std::to_string(id) + ": scontrol hold failed (" +
+           (r.ok() ? std::string(Trim(r->err)) : r.status().message()) + "): tried again at the next poll");
+  }
 }
 
 }  // namespace hetsched::slurm

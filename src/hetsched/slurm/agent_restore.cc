@@ -1,6 +1,9 @@
-// The agent's restart path: replay the journal, then reconcile it with what Slurm reports.
+// The agent's restart path: replay the journal, then reconcile it with what Slurm reports,
+// completing or rolling back each intent the journal left open (a placement without its release
+// or undoing, a preemption without its outcome).
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "hetsched/slurm/agent.h"
 #include "hetsched/slurm/agent_job.h"
@@ -26,6 +29,7 @@ Status Agent::Restore() {
   }
   origin_s_ = std::floor(records.front().time_s);  // journals written before it was whole
   const DeviceCatalog& catalog = cluster_.cluster.device_catalog();
+  std::set<JobId> placed_open;  // a `place` not yet followed by its `release` or `unplace`
 
   // 1. Replay: rebuild each job's bookkeeping as it was when the agent stopped.
   for (size_t i = 1; i < records.size(); ++i) {
@@ -64,13 +68,16 @@ Status Agent::Restore() {
     AgentJob& job = *it->second;
     const DeviceTypeId type = r.type.empty() ? kNoDeviceType : catalog.Find(r.type);
     if (r.event == "place") {
+      placed_open.insert(r.job);
       job.nodes = r.nodes;
       job.type_name = r.type;
       job.status.devices.assign(r.devices.begin(), r.devices.end());
       job.status.device_type = type;
     } else if (r.event == "unplace") {
+      placed_open.erase(r.job);
       job.status.devices.clear();
     } else if (r.event == "release") {
+      placed_open.erase(r.job);
       SetPhase(job, Phase::kReleased);
       ++job.placements;
       job.status.state = JobState::kRunning;
@@ -80,20 +87,41 @@ Status Agent::Restore() {
       job.status.devices.assign(r.devices.begin(), r.devices.end());
       if (type != kNoDeviceType) job.status.device_type = type;
       job.run_start_epoch_s = r.time_s;
+      job.restart_count = static_cast<int>(r.value);
       if (job.record.first_start_s < 0) job.record.first_start_s = r.time_s - origin_s_;
-    } else if (r.event == "requeue") {
+    } else if (r.event == "preempt") {
+      // The intent, before its commands: the job is pending for the policy from here on; the
+      // reconcile below (FollowPending) sees the preemption through from Slurm's state.
       AccountRunEnd(job, r.time_s);
       job.status.devices.clear();
       SetPhase(job, Phase::kPending);
       job.status.state = JobState::kPending;
+      job.restart_count = static_cast<int>(r.value);
+      job.preempt_open = true;
+      job.preempt_why = r.text;
+    } else if (r.event == "hold") {
+      // A hold sent for a job pending in Slurm: the reconcile sends it again if it did not land.
+    } else if (r.event == "requeue") {
+      const bool run_continues = job.phase == Phase::kRunning && r.text == "Slurm requeued it and started it again";
+      AccountRunEnd(job, r.time_s);
+      if (!run_continues) {
+        job.status.devices.clear();
+        SetPhase(job, Phase::kPending);
+        job.status.state = JobState::kPending;
+      }
       if (r.value > 0) job.restart_count = static_cast<int>(r.value);
+      const bool preempted = job.preempt_open && job.preempt_why == kPreemptedByPolicy;
+      job.preempt_open = false;
       ++job.requeues;
       ++requeued_;
+      if (preempted) ++preempted_;
+      if (r.text.rfind("Slurm requeued it", 0) == 0) ++slurm_requeued_;
       ++job.status.preemptions;
       job.record.preemptions = job.status.preemptions;
     } else if (r.event == "finish") {
       AccountRunEnd(job, r.time_s);
       job.status.devices.clear();
+      job.preempt_open = false;
       SetPhase(job, Phase::kFinished);
       job.final_state = r.state;
       if (r.state != "COMPLETED") ++failed_;
@@ -107,11 +135,12 @@ Status Agent::Restore() {
   }
   HETSCHED_RETURN_IF_ERROR(Append(JournalRecord::Of("agent_restart", -1, methods)));
 
-  // 2. Reconcile with Slurm. Slurm may be restarting too: retry for a while (30 s).
+  // 2. Reconcile with Slurm. Slurm may be restarting too: retry for a while (60 s).
   Result<std::vector<SlurmJob>> queue = Status::IoError("not tried");
-  for (int attempt = 0; attempt < 60; ++attempt) {
+  const double give_up_s = clock_.NowS() + 60;
+  while (true) {
     queue = Squeue();
-    if (queue.ok()) break;
+    if (queue.ok() || clock_.NowS() >= give_up_s) break;
     clock_.SleepS(0.5);
   }
   if (!queue.ok()) return queue.status().WithContext("agent restart: reconciling the journal with squeue");
@@ -121,43 +150,47 @@ Status Agent::Restore() {
     AgentJob& job = *owned;
     if (job.phase == Phase::kFinished) continue;
     const std::vector<DeviceId> journaled = job.status.devices;
+    job.status.devices.clear();
+    job.policy_knows = false;
     auto found = by_id.find(id);
     if (found == by_id.end()) {  // finished and purged while the agent was away
-      job.policy_knows = false;
-      job.status.devices.clear();
       Finish(job, "VANISHED", 0, clock_.NowS());
       continue;
     }
     const SlurmJob& sj = *found->second;
-    job.status.devices.clear();
-    const bool released_in_slurm = !sj.HeldByUser() && !journaled.empty();
-    if (job.phase == Phase::kPending && !released_in_slurm && !sj.Terminal()) {
-      // Still held: the policy decides again (a placement journaled without its release is redone).
-      job.restart_count = sj.restart_count;
-      job.status.state = JobState::kPending;
-      job.policy_knows = true;
-      methods_.scheduler->OnJobSubmitted(job.status, ctx_);
-      continue;
+    if (job.phase == Phase::kPending) {
+      // An open placement (journaled, perhaps pinned, its release not journaled) is completed when
+      // Slurm shows the job released (the agent was killed between `scontrol release` and its
+      // record: one record per release Slurm carried out), else rolled back: the policy decides
+      // again, and the next pin overrides the old one. A job that ended without ever starting
+      // (cancelled while held) was not released by the agent.
+      const bool released = placed_open.count(id) > 0 && !sj.Held() && !(sj.Terminal() && sj.start_time_s <= 0);
+      if (!released) {
+        // Held: decided again. Otherwise FollowPending sees an open preemption through, holds a
+        // job released by someone else, takes back one running where the agent did not put it,
+        // or finishes one that ended.
+        FollowPending(job, sj);
+        HETSCHED_RETURN_IF_ERROR(fatal_);
+        if (job.phase == Phase::kPending) {
+          job.status.state = JobState::kPending;
+          job.policy_knows = true;
+          methods_.scheduler->OnJobSubmitted(job.status, ctx_);
+        }
+        continue;
+      }
+      SetPhase(job, Phase::kReleased);
+      ++job.placements;
+      job.status.state = JobState::kRunning;
+      HETSCHED_RETURN_IF_ERROR(Append(JournalRecord::Of("release", id, "found released in Slurm at restart")));
     }
-    // Released before the stop (journaled or not): followed first (it may have ended or been
-    // requeued meanwhile), then shown to the policy as running if it still is.
-    job.policy_knows = false;
+    // Released before the stop: followed first (it may have ended or been requeued meanwhile),
+    // then shown to the policy as running if it still is.
     if (!journaled.empty() && !sj.Terminal()) {
       if (Status st = HoldDevices(job, journaled); !st.ok()) Report("restore job " + std::to_string(id) + ": " + st.message());
     }
-    if (job.phase == Phase::kPending) {
-      SetPhase(job, Phase::kReleased);
-      // Placed, and released in Slurm, but the agent was killed between `scontrol release` and
-      // its record: journal the release now (one record per release Slurm carried out). A job
-      // that ended without ever starting (cancelled while held) was not released by the agent.
-      if (released_in_slurm && !(sj.Terminal() && sj.start_time_s <= 0)) {
-        ++job.placements;
-        job.status.state = JobState::kRunning;
-        const JournalRecord late = JournalRecord::Of("release", id, "found released in Slurm at restart");
-        if (Status st = Append(late); !st.ok()) Report(st.message());
-      }
-    }
+    if (job.phase == Phase::kReleased) job.released_at_s = clock_.NowS();
     Follow(job, sj);
+    HETSCHED_RETURN_IF_ERROR(fatal_);
     if ((job.phase == Phase::kReleased || job.phase == Phase::kRunning) && !job.status.devices.empty()) {
       ShowRunning(job);
     }

@@ -150,11 +150,16 @@ Result<Journal> Journal::Open(const std::string& path, std::string* warning) {
   if (replay.good_end < text.size() && ftruncate(journal.fd_, static_cast<off_t>(replay.good_end)) != 0) {
     return Status::IoError(path + ": cannot drop the torn last record: " + std::strerror(errno));
   }
+  journal.size_ = replay.good_end;
   return journal;
 }
 
 Journal::Journal(Journal&& other) noexcept
-    : path_(std::move(other.path_)), fd_(other.fd_), replayed_(std::move(other.replayed_)) {
+    : path_(std::move(other.path_)),
+      fd_(other.fd_),
+      size_(other.size_),
+      broken_(std::move(other.broken_)),
+      replayed_(std::move(other.replayed_)) {
   other.fd_ = -1;
 }
 
@@ -163,6 +168,8 @@ Journal& Journal::operator=(Journal&& other) noexcept {
     if (fd_ >= 0) close(fd_);
     path_ = std::move(other.path_);
     fd_ = other.fd_;
+    size_ = other.size_;
+    broken_ = std::move(other.broken_);
     replayed_ = std::move(other.replayed_);
     other.fd_ = -1;
   }
@@ -174,19 +181,31 @@ Journal::~Journal() {
 }
 
 Status Journal::Append(const JournalRecord& record, bool sync) {
+  if (!broken_.ok()) return broken_;
   const std::string line = Encode(record) + "\n";
   size_t done = 0;
   while (done < line.size()) {
     const ssize_t n = write(fd_, line.data() + done, line.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::IoError(path_ + ": journal write: " + std::strerror(errno));
+    if (n <= 0) {
+      const std::string why = n < 0 ? std::strerror(errno) : "nothing written";
+      // No half record stays behind: the file is cut back to its last whole record.
+      if (done > 0 && ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
+        broken_ = Status::IoError(path_ + ": journal write failed (" + why + ") and its partial record could not be "
+                                  "removed (" + std::strerror(errno) + "): the journal is unusable until restarted");
+        return broken_;
+      }
+      return Status::IoError(path_ + ": journal write failed: " + why + " (the record was not written)");
+    }
     done += static_cast<size_t>(n);
   }
+  size_ += line.size();
   return sync ? Sync() : Status::Ok();
 }
 
 Status Journal::Sync() {
-  if (fdatasync(fd_) != 0) return Status::IoError(path_ + ": journal fsync: " + std::strerror(errno));
+  if (!broken_.ok()) return broken_;
+  if (fdatasync(fd_) != 0) return Status::IoError(path_ + ": journal fsync failed: " + std::strerror(errno));
   return Status::Ok();
 }
 

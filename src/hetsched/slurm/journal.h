@@ -19,7 +19,7 @@ namespace hetsched::slurm {
 
 struct JournalRecord {
   std::string event;                 // "agent_start", "admit", "reject", "place", "release",
-                                     // "unplace", "start", "requeue", "finish"
+                                     // "unplace", "start", "preempt", "hold", "requeue", "finish"
   JobId job = -1;
   double time_s = 0;                 // epoch seconds (the agent's clock, or Slurm's time)
   std::vector<std::string> nodes;    // place/start: Slurm node names
@@ -27,7 +27,8 @@ struct JournalRecord {
   std::string type;                  // place/start: catalog device type name
   std::string state;                 // finish: Slurm's final state
   std::string text;                  // reject/unplace: the reason; agent_start: the methods
-  long long value = 0;               // finish: exit code; requeue: restart count
+  long long value = 0;               // finish: Slurm's exit_code (a wait status); start, preempt,
+                                     // hold, requeue: Slurm's restart count
   // admit: what the job asked for (so that metrics survive the job leaving squeue)
   std::string name;
   std::string model;
@@ -56,8 +57,10 @@ class Journal {
   ~Journal();
 
   const std::vector<JournalRecord>& replayed() const { return replayed_; }
-  // Appends one record and (when `sync`) fsyncs. An error leaves the journal usable (the record
-  // may be lost). Records appended with sync=false are durable after the next Sync().
+  // Appends one record and (when `sync`) fsyncs. A write that fails (a full disk) leaves no part
+  // of the record behind: the file is cut back to its last whole record, and the journal stays
+  // usable; if even that cut fails, every later Append and Sync fails. Records appended with
+  // sync=false are durable after the next Sync(). The agent stops on any error (agent.h).
   Status Append(const JournalRecord& record, bool sync = true);
   Status Sync();
   const std::string& path() const { return path_; }
@@ -79,6 +82,8 @@ class Journal {
   Journal() = default;
   std::string path_;
   int fd_ = -1;
+  size_t size_ = 0;  // bytes of whole records in the file
+  Status broken_;    // set when a failed write could not be undone
   std::vector<JournalRecord> replayed_;
 };
 

@@ -95,6 +95,22 @@ Result<std::vector<int>> ParseIndexList(std::string_view list, std::string_view 
 
 }  // namespace
 
+bool SlurmJob::Held() const {
+  if (!Pending()) return false;
+  if (state == "REQUEUE_HOLD") return true;
+  // JobHeldUser, JobHeldAdmin, JobHoldMaxRequeue, "launch failed requeued held": every reason
+  // Slurm gives a held job names the hold; no other reason does.
+  const std::string r = ToLower(reason);
+  return r.find("held") != std::string::npos || r.find("hold") != std::string::npos;
+}
+
+std::string DescribeExit(int wait_status) {
+  const unsigned status = static_cast<unsigned>(wait_status);
+  const unsigned signal = status & 0x7fu;
+  if (signal != 0 && signal != 0x7fu) return "signal " + std::to_string(signal);
+  return "exit code " + std::to_string((status >> 8) & 0xffu);
+}
+
 bool SlurmNode::Usable() const {
   static const char* kBadStates[] = {"down", "drained", "draining", "fail", "failing", "future", "unknown"};
   const std::string s = ToLower(state);

@@ -53,12 +53,24 @@ struct SlurmJob {
   double end_time_s = 0;
   long long priority = 0;
 
+  // Held by its owner (`sbatch --hold`, `scontrol uhold`): how users hand a job to the agent.
   bool HeldByUser() const { return state == "PENDING" && reason == "JobHeldUser"; }
+  // Held for any reason Slurm has (user or admin hold: `scontrol hold` as root gives JobHeldAdmin,
+  // as does `requeuehold`; the requeue limit, JobHoldMaxRequeue; a requeue still under way,
+  // REQUEUE_HOLD): Slurm will not start it until someone releases it.
+  bool Held() const;
   bool Pending() const { return state == "PENDING" || state == "REQUEUED" || state == "REQUEUE_HOLD"; }
+  // Holds nodes: RUNNING, CONFIGURING (nodes allocated, prolog or boot under way), or COMPLETING
+  // (its script has ended; Slurm is cleaning up and will report how it ended).
   bool Active() const { return state == "RUNNING" || state == "COMPLETING" || state == "CONFIGURING"; }
+  bool Completing() const { return state == "COMPLETING"; }
   // COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, BOOT_FAIL, DEADLINE, PREEMPTED.
   bool Terminal() const { return !Pending() && !Active() && state != "SUSPENDED"; }
 };
+
+// A job's exit as Slurm reports it (`exit_code`: a wait status, the exit code in its high byte,
+// a terminating signal in its low bits) in words: "exit code 3", "signal 9".
+std::string DescribeExit(int wait_status);
 
 Result<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text, const std::string& origin);
 Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text, const std::string& origin);
