@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -906,12 +907,16 @@ TEST_F(AgentTest, AReleasedJobSlurmLeavesPendingOnIdleNodesIsReportedOnce) {
 // the poll and the policy's preemption), requeues by Slurm, and kills of the agent at random
 // commands. Every job must complete exactly once; FakeSlurm records every breach.
 TEST_F(AgentTest, RandomRacesWithAPreemptingPolicyRunEveryJobToCompletionExactlyOnce) {
-  for (unsigned seed = 1; seed <= 20 && !HasFailure(); ++seed) {
+  long long total_kills = 0, total_preempted = 0, total_slurm_requeued = 0, total_jobs = 0;
+  for (unsigned seed = 1; seed <= 30 && !HasFailure(); ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 rng(seed);
     auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
     FakeSlurm s(clock);
     s.AddNodes(2, 2);
+    // A per-job count split unevenly by Slurm otherwise than by the placer leaves the agent's view
+    // behind until the job ends (docs/slurm.md, Limits): a job pinned there waits, as in Slurm.
+    s.strict_gpus = false;
     std::vector<long long> ids;
     const char* requests[] = {"a100:4", "a100:2", "v100:8", "2", "1", "v100:4", "4"};
     const std::string path = JournalPath("races");
@@ -934,7 +939,7 @@ TEST_F(AgentTest, RandomRacesWithAPreemptingPolicyRunEveryJobToCompletionExactly
     std::unique_ptr<Agent> a;
     int kills = 0;
     for (int round = 0; round < 400; ++round) {
-      if (round < 40 && chance(0.3)) ids.push_back(s.Submit(requests[rng() % 7]));
+      if (round < 40 && chance(0.6)) ids.push_back(s.Submit(requests[rng() % 7]));
       try {
         if (!a) {
           auto started = Agent::Start(s, clock, ModelZoo::BuiltIn(), methods(), o);
@@ -956,7 +961,7 @@ TEST_F(AgentTest, RandomRacesWithAPreemptingPolicyRunEveryJobToCompletionExactly
       for (auto& [id, j] : s.jobs) {
         if (j.state == "COMPLETING") {
           s.End(id);
-        } else if (j.state == "RUNNING" && chance(0.15)) {
+        } else if (j.state == "RUNNING" && chance(0.05)) {
           s.Completing(id);
         } else if (j.state == "RUNNING" && chance(0.02)) {
           s.RequeueBySlurm(id);
@@ -972,9 +977,19 @@ TEST_F(AgentTest, RandomRacesWithAPreemptingPolicyRunEveryJobToCompletionExactly
       EXPECT_EQ(s.jobs.at(id).completions, 1) << "job " << id;
     }
     EXPECT_TRUE(s.violations.empty()) << s.violations.front();
+    total_kills += kills;
+    total_preempted += a->counts().preempted;
+    total_slurm_requeued += a->counts().slurm_requeued;
+    total_jobs += static_cast<long long>(ids.size());
     a.reset();
     std::filesystem::remove(path);
   }
+  // The races happened: the agent was killed, the policy preempted, Slurm requeued.
+  std::printf("random races: %lld jobs, %lld agent kills, %lld preemptions, %lld requeues by Slurm\n", total_jobs,
+              total_kills, total_preempted, total_slurm_requeued);
+  EXPECT_GT(total_kills, 20);
+  EXPECT_GT(total_preempted, 20);
+  EXPECT_GT(total_slurm_requeued, 5);
 }
 
 }  // namespace

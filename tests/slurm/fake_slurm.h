@@ -6,16 +6,18 @@
 //
 // Holds, requeues and job states follow Slurm 22.05 where an agent can go wrong: `scontrol hold`
 // as root is an admin hold (JobHeldAdmin; `uhold` a user hold), accepted on a running job (it
-// only sets the priority to 0, and a later requeue brings the job back held); `requeuehold` of a
+// only sets the priority to 0 and the reason, and a later requeue brings the job back held);
+// `scontrol update` of a running job fails ("Invalid node name specified"); `requeuehold` of a
 // job that has not started fails ("Job is pending execution"), and of a completing or completed
 // job requeues it (it runs again when released), unless given `Incomplete`, which leaves every
-// job that is not running alone; a job whose script ended is COMPLETING before it is COMPLETED
-// (Completing()); `exit_code` is a wait status (exit 3 is 768).
+// job that is not running alone, and holds a requeued job with the reason "job requeued in held
+// state"; a job whose script ended is COMPLETING before it is COMPLETED (Completing());
+// `exit_code` is a wait status (exit 3 is 768). (Measured on Slurm 22.05.8, docs/slurm.md.)
 //
 // It also checks what no agent may ever do, and records each breach in `violations`: pin
-// (`scontrol update`) a job that is not held, release a job it did not pin, start a job twice
-// without a requeue in between, start a job on a node whose GPUs running jobs already hold, or
-// let a job run to completion twice. A crash of the agent is simulated by `crash_after`: the command
+// (`scontrol update`) a pending job that is not held, release a job it did not pin, start a job twice
+// without a requeue in between, start a job on a node whose GPUs running jobs already hold, start
+// a job with more or fewer GPUs than it asked for, or let a job run to completion twice. A crash of the agent is simulated by `crash_after`: the command
 // with that number throws FakeCrash instead of running, as if the agent had been killed just
 // before it, or (`crash_once_done`) after Slurm carried it out but before the agent heard back.
 // The journal then holds what the agent wrote; its in-memory state is lost with the object.
@@ -58,6 +60,7 @@ struct FakeJob {
   std::vector<int> gpus_per_node;   // with `pinned`: the GPUs on each (uneven: Slurm's fill order)
   std::vector<std::string> nodes;   // allocated while running or after
   int restart_count = 0, exit_code = 0, runs = 0, completions = 0;
+  int asked_gpus = 0;               // what the user asked for in all (a pin must keep it)
   bool priority_zero = false;       // held (pending), or `scontrol hold` of a running job
   double submit = 0, start = 0, end = 0;
   bool released_by_agent = false;
@@ -80,6 +83,8 @@ class FakeSlurm : public CommandRunner {
     FakeJob j;
     j.id = next_id_++;
     j.priority_zero = true;  // sbatch --hold
+    const size_t colon = gpus.rfind(':');
+    j.asked_gpus = std::stoi(colon == std::string::npos ? gpus : gpus.substr(colon + 1));
     j.name = name;
     j.comment = comment;
     j.tres_per_job = "gres:gpu:" + gpus;
@@ -92,10 +97,15 @@ class FakeSlurm : public CommandRunner {
     jobs[id].tres_per_job.clear();
     jobs[id].tres_per_node = "gres:gpu:" + per_node;
     jobs[id].node_count = node_count;
+    const size_t colon = per_node.rfind(':');
+    jobs[id].asked_gpus = node_count * std::stoi(colon == std::string::npos ? per_node : per_node.substr(colon + 1));
     return id;
   }
 
-  // Slurm's scheduler: every released, pending job starts on its pinned nodes.
+  // Slurm's scheduler: every released, pending job starts on its pinned nodes. A per-job GPU
+  // count over several nodes is split by Slurm, filling the nodes in order with the GPUs that
+  // running jobs leave free; a job whose share does not fit waits ("Resources"), as it does while
+  // a completing job still holds its GPUs.
   void StartReleased() {
     for (auto& [id, j] : jobs) {
       if (j.state != "PENDING" || j.priority_zero || j.pinned.empty()) continue;
@@ -105,9 +115,30 @@ class FakeSlurm : public CommandRunner {
         j.reason = "ReqNodeNotAvail";
         continue;
       }
+      if (j.tres_per_node.empty() && j.pinned.size() > 1 && !SplitOverNodes(j)) {
+        j.reason = "Resources";
+        continue;
+      }
+      bool completing_holds = false;
+      for (const std::string& n : j.pinned) completing_holds = completing_holds || GpusInUse(n, "COMPLETING") > 0;
+      if (completing_holds && !FitsBeside(j, "COMPLETING")) {
+        j.reason = "Resources";
+        continue;
+      }
+      if (!strict_gpus && !FitsBeside(j, "RUNNING")) {
+        j.reason = "Resources";
+        continue;
+      }
       if (j.runs > j.restart_count) violations.push_back("job " + std::to_string(id) + " started twice");
-      for (const std::string& n : j.pinned) {
-        if (GpusInUse(n) + GpusPerNode(j) > Node(n)->gpus) {
+      int total = 0;
+      for (size_t i = 0; i < j.pinned.size(); ++i) total += GpusOn(j, i);
+      if (total != j.asked_gpus) {
+        violations.push_back("job " + std::to_string(id) + " started with " + std::to_string(total) + " GPUs, asked for " +
+                             std::to_string(j.asked_gpus));
+      }
+      for (size_t i = 0; i < j.pinned.size(); ++i) {
+        const std::string& n = j.pinned[i];
+        if (GpusInUse(n) + GpusOn(j, i) > Node(n)->gpus) {
           violations.push_back("job " + std::to_string(id) + " started on " + n + " beyond its GPUs (double-booked)");
         }
       }
@@ -206,6 +237,10 @@ class FakeSlurm : public CommandRunner {
   int bad_time_polls = 0;     // the next N squeue polls print a StartTime no parser accepts
   std::set<long long> refuse_update;  // `scontrol update` of these jobs fails
   std::function<void(const std::vector<std::string>&)> before_command;
+  // A released job pinned where running jobs hold the GPUs is a breach (the agent's view of its
+  // jobs' GPUs was wrong). Off: it waits ("Resources"), as in Slurm, for runs where the agent's
+  // view may lag behind Slurm's by design (an uneven split Slurm made otherwise, docs/slurm.md).
+  bool strict_gpus = true;
 
  private:
   FakeNode* Node(const std::string& name) {
@@ -225,12 +260,49 @@ class FakeSlurm : public CommandRunner {
     const size_t nodes = j.pinned.empty() ? 1 : j.pinned.size();
     return static_cast<int>((static_cast<size_t>(n) + nodes - 1) / nodes);
   }
-  int GpusInUse(const std::string& node) const {
+  // GPUs job `j` takes on the i-th node of its node list.
+  static int GpusOn(const FakeJob& j, size_t i) {
+    return i < j.gpus_per_node.size() ? j.gpus_per_node[i] : GpusPerNode(j);
+  }
+  // GPUs that jobs in `state` hold on `node`.
+  int GpusInUse(const std::string& node, const std::string& state = "RUNNING") const {
     int used = 0;
     for (const auto& [id, j] : jobs) {
-      if (j.state == "RUNNING" && std::find(j.nodes.begin(), j.nodes.end(), node) != j.nodes.end()) used += GpusPerNode(j);
+      auto at = std::find(j.nodes.begin(), j.nodes.end(), node);
+      if (j.state == state && at != j.nodes.end()) used += GpusOn(j, static_cast<size_t>(at - j.nodes.begin()));
     }
     return used;
+  }
+  // Whether `j` fits on its pinned nodes beside the running jobs and those in `state`.
+  bool FitsBeside(const FakeJob& j, const std::string& state) const {
+    for (size_t i = 0; i < j.pinned.size(); ++i) {
+      const std::string& n = j.pinned[i];
+      if (GpusInUse(n) + GpusInUse(n, state) + GpusOn(j, i) > NodeGpus(n)) return false;
+    }
+    return true;
+  }
+  int NodeGpus(const std::string& name) const {
+    for (const auto& n : nodes) {
+      if (n.name == name) return n.gpus;
+    }
+    return 0;
+  }
+  // Slurm's split of a per-job count over the pinned nodes (in order, at least one GPU each).
+  bool SplitOverNodes(FakeJob& j) {
+    const size_t colon = j.tres_per_job.rfind(':');
+    int left = colon == std::string::npos ? 0 : std::stoi(j.tres_per_job.substr(colon + 1));
+    std::vector<int> split;
+    for (size_t i = 0; i < j.pinned.size(); ++i) {
+      const int free = NodeGpus(j.pinned[i]) - GpusInUse(j.pinned[i]) - GpusInUse(j.pinned[i], "COMPLETING");
+      const int later = static_cast<int>(j.pinned.size() - i - 1);  // one at least for each later node
+      const int take = std::min(free, left - later);
+      if (take < 1) return false;
+      split.push_back(take);
+      left -= take;
+    }
+    if (left != 0) return false;
+    j.gpus_per_node = split;
+    return true;
   }
 
   std::string SinfoJson() const {
@@ -327,11 +399,15 @@ class FakeSlurm : public CommandRunner {
       auto it = jobs.find(id);
       if (it == jobs.end()) return CommandResult{1, "", "Invalid job id specified"};
       FakeJob& j = it->second;
-      if (j.state != "PENDING" || !j.priority_zero) {
+      // Slurm refuses to move a job that runs (a race the agent cannot see: a job Slurm started
+      // again just before the agent's hold); pinning a pending job that is not held is a breach.
+      if (j.state != "PENDING") return CommandResult{1, "", "Invalid node name specified for job " + kv["JobId"]};
+      if (!j.priority_zero) {
         violations.push_back("job " + std::to_string(id) + " pinned while " + j.state + "/" + j.reason);
       }
       if (refuse_update.count(id) > 0) return CommandResult{1, "", "Requested node configuration is not available"};
       j.pinned.clear();
+      j.gpus_per_node.clear();  // Slurm splits a per-job count again when it starts the job
       for (auto part : Split(kv["NodeList"], ',')) j.pinned.emplace_back(part);
       if (kv.count("TresPerNode") > 0) j.tres_per_node = kv["TresPerNode"];
       if (kv.count("TresPerJob") > 0) j.tres_per_job = kv["TresPerJob"];
@@ -354,7 +430,7 @@ class FakeSlurm : public CommandRunner {
         } else if (verb == "hold" || verb == "uhold") {
           if (ended) return CommandResult{1, "", "Job has already finished for job " + std::to_string(id)};
           j.priority_zero = true;  // on a running job: no other effect until it is requeued
-          if (j.state == "PENDING") j.reason = verb == "hold" ? "JobHeldAdmin" : "JobHeldUser";
+          j.reason = verb == "hold" ? "JobHeldAdmin" : "JobHeldUser";
         } else if (incomplete && j.state != "RUNNING" && j.state != "CONFIGURING") {
           // Only jobs that are running are requeued; the others are left alone, and it succeeds.
         } else if (j.state == "PENDING") {
@@ -362,7 +438,7 @@ class FakeSlurm : public CommandRunner {
         } else {
           // Running, or (without Incomplete) completing or completed: requeued and held.
           j.state = "PENDING";
-          j.reason = "JobHeldAdmin";
+          j.reason = "job requeued in held state";
           j.priority_zero = true;
           ++j.restart_count;
           j.nodes.clear();

@@ -74,12 +74,17 @@ Status Agent::StartJob(JobId id, const PlannedJob& planned) {
   // only possible for a per-job request, and Slurm then decides the count per node itself.
   const int first = per_node.begin()->second;
   const bool even = std::all_of(per_node.begin(), per_node.end(), [&](const auto& e) { return e.second == first; });
+  const std::string gres = "gres:gpu:" + (job.request.gres_type.empty() ? "" : job.request.gres_type + ":");
   if (even) {
-    update.push_back("TresPerNode=gres:gpu:" +
-                     (job.request.gres_type.empty() ? "" : job.request.gres_type + ":") + std::to_string(first));
+    update.push_back("TresPerNode=" + gres + std::to_string(first));
     if (job.request.form == GpuRequestForm::kPerJob) update.push_back("TresPerJob=");
   } else if (job.request.form == GpuRequestForm::kPerNode) {
     return Status::Infeasible("job " + std::to_string(id) + " asked for GPUs per node: cannot take an uneven split");
+  } else {
+    // The per-job count, whatever an earlier even placement of this job rewrote (a per-node count
+    // left in place would be taken on every node: 4 per node on 2 nodes is 8 GPUs).
+    update.push_back("TresPerNode=");
+    update.push_back("TresPerJob=" + gres + std::to_string(devices.size()));
   }
   JournalRecord placed = JournalRecord::Of("place", id);
   placed.nodes = names;
