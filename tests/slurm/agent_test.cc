@@ -71,6 +71,30 @@ class AgentTest : public ::testing::Test {
     ADD_FAILURE() << "agent does not know job " << id;
     return {};
   }
+  // Slurm runs every released job to its end, poll by poll, until the agent counts `jobs` finished;
+  // then each of them completed exactly once, and nothing broke a rule of FakeSlurm's.
+  void RunToTheEnd(long long jobs) {
+    for (int i = 0; i < 8 && agent->counts().finished < jobs; ++i) {
+      slurm.StartReleased();
+      ASSERT_NO_FATAL_FAILURE(Step());
+      slurm.EndAllRunning();
+      ASSERT_NO_FATAL_FAILURE(Step());
+    }
+    EXPECT_EQ(agent->counts().finished, jobs);
+    for (const auto& [id, j] : slurm.jobs) EXPECT_EQ(j.completions, 1) << "job " << id;
+    EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+  }
+  // Under Tiresias-LAS (default thresholds), an 8-GPU A100 job runs 1,000 s (past its first
+  // threshold) and a second one arrives: the next poll preempts the first for the second.
+  void LongJobThenANewOne(long long* first, long long* second) {
+    *first = slurm.Submit("a100:8");
+    ASSERT_NO_FATAL_FAILURE(StartAgent(1, std::move(CreateAgentMethods("tiresias-las")).value()));
+    ASSERT_NO_FATAL_FAILURE(Step());
+    slurm.StartReleased();
+    ASSERT_NO_FATAL_FAILURE(Step());
+    clock.SleepS(1000);
+    *second = slurm.Submit("a100:8");
+  }
   int Reported(const std::string& needle) const {
     return static_cast<int>(std::count_if(reports.begin(), reports.end(),
                                           [&](const std::string& m) { return m.find(needle) != std::string::npos; }));
@@ -597,18 +621,8 @@ TEST_F(AgentTest, PreemptingAJobSlurmHasNotStartedHoldsItAndTheRunGoesOn) {
   ASSERT_NO_FATAL_FAILURE(Step());
   EXPECT_EQ(CountEvents(journal, "preempt", first), 1);
   EXPECT_EQ(CountEvents(journal, "requeue", first), 1);
-  for (int i = 0; i < 8 && agent->counts().finished < 2; ++i) {
-    slurm.StartReleased();
-    ASSERT_NO_FATAL_FAILURE(Step());
-    slurm.EndAllRunning();
-    ASSERT_NO_FATAL_FAILURE(Step());
-  }
-  EXPECT_EQ(agent->counts().finished, 2);
-  for (long long id : {first, second}) {
-    EXPECT_EQ(slurm.jobs.at(id).completions, 1) << "job " << id;
-    EXPECT_EQ(slurm.jobs.at(id).runs, 1) << "job " << id;
-  }
-  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd(2));
+  for (long long id : {first, second}) EXPECT_EQ(slurm.jobs.at(id).runs, 1) << "job " << id;
 }
 
 // Issue 44, cause B: a job whose script ends just before the policy preempts it (Slurm shows it
@@ -677,14 +691,10 @@ TEST_F(AgentTest, PreemptionRacingTheJobsOwnEndNeverRunsItAgain) {
 // an extra hold, and a job placed again that was already released. Now the preemption's record
 // carries Slurm's restart count.
 TEST_F(AgentTest, AfterARestartTheAgentsOwnPreemptionIsNotTakenForASlurmRequeue) {
-  const long long first = slurm.Submit("a100:8");
-  ASSERT_NO_FATAL_FAILURE(StartAgent(1, std::move(CreateAgentMethods("tiresias-las")).value()));
-  ASSERT_NO_FATAL_FAILURE(Step());
-  slurm.StartReleased();
-  ASSERT_NO_FATAL_FAILURE(Step());
-  clock.SleepS(1000);
-  const long long second = slurm.Submit("a100:8");
-  ASSERT_NO_FATAL_FAILURE(Step());  // `first` preempted
+  long long first = 0, second = 0;
+  ASSERT_NO_FATAL_FAILURE(LongJobThenANewOne(&first, &second));
+  ASSERT_NO_FATAL_FAILURE(Step());  // `first` preempted for `second`
+  EXPECT_EQ(View(second).phase, "released");
   slurm.StartReleased();
   ASSERT_NO_FATAL_FAILURE(Step());
   ASSERT_EQ(slurm.jobs.at(first).restart_count, 1);
@@ -701,14 +711,7 @@ TEST_F(AgentTest, AfterARestartTheAgentsOwnPreemptionIsNotTakenForASlurmRequeue)
   EXPECT_EQ(View(first).phase, "released");
   EXPECT_EQ(agent->counts().slurm_requeued, 0);
   EXPECT_EQ(agent->counts().preempted, 1);
-  slurm.StartReleased();
-  ASSERT_NO_FATAL_FAILURE(Step());
-  slurm.EndAllRunning();
-  ASSERT_NO_FATAL_FAILURE(Step());
-  EXPECT_EQ(agent->counts().finished, 2);
-  EXPECT_EQ(slurm.jobs.at(first).completions, 1);
-  EXPECT_EQ(slurm.jobs.at(second).completions, 1);
-  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd(2));
 }
 
 // A requeue by Slurm itself (here a completion slurmctld lost: the job pending again, restart
@@ -725,12 +728,8 @@ TEST_F(AgentTest, ARequeueBySlurmItselfIsReportedAsSuch) {
   EXPECT_EQ(agent->counts().slurm_requeued, 1);
   EXPECT_EQ(agent->counts().preempted, 0);
   EXPECT_EQ(slurm.Count("release", id), 2);
-  slurm.StartReleased();
-  ASSERT_NO_FATAL_FAILURE(Step());
-  slurm.EndAllRunning();
-  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd(1));
   EXPECT_EQ(View(id).final_state, "COMPLETED");
-  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
 }
 
 // Issue 44, cause E: a job under an admin hold (what `scontrol hold` as root gives, the agent's
@@ -749,13 +748,8 @@ TEST_F(AgentTest, AJobUnderAnAdminHoldAtRestartIsPlacedAgainAndRuns) {
   ASSERT_NO_FATAL_FAILURE(Step());
   EXPECT_EQ(slurm.Count("release", id), 2);
   EXPECT_EQ(View(id).phase, "released");
-  slurm.StartReleased();
-  ASSERT_NO_FATAL_FAILURE(Step());
-  slurm.EndAllRunning();
-  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd(1));
   EXPECT_EQ(View(id).final_state, "COMPLETED");
-  EXPECT_EQ(slurm.jobs.at(id).completions, 1);
-  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
 }
 
 // A job the agent counts as pending that Slurm runs anyway (its hold came just after Slurm had
@@ -782,16 +776,9 @@ TEST_F(AgentTest, AJobRunningThatTheAgentDidNotReleaseIsTakenBack) {
   ASSERT_NO_FATAL_FAILURE(Step());  // seen running though pending for the agent: taken back
   EXPECT_EQ(Reported("though the agent did not release it: taken back"), 1);
   EXPECT_EQ(slurm.jobs.at(id).state, "PENDING");
-  for (int i = 0; i < 6 && agent->counts().finished < 1; ++i) {
-    ASSERT_NO_FATAL_FAILURE(Step());
-    slurm.StartReleased();
-    ASSERT_NO_FATAL_FAILURE(Step());
-    slurm.EndAllRunning();
-  }
-  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_NO_FATAL_FAILURE(Step());  // seen held: placed again
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd(1));
   EXPECT_EQ(View(id).final_state, "COMPLETED");
-  EXPECT_EQ(slurm.jobs.at(id).completions, 1);
-  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
 }
 
 // Limits this process's file size (writes past it fail with EFBIG, SIGXFSZ ignored) while alive:
@@ -854,25 +841,15 @@ TEST_F(AgentTest, AFailedJournalWriteStopsTheAgentBeforeItActsAgain) {
   EXPECT_EQ(View(first).final_state, "COMPLETED");
   ASSERT_NO_FATAL_FAILURE(Step());
   EXPECT_EQ(slurm.Count("release", second), 1);
-  slurm.StartReleased();
-  ASSERT_NO_FATAL_FAILURE(Step());
-  slurm.EndAllRunning();
-  ASSERT_NO_FATAL_FAILURE(Step());
-  EXPECT_EQ(agent->counts().finished, 2);
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd(2));
   EXPECT_EQ(CountEvents(journal, "finish", first), 1);
-  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
 }
 
 // A preemption's intent is journaled and durable before it is sent: when the journal cannot be
 // written, the job is not stopped in Slurm (and the run ends).
 TEST_F(AgentTest, APreemptionThatCannotBeJournaledIsNotSent) {
-  const long long first = slurm.Submit("a100:8");
-  ASSERT_NO_FATAL_FAILURE(StartAgent(1, std::move(CreateAgentMethods("tiresias-las")).value()));
-  ASSERT_NO_FATAL_FAILURE(Step());
-  slurm.StartReleased();
-  ASSERT_NO_FATAL_FAILURE(Step());
-  clock.SleepS(1000);
-  const long long second = slurm.Submit("a100:8");
+  long long first = 0, second = 0;
+  ASSERT_NO_FATAL_FAILURE(LongJobThenANewOne(&first, &second));
   // Room for the admission of `second` (about 150 bytes), not for the preemption's record.
   FileSizeLimit full(std::filesystem::file_size(journal) + 200);
   clock.SleepS(1);
