@@ -340,6 +340,22 @@ TEST_F(AgentTest, SlurmUnreachableIsReportedOnceAndRetried) {
   EXPECT_EQ(slurm.Count("release", id), 1);
 }
 
+// slurmctld restarting while the agent starts (a supervisor restarts both): the agent waits for
+// it (AgentOptions::start_wait_s), says so once, and starts; it does not exit.
+TEST_F(AgentTest, SlurmUnreachableAtStartIsWaitedFor) {
+  const long long id = slurm.Submit("1");
+  slurm.unreachable = 6;  // the first 6 commands: `sinfo --json` at start
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  EXPECT_EQ(Reported("Slurm unreachable at start (will retry)"), 1);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(slurm.Count("release", id), 1);
+  agent.reset();
+  slurm.unreachable = 4;  // and again at a restart, which then reconciles its journal
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  EXPECT_EQ(Reported("Slurm unreachable at start (will retry)"), 2);
+  EXPECT_EQ(View(id).phase, "released");
+}
+
 TEST_F(AgentTest, PollAnswerNotUnderstoodIsReportedAsSuchNamingTheField) {
   const long long id = slurm.Submit("1");
   ASSERT_NO_FATAL_FAILURE(StartAgent());

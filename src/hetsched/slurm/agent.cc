@@ -46,18 +46,44 @@ Agent::Agent(CommandRunner& runner, Clock& clock, const ModelZoo& zoo, AgentMeth
 
 Agent::~Agent() = default;
 
+namespace {
+
+// Slurm's nodes when the agent starts. slurmctld may be restarting at the same moment (a machine
+// that comes back, a supervisor that restarts both): an answer that is not there (the command
+// failed or timed out, or `sinfo --json` reported errors, as it does with slurmctld down) is
+// waited for, up to AgentOptions::start_wait_s, and reported once; an answer that does not parse
+// is an error at once.
+Result<std::vector<SlurmNode>> NodesAtStart(CommandRunner& runner, Clock& clock, const AgentOptions& options) {
+  const double give_up_s = clock.NowS() + options.start_wait_s;
+  bool reported = false;
+  while (true) {
+    Status st;
+    auto r = runner.Run({"sinfo", "--json"});
+    if (!r.ok()) {
+      st = r.status();
+    } else if (r->exit_code != 0) {
+      st = Status::IoError("sinfo --json exited " + std::to_string(r->exit_code) + ": " + std::string(Trim(r->err)));
+    } else {
+      auto nodes = ParseSinfoJson(r->out, "sinfo --json");
+      if (nodes.ok() || nodes.status().code() == StatusCode::kParseError) return nodes;
+      st = nodes.status();
+    }
+    if (clock.NowS() >= give_up_s) return st.WithContext("agent: Slurm did not answer at start");
+    if (!reported && options.report) options.report("Slurm unreachable at start (will retry): " + st.message());
+    reported = true;
+    clock.SleepS(1);
+  }
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Agent>> Agent::Start(CommandRunner& runner, Clock& clock, const ModelZoo& zoo,
                                             AgentMethods methods, AgentOptions options) {
   if (!methods.scheduler || !methods.placer || !methods.planner) {
     return Status::InvalidArgument("agent: a job scheduler, a placer and a planner are all required");
   }
   if (options.journal_path.empty()) return Status::InvalidArgument("agent: a journal path is required");
-  auto sinfo = runner.Run({"sinfo", "--json"});
-  if (!sinfo.ok()) return sinfo.status().WithContext("agent: sinfo --json");
-  if (sinfo->exit_code != 0) {
-    return Status::IoError("agent: sinfo --json exited " + std::to_string(sinfo->exit_code) + ": " + sinfo->err);
-  }
-  auto nodes = ParseSinfoJson(sinfo->out, "sinfo --json");
+  auto nodes = NodesAtStart(runner, clock, options);
   if (!nodes.ok()) return nodes.status();
   TranslateOptions translate;
   translate.partition = options.partition;

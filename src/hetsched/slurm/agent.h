@@ -55,6 +55,8 @@ struct AgentOptions {
   // one squeue per poll_interval_s.
   double busy_poll_interval_s = 0.02;
   double node_refresh_s = 1.0;    // between two sinfo polls (node up/down)
+  // At start, Slurm not answering (slurmctld restarting too) is waited for this long, then an error.
+  double start_wait_s = 600;
   // Jobs the policy starts are pinned and released in batches of at most this many (and at the
   // end of each scheduling pass): the batch's `scontrol update`s run at the same time, then one
   // `scontrol release a,b,c`. 1 (the default) = pin and release each job at once: the lowest

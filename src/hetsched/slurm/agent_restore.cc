@@ -135,14 +135,17 @@ Status Agent::Restore() {
   }
   HETSCHED_RETURN_IF_ERROR(Append(JournalRecord::Of("agent_restart", -1, methods)));
 
-  // 2. Reconcile with Slurm. Slurm may be restarting too: retry for a while (60 s).
+  // 2. Reconcile with Slurm. Slurm may be restarting too: waited for (AgentOptions::start_wait_s).
   Result<std::vector<SlurmJob>> queue = Status::IoError("not tried");
-  const double give_up_s = clock_.NowS() + 60;
+  const double give_up_s = clock_.NowS() + options_.start_wait_s;
   while (true) {
     queue = Squeue();
-    if (queue.ok() || clock_.NowS() >= give_up_s) break;
-    clock_.SleepS(0.5);
+    if (queue.ok() || clock_.NowS() >= give_up_s || queue.status().code() == StatusCode::kParseError) break;
+    ReportPollFailure(queue.status());
+    clock_.SleepS(1);
   }
+  if (queue.ok() && slurm_unreachable_) Report("Slurm reachable again");
+  slurm_unreachable_ = false;
   if (!queue.ok()) return queue.status().WithContext("agent restart: reconciling the journal with squeue");
   std::map<JobId, const SlurmJob*> by_id;
   for (const SlurmJob& sj : *queue) by_id[sj.id] = &sj;
