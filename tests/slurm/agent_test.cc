@@ -730,6 +730,34 @@ TEST_F(AgentTest, AfterARestartTheAgentsOwnPreemptionIsNotTakenForASlurmRequeue)
   ASSERT_NO_FATAL_FAILURE(RunToTheEnd(2));
 }
 
+// Found by scripts/slurm/chaos.sh: a job the policy preempted and, in the same pass, started
+// again elsewhere was pinned and released before a poll had shown the preemption through; the
+// next poll took the preemption's requeue (restart count + 1) for Slurm's own, and the job was
+// held and placed a third time. A job is started again only once Slurm shows it held.
+TEST_F(AgentTest, APreemptedJobIsStartedAgainOnlyOnceSlurmShowsItHeld) {
+  const long long first = slurm.Submit("8");  // any type
+  ASSERT_NO_FATAL_FAILURE(StartAgent(1, std::move(CreateAgentMethods("tiresias-las")).value()));
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  const std::string type = slurm.jobs.at(first).nodes.at(0).substr(0, 4);  // "a100" or "v100"
+  clock.SleepS(1000);
+  // All GPUs of that type: `first` must make room, and the other type has room for it.
+  const long long second = slurm.Submit(type + (type == "a100" ? ":8" : ":16"));
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(View(second).phase, "released");
+  EXPECT_EQ(View(first).phase, "pending");
+  EXPECT_EQ(slurm.Count("release", first), 1);  // not yet: its preemption is not seen through
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(CountEvents(journal, "requeue", first), 1);
+  EXPECT_EQ(slurm.Count("release", first), 2);
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd(2));
+  EXPECT_EQ(Reported("Slurm requeued it"), 0);
+  EXPECT_EQ(agent->counts().slurm_requeued, 0);
+  EXPECT_EQ(agent->counts().preempted, 1);
+  EXPECT_EQ(slurm.Count("release", first), 2);
+}
+
 // A requeue by Slurm itself (here a completion slurmctld lost: the job pending again, restart
 // count grown) is reported as such, and the job placed again.
 TEST_F(AgentTest, ARequeueBySlurmItselfIsReportedAsSuch) {

@@ -53,6 +53,11 @@ Status Agent::StartJob(JobId id, const PlannedJob& planned) {
   if (job.phase != Phase::kPending || devices.empty()) {
     return Status::InvalidArgument("job " + std::to_string(id) + " is not pending");
   }
+  if (job.preempt_open) {
+    // Slurm may still be stopping its last run (a requeue takes KillWait and more): a release
+    // now would let that run's requeue pass for Slurm's own. Started once a poll shows it held.
+    return Status::Infeasible("job " + std::to_string(id) + ": its preemption is not seen through yet");
+  }
   // Nodes in node-id order, with the number of GPUs on each.
   std::map<NodeId, int> per_node;
   for (DeviceId d : devices) {
@@ -238,6 +243,7 @@ void Agent::ClosePreemption(AgentJob& job, const SlurmJob& sj) {
   (void)Append(r);  // a failure is kept in fatal_
   job.preempt_open = false;
   job.restart_count = sj.restart_count;
+  changed_ = true;  // the job may be started again (StartJob declined it until now): a pass is due
   ++job.requeues;
   ++requeued_;
   if (job.preempt_why == kPreemptedByPolicy) ++preempted_;
