@@ -959,6 +959,7 @@ TEST_F(AgentTest, RandomRacesWithAPreemptingPolicyRunEveryJobToCompletionExactly
     };
     std::unique_ptr<Agent> a;
     int kills = 0;
+    long long slurm_requeues = 0;
     for (int round = 0; round < 400; ++round) {
       if (round < 40 && chance(0.6)) ids.push_back(s.Submit(requests[rng() % 7]));
       try {
@@ -986,6 +987,7 @@ TEST_F(AgentTest, RandomRacesWithAPreemptingPolicyRunEveryJobToCompletionExactly
           s.Completing(id);
         } else if (j.state == "RUNNING" && chance(0.02)) {
           s.RequeueBySlurm(id);
+          ++slurm_requeues;
         }
       }
       s.StartReleased();
@@ -998,6 +1000,13 @@ TEST_F(AgentTest, RandomRacesWithAPreemptingPolicyRunEveryJobToCompletionExactly
       EXPECT_EQ(s.jobs.at(id).completions, 1) << "job " << id;
     }
     EXPECT_TRUE(s.violations.empty()) << s.violations.front();
+    // Slurm's requeues are told apart from the agent's own preemptions: none invented (a run
+    // Slurm requeued just after the agent's hold reached it comes back held, and counts as the
+    // preemption it also was), and no run that a requeue stopped is missed.
+    EXPECT_LE(a->counts().slurm_requeued, slurm_requeues);
+    long long restarts = 0;
+    for (const auto& [id, j] : s.jobs) restarts += j.restart_count;
+    EXPECT_GE(a->counts().requeued, restarts);
     total_kills += kills;
     total_preempted += a->counts().preempted;
     total_slurm_requeued += a->counts().slurm_requeued;

@@ -163,12 +163,7 @@ void Agent::Requeue(AgentJob& job, const SlurmJob& sj, const std::string& why, b
   AccountRunEnd(job, clock_.NowS());
   ReleaseDevices(job);
   SetPhase(job, Phase::kPending);
-  job.restart_count = sj.restart_count;
-  ++job.requeues;
-  ++requeued_;
-  if (by_slurm) ++slurm_requeued_;
-  ++job.status.preemptions;
-  job.record.preemptions = job.status.preemptions;
+  CountRequeues(job, sj.restart_count, by_slurm);
   job.status.state = JobState::kPending;
   job.status.queued_since_s = now();
   refresh_nodes_now_ = true;
@@ -180,6 +175,18 @@ void Agent::Requeue(AgentJob& job, const SlurmJob& sj, const std::string& why, b
     job.policy_knows = true;
     methods_.scheduler->OnJobSubmitted(job.status, ctx_);
   }
+}
+
+void Agent::CountRequeues(AgentJob& job, int restart_count, bool by_slurm) {
+  // Each requeue adds one to Slurm's restart count: a count that grew by k since the agent last
+  // looked is k runs stopped (at least one: a run the agent saw end by a requeue).
+  const int runs = std::max(1, restart_count - job.restart_count);
+  job.restart_count = std::max(job.restart_count, restart_count);
+  job.requeues += runs;
+  requeued_ += runs;
+  if (by_slurm) slurm_requeued_ += runs;
+  job.status.preemptions += runs;
+  job.record.preemptions = job.status.preemptions;
 }
 
 void Agent::FollowPending(AgentJob& job, const SlurmJob& sj) {
@@ -200,6 +207,19 @@ void Agent::FollowPending(AgentJob& job, const SlurmJob& sj) {
   }
   if (sj.Completing()) return;  // its script has ended: the next poll shows how
   // Not held, so Slurm may start it (or has) where the agent did not decide.
+  if (job.preempt_open && sj.Pending() && sj.restart_count > job.restart_count) {
+    // Slurm requeued the run before the preemption reached it (the agent was killed between the
+    // intent and its commands): Slurm's requeue, told as such; the job is held as after one.
+    JournalRecord r = JournalRecord::Of("requeue", id, "Slurm requeued it: " + sj.reason);
+    r.value = sj.restart_count;
+    if (!Append(r).ok()) return;
+    job.preempt_open = false;
+    changed_ = true;
+    CountRequeues(job, sj.restart_count, /*by_slurm=*/true);
+    Report("job " + std::to_string(id) + " requeued (Slurm requeued it: " + sj.reason + ") before its preemption reached it");
+    Hold(id);
+    return;
+  }
   if (job.preempt_open) {
     SendPreemption(id);  // not seen through yet (a command that failed or timed out)
     return;
@@ -230,25 +250,24 @@ void Agent::Follow(AgentJob& job, const SlurmJob& sj) {
     case Phase::kRunning:
       break;
   }
-  if (sj.Active()) {
-    if (job.phase == Phase::kReleased) {
-      MarkRunning(job, sj);
-    } else if (sj.restart_count > job.restart_count) {
-      // Slurm requeued the run and started the job again (on its pinned nodes) between two polls.
+  if (sj.Active() || sj.Terminal()) {
+    // Slurm requeued a run of it and started it again (on its pinned nodes) between two polls, or
+    // while the agent was down: its restart count grew.
+    if (sj.restart_count > job.restart_count) {
       JournalRecord r = JournalRecord::Of("requeue", sj.id, "Slurm requeued it and started it again");
       r.value = sj.restart_count;
       if (!Append(r).ok()) return;
       Report("job " + std::to_string(sj.id) + " requeued by Slurm and started again (restart " +
              std::to_string(sj.restart_count) + ")");
-      AccountRunEnd(job, sj.start_time_s > 0 ? sj.start_time_s : std::floor(clock_.NowS()));
-      ++job.requeues;
-      ++requeued_;
-      ++slurm_requeued_;
-      ++job.status.preemptions;
-      job.record.preemptions = job.status.preemptions;
-      SetPhase(job, Phase::kReleased);
-      MarkRunning(job, sj);
+      if (job.phase == Phase::kRunning) {
+        AccountRunEnd(job, sj.start_time_s > 0 ? sj.start_time_s : std::floor(clock_.NowS()));
+        SetPhase(job, Phase::kReleased);
+      }
+      CountRequeues(job, sj.restart_count, /*by_slurm=*/true);
     }
+  }
+  if (sj.Active()) {
+    if (job.phase == Phase::kReleased) MarkRunning(job, sj);
     return;
   }
   if (sj.Terminal()) {

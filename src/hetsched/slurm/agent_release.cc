@@ -242,13 +242,9 @@ void Agent::ClosePreemption(AgentJob& job, const SlurmJob& sj) {
   r.value = sj.restart_count;
   (void)Append(r);  // a failure is kept in fatal_
   job.preempt_open = false;
-  job.restart_count = sj.restart_count;
   changed_ = true;  // the job may be started again (StartJob declined it until now): a pass is due
-  ++job.requeues;
-  ++requeued_;
   if (job.preempt_why == kPreemptedByPolicy) ++preempted_;
-  ++job.status.preemptions;
-  job.record.preemptions = job.status.preemptions;
+  CountRequeues(job, sj.restart_count, /*by_slurm=*/false);
 }
 
 void Agent::Hold(JobId id) {

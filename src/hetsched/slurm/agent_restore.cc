@@ -102,22 +102,22 @@ Status Agent::Restore() {
     } else if (r.event == "hold") {
       // A hold sent for a job pending in Slurm: the reconcile sends it again if it did not land.
     } else if (r.event == "requeue") {
-      const bool run_continues = job.phase == Phase::kRunning && r.text == "Slurm requeued it and started it again";
-      AccountRunEnd(job, r.time_s);
-      if (!run_continues) {
+      if (r.text == "Slurm requeued it and started it again") {
+        // Still placed where it was: its next `start` record follows.
+        if (job.phase == Phase::kRunning) {
+          AccountRunEnd(job, r.time_s);
+          SetPhase(job, Phase::kReleased);
+        }
+      } else {
+        AccountRunEnd(job, r.time_s);
         job.status.devices.clear();
         SetPhase(job, Phase::kPending);
         job.status.state = JobState::kPending;
       }
-      if (r.value > 0) job.restart_count = static_cast<int>(r.value);
-      const bool preempted = job.preempt_open && job.preempt_why == kPreemptedByPolicy;
+      const bool by_slurm = r.text.rfind("Slurm requeued it", 0) == 0;
+      if (!by_slurm && job.preempt_open && job.preempt_why == kPreemptedByPolicy) ++preempted_;
       job.preempt_open = false;
-      ++job.requeues;
-      ++requeued_;
-      if (preempted) ++preempted_;
-      if (r.text.rfind("Slurm requeued it", 0) == 0) ++slurm_requeued_;
-      ++job.status.preemptions;
-      job.record.preemptions = job.status.preemptions;
+      CountRequeues(job, static_cast<int>(r.value), by_slurm);
     } else if (r.event == "finish") {
       AccountRunEnd(job, r.time_s);
       job.status.devices.clear();
