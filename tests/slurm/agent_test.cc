@@ -776,6 +776,30 @@ TEST_F(AgentTest, ARequeueBySlurmItselfIsReportedAsSuch) {
   EXPECT_EQ(View(id).final_state, "COMPLETED");
 }
 
+// slurmctld killed before it saved a job's completion requeues the job when it comes back: the
+// agent, which journaled the completion, holds it and stops the run Slurm starts, once per
+// restart, and reports it: a completed job never runs twice.
+TEST_F(AgentTest, ACompletedJobThatSlurmRequeuesIsHeldAndNotRunAgain) {
+  const long long id = slurm.Submit("v100:8");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd(1));
+  testing::FakeJob& j = slurm.jobs.at(id);
+  j.state = "PENDING";  // slurmctld came back from a crash without the completion
+  j.reason = "BeginTime";
+  ++j.restart_count;
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(j.reason, "JobHeldAdmin");
+  slurm.StartReleased();
+  EXPECT_EQ(j.state, "PENDING");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("Slurm lists it PENDING again (restart 1; slurmctld lost its completion?): held, not run again"), 1);
+  EXPECT_EQ(slurm.Count("release", id), 1);
+  EXPECT_EQ(View(id).final_state, "COMPLETED");
+  EXPECT_EQ(agent->counts().finished, 1);
+  EXPECT_EQ(j.completions, 1);
+  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+}
+
 // Issue 44, cause E: a job under an admin hold (what `scontrol hold` as root gives, the agent's
 // own hold included) was taken for released at restart and never ran. Here the job is released,
 // the agent stops, and the job is held (JobHeldAdmin) before it starts; the restarted agent must

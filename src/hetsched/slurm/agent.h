@@ -160,6 +160,8 @@ class Agent final : public SchedBackend {
   // Slurm took the job's run away (`by_slurm`: a requeue of its own) or it cannot start where it was
   // placed: journaled, held, and given back to the policy.
   void Requeue(AgentJob& job, const SlurmJob& sj, const std::string& why, bool by_slurm);
+  // A completed job Slurm requeued (it lost the completion): held, its new run stopped.
+  void StopRerun(AgentJob& job, const SlurmJob& sj);
   // Books the runs of `job` that requeues stopped (Slurm's restart count now `restart_count`).
   void CountRequeues(AgentJob& job, int restart_count, bool by_slurm);
   // A job the agent counts as pending: held (a preemption seen through), ended, or running or

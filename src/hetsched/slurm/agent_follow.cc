@@ -189,6 +189,18 @@ void Agent::CountRequeues(AgentJob& job, int restart_count, bool by_slurm) {
   job.record.preemptions = job.status.preemptions;
 }
 
+void Agent::StopRerun(AgentJob& job, const SlurmJob& sj) {
+  JournalRecord r = JournalRecord::Of("hold", sj.id, "requeued by Slurm after it had completed: not run again");
+  r.value = sj.restart_count;
+  if (!Append(r).ok()) return;  // kept in fatal_
+  if (!job.rerun_reported) {
+    Report("job " + std::to_string(sj.id) + " completed, and Slurm lists it " + sj.state + " again (restart " +
+           std::to_string(sj.restart_count) + "; slurmctld lost its completion?): held, not run again");
+  }
+  job.rerun_reported = true;
+  SendPreemption(sj.id);
+}
+
 void Agent::FollowPending(AgentJob& job, const SlurmJob& sj) {
   const JobId id = sj.id;
   if (sj.Terminal()) {
@@ -242,6 +254,10 @@ void Agent::FollowPending(AgentJob& job, const SlurmJob& sj) {
 void Agent::Follow(AgentJob& job, const SlurmJob& sj) {
   switch (job.phase) {
     case Phase::kFinished:
+      // A completed job that Slurm lists as pending or running again: Slurm requeued it after
+      // it completed (slurmctld lost the completion: a crash before it saved its state). It is
+      // never run twice: held (and a run Slurm started stopped), reported once.
+      if (job.final_state == "COMPLETED" && !sj.Terminal() && !sj.Held() && !sj.Completing()) StopRerun(job, sj);
       return;
     case Phase::kPending:
       FollowPending(job, sj);
