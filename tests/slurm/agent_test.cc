@@ -702,6 +702,30 @@ TEST_F(AgentTest, PreemptionRacingTheJobsOwnEndNeverRunsItAgain) {
   EXPECT_EQ(Reported("before its preemption reached it: not run again"), 2);
 }
 
+// Found by scripts/slurm/chaos.sh (round ctld-restart): a job whose script ended while
+// slurmctld was down still showed RUNNING when slurmctld came back (slurmstepd retries its
+// completion message every 15 s); Tiresias-LAS preempted it, Slurm requeued it, and it ran to
+// completion a second time. After an outage, preemptions are journaled but sent only once Slurm
+// has settled (AgentOptions::settle_after_outage_s).
+TEST_F(AgentTest, AfterAnOutagePreemptionsWaitForLateCompletions) {
+  long long first = 0, second = 0;
+  ASSERT_NO_FATAL_FAILURE(LongJobThenANewOne(&first, &second));
+  slurm.unreachable = 1;  // slurmctld down for a poll; `first` ends meanwhile, unknown to it
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("Slurm unreachable (will retry)"), 1);
+  ASSERT_NO_FATAL_FAILURE(Step());  // back: Tiresias-LAS preempts `first` for `second`
+  EXPECT_EQ(Reported("Slurm reachable again"), 1);
+  EXPECT_EQ(CountEvents(journal, "preempt", first), 1);
+  EXPECT_EQ(slurm.Count("requeuehold", first), 0);  // not sent yet
+  EXPECT_EQ(Reported("preemptions wait 20 s after the outage"), 1);
+  slurm.End(first);  // its completion reaches slurmctld
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(View(first).final_state, "COMPLETED");
+  EXPECT_EQ(Reported("ended COMPLETED before its preemption reached it"), 1);
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd(2));
+  EXPECT_EQ(slurm.Count("requeuehold", first), 0);
+}
+
 // Issue 44, cause C: a preemption was journaled with restart count 0, so a restarted agent took
 // the agent's own requeue (Slurm's restart count 1) for one by Slurm: a false "Slurm requeued it",
 // an extra hold, and a job placed again that was already released. Now the preemption's record

@@ -53,7 +53,8 @@ namespace {
 // failed or timed out, or `sinfo --json` reported errors, as it does with slurmctld down) is
 // waited for, up to AgentOptions::start_wait_s, and reported once; an answer that does not parse
 // is an error at once.
-Result<std::vector<SlurmNode>> NodesAtStart(CommandRunner& runner, Clock& clock, const AgentOptions& options) {
+Result<std::vector<SlurmNode>> NodesAtStart(CommandRunner& runner, Clock& clock, const AgentOptions& options,
+                                            bool* waited) {
   const double give_up_s = clock.NowS() + options.start_wait_s;
   bool reported = false;
   while (true) {
@@ -71,6 +72,7 @@ Result<std::vector<SlurmNode>> NodesAtStart(CommandRunner& runner, Clock& clock,
     if (clock.NowS() >= give_up_s) return st.WithContext("agent: Slurm did not answer at start");
     if (!reported && options.report) options.report("Slurm unreachable at start (will retry): " + st.message());
     reported = true;
+    *waited = true;
     clock.SleepS(1);
   }
 }
@@ -83,7 +85,8 @@ Result<std::unique_ptr<Agent>> Agent::Start(CommandRunner& runner, Clock& clock,
     return Status::InvalidArgument("agent: a job scheduler, a placer and a planner are all required");
   }
   if (options.journal_path.empty()) return Status::InvalidArgument("agent: a journal path is required");
-  auto nodes = NodesAtStart(runner, clock, options);
+  bool waited = false;
+  auto nodes = NodesAtStart(runner, clock, options, &waited);
   if (!nodes.ok()) return nodes.status();
   TranslateOptions translate;
   translate.partition = options.partition;
@@ -96,6 +99,7 @@ Result<std::unique_ptr<Agent>> Agent::Start(CommandRunner& runner, Clock& clock,
   std::unique_ptr<Agent> agent(new Agent(runner, clock, zoo, std::move(methods), std::move(options),
                                          std::move(cluster).value(), std::move(journal).value()));
   if (!warning.empty()) agent->Report("journal: " + warning);
+  agent->slurm_unreachable_ = waited;  // its end starts the settling time (SlurmReachableAgain)
   HETSCHED_RETURN_IF_ERROR(agent->Restore());
   HETSCHED_RETURN_IF_ERROR(agent->ctx_.TakeError());
   return agent;
@@ -183,6 +187,13 @@ void Agent::ReportPollFailure(const Status& st) {
   slurm_unreachable_ = true;
 }
 
+void Agent::SlurmReachableAgain() {
+  slurm_unreachable_ = false;
+  settle_until_s_ = clock_.NowS() + options_.settle_after_outage_s;
+  settle_reported_ = false;
+  Report("Slurm reachable again");
+}
+
 Status Agent::Step() {
   if (!fatal_.ok()) return fatal_;
   busy_ = false;
@@ -200,8 +211,7 @@ Status Agent::Step() {
     ReportPollFailure(queue.status());
     return Status::Ok();
   }
-  if (slurm_unreachable_) Report("Slurm reachable again");
-  slurm_unreachable_ = false;
+  if (slurm_unreachable_) SlurmReachableAgain();
   last_poll_error_.clear();
   const bool changed_before = changed_;
   changed_ = false;

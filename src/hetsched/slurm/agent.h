@@ -57,6 +57,10 @@ struct AgentOptions {
   double node_refresh_s = 1.0;    // between two sinfo polls (node up/down)
   // At start, Slurm not answering (slurmctld restarting too) is waited for this long, then an error.
   double start_wait_s = 600;
+  // After Slurm was unreachable, preemptions are journaled but sent only this much later: a job
+  // whose script ended during the outage still shows RUNNING until slurmstepd's completion
+  // message, retried every 15 s, reaches slurmctld, and requeuing it then would run it again.
+  double settle_after_outage_s = 20;
   // Jobs the policy starts are pinned and released in batches of at most this many (and at the
   // end of each scheduling pass): the batch's `scontrol update`s run at the same time, then one
   // `scontrol release a,b,c`. 1 (the default) = pin and release each job at once: the lowest
@@ -147,6 +151,8 @@ class Agent final : public SchedBackend {
   Status RefreshNodes();
   // A poll that failed: Slurm unreachable (reported once per outage) or its answer not understood.
   void ReportPollFailure(const Status& st);
+  // Slurm answers again after an outage: reported, and preemptions wait (settle_after_outage_s).
+  void SlurmReachableAgain();
 
   void AdmitNew(std::vector<SlurmJob> fresh);
   void Admit(const SlurmJob& sj);
@@ -217,6 +223,8 @@ class Agent final : public SchedBackend {
   long long slurm_errors_ = 0;
   long long scheduler_calls_ = 0;
   bool slurm_unreachable_ = false;
+  double settle_until_s_ = -1;  // clock: preemptions wait until then (settle_after_outage_s)
+  bool settle_reported_ = false;
   std::string last_poll_error_;  // the last poll answer not understood (reported once)
   std::vector<double> release_latencies_s_;
   struct Unreleased {

@@ -220,6 +220,16 @@ Status Agent::OpenPreemption(AgentJob& job, const std::string& why) {
 }
 
 void Agent::SendPreemption(JobId id) {
+  if (clock_.NowS() < settle_until_s_) {
+    // Just after an outage a job Slurm shows running may have ended meanwhile (its completion
+    // not yet delivered): sent once Slurm has settled, by the poll that sees it still running.
+    if (!settle_reported_) {
+      Report("preemptions wait " + std::to_string(static_cast<int>(settle_until_s_ - clock_.NowS() + 0.5)) +
+             " s after the outage (completions still on their way to slurmctld)");
+    }
+    settle_reported_ = true;
+    return;
+  }
   // Both are sent whatever Slurm's state: `hold` keeps a job that has not started from starting
   // (on a running job it only sets its priority to 0); `requeuehold Incomplete` requeues a job
   // that is running or configuring and leaves one that has ended or is ending alone (plain
