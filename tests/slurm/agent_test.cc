@@ -717,13 +717,31 @@ TEST_F(AgentTest, AfterAnOutagePreemptionsWaitForLateCompletions) {
   EXPECT_EQ(Reported("Slurm reachable again"), 1);
   EXPECT_EQ(CountEvents(journal, "preempt", first), 1);
   EXPECT_EQ(slurm.Count("requeuehold", first), 0);  // not sent yet
-  EXPECT_EQ(Reported("preemptions wait 20 s after the outage"), 1);
+  EXPECT_EQ(Reported("preemptions wait 20 s after slurmctld's outage or restart"), 1);
   slurm.End(first);  // its completion reaches slurmctld
   ASSERT_NO_FATAL_FAILURE(Step());
   EXPECT_EQ(View(first).final_state, "COMPLETED");
   EXPECT_EQ(Reported("ended COMPLETED before its preemption reached it"), 1);
   ASSERT_NO_FATAL_FAILURE(RunToTheEnd(2));
   EXPECT_EQ(slurm.Count("requeuehold", first), 0);
+}
+
+// The same when slurmctld restarts too quickly for any command of the agent's to fail (Slurm's
+// clients retry their connection): its BOOT_TIME is recent, and preemptions wait.
+TEST_F(AgentTest, AfterSlurmctldStartedPreemptionsWaitForLateCompletions) {
+  long long first = 0, second = 0;
+  ASSERT_NO_FATAL_FAILURE(LongJobThenANewOne(&first, &second));
+  slurm.boot_time = clock.NowS();  // slurmctld restarted just now
+  ASSERT_NO_FATAL_FAILURE(Step());  // Tiresias-LAS preempts `first` for `second`
+  EXPECT_EQ(CountEvents(journal, "preempt", first), 1);
+  EXPECT_EQ(slurm.Count("requeuehold", first), 0);
+  EXPECT_EQ(Reported("after slurmctld's outage or restart"), 1);
+  clock.SleepS(AgentOptions{}.settle_after_outage_s);
+  ASSERT_NO_FATAL_FAILURE(Step());  // still running: the preemption is sent now
+  EXPECT_EQ(slurm.Count("requeuehold", first), 1);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(CountEvents(journal, "requeue", first), 1);
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd(2));
 }
 
 // Issue 44, cause C: a preemption was journaled with restart count 0, so a restarted agent took

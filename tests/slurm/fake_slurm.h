@@ -237,6 +237,7 @@ class FakeSlurm : public CommandRunner {
   int bad_time_polls = 0;     // the next N squeue polls print a StartTime no parser accepts
   std::set<long long> refuse_update;  // `scontrol update` of these jobs fails
   std::function<void(const std::vector<std::string>&)> before_command;
+  double boot_time = 1.7e9;  // slurmctld's start (`scontrol show config`)
   // A released job pinned where running jobs hold the GPUs is a breach (the agent's view of its
   // jobs' GPUs was wrong). Off: it waits ("Resources"), as in Slurm, for runs where the agent's
   // view may lag behind Slurm's by design (an uneven split Slurm made otherwise, docs/slurm.md).
@@ -445,6 +446,10 @@ class FakeSlurm : public CommandRunner {
         }
       }
       return CommandResult{0, "", ""};
+    }
+    if (verb == "show" && argv.size() == 3 && argv[2] == "config") {
+      return CommandResult{0, "Configuration data as of " + Time(clock_.NowS()) + "\nAccountingStorageType   = (null)\n" +
+                                  "BOOT_TIME               = " + Time(boot_time) + "\nClusterName             = fake\n", ""};
     }
     if (verb == "show" && argv.size() >= 5 && argv[2] == "job" && argv[3] == "-d") {
       const FakeJob& j = jobs.at(std::stoll(argv[4]));

@@ -155,5 +155,21 @@ TEST(SqueueTextTest, CountsOutOfRangeAreErrors) {
   auto restarts = ParseSqueuePoll("1|1|N/A|PENDING|JobHeldUser|all|root|1|N/A|N/A|-1|0|N/A|N/A|N/A|0||\n", "squeue");
   EXPECT_FALSE(restarts.ok());
 }
+TEST(ScontrolShowConfigTest, BootTimeIsSlurmctldsStart) {
+  const std::string text = "Configuration data as of 2026-12-02T02:14:24\nAccountingStorageType   = (null)\n"
+                           "BOOT_TIME               = 2026-12-02T02:14:09\nClusterName             = x\n";
+  auto boot = ParseBootTime(text, "scontrol show config");
+  ASSERT_TRUE(boot.ok()) << boot.status().message();
+  auto expected = ParseSlurmTime("2026-12-02T02:14:09", "t");
+  ASSERT_TRUE(expected.ok());
+  EXPECT_EQ(*boot, *expected);
+  auto missing = ParseBootTime("ClusterName = x\n", "scontrol show config");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(), "scontrol show config: no BOOT_TIME line with a time");
+  auto bad = ParseBootTime("BOOT_TIME = soon\n", "scontrol show config");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("BOOT_TIME: 'soon' is not a time"), std::string::npos) << bad.status().message();
+}
+
 }  // namespace
 }  // namespace hetsched::slurm

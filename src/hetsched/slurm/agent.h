@@ -57,9 +57,10 @@ struct AgentOptions {
   double node_refresh_s = 1.0;    // between two sinfo polls (node up/down)
   // At start, Slurm not answering (slurmctld restarting too) is waited for this long, then an error.
   double start_wait_s = 600;
-  // After Slurm was unreachable, preemptions are journaled but sent only this much later: a job
-  // whose script ended during the outage still shows RUNNING until slurmstepd's completion
-  // message, retried every 15 s, reaches slurmctld, and requeuing it then would run it again.
+  // After Slurm was unreachable, or slurmctld started, preemptions are journaled but sent only
+  // this much later: a job whose script ended during the outage still shows RUNNING until
+  // slurmstepd's completion message, retried every 15 s, reaches slurmctld, and requeuing it
+  // then would run it again.
   double settle_after_outage_s = 20;
   // Jobs the policy starts are pinned and released in batches of at most this many (and at the
   // end of each scheduling pass): the batch's `scontrol update`s run at the same time, then one
@@ -153,6 +154,10 @@ class Agent final : public SchedBackend {
   void ReportPollFailure(const Status& st);
   // Slurm answers again after an outage: reported, and preemptions wait (settle_after_outage_s).
   void SlurmReachableAgain();
+  // Whether a preemption may be sent now: not within settle_after_outage_s of an outage the agent
+  // saw, nor of slurmctld's start (`scontrol show config`'s BOOT_TIME, read at most once a
+  // second): a restart short enough for no command to fail is seen there.
+  bool SlurmSettled();
 
   void AdmitNew(std::vector<SlurmJob> fresh);
   void Admit(const SlurmJob& sj);
@@ -225,6 +230,9 @@ class Agent final : public SchedBackend {
   bool slurm_unreachable_ = false;
   double settle_until_s_ = -1;  // clock: preemptions wait until then (settle_after_outage_s)
   bool settle_reported_ = false;
+  double ctld_boot_s_ = 0;        // slurmctld's BOOT_TIME, as last read
+  double boot_checked_s_ = -1e9;  // clock of that reading
+  bool boot_error_reported_ = false;
   std::string last_poll_error_;  // the last poll answer not understood (reported once)
   std::vector<double> release_latencies_s_;
   struct Unreleased {

@@ -219,13 +219,34 @@ Status Agent::OpenPreemption(AgentJob& job, const std::string& why) {
   return Status::Ok();
 }
 
+bool Agent::SlurmSettled() {
+  const double now_s = clock_.NowS();
+  if (now_s < settle_until_s_) return false;
+  if (now_s - boot_checked_s_ >= 1.0) {
+    boot_checked_s_ = now_s;
+    auto r = Slurm({"scontrol", "show", "config"});
+    if (!r.ok() || r->exit_code != 0) return false;  // slurmctld not answering: not now
+    auto boot = ParseBootTime(r->out, "scontrol show config");
+    if (boot.ok()) {
+      ctld_boot_s_ = *boot;
+    } else if (!boot_error_reported_) {
+      boot_error_reported_ = true;  // only outages the agent sees delay preemptions from now on
+      Report("Slurm's answer not understood: " + boot.status().message() +
+             ": a restart of slurmctld is seen only when a command fails during it");
+    }
+  }
+  if (now_s - ctld_boot_s_ >= options_.settle_after_outage_s) return true;
+  settle_until_s_ = ctld_boot_s_ + options_.settle_after_outage_s;
+  return false;
+}
+
 void Agent::SendPreemption(JobId id) {
-  if (clock_.NowS() < settle_until_s_) {
+  if (!SlurmSettled()) {
     // Just after an outage a job Slurm shows running may have ended meanwhile (its completion
     // not yet delivered): sent once Slurm has settled, by the poll that sees it still running.
     if (!settle_reported_) {
       Report("preemptions wait " + std::to_string(static_cast<int>(settle_until_s_ - clock_.NowS() + 0.5)) +
-             " s after the outage (completions still on their way to slurmctld)");
+             " s after slurmctld's outage or restart (completions may still be on their way to it)");
     }
     settle_reported_ = true;
     return;

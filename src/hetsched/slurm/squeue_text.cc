@@ -180,4 +180,17 @@ Result<std::map<std::string, std::string>> ParseScontrolGresDetail(std::string_v
   return out;
 }
 
+Result<double> ParseBootTime(std::string_view show_config, const std::string& origin) {
+  for (std::string_view line : Split(show_config, '\n')) {
+    line = Trim(line);
+    if (line.substr(0, 9) != "BOOT_TIME") continue;
+    const size_t eq = line.find('=');
+    if (eq == std::string_view::npos) break;
+    HETSCHED_ASSIGN_OR_RETURN(const double t, ParseSlurmTime(Trim(line.substr(eq + 1)), origin + ", BOOT_TIME"));
+    if (t > 0) return t;
+    break;
+  }
+  return Status::ParseError(origin + ": no BOOT_TIME line with a time");
+}
+
 }  // namespace hetsched::slurm

@@ -42,6 +42,9 @@ Result<std::map<long long, std::string>> FetchTextField(CommandRunner& runner, c
 // from its "Nodes=<host list> CPU_IDs=... GRES=..." lines.
 Result<std::map<std::string, std::string>> ParseScontrolGresDetail(std::string_view text, const std::string& origin);
 
+// slurmctld's start (epoch seconds) from `scontrol show config`'s line "BOOT_TIME = 2026-...".
+Result<double> ParseBootTime(std::string_view show_config, const std::string& origin);
+
 // "2026-11-23T08:59:13" (local time) -> epoch seconds; "N/A", "Unknown", "None", "" -> 0.
 Result<double> ParseSlurmTime(std::string_view text, std::string_view what);
 
