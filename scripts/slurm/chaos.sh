@@ -8,7 +8,7 @@
 # --short: 20 + 2), runs the agent under a supervisor loop (restarted whenever it exits) with a
 # preempting policy, injects one kind of fault, and counts from Slurm and from per-job markers.
 # Rounds (--rounds, comma-separated; default all eight in this order, --short:
-# agent-kill,ctld-restart,full-disk,corrupt-journal,jobs-fail); --timeout S: per-round limit; --seed N: the random
+# agent-kill,full-disk,corrupt-journal,jobs-fail); --timeout S: per-round limit; --seed N: the random
 # moments (printed, so a run can be repeated); -o OUT_DIR: default $REPO/hetsched-out/chaos.
 #
 #   none             no fault
@@ -99,7 +99,7 @@ log() { echo "chaos: $*" >&3; }
 die() { echo "chaos: ERROR: $*" >&3; exit 1; }
 
 ALL_ROUNDS=none,agent-kill,ctld-restart,ctld-kill,slurmd-kill,full-disk,corrupt-journal,jobs-fail
-SHORT_ROUNDS=agent-kill,ctld-restart,full-disk,corrupt-journal,jobs-fail
+SHORT_ROUNDS=agent-kill,full-disk,corrupt-journal,jobs-fail
 SHORT=0; ROUNDS=""; POLICY=""; KEEP=""; OUT_DIR=""; TIMEOUT_ARG=""; SEED=""
 USER_POPTS=()
 while [[ $# -gt 0 ]]; do
