@@ -179,11 +179,21 @@ trap 'log "interrupted"; exit 130' INT TERM
 
 mkdir -p "$WORK" || die "cannot create $WORK"
 WORK=$(cd "$WORK" && pwd -P)
-log "starting the cluster in $CL (4 x a100 + 4 x v100)"
-CLUSTER_ENV=$("$SCRIPT_DIR/start-cluster.sh" "$CL" --a100 4 --v100 4 2>"$TMP/start-cluster.err") || {
-  cat "$TMP/start-cluster.err" >&2; die "start-cluster.sh failed"; }
-eval "$CLUSTER_ENV"
-export SLURM_CONF
+# A cluster of its own for each round (the same DIR, so the same SLURM_CONF path): what a fault
+# leaves inside Slurm (Slurm 22.05 can get a node's GPU count wrong after a slurmctld restart,
+# docs/slurm.md) must not carry over into the next round. The old cluster's logs are kept.
+start_cluster() {
+  if [[ -d $CL/etc ]]; then
+    if [[ -n $KEEP && -d $CL/log ]]; then mkdir -p "$KEEP/cluster-log-$1" && cp -r "$CL/log/." "$KEEP/cluster-log-$1/" 2>/dev/null; fi
+    "$SCRIPT_DIR/stop-cluster.sh" "$CL" --purge >/dev/null 2>&1 || log "stop-cluster.sh $CL failed"
+  fi
+  log "starting the cluster in $CL (4 x a100 + 4 x v100)"
+  CLUSTER_ENV=$("$SCRIPT_DIR/start-cluster.sh" "$CL" --a100 4 --v100 4 2>"$TMP/start-cluster.err") || {
+    cat "$TMP/start-cluster.err" >&2; die "start-cluster.sh failed"; }
+  eval "$CLUSTER_ENV"
+  export SLURM_CONF
+}
+start_cluster 0
 CONF=$SLURM_CONF
 PIDS=$CL/run/pids
 JOBCOMP=$CL/log/jobcomp.txt
@@ -921,6 +931,7 @@ run_round() {
 idx=0
 for r in "${ROUND_LIST[@]}"; do
   idx=$((idx + 1))
+  [[ $idx -eq 1 ]] || start_cluster "$((idx - 1))"
   run_round "$idx" "$r"
 done
 total=$(( ($(now_ms) - START_ALL) / 1000 ))
