@@ -100,6 +100,7 @@ Result<std::unique_ptr<Agent>> Agent::Start(CommandRunner& runner, Clock& clock,
                                          std::move(cluster).value(), std::move(journal).value()));
   if (!warning.empty()) agent->Report("journal: " + warning);
   agent->slurm_unreachable_ = waited;  // its end starts the settling time (SlurmReachableAgain)
+  (void)agent->SlurmSettled();        // reads the BOOT_TIME of the slurmctld it starts with
   HETSCHED_RETURN_IF_ERROR(agent->Restore());
   HETSCHED_RETURN_IF_ERROR(agent->ctx_.TakeError());
   return agent;

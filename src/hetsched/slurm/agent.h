@@ -155,8 +155,9 @@ class Agent final : public SchedBackend {
   // Slurm answers again after an outage: reported, and preemptions wait (settle_after_outage_s).
   void SlurmReachableAgain();
   // Whether a preemption may be sent now: not within settle_after_outage_s of an outage the agent
-  // saw, nor of slurmctld's start (`scontrol show config`'s BOOT_TIME, read at most once a
-  // second): a restart short enough for no command to fail is seen there.
+  // saw, nor of a restart of slurmctld during the agent's life (`scontrol show config`'s
+  // BOOT_TIME, read at start and at most once a second after): a restart short enough for no
+  // command to fail is seen there.
   bool SlurmSettled();
 
   void AdmitNew(std::vector<SlurmJob> fresh);
@@ -231,6 +232,7 @@ class Agent final : public SchedBackend {
   double settle_until_s_ = -1;  // clock: preemptions wait until then (settle_after_outage_s)
   bool settle_reported_ = false;
   double ctld_boot_s_ = 0;        // slurmctld's BOOT_TIME, as last read
+  double start_boot_s_ = 0;       // ... as first read in this life (0: not yet)
   double boot_checked_s_ = -1e9;  // clock of that reading
   bool boot_error_reported_ = false;
   std::string last_poll_error_;  // the last poll answer not understood (reported once)

@@ -229,13 +229,16 @@ bool Agent::SlurmSettled() {
     auto boot = ParseBootTime(r->out, "scontrol show config");
     if (boot.ok()) {
       ctld_boot_s_ = *boot;
+      if (start_boot_s_ == 0) start_boot_s_ = *boot;
     } else if (!boot_error_reported_) {
       boot_error_reported_ = true;  // only outages the agent sees delay preemptions from now on
       Report("Slurm's answer not understood: " + boot.status().message() +
              ": a restart of slurmctld is seen only when a command fails during it");
     }
   }
-  if (now_s - ctld_boot_s_ >= options_.settle_after_outage_s) return true;
+  // The slurmctld the agent started with (a cluster that has just booted is not a restart), or one
+  // that has run long enough since.
+  if (ctld_boot_s_ == start_boot_s_ || now_s - ctld_boot_s_ >= options_.settle_after_outage_s) return true;
   settle_until_s_ = ctld_boot_s_ + options_.settle_after_outage_s;
   return false;
 }
