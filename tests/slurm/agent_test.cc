@@ -45,7 +45,7 @@ int CountEvents(const std::string& journal, const std::string& event, JobId id) 
 }
 
 class AgentTest : public ::testing::Test {
- protected:
+ public:  // shared with the helpers that several tests call
   AgentTest() : slurm(clock) { slurm.AddNodes(2, 2); }  // 2 x 4 A100 + 2 x 8 V100 = 24 GPUs
   ~AgentTest() override { std::filesystem::remove(journal); }
 
@@ -94,6 +94,15 @@ class AgentTest : public ::testing::Test {
     ASSERT_NO_FATAL_FAILURE(Step());
     clock.SleepS(1000);
     *second = slurm.Submit("a100:8");
+  }
+  // An 8-GPU V100 job released, started and then requeued by Slurm itself (not yet polled).
+  void RunningJobThatSlurmRequeues(long long* id) {
+    *id = slurm.Submit("v100:8");
+    ASSERT_NO_FATAL_FAILURE(StartAgent());
+    ASSERT_NO_FATAL_FAILURE(Step());
+    slurm.StartReleased();
+    ASSERT_NO_FATAL_FAILURE(Step());
+    slurm.RequeueBySlurm(*id);
   }
   int Reported(const std::string& needle) const {
     return static_cast<int>(std::count_if(reports.begin(), reports.end(),
@@ -647,61 +656,40 @@ TEST_F(AgentTest, PreemptingAJobSlurmHasNotStartedHoldsItAndTheRunGoesOn) {
 // COMPLETING, or it completes between the poll and the preemption) was requeued (`scontrol
 // requeuehold` requeues a completing or completed job) and ran a second time. Now `requeuehold
 // Incomplete` leaves it alone, and the next poll records its own end.
-TEST_F(AgentTest, PreemptionRacingTheJobsOwnEndNeverRunsItAgain) {
-  for (const bool completing : {true, false}) {
-    SCOPED_TRACE(completing ? "seen COMPLETING by the poll" : "completed between the poll and the preemption");
-    FakeSlurm s(clock);
-    s.AddNodes(2, 2);
-    const std::string path = JournalPath(completing ? "race_completing" : "race_completed");
-    AgentOptions o;
-    o.journal_path = path;
-    o.report = [this](const std::string& m) { reports.push_back(m); };
-    auto started = Agent::Start(s, clock, ModelZoo::BuiltIn(), std::move(CreateAgentMethods("tiresias-las")).value(), o);
-    ASSERT_TRUE(started.ok()) << started.status().message();
-    std::unique_ptr<Agent> a = std::move(started).value();
-    const long long first = s.Submit("a100:8");
-    auto step = [&] {
-      clock.SleepS(1);
-      const Status st = a->Step();
-      ASSERT_TRUE(st.ok()) << st.message();
+// `completing`: Slurm shows the job COMPLETING at the poll; else it completes between the poll
+// and the agent's first preemption command.
+void PreemptionRacingTheJobsOwnEnd(AgentTest& t, bool completing) {
+  FakeSlurm& s = t.slurm;
+  long long first = 0, second = 0;
+  ASSERT_NO_FATAL_FAILURE(t.LongJobThenANewOne(&first, &second));
+  if (completing) {
+    s.Completing(first);
+  } else {
+    s.before_command = [&s, first](const std::vector<std::string>& argv) {
+      if (argv[0] == "scontrol" && argv.back() == std::to_string(first) && s.jobs.at(first).state == "RUNNING") {
+        s.End(first);
+      }
     };
-    ASSERT_NO_FATAL_FAILURE(step());
-    s.StartReleased();
-    ASSERT_NO_FATAL_FAILURE(step());
-    clock.SleepS(1000);
-    const long long second = s.Submit("a100:8");
-    if (completing) {
-      s.Completing(first);
-    } else {
-      s.before_command = [&](const std::vector<std::string>& argv) {
-        if (argv[0] == "scontrol" && argv.back() == std::to_string(first) && s.jobs.at(first).state == "RUNNING") {
-          s.End(first);
-        }
-      };
-    }
-    ASSERT_NO_FATAL_FAILURE(step());  // Tiresias-LAS preempts `first` for `second`
-    EXPECT_EQ(CountEvents(path, "preempt", first), 1);
-    if (completing) s.End(first);
-    ASSERT_NO_FATAL_FAILURE(step());
-    EXPECT_EQ(a->Jobs().front().final_state, "COMPLETED");
-    EXPECT_EQ(CountEvents(path, "requeue", first), 0);
-    EXPECT_EQ(CountEvents(path, "finish", first), 1);
-    for (int i = 0; i < 6 && a->counts().finished < 2; ++i) {
-      s.StartReleased();
-      ASSERT_NO_FATAL_FAILURE(step());
-      s.EndAllRunning();
-      ASSERT_NO_FATAL_FAILURE(step());
-    }
-    EXPECT_EQ(a->counts().finished, 2);
-    EXPECT_EQ(s.jobs.at(first).completions, 1);
-    EXPECT_EQ(s.jobs.at(first).runs, 1);
-    EXPECT_EQ(s.jobs.at(first).restart_count, 0);
-    EXPECT_EQ(s.jobs.at(second).completions, 1);
-    EXPECT_TRUE(s.violations.empty()) << s.violations.front();
-    a.reset();
-    std::filesystem::remove(path);
   }
-  EXPECT_EQ(Reported("before its preemption reached it: not run again"), 2);
+  ASSERT_NO_FATAL_FAILURE(t.Step());  // Tiresias-LAS preempts `first` for `second`
+  EXPECT_EQ(CountEvents(t.journal, "preempt", first), 1);
+  if (completing) s.End(first);
+  ASSERT_NO_FATAL_FAILURE(t.Step());
+  EXPECT_EQ(t.View(first).final_state, "COMPLETED");
+  EXPECT_EQ(CountEvents(t.journal, "requeue", first), 0);
+  EXPECT_EQ(CountEvents(t.journal, "finish", first), 1);
+  ASSERT_NO_FATAL_FAILURE(t.RunToTheEnd(2));
+  EXPECT_EQ(s.jobs.at(first).runs, 1);
+  EXPECT_EQ(s.jobs.at(first).restart_count, 0);
+  EXPECT_EQ(t.Reported("before its preemption reached it: not run again"), 1);
+}
+
+TEST_F(AgentTest, PreemptionOfAJobSeenCompletingNeverRunsItAgain) {
+  PreemptionRacingTheJobsOwnEnd(*this, /*completing=*/true);
+}
+
+TEST_F(AgentTest, PreemptionOfAJobThatCompletesMeanwhileNeverRunsItAgain) {
+  PreemptionRacingTheJobsOwnEnd(*this, /*completing=*/false);
 }
 
 // Found by scripts/slurm/chaos.sh (round ctld-restart): a job whose script ended while
@@ -805,12 +793,8 @@ TEST_F(AgentTest, APreemptedJobIsStartedAgainOnlyOnceSlurmShowsItHeld) {
 // A requeue by Slurm itself (here a completion slurmctld lost: the job pending again, restart
 // count grown) is reported as such, and the job placed again.
 TEST_F(AgentTest, ARequeueBySlurmItselfIsReportedAsSuch) {
-  const long long id = slurm.Submit("v100:8");
-  ASSERT_NO_FATAL_FAILURE(StartAgent());
-  ASSERT_NO_FATAL_FAILURE(Step());
-  slurm.StartReleased();
-  ASSERT_NO_FATAL_FAILURE(Step());
-  slurm.RequeueBySlurm(id);
+  long long id = 0;
+  ASSERT_NO_FATAL_FAILURE(RunningJobThatSlurmRequeues(&id));
   ASSERT_NO_FATAL_FAILURE(Step());
   EXPECT_EQ(Reported("requeued (Slurm requeued it: BeginTime)"), 1);
   EXPECT_EQ(agent->counts().slurm_requeued, 1);
@@ -868,12 +852,8 @@ TEST_F(AgentTest, AJobUnderAnAdminHoldAtRestartIsPlacedAgainAndRuns) {
 // started it again after a requeue of its own) would run while its GPUs look free to the agent.
 // It is taken back (requeued held), and the policy places it.
 TEST_F(AgentTest, AJobRunningThatTheAgentDidNotReleaseIsTakenBack) {
-  const long long id = slurm.Submit("v100:8");
-  ASSERT_NO_FATAL_FAILURE(StartAgent());
-  ASSERT_NO_FATAL_FAILURE(Step());
-  slurm.StartReleased();
-  ASSERT_NO_FATAL_FAILURE(Step());
-  slurm.RequeueBySlurm(id);
+  long long id = 0;
+  ASSERT_NO_FATAL_FAILURE(RunningJobThatSlurmRequeues(&id));
   // Slurm starts it again on its own before the agent's hold lands (the hold then only sets its
   // priority to 0).
   slurm.before_command = [&](const std::vector<std::string>& argv) {
