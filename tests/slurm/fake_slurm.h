@@ -412,6 +412,13 @@ class FakeSlurm : public CommandRunner {
       for (auto part : Split(kv["NodeList"], ',')) j.pinned.emplace_back(part);
       if (kv.count("TresPerNode") > 0) j.tres_per_node = kv["TresPerNode"];
       if (kv.count("TresPerJob") > 0) j.tres_per_job = kv["TresPerJob"];
+      // A pin names the nodes' GPU type: Slurm 22.05 loses the per-type count of an untyped
+      // request recovered across a slurmctld restart (docs/slurm.md, Limits).
+      for (const std::string* tres : {&j.tres_per_node, &j.tres_per_job}) {
+        if (tres->empty() || j.pinned.empty()) continue;
+        const std::string want = "gres:gpu:" + Node(j.pinned.front())->type + ":";
+        if (tres->rfind(want, 0) != 0) violations.push_back("job " + std::to_string(id) + " pinned as " + *tres);
+      }
       return CommandResult{0, "", ""};
     }
     if (verb == "release" || verb == "hold" || verb == "uhold" || verb == "requeuehold") {
