@@ -27,7 +27,8 @@ using testing::FakeCrash;
 using testing::FakeSlurm;
 
 // The journal lives in memory-backed storage when there is some: each record is fsynced.
-std::string JournalPath(const std::string& name) {
+std::string JournalPath(std::string name) {
+  std::replace(name.begin(), name.end(), '/', '_');  // a parameterised test's name has them
   const std::string base = std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : ::testing::TempDir();
   const std::string path = base + "/hetsched_agent_test_" + std::to_string(getpid()) + "_" + name + ".jsonl";
   std::filesystem::remove(path);
@@ -809,28 +810,84 @@ TEST_F(AgentTest, ARequeueBySlurmItselfIsReportedAsSuch) {
   EXPECT_EQ(View(id).final_state, "COMPLETED");
 }
 
-// slurmctld killed before it saved a job's completion requeues the job when it comes back: the
-// agent, which journaled the completion, holds it and stops the run Slurm starts, once per
-// restart, and reports it: a completed job never runs twice.
-TEST_F(AgentTest, ACompletedJobThatSlurmRequeuesIsHeldAndNotRunAgain) {
+// slurmctld killed before it saved a job's end lists the job again when it comes back (measured:
+// the chaos test's ctld-kill round): pending, pending and held, or already started again. The
+// agent, which journaled the end, cancels it: one `cancel` intent, reported once, `scancel` sent
+// again while Slurm still lists it; the job never completes twice and leaves Slurm's queue.
+class AgentRerunTest : public AgentTest, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(AgentRerunTest, AJobThatEndedAndThatSlurmListsAgainIsCancelled) {
+  const std::string how = GetParam();
+  const long long id = slurm.Submit("v100:8");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  const std::string ended = how == "failed" ? "FAILED" : "COMPLETED";
+  slurm.End(id, ended, how == "failed" ? 3 << 8 : 0);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_EQ(View(id).final_state, ended);
+  testing::FakeJob& j = slurm.jobs.at(id);
+  j.state = "PENDING";  // slurmctld came back from a crash without the job's end
+  j.reason = how == "held" ? "JobHeldUser" : "BeginTime";
+  j.priority_zero = how == "held";
+  ++j.restart_count;
+  if (how == "running") slurm.StartReleased();  // Slurm started it again before the next poll
+  if (how == "unreachable") slurm.scancel_unreachable = 1;
+  ASSERT_NO_FATAL_FAILURE(Step());
+  if (how == "unreachable") {
+    EXPECT_EQ(Reported("scancel failed"), 1);
+    EXPECT_EQ(j.state, "PENDING");
+    ASSERT_NO_FATAL_FAILURE(Step());  // 2 s after the failed scancel: not yet sent again
+    EXPECT_EQ(j.state, "PENDING");
+    clock.SleepS(kRerunCancelRetryS);
+    ASSERT_NO_FATAL_FAILURE(Step());
+  }
+  EXPECT_EQ(j.state, "CANCELLED");
+  slurm.StartReleased();
+  EXPECT_EQ(j.state, "CANCELLED");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("job " + std::to_string(id) + " ended " + ended + ", and Slurm lists it " +
+                     (how == "running" ? "RUNNING" : "PENDING") + " again (restart 1; slurmctld lost its end?): "
+                     "cancelled, not run again"),
+            1);
+  EXPECT_EQ(CountEvents(journal, "cancel", id), 1);
+  EXPECT_EQ(slurm.Count("release", id), 1);
+  EXPECT_EQ(View(id).final_state, ended);
+  EXPECT_EQ(agent->counts().finished, 1);
+  EXPECT_EQ(j.completions, how == "failed" ? 0 : 1);
+  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+  // A restarted agent does not cancel it again, nor count it twice.
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(CountEvents(journal, "cancel", id), 1);
+  EXPECT_EQ(agent->counts().finished, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Listed, AgentRerunTest, ::testing::Values("pending", "held", "running", "failed", "unreachable"));
+
+// The agent stops after its cancel intent and before `scancel`: the restarted agent sends it.
+TEST_F(AgentTest, ACancelIntentJournaledBeforeACrashIsCarriedOutAtRestart) {
   const long long id = slurm.Submit("v100:8");
   ASSERT_NO_FATAL_FAILURE(StartAgent());
   ASSERT_NO_FATAL_FAILURE(RunToTheEnd(1));
   testing::FakeJob& j = slurm.jobs.at(id);
-  j.state = "PENDING";  // slurmctld came back from a crash without the completion
+  j.state = "PENDING";
   j.reason = "BeginTime";
   ++j.restart_count;
-  ASSERT_NO_FATAL_FAILURE(Step());
-  EXPECT_EQ(j.reason, "JobHeldAdmin");
-  slurm.StartReleased();
+  slurm.before_command = [&](const std::vector<std::string>& argv) {
+    if (argv[0] == "scancel") throw testing::FakeCrash();
+  };
+  clock.SleepS(1);
+  EXPECT_THROW((void)agent->Step(), testing::FakeCrash);
+  slurm.before_command = nullptr;
+  EXPECT_EQ(CountEvents(journal, "cancel", id), 1);
   EXPECT_EQ(j.state, "PENDING");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
   ASSERT_NO_FATAL_FAILURE(Step());
-  EXPECT_EQ(Reported("Slurm lists it PENDING again (restart 1; slurmctld lost its completion?): held, not run again"), 1);
-  EXPECT_EQ(slurm.Count("release", id), 1);
-  EXPECT_EQ(View(id).final_state, "COMPLETED");
-  EXPECT_EQ(agent->counts().finished, 1);
+  EXPECT_EQ(j.state, "CANCELLED");
   EXPECT_EQ(j.completions, 1);
-  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+  EXPECT_EQ(agent->counts().finished, 1);
 }
 
 // Issue 44, cause E: a job under an admin hold (what `scontrol hold` as root gives, the agent's

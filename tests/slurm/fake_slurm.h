@@ -208,6 +208,12 @@ class FakeSlurm : public CommandRunner {
     if (argv[0] == "sinfo") return CommandResult{0, SinfoJson(), ""};
     if (argv[0] == "squeue") return Squeue(argv);
     if (argv[0] == "scontrol" && argv.size() >= 2) return Scontrol(argv);
+    if (argv[0] == "scancel" && argv.size() == 2) {
+      if (scancel_unreachable > 0 && scancel_unreachable-- > 0) {
+        return CommandResult{1, "", "scancel: error: Unable to contact slurm controller"};
+      }
+      return Scancel(std::stoll(argv[1]));
+    }
     return Status::NotFound("fake slurm: no command " + argv[0]);
   }
 
@@ -237,6 +243,7 @@ class FakeSlurm : public CommandRunner {
   int bad_time_polls = 0;     // the next N squeue polls print a StartTime no parser accepts
   std::set<long long> refuse_update;  // `scontrol update` of these jobs fails
   std::function<void(const std::vector<std::string>&)> before_command;
+  int scancel_unreachable = 0;  // the next N scancel commands fail as if slurmctld were down
   double boot_time = 1.7e9;  // slurmctld's start (`scontrol show config`)
   // A released job pinned where running jobs hold the GPUs is a breach (the agent's view of its
   // jobs' GPUs was wrong). Off: it waits ("Resources"), as in Slurm, for runs where the agent's
@@ -386,6 +393,22 @@ class FakeSlurm : public CommandRunner {
     }
     if (bad_time_polls > 0 && format.find("StartTime") != std::string::npos) --bad_time_polls;
     return CommandResult{0, out, ""};
+  }
+
+  // As Slurm 22.05: a pending (held or not) or running job ends CANCELLED (a run stopped so is
+  // not a completion); an ended or completing one is refused.
+  Result<CommandResult> Scancel(long long id) {
+    auto it = jobs.find(id);
+    if (it == jobs.end()) return CommandResult{1, "", "scancel: error: Invalid job id " + std::to_string(id)};
+    FakeJob& j = it->second;
+    if (j.state != "PENDING" && j.state != "RUNNING" && j.state != "CONFIGURING") {
+      return CommandResult{1, "", "scancel: error: Kill job error on job id " + std::to_string(id) +
+                                      ": Job/step already completing or completed"};
+    }
+    j.state = "CANCELLED";
+    j.reason = "None";
+    j.end = clock_.NowS();
+    return CommandResult{0, "", ""};
   }
 
   Result<CommandResult> Scontrol(const std::vector<std::string>& argv) {

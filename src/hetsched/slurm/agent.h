@@ -46,6 +46,10 @@ struct AgentMethods {
 Result<AgentMethods> CreateAgentMethods(const std::string& policy = "fifo", const std::string& placer = "pack",
                                         const std::string& planner = "data-parallel");
 
+// A job that ended and that Slurm lists again is cancelled; `scancel` is sent again after this
+// many seconds while Slurm still lists it.
+inline constexpr double kRerunCancelRetryS = 5;
+
 struct AgentOptions {
   std::string partition = "all";  // held jobs of this partition are the agent's; its nodes are the cluster
   std::string journal_path;       // required

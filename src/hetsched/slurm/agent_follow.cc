@@ -190,15 +190,26 @@ void Agent::CountRequeues(AgentJob& job, int restart_count, bool by_slurm) {
 }
 
 void Agent::StopRerun(AgentJob& job, const SlurmJob& sj) {
-  JournalRecord r = JournalRecord::Of("hold", sj.id, "requeued by Slurm after it had completed: not run again");
-  r.value = sj.restart_count;
-  if (!Append(r).ok()) return;  // kept in fatal_
-  if (!job.rerun_reported) {
-    Report("job " + std::to_string(sj.id) + " completed, and Slurm lists it " + sj.state + " again (restart " +
-           std::to_string(sj.restart_count) + "; slurmctld lost its completion?): held, not run again");
+  // The cancel is an intent, journaled once per listing again; `scancel` is sent again (no new
+  // record) every kRerunCancelRetryS while Slurm still lists the job. Not held back by the
+  // settling after an outage: the job's end is known.
+  const double now = clock_.NowS();
+  if (job.rerun_cancel_s >= 0 && now - job.rerun_cancel_s < kRerunCancelRetryS) return;
+  const std::string id = std::to_string(sj.id);
+  if (job.rerun_cancel_s < 0) {
+    JournalRecord r = JournalRecord::Of("cancel", sj.id, "ended " + job.final_state + ", and Slurm lists it " + sj.state +
+                                                             " again: cancelled, not run again");
+    r.value = sj.restart_count;
+    if (!Intend(r).ok()) return;  // kept in fatal_
+    Report("job " + id + " ended " + job.final_state + ", and Slurm lists it " + sj.state + " again (restart " +
+           std::to_string(sj.restart_count) + "; slurmctld lost its end?): cancelled, not run again");
   }
-  job.rerun_reported = true;
-  SendPreemption(sj.id);
+  job.rerun_cancel_s = now;
+  auto r = Slurm({"scancel", id});
+  if (!r.ok() || r->exit_code != 0) {
+    Report("job " + id + ": scancel failed (" + (r.ok() ? std::string(Trim(r->err)) : r.status().message()) +
+           "): sent again in " + std::to_string(static_cast<int>(kRerunCancelRetryS)) + " s if Slurm still lists it");
+  }
 }
 
 void Agent::FollowPending(AgentJob& job, const SlurmJob& sj) {
@@ -254,10 +265,15 @@ void Agent::FollowPending(AgentJob& job, const SlurmJob& sj) {
 void Agent::Follow(AgentJob& job, const SlurmJob& sj) {
   switch (job.phase) {
     case Phase::kFinished:
-      // A completed job that Slurm lists as pending or running again: Slurm requeued it after
-      // it completed (slurmctld lost the completion: a crash before it saved its state). It is
-      // never run twice: held (and a run Slurm started stopped), reported once.
-      if (job.final_state == "COMPLETED" && !sj.Terminal() && !sj.Held() && !sj.Completing()) StopRerun(job, sj);
+      // A job that ended and that Slurm lists as pending (held or not) or running again: slurmctld
+      // lost its end (a crash before it saved its state) and requeued it. It is never run twice:
+      // cancelled (a run Slurm started is stopped), reported once. Left held, it would stay in the
+      // queue for good, and a run Slurm started on its own would hold GPUs the agent counts free.
+      if (!sj.Terminal() && !sj.Completing()) {
+        StopRerun(job, sj);
+      } else {
+        job.rerun_cancel_s = -1;
+      }
       return;
     case Phase::kPending:
       FollowPending(job, sj);

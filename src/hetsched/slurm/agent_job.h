@@ -38,7 +38,7 @@ struct Agent::AgentJob {
   std::string preempt_why;            // what the closing `requeue` record says
   double released_at_s = -1;          // agent clock of its last release (for the stuck report)
   bool stuck_reported = false;        // the stuck report was given for this release
-  bool rerun_reported = false;        // Slurm listed it again after it completed (reported once)
+  double rerun_cancel_s = -1;         // Slurm listed it again after it ended: when scancel was sent
   std::string final_state;
   JobRecord record;
 };

@@ -99,6 +99,10 @@ Status Agent::Restore() {
       job.restart_count = static_cast<int>(r.value);
       job.preempt_open = true;
       job.preempt_why = r.text;
+    } else if (r.event == "cancel") {
+      // A job that had ended and that Slurm listed again: the first poll sends `scancel` again,
+      // without a new record, if Slurm still lists it (Follow, Phase::kFinished).
+      job.rerun_cancel_s = 0;
     } else if (r.event == "hold") {
       // A hold sent for a job pending in Slurm: the reconcile sends it again if it did not land.
     } else if (r.event == "requeue") {
