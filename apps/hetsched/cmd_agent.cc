@@ -97,7 +97,12 @@ int RunAgent(const AgentArgs& a) {
   Status run = ag.Run([&] {
     if (g_stop) return true;
     const slurm::AgentCounts c = ag.counts();
-    if (a.exit_after_jobs > 0 && c.finished + c.rejected >= a.exit_after_jobs) return true;
+    // Counted done only as Slurm confirms: not while it is unreachable (it may list an ended job
+    // again when it comes back), nor while it lists ended jobs again that the agent is cancelling.
+    if (a.exit_after_jobs > 0 && c.finished + c.rejected >= a.exit_after_jobs && c.relisted == 0 &&
+        ag.slurm_reachable()) {
+      return true;
+    }
     if (c.pending + c.released + c.running > 0) idle_since = clock.NowS();
     return a.idle_exit_s > 0 && clock.NowS() - idle_since >= a.idle_exit_s;
   });
@@ -148,7 +153,7 @@ void AddAgentCommand(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--default-model", a->default_model, "Model of jobs whose comment names none");
   cmd->add_option("--default-iterations", a->default_iterations, "Iterations of jobs whose comment gives none")
       ->check(WholeAtLeast(1));
-  cmd->add_option("--exit-after-jobs", a->exit_after_jobs, "Stop once this many jobs finished or were rejected")
+  cmd->add_option("--exit-after-jobs", a->exit_after_jobs, "Stop once this many jobs finished or were rejected, as Slurm confirms (not while it is unreachable or lists an ended job again)")
       ->check(WholeAtLeast(1));
   cmd->add_option("--idle-exit", a->idle_exit_s, "Stop after this many seconds with no job pending or running")
       ->check(NumberAbove(0));

@@ -51,6 +51,11 @@
 #             failing jobs (markers/ID.failed, FAILED exit 3:0 lines). A marker line of a run
 #             that Slurm recorded as requeued/cancelled in the second the script ended is a race
 #             (noted, not a completion; see the comment above load_jobcomp)
+#   sl-lost   valid jobs (normal kind) that completed again only because slurmctld lost an
+#             earlier completed run: each extra run has a marker and no line at all in
+#             jobcomp.txt (slurmctld killed before it saved the run), and the agent journaled no
+#             end of the job before the last run started (it could not know; docs/slurm.md).
+#             Counted apart from `twice`; a round does not fail on them
 #   lost      valid jobs not ended in Slurm by the timeout, or ended without the run they should
 #             have had (no completion for a normal job, no exit-3 failure for a failing one,
 #             neither cancel nor completion for a cancelled one). Slurm's state is squeue's; a
@@ -211,7 +216,10 @@ cat >"$JOBSCRIPT" <<'JOB'
 # MARKER_DIR/ID.done (KIND fail: to ID.failed, then exit 3).
 # A marker line is "ID start=EPOCH end=EPOCH nodes=LIST" (start: when this run's script began).
 dir=$1 kind=$2 secs=$3
-t0=$(date +%s)
+# Times from bash's own clock (printf %()T), not date(1): Slurm's SIGTERM reaches every process of
+# the job, and a date killed at the run's very end left "end=" empty, so that a run preempted as
+# it ended was taken for a completion.
+printf -v t0 '%(%s)T' -1
 echo "start $SLURM_JOB_ID restarts=${SLURM_RESTART_COUNT:-0} nodes=$SLURM_JOB_NODELIST gpus=${CUDA_VISIBLE_DEVICES:-} $(date +%s.%N)"
 trap 'echo "killed $SLURM_JOB_ID $(date +%s.%N)"; exit 143' TERM
 sleep "$secs" &
@@ -219,11 +227,13 @@ sleep "$secs" &
 # gets its own, and the run must not count as finished then.
 if ! wait $!; then echo "killed $SLURM_JOB_ID $(date +%s.%N) (sleep stopped)"; exit 143; fi
 if [[ $kind == fail ]]; then
-  echo "$SLURM_JOB_ID start=$t0 end=$(date +%s) nodes=$SLURM_JOB_NODELIST" >>"$dir/$SLURM_JOB_ID.failed"
+  printf -v t1 '%(%s)T' -1
+  echo "$SLURM_JOB_ID start=$t0 end=$t1 nodes=$SLURM_JOB_NODELIST" >>"$dir/$SLURM_JOB_ID.failed"
   echo "failed $SLURM_JOB_ID $(date +%s.%N)"
   exit 3
 fi
-echo "$SLURM_JOB_ID start=$t0 end=$(date +%s) nodes=$SLURM_JOB_NODELIST" >>"$dir/$SLURM_JOB_ID.done"
+printf -v t1 '%(%s)T' -1
+echo "$SLURM_JOB_ID start=$t0 end=$t1 nodes=$SLURM_JOB_NODELIST" >>"$dir/$SLURM_JOB_ID.done"
 echo "done $SLURM_JOB_ID $(date +%s.%N)"
 JOB
 chmod +x "$JOBSCRIPT"
@@ -683,10 +693,12 @@ slurm_runs() {  # slurm_runs ID STATE [EXITCODE] -> distinct runs (start times) 
   done
   echo "$n"
 }
-# marker_runs ID FILE WANT -> "COUNTED RACED": marker lines of runs Slurm did not record otherwise
+# marker_runs ID FILE WANT -> "COUNTED RACED UNKNOWN LAST": marker lines of runs Slurm did not
+# record otherwise; of those, the runs Slurm has no line for at all (lost with slurmctld's state),
+# and the latest start of a counted run
 marker_runs() {
-  local id=$1 file=$2 want=$3 counted=0 raced=0 line ms me r st s e ec match mend
-  [[ -f $file ]] || { echo "0 0"; return; }
+  local id=$1 file=$2 want=$3 counted=0 raced=0 unknown=0 last=0 line ms me r st s e ec match mend
+  [[ -f $file ]] || { echo "0 0 0 0"; return; }
   while read -r line; do
     ms=${line#* start=}; ms=${ms%% *}
     me=${line#* end=}; me=${me%% *}
@@ -706,14 +718,23 @@ marker_runs() {
       raced=$((raced + 1))
     else
       counted=$((counted + 1))
+      [[ -n $match ]] || unknown=$((unknown + 1))
+      [[ $ms -le $last ]] || last=$ms
     fi
   done <"$file"
-  echo "$counted $raced"
+  echo "$counted $raced $unknown $last"
+}
+# first_finish ID -> the time (epoch s) of the job's first `finish` record in the journal, or 0
+first_finish() {
+  [[ -f $J ]] || { echo 0; return; }
+  grep -E "\"ev\":\"finish\"" "$J" | grep -E "\"job\":${1}[,}]" | head -n 1 |
+    sed -E 's/.*"t":([0-9]+).*/\1/;t;s/.*/0/'
 }
 count_round() {
   local id kind st rep done_m fail_m done_raced fail_raced comp_runs comp_lines fail_runs killed
+  local done_unknown done_last fail_unknown fail_last
   local ghosts="" duplines="" mismatch=""
-  ONCE=0; TWICE=0; LOST=0; REFUSED=0; FAILED_OK=0; CANCEL_OK=0; RACED=0
+  ONCE=0; TWICE=0; LOST=0; REFUSED=0; FAILED_OK=0; CANCEL_OK=0; RACED=0; SLURM_LOST=0
   load_jobcomp
   : >"$RD/final.txt"
   for id in "${ALL_IDS[@]}"; do
@@ -723,8 +744,8 @@ count_round() {
     comp_runs=$(slurm_runs "$id" COMPLETED)
     comp_lines=$(grep -cE "^JobId=$id .* JobState=COMPLETED " "$JOBCOMP")
     fail_runs=$(slurm_runs "$id" FAILED 3:0)
-    read -r done_m done_raced < <(marker_runs "$id" "$RD/markers/$id.done" COMPLETED)
-    read -r fail_m fail_raced < <(marker_runs "$id" "$RD/markers/$id.failed" FAILED)
+    read -r done_m done_raced done_unknown done_last < <(marker_runs "$id" "$RD/markers/$id.done" COMPLETED)
+    read -r fail_m fail_raced fail_unknown fail_last < <(marker_runs "$id" "$RD/markers/$id.failed" FAILED)
     killed=0
     [[ -f $RD/out/$id.out ]] && killed=$(grep -c '^killed' "$RD/out/$id.out")
     RACED=$((RACED + done_raced + fail_raced))
@@ -742,7 +763,13 @@ count_round() {
           verdict=NOT-REFUSED
         fi ;;
       ok)
-        if [[ $done_runs -ge 2 ]]; then TWICE=$((TWICE + 1)); verdict=TWICE
+        # Completed again after slurmctld lost a completed run (no line in jobcomp.txt: killed
+        # before it saved the run) and before the agent had seen any end of the job: Slurm's own
+        # rerun, which the agent cannot tell from a requeue (docs/slurm.md). Counted apart.
+        if [[ $done_runs -ge 2 && $ended -eq 1 && $((done_runs - 1)) -le $done_unknown &&
+              $(first_finish "$id") -ge $done_last ]]; then
+          SLURM_LOST=$((SLURM_LOST + 1)); verdict=rerun-of-a-run-slurm-lost
+        elif [[ $done_runs -ge 2 ]]; then TWICE=$((TWICE + 1)); verdict=TWICE
         elif [[ $ended -eq 1 && $done_runs -eq 1 ]]; then ONCE=$((ONCE + 1)); verdict=once
         else LOST=$((LOST + 1)); verdict=LOST; fi ;;
       fail)
@@ -761,7 +788,8 @@ count_round() {
     printf '%s %s final=%s reason=%s slurm_completed=%s slurm_failed3=%s markers_done=%s markers_failed=%s raced=%s killed_runs=%s -> %s\n' \
       "$id" "$kind" "$st" "${rsn// /_}" "$comp_runs" "$fail_runs" "$done_m" "$fail_m" "$((done_raced + fail_raced))" \
       "$killed" "$verdict" >>"$RD/final.txt"
-    if [[ $verdict == TWICE || $verdict == LOST || $verdict == NOT-REFUSED || $((done_raced + fail_raced)) -gt 0 ]]; then
+    if [[ $verdict == TWICE || $verdict == LOST || $verdict == NOT-REFUSED || $verdict == rerun-* ||
+          $((done_raced + fail_raced)) -gt 0 ]]; then
       {
         echo "== round $ROUND: job $id ($kind) $verdict: final=$st reason=$rsn; Slurm runs COMPLETED=$comp_runs FAILED(3)=$fail_runs; markers done=$done_m failed=$fail_m (+$((done_raced + fail_raced)) of runs Slurm requeued/cancelled); killed runs=$killed"
         grep -E "^JobId=$id " "$JOBCOMP" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(JobState|StartTime|EndTime|NodeList|ExitCode)=/) printf "%s ", $i; print "" }' | sed 's/^/   jobcomp: /'
@@ -797,8 +825,8 @@ check_journal() {  # a fresh agent on a copy of the final journal
 # ------------------------------------------------------------------ one round
 DETAILS=$OUT_DIR/chaos-details.txt
 TABLE=$OUT_DIR/chaos.txt
-HEADER=$(printf '%-16s %-6s %4s %5s %4s %7s %6s %6s %4s %6s %8s %7s %7s %5s %-6s %s' \
-  round jobs once twice lost refused failed cancel self caused slurm-rq preempt journal secs result notes)
+HEADER=$(printf '%-16s %-6s %4s %5s %7s %4s %7s %6s %6s %4s %6s %8s %7s %7s %5s %-6s %s' \
+  round jobs once twice sl-lost lost refused failed cancel self caused slurm-rq preempt journal secs result notes)
 FAILED_ROUNDS=0
 START_ALL=$(now_ms)
 
@@ -913,8 +941,8 @@ run_round() {
   fi
   local row notes
   notes=$(IFS=';'; echo "${NOTES[*]}")
-  row=$(printf '%-16s %-6s %4d %5d %4d %7s %6d %6d %4d %6d %8d %7d %7s %5d %-6s %s' \
-    "$ROUND" "${#VALID_IDS[@]}+${#INVALID_IDS[@]}" "$ONCE" "$TWICE" "$LOST" "$REFUSED/${#INVALID_IDS[@]}" \
+  row=$(printf '%-16s %-6s %4d %5d %7d %4d %7s %6d %6d %4d %6d %8d %7d %7s %5d %-6s %s' \
+    "$ROUND" "${#VALID_IDS[@]}+${#INVALID_IDS[@]}" "$ONCE" "$TWICE" "$SLURM_LOST" "$LOST" "$REFUSED/${#INVALID_IDS[@]}" \
     "$FAILED_OK" "$CANCEL_OK" "$N_SELF" "$N_CAUSED" "$rq" "$preempt" "$JOURNAL" "$secs" "$result" "$notes")
   echo "$row" | tee -a "$TABLE"
   echo "== round $ROUND: $result; per-job verdicts in $RD/final.txt" >>"$DETAILS"

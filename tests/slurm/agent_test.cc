@@ -835,6 +835,7 @@ TEST_P(AgentRerunTest, AJobThatEndedAndThatSlurmListsAgainIsCancelled) {
   if (how == "running") slurm.StartReleased();  // Slurm started it again before the next poll
   if (how == "unreachable") slurm.scancel_unreachable = 1;
   ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(agent->counts().relisted, 1);  // until a poll shows it ended
   if (how == "unreachable") {
     EXPECT_EQ(Reported("scancel failed"), 1);
     EXPECT_EQ(j.state, "PENDING");
@@ -852,6 +853,7 @@ TEST_P(AgentRerunTest, AJobThatEndedAndThatSlurmListsAgainIsCancelled) {
                      "cancelled, not run again"),
             1);
   EXPECT_EQ(CountEvents(journal, "cancel", id), 1);
+  EXPECT_EQ(agent->counts().relisted, 0);
   EXPECT_EQ(slurm.Count("release", id), 1);
   EXPECT_EQ(View(id).final_state, ended);
   EXPECT_EQ(agent->counts().finished, 1);
@@ -884,10 +886,15 @@ TEST_F(AgentTest, ACancelIntentJournaledBeforeACrashIsCarriedOutAtRestart) {
   EXPECT_EQ(CountEvents(journal, "cancel", id), 1);
   EXPECT_EQ(j.state, "PENDING");
   ASSERT_NO_FATAL_FAILURE(StartAgent());
+  EXPECT_EQ(agent->counts().relisted, 1);
   ASSERT_NO_FATAL_FAILURE(Step());
   EXPECT_EQ(j.state, "CANCELLED");
+  EXPECT_EQ(CountEvents(journal, "cancel", id), 1);
   EXPECT_EQ(j.completions, 1);
   EXPECT_EQ(agent->counts().finished, 1);
+  slurm.Purge(id);  // gone from Slurm's list before a poll saw it cancelled: the cancel is over too
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(agent->counts().relisted, 0);
 }
 
 // Issue 44, cause E: a job under an admin hold (what `scontrol hold` as root gives, the agent's

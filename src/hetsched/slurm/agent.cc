@@ -219,22 +219,31 @@ Status Agent::Step() {
   std::vector<SlurmJob> fresh;
   const size_t unfinished = jobs_.size() - static_cast<size_t>(phase_count_[static_cast<int>(Phase::kFinished)]);
   size_t unfinished_seen = 0;
+  long long relisted_seen = 0;
   for (SlurmJob& sj : *queue) {
     auto it = jobs_.find(sj.id);
     if (it != jobs_.end()) {
       if (it->second->phase != Phase::kFinished) ++unfinished_seen;
+      if (it->second->phase == Phase::kFinished && it->second->rerun_cancel_s >= 0) ++relisted_seen;
       Follow(*it->second, sj);
     } else if (sj.HeldByUser() && (options_.partition.empty() || sj.partition == options_.partition) &&
                rejected_.count(sj.id) == 0) {
       fresh.push_back(std::move(sj));
     }
   }
-  // Jobs Slurm no longer lists (purged after MinJobAge while we were away, or cancelled and gone).
-  if (unfinished_seen < unfinished) {
+  // Jobs Slurm no longer lists (purged after MinJobAge while we were away, or cancelled and gone):
+  // finished, and a cancel of one listed again is over.
+  if (unfinished_seen < unfinished || relisted_seen < relisted_) {
     std::set<JobId> seen;
     for (const SlurmJob& sj : *queue) seen.insert(sj.id);
     for (auto& [id, job] : jobs_) {
-      if (job->phase != Phase::kFinished && seen.count(id) == 0) Finish(*job, "VANISHED", 0, clock_.NowS());
+      if (seen.count(id) > 0) continue;
+      if (job->phase != Phase::kFinished) {
+        Finish(*job, "VANISHED", 0, clock_.NowS());
+      } else if (job->rerun_cancel_s >= 0) {
+        job->rerun_cancel_s = -1;
+        --relisted_;
+      }
     }
   }
   AdmitNew(std::move(fresh));
@@ -361,6 +370,7 @@ AgentCounts Agent::counts() const {
   c.failed = failed_;
   c.preempted = preempted_;
   c.slurm_requeued = slurm_requeued_;
+  c.relisted = relisted_;
   return c;
 }
 

@@ -97,6 +97,7 @@ struct AgentCounts {
             requeued = 0, slurm_errors = 0;
   long long preempted = 0;       // runs the policy stopped (confirmed by Slurm), of `requeued`
   long long slurm_requeued = 0;  // runs Slurm itself requeued (a node failure, a lost completion), of `requeued`
+  long long relisted = 0;        // of `finished`: listed by Slurm again (its end lost), being cancelled
 };
 
 enum class Phase;  // agent_job.h
@@ -118,6 +119,9 @@ class Agent final : public SchedBackend {
 
   const SlurmCluster& cluster() const { return cluster_; }
   AgentCounts counts() const;
+  // False while Slurm does not answer the agent's polls (from the first poll that failed to the
+  // next one that worked).
+  bool slurm_reachable() const { return !slurm_unreachable_; }
   std::vector<AgentJobView> Jobs() const;  // job-id order
   // The run record in the simulator's format (times re-based to the first submission).
   RunRecord Record();
@@ -233,6 +237,7 @@ class Agent final : public SchedBackend {
   long long slurm_errors_ = 0;
   long long scheduler_calls_ = 0;
   bool slurm_unreachable_ = false;
+  long long relisted_ = 0;  // finished jobs with rerun_cancel_s >= 0
   double settle_until_s_ = -1;  // clock: preemptions wait until then (settle_after_outage_s)
   bool settle_reported_ = false;
   double ctld_boot_s_ = 0;        // slurmctld's BOOT_TIME, as last read

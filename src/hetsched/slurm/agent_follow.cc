@@ -204,6 +204,7 @@ void Agent::StopRerun(AgentJob& job, const SlurmJob& sj) {
     Report("job " + id + " ended " + job.final_state + ", and Slurm lists it " + sj.state + " again (restart " +
            std::to_string(sj.restart_count) + "; slurmctld lost its end?): cancelled, not run again");
   }
+  if (job.rerun_cancel_s < 0) ++relisted_;
   job.rerun_cancel_s = now;
   auto r = Slurm({"scancel", id});
   if (!r.ok() || r->exit_code != 0) {
@@ -271,8 +272,9 @@ void Agent::Follow(AgentJob& job, const SlurmJob& sj) {
       // queue for good, and a run Slurm started on its own would hold GPUs the agent counts free.
       if (!sj.Terminal() && !sj.Completing()) {
         StopRerun(job, sj);
-      } else {
+      } else if (job.rerun_cancel_s >= 0) {
         job.rerun_cancel_s = -1;
+        --relisted_;
       }
       return;
     case Phase::kPending:

@@ -102,6 +102,7 @@ Status Agent::Restore() {
     } else if (r.event == "cancel") {
       // A job that had ended and that Slurm listed again: the first poll sends `scancel` again,
       // without a new record, if Slurm still lists it (Follow, Phase::kFinished).
+      if (job.rerun_cancel_s < 0) ++relisted_;
       job.rerun_cancel_s = 0;
     } else if (r.event == "hold") {
       // A hold sent for a job pending in Slurm: the reconcile sends it again if it did not land.
