@@ -424,21 +424,9 @@ std::vector<py::dict> ClusterNodes(const std::string& path, const std::string& g
   if (!path.empty()) {
     cluster = LoadClusterSpec(path, devices, links);
   } else if (!gpus.empty()) {
-    std::vector<std::pair<std::string, int>> pairs;
-    size_t start = 0;
-    while (start <= gpus.size()) {
-      const size_t end = std::min(gpus.find(',', start), gpus.size());
-      const std::string item = gpus.substr(start, end - start);
-      const size_t eq = item.find('=');
-      if (eq == std::string::npos) throw py::value_error("gpus: '" + item + "' is not TYPE=COUNT");
-      try {
-        pairs.emplace_back(item.substr(0, eq), std::stoi(item.substr(eq + 1)));
-      } catch (const std::exception&) {
-        throw py::value_error("gpus: '" + item + "': the count is not a number");
-      }
-      start = end + 1;
-    }
-    cluster = MakeShorthandCluster(pairs, gpus_per_server, devices, links);
+    auto pairs = ParseTypeCounts(gpus, "gpus");
+    if (!pairs.ok()) throw py::value_error(pairs.status().message());
+    cluster = MakeShorthandCluster(*pairs, gpus_per_server, devices, links);
   }
   if (!cluster.ok()) throw py::value_error(cluster.status().message());
   std::vector<py::dict> out;

@@ -43,6 +43,20 @@ CLI::Validator WholeAtLeast(long long min) {
       "INT >= " + std::to_string(min));
 }
 
+CLI::Validator DeviceCounts() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        auto counts = ParseTypeCounts(text, "list");
+        if (!counts.ok()) return counts.status().message().substr(std::string_view("list: ").size());
+        for (const auto& [type, count] : *counts) {
+          if (!DeviceCatalog::BuiltIn().Lookup(type).ok()) return DeviceCatalog::BuiltIn().Lookup(type).status().message();
+          if (count < 1) return "entry " + Quoted(type + "=" + std::to_string(count)) + ": the count must be >= 1";
+        }
+        return {};
+      },
+      "TYPE=COUNT,...");
+}
+
 CLI::Validator NumberAbove(double min) {
   return CLI::Validator(
       [min](std::string& text) -> std::string {
@@ -125,7 +139,8 @@ void ClusterArgs::Add(CLI::App& app) {
                              ->check(CLI::ExistingFile);
   CLI::Option* shorthand =
       app.add_option("--gpus", gpus, "Cluster shorthand instead of a file: TYPE=COUNT,... e.g. v100=36,p100=36,k80=36")
-          ->excludes(cluster);
+          ->excludes(cluster)
+          ->check(DeviceCounts());
   app.add_option("--gpus-per-server", gpus_per_server, "Devices per server for --gpus")
       ->check(WholeAtLeast(1))
       ->needs(shorthand);
@@ -142,14 +157,7 @@ Result<Cluster> ClusterArgs::Load(std::string* description) const {
     return LoadClusterSpec(file, devices, links);
   }
   if (!gpus.empty()) {
-    std::vector<std::pair<std::string, int>> counts;
-    for (std::string_view item : Split(gpus, ',')) {
-      auto kv = Split(item, '=');
-      if (kv.size() != 2) return Status::InvalidArgument("--gpus: '" + std::string(item) + "': expected TYPE=COUNT");
-      auto n = ParseInt(kv[1], "--gpus count of '" + std::string(Trim(kv[0])) + "'");
-      if (!n.ok()) return n.status();
-      counts.emplace_back(std::string(Trim(kv[0])), static_cast<int>(*n));
-    }
+    HETSCHED_ASSIGN_OR_RETURN(const auto counts, ParseTypeCounts(gpus, "--gpus"));
     *description = "--gpus " + gpus + " --gpus-per-server " + std::to_string(gpus_per_server);
     return MakeShorthandCluster(counts, gpus_per_server, devices, links);
   }
@@ -365,23 +373,7 @@ std::string DescribeMethods(const MethodChoice& choice) {
 }
 
 Result<std::vector<std::pair<std::string, int>>> ParsePool(const std::string& text) {
-  std::vector<std::pair<std::string, int>> out;
-  for (std::string_view raw : Split(text, ',')) {
-    const std::string item = std::string(Trim(raw));
-    if (item.empty()) return Status::InvalidArgument("--pool '" + text + "': empty entry");
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos) {
-      out.emplace_back(item, 0);
-      continue;
-    }
-    auto count = ParseInt(item.substr(eq + 1), "--pool count");
-    if (!count.ok() || *count < 0) {
-      return Status::InvalidArgument("--pool entry '" + item + "': the count must be an integer >= 0");
-    }
-    out.emplace_back(item.substr(0, eq), static_cast<int>(*count));
-  }
-  if (out.empty()) return Status::InvalidArgument("--pool is empty");
-  return out;
+  return ParseTypeCounts(text, "--pool", /*count_optional=*/true);
 }
 
 Status SetCostPool(const std::string& pool_text, const std::string& network, PlanningProblem* problem) {

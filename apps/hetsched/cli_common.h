@@ -26,6 +26,7 @@ inline constexpr int kExitInternal = 3;   // an invariant broke: a bug, please r
 // 0.000000 to 1.79...e308"). The option's name is prefixed by CLI11; a failure exits 2.
 CLI::Validator WholeAtLeast(long long min);        // an integer >= min
 CLI::Validator NumberAbove(double min);            // a finite number > min
+CLI::Validator DeviceCounts();                     // TYPE=COUNT,... of built-in device types, counts >= 1
 CLI::Validator NumberAtLeast(double min);          // a finite number >= min
 CLI::Validator WholeInRange(long long min, long long max);  // an integer in [min, max]
 CLI::Validator NumberBetween(double low, double high);      // a finite number in (low, high)

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# gres-untyped-restart.sh [untyped|typed]
+# gres-untyped-restart.sh [untyped|plain|typed]
 #
-# Measures a fault of Slurm 22.05.8 that the chaos test's ctld-restart round met (docs/slurm.md,
-# Limits): a job whose GPU request names no type, pinned to a node with `scontrol update
-# TresPerNode=gres:gpu:N` and released, then recovered by a restarted slurmctld before it starts,
-# is not counted in the node's per-type GPU count when it starts; slurmctld then logs
-# "gres count underflow" at every backfill pass and its view of the node's free GPUs is wrong.
-# With `typed` the same pins name the node's type (gres:gpu:v100:N), as the agent's do: no
-# underflow. Starts its own 1 x a100 + 1 x v100 cluster under a mktemp dir, ~1 min; prints the
-# number of underflow lines; exit 0 (a measurement, not a test).
+# Measures a fault of Slurm 22.05.8 that the chaos test's ctld-restart round meets (docs/slurm.md,
+# Limits): a job whose GPU request names no type, pending (released) when slurmctld restarts, is
+# not counted in its node's per-type GPU count when the restarted slurmctld starts it; slurmctld
+# then logs "gres count underflow" at every backfill pass and its count of the node's free GPUs
+# goes wrong. `untyped`: the job is pinned as the agent pins it (scontrol update NodeList=...
+# TresPerNode=gres:gpu:1 TresPerJob=); `plain`: submitted with `sbatch -w v100-1 --gres=gpu:1`
+# and never updated (no hetsched involved); `typed`: the agent's pin naming the node's type
+# (gres:gpu:v100:1): no underflow. Starts its own 1 x a100 + 1 x v100 cluster under a mktemp
+# dir, ~1 min; prints the number of underflow lines; exit 0 (a measurement, not a test).
 set -euo pipefail
 FORM=${1:-untyped}
-[[ $FORM == untyped || $FORM == typed ]] || { echo "usage: $0 [untyped|typed]" >&2; exit 2; }
+[[ $FORM == untyped || $FORM == plain || $FORM == typed ]] || { echo "usage: $0 [untyped|plain|typed]" >&2; exit 2; }
 S=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 D=$(mktemp -d /tmp/hetsched-gres.XXXXXX)
 trap 'bash "$S/stop-cluster.sh" "$D/cluster" --purge >/dev/null 2>&1 || true; rm -rf "$D"' EXIT
@@ -24,7 +25,11 @@ pin() {  # JOB COUNT: pin to v100-1 as the agent does, then release
 sbatch -Q -p all -w v100-1 --gres=gpu:v100:6 --wrap 'sleep 15'        # fills the node with the next
 a=$(sbatch --parsable --hold -p all --gpus=2 --wrap 'sleep 12'); pin "$a" 2  # runs across the restart
 sleep 2
-b=$(sbatch --parsable --hold -p all --gpus=1 --wrap 'sleep 8'); pin "$b" 1   # pending at the restart
+if [[ $FORM == plain ]]; then                                           # pending at the restart
+  sbatch -Q -p all -w v100-1 --gres=gpu:1 --wrap 'sleep 8'
+else
+  b=$(sbatch --parsable --hold -p all --gpus=1 --wrap 'sleep 8'); pin "$b" 1
+fi
 c=$(sbatch --parsable --hold -p all --gpus=v100:2 --wrap 'sleep 8')
 scontrol update "JobId=$c" NumNodes=1-1 NodeList=v100-1 TresPerNode=gres:gpu:v100:2 TresPerJob=
 scontrol release "$c"

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "hetsched/model/device.h"
@@ -98,6 +99,14 @@ Result<Cluster> LoadClusterSpec(const std::string& path, const DeviceCatalog& de
 Result<Cluster> ParseClusterSpec(std::string_view text, const std::string& origin,
                                  const DeviceCatalog& devices, const LinkCatalog& links,
                                  uint64_t memory_limit_bytes = 0);
+
+// A `TYPE=COUNT,...` list, as the command line's --gpus and --pool and Python's gpus= give it:
+// types trimmed and not empty, each count a whole number >= 0 (with `count_optional`, an entry
+// without `=COUNT` has count 0: the cost pool's TYPE[=MAX_UNITS]). `what` names the source in
+// errors ("--gpus: entry 'v100=8x': the count must be a whole number >= 0"). Types are not looked
+// up here.
+Result<std::vector<std::pair<std::string, int>>> ParseTypeCounts(std::string_view text, std::string_view what,
+                                                                 bool count_optional = false);
 
 // A quick homogeneous-per-type cluster: for each (type, count) pair, ceil(count/per_node) nodes
 // of `per_node` devices, all in one rack per type, default links for the type.

@@ -1,6 +1,7 @@
 // Cluster spec files (YAML; JSON parses too, being a YAML subset) and the shorthand cluster.
 // Format: docs/formats-inputs.md "Cluster spec". Every error names the file, the line (from
 // yaml-cpp's Mark) and the path of the field: "c.yaml:7: racks[1].nodes[0].device: ...".
+#include <limits>
 #include <map>
 #include <set>
 
@@ -306,6 +307,31 @@ Result<Cluster> LoadClusterSpec(const std::string& path, const DeviceCatalog& de
                                 const LinkCatalog& links) {
   HETSCHED_ASSIGN_OR_RETURN(std::string text, ReadFileOrEmbedded(path));
   return ParseClusterSpec(text, path, devices, links);
+}
+
+Result<std::vector<std::pair<std::string, int>>> ParseTypeCounts(std::string_view text, std::string_view what,
+                                                                 bool count_optional) {
+  const std::string where(what);
+  std::vector<std::pair<std::string, int>> out;
+  if (Trim(text).empty()) return Status::InvalidArgument(where + ": empty (expected TYPE=COUNT,...)");
+  for (std::string_view raw : Split(text, ',')) {
+    const std::string_view item = Trim(raw);
+    const std::string entry = where + ": entry " + Quoted(std::string(item));
+    const size_t eq = item.find('=');
+    const std::string_view type = Trim(item.substr(0, eq));
+    if (type.empty()) return Status::InvalidArgument(entry + ": no type (expected TYPE=COUNT)");
+    if (eq == std::string_view::npos) {
+      if (!count_optional) return Status::InvalidArgument(entry + ": expected TYPE=COUNT");
+      out.emplace_back(std::string(type), 0);
+      continue;
+    }
+    auto count = ParseInt(Trim(item.substr(eq + 1)), "count");
+    if (!count.ok() || *count < 0 || *count > std::numeric_limits<int>::max()) {
+      return Status::InvalidArgument(entry + ": the count must be a whole number >= 0");
+    }
+    out.emplace_back(std::string(type), static_cast<int>(*count));
+  }
+  return out;
 }
 
 Result<Cluster> MakeShorthandCluster(const std::vector<std::pair<std::string, int>>& gpus,

@@ -79,11 +79,7 @@ Status Agent::StartJob(JobId id, const PlannedJob& planned) {
   // only possible for a per-job request, and Slurm then decides the count per node itself.
   const int first = per_node.begin()->second;
   const bool even = std::all_of(per_node.begin(), per_node.end(), [&](const auto& e) { return e.second == first; });
-  // Always typed, also for a job that asked for any GPU: Slurm 22.05 recovers an untyped GPU
-  // request pinned to a node wrongly across a slurmctld restart (its node's per-type count is not
-  // raised when the job starts, "gres count underflow" follows and the node's GPUs are lost to the
-  // scheduler; measured, docs/slurm.md "Limits"). The type is the node's, which the policy chose.
-  const std::string gres = "gres:gpu:" + cluster_.gres_type_names.at(type) + ":";
+  const std::string gres = "gres:gpu:" + (job.request.gres_type.empty() ? "" : job.request.gres_type + ":");
   if (even) {
     update.push_back("TresPerNode=" + gres + std::to_string(first));
     if (job.request.form == GpuRequestForm::kPerJob) update.push_back("TresPerJob=");
