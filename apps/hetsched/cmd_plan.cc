@@ -51,7 +51,7 @@ int RunPlan(const PlanArgs& a) {
   const ModelProfile* model = ModelZoo::BuiltIn().Find(a.model);
   if (model == nullptr) {
     if (a.model.find('/') == std::string::npos && a.model.find(".json") == std::string::npos) {
-      return ReportError(ModelZoo::BuiltIn().Lookup(a.model).status());
+      return ReportUsageError(ModelZoo::BuiltIn().Lookup(a.model).status());  // a name on the command line
     }
     auto file = LoadModelProfile(a.model);
     if (!file.ok()) return ReportError(file.status());
@@ -65,9 +65,9 @@ int RunPlan(const PlanArgs& a) {
   Cluster cluster;
   if (a.objective == "cost") {
     if (Status st = SetCostPool(a.pool.empty() ? kDefaultCostPool : a.pool, a.network, &problem); !st.ok()) {
-      return ReportError(st);
+      return ReportUsageError(st);  // --pool and --network are command-line values
     }
-    if (!(a.throughput > 0)) return ReportError(Status::InvalidArgument("--throughput (samples/s) must be > 0 for the cost objective"));
+    if (!(a.throughput > 0)) return ReportUsageError(Status::InvalidArgument("--throughput (samples/s) must be > 0 for the cost objective"));
     problem.throughput_limit = a.throughput;
     problem.batch_per_unit = a.batch;
   } else {
@@ -78,10 +78,10 @@ int RunPlan(const PlanArgs& a) {
       cluster = std::move(c).value();
     } else {
       auto pool = ParsePool(a.pool.empty() ? "v100=2,t4=2" : a.pool);
-      if (!pool.ok()) return ReportError(pool.status());
+      if (!pool.ok()) return ReportUsageError(pool.status());
       for (auto& entry : *pool) entry.second = std::max(entry.second, 1);
       auto c = MakeShorthandCluster(*pool, a.devices_per_node, catalog, links);
-      if (!c.ok()) return ReportError(c.status().WithContext("--pool"));
+      if (!c.ok()) return ReportUsageError(c.status().WithContext("--pool"));
       cluster = std::move(c).value();
     }
     problem.cluster = &cluster;

@@ -256,6 +256,29 @@ TEST_F(CliOptionsTest, SweepChecksEveryConfigurationBeforeRunningAny) {
   }
 }
 
+// --gpus is a command-line value: a list the parser cannot read, an unknown type or a count
+// below 1 exits 2 naming the option, for every command that takes it (issue 45: it exited 1).
+TEST_F(CliOptionsTest, ABadGpusListIsACommandLineError) {
+  for (const std::string command : {"simulate", "compare"}) {
+    for (const auto& [bad, says] : std::vector<std::pair<std::string, std::string>>{
+             {"v100=nan", "entry 'v100=nan': the count must be a whole number >= 0"},
+             {"v100=8x", "entry 'v100=8x': the count must be a whole number >= 0"},
+             {"v100=-1", "entry 'v100=-1': the count must be a whole number >= 0"},
+             {"v100=0", "entry 'v100=0': the count must be >= 1"},
+             {"v100", "entry 'v100': expected TYPE=COUNT"},
+             {"=4", "entry '=4': no type"},
+             {"v100=4,,k80=2", "entry '': no type"},
+             {"tpu=4", "unknown device type 'tpu'"}}) {
+      const CliResult r = Run({command, "--gpus", bad, "--synthetic", "3", "-o", ::testing::TempDir() + "/cli_gpus"});
+      EXPECT_EQ(r.exit_code, 2) << command << " " << bad << "\n" << Show(r);
+      EXPECT_NE(r.err.find("--gpus: " + says), std::string::npos) << command << " " << bad << "\n" << Show(r);
+    }
+  }
+  const CliResult ok = Run({"simulate", "--gpus", " v100 = 8 , k80=4", "--synthetic", "3", "-o",
+                            ::testing::TempDir() + "/cli_gpus"});
+  EXPECT_EQ(ok.exit_code, 0) << Show(ok);
+}
+
 TEST_F(CliOptionsTest, NoNumberOfAnyCommandTakesNanOrInfinity) {
   const CliResult help = Run({"--help"});
   ASSERT_EQ(help.exit_code, 0) << Show(help);

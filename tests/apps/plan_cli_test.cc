@@ -52,27 +52,30 @@ TEST_F(PlanCliTest, StepTimeTableAndBsp) {
   }
 }
 
-// Five process starts (each loads LibTorch, slow under ASan): an unknown planner and a pool of 9
+// Six process starts (each loads LibTorch, slow under ASan): an unknown planner and a pool of 9
 // devices are checked through the library in tests/planners/ instead.
-TEST_F(PlanCliTest, BadInputExitsOneAndWritesNothing) {
+// A bad value on the command line exits 2 (issue 45), a bad file or an infeasible problem 1.
+TEST_F(PlanCliTest, BadInputExitsNonZeroAndWritesNothing) {
   const std::string out = dir_ + "/plan.json";
   struct Case {
     std::vector<std::string> args;
     std::string message;
+    int exit_code;
   };
   const std::vector<Case> cases = {
-      {{"plan", "-m", "no-such-model", "--throughput", "10"}, "unknown model 'no-such-model'"},
-      {{"plan", "-m", "vgg16", "--pool", "h100", "--throughput", "10"}, "unknown device type 'h100'"},
-      {{"plan", "-m", "vgg16", "--pool", "v100=1", "--throughput", "1e6"}, "no plan sustains"},
-      {{"plan", "-m", "vgg16", "--throughput", "10", "--planner", "bsp"}, "does not solve the cost objective"},
-      {{"plan", "-m", dir_ + "/missing.json", "--throughput", "10"}, "missing.json"},
+      {{"plan", "-m", "no-such-model", "--throughput", "10"}, "unknown model 'no-such-model'", 2},
+      {{"plan", "-m", "vgg16", "--pool", "h100", "--throughput", "10"}, "unknown device type 'h100'", 2},
+      {{"plan", "-m", "vgg16", "--pool", "t4=x", "--throughput", "10"}, "--pool: entry 't4=x'", 2},
+      {{"plan", "-m", "vgg16", "--pool", "v100=1", "--throughput", "1e6"}, "no plan sustains", 1},
+      {{"plan", "-m", "vgg16", "--throughput", "10", "--planner", "bsp"}, "does not solve the cost objective", 1},
+      {{"plan", "-m", dir_ + "/missing.json", "--throughput", "10"}, "missing.json", 1},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = c.args;
     args.push_back("-o");
     args.push_back(out);
     const CliResult r = Run(args);
-    EXPECT_EQ(r.exit_code, 1) << Show(r);
+    EXPECT_EQ(r.exit_code, c.exit_code) << Show(r);
     EXPECT_NE(r.err.find(c.message), std::string::npos) << Show(r);
     EXPECT_FALSE(std::filesystem::exists(out)) << c.message;
   }

@@ -240,6 +240,29 @@ TEST_F(ClusterSpecTest, ShorthandLastNodeHoldsRemainder) {
   EXPECT_EQ(r->num_devices(), 13);
 }
 
+TEST(TypeCountsTest, ParsesTheListAndNamesTheBadEntry) {
+  auto ok = ParseTypeCounts(" v100=36, k80 = 4 ,a100-40gb=0", "--gpus");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(*ok, (std::vector<std::pair<std::string, int>>{{"v100", 36}, {"k80", 4}, {"a100-40gb", 0}}));
+  auto pool = ParseTypeCounts("cpu-node,t4=3", "--pool", /*count_optional=*/true);
+  ASSERT_TRUE(pool.ok()) << pool.status().message();
+  EXPECT_EQ(*pool, (std::vector<std::pair<std::string, int>>{{"cpu-node", 0}, {"t4", 3}}));
+  for (const auto& [bad, says] : std::vector<std::pair<std::string, std::string>>{
+           {"", "--gpus: empty (expected TYPE=COUNT,...)"},
+           {"v100", "--gpus: entry 'v100': expected TYPE=COUNT"},
+           {"v100=8x", "--gpus: entry 'v100=8x': the count must be a whole number >= 0"},
+           {"v100=nan", "--gpus: entry 'v100=nan': the count must be a whole number >= 0"},
+           {"v100=-2", "--gpus: entry 'v100=-2': the count must be a whole number >= 0"},
+           {"v100=1.5", "--gpus: entry 'v100=1.5': the count must be a whole number >= 0"},
+           {"v100=99999999999", "--gpus: entry 'v100=99999999999': the count must be a whole number >= 0"},
+           {"v100=4,", "--gpus: entry '': no type (expected TYPE=COUNT)"},
+           {"=4", "--gpus: entry '=4': no type (expected TYPE=COUNT)"}}) {
+    auto r = ParseTypeCounts(bad, "--gpus");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().message(), says) << bad;
+  }
+}
+
 TEST_F(ClusterSpecTest, ShorthandErrors) {
   EXPECT_FALSE(MakeShorthandCluster({}, 4, devices_, links_).ok());
   EXPECT_NE(MakeShorthandCluster({{"v100", 4}}, 0, devices_, links_).status().message().find("devices per node must be >= 1"),

@@ -214,6 +214,9 @@ def test_read_cluster():
     assert short.groupby("device_type")["num_devices"].sum().to_dict() == {"v100-16gb": 8, "k80": 6}
     with pytest.raises(hetsched.Error, match="tpu"):
         hetsched.read_cluster(gpus="tpu=4")
+    # The same list parser as the command line's --gpus (issue 45: "v100=8x" was read as 8).
+    with pytest.raises(hetsched.Error, match="entry 'v100=8x': the count must be a whole number >= 0"):
+        hetsched.read_cluster(gpus="v100=8x")
 
 
 from first_fit_placer import FirstFitPlacer  # noqa: E402
