@@ -397,6 +397,30 @@ TEST_F(AgentTest, RefusedPinLeavesTheJobHeldAndPendingForTheNextDecision) {
   EXPECT_EQ(View(id).placements, 1);
 }
 
+// A request Slurm never takes (seen in the chaos test: a pin refused every 2 s for 5 minutes) is
+// placed again only after a back-off once Slurm refused it kPinRefusalsBeforeBackoff times in a
+// row: 10 s, then 20 s, ...; reported once per back-off. An outage does not count as a refusal.
+TEST_F(AgentTest, APinSlurmKeepsRefusingBacksOff) {
+  const long long id = slurm.Submit("1");
+  slurm.refuse_update.insert(id);
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  for (int i = 0; i < kPinRefusalsBeforeBackoff; ++i) ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(slurm.Count("update", id), kPinRefusalsBeforeBackoff);
+  EXPECT_EQ(Reported("refused its placement 3 times in a row: not placed again for 10 s"), 1);
+  for (int i = 0; i < 8; ++i) ASSERT_NO_FATAL_FAILURE(Step());  // 8 s later: not tried
+  EXPECT_EQ(slurm.Count("update", id), kPinRefusalsBeforeBackoff);
+  clock.SleepS(2);
+  ASSERT_NO_FATAL_FAILURE(Step());  // refused a 4th time: 20 s now
+  EXPECT_EQ(slurm.Count("update", id), kPinRefusalsBeforeBackoff + 1);
+  EXPECT_EQ(Reported("refused its placement 4 times in a row: not placed again for 20 s"), 1);
+  slurm.refuse_update.clear();
+  clock.SleepS(20);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(slurm.Count("release", id), 1);
+  EXPECT_EQ(CountEvents(journal, "unplace", id), kPinRefusalsBeforeBackoff + 1);
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd(1));
+}
+
 TEST_F(AgentTest, RestartFinishesJobsThatEndedOrVanishedWhileTheAgentWasAway) {
   const long long done = slurm.Submit("1"), gone = slurm.Submit("1"), held = slurm.Submit("a100:4");
   const long long waiting = slurm.Submit("a100:8");  // needs both A100 nodes: waits for `held`

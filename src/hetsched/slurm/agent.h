@@ -49,6 +49,10 @@ Result<AgentMethods> CreateAgentMethods(const std::string& policy = "fifo", cons
 // A job that ended and that Slurm lists again is cancelled; `scancel` is sent again after this
 // many seconds while Slurm still lists it.
 inline constexpr double kRerunCancelRetryS = 5;
+// A job whose pin or release Slurm refuses this many times in a row is not placed again for a
+// while (10 s, doubling with each further refusal, at most 300 s), and reported once: a request
+// Slurm never takes would otherwise be placed and refused at every poll.
+inline constexpr int kPinRefusalsBeforeBackoff = 3;
 
 struct AgentOptions {
   std::string partition = "all";  // held jobs of this partition are the agent's; its nodes are the cluster
@@ -173,7 +177,8 @@ class Agent final : public SchedBackend {
   void SetPhase(AgentJob& job, Phase phase);
   void BookDown(const std::vector<DeviceId>& devices, int sign);
   void FillGresDetail(SlurmJob& sj);
-  void Unplace(AgentJob& job, JobId id, const std::string& msg);
+  // `refused`: Slurm answered and refused (counted towards kPinRefusalsBeforeBackoff).
+  void Unplace(AgentJob& job, JobId id, const std::string& msg, bool refused = false);
   void Follow(AgentJob& job, const SlurmJob& sj);
   void MarkRunning(AgentJob& job, const SlurmJob& sj);
   void Finish(AgentJob& job, const std::string& state, int exit_code, double end_epoch_s);

@@ -39,6 +39,8 @@ struct Agent::AgentJob {
   double released_at_s = -1;          // agent clock of its last release (for the stuck report)
   bool stuck_reported = false;        // the stuck report was given for this release
   double rerun_cancel_s = -1;         // Slurm listed it again after it ended: when scancel was sent
+  int pins_refused = 0;               // Slurm refused its pin or release this many times in a row
+  double pin_retry_s = -1;            // after kPinRefusalsBeforeBackoff refusals: no pin before this
   std::string final_state;
   JobRecord record;
 };

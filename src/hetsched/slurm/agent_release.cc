@@ -46,12 +46,23 @@ Status Agent::Intend(JournalRecord record) {
   return SyncJournal();
 }
 
+namespace {
+// Slurm answered the command and refused it (not an outage: the client could reach slurmctld).
+bool Refused(const Result<CommandResult>& r) {
+  return r.ok() && r->exit_code != 0 && r->err.find("Unable to contact slurm controller") == std::string::npos &&
+         r->err.find("Socket timed out") == std::string::npos;
+}
+}  // namespace
+
 Status Agent::StartJob(JobId id, const PlannedJob& planned) {
   const auto t0 = std::chrono::steady_clock::now();
   AgentJob& job = *jobs_.at(id);
   const std::vector<DeviceId>& devices = planned.plan.devices;
   if (job.phase != Phase::kPending || devices.empty()) {
     return Status::InvalidArgument("job " + std::to_string(id) + " is not pending");
+  }
+  if (job.pin_retry_s >= 0 && clock_.NowS() < job.pin_retry_s) {
+    return Status::Infeasible("job " + std::to_string(id) + ": Slurm refused its last pins; not tried again yet");
   }
   if (job.preempt_open) {
     // Slurm may still be stopping its last run (a requeue takes KillWait and more): a release
@@ -112,8 +123,17 @@ Status Agent::StartJob(JobId id, const PlannedJob& planned) {
   return Status::Ok();
 }
 
-void Agent::Unplace(AgentJob& job, JobId id, const std::string& msg) {
+void Agent::Unplace(AgentJob& job, JobId id, const std::string& msg, bool refused) {
   Report(msg);
+  if (refused && ++job.pins_refused >= kPinRefusalsBeforeBackoff) {
+    const int extra = std::min(job.pins_refused - kPinRefusalsBeforeBackoff, 5);
+    const double wait_s = std::min(300.0, 10.0 * static_cast<double>(1 << extra));
+    job.pin_retry_s = clock_.NowS() + wait_s;
+    wakeups_.insert(now() + wait_s);  // the policy decides again then
+    Report("job " + std::to_string(id) + ": Slurm refused its placement " + std::to_string(job.pins_refused) +
+           " times in a row: not placed again for " + std::to_string(static_cast<int>(wait_s)) +
+           " s (check the job's request in Slurm)");
+  }
   (void)Append(JournalRecord::Of("unplace", id, msg));  // a failure is kept in fatal_
   ReleaseDevices(job);
   --job.placements;
@@ -151,7 +171,8 @@ void Agent::FlushReleases() {
       Unplace(*jobs_.at(batch[i].id), batch[i].id,
               "job " + std::to_string(batch[i].id) + ": " + DescribeCommand(batch[i].pin) + " failed: " +
                   (r.ok() ? "exit " + std::to_string(r->exit_code) + ": " + std::string(Trim(r->err))
-                          : r.status().message()));
+                          : r.status().message()),
+              /*refused=*/Refused(r));
       continue;
     }
     ready.push_back(&batch[i]);
@@ -168,12 +189,15 @@ void Agent::FlushReleases() {
       if (!one.ok() || one->exit_code != 0) {
         Unplace(job, u->id,
                 "job " + std::to_string(u->id) + ": scontrol release failed: " +
-                    (one.ok() ? std::string(Trim(one->err)) : one.status().message()));
+                    (one.ok() ? std::string(Trim(one->err)) : one.status().message()),
+                /*refused=*/Refused(one));
         continue;
       }
     }
     (void)Append(JournalRecord::Of("release", u->id));  // a failure is kept in fatal_: the run ends
     job.released_at_s = clock_.NowS();
+    job.pins_refused = 0;
+    job.pin_retry_s = -1;
     job.stuck_reported = false;
     release_latencies_s_.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - u->decided).count());
   }
