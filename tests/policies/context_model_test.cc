@@ -1,6 +1,7 @@
 // SchedContext's model lookup: every start plans with the profile the back end resolved for the
 // job (SchedBackend::job_model, as the simulator does once per job), else with the zoo's profile
 // of the job's model by name; a job whose model neither knows never starts.
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -99,6 +100,29 @@ TEST_F(ContextModelTest, BackEndsModelComesFirst) {
   EXPECT_TRUE(StartAndFinish(1, "no-such-model"));
   EXPECT_TRUE(StartAndFinish(2, "model-1"));  // not resolved: by name
   EXPECT_EQ(planner_.seen, (std::vector<const ModelProfile*>{resolved, resolved, zoo_.Find("model-1")}));
+}
+
+// A planner's fault is not "no room" (issue 45): it reaches the run as an internal error, while
+// kInfeasible (the job does not fit those devices) stays an outcome the policy works around.
+TEST(ContextPlannerFaultTest, AFaultStopsTheRunAndNoRoomDoesNot) {
+  for (const bool fault : {false, true}) {
+    SCOPED_TRACE(fault ? "fault" : "infeasible");
+    PolicyHarness h({{kFast, 4}}, "fifo");
+    h.planner().fail_with = fault ? Status::InvalidArgument("job 1: no batch size")
+                                  : Status::Infeasible("job 1 does not fit in 16 GiB of fast");
+    h.Submit(1, 2, 0, 100);
+    h.ScheduleAt(0);
+    EXPECT_EQ(h.state(1), JobState::kPending);
+    const Status kept = h.ctx().TakeError();
+    if (fault) {
+      EXPECT_EQ(kept.code(), StatusCode::kInternal);
+      EXPECT_EQ(kept.message(), "planner: job 1: no batch size");
+    } else {
+      EXPECT_TRUE(kept.ok()) << kept.message();
+    }
+    EXPECT_TRUE(std::isinf(h.ctx().EstimateIterationS(1, 2, kFast)));
+    EXPECT_EQ(h.ctx().TakeError().ok(), !fault);
+  }
 }
 
 }  // namespace

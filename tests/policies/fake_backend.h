@@ -81,10 +81,12 @@ class TestCluster {
 class FakePlanner : public Planner {
  public:
   std::map<DeviceTypeId, double> iteration_s{{kFast, 1.0}, {kSlow, 2.0}};
+  Status fail_with;  // when not Ok, every plan fails so
 
   std::string_view name() const override { return "fake"; }
   Result<PlannedJob> PlanJob(const JobSpec& job, const ModelProfile& /*model*/, std::span<const DeviceId> devices,
                              const Cluster& cluster) override {
+    if (!fail_with.ok()) return fail_with;
     PlannedJob planned;
     planned.plan.parallelism = devices.size() == 1 ? Parallelism::kSingle : job.parallelism;
     planned.plan.batch_per_device = 32;

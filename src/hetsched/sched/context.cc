@@ -19,6 +19,12 @@ bool SchedContext::Accept(Status status) {
   return false;
 }
 
+bool SchedContext::AcceptPlan(const Status& status) {
+  if (status.ok()) return true;
+  if (status.code() != StatusCode::kInfeasible) KeepError(Status::Internal("planner: " + status.message()));
+  return false;
+}
+
 Status SchedContext::TakeError() {
   Status error = std::move(error_);
   error_ = Status::Ok();
@@ -51,7 +57,7 @@ bool SchedContext::StartContainers(JobId id, std::span<const ContainerPlacement>
   const ModelProfile* model = ModelOf(id, *status.spec);
   if (model == nullptr) return false;
   auto planned = PlanContainerJob(*status.spec, *model, containers, cluster());
-  if (!planned.ok() || failed()) return false;
+  if (!AcceptPlan(planned.status()) || failed()) return false;
   return Accept(backend_.StartJob(id, *planned));
 }
 
@@ -114,7 +120,7 @@ bool SchedContext::StartOn(JobId id, std::span<const DeviceId> devices) {
   }
   const ModelProfile* model = ModelOf(id, *status.spec);
   if (model == nullptr) return false;
-  if (!planner_.PlanJobInto(*status.spec, *model, devices, cluster(), &planned_).ok() || failed()) return false;
+  if (!AcceptPlan(planner_.PlanJobInto(*status.spec, *model, devices, cluster(), &planned_)) || failed()) return false;
   return Accept(backend_.StartJob(id, planned_));
 }
 
@@ -142,7 +148,7 @@ bool SchedContext::ResizeOn(JobId id, std::span<const DeviceId> devices) {
   const ModelProfile* model = ModelOf(id, *status.spec);
   if (model == nullptr) return false;
   auto planned = planner_.PlanJob(*status.spec, *model, devices, cluster());
-  if (!planned.ok()) return false;
+  if (!AcceptPlan(planned.status())) return false;
   return Accept(backend_.ResizeJob(id, *planned));
 }
 
@@ -188,7 +194,7 @@ double SchedContext::EstimateIterationS(JobId id, int num_devices, DeviceTypeId 
   }
   if (static_cast<int>(devices.size()) == num_devices) {
     auto planned = planner_.PlanJob(spec, *model, devices, cluster());
-    if (planned.ok() && planned->estimate.fits_in_memory) estimate = planned->estimate.iteration_s;
+    if (AcceptPlan(planned.status()) && planned->estimate.fits_in_memory) estimate = planned->estimate.iteration_s;
   }
   estimate_cache_.Emplace(key, estimate);
   return estimate;

@@ -170,6 +170,10 @@ class SchedContext {
   bool PlaceContainerJob(JobId id, DeviceTypeId type);
   // Ok and kInfeasible are outcomes; anything else is kept in error_ (the first one).
   bool Accept(Status status);
+  // The same for a planner's answer: kInfeasible (the job cannot be planned on these devices, e.g.
+  // it does not fit their memory) is an outcome; any other error is a fault, kept as kInternal
+  // ("planner: ...") so that the run stops with it (exit 3) instead of taking it for no room.
+  bool AcceptPlan(const Status& status);
   // placer_.Place into scratch_, then the placer's own fault taken (Placer::TakeError).
   bool PlaceDevices(const PlacementRequest& request);
   // Keeps `status` in error_ unless it is Ok or an earlier fault is kept: the first fault wins.
