@@ -15,7 +15,9 @@
 #   agent-kill       kill -9 the agent at random moments (3; --short 2), restart it 0-2 s later
 #   ctld-restart     scripts/slurm/ctld.sh stop, 3-6 s down, ctld.sh start (2; --short 1)
 #   ctld-kill        kill -9 slurmctld (pid from DIR/run/pids, command line checked), 2-5 s
-#                    later ctld.sh start (2; --short 1)
+#                    later ctld.sh start (2; --short 1); 15 s and 30 s after each start, nodes
+#                    slurmctld drained meanwhile ("Duplicate jobid") are RESUMEd, as an operator
+#                    does (noted)
 #   slurmd-kill      kill -9 the slurmd of a node that runs jobs (pid from DIR/run/pids, command
 #                    line checked), restart it 5-10 s later exactly as start-cluster.sh starts it
 #                    (setsid slurmd -D -N NODE -f CONF, pid file updated); the node is RESUMEd if
@@ -52,9 +54,10 @@
 #             that Slurm recorded as requeued/cancelled in the second the script ended is a race
 #             (noted, not a completion; see the comment above load_jobcomp)
 #   sl-lost   valid jobs (normal kind) that completed again only because slurmctld lost an
-#             earlier completed run: each extra run has a marker and no line at all in
-#             jobcomp.txt (slurmctld killed before it saved the run), and the agent journaled no
-#             end of the job before the last run started (it could not know; docs/slurm.md).
+#             earlier completed run: each extra run either has a marker and no line at all in
+#             jobcomp.txt, or was followed by a run with no higher SLURM_RESTART_COUNT (slurmctld,
+#             killed, came back from state saved before that run), and the agent journaled no end
+#             of the job before the last run started (it could not know; docs/slurm.md).
 #             Counted apart from `twice`; a round does not fail on them
 #   lost      valid jobs not ended in Slurm by the timeout, or ended without the run they should
 #             have had (no completion for a normal job, no exit-3 failure for a failing one,
@@ -547,7 +550,20 @@ run_event() {  # one scheduled action
       schedule $((arg * 1000)) ctld-start ;;
     ctld-start)
       "$SCRIPT_DIR/ctld.sh" "$CL" start >>"$RD/events.txt" 2>&1 || note "ctld.sh start failed"
-      event "slurmctld started" ;;
+      event "slurmctld started"
+      # After a kill -9, slurmctld drains nodes whose slurmd reports a job it launched again
+      # ("Duplicate jobid"): an operator resumes them, and so does this script (noted).
+      [[ $ROUND == ctld-kill ]] && { schedule 15000 drain-check; schedule 30000 drain-check; } ;;
+    drain-check)
+      local node st reason
+      while read -r node st reason; do
+        [[ -n $node ]] || continue
+        case "$st" in
+          down*|drain*|fail*)
+            note "node $node was $st ($reason) after slurmctld's kill: RESUMEd"
+            sctl update NodeName="$node" State=RESUME 2>/dev/null ;;
+        esac
+      done < <(timeout 8 sinfo -h -N -o '%N %T %E' 2>/dev/null | sort -u) ;;
     slurmd-kill)
       local lists nodes=()
       lists=$(sq -h -t R -o %N | sort -u)
@@ -724,6 +740,17 @@ marker_runs() {
   done <"$file"
   echo "$counted $raced $unknown $last"
 }
+# rolled_back ID -> completed runs of the job that Slurm later forgot: a run that printed `done`
+# followed by a run whose SLURM_RESTART_COUNT is not higher (slurmctld restarted from state saved
+# before that run, so it ran the job again as if it had not been)
+rolled_back() {
+  [[ -f $RD/out/$1.out ]] || { echo 0; return; }
+  awk -v id="$1" '
+    $1 == "start" && $2 == id { split($3, kv, "="); cur = kv[2] + 0
+      for (k in done_at) if (cur <= done_at[k]) { n++; delete done_at[k] } }
+    $1 == "done" && $2 == id { done_at[++d] = cur }
+    END { print n + 0 }' "$RD/out/$1.out"
+}
 # first_finish ID -> the time (epoch s) of the job's first `finish` record in the journal, or 0
 first_finish() {
   [[ -f $J ]] || { echo 0; return; }
@@ -766,7 +793,10 @@ count_round() {
         # Completed again after slurmctld lost a completed run (no line in jobcomp.txt: killed
         # before it saved the run) and before the agent had seen any end of the job: Slurm's own
         # rerun, which the agent cannot tell from a requeue (docs/slurm.md). Counted apart.
-        if [[ $done_runs -ge 2 && $ended -eq 1 && $((done_runs - 1)) -le $done_unknown &&
+        local forgot
+        forgot=$(rolled_back "$id")
+        [[ $forgot -ge $done_unknown ]] || forgot=$done_unknown
+        if [[ $done_runs -ge 2 && $ended -eq 1 && $((done_runs - 1)) -le $forgot &&
               $(first_finish "$id") -ge $done_last ]]; then
           SLURM_LOST=$((SLURM_LOST + 1)); verdict=rerun-of-a-run-slurm-lost
         elif [[ $done_runs -ge 2 ]]; then TWICE=$((TWICE + 1)); verdict=TWICE

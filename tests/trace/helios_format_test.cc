@@ -30,7 +30,7 @@ TEST(HeliosFormatTest, ReadsRowsRebasesTimesAndFiltersCpuJobs) {
   EXPECT_EQ(a.user, "uXBbc");
   EXPECT_DOUBLE_EQ(a.submit_time_s, 0);
   EXPECT_EQ(a.num_gpus, 1);
-  EXPECT_DOUBLE_EQ(a.reference_runtime_s, 36848);
+  EXPECT_DOUBLE_EQ(w->jobs[0].truth.reference_runtime_s, 36848);
   EXPECT_EQ(a.iterations, Calibrated(a.model, 1, 36848));
   const JobSpec& b = w->jobs[1].spec;
   EXPECT_DOUBLE_EQ(b.submit_time_s, 26);  // 18:41:27 - 18:41:01
@@ -45,7 +45,7 @@ TEST(HeliosFormatTest, DurationFromStartAndEndWhenAbsent) {
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   ASSERT_EQ(w->jobs.size(), 1u);
   // 2020 is a leap year: 23:30 on Feb 28 to 00:30 on Mar 1 is 25 hours = 90,000 s.
-  EXPECT_DOUBLE_EQ(w->jobs[0].spec.reference_runtime_s, 90000);
+  EXPECT_DOUBLE_EQ(w->jobs[0].truth.reference_runtime_s, 90000);
 }
 
 TEST(HeliosFormatTest, BadRowsNameLineAndField) {

@@ -50,7 +50,7 @@ TEST(PaiFormatTest, AssemblesJobsFromBothTables) {
   EXPECT_DOUBLE_EQ(j2.submit_time_s, 0);
   EXPECT_EQ(j2.num_gpus, 1);             // 1 x 25% -> ceil(0.25) = 1
   EXPECT_TRUE(j2.allowed_types.empty());  // MISC = any
-  EXPECT_DOUBLE_EQ(j2.reference_runtime_s, 100);  // no task times: job end - start = 800 - 700
+  EXPECT_DOUBLE_EQ(w->jobs[0].truth.reference_runtime_s, 100);  // no task times: job end - start = 800 - 700
   EXPECT_EQ(j2.iterations, Calibrated(j2.model, 1, 100));
 
   const JobSpec& j1 = w->jobs[1].spec;
@@ -61,7 +61,7 @@ TEST(PaiFormatTest, AssemblesJobsFromBothTables) {
   EXPECT_EQ(j1.allowed_types[0], Devices().Find("v100"));
   EXPECT_EQ(j1.allowed_types[1], Devices().Find("p100"));
   // Tasks ran from 1050 (earliest start) to 4100 (latest end): 3050 s, not the job's 4000 s.
-  EXPECT_DOUBLE_EQ(j1.reference_runtime_s, 3050);
+  EXPECT_DOUBLE_EQ(w->jobs[1].truth.reference_runtime_s, 3050);
   EXPECT_EQ(j1.iterations, Calibrated(j1.model, 2, 3050));
   EXPECT_EQ(j1.parallelism, Parallelism::kDataRing);
   EXPECT_EQ(j1.id, 1);

@@ -21,7 +21,7 @@ TEST(PhillyFormatTest, EachRuntimeBecomesAJobWithCalibratedIterations) {
   EXPECT_EQ(w->skipped_reasons[0], "t.csv:3: field 'runtime': zero-second job left out");
   const JobSpec& first = w->jobs[0].spec;
   EXPECT_EQ(first.name, "philly-0");
-  EXPECT_DOUBLE_EQ(first.reference_runtime_s, 3600);
+  EXPECT_DOUBLE_EQ(w->jobs[0].truth.reference_runtime_s, 3600);
   EXPECT_DOUBLE_EQ(first.estimated_runtime_s, 3600);  // no estimate error by default
   EXPECT_EQ(first.iterations, Calibrated(first.model, first.num_gpus, 3600));
   EXPECT_EQ(w->jobs[0].truth.total_iterations, static_cast<double>(first.iterations));

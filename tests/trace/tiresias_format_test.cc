@@ -28,7 +28,7 @@ TEST(TiresiasFormatTest, ReadsRowsAndMapsFamilies) {
   EXPECT_EQ(a.num_gpus, 1);
   EXPECT_EQ(a.iterations, 606);
   EXPECT_EQ(w->jobs[0].truth.total_iterations, 606.0);
-  EXPECT_DOUBLE_EQ(a.reference_runtime_s, 164);
+  EXPECT_DOUBLE_EQ(w->jobs[0].truth.reference_runtime_s, 164);
   // The duration is the truth, measured on the reference device (the default, v100).
   EXPECT_DOUBLE_EQ(w->jobs[0].truth.runtime_s, 164);
   EXPECT_DOUBLE_EQ(w->jobs[1].truth.runtime_s, 147);
@@ -88,7 +88,7 @@ TEST(TiresiasFormatTest, RealSixtyJobFileParsesFully) {
   // First row of the file: 0,1,0,606,vgg19,164,30.
   EXPECT_EQ(w->jobs[0].spec.model, "vgg16");
   EXPECT_EQ(w->jobs[0].spec.iterations, 606);
-  EXPECT_DOUBLE_EQ(w->jobs[0].spec.reference_runtime_s, 164);
+  EXPECT_DOUBLE_EQ(w->jobs[0].truth.reference_runtime_s, 164);
 }
 
 }  // namespace

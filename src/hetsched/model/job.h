@@ -42,7 +42,6 @@ struct JobSpec {
   double submit_time_s = 0;
   double deadline_s = kNoDeadline;  // absolute time, or none
   double estimated_runtime_s = 0;   // the user's runtime estimate (Slurm --time); 0 = none
-  double reference_runtime_s = 0;   // runtime the trace reports, if any (informational)
   // The job tolerates a change of its workers while it runs (Horovod Elastic / TorchElastic
   // style): a scheduler's resize then costs a re-rendezvous and a state broadcast instead of a
   // checkpoint and restart (perf/elastic_resize.h). Trace column `elastic` (native format).
@@ -83,6 +82,10 @@ struct JobTruth {
   // that rate scaled by the performance model (docs/formats-trace.md, "Run times as the truth").
   // 0: none (the performance model's speed is the truth).
   double runtime_s = 0;
+  // The run time the source trace reported, if any (native column `reference_runtime_s`):
+  // informational, kept with the truth because it is the job's real duration, which a policy
+  // must not see (it was a JobSpec field until issue 45). 0: none.
+  double reference_runtime_s = 0;
 };
 
 struct Job {

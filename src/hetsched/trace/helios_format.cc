@@ -108,7 +108,7 @@ Result<Workload> ParseHelios(const FormatInput& in) {
     s.model = model->name;
     s.iterations = *iterations;
     s.parallelism = DefaultParallelism(s.num_gpus);
-    s.reference_runtime_s = runtime_s;
+    job->truth.reference_runtime_s = runtime_s;
     job->truth.total_iterations = static_cast<double>(s.iterations);
     job->truth.runtime_s = runtime_s;  // the truth (docs/formats-trace.md, "Run times as the truth")
     return RowOutcome::kAdd;

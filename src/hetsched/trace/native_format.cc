@@ -119,7 +119,8 @@ class NativeRowParser {
       job->truth.total_iterations = t;
     }
     if (has(cols_.reference)) {
-      HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "reference_runtime_s", at(cols_.reference), &s.reference_runtime_s));
+      HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "reference_runtime_s", at(cols_.reference),
+                                                 &job->truth.reference_runtime_s));
     }
     if (has(cols_.planner)) {
       // A registered planner name (planners/hetero_problem.h; the trace module cannot see the
@@ -266,7 +267,7 @@ std::string ToNativeTrace(const Workload& workload, const DeviceCatalog& devices
     out.push_back(',');
     AppendDouble(&out, job.truth.total_iterations);
     out.push_back(',');
-    AppendDouble(&out, s.reference_runtime_s);
+    AppendDouble(&out, job.truth.reference_runtime_s);
     out.push_back(',');
     trace_internal::AppendContainerFields(s, &out);
     out.push_back(',');

@@ -184,7 +184,7 @@ Result<Workload> ParsePaiTables(const FormatInput& in, std::string_view task_tex
     s.model = model->name;
     s.iterations = *iterations;
     s.parallelism = DefaultParallelism(s.num_gpus);
-    s.reference_runtime_s = runtime_s;
+    job->truth.reference_runtime_s = runtime_s;
     if (!t.any_type) s.allowed_types = t.types;
     job->truth.total_iterations = static_cast<double>(s.iterations);
     job->truth.runtime_s = runtime_s;  // the truth (docs/formats-trace.md, "Run times as the truth")

@@ -43,7 +43,7 @@ Result<Workload> ParsePhillyRuntime(const FormatInput& in) {
     }
     *job = mix->Next(runtime_s);
     job->spec.name = fmt::format("philly-{}", index++);
-    job->spec.reference_runtime_s = runtime_s;
+    job->truth.reference_runtime_s = runtime_s;
     job->truth.runtime_s = runtime_s;  // the truth (docs/formats-trace.md, "Run times as the truth")
     return RowOutcome::kAdd;
   };

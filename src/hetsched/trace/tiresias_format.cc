@@ -87,7 +87,8 @@ Result<Workload> ParseTiresias(const FormatInput& in) {
     HETSCHED_RETURN_IF_ERROR(ParseIterationsField(row, "iterations", at(c_iter), &s.iterations));
     const ModelProfile* m = nullptr;
     HETSCHED_RETURN_IF_ERROR(models.Resolve(row, at(c_model), &m));
-    HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "duration", at(c_duration), &s.reference_runtime_s));
+    HETSCHED_RETURN_IF_ERROR(ParseSecondsField(row, "duration", at(c_duration),
+                                               &job->truth.reference_runtime_s));
     if (c_id >= 0) s.name = Trim(at(c_id));
     s.model = m->name;
     s.parallelism = DefaultParallelism(s.num_gpus);
@@ -95,7 +96,7 @@ Result<Workload> ParseTiresias(const FormatInput& in) {
     // The duration is how long the job ran on num_gpus reference devices: the simulator's truth
     // (Tiresias' simulator runs each job for exactly this long, jobs.py:389, run_sim.py:1207).
     // The iterations stay the unit of progress a scheduler sees.
-    job->truth.runtime_s = s.reference_runtime_s;
+    job->truth.runtime_s = job->truth.reference_runtime_s;
     return RowOutcome::kAdd;
   };
   HETSCHED_RETURN_IF_ERROR(
