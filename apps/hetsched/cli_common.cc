@@ -49,7 +49,7 @@ CLI::Validator DeviceCounts() {
         auto counts = ParseTypeCounts(text, "list");
         if (!counts.ok()) return counts.status().message().substr(std::string_view("list: ").size());
         for (const auto& [type, count] : *counts) {
-          if (!DeviceCatalog::BuiltIn().Lookup(type).ok()) return DeviceCatalog::BuiltIn().Lookup(type).status().message();
+          if (auto known = DeviceCatalog::BuiltIn().Lookup(type); !known.ok()) return known.status().message();
           if (count < 1) return "entry " + Quoted(type + "=" + std::to_string(count)) + ": the count must be >= 1";
         }
         return {};

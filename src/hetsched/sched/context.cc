@@ -20,9 +20,8 @@ bool SchedContext::Accept(Status status) {
 }
 
 bool SchedContext::AcceptPlan(const Status& status) {
-  if (status.ok()) return true;
-  if (status.code() != StatusCode::kInfeasible) KeepError(Status::Internal("planner: " + status.message()));
-  return false;
+  const bool outcome = status.ok() || status.code() == StatusCode::kInfeasible;
+  return Accept(outcome ? status : Status::Internal("planner: " + status.message()));
 }
 
 Status SchedContext::TakeError() {

@@ -240,9 +240,8 @@ Status Agent::Step() {
       if (seen.count(id) > 0) continue;
       if (job->phase != Phase::kFinished) {
         Finish(*job, "VANISHED", 0, clock_.NowS());
-      } else if (job->rerun_cancel_s >= 0) {
-        job->rerun_cancel_s = -1;
-        --relisted_;
+      } else {
+        EndRelisting(*job);
       }
     }
   }

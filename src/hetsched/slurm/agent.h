@@ -187,6 +187,8 @@ class Agent final : public SchedBackend {
   void Requeue(AgentJob& job, const SlurmJob& sj, const std::string& why, bool by_slurm);
   // A completed job Slurm requeued (it lost the completion): held, its new run stopped.
   void StopRerun(AgentJob& job, const SlurmJob& sj);
+  // A cancel of a job Slurm listed again is over (Slurm shows it ended, or lists it no more).
+  void EndRelisting(AgentJob& job);
   // Books the runs of `job` that requeues stopped (Slurm's restart count now `restart_count`).
   void CountRequeues(AgentJob& job, int restart_count, bool by_slurm);
   // A job the agent counts as pending: held (a preemption seen through), ended, or running or

@@ -203,14 +203,20 @@ void Agent::StopRerun(AgentJob& job, const SlurmJob& sj) {
     if (!Intend(r).ok()) return;  // kept in fatal_
     Report("job " + id + " ended " + job.final_state + ", and Slurm lists it " + sj.state + " again (restart " +
            std::to_string(sj.restart_count) + "; slurmctld lost its end?): cancelled, not run again");
+    ++relisted_;
   }
-  if (job.rerun_cancel_s < 0) ++relisted_;
   job.rerun_cancel_s = now;
   auto r = Slurm({"scancel", id});
   if (!r.ok() || r->exit_code != 0) {
     Report("job " + id + ": scancel failed (" + (r.ok() ? std::string(Trim(r->err)) : r.status().message()) +
            "): sent again in " + std::to_string(static_cast<int>(kRerunCancelRetryS)) + " s if Slurm still lists it");
   }
+}
+
+void Agent::EndRelisting(AgentJob& job) {
+  if (job.rerun_cancel_s < 0) return;
+  job.rerun_cancel_s = -1;
+  --relisted_;
 }
 
 void Agent::FollowPending(AgentJob& job, const SlurmJob& sj) {
@@ -272,9 +278,8 @@ void Agent::Follow(AgentJob& job, const SlurmJob& sj) {
       // queue for good, and a run Slurm started on its own would hold GPUs the agent counts free.
       if (!sj.Terminal() && !sj.Completing()) {
         StopRerun(job, sj);
-      } else if (job.rerun_cancel_s >= 0) {
-        job.rerun_cancel_s = -1;
-        --relisted_;
+      } else {
+        EndRelisting(job);
       }
       return;
     case Phase::kPending:
