@@ -15,7 +15,7 @@
 
 #include "hetsched/experiments/experiment.h"
 #include "hetsched/model/cluster.h"
-#include "hetsched/policies/gadget_core.h"
+#include "hetsched/policies/gadget/core.h"
 #include "hetsched/sched/cluster_state.h"
 #include "hetsched/sched/placer.h"
 #include "hetsched/sched/registry.h"

@@ -16,7 +16,7 @@
 #include "hetsched/metrics/summary.h"
 #include "hetsched/model/cluster.h"
 #include "hetsched/perf/validation.h"
-#include "hetsched/policies/gavel_allocation.h"
+#include "hetsched/policies/gavel/allocation.h"
 #include "hetsched/sim/runner.h"
 #include "hetsched/trace/trace.h"
 #include "hetsched/util/memory.h"

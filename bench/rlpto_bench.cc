@@ -23,7 +23,7 @@
 #include "hetsched/forecast/arima.h"
 #include "hetsched/learn/allocation_agent.h"
 #include "hetsched/model/cluster.h"
-#include "hetsched/policies/rlpto.h"
+#include "hetsched/policies/rlpto/rlpto.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sim/runner.h"
 #include "hetsched/sim/simulator.h"

@@ -48,7 +48,7 @@ void PrintDistribution(const std::string& what, const std::vector<double>& ms) {
              ms.empty() ? 0 : *std::max_element(ms.begin(), ms.end()));
 }
 
-AgentMethods Methods() { return std::move(CreateAgentMethods()).value(); }
+Methods Fifo() { return std::move(CreateMethods(MethodChoice{})).value(); }
 
 long long Submit(CommandRunner& runner, const std::string& work, const std::string& script) {
   auto r = runner.Run({"sbatch", "--parsable", "--hold", "--gpus=1", "-o", "/dev/null", "-D", work,
@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
     AgentOptions o;
     o.journal_path = work + "/journal1.jsonl";
     o.release_batch = release_batch;
-    auto agent = Agent::Start(runner, clock, ModelZoo::BuiltIn(), Methods(), o);
+    auto agent = Agent::Start(runner, clock, ModelZoo::BuiltIn(), Fifo(), o);
     if (!agent.ok()) {
       fmt::print(stderr, "{}\n", agent.status().message());
       return 1;
@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
     o.journal_path = work + "/journal2.jsonl";
     o.poll_interval_s = 0.1;
     o.release_batch = release_batch;
-    auto agent = Agent::Start(runner, clock, ModelZoo::BuiltIn(), Methods(), o);
+    auto agent = Agent::Start(runner, clock, ModelZoo::BuiltIn(), Fifo(), o);
     if (!agent.ok()) return 1;
     std::mutex mu;
     std::map<long long, double> submitted_at;

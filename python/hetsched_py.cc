@@ -390,7 +390,7 @@ py::tuple RunCli(const std::vector<std::string>& args, bool quiet) {
 }
 
 template <typename Base>
-std::vector<py::dict> Methods() {
+std::vector<py::dict> RegisteredMethods() {
   std::vector<py::dict> out;
   for (const MethodInfo& m : Registry<Base>::Instance().List()) {
     py::dict d;
@@ -526,9 +526,9 @@ PYBIND11_MODULE(_hetsched, m) {
     throw raised;
   });
   m.def("methods", [](const std::string& kind) -> std::vector<py::dict> {
-    if (kind == "policy") return Methods<JobScheduler>();
-    if (kind == "placer") return Methods<Placer>();
-    if (kind == "planner") return Methods<Planner>();
+    if (kind == "policy") return RegisteredMethods<JobScheduler>();
+    if (kind == "placer") return RegisteredMethods<Placer>();
+    if (kind == "planner") return RegisteredMethods<Planner>();
     throw py::value_error("kind must be policy, placer or planner");
   });
   // The seeds of a `--seeds` list, as `hetsched experiment` reads it (experiments/seeds.h).

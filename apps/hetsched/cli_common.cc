@@ -295,28 +295,6 @@ int ReportUsageError(const Status& status) {
   return kExitUsage;
 }
 
-Status CreateChosenMethods(const MethodChoice& choice, unsigned long long seed, const MethodFlags& flags, bool* usage,
-                           SimMethods* out) {
-  auto seeded = [seed](Options o) {  // as CreateMethods (sim/runner.h) offers it
-    o.SetDefault("seed", std::to_string(seed));
-    return o;
-  };
-  auto scheduler =
-      CreateNamed<JobScheduler>(choice.policy, seeded(choice.policy_options), flags.policy, flags.policy_options, usage);
-  if (!scheduler.ok()) return scheduler.status();
-  auto placer = CreateNamed<Placer>(choice.placer, seeded(choice.placer_options), flags.placer, flags.placer_options, usage);
-  if (!placer.ok()) return placer.status();
-  auto planner =
-      CreateNamed<Planner>(choice.planner, seeded(choice.planner_options), flags.planner, flags.planner_options, usage);
-  if (!planner.ok()) return planner.status();
-  if (out != nullptr) {
-    out->scheduler = std::move(scheduler).value();
-    out->placer = std::move(placer).value();
-    out->planner = std::move(planner).value();
-  }
-  return Status::Ok();
-}
-
 int ReportFailure(const Status& status, bool usage) { return usage ? ReportUsageError(status) : ReportError(status); }
 
 int ReportError(const Status& status) {

@@ -89,43 +89,9 @@ struct SimArgs {
 // CLI11's own checks cannot see).
 int ReportUsageError(const Status& status);
 
-// Creates method `name` of registry `Base` with `options`, named on the command line by
-// `name_flag` (the method) and `options_flag` (its KEY=VALUE options). An unknown name, or an
-// option key or value the method does not take (kInvalidArgument: the registry's "does not take"
-// and the Options getters), is a bad command line: `*usage` is set and the message names the flag
-// and the method. Any other failure (a back end that cannot be loaded, a file an option names
-// that cannot be read) leaves `*usage` false.
-template <typename Base>
-Result<std::unique_ptr<Base>> CreateNamed(const std::string& name, const Options& options, const std::string& name_flag,
-                                          const std::string& options_flag, bool* usage) {
-  const Registry<Base>& registry = Registry<Base>::Instance();
-  *usage = false;
-  if (!registry.Contains(name)) {
-    *usage = true;
-    return registry.Create(name, options).status().WithContext(name_flag);
-  }
-  auto made = registry.Create(name, options);
-  if (made.ok() || made.status().code() != StatusCode::kInvalidArgument) return made;
-  *usage = true;
-  const Status error = made.status();
-  const std::string method = std::string(Base::kKind) + " '" + name + "'";
-  if (error.message().rfind(method, 0) == 0) return error.WithContext(options_flag);  // it names the method
-  return error.WithContext(options_flag + ": " + method);
-}
-
-// The command-line options that chose the methods of a MethodChoice (compare names them
-// --policies NAME:KEY=VALUE, simulate --policy and --policy-opt).
-struct MethodFlags {
-  std::string policy = "--policy", policy_options = "--policy-opt";
-  std::string placer = "--placer", placer_options = "--placer-opt";
-  std::string planner = "--planner", planner_options = "--planner-opt";
-};
-
-// Creates the three methods of `choice` as a run will (`seed` offered as the option `seed`), to
-// refuse a bad name or option before any input is read or output written: Ok (and the methods in
-// `*out` when given), or the error with `*usage` set when it is a bad command line (CreateNamed).
-Status CreateChosenMethods(const MethodChoice& choice, unsigned long long seed, const MethodFlags& flags, bool* usage,
-                           SimMethods* out = nullptr);
+// The flags that choose the methods of `simulate` and `agent` (--policy and --policy-opt, ...),
+// as CreateMethods (sched/methods.h) names them in its errors.
+inline const MethodLabels kMethodFlags{"--policy", "--policy-opt", "--placer", "--placer-opt", "--planner", "--planner-opt"};
 
 // ReportUsageError when `usage`, else ReportError.
 int ReportFailure(const Status& status, bool usage);

@@ -48,11 +48,9 @@ int RunAgent(const AgentArgs& a) {
   auto chosen = a.methods.ToChoice();
   if (!chosen.ok()) return ReportUsageError(chosen.status());
   const MethodChoice choice = std::move(chosen).value();
-  SimMethods methods;
   bool usage = false;
-  if (Status st = CreateChosenMethods(choice, a.seed, MethodFlags{}, &usage, &methods); !st.ok()) {
-    return ReportFailure(st, usage);
-  }
+  auto methods = CreateMethods(choice, a.seed, kMethodFlags, &usage);
+  if (!methods.ok()) return ReportFailure(methods.status(), usage);
 
   slurm::AgentOptions options;
   options.partition = a.partition;
@@ -80,8 +78,7 @@ int RunAgent(const AgentArgs& a) {
   if (slash != std::string::npos && slash > 0) {
     if (Status st = MakeDirs(a.journal.substr(0, slash)); !st.ok()) return ReportError(st);
   }
-  slurm::AgentMethods am{std::move(methods.scheduler), std::move(methods.placer), std::move(methods.planner)};
-  auto agent = slurm::Agent::Start(runner, clock, ModelZoo::BuiltIn(), std::move(am), options);
+  auto agent = slurm::Agent::Start(runner, clock, ModelZoo::BuiltIn(), std::move(methods).value(), options);
   if (!agent.ok()) return ReportError(agent.status());
   slurm::Agent& ag = **agent;
   fmt::print("cluster : {} (Slurm partition '{}')\n", ag.cluster().cluster.Summary(), a.partition);

@@ -90,12 +90,13 @@ int RunCompare(CompareArgs& a, CLI::App& cmd) {
   // trace is read.
   const char* policy_flag = a.runs.empty() ? "--policies" : "--runs";
   const char* placer_flag = a.runs.empty() ? "--placers" : "--runs";
-  const MethodFlags flags{policy_flag, policy_flag, placer_flag, placer_flag, "--planner", "--planner"};
+  const MethodLabels flags{policy_flag, policy_flag, placer_flag, placer_flag, "--planner", "--planner"};
+  std::vector<Methods> methods;  // built once: the runs take them
   for (size_t i = 0; i < choices.size(); ++i) {
     bool usage = false;
-    if (Status st = CreateChosenMethods(choices[i], a.workload.seed, flags, &usage); !st.ok()) {
-      return ReportFailure(st.WithContext(labels[i]), usage);
-    }
+    auto made = CreateMethods(choices[i], a.workload.seed, flags, &usage);
+    if (!made.ok()) return ReportFailure(made.status().WithContext(labels[i]), usage);
+    methods.push_back(std::move(made).value());
   }
   const ModelZoo& zoo = ModelZoo::BuiltIn();
   auto inputs = LoadSimInputs(a.cluster, a.workload, zoo);
@@ -117,7 +118,7 @@ int RunCompare(CompareArgs& a, CLI::App& cmd) {
   MeasuredThroughputs measured;
   if (Status st = a.sim.LoadThroughputs(cluster.device_catalog(), &measured, &options); !st.ok()) return ReportError(st);
   const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto results = RunMany(cluster, zoo, inputs->workload, choices, options, threads);
+  auto results = RunMany(cluster, zoo, inputs->workload, std::move(methods), options, threads);
 
   std::vector<RunRecord> runs;
   std::vector<Summary> summaries;

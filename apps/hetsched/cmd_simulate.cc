@@ -22,9 +22,10 @@ struct SimulateArgs {
   double round_s = 0;  // --round: passed to the policy as its option `round`
 };
 
-// The run's methods from the command line (--compat applied, --round folded in), each created
-// once to refuse a bad name or option before any input is read: `*usage` says a bad command line.
-Status ChooseMethods(SimulateArgs& a, CLI::App& cmd, MethodChoice* choice, bool* usage) {
+// The run's methods from the command line (--compat applied, --round folded in), created before
+// any input is read, so that a bad name or option is refused at once, and then run: `*usage` says
+// a bad command line.
+Status ChooseMethods(SimulateArgs& a, CLI::App& cmd, MethodChoice* choice, Methods* methods, bool* usage) {
   *usage = true;
   HETSCHED_RETURN_IF_ERROR(a.compat.ApplyToCommand(cmd, {a.methods.policy}));
   HETSCHED_ASSIGN_OR_RETURN(*choice, a.methods.ToChoice());
@@ -35,13 +36,15 @@ Status ChooseMethods(SimulateArgs& a, CLI::App& cmd, MethodChoice* choice, bool*
     }
     choice->policy_options.Set("round", fmt::format("{}", a.round_s));
   }
-  return CreateChosenMethods(*choice, a.workload.seed, MethodFlags{}, usage);
+  HETSCHED_ASSIGN_OR_RETURN(*methods, CreateMethods(*choice, a.workload.seed, kMethodFlags, usage));
+  return Status::Ok();
 }
 
 int RunSimulate(SimulateArgs& a, CLI::App& cmd) {
   MethodChoice choice;
+  Methods methods;  // built once, before any input is read: a bad name or option is refused at once
   bool usage = false;
-  if (Status st = ChooseMethods(a, cmd, &choice, &usage); !st.ok()) return ReportFailure(st, usage);
+  if (Status st = ChooseMethods(a, cmd, &choice, &methods, &usage); !st.ok()) return ReportFailure(st, usage);
   const ModelZoo& zoo = ModelZoo::BuiltIn();
   auto inputs = LoadSimInputs(a.cluster, a.workload, zoo);
   if (!inputs.ok()) return ReportError(inputs.status());
@@ -53,7 +56,7 @@ int RunSimulate(SimulateArgs& a, CLI::App& cmd) {
   PrintSimInputs(*inputs);
   fmt::print("{}", a.compat.Report());
   fmt::print("{}", DescribeMethods(choice));
-  auto simulated = RunSimulation(cluster, zoo, inputs->workload, choice, options);
+  auto simulated = Simulate(cluster, zoo, inputs->workload, std::move(methods), options);
   if (!simulated.ok()) return ReportError(simulated.status());
   std::vector<RunRecord> runs;  // the table takes a list of runs: this one, moved (not copied)
   runs.push_back(std::move(simulated).value());
@@ -113,8 +116,9 @@ Status CheckSimulateOptions(const std::vector<std::string>& args) {
   argv.insert(argv.end(), args.begin(), args.end());
   HETSCHED_RETURN_IF_ERROR(ParseCommandLine(app, std::move(argv)));
   MethodChoice choice;
+  Methods methods;
   bool usage = false;
-  return ChooseMethods(*a, *cmd, &choice, &usage);
+  return ChooseMethods(*a, *cmd, &choice, &methods, &usage);
 }
 
 }  // namespace hetsched::cli

@@ -8,7 +8,7 @@
 
 #include "hetsched/experiments/experiment.h"
 #include "hetsched/experiments/rlpto_training.h"
-#include "hetsched/policies/rlpto.h"
+#include "hetsched/policies/rlpto/rlpto.h"
 #include "hetsched/trace/trace.h"
 #include "hetsched/sched/registry.h"
 #include "hetsched/util/file_io.h"

@@ -1,4 +1,4 @@
-#include "hetsched/policies/gadget_core.h"
+#include "hetsched/policies/gadget/core.h"
 
 #include <vector>
 

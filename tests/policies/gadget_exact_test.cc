@@ -4,7 +4,7 @@
 //   (2) joint allocation + embedding: GadgetDecide >= ExactJoint / 2 whenever its embedding
 //       realises the spans the allocation assumed (no span miss); misses are counted and the
 //       worst ratio over all cases is printed (not asserted: no bound is claimed there).
-#include "hetsched/policies/gadget_exact.h"
+#include "hetsched/policies/gadget/exact.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "hetsched/policies/gadget_realloc.h"
+#include "hetsched/policies/gadget/realloc.h"
 
 #include <vector>
 

@@ -1,5 +1,5 @@
 // Shared allocation pieces: the equal-share normaliser and the base constraints.
-#include "hetsched/policies/gavel_allocation.h"
+#include "hetsched/policies/gavel/allocation.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-// The interior point of Gavel's share LPs (policies/gavel_centre.h), on cases solved by hand.
+// The interior point of Gavel's share LPs (policies/gavel/centre.h), on cases solved by hand.
 #include <cmath>
 
 #include <gtest/gtest.h>
 
-#include "hetsched/policies/gavel_centre.h"
+#include "hetsched/policies/gavel/centre.h"
 
 namespace hetsched::gavel {
 namespace {

@@ -1,7 +1,7 @@
 // gavel-cost: throughput per dollar with SLOs, on cases solved by hand.
 #include <gtest/gtest.h>
 
-#include "hetsched/policies/gavel_allocation.h"
+#include "hetsched/policies/gavel/allocation.h"
 
 namespace hetsched::gavel {
 namespace {

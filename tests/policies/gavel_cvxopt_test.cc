@@ -1,9 +1,9 @@
-// The point cvxopt's LP solver returns for Gavel's share LPs (policies/gavel_cvxopt.h): cases
+// The point cvxopt's LP solver returns for Gavel's share LPs (policies/gavel/cvxopt.h): cases
 // worked out by hand, and one recorded from cvxopt itself.
 #include <gtest/gtest.h>
 
-#include "hetsched/policies/gavel_centre.h"
-#include "hetsched/policies/gavel_cvxopt.h"
+#include "hetsched/policies/gavel/centre.h"
+#include "hetsched/policies/gavel/cvxopt.h"
 
 namespace hetsched::gavel {
 namespace {

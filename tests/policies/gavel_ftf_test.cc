@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "hetsched/policies/gavel_allocation.h"
+#include "hetsched/policies/gavel/allocation.h"
 
 namespace hetsched::gavel {
 namespace {

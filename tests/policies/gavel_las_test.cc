@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fake_backend.h"
-#include "hetsched/policies/gavel_allocation.h"
+#include "hetsched/policies/gavel/allocation.h"
 
 namespace hetsched::gavel {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "hetsched/policies/gavel_allocation.h"
+#include "hetsched/policies/gavel/allocation.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/registry.h"
 

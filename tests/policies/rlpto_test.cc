@@ -1,4 +1,4 @@
-#include "hetsched/policies/rlpto.h"
+#include "hetsched/policies/rlpto/rlpto.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

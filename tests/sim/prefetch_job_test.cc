@@ -54,7 +54,7 @@ RunRecord RunInOrder(bool hints) {
   const Workload workload = MakeWorkload({UnitJob(0, 0, 4, 30), UnitJob(1, 1, 2, 12), UnitJob(2, 2, 2, 6)});
   MethodChoice choice;
   choice.placer = "first-fit";
-  Result<SimMethods> methods = CreateMethods(choice);
+  Result<Methods> methods = CreateMethods(choice);
   EXPECT_TRUE(methods.ok());
   methods->scheduler = std::make_unique<InOrder>(3, hints);
   SimOptions options;

@@ -68,7 +68,7 @@ ResizeOutcome RunScript(const testing_util::SimWorld& w, bool elastic, std::vect
   const Workload workload = MakeWorkload({job});
   MethodChoice choice;
   choice.placer = "first-fit";
-  Result<SimMethods> methods = CreateMethods(choice);
+  Result<Methods> methods = CreateMethods(choice);
   EXPECT_TRUE(methods.ok());
   ResizeSeen seen;
   methods->scheduler = std::make_unique<ScriptedResize>(std::move(start), std::move(resize), &seen);

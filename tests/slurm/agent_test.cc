@@ -35,7 +35,10 @@ std::string JournalPath(std::string name) {
   return path;
 }
 
-AgentMethods Methods() { return std::move(CreateAgentMethods()).value(); }
+// The methods a test runs: `policy` with the pack placer and data-parallel planner.
+Methods Policy(const std::string& policy = "fifo") {
+  return std::move(CreateMethods(MethodChoice{.policy = policy})).value();
+}
 
 int CountEvents(const std::string& journal, const std::string& event, JobId id) {
   auto j = Journal::Open(journal, nullptr);
@@ -50,7 +53,7 @@ class AgentTest : public ::testing::Test {
   AgentTest() : slurm(clock) { slurm.AddNodes(2, 2); }  // 2 x 4 A100 + 2 x 8 V100 = 24 GPUs
   ~AgentTest() override { std::filesystem::remove(journal); }
 
-  void StartAgent(int release_batch = AgentOptions{}.release_batch, AgentMethods methods = Methods()) {
+  void StartAgent(int release_batch = AgentOptions{}.release_batch, Methods methods = Policy()) {
     agent.reset();
     AgentOptions o;
     o.journal_path = journal;
@@ -89,7 +92,7 @@ class AgentTest : public ::testing::Test {
   // threshold) and a second one arrives: the next poll preempts the first for the second.
   void LongJobThenANewOne(long long* first, long long* second) {
     *first = slurm.Submit("a100:8");
-    ASSERT_NO_FATAL_FAILURE(StartAgent(1, std::move(CreateAgentMethods("tiresias-las")).value()));
+    ASSERT_NO_FATAL_FAILURE(StartAgent(1, Policy("tiresias-las")));
     ASSERT_NO_FATAL_FAILURE(Step());
     slurm.StartReleased();
     ASSERT_NO_FATAL_FAILURE(Step());
@@ -470,7 +473,7 @@ TEST_F(AgentTest, CrashAtAnyCommandThenRestartLosesNothingAndStartsNothingTwice)
     for (int round = 0; round < 60; ++round) {
       try {
         if (!a) {
-          auto started = Agent::Start(s, clock, ModelZoo::BuiltIn(), Methods(), o);
+          auto started = Agent::Start(s, clock, ModelZoo::BuiltIn(), Policy(), o);
           ASSERT_TRUE(started.ok()) << started.status().message();
           a = std::move(started).value();
         }
@@ -523,7 +526,7 @@ TEST_F(AgentTest, CrashAtAnyCommandThenRestartLosesNothingAndStartsNothingTwice)
 // job waited for one of them to end.
 TEST_F(AgentTest, JobsRunningAtRestartAreCountedAndPreemptedByThePolicy) {
   const long long first = slurm.Submit("a100:4"), second = slurm.Submit("a100:4");
-  ASSERT_NO_FATAL_FAILURE(StartAgent(1, std::move(CreateAgentMethods("tiresias-las")).value()));
+  ASSERT_NO_FATAL_FAILURE(StartAgent(1, Policy("tiresias-las")));
   ASSERT_NO_FATAL_FAILURE(Step());
   slurm.StartReleased();
   ASSERT_NO_FATAL_FAILURE(Step());
@@ -531,7 +534,7 @@ TEST_F(AgentTest, JobsRunningAtRestartAreCountedAndPreemptedByThePolicy) {
   clock.SleepS(1000);
   agent.reset();  // killed: the journal has what it wrote
   const long long fresh = slurm.Submit("a100:4");
-  ASSERT_NO_FATAL_FAILURE(StartAgent(1, std::move(CreateAgentMethods("tiresias-las")).value()));
+  ASSERT_NO_FATAL_FAILURE(StartAgent(1, Policy("tiresias-las")));
   EXPECT_EQ(agent->counts().running, 2);
   ASSERT_NO_FATAL_FAILURE(Step());
   const int preempted_first = slurm.Count("requeuehold", first), preempted_second = slurm.Count("requeuehold", second);
@@ -586,7 +589,7 @@ TEST_F(AgentTest, EveryPolicyPlacesAgainAJobRequeuedAfterItWasRestoredRunning) {
     AgentOptions o;
     o.journal_path = path;
     auto start = [&]() -> std::unique_ptr<Agent> {
-      auto methods = CreateAgentMethods(policy.name);
+      auto methods = CreateMethods(MethodChoice{.policy = policy.name});
       EXPECT_TRUE(methods.ok()) << methods.status().message();
       if (!methods.ok()) return nullptr;
       auto started = Agent::Start(s, clock, ModelZoo::BuiltIn(), std::move(methods).value(), o);
@@ -635,7 +638,7 @@ TEST_F(AgentTest, EveryPolicyPlacesAgainAJobRequeuedAfterItWasRestoredRunning) {
 TEST_F(AgentTest, StartFaultInsideThePolicyEndsTheAgentWithTheError) {
   const long long first = slurm.Submit("a100:1");
   const long long second = slurm.Submit("a100:1");
-  AgentMethods methods = Methods();
+  Methods methods = Policy();
   methods.planner = std::make_unique<testing_util::DeviceZeroPlanner>(std::move(methods.planner));
   ASSERT_NO_FATAL_FAILURE(StartAgent(AgentOptions{}.release_batch, std::move(methods)));
   clock.SleepS(1);
@@ -656,11 +659,11 @@ TEST_F(AgentTest, StartFaultInsideThePolicyEndsTheAgentWithTheError) {
 // (restored as running, past its first threshold) for a new one.
 TEST_F(AgentTest, PreemptingAJobSlurmHasNotStartedHoldsItAndTheRunGoesOn) {
   const long long first = slurm.Submit("a100:8");
-  ASSERT_NO_FATAL_FAILURE(StartAgent(1, std::move(CreateAgentMethods("tiresias-las")).value()));
+  ASSERT_NO_FATAL_FAILURE(StartAgent(1, Policy("tiresias-las")));
   ASSERT_NO_FATAL_FAILURE(Step());
   ASSERT_EQ(View(first).phase, "released");  // Slurm has not started it
   agent.reset();
-  ASSERT_NO_FATAL_FAILURE(StartAgent(1, std::move(CreateAgentMethods("tiresias-las")).value()));
+  ASSERT_NO_FATAL_FAILURE(StartAgent(1, Policy("tiresias-las")));
   ASSERT_EQ(agent->counts().released, 1);
   clock.SleepS(1000);  // 8 GPUs x 1,000 s: past the first threshold (3,600 GPU-s)
   const long long second = slurm.Submit("a100:8");
@@ -759,6 +762,56 @@ TEST_F(AgentTest, AfterSlurmctldStartedPreemptionsWaitForLateCompletions) {
   ASSERT_NO_FATAL_FAILURE(RunToTheEnd(2));
 }
 
+// A slurmctld killed after it heard a job's completion but before it saved it lists the job
+// RUNNING for good once restarted, though no step of it runs (measured, docs/slurm.md). A
+// preemption would requeue it and run it again: the agent looks for its steps (sstat), waits
+// kLostRunGraceS for a late completion, then cancels it, journaled. Never requeued; FakeSlurm
+// would record the requeue of an ended run.
+TEST_F(AgentTest, ARunWhoseEndSlurmctldLostIsCancelledNotRequeued) {
+  long long first = 0, second = 0;
+  ASSERT_NO_FATAL_FAILURE(LongJobThenANewOne(&first, &second));
+  slurm.boot_time = clock.NowS();  // slurmctld restarted just now, and lost the end of `first`
+  slurm.jobs.at(first).ghost = true;
+  ASSERT_NO_FATAL_FAILURE(Step());  // Tiresias-LAS preempts `first` for `second`: held back
+  clock.SleepS(AgentOptions{}.settle_after_outage_s);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("job " + std::to_string(first) + ": Slurm lists it running, but no step of it runs"), 1);
+  EXPECT_EQ(slurm.Count("requeuehold", first), 0);
+  EXPECT_EQ(CountEvents(journal, "cancel", first), 0);  // its completion may still come
+  clock.SleepS(kLostRunGraceS);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(CountEvents(journal, "cancel", first), 1);
+  EXPECT_EQ(slurm.jobs.at(first).state, "CANCELLED");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(View(first).phase, "finished");
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.EndAllRunning();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(agent->counts().finished, 2);
+  EXPECT_EQ(slurm.Count("requeuehold", first), 0);
+  EXPECT_EQ(slurm.jobs.at(first).runs, 1);
+  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+}
+
+// The same run, whose completion reaches slurmctld late (within kLostRunGraceS): it ends as it
+// did, COMPLETED, neither requeued nor cancelled.
+TEST_F(AgentTest, ARunWhoseCompletionComesLateIsNeitherRequeuedNorCancelled) {
+  long long first = 0, second = 0;
+  ASSERT_NO_FATAL_FAILURE(LongJobThenANewOne(&first, &second));
+  slurm.boot_time = clock.NowS();
+  slurm.jobs.at(first).ghost = true;
+  ASSERT_NO_FATAL_FAILURE(Step());
+  clock.SleepS(AgentOptions{}.settle_after_outage_s);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.End(first);  // the completion slurmstepd kept sending
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(View(first).phase, "finished");
+  EXPECT_EQ(CountEvents(journal, "cancel", first), 0);
+  EXPECT_EQ(slurm.Count("requeuehold", first), 0);
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd(2));
+}
+
 // Issue 44, cause C: a preemption was journaled with restart count 0, so a restarted agent took
 // the agent's own requeue (Slurm's restart count 1) for one by Slurm: a false "Slurm requeued it",
 // an extra hold, and a job placed again that was already released. Now the preemption's record
@@ -777,7 +830,7 @@ TEST_F(AgentTest, AfterARestartTheAgentsOwnPreemptionIsNotTakenForASlurmRequeue)
   ASSERT_EQ(slurm.Count("release", first), 2);
   const int holds = slurm.Count("hold", first);
   agent.reset();
-  ASSERT_NO_FATAL_FAILURE(StartAgent(1, std::move(CreateAgentMethods("tiresias-las")).value()));
+  ASSERT_NO_FATAL_FAILURE(StartAgent(1, Policy("tiresias-las")));
   ASSERT_NO_FATAL_FAILURE(Step());
   EXPECT_EQ(Reported("Slurm requeued it"), 0);
   EXPECT_EQ(slurm.Count("hold", first), holds);
@@ -793,7 +846,7 @@ TEST_F(AgentTest, AfterARestartTheAgentsOwnPreemptionIsNotTakenForASlurmRequeue)
 // held and placed a third time. A job is started again only once Slurm shows it held.
 TEST_F(AgentTest, APreemptedJobIsStartedAgainOnlyOnceSlurmShowsItHeld) {
   const long long first = slurm.Submit("8");  // any type
-  ASSERT_NO_FATAL_FAILURE(StartAgent(1, std::move(CreateAgentMethods("tiresias-las")).value()));
+  ASSERT_NO_FATAL_FAILURE(StartAgent(1, Policy("tiresias-las")));
   ASSERT_NO_FATAL_FAILURE(Step());
   slurm.StartReleased();
   ASSERT_NO_FATAL_FAILURE(Step());
@@ -1013,7 +1066,7 @@ TEST_F(AgentTest, AFailedJournalWriteStopsTheAgentBeforeItActsAgain) {
     // A restart on a journal that still cannot be written ends with the error too.
     AgentOptions o;
     o.journal_path = journal;
-    auto again = Agent::Start(slurm, clock, ModelZoo::BuiltIn(), Methods(), o);
+    auto again = Agent::Start(slurm, clock, ModelZoo::BuiltIn(), Policy(), o);
     ASSERT_FALSE(again.ok());
     EXPECT_NE(again.status().message().find("journal write failed"), std::string::npos);
   }
@@ -1059,6 +1112,98 @@ TEST_F(AgentTest, AReleasedJobSlurmLeavesPendingOnIdleNodesIsReportedOnce) {
   EXPECT_EQ(Reported("Slurm still leaves it pending (None) though its nodes " + View(id).nodes.at(0) + " are idle"), 1);
 }
 
+// Slurm 22.05's GRES underflow (docs/slurm.md, Limits) leaves a node counting a GPU in use that no
+// job holds: an idle 8-GPU V100 node whose sinfo says `gpu:v100:1`. The agent keeps that GPU out
+// of placements once two refreshes agree: an 8-GPU job goes to the other V100 node, a 7-GPU job
+// still runs beside the phantom, and the node is whole again when Slurm's count is.
+TEST_F(AgentTest, GpusSlurmCountsInUseWithoutAJobAreKeptOutOfPlacements) {
+  slurm.nodes[2].phantom = 1;  // v100-1
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("Slurm counts"), 0);  // one refresh is not enough
+  ASSERT_NO_FATAL_FAILURE(Step());
+  const long long whole = slurm.Submit("v100:8");
+  const long long seven = slurm.Submit("v100:7");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_EQ(View(whole).phase, "released");
+  ASSERT_EQ(View(seven).phase, "released");
+  EXPECT_EQ(View(whole).nodes, std::vector<std::string>{"v100-2"});
+  EXPECT_EQ(View(seven).nodes, std::vector<std::string>{"v100-1"});
+  EXPECT_EQ(Reported("node v100-1: Slurm counts 1 GPU(s) in use that no running job of the agent holds"), 1);
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd(2));
+  slurm.nodes[2].phantom = 0;  // a slurmctld restart mends its count
+  const long long again = slurm.Submit("v100:8");
+  const long long other = slurm.Submit("v100:8");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("node v100-1: Slurm no longer counts GPUs in use beyond the agent's jobs"), 1);
+  EXPECT_EQ(View(again).phase, "released");
+  EXPECT_EQ(View(other).phase, "released");
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd(4));
+}
+
+// The miscount strikes after the agent released a whole-node job there: Slurm leaves it pending
+// ("Resources") on an idle node. The agent takes it back (journaled, held), keeps the phantom GPU
+// out, and the policy places it on the other V100 node, where it runs.
+TEST_F(AgentTest, AJobPinnedWhereSlurmLaterCountsAGpuBusyIsTakenBackAndPlacedElsewhere) {
+  const long long first = slurm.Submit("v100:8");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_EQ(View(first).nodes, std::vector<std::string>{"v100-1"});
+  const long long blocked = slurm.Submit("v100:8");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_EQ(View(blocked).nodes, std::vector<std::string>{"v100-2"});
+  // v100-2 miscounts before Slurm starts the job released there.
+  slurm.nodes[3].phantom = 1;
+  slurm.StartReleased();
+  EXPECT_EQ(slurm.jobs.at(blocked).reason, "Resources");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_EQ(View(first).phase, "running");
+  ASSERT_EQ(View(blocked).phase, "released");
+  slurm.EndAllRunning();  // v100-1's job ends
+  for (int i = 0; i < 3 && View(blocked).nodes != std::vector<std::string>{"v100-1"}; ++i) {
+    ASSERT_NO_FATAL_FAILURE(Step());
+    slurm.StartReleased();
+  }
+  EXPECT_EQ(Reported("job " + std::to_string(blocked) + " requeued (Slurm counts GPUs of its nodes in use"), 1);
+  EXPECT_EQ(CountEvents(journal, "requeue", blocked), 1);
+  EXPECT_EQ(View(blocked).nodes, std::vector<std::string>{"v100-1"});
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd(2));
+  EXPECT_EQ(slurm.jobs.at(blocked).runs, 1);
+}
+
+// Another user's job (not held, so not the agent's) runs on 4 of the only V100 node's GPUs. On a
+// node that is not idle, what Slurm counts beyond the agent's jobs may be a run that is stopping
+// (a preemption), so it is kept out only after kSlurmBusyPersistS: until then the agent places
+// there and Slurm keeps its job waiting ("Resources"); then that job is taken back, the GPUs are
+// kept out, and they are placed again once the other job has ended.
+TEST_F(AgentTest, AnotherUsersLongRunningJobKeepsItsGpusFromTheAgentsJobs) {
+  slurm.nodes.erase(slurm.nodes.begin() + 3);  // one V100 node
+  slurm.strict_gpus = false;                   // the agent cannot know at once
+  const long long bob = slurm.RunForeign("v100-1", 4);
+  const long long a = slurm.Submit("v100:4");
+  const long long b = slurm.Submit("v100:4");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_EQ(View(a).phase, "running");
+  ASSERT_EQ(View(b).phase, "released");
+  EXPECT_EQ(slurm.jobs.at(b).reason, "Resources");
+  clock.SleepS(kSlurmBusyPersistS - 3);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(View(b).phase, "released");
+  EXPECT_EQ(Reported("Slurm counts"), 0);
+  for (int i = 0; i < 4; ++i) ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("node v100-1: Slurm counts 4 GPU(s) in use that no running job of the agent holds"), 1);
+  EXPECT_EQ(Reported("job " + std::to_string(b) + " requeued (Slurm counts GPUs of its nodes in use"), 1);
+  EXPECT_EQ(View(b).phase, "pending");
+  slurm.End(bob);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(View(b).phase, "released");
+  ASSERT_NO_FATAL_FAILURE(RunToTheEnd(2));
+}
+
 // Slurm and the agent in a random race, seeded: a preempting policy (Tiresias-LAS, low
 // thresholds), jobs that end on their own at any moment (COMPLETING first, sometimes between
 // the poll and the policy's preemption), requeues by Slurm, and kills of the agent at random
@@ -1080,7 +1225,7 @@ TEST_F(AgentTest, RandomRacesWithAPreemptingPolicyRunEveryJobToCompletionExactly
     AgentOptions o;
     o.journal_path = path;
     auto methods = [] {
-      AgentMethods m = Methods();
+      Methods m = Policy();
       Options opts;
       opts.Set("thresholds", "20;200");
       m.scheduler = std::move(Registry<JobScheduler>::Instance().Create("tiresias-las", opts)).value();

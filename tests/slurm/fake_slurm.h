@@ -48,6 +48,10 @@ struct FakeNode {
   int gpus = 0;
   std::string state = "idle";
   std::vector<std::string> partitions = {"all"};
+  // GPUs Slurm counts in use with no job holding them: Slurm 22.05's miscount after a GRES
+  // underflow (a job without a GPU type pending across a slurmctld restart, docs/slurm.md). They
+  // show in sinfo's `gres_used`, and no job that needs them starts there ("Resources").
+  int phantom = 0;
 };
 
 struct FakeJob {
@@ -65,6 +69,9 @@ struct FakeJob {
   bool priority_zero = false;       // held (pending), or `scontrol hold` of a running job
   double submit = 0, start = 0, end = 0;
   bool released_by_agent = false;
+  // Its run ended while slurmctld was down, and the restarted slurmctld lost that end: it lists the
+  // job RUNNING for good, and `sstat` shows no step of it (measured on Slurm 22.05.8).
+  bool ghost = false;
 };
 
 class FakeSlurm : public CommandRunner {
@@ -124,13 +131,23 @@ class FakeSlurm : public CommandRunner {
         j.reason = "Resources";
         continue;
       }
+      bool phantom_blocks = false;
+      for (size_t i = 0; i < j.pinned.size(); ++i) {
+        const FakeNode* node = Node(j.pinned[i]);
+        phantom_blocks = phantom_blocks || (node->phantom > 0 && GpusInUse(node->name) + GpusInUse(node->name, "COMPLETING") +
+                                                                      node->phantom + GpusOn(j, i) > node->gpus);
+      }
+      if (phantom_blocks) {  // Slurm's miscount, which the agent sees only in sinfo
+        j.reason = "Resources";
+        continue;
+      }
       bool completing_holds = false;
       for (const std::string& n : j.pinned) completing_holds = completing_holds || GpusInUse(n, "COMPLETING") > 0;
       if (completing_holds && !FitsBeside(j, "COMPLETING")) {
         j.reason = "Resources";
         continue;
       }
-      if (!strict_gpus && !FitsBeside(j, "RUNNING")) {
+      if (!strict_gpus && !FitsBeside(j, "COMPLETING")) {  // beside the running and completing jobs
         j.reason = "Resources";
         continue;
       }
@@ -192,6 +209,21 @@ class FakeSlurm : public CommandRunner {
     }
   }
   void Purge(long long id) { jobs.erase(id); }
+  // Another user's job, not held, running `gpus` GPUs of `node` (the agent leaves it alone).
+  long long RunForeign(const std::string& node, int gpus) {
+    FakeJob j;
+    j.id = next_id_++;
+    j.user = "bob";
+    j.state = "RUNNING";
+    j.reason = "None";
+    j.tres_per_node = "gres:gpu:" + std::to_string(gpus);
+    j.asked_gpus = gpus;
+    j.pinned = j.nodes = {node};
+    j.runs = 1;
+    j.submit = j.start = clock_.NowS();
+    jobs[j.id] = j;
+    return j.id;
+  }
 
   Result<CommandResult> Run(const std::vector<std::string>& argv) override {
     ++commands_run;
@@ -212,6 +244,11 @@ class FakeSlurm : public CommandRunner {
     }
     if (argv[0] == "sinfo") return CommandResult{0, SinfoJson(), ""};
     if (argv[0] == "squeue") return Squeue(argv);
+    if (argv[0] == "sstat") {  // sstat --noheader --allsteps --jobs ID --format JobID: its running steps
+      auto it = jobs.find(std::stoll(argv[4]));
+      const bool steps = it != jobs.end() && it->second.state == "RUNNING" && !it->second.ghost;
+      return CommandResult{0, steps ? argv[4] + ".batch\n" : "", ""};
+    }
     if (argv[0] == "scontrol" && argv.size() >= 2) return Scontrol(argv);
     if (argv[0] == "scancel" && argv.size() == 2) {
       if (scancel_unreachable > 0 && scancel_unreachable-- > 0) {
@@ -322,13 +359,28 @@ class FakeSlurm : public CommandRunner {
     std::string out = "{\"errors\": [], \"nodes\": [";
     for (size_t i = 0; i < nodes.size(); ++i) {
       const FakeNode& n = nodes[i];
-      out += std::string(i ? "," : "") + "{\"name\": \"" + n.name + "\", \"state\": \"" + n.state +
+      out += std::string(i ? "," : "") + "{\"name\": \"" + n.name + "\", \"state\": \"" + State(n) +
              "\", \"state_flags\": [], \"gres\": \"gpu:" + n.type + ":" + std::to_string(n.gpus) +
+             "\", \"gres_used\": \"" + GresUsed(n) +
              "\", \"active_features\": \"" + n.type + "\", \"partitions\": [";
       for (size_t k = 0; k < n.partitions.size(); ++k) out += std::string(k ? "," : "") + "\"" + n.partitions[k] + "\"";
       out += "], \"cpus\": 32, \"real_memory\": 256000, \"reason\": \"\"}";
     }
     return out + "]}";
+  }
+
+  // sinfo's node state: "down" as set, else "idle" with no job on it (whatever Slurm's miscount),
+  // "allocated" when jobs hold all its GPUs, "mixed" when some.
+  std::string State(const FakeNode& n) const {
+    if (n.state != "idle") return n.state;
+    const int held = GpusInUse(n.name) + GpusInUse(n.name, "COMPLETING");
+    return held == 0 ? "idle" : held >= n.gpus ? "allocated" : "mixed";
+  }
+  // sinfo's `gres_used`: what jobs hold and the miscount, with Slurm's index list.
+  std::string GresUsed(const FakeNode& n) const {
+    const int used = std::min(n.gpus, GpusInUse(n.name) + GpusInUse(n.name, "COMPLETING") + n.phantom);
+    if (used == 0) return "gpu:" + n.type + ":0(IDX:N/A)";
+    return "gpu:" + n.type + ":" + std::to_string(used) + "(IDX:0" + (used > 2 ? ",2-" + std::to_string(used) : "-" + std::to_string(used - 1)) + ")";
   }
 
   static std::string Time(double epoch_s) {
@@ -484,6 +536,8 @@ class FakeSlurm : public CommandRunner {
           return CommandResult{1, "", "Requeue of JobId=" + std::to_string(id) + " returned an error: Job is pending execution"};
         } else {
           // Running, or (without Incomplete) completing or completed: requeued and held.
+          if (j.ghost) violations.push_back("job " + std::to_string(id) + " requeued though its run had ended (it runs again)");
+          j.ghost = false;
           j.state = "PENDING";
           j.reason = "job requeued in held state";
           j.priority_zero = true;

@@ -24,6 +24,7 @@ TEST(SlurmJsonTest, SinfoFixtureHasFourGpuNodes) {
   EXPECT_EQ((*nodes)[0].features, std::vector<std::string>{"a100"});
   EXPECT_EQ((*nodes)[2].partitions, (std::vector<std::string>{"all", "v100"}));
   for (const auto& n : *nodes) EXPECT_TRUE(n.Usable()) << n.name;
+  for (const auto& n : *nodes) EXPECT_EQ(n.gpus_used, 0) << n.name;  // "gpu:a100:0(IDX:N\/A)"
 }
 
 TEST(SlurmJsonTest, DownNodeIsNotUsable) {
@@ -92,6 +93,24 @@ TEST(GresTest, ParsesForms) {
   EXPECT_EQ(ParseGpuGres("shard:2,gpumem:4")->count, 0);
   EXPECT_EQ(ParseGpuGres("")->count, 0);
   EXPECT_FALSE(ParseGpuGres("gpu:a100:x").ok());
+}
+
+// sinfo's `gres_used`: every GPU entry counts, whatever its type; an index list's commas are not
+// entries; other GRES do not count.
+TEST(GresTest, CountsGpusInUseOverEntries) {
+  EXPECT_EQ(*CountGpuGres("gpu:v100:1(IDX:6)"), 1);
+  EXPECT_EQ(*CountGpuGres("gpu:a100:1(IDX:0),gpu:v100:3(IDX:0,2-3)"), 4);
+  EXPECT_EQ(*CountGpuGres("gpu:v100:0(IDX:N/A)"), 0);
+  EXPECT_EQ(*CountGpuGres("gpu:2,shard:4"), 2);
+  EXPECT_EQ(*CountGpuGres(""), 0);
+  EXPECT_FALSE(CountGpuGres("gpu:v100:-1(IDX:0)").ok());
+  const std::string bad = "{\"nodes\": [{\"name\": \"n1\", \"gres\": \"gpu:4\", \"gres_used\": \"gpu:x(IDX:0)\"}]}";
+  auto nodes = ParseSinfoJson(bad, "sinfo --json");
+  ASSERT_FALSE(nodes.ok());
+  EXPECT_NE(nodes.status().message().find("nodes[0]: field 'gres_used'"), std::string::npos) << nodes.status().message();
+  auto silent = ParseSinfoJson("{\"nodes\": [{\"name\": \"n1\", \"gres\": \"gpu:4\"}]}", "sinfo --json");
+  ASSERT_TRUE(silent.ok());
+  EXPECT_EQ(silent->at(0).gpus_used, -1);  // not said: the agent keeps nothing out
 }
 
 TEST(GresTest, Indices) {

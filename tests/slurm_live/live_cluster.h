@@ -236,8 +236,8 @@ inline int CountLines(const std::string& path, const std::string& needle) {
 
 namespace hetsched::slurm::live {
 
-inline AgentMethods Methods(const std::string& policy = "fifo", const std::string& placer = "pack") {
-  return std::move(CreateAgentMethods(policy, placer)).value();
+inline Methods Policy(const std::string& policy = "fifo", const std::string& placer = "pack") {
+  return std::move(CreateMethods(MethodChoice{.policy = policy, .placer = placer})).value();
 }
 
 inline std::string Sorted(std::vector<std::string> v) {
@@ -259,7 +259,7 @@ struct LiveAgent {
     options.journal_path = cluster.work() + "/journal.jsonl";
     options.poll_interval_s = 0.1;
     options.report = [this](const std::string& m) { reports.push_back(m); };
-    auto started = Agent::Start(cluster.runner(), clock, ModelZoo::BuiltIn(), Methods(), options);
+    auto started = Agent::Start(cluster.runner(), clock, ModelZoo::BuiltIn(), Policy(), options);
     ASSERT_TRUE(started.ok()) << started.status().message();
     agent = std::move(started).value();
   }

@@ -38,7 +38,7 @@
 #include "hetsched/metrics/summary.h"
 #include "hetsched/model/cluster.h"
 #include "hetsched/perf/validation.h"
-#include "hetsched/policies/rlpto.h"
+#include "hetsched/policies/rlpto/rlpto.h"
 #include "hetsched/sched/registry.h"
 #include "hetsched/sim/runner.h"
 #include "hetsched/util/file_io.h"

@@ -8,7 +8,7 @@
 
 #include "hetsched/learn/advantages.h"
 #include "hetsched/metrics/summary.h"
-#include "hetsched/policies/rlpto.h"
+#include "hetsched/policies/rlpto/rlpto.h"
 #include "hetsched/sim/runner.h"
 #include "hetsched/util/rng.h"
 
@@ -128,7 +128,7 @@ Result<EpisodeResult> RunEpisode(const Cluster& cluster, const ModelZoo& zoo, co
                                  const SimOptions& sim) {
   EpisodeResult out;
   MethodChoice choice;
-  HETSCHED_ASSIGN_OR_RETURN(SimMethods methods, CreateMethods(choice, sim.seed));
+  HETSCHED_ASSIGN_OR_RETURN(Methods methods, CreateMethods(choice, sim.seed));
   training.trajectory = record ? &out.trajectory : nullptr;
   training.teacher_yield = options.teacher_yield;
   Options policy_options = options.policy_options;

@@ -5,7 +5,7 @@
 // k = the fewest servers that hold it: the k - 1 most-free servers taken whole, then the
 // remainder on the best-fitting other server (same span as `pack`, but the partial server is
 // the tightest fit, leaving larger holes for later rings). Over types, the fewest servers wins
-// (ties: CandidateTypes order). The same rule as gadget::EmbedOnServers (policies/gadget_core.h).
+// (ties: CandidateTypes order). The same rule as gadget::EmbedOnServers (policies/gadget/core.h).
 // Cost: O(log N + devices per node) for one server, O(n log N) otherwise; no cluster scan.
 #include <algorithm>
 

@@ -19,7 +19,7 @@
 //    (it then holds its devices' count for the round) but is never given workers (:936).
 // 4. Deficits (the time a job should have had minus what it had, summed over resets, :2290-2300)
 //    only break priority ties.
-// Placement, lease extension and round timing are the caller's (policies/gavel_policy.h).
+// Placement, lease extension and round timing are the caller's (policies/gavel/policy.h).
 #pragma once
 
 #include <functional>

@@ -311,106 +311,146 @@ Status Simulator::AuditLinks() const {
   return Status::Ok();
 }
 
-Result<RunRecord> Simulator::Run() {
-  const auto wall_start = std::chrono::steady_clock::now();
-  HETSCHED_RETURN_IF_ERROR(Prepare());
-  JobScheduler& scheduler = *methods_.scheduler;
-  const double round = scheduler.round_period_s();
-  size_t& cursor = arrival_cursor_;
-  cursor = 0;
+// One step of the engine: the next time anything happens (a completion, an arrival, a timer).
+// False when the run is over: nothing left, or past max_time_s (then the clock stops there).
+Result<bool> Simulator::AdvanceClock() {
   const size_t n = workload_.jobs.size();
-  while (true) {
-    while (cursor < n && rejected_[cursor]) ++cursor;
-    const double next_arrival = cursor < n ? workload_.jobs[cursor].spec.submit_time_s : kInf;
-    const double t = std::min(next_arrival, events_.NextTime());
-    if (!std::isfinite(t)) {
-      if (idle_jobs_ > 0) return StalledHeldJobs(scheduler);
-      break;
+  size_t& cursor = arrival_cursor_;
+  while (cursor < n && rejected_[cursor]) ++cursor;
+  const double next_arrival = cursor < n ? workload_.jobs[cursor].spec.submit_time_s : kInf;
+  const double t = std::min(next_arrival, events_.NextTime());
+  if (!std::isfinite(t)) {
+    if (idle_jobs_ > 0) return StalledHeldJobs(*methods_.scheduler);
+    return false;
+  }
+  if (t > options_.max_time_s) {
+    now_ = options_.max_time_s;  // the run is cut here: running jobs are accounted up to it
+    return false;
+  }
+  if (t < now_) return Status::Internal("invariant: time went backwards");
+  now_ = t;
+  return true;
+}
+
+// Completions at now_ (they free devices before anyone asks for them), in job-id order. A job
+// reaching its RunUntil mark is held instead; that alone does not call the scheduler.
+Status Simulator::CompleteDue(bool* decide) {
+  for (JobId done = events_.CompletionAt(now_); done >= 0; done = events_.CompletionAt(now_)) {
+    ++events_processed_;
+    const RunState& run = runs_[static_cast<size_t>(done)];
+    if (active(run).mark < run.total_iterations) {
+      HETSCHED_RETURN_IF_ERROR(Hold(done));
+    } else {
+      *decide = true;
+      HETSCHED_RETURN_IF_ERROR(Complete(done));
     }
-    if (t > options_.max_time_s) {
-      now_ = options_.max_time_s;  // the run is cut here: running jobs are accounted up to it
-      break;
-    }
-    if (t < now_) return Status::Internal("invariant: time went backwards");
-    now_ = t;
-    // 1. Completions at t (they free devices before anyone asks for them), in job-id order. A
-    //    job reaching its RunUntil mark is held instead; that alone does not call the scheduler.
-    bool decide = false;
-    for (JobId done = events_.CompletionAt(now_); done >= 0; done = events_.CompletionAt(now_)) {
+  }
+  return Status::Ok();
+}
+
+// Arrivals at now_, told to the scheduler in trace order.
+Status Simulator::ArriveDue(bool* decide) {
+  const size_t n = workload_.jobs.size();
+  size_t& cursor = arrival_cursor_;
+  while (cursor < n && workload_.jobs[cursor].spec.submit_time_s == now_) {
+    *decide = true;
+    if (!rejected_[cursor]) {
+      ++arrived_;
+      ++pending_;
       ++events_processed_;
-      const RunState& run = runs_[static_cast<size_t>(done)];
-      if (active(run).mark < run.total_iterations) {
-        HETSCHED_RETURN_IF_ERROR(Hold(done));
-      } else {
-        decide = true;
-        HETSCHED_RETURN_IF_ERROR(Complete(done));
-      }
+      methods_.scheduler->OnJobSubmitted(status_[cursor], ctx_);
+      HETSCHED_RETURN_IF_ERROR(ctx_.TakeError());
     }
-    // 2. Arrivals at t.
-    while (cursor < n && workload_.jobs[cursor].spec.submit_time_s == now_) {
-      decide = true;
-      if (!rejected_[cursor]) {
-        ++arrived_;
-        ++pending_;
-        ++events_processed_;
-        scheduler.OnJobSubmitted(status_[cursor], ctx_);
-        HETSCHED_RETURN_IF_ERROR(ctx_.TakeError());
-      }
-      ++cursor;
+    ++cursor;
+  }
+  return Status::Ok();
+}
+
+// One Schedule() call. Its starts and stops re-time the jobs they slow or speed up once, at its
+// end; a start or preemption the back end refused as a fault ends the run (exit 3 for a bug).
+Status Simulator::CallScheduler() {
+  JobScheduler& scheduler = *methods_.scheduler;
+  defer_retimes_ = true;
+  if (options_.decision_timing) {
+    const long long pending_before = pending_;
+    const auto t0 = std::chrono::steady_clock::now();
+    scheduler.Schedule(ctx_);
+    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    options_.decision_timing(dt, pending_before);
+  } else {
+    scheduler.Schedule(ctx_);
+  }
+  defer_retimes_ = false;
+  FlushRetimes();
+  HETSCHED_RETURN_IF_ERROR(ctx_.TakeError());
+  ++scheduler_calls_;
+  return Status::Ok();
+}
+
+// After a scheduling call: the stall check, the next round, the timeline sample, the link meter,
+// the invariants.
+Status Simulator::AfterStep() {
+  const JobScheduler& scheduler = *methods_.scheduler;
+  const bool arrivals_done = arrival_cursor_ >= workload_.jobs.size();
+  // A run in which nothing can change any more but the scheduler's clock (no job progressing,
+  // none left to arrive, some waiting) is a scheduler that will never place them: stop it
+  // rather than tick to max_time.
+  if (arrivals_done && running_ == idle_jobs_ && pending_ + idle_jobs_ > 0) {
+    if (stalled_calls_++ == 0) stalled_since_s_ = now_;
+    if (stalled_calls_ >= kStallCalls) return Stalled(scheduler);
+  } else {
+    stalled_calls_ = 0;
+  }
+  if (round_s_ > 0 && !events_.round_armed() && (pending_ > 0 || running_ > 0 || !arrivals_done)) {
+    events_.SetRound(now_ + round_s_);
+  }
+  Sample();
+  AdviseHeapGrowth();
+  traffic_.Settle();
+  if (options_.check_invariants) {
+    if (state_.total_free() < 0 || pending_ < 0 || running_ < 0) {
+      return Status::Internal("invariant: negative counter at t=" + std::to_string(now_));
     }
-    // 3. Round ticks and wake-ups due at t.
-    const int timers = events_.PopTimersAt(now_);
+    if (FullAuditDue()) HETSCHED_RETURN_IF_ERROR(Audit());
+  }
+  if (pending_ > 0 && running_ == 0 && events_.empty() && arrivals_done) {
+    return Status::Internal("policy '" + std::string(scheduler.name()) + "' left " + std::to_string(pending_) +
+                            " job(s) pending on an idle cluster with nothing left to happen");
+  }
+  return Status::Ok();
+}
+
+Result<RunRecord> Simulator::Run() {
+  const double wall_start_s = WallS();
+  HETSCHED_RETURN_IF_ERROR(Prepare());
+  round_s_ = methods_.scheduler->round_period_s();
+  arrival_cursor_ = 0;
+  while (true) {
+    HETSCHED_ASSIGN_OR_RETURN(const bool more, AdvanceClock());
+    if (!more) break;
+    bool decide = false;
+    HETSCHED_RETURN_IF_ERROR(CompleteDue(&decide));
+    HETSCHED_RETURN_IF_ERROR(ArriveDue(&decide));
+    const int timers = events_.PopTimersAt(now_);  // round ticks and wake-ups
     events_processed_ += timers;
     if (!decide && timers == 0) {  // only holds: nothing for the scheduler to decide
       Sample();
       traffic_.Settle();
       continue;
     }
-    // The call's starts and stops re-time the jobs they slow or speed up once, at its end.
-    defer_retimes_ = true;
-    if (options_.decision_timing) {
-      const long long pending_before = pending_;
-      const auto t0 = std::chrono::steady_clock::now();
-      scheduler.Schedule(ctx_);
-      const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      options_.decision_timing(dt, pending_before);
-    } else {
-      scheduler.Schedule(ctx_);
-    }
-    defer_retimes_ = false;
-    FlushRetimes();
-    // A start or preemption the back end refused as a fault ends the run (exit 3 for a bug).
-    HETSCHED_RETURN_IF_ERROR(ctx_.TakeError());
-    ++scheduler_calls_;
-    // A run in which nothing can change any more but the scheduler's clock (no job progressing,
-    // none left to arrive, some waiting) is a scheduler that will never place them: stop it
-    // rather than tick to max_time.
-    if (cursor >= n && running_ == idle_jobs_ && pending_ + idle_jobs_ > 0) {
-      if (stalled_calls_++ == 0) stalled_since_s_ = now_;
-      if (stalled_calls_ >= kStallCalls) return Stalled(scheduler);
-    } else {
-      stalled_calls_ = 0;
-    }
-    if (round > 0 && !events_.round_armed() && (pending_ > 0 || running_ > 0 || cursor < n)) {
-      events_.SetRound(now_ + round);
-    }
-    Sample();
-    AdviseHeapGrowth();
-    traffic_.Settle();
-    if (options_.check_invariants) {
-      if (state_.total_free() < 0 || pending_ < 0 || running_ < 0) {
-        return Status::Internal("invariant: negative counter at t=" + std::to_string(now_));
-      }
-      if (FullAuditDue()) HETSCHED_RETURN_IF_ERROR(Audit());
-    }
-    if (pending_ > 0 && running_ == 0 && events_.empty() && cursor >= n) {
-      return Status::Internal("policy '" + std::string(scheduler.name()) + "' left " + std::to_string(pending_) +
-                              " job(s) pending on an idle cluster with nothing left to happen");
-    }
+    HETSCHED_RETURN_IF_ERROR(CallScheduler());
+    HETSCHED_RETURN_IF_ERROR(AfterStep());
   }
   if (options_.check_invariants) HETSCHED_RETURN_IF_ERROR(Audit());
+  HETSCHED_RETURN_IF_ERROR(CloseRecord());
+  record_.wall_seconds = WallS() - wall_start_s;
+  return std::move(record_);
+}
 
-  record_.policy = std::string(scheduler.name());
+// The run record's header and each job's last figures, once the run is over; jobs cut off by
+// max_time_s are stopped and accounted up to it.
+Status Simulator::CloseRecord() {
+  record_.policy = std::string(methods_.scheduler->name());
   record_.placer = std::string(methods_.placer->name());
   record_.planner = std::string(methods_.planner->name());
   record_.trace = workload_.source;
@@ -424,7 +464,7 @@ Result<RunRecord> Simulator::Run() {
     record_.device_types.push_back(cluster_.device_catalog().type(t).name);
     record_.devices_per_type.push_back(cluster_.devices_per_type()[static_cast<size_t>(t)]);
   }
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < workload_.jobs.size(); ++i) {
     if (rejected_[i]) continue;
     RunState& run = runs_[i];
     if (status_[i].state == JobState::kRunning) {  // cut off by max_time: account what it used
@@ -440,15 +480,18 @@ Result<RunRecord> Simulator::Run() {
   traffic_.Report(&record_.link_peaks);
   record_.events = events_processed_;
   record_.scheduler_calls = scheduler_calls_;
-  record_.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  return std::move(record_);
+  return Status::Ok();
+}
+
+double Simulator::WallS() const {
+  if (options_.wall_clock) return options_.wall_clock();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace sim_internal
 
 Result<RunRecord> Simulate(const Cluster& cluster, const ModelZoo& zoo, const Workload& workload,
-                           SimMethods methods, const SimOptions& options) {
+                           Methods methods, const SimOptions& options) {
   if (!methods.scheduler || !methods.placer || !methods.planner) {
     return Status::InvalidArgument("simulate: a job scheduler, a placer and a planner are all required");
   }

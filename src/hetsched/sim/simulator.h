@@ -13,9 +13,7 @@
 #include "hetsched/model/cluster.h"
 #include "hetsched/model/model_zoo.h"
 #include "hetsched/perf/validation.h"
-#include "hetsched/sched/job_scheduler.h"
-#include "hetsched/sched/placer.h"
-#include "hetsched/sched/planner.h"
+#include "hetsched/sched/methods.h"
 #include "hetsched/trace/trace.h"
 #include "hetsched/util/status.h"
 
@@ -52,17 +50,14 @@ struct SimOptions {
   std::function<void(double seconds, long long pending)> decision_timing;
   // Called every ~0.5% of progress with (jobs finished, jobs total); for progress bars.
   std::function<void(long long, long long)> progress;
-};
-
-struct SimMethods {
-  std::unique_ptr<JobScheduler> scheduler;
-  std::unique_ptr<Placer> placer;
-  std::unique_ptr<Planner> planner;
+  // The wall clock (seconds, monotonic) that times the run (RunRecord::wall_seconds); unset: the
+  // steady clock. Tests set it to make that figure repeat.
+  std::function<double()> wall_clock;
 };
 
 // Runs `workload` on `cluster`. Errors: a job that can never fit the cluster (named with its
 // trace row), an invariant violation (a bug: reported with the event that broke it).
 Result<RunRecord> Simulate(const Cluster& cluster, const ModelZoo& zoo, const Workload& workload,
-                           SimMethods methods, const SimOptions& options);
+                           Methods methods, const SimOptions& options);
 
 }  // namespace hetsched

@@ -88,7 +88,7 @@ struct ChangeMark {
 
 class Simulator final : public SchedBackend {
  public:
-  Simulator(const Cluster& cluster, const ModelZoo& zoo, const Workload& workload, SimMethods methods,
+  Simulator(const Cluster& cluster, const ModelZoo& zoo, const Workload& workload, Methods methods,
             const SimOptions& options)
       : cluster_(cluster),
         zoo_(zoo),
@@ -99,6 +99,8 @@ class Simulator final : public SchedBackend {
         traffic_(cluster),
         ctx_(*this, state_, *methods_.placer, *methods_.planner, zoo) {}
 
+  // The engine: next time -> completions -> arrivals -> timers -> scheduler -> after-step, until
+  // nothing is left or max_time_s; then the record is closed.
   Result<RunRecord> Run();
 
   // SchedBackend
@@ -132,6 +134,14 @@ class Simulator final : public SchedBackend {
 
  private:
   Status Prepare();
+  // The steps of Run(), in order.
+  Result<bool> AdvanceClock();
+  Status CompleteDue(bool* decide);
+  Status ArriveDue(bool* decide);
+  Status CallScheduler();
+  Status AfterStep();
+  Status CloseRecord();
+  double WallS() const;  // SimOptions::wall_clock, or the steady clock
   Status CheckFits(JobId id);
   // Container jobs: the placer must place containers, and must be able to place this job's on
   // the empty cluster (else it can never start).
@@ -253,7 +263,7 @@ class Simulator final : public SchedBackend {
   const Cluster& cluster_;
   const ModelZoo& zoo_;
   const Workload& workload_;
-  SimMethods methods_;
+  Methods methods_;
   SimOptions options_;
   ClusterState state_;
   std::unique_ptr<ClusterState> empty_state_;  // for CheckContainersFit, built on first use
@@ -270,6 +280,7 @@ class Simulator final : public SchedBackend {
   // takes one instead of allocating its own.
   std::vector<std::vector<DeviceId>> spare_devices_;
   std::vector<bool> rejected_;
+  double round_s_ = 0;                         // the scheduler's round period, read once per run
   size_t arrival_cursor_ = 0;                  // the next job of the trace to arrive (by index)
   std::vector<int> nic_flows_;                 // by node
   std::vector<int> uplink_flows_;              // by rack

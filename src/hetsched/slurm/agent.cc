@@ -20,16 +20,7 @@ const char* PhaseName(Phase p) {
   return "?";
 }
 
-Result<AgentMethods> CreateAgentMethods(const std::string& policy, const std::string& placer,
-                                        const std::string& planner) {
-  AgentMethods m;
-  HETSCHED_ASSIGN_OR_RETURN(m.scheduler, Registry<JobScheduler>::Instance().Create(policy, Options{}));
-  HETSCHED_ASSIGN_OR_RETURN(m.placer, Registry<Placer>::Instance().Create(placer, Options{}));
-  HETSCHED_ASSIGN_OR_RETURN(m.planner, Registry<Planner>::Instance().Create(planner, Options{}));
-  return m;
-}
-
-Agent::Agent(CommandRunner& runner, Clock& clock, const ModelZoo& zoo, AgentMethods methods, AgentOptions options,
+Agent::Agent(CommandRunner& runner, Clock& clock, const ModelZoo& zoo, Methods methods, AgentOptions options,
              SlurmCluster cluster, Journal journal)
     : runner_(runner),
       clock_(clock),
@@ -42,7 +33,14 @@ Agent::Agent(CommandRunner& runner, Clock& clock, const ModelZoo& zoo, AgentMeth
       ctx_(*this, state_, *methods_.placer, *methods_.planner, zoo_),
       node_down_(static_cast<size_t>(cluster_.cluster.num_nodes()), false),
       node_idle_(static_cast<size_t>(cluster_.cluster.num_nodes()), false),
-      down_by_type_(static_cast<size_t>(cluster_.cluster.device_catalog().size()), 0) {}
+      busy_since_(static_cast<size_t>(cluster_.cluster.num_nodes())),
+      keep_out_(static_cast<size_t>(cluster_.cluster.num_nodes()), 0),
+      keep_out_short_(static_cast<size_t>(cluster_.cluster.num_nodes()), 0),
+      down_by_type_(static_cast<size_t>(cluster_.cluster.device_catalog().size()), 0) {
+  for (NodeId n = 0; n < cluster_.cluster.num_nodes(); ++n) {
+    busy_since_[static_cast<size_t>(n)].assign(static_cast<size_t>(cluster_.cluster.node(n).num_devices), -1);
+  }
+}
 
 Agent::~Agent() = default;
 
@@ -80,7 +78,7 @@ Result<std::vector<SlurmNode>> NodesAtStart(CommandRunner& runner, Clock& clock,
 }  // namespace
 
 Result<std::unique_ptr<Agent>> Agent::Start(CommandRunner& runner, Clock& clock, const ModelZoo& zoo,
-                                            AgentMethods methods, AgentOptions options) {
+                                            Methods methods, AgentOptions options) {
   if (!methods.scheduler || !methods.placer || !methods.planner) {
     return Status::InvalidArgument("agent: a job scheduler, a placer and a planner are all required");
   }
@@ -152,6 +150,9 @@ Status Agent::RefreshNodes() {
     if (n < 0) continue;
     node_idle_[static_cast<size_t>(n)] = ToLower(sn.state) == "idle";
     const bool down = !sn.Usable();
+    if (!down && !node_down_[static_cast<size_t>(n)]) {
+      HETSCHED_RETURN_IF_ERROR(KeepOutSlurmBusy(n, sn.gpus_used, node_idle_[static_cast<size_t>(n)], sn.name));
+    }
     if (down == node_down_[static_cast<size_t>(n)]) continue;
     free.clear();
     if (down) {
@@ -173,6 +174,65 @@ Status Agent::RefreshNodes() {
     changed_ = true;
   }
   return Status::Ok();
+}
+
+Status Agent::KeepOutSlurmBusy(NodeId n, int slurm_used, bool idle, const std::string& name) {
+  const size_t i = static_cast<size_t>(n);
+  const Node& node = cluster_.cluster.node(n);
+  int running = 0;
+  std::vector<DeviceId> kept, free;
+  for (int k = 0; k < node.num_devices; ++k) {
+    const DeviceId d = node.first_device + k;
+    const JobId owner = state_.owner(d);
+    if (owner == kSlurmBusyOwner) kept.push_back(d);
+    if (owner < 0) continue;
+    auto job = jobs_.find(owner);
+    if (job != jobs_.end() && job->second->phase == Phase::kRunning) ++running;
+  }
+  // busy_since_[i][k]: since when Slurm has counted more than k GPUs in use beyond the agent's.
+  const double t = clock_.NowS();
+  const int extra = slurm_used < 0 ? 0 : std::max(0, slurm_used - running);
+  int want = 0;
+  for (int k = 0; k < node.num_devices; ++k) {
+    double& since = busy_since_[i][static_cast<size_t>(k)];
+    if (extra <= k) {
+      since = -1;
+      continue;
+    }
+    if (since < 0) since = t;
+    if (idle ? since < t : t - since >= kSlurmBusyPersistS) ++want;
+  }
+  const int had = keep_out_[i];
+  if (want > static_cast<int>(kept.size())) {
+    state_.AppendFreeDevices(n, &free);
+    free.resize(std::min(free.size(), static_cast<size_t>(want) - kept.size()));
+    HETSCHED_RETURN_IF_ERROR(state_.Allocate(kSlurmBusyOwner, free));
+    BookDown(free, +1);
+  } else if (want < static_cast<int>(kept.size())) {
+    free.assign(kept.begin() + want, kept.end());
+    HETSCHED_RETURN_IF_ERROR(state_.Release(kSlurmBusyOwner, free));
+    BookDown(free, -1);
+  }
+  const int kept_now = static_cast<int>(kept.size()) + (want > static_cast<int>(kept.size()) ? 1 : -1) * static_cast<int>(free.size());
+  if (!free.empty()) changed_ = true;
+  keep_out_[i] = want;
+  keep_out_short_[i] = want - kept_now;
+  if (want == had) return Status::Ok();
+  if (want == 0) {
+    Report("node " + name + ": Slurm no longer counts GPUs in use beyond the agent's jobs; all of them are placed again");
+  } else {
+    Report("node " + name + ": Slurm counts " + std::to_string(want) + " GPU(s) in use that no running job of the agent "
+           "holds (another user's job, or Slurm's own miscount): kept out of placements");
+  }
+  return Status::Ok();
+}
+
+bool Agent::OnShortNode(const AgentJob& job) const {
+  for (const std::string& name : job.nodes) {
+    const NodeId n = cluster_.Find(name);
+    if (n >= 0 && keep_out_short_[static_cast<size_t>(n)] > 0) return true;
+  }
+  return false;
 }
 
 void Agent::ReportPollFailure(const Status& st) {

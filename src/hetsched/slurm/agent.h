@@ -25,6 +25,7 @@
 #include "hetsched/model/model_zoo.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
+#include "hetsched/sched/methods.h"
 #include "hetsched/slurm/clock.h"
 #include "hetsched/slurm/cluster_translate.h"
 #include "hetsched/slurm/command_runner.h"
@@ -35,17 +36,6 @@
 
 namespace hetsched::slurm {
 
-struct AgentMethods {
-  std::unique_ptr<JobScheduler> scheduler;
-  std::unique_ptr<Placer> placer;
-  std::unique_ptr<Planner> planner;
-};
-
-// The methods registered under these names, with default options (tests, benchmarks; the CLI
-// builds them from its --policy/--placer/--planner options).
-Result<AgentMethods> CreateAgentMethods(const std::string& policy = "fifo", const std::string& placer = "pack",
-                                        const std::string& planner = "data-parallel");
-
 // A job that ended and that Slurm lists again is cancelled; `scancel` is sent again after this
 // many seconds while Slurm still lists it.
 inline constexpr double kRerunCancelRetryS = 5;
@@ -53,6 +43,16 @@ inline constexpr double kRerunCancelRetryS = 5;
 // while (10 s, doubling with each further refusal, at most 300 s), and reported once: a request
 // Slurm never takes would otherwise be placed and refused at every poll.
 inline constexpr int kPinRefusalsBeforeBackoff = 3;
+// GPUs that Slurm counts in use on a node that is not idle, beyond those of the agent's running
+// jobs there, are kept out of placements once Slurm has counted them this long: longer than a run
+// the agent preempted takes to stop (Slurm's KillWait, 30 s by default), so that the GPUs it frees
+// are not kept from the job the policy preempted it for.
+inline constexpr double kSlurmBusyPersistS = 60;
+// A job whose run slurmctld lists but no step of it runs is cancelled this long after slurmctld's
+// start, if its completion has not reached slurmctld by then (Agent::RunLostBySlurm); its steps
+// are looked for at most this often.
+inline constexpr double kLostRunGraceS = 60;
+inline constexpr double kRunProbeEveryS = 5;
 
 struct AgentOptions {
   std::string partition = "all";  // held jobs of this partition are the agent's; its nodes are the cluster
@@ -110,7 +110,7 @@ class Agent final : public SchedBackend {
  public:
   // Reads the cluster (sinfo), opens and replays the journal, reconciles it with squeue.
   static Result<std::unique_ptr<Agent>> Start(CommandRunner& runner, Clock& clock, const ModelZoo& zoo,
-                                              AgentMethods methods, AgentOptions options);
+                                              Methods methods, AgentOptions options);
   ~Agent() override;
 
   // One poll: squeue (and sinfo when due), hooks for what changed, Schedule() when needed. Slurm
@@ -144,7 +144,7 @@ class Agent final : public SchedBackend {
 
  private:
   struct AgentJob;
-  Agent(CommandRunner& runner, Clock& clock, const ModelZoo& zoo, AgentMethods methods, AgentOptions options,
+  Agent(CommandRunner& runner, Clock& clock, const ModelZoo& zoo, Methods methods, AgentOptions options,
         SlurmCluster cluster, Journal journal);
 
   Status Restore();
@@ -176,6 +176,16 @@ class Agent final : public SchedBackend {
   void Admit(const SlurmJob& sj);
   void SetPhase(AgentJob& job, Phase phase);
   void BookDown(const std::vector<DeviceId>& devices, int sign);
+  // Node `n` is up and Slurm counts `slurm_used` GPUs in use there (-1: not said). GPUs beyond
+  // those of the agent's running jobs on it are kept out of placements, taken from its free GPUs,
+  // once Slurm has counted them for kSlurmBusyPersistS (the run of a job the agent preempted or
+  // took back holds its GPUs in Slurm until it has stopped), or at once (from the second refresh
+  // that sees them) on a node sinfo calls idle: with no job there, the count is Slurm's own error.
+  // What a released job of the agent holds cannot be taken: that is keep_out_short_, and such a
+  // job, which Slurm cannot start there, is taken back (Follow).
+  Status KeepOutSlurmBusy(NodeId n, int slurm_used, bool idle, const std::string& name);
+  // Whether a node of `job` has GPUs Slurm counts busy that the agent could not keep out.
+  bool OnShortNode(const AgentJob& job) const;
   void FillGresDetail(SlurmJob& sj);
   // `refused`: Slurm answered and refused (counted towards kPinRefusalsBeforeBackoff).
   void Unplace(AgentJob& job, JobId id, const std::string& msg, bool refused = false);
@@ -199,7 +209,15 @@ class Agent final : public SchedBackend {
   // running or configuring job is requeued held; a completing or completed one is left alone,
   // atomically inside slurmctld). The next poll shows the outcome (FollowPending).
   Status OpenPreemption(AgentJob& job, const std::string& why);
-  void SendPreemption(JobId id);
+  // `running`: Slurm lists the job running (at the last poll, or as the agent saw it).
+  void SendPreemption(JobId id, bool running);
+  // A job Slurm lists running, whose run began before slurmctld's last start, and of which no step
+  // runs (`sstat`): its run has ended and slurmctld has not heard (its completion is on the way, or
+  // a slurmctld killed before it saved the end lost it, and lists the job running for good:
+  // measured, docs/slurm.md). Requeued, it would run again: the preemption is not sent. For
+  // kLostRunGraceS after that start the agent waits for the completion; then it journals a
+  // `cancel` and sends `scancel`. True when the preemption is not to be sent.
+  bool RunLostBySlurm(AgentJob& job);
   void ClosePreemption(AgentJob& job, const SlurmJob& sj);
   void Hold(JobId id);
   void ReportIfStuck(AgentJob& job, const SlurmJob& sj);
@@ -215,7 +233,7 @@ class Agent final : public SchedBackend {
   CommandRunner& runner_;
   Clock& clock_;
   const ModelZoo& zoo_;
-  AgentMethods methods_;
+  Methods methods_;
   AgentOptions options_;
   SlurmCluster cluster_;
   Journal journal_;
@@ -227,6 +245,11 @@ class Agent final : public SchedBackend {
   std::set<double> wakeups_;
   std::vector<bool> node_down_;
   std::vector<bool> node_idle_;  // sinfo's state "idle" at the last refresh
+  // Per node: since when Slurm has counted more than k GPUs in use beyond the agent's running jobs
+  // (-1: not now), for each k; what is kept out now; and what of that its free GPUs could not give.
+  std::vector<std::vector<double>> busy_since_;
+  std::vector<int> keep_out_;
+  std::vector<int> keep_out_short_;
   int down_devices_ = 0;
   std::vector<int> down_by_type_;  // indexed by DeviceTypeId
   // Kept as jobs change phase, so that counts() and the timeline sample cost O(types), not O(jobs).

@@ -251,7 +251,7 @@ void Agent::FollowPending(AgentJob& job, const SlurmJob& sj) {
     return;
   }
   if (job.preempt_open) {
-    SendPreemption(id);  // not seen through yet (a command that failed or timed out)
+    SendPreemption(id, sj.Active());  // not seen through yet (a command that failed or timed out)
     return;
   }
   if (sj.Active()) {
@@ -321,6 +321,12 @@ void Agent::Follow(AgentJob& job, const SlurmJob& sj) {
     // ReqNodeNotAvail alone also shows while a chosen node is busy (Slurm split a per-job GPU count
     // differently from the placer): only a node that is down makes the placement hopeless.
     Requeue(job, sj, "cannot start where it was placed: " + sj.reason, /*by_slurm=*/false);
+  } else if (job.phase == Phase::kReleased && OnShortNode(job)) {
+    // Slurm counts GPUs of its nodes in use that the agent gave it (another user's job started
+    // there, or Slurm's miscount after a slurmctld restart): it cannot start there. Taken back;
+    // the GPUs it frees are kept out at once, so the policy places it elsewhere or later.
+    Requeue(job, sj, "Slurm counts GPUs of its nodes in use that no job of the agent runs: " + sj.reason,
+            /*by_slurm=*/false);
   } else {
     ReportIfStuck(job, sj);
   }

@@ -13,6 +13,10 @@ namespace hetsched::slurm {
 
 // The agent's sentinel owner for the devices of a node that is down or drained.
 inline constexpr JobId kNodeDownOwner = -2;
+// ... and for GPUs that Slurm counts in use on a node that is up and that no running job of the
+// agent holds there: another user's job, a job the agent is cancelling, or Slurm's own miscount
+// (Agent::KeepOutSlurmBusy).
+inline constexpr JobId kSlurmBusyOwner = -3;
 
 enum class Phase { kPending, kReleased, kRunning, kFinished };
 
@@ -39,6 +43,12 @@ struct Agent::AgentJob {
   double released_at_s = -1;          // agent clock of its last release (for the stuck report)
   bool stuck_reported = false;        // the stuck report was given for this release
   double rerun_cancel_s = -1;         // Slurm listed it again after it ended: when scancel was sent
+  // The preempted run's start (Slurm's epoch seconds; -1: none the agent saw). A run that began
+  // before slurmctld's last start may be one whose end slurmctld lost (Agent::RunLostBySlurm).
+  double preempted_run_start_s = -1;
+  double run_probe_s = -1;            // when `sstat` last looked for its steps
+  bool run_gone = false;              // ... and found none: the run has ended, Slurm not told
+  double lost_cancel_s = -1;          // its lost run's cancel was sent then (-1: not)
   int pins_refused = 0;               // Slurm refused its pin or release this many times in a row
   double pin_retry_s = -1;            // after kPinRefusalsBeforeBackoff refusals: no pin before this
   std::string final_state;

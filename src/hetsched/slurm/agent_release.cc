@@ -239,7 +239,10 @@ Status Agent::OpenPreemption(AgentJob& job, const std::string& why) {
   HETSCHED_RETURN_IF_ERROR(Intend(r));
   job.preempt_open = true;
   job.preempt_why = why;
-  SendPreemption(id);
+  job.preempted_run_start_s = job.run_start_epoch_s;
+  job.run_probe_s = -1;
+  job.run_gone = false;
+  SendPreemption(id, job.phase == Phase::kRunning);
   return Status::Ok();
 }
 
@@ -267,7 +270,42 @@ bool Agent::SlurmSettled() {
   return false;
 }
 
-void Agent::SendPreemption(JobId id) {
+bool Agent::RunLostBySlurm(AgentJob& job) {
+  const std::string id = std::to_string(job.status.spec->id);
+  const double now_s = clock_.NowS();
+  if (job.lost_cancel_s >= 0) {  // sent: again while Slurm lists it running
+    if (now_s - job.lost_cancel_s >= kRerunCancelRetryS) {
+      job.lost_cancel_s = now_s;
+      (void)Slurm({"scancel", id});
+    }
+    return true;
+  }
+  if (job.preempted_run_start_s < 0 || ctld_boot_s_ <= 0 || job.preempted_run_start_s > ctld_boot_s_) return false;
+  if (job.run_probe_s < 0 || now_s - job.run_probe_s >= kRunProbeEveryS) {
+    job.run_probe_s = now_s;
+    auto r = Slurm({"sstat", "--noheader", "--allsteps", "--jobs", id, "--format", "JobID"});
+    // A step listed, or no answer: the run is taken as running (the preemption is sent).
+    job.run_gone = r.ok() && r->exit_code == 0 && Trim(r->out).empty();
+    if (job.run_gone) {
+      Report("job " + id + ": Slurm lists it running, but no step of it runs: its run ended while slurmctld was " +
+             "down or restarting; not requeued (it would run again)");
+    }
+  }
+  if (!job.run_gone) return false;
+  if (now_s - ctld_boot_s_ < kLostRunGraceS) return true;  // its completion may still reach slurmctld
+  JournalRecord r = JournalRecord::Of("cancel", job.status.spec->id,
+                                      "its run ended and slurmctld lost its end (it lists it running, no step runs): "
+                                      "cancelled, not run again");
+  r.value = job.restart_count;
+  if (!Intend(r).ok()) return true;  // kept in fatal_
+  Report("job " + id + ": its completion has not reached slurmctld " + std::to_string(static_cast<int>(kLostRunGraceS)) +
+         " s after its start (slurmctld lost it): cancelled, not run again");
+  job.lost_cancel_s = now_s;
+  (void)Slurm({"scancel", id});
+  return true;
+}
+
+void Agent::SendPreemption(JobId id, bool running) {
   if (!SlurmSettled()) {
     // Just after an outage a job Slurm shows running may have ended meanwhile (its completion
     // not yet delivered): sent once Slurm has settled, by the poll that sees it still running.
@@ -278,6 +316,7 @@ void Agent::SendPreemption(JobId id) {
     settle_reported_ = true;
     return;
   }
+  if (running && RunLostBySlurm(*jobs_.at(id))) return;
   // Both are sent whatever Slurm's state: `hold` keeps a job that has not started from starting
   // (on a running job it only sets its priority to 0); `requeuehold Incomplete` requeues a job
   // that is running or configuring and leaves one that has ended or is ending alone (plain

@@ -99,6 +99,10 @@ Status Agent::Restore() {
       job.restart_count = static_cast<int>(r.value);
       job.preempt_open = true;
       job.preempt_why = r.text;
+    } else if (r.event == "cancel" && job.phase != Phase::kFinished) {
+      // A preempted job whose run slurmctld lost the end of: `scancel` is sent again while Slurm
+      // lists it running (RunLostBySlurm).
+      job.lost_cancel_s = 0;
     } else if (r.event == "cancel") {
       // A job that had ended and that Slurm listed again: the first poll sends `scancel` again,
       // without a new record, if Slurm still lists it (Follow, Phase::kFinished).

@@ -1,6 +1,7 @@
 #include "hetsched/slurm/slurm_json.h"
 
 #include <algorithm>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "hetsched/util/printable.h"
@@ -140,6 +141,11 @@ Result<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text, const std::
     node.state = Str(n, "state");
     node.state_flags = StrList(n, "state_flags");
     node.gres = Str(n, "gres");
+    if (auto u = n.find("gres_used"); u != n.end() && u->is_string()) {
+      auto used = CountGpuGres(u->get<std::string>());
+      if (!used.ok()) return used.status().WithContext(where + ": field 'gres_used'");
+      node.gpus_used = *used;
+    }
     node.features = StrList(n, "active_features");
     if (node.features.empty()) node.features = StrList(n, "features");
     node.partitions = StrList(n, "partitions");
@@ -247,35 +253,58 @@ Result<std::vector<std::string>> ExpandHostlist(std::string_view expr) {
   return out;
 }
 
+namespace {
+
+// One entry of a GRES string, its index list cut off ("gpu:a100:4(IDX:0-3)" -> "gpu:a100:4"): the
+// GPU request it names, or nothing when it is another GRES ("shard:2", "gpumem...") or the tail
+// of an index list that the split at commas cut ("2-3)").
+Result<std::optional<GpuGres>> ParseGpuEntry(std::string_view entry, const std::string& what) {
+  entry = Trim(entry);
+  if (const size_t paren = entry.find('('); paren != std::string_view::npos) entry = entry.substr(0, paren);
+  if (entry.substr(0, 5) == "gres:" || entry.substr(0, 5) == "gres/") entry.remove_prefix(5);
+  if (entry.substr(0, 3) != "gpu") return std::optional<GpuGres>{};
+  entry.remove_prefix(3);
+  GpuGres out;
+  if (entry.empty()) {  // "gpu" alone means one
+    out.count = 1;
+    return std::optional<GpuGres>{out};
+  }
+  if (entry[0] != ':' && entry[0] != '=') return std::optional<GpuGres>{};
+  entry.remove_prefix(1);
+  // "a100:4", "4", "a100=4" (TRES form)
+  std::string_view type, count = entry;
+  if (const size_t sep = entry.find_last_of(":="); sep != std::string_view::npos) {
+    type = entry.substr(0, sep);
+    count = entry.substr(sep + 1);
+  }
+  HETSCHED_ASSIGN_OR_RETURN(long long n, ParseInt(count, what + ": GPU count"));
+  if (n < 0) return Status::ParseError(what + ": negative GPU count");
+  if (n > static_cast<long long>(kMaxSmall)) return Status::ParseError(what + ": GPU count out of range");
+  out.type = std::string(type);
+  out.count = static_cast<int>(n);
+  return std::optional<GpuGres>{out};
+}
+
+}  // namespace
+
 Result<GpuGres> ParseGpuGres(std::string_view gres) {
   const std::string what = "GRES " + Quoted(gres);
   for (auto entry : Split(gres, ',')) {
-    entry = Trim(entry);
-    if (const size_t paren = entry.find('('); paren != std::string_view::npos) entry = entry.substr(0, paren);
-    if (entry.substr(0, 5) == "gres:" || entry.substr(0, 5) == "gres/") entry.remove_prefix(5);
-    if (entry.substr(0, 3) != "gpu") continue;
-    entry.remove_prefix(3);
-    GpuGres out;
-    if (entry.empty()) {  // "gpu" alone means one
-      out.count = 1;
-      return out;
-    }
-    if (entry[0] != ':' && entry[0] != '=') continue;  // "gpumem..." is another GRES
-    entry.remove_prefix(1);
-    // "a100:4", "4", "a100=4" (TRES form)
-    std::string_view type, count = entry;
-    if (const size_t sep = entry.find_last_of(":="); sep != std::string_view::npos) {
-      type = entry.substr(0, sep);
-      count = entry.substr(sep + 1);
-    }
-    HETSCHED_ASSIGN_OR_RETURN(long long n, ParseInt(count, what + ": GPU count"));
-    if (n < 0) return Status::ParseError(what + ": negative GPU count");
-    if (n > static_cast<long long>(kMaxSmall)) return Status::ParseError(what + ": GPU count out of range");
-    out.type = std::string(type);
-    out.count = static_cast<int>(n);
-    return out;
+    HETSCHED_ASSIGN_OR_RETURN(std::optional<GpuGres> gpu, ParseGpuEntry(entry, what));
+    if (gpu) return *gpu;
   }
   return GpuGres{};
+}
+
+Result<int> CountGpuGres(std::string_view gres) {
+  const std::string what = "GRES " + Quoted(gres);
+  long long total = 0;
+  for (auto entry : Split(gres, ',')) {
+    HETSCHED_ASSIGN_OR_RETURN(std::optional<GpuGres> gpu, ParseGpuEntry(entry, what));
+    if (gpu) total += gpu->count;
+  }
+  if (total > static_cast<long long>(kMaxSmall)) return Status::ParseError(what + ": GPU count out of range");
+  return static_cast<int>(total);
 }
 
 Result<std::vector<int>> ParseGresIndices(std::string_view detail) {

@@ -17,6 +17,9 @@ struct SlurmNode {
   std::string state;                     // "idle", "mixed", "allocated", "down", "drained", ...
   std::vector<std::string> state_flags;  // "DRAIN", "NOT_RESPONDING", ...
   std::string gres;                      // configured GRES, e.g. "gpu:a100:4"
+  // GPUs Slurm counts in use on it (sinfo's `gres_used`, "gpu:a100:2(IDX:0-1)", summed over its
+  // GPU entries); -1 when sinfo does not say.
+  int gpus_used = -1;
   std::vector<std::string> features;     // active features
   std::vector<std::string> partitions;
   int cpus = 0;
@@ -81,6 +84,9 @@ Result<std::vector<std::string>> ExpandHostlist(std::string_view expr);
 // The GPU entry of a GRES or TRES string ("gpu:a100:4", "gres:gpu:6", "gpu:v100:8(S:0),shard:2",
 // "gres/gpu:a100=2"); a string without a GPU entry gives count 0.
 Result<GpuGres> ParseGpuGres(std::string_view gres);
+// All GPUs a GRES string counts, over its GPU entries of any type ("gpu:a100:1(IDX:0),gpu:v100:3(IDX:0,2-3)"
+// is 4); 0 without one.
+Result<int> CountGpuGres(std::string_view gres);
 // Allocated GPU indices of one node from a gres_detail entry: "gpu:a100:3(IDX:0-2)" -> {0,1,2};
 // "gpu:v100:2(IDX:0,5)" -> {0,5}.
 Result<std::vector<int>> ParseGresIndices(std::string_view detail);

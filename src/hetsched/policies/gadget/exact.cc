@@ -1,5 +1,5 @@
 // Exact solvers for small GADGET instances: see gadget_exact.h.
-#include "hetsched/policies/gadget_exact.h"
+#include "hetsched/policies/gadget/exact.h"
 
 #include <algorithm>
 #include <limits>

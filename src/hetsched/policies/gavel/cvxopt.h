@@ -17,7 +17,7 @@
 // whole KKT matrix factored, as the stand-in re-solves with kktsolver="ldl".
 #pragma once
 
-#include "hetsched/policies/gavel_centre.h"
+#include "hetsched/policies/gavel/centre.h"
 #include "hetsched/util/status.h"
 
 namespace hetsched::gavel {

@@ -6,9 +6,9 @@
 #include <map>
 #include <set>
 
-#include "hetsched/policies/gadget_realloc.h"
+#include "hetsched/policies/gadget/realloc.h"
 #include "hetsched/policies/job_estimates.h"
-#include "hetsched/policies/rlpto_scheduler_impl.h"
+#include "hetsched/policies/rlpto/scheduler_impl.h"
 
 namespace hetsched {
 namespace rlpto_internal {

@@ -11,7 +11,7 @@
 
 #include "hetsched/perf/validation.h"
 #include "hetsched/policies/priority_queues.h"
-#include "hetsched/policies/rlpto.h"
+#include "hetsched/policies/rlpto/rlpto.h"
 
 namespace hetsched {
 

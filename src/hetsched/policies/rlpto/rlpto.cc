@@ -1,12 +1,12 @@
 // `rlpto`'s options (docs/rlpto.md) read into RlptoConfig, the agent file loaded, and the
 // registration. The scheduler: rlpto_scheduler.cc (its decisions: rlpto_decide.cc); the agent's
 // encoding: rlpto_encoding.cc; the forecast: rlpto_forecast.cc.
-#include "hetsched/policies/rlpto.h"
+#include "hetsched/policies/rlpto/rlpto.h"
 
 #include <cmath>
 #include <filesystem>
 
-#include "hetsched/policies/rlpto_scheduler.h"
+#include "hetsched/policies/rlpto/scheduler.h"
 #include "hetsched/sched/registry.h"
 #include "hetsched/util/embedded.h"
 #include "hetsched/util/file_io.h"

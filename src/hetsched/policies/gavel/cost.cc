@@ -7,8 +7,8 @@
 #include <cmath>
 #include <utility>
 
-#include "hetsched/policies/gavel_allocation.h"
-#include "hetsched/policies/gavel_policy.h"
+#include "hetsched/policies/gavel/allocation.h"
+#include "hetsched/policies/gavel/policy.h"
 #include "hetsched/sched/registry.h"
 
 namespace hetsched::gavel {

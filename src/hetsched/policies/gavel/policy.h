@@ -17,7 +17,7 @@
 
 #include "hetsched/lp/linear_program.h"
 #include "hetsched/perf/validation.h"
-#include "hetsched/policies/gavel_allocation.h"
+#include "hetsched/policies/gavel/allocation.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/options.h"
@@ -29,7 +29,7 @@ namespace hetsched::gavel {
 
 // Which round mechanism runs the allocation (option `mechanism`): hetsched's (the paper's,
 // sched/round_mechanism.h; the default) or Gavel's simulator's (sched/round_mechanism_gavel.h,
-// with its round timing and placement: policies/gavel_round_gavel.cc), which `--compat gavel` sets.
+// with its round timing and placement: policies/gavel/round_gavel.cc), which `--compat gavel` sets.
 struct GavelMechanismOptions {
   bool enabled = false;
   double reset_interval_s = GavelRoundMechanism::kDefaultResetIntervalS;

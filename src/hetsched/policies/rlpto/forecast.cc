@@ -1,4 +1,4 @@
-#include "hetsched/policies/rlpto_forecast.h"
+#include "hetsched/policies/rlpto/forecast.h"
 
 #include <algorithm>
 #include <cmath>

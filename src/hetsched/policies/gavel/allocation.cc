@@ -1,6 +1,6 @@
 // Shared pieces of Gavel's allocation LPs: share variables with the base constraints, the
 // equal-share normaliser and the two-phase epigraph solve. Formulations: docs/gavel.md.
-#include "hetsched/policies/gavel_allocation.h"
+#include "hetsched/policies/gavel/allocation.h"
 
 #include <algorithm>
 #include <cmath>

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "hetsched/lp/linear_program.h"
-#include "hetsched/policies/gavel_centre.h"
+#include "hetsched/policies/gavel/centre.h"
 #include "hetsched/model/job.h"
 #include "hetsched/util/status.h"
 

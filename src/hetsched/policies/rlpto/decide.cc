@@ -5,7 +5,7 @@
 #include <array>
 #include <cmath>
 
-#include "hetsched/policies/rlpto_scheduler_impl.h"
+#include "hetsched/policies/rlpto/scheduler_impl.h"
 
 namespace hetsched::rlpto_internal {
 

@@ -5,7 +5,7 @@
 // 2004, ch. 11): each job's value table is replaced by its upper concave envelope, whose
 // segments are taken in decreasing slope (utility per GPU) while they fit. With the best single
 // job as an alternative this is a 1/2-approximation; the proof is in docs/gadget.md.
-#include "hetsched/policies/gadget_core.h"
+#include "hetsched/policies/gadget/core.h"
 
 #include <algorithm>
 #include <numeric>

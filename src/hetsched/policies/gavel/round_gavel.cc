@@ -20,7 +20,7 @@
 #include <limits>
 #include <string>
 
-#include "hetsched/policies/gavel_policy.h"
+#include "hetsched/policies/gavel/policy.h"
 
 namespace hetsched::gavel {
 

@@ -1,4 +1,4 @@
-#include "hetsched/policies/gavel_centre.h"
+#include "hetsched/policies/gavel/centre.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include <Eigen/Dense>
 
-#include "hetsched/policies/gavel_cvxopt.h"
+#include "hetsched/policies/gavel/cvxopt.h"
 
 namespace hetsched::gavel {
 namespace {

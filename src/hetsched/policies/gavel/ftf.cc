@@ -12,10 +12,10 @@
 #include <memory>
 #include <utility>
 
-#include "hetsched/policies/gavel_allocation.h"
-#include "hetsched/policies/gavel_centre.h"
-#include "hetsched/policies/gavel_cvxopt.h"
-#include "hetsched/policies/gavel_policy.h"
+#include "hetsched/policies/gavel/allocation.h"
+#include "hetsched/policies/gavel/centre.h"
+#include "hetsched/policies/gavel/cvxopt.h"
+#include "hetsched/policies/gavel/policy.h"
 #include "hetsched/sched/registry.h"
 
 namespace hetsched::gavel {

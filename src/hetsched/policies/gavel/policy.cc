@@ -1,4 +1,4 @@
-#include "hetsched/policies/gavel_policy.h"
+#include "hetsched/policies/gavel/policy.h"
 
 #include <algorithm>
 #include <cmath>

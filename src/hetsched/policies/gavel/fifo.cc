@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "hetsched/policies/gavel_policy.h"
+#include "hetsched/policies/gavel/policy.h"
 #include "hetsched/sched/registry.h"
 #include "hetsched/util/python_random.h"
 

@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "hetsched/policies/rlpto.h"
-#include "hetsched/policies/rlpto_forecast.h"
-#include "hetsched/policies/rlpto_scheduler.h"
+#include "hetsched/policies/rlpto/rlpto.h"
+#include "hetsched/policies/rlpto/forecast.h"
+#include "hetsched/policies/rlpto/scheduler.h"
 #include "hetsched/sched/context.h"
 
 namespace hetsched::rlpto_internal {

@@ -31,8 +31,8 @@
 #include <vector>
 
 #include "hetsched/perf/ring_model.h"
-#include "hetsched/policies/gadget_core.h"
-#include "hetsched/policies/gadget_realloc.h"
+#include "hetsched/policies/gadget/core.h"
+#include "hetsched/policies/gadget/realloc.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/registry.h"

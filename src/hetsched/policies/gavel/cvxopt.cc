@@ -1,4 +1,4 @@
-#include "hetsched/policies/gavel_cvxopt.h"
+#include "hetsched/policies/gavel/cvxopt.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include <Eigen/Dense>
 
-#include "hetsched/policies/gavel_cvxopt_kkt.h"
+#include "hetsched/policies/gavel/cvxopt_kkt.h"
 
 namespace hetsched::gavel {
 namespace {

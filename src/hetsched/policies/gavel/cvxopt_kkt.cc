@@ -1,7 +1,7 @@
 // The KKT systems of cvxopt's conelp on Gavel's share LPs (gavel_cvxopt_kkt.h): by the LP's
 // structure, by a dense Cholesky factor of the normal matrix as cvxopt's chol2, or by the whole
 // KKT matrix as its kktsolver="ldl".
-#include "hetsched/policies/gavel_cvxopt_kkt.h"
+#include "hetsched/policies/gavel/cvxopt_kkt.h"
 
 #include <cmath>
 #include <limits>

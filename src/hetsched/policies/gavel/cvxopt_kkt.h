@@ -9,7 +9,7 @@
 
 #include <Eigen/Dense>
 
-#include "hetsched/policies/gavel_centre.h"
+#include "hetsched/policies/gavel/centre.h"
 
 namespace hetsched::gavel::cvxopt_internal {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "hetsched/policies/rlpto.h"
+#include "hetsched/policies/rlpto/rlpto.h"
 
 namespace hetsched {
 

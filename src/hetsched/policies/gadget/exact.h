@@ -6,7 +6,7 @@
 
 #include <span>
 
-#include "hetsched/policies/gadget_core.h"
+#include "hetsched/policies/gadget/core.h"
 
 namespace hetsched::gadget {
 
