@@ -33,6 +33,7 @@ RunRecord Sample() {
   a.ideal_runtime_s = 0.1;
   a.gpu_seconds = 3.25;
   a.cost_usd = 0.001;
+  a.dropped_s = 2.0;  // written only for a dropped job
   JobRecord b;  // never started, no deadline, one with a deadline
   b.id = 18;
   b.deadline_s = 100;
@@ -53,6 +54,9 @@ TEST(RunRecordJsonTest, RoundTripKeepsWhatSummariesRead) {
   EXPECT_EQ(back->jobs[1].first_start_s, -1);
   EXPECT_EQ(back->jobs[1].deadline_s, 100);
   EXPECT_EQ(back->jobs[0].deadline_s, kNoDeadline);
+  EXPECT_EQ(back->jobs[0].dropped_s, 2.0);
+  EXPECT_EQ(back->jobs[1].dropped_s, -1);
+  EXPECT_EQ(RunRecordJson(run).find("dropped_s"), RunRecordJson(run).rfind("dropped_s"));  // job a's only
   EXPECT_EQ(back->timeline.size(), 2u);
   EXPECT_EQ(std::vector<int>(back->BusyByType(1).begin(), back->BusyByType(1).end()), (std::vector<int>{2, 0}));
   EXPECT_EQ(back->device_types, run.device_types);

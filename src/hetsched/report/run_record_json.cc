@@ -5,6 +5,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <type_traits>
+#include <variant>
 
 namespace hetsched {
 
@@ -78,43 +80,81 @@ void AppendString(const std::string& text, std::string* out) {
 // `"key": ` at the depth of a job's fields (three spaces).
 void AppendKey(const char* key, std::string* out) { out->append("   \"").append(key).append("\": "); }
 
+// A job's fields in run.json, in the order they are written; the writer and the reader both walk
+// this table. kWhenSet: written only when set (dropped_s, for a dropped job: >= 0); kNullIsNone:
+// null reads as "none" (deadline_s: kNoDeadline, which is written as null).
+struct JobField {
+  enum Rule { kAlways, kWhenSet, kNullIsNone };
+  const char* key;
+  std::variant<JobId JobRecord::*, int JobRecord::*, double JobRecord::*, std::string JobRecord::*> member;
+  Rule rule = kAlways;
+};
+const std::array<JobField, 20> kJobFields = {{
+    {"id", &JobRecord::id},
+    {"name", &JobRecord::name},
+    {"user", &JobRecord::user},
+    {"model", &JobRecord::model},
+    {"num_gpus", &JobRecord::num_gpus},
+    {"priority", &JobRecord::priority},
+    {"device_type", &JobRecord::device_type},
+    {"device_type_name", &JobRecord::device_type_name},
+    {"submit_s", &JobRecord::submit_s},
+    {"first_start_s", &JobRecord::first_start_s},
+    {"finish_s", &JobRecord::finish_s},
+    {"dropped_s", &JobRecord::dropped_s, JobField::kWhenSet},
+    {"deadline_s", &JobRecord::deadline_s, JobField::kNullIsNone},
+    {"ideal_runtime_s", &JobRecord::ideal_runtime_s},
+    {"gpu_seconds", &JobRecord::gpu_seconds},
+    {"busy_energy_joules", &JobRecord::busy_energy_joules},
+    {"cost_usd", &JobRecord::cost_usd},
+    {"cross_node_bytes", &JobRecord::cross_node_bytes},
+    {"preemptions", &JobRecord::preemptions},
+    {"max_span_nodes", &JobRecord::max_span_nodes},
+}};
+
+bool Written(const JobField& f, const JobRecord& r) {
+  return f.rule != JobField::kWhenSet || r.*std::get<double JobRecord::*>(f.member) >= 0;
+}
+
 void AppendJob(const JobRecord& r, std::string* out) {
-  const auto integer = [out](const char* key, long long v) {
-    AppendKey(key, out);
-    out->append(std::to_string(v)).append(",\n");
-  };
-  const auto real = [out](const char* key, double v) {
-    AppendKey(key, out);
-    AppendDouble(v, out);
-    out->append(",\n");
-  };
-  const auto text = [out](const char* key, const std::string& v) {
-    AppendKey(key, out);
-    AppendString(v, out);
-    out->append(",\n");
-  };
   out->append("  {\n");
-  integer("id", r.id);
-  text("name", r.name);
-  text("user", r.user);
-  text("model", r.model);
-  integer("num_gpus", r.num_gpus);
-  integer("priority", r.priority);
-  integer("device_type", r.device_type);
-  text("device_type_name", r.device_type_name);
-  real("submit_s", r.submit_s);
-  real("first_start_s", r.first_start_s);
-  real("finish_s", r.finish_s);
-  if (r.dropped_s >= 0) real("dropped_s", r.dropped_s);  // written only for a dropped job
-  real("deadline_s", r.deadline_s);
-  real("ideal_runtime_s", r.ideal_runtime_s);
-  real("gpu_seconds", r.gpu_seconds);
-  real("busy_energy_joules", r.busy_energy_joules);
-  real("cost_usd", r.cost_usd);
-  real("cross_node_bytes", r.cross_node_bytes);
-  integer("preemptions", r.preemptions);
-  AppendKey("max_span_nodes", out);
-  out->append(std::to_string(r.max_span_nodes)).append("\n  }");
+  bool first = true;
+  for (const JobField& f : kJobFields) {
+    if (!Written(f, r)) continue;
+    if (!first) out->append(",\n");
+    first = false;
+    AppendKey(f.key, out);
+    std::visit(
+        [&](auto member) {
+          const auto& v = r.*member;
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, std::string>) {
+            AppendString(v, out);
+          } else if constexpr (std::is_same_v<T, double>) {
+            AppendDouble(v, out);
+          } else {
+            out->append(std::to_string(v));
+          }
+        },
+        f.member);
+  }
+  out->append("\n  }");
+}
+
+Status ReadJob(const Json& o, const std::string& where, JobRecord* r) {
+  for (const JobField& f : kJobFields) {
+    if (f.rule == JobField::kWhenSet && !o.contains(f.key)) continue;
+    HETSCHED_RETURN_IF_ERROR(std::visit(
+        [&](auto member) {
+          auto* v = &(r->*member);
+          if constexpr (std::is_same_v<std::decay_t<decltype(*v)>, double>) {
+            if (f.rule == JobField::kNullIsNone) return ReadSeconds(o, f.key, v, where);
+          }
+          return Read(o, f.key, v, where);
+        },
+        f.member));
+  }
+  return Status::Ok();
 }
 
 void AppendSample(const TimelineSample& s, std::span<const int> busy_by_type, std::string* out) {
@@ -212,26 +252,7 @@ Result<RunRecord> ParseRunRecordJson(std::string_view text, const std::string& o
     const std::string where = origin + ": jobs[" + std::to_string(i) + "]";
     if (!o.is_object()) return Status::ParseError(where + ": not an object");
     JobRecord r;
-    HETSCHED_RETURN_IF_ERROR(Read(o, "id", &r.id, where));
-    HETSCHED_RETURN_IF_ERROR(Read(o, "name", &r.name, where));
-    HETSCHED_RETURN_IF_ERROR(Read(o, "user", &r.user, where));
-    HETSCHED_RETURN_IF_ERROR(Read(o, "model", &r.model, where));
-    HETSCHED_RETURN_IF_ERROR(Read(o, "num_gpus", &r.num_gpus, where));
-    HETSCHED_RETURN_IF_ERROR(Read(o, "priority", &r.priority, where));
-    HETSCHED_RETURN_IF_ERROR(Read(o, "device_type", &r.device_type, where));
-    HETSCHED_RETURN_IF_ERROR(Read(o, "device_type_name", &r.device_type_name, where));
-    HETSCHED_RETURN_IF_ERROR(Read(o, "submit_s", &r.submit_s, where));
-    HETSCHED_RETURN_IF_ERROR(Read(o, "first_start_s", &r.first_start_s, where));
-    HETSCHED_RETURN_IF_ERROR(Read(o, "finish_s", &r.finish_s, where));
-    if (o.contains("dropped_s")) HETSCHED_RETURN_IF_ERROR(Read(o, "dropped_s", &r.dropped_s, where));
-    HETSCHED_RETURN_IF_ERROR(ReadSeconds(o, "deadline_s", &r.deadline_s, where));
-    HETSCHED_RETURN_IF_ERROR(Read(o, "ideal_runtime_s", &r.ideal_runtime_s, where));
-    HETSCHED_RETURN_IF_ERROR(Read(o, "gpu_seconds", &r.gpu_seconds, where));
-    HETSCHED_RETURN_IF_ERROR(Read(o, "busy_energy_joules", &r.busy_energy_joules, where));
-    HETSCHED_RETURN_IF_ERROR(Read(o, "cost_usd", &r.cost_usd, where));
-    HETSCHED_RETURN_IF_ERROR(Read(o, "cross_node_bytes", &r.cross_node_bytes, where));
-    HETSCHED_RETURN_IF_ERROR(Read(o, "preemptions", &r.preemptions, where));
-    HETSCHED_RETURN_IF_ERROR(Read(o, "max_span_nodes", &r.max_span_nodes, where));
+    HETSCHED_RETURN_IF_ERROR(ReadJob(o, where, &r));
     run.jobs.push_back(std::move(r));
   }
   auto timeline = j.find("timeline");
