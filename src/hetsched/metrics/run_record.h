@@ -39,6 +39,19 @@ struct JobRecord {
   // completion with the job's true total). Not written to jobs.csv.
   double iterations_run = 0;
 
+  // What the record takes from the job's spec (what its scheduler saw): id, name, user, model,
+  // GPU count, priority, submission and deadline, times as the spec has them. The simulator and
+  // the Slurm agent both fill a record's header so.
+  void TakeSpec(const JobSpec& spec) {
+    id = spec.id;
+    name = spec.name;
+    user = spec.user;
+    model = spec.model;
+    num_gpus = spec.num_gpus;
+    priority = spec.priority;
+    submit_s = spec.submit_time_s;
+    deadline_s = spec.deadline_s;
+  }
   bool finished() const { return finish_s >= 0; }
   double jct_s() const { return finish_s - submit_s; }
   double queueing_delay_s() const { return first_start_s - submit_s; }

@@ -120,15 +120,7 @@ Status Simulator::Prepare() {
       run.samples_per_iteration = static_cast<double>(job.spec.num_gpus) * std::max(batch, 1);
     }
     run.record = static_cast<int32_t>(record_.jobs.size());
-    JobRecord& rec = record_.jobs.emplace_back();
-    rec.id = job.spec.id;
-    rec.name = job.spec.name;
-    rec.user = job.spec.user;
-    rec.model = job.spec.model;
-    rec.num_gpus = job.spec.num_gpus;
-    rec.priority = job.spec.priority;
-    rec.submit_s = job.spec.submit_time_s;
-    rec.deadline_s = job.spec.deadline_s;
+    record_.jobs.emplace_back().TakeSpec(job.spec);
     if (options_.measured_throughputs != nullptr) {
       run.measured_type = options_.measured_throughputs->JobTypeIndex(job.truth.measured_job_type);
     }

@@ -55,8 +55,15 @@ struct SimOptions {
   std::function<double()> wall_clock;
 };
 
-// Runs `workload` on `cluster`. Errors: a job that can never fit the cluster (named with its
-// trace row), an invariant violation (a bug: reported with the event that broke it).
+// Runs `workload` on `cluster`. The workload must hold (checked before the first event, each an
+// InvalidArgument naming the job): at most 2^31 - 1 jobs; ids 0..n-1 in order; submit times not
+// decreasing; num_gpus >= 1; a model the zoo knows; a job with a trace run time
+// (JobTruth::runtime_s) only in a workload that names its reference device
+// (Workload::runtime_device, a type of the catalog); and every job able to fit the empty cluster
+// (enough devices of an allowed type, memory, containers), unless SimOptions::skip_unfit_jobs,
+// which skips and counts the others. The cluster must pass Cluster::Validate. Other errors: an
+// invariant violation (a bug, kInternal: reported with the event that broke it), a run in which
+// nothing can progress (Stalled), a fault a method reports through its context.
 Result<RunRecord> Simulate(const Cluster& cluster, const ModelZoo& zoo, const Workload& workload,
                            Methods methods, const SimOptions& options);
 

@@ -244,13 +244,8 @@ RunRecord Agent::Record() {
     const AgentJob& job = *owned;
     const JobSpec& spec = job.request.spec;
     JobRecord rec = job.record;
-    rec.id = spec.id;
-    rec.name = spec.name;
-    rec.user = spec.user;
-    rec.model = spec.model;
-    rec.num_gpus = spec.num_gpus;
-    rec.priority = spec.priority;
-    rec.submit_s = spec.submit_time_s - t0;
+    rec.TakeSpec(spec);
+    rec.submit_s -= t0;
     if (rec.first_start_s >= 0) rec.first_start_s -= t0;
     if (rec.finish_s >= 0) rec.finish_s -= t0;
     if (job.final_state != "COMPLETED") rec.finish_s = -1;  // failed/cancelled: not a completion
