@@ -241,10 +241,7 @@ class DltapExperiment final : public Experiment {
     }
     ctx.print(table);
     ctx.headline = Headline(rows);
-    HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/dltap.csv", csv));
-    HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/dltap.txt", table));
-    ctx.print(fmt::format("outputs: {0}/dltap.csv {0}/dltap.txt\n", ctx.out_dir));
-    return Status::Ok();
+    return WriteExperimentOutputs(ctx, {{"dltap.csv", csv}, {"dltap.txt", table}});
   }
 };
 

@@ -4,6 +4,7 @@
 
 #include "hetsched/metrics/summary.h"
 #include "hetsched/report/run_dirs.h"
+#include "hetsched/util/file_io.h"
 
 namespace hetsched {
 
@@ -14,6 +15,18 @@ std::function<void(long long, long long)> PartProgress(const ExperimentContext& 
     const double within = total > 0 ? std::min(1.0, static_cast<double>(done) / static_cast<double>(total)) : 1.0;
     report(static_cast<long long>((part + within) / parts * kWhole), kWhole);
   };
+}
+
+Status WriteExperimentOutputs(const ExperimentContext& ctx, const std::vector<std::pair<std::string, std::string>>& files,
+                              const std::vector<std::string>& more) {
+  std::string line = "outputs:";
+  for (const auto& [name, contents] : files) {
+    HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/" + name, contents));
+    line += " " + ctx.out_dir + "/" + name;
+  }
+  for (const std::string& name : more) line += " " + ctx.out_dir + "/" + name;
+  if (ctx.print) ctx.print(line + "\n");
+  return Status::Ok();
 }
 
 Status WriteExperimentRun(const ExperimentContext& ctx, const std::string& part, const std::string& name,

@@ -6,6 +6,8 @@
 
 #include <functional>
 #include <string>
+#include <vector>
+#include <utility>
 #include <string_view>
 
 #include "hetsched/metrics/run_record.h"
@@ -35,6 +37,12 @@ struct ExperimentContext {
 // call each), as a SimOptions::progress callback: reports the whole experiment's fraction through
 // ctx.progress in millionths. Empty when ctx.progress is.
 std::function<void(long long, long long)> PartProgress(const ExperimentContext& ctx, int part, int parts);
+
+// The experiment's result files: each {file name, contents} written (atomically) under
+// ctx.out_dir, in order, then their paths on one "outputs:" line, followed by those of `more`
+// (names under ctx.out_dir of outputs written elsewhere, or patterns: "seed-<N>/").
+Status WriteExperimentOutputs(const ExperimentContext& ctx, const std::vector<std::pair<std::string, std::string>>& files,
+                              const std::vector<std::string>& more = {});
 
 // Writes one run of the experiment under <out_dir>/runs/<part>/<name>/ (summary.json, jobs.csv,
 // timeline.csv, run.json; report/run_dirs.h), the record's policy shown as `name`: `hetsched

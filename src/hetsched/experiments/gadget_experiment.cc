@@ -198,10 +198,7 @@ class GadgetExperiment final : public Experiment {
                          s.energy_joules / 1e9, s.cross_node_bytes / 1e12, r.mean_span, r.resizes, r.resize_pause_h);
     }
     ctx.print(table);
-    HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/gadget.csv", csv));
-    HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/gadget.txt", table));
-    ctx.print(fmt::format("outputs: {0}/gadget.csv {0}/gadget.txt\n", ctx.out_dir));
-    return Status::Ok();
+    return WriteExperimentOutputs(ctx, {{"gadget.csv", csv}, {"gadget.txt", table}});
   }
 
  private:

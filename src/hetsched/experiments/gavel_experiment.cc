@@ -142,10 +142,7 @@ class GavelExperiment final : public Experiment {
     svg += Panel(rows, rates, 0, "average JCT (hours)", [](const Row& r) { return r.summary.jct_s.mean / 3600; });
     svg += Panel(rows, rates, 390, "makespan (hours)", [](const Row& r) { return r.summary.makespan_s / 3600; });
     svg += "</svg>\n";
-    HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/gavel.csv", csv));
-    HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/gavel.svg", svg));
-    ctx.print(fmt::format("outputs: {0}/gavel.csv {0}/gavel.svg\n", ctx.out_dir));
-    return Status::Ok();
+    return WriteExperimentOutputs(ctx, {{"gavel.csv", csv}, {"gavel.svg", svg}});
   }
 };
 

@@ -142,10 +142,7 @@ class HeterPsExperiment : public Experiment {
                          Quantile(cpu_ratio, 0.5), Quantile(cpu_ratio, 1.0), Quantile(gpu_ratio, 0.5),
                          Quantile(gpu_ratio, 1.0));
     ctx.print(table);
-    HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/heterps.csv", csv));
-    HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/heterps.txt", table));
-    ctx.print(fmt::format("outputs: {0}/heterps.csv {0}/heterps.txt\n", ctx.out_dir));
-    return Status::Ok();
+    return WriteExperimentOutputs(ctx, {{"heterps.csv", csv}, {"heterps.txt", table}});
   }
 };
 

@@ -310,13 +310,10 @@ class RlptoExperiment final : public Experiment {
                          r.high_jct_h, s.makespan_s / 3600, s.utilisation, r.misses, s.preemptions, r.resizes, r.resize_pause_h);
     }
     ctx.print(text);
-    HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/rlpto.csv", csv));
-    HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/rlpto.txt", text));
-    ctx.print(agent_file.empty() ? fmt::format("outputs: {0}/rlpto.csv {0}/rlpto.txt {0}/rlpto_training_<learner>.csv "
-                                               "{0}/rlpto_agent_<learner>.bin\n",
-                                               ctx.out_dir)
-                                 : fmt::format("outputs: {0}/rlpto.csv {0}/rlpto.txt\n", ctx.out_dir));
-    return Status::Ok();
+    return WriteExperimentOutputs(
+        ctx, {{"rlpto.csv", csv}, {"rlpto.txt", text}},
+        agent_file.empty() ? std::vector<std::string>{"rlpto_training_<learner>.csv", "rlpto_agent_<learner>.bin"}
+                           : std::vector<std::string>{});
   }
 };
 

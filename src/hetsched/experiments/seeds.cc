@@ -303,12 +303,9 @@ Status RunExperimentOverSeeds(Experiment& experiment, ExperimentContext& ctx,
   }
   HETSCHED_ASSIGN_OR_RETURN(const SeedSummary summary, SummariseSeeds(seeds, tables));
   const std::string text = FormatSeedSummaryText(summary);
-  HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/" + name + "_seeds.csv", FormatSeedSummaryCsv(summary)));
-  HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/" + name + "_seeds.txt", text));
-  if (ctx.print) {
-    ctx.print("\n" + text);
-    ctx.print(fmt::format("outputs: {0}/{1}_seeds.csv {0}/{1}_seeds.txt {0}/seed-<N>/\n", ctx.out_dir, name));
-  }
+  if (ctx.print) ctx.print("\n" + text);
+  HETSCHED_RETURN_IF_ERROR(WriteExperimentOutputs(
+      ctx, {{name + "_seeds.csv", FormatSeedSummaryCsv(summary)}, {name + "_seeds.txt", text}}, {"seed-<N>/"}));
   ctx.headline = headlines;
   return Status::Ok();
 }

@@ -131,10 +131,7 @@ class TappExperiment : public Experiment {
         gaps.size(), within(gaps, 0.05), gaps.size(), 100 * Quantile(polished_gaps, 1.0), within(polished_gaps, 0.01),
         polished_gaps.size(), Quantile(episodes_to_best, 0.5), Quantile(episodes_to_best, 1.0), episodes);
     ctx.print(table);
-    HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/tapp.csv", csv));
-    HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(ctx.out_dir + "/tapp.txt", table));
-    ctx.print(fmt::format("outputs: {0}/tapp.csv {0}/tapp.txt\n", ctx.out_dir));
-    return Status::Ok();
+    return WriteExperimentOutputs(ctx, {{"tapp.csv", csv}, {"tapp.txt", table}});
   }
 };
 
