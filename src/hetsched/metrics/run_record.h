@@ -2,6 +2,7 @@
 // metrics/report read it.
 #pragma once
 
+#include <algorithm>
 #include <span>
 #include <string>
 #include <vector>
@@ -10,6 +11,21 @@
 #include "hetsched/model/job.h"
 
 namespace hetsched {
+
+// What one run segment of a job (devices held from a start to a stop or a hold) adds to its record.
+// The simulator and the Slurm agent both account a run so.
+struct SegmentTotals {
+  double gpu_seconds = 0, busy_energy_joules = 0, cost_usd = 0, cross_node_bytes = 0, iterations_run = 0;
+  int span_nodes = 0;
+  // `devices` devices of `type` held for `held_s` seconds: device time, energy above idle, price.
+  static SegmentTotals Holding(const DeviceType& type, double devices, double held_s) {
+    SegmentTotals seg;
+    seg.gpu_seconds = held_s * devices;
+    seg.busy_energy_joules = held_s * devices * (type.tdp_watts - type.idle_watts);
+    seg.cost_usd = held_s / 3600.0 * devices * type.price_per_hour;
+    return seg;
+  }
+};
 
 struct JobRecord {
   JobId id = 0;
@@ -51,6 +67,14 @@ struct JobRecord {
     priority = spec.priority;
     submit_s = spec.submit_time_s;
     deadline_s = spec.deadline_s;
+  }
+  void Add(const SegmentTotals& seg) {
+    gpu_seconds += seg.gpu_seconds;
+    busy_energy_joules += seg.busy_energy_joules;
+    cost_usd += seg.cost_usd;
+    cross_node_bytes += seg.cross_node_bytes;
+    iterations_run += seg.iterations_run;
+    max_span_nodes = std::max(max_span_nodes, seg.span_nodes);
   }
   bool finished() const { return finish_s >= 0; }
   double jct_s() const { return finish_s - submit_s; }

@@ -135,18 +135,14 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
   return Status::Ok();
 }
 
-Simulator::SegmentTotals Simulator::CloseSegment(JobId id) {
+SegmentTotals Simulator::CloseSegment(JobId id) {
   JobStatus& st = status_[static_cast<size_t>(id)];
   RunState& job = runs_[static_cast<size_t>(id)];
   ActiveRun& run = active(job);
   Advance(job);
   const double held_s = now_ - run.segment_start_s;
   const double n = static_cast<double>(st.devices.size());
-  const DeviceType& type = cluster_.device_catalog().type(st.device_type);
-  SegmentTotals seg;
-  seg.gpu_seconds = held_s * n;
-  seg.busy_energy_joules = held_s * n * (type.tdp_watts - type.idle_watts);
-  seg.cost_usd = held_s / 3600.0 * n * type.price_per_hour;
+  SegmentTotals seg = SegmentTotals::Holding(cluster_.device_catalog().type(st.device_type), n, held_s);
   seg.cross_node_bytes = (job.done_at_update - run.segment_start_iterations) * run.estimate.cross_node_bytes;
   seg.iterations_run = job.done_at_update - run.segment_start_iterations;
   // Here rather than at the start, where the record would be read once more (a cache miss a run
@@ -160,15 +156,6 @@ Simulator::SegmentTotals Simulator::CloseSegment(JobId id) {
   events_.CancelCompletion(id);
   run.completion_s = EventQueue::kNever;
   return seg;
-}
-
-void Simulator::AddToRecord(const SegmentTotals& seg, JobRecord& rec) {
-  rec.gpu_seconds += seg.gpu_seconds;
-  rec.busy_energy_joules += seg.busy_energy_joules;
-  rec.cost_usd += seg.cost_usd;
-  rec.cross_node_bytes += seg.cross_node_bytes;
-  rec.iterations_run += seg.iterations_run;
-  rec.max_span_nodes = std::max(rec.max_span_nodes, seg.span_nodes);
 }
 
 Status Simulator::StopRun(JobId id) {
@@ -188,7 +175,7 @@ Status Simulator::StopRun(JobId id) {
     const SegmentTotals seg = CloseSegment(id);
     ChangeTraffic(id, -1);
     DropRetime(id);  // no speed left to re-time
-    AddToRecord(seg, rec);
+    rec.Add(seg);
   }
   rec.device_type = st.device_type;
   rec.device_type_name = cluster_.device_catalog().type(st.device_type).name;
@@ -232,7 +219,7 @@ Status Simulator::Hold(JobId id) {
     return Status::Internal("invariant: job " + std::to_string(id) + " held at t=" + std::to_string(now_) + " with " +
                             std::to_string(done) + " iterations done, before its mark " + std::to_string(run.mark));
   }
-  AddToRecord(CloseSegment(id), record(job));
+  record(job).Add(CloseSegment(id));
   job.done_at_update = std::abs(done - run.mark) <= tol ? run.mark : done;
   st.iterations_done = job.done_at_update;
   ChangeTraffic(id, -1);

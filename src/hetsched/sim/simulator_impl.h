@@ -233,15 +233,9 @@ class Simulator final : public SchedBackend {
   void FlushRetime(JobId id);
   void FlushRetimes();
   void DropRetime(JobId id) { retime_mark_[static_cast<size_t>(id)] = kRetimeNone; }
-  // What one allocation segment adds to the job's record.
-  struct SegmentTotals {
-    double gpu_seconds = 0, busy_energy_joules = 0, cost_usd = 0, cross_node_bytes = 0, iterations_run = 0;
-    int span_nodes = 0;
-  };
   // Ends the job's current allocation segment in its visible status (device time, progress) and
-  // returns what it adds to the record (AddToRecord); for a stop or an idle hold.
+  // returns what it adds to the record (JobRecord::Add); for a stop or an idle hold.
   SegmentTotals CloseSegment(JobId id);
-  static void AddToRecord(const SegmentTotals& seg, JobRecord& rec);
   Status StopRun(JobId id);
   // Takes `planned`'s devices for a pending job and starts it; its progress resumes after pause_s.
   Status BeginRun(JobId id, const PlannedJob& planned, double pause_s);

@@ -118,9 +118,7 @@ void Agent::AccountRunEnd(AgentJob& job, double end_epoch_s) {
   const double held_s = std::max(0.0, end_epoch_s - job.run_start_epoch_s);
   const double n = static_cast<double>(job.status.devices.size());
   const DeviceType& type = cluster_.cluster.device_catalog().type(job.status.device_type);
-  job.record.gpu_seconds += held_s * n;
-  job.record.busy_energy_joules += held_s * n * (type.tdp_watts - type.idle_watts);
-  job.record.cost_usd += held_s / 3600.0 * n * type.price_per_hour;
+  job.record.Add(SegmentTotals::Holding(type, n, held_s));
   job.record.device_type = job.status.device_type;
   job.record.device_type_name = type.name;
   job.status.service_gpu_s += held_s * n;
