@@ -203,17 +203,19 @@ Status Agent::KeepOutSlurmBusy(NodeId n, int slurm_used, bool idle, const std::s
     if (idle ? since < t : t - since >= kSlurmBusyPersistS) ++want;
   }
   const int had = keep_out_[i];
-  if (want > static_cast<int>(kept.size())) {
+  int kept_now = static_cast<int>(kept.size());
+  if (want > kept_now) {  // from its free GPUs, as many as it has
     state_.AppendFreeDevices(n, &free);
-    free.resize(std::min(free.size(), static_cast<size_t>(want) - kept.size()));
+    free.resize(std::min(free.size(), static_cast<size_t>(want - kept_now)));
     HETSCHED_RETURN_IF_ERROR(state_.Allocate(kSlurmBusyOwner, free));
     BookDown(free, +1);
-  } else if (want < static_cast<int>(kept.size())) {
+    kept_now += static_cast<int>(free.size());
+  } else if (want < kept_now) {
     free.assign(kept.begin() + want, kept.end());
     HETSCHED_RETURN_IF_ERROR(state_.Release(kSlurmBusyOwner, free));
     BookDown(free, -1);
+    kept_now = want;
   }
-  const int kept_now = static_cast<int>(kept.size()) + (want > static_cast<int>(kept.size()) ? 1 : -1) * static_cast<int>(free.size());
   if (!free.empty()) changed_ = true;
   keep_out_[i] = want;
   keep_out_short_[i] = want - kept_now;
