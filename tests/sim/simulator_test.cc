@@ -37,6 +37,21 @@ Workload BackfillScenario() {
   return MakeWorkload({UnitJob(0, 0, 3, 30), UnitJob(1, 1, 4, 30), UnitJob(2, 2, 1, 3)});
 }
 
+// The run's wall time comes from the injected clock (SimOptions::wall_clock), read once before
+// and once after the run: a test can make that figure repeat.
+TEST(SimulatorGoldenTest, WallTimeComesFromTheInjectedClock) {
+  auto w = MakeSimWorld();
+  MethodChoice choice;
+  choice.placer = "first-fit";
+  SimOptions options;
+  double clock_s = 100;
+  options.wall_clock = [&clock_s] { return clock_s += 2.5; };
+  auto run = RunSimulation(*w->cluster, w->zoo, BackfillScenario(), choice, options);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(run->wall_seconds, 2.5);
+  EXPECT_EQ(clock_s, 105);
+}
+
 TEST(SimulatorGoldenTest, FifoWithoutBackfillBlocksBehindTheHead) {
   auto w = MakeSimWorld();
   RunRecord run = MustRun(*w, BackfillScenario(), "fifo", {"backfill=none"});

@@ -151,7 +151,7 @@ Status Agent::RefreshNodes() {
     node_idle_[static_cast<size_t>(n)] = ToLower(sn.state) == "idle";
     const bool down = !sn.Usable();
     if (!down && !node_down_[static_cast<size_t>(n)]) {
-      HETSCHED_RETURN_IF_ERROR(KeepOutSlurmBusy(n, sn.gpus_used, node_idle_[static_cast<size_t>(n)], sn.name));
+      HETSCHED_RETURN_IF_ERROR(KeepOutSlurmBusy(n, sn.gpus_used));
     }
     if (down == node_down_[static_cast<size_t>(n)]) continue;
     free.clear();
@@ -176,9 +176,11 @@ Status Agent::RefreshNodes() {
   return Status::Ok();
 }
 
-Status Agent::KeepOutSlurmBusy(NodeId n, int slurm_used, bool idle, const std::string& name) {
+Status Agent::KeepOutSlurmBusy(NodeId n, int slurm_used) {
   const size_t i = static_cast<size_t>(n);
   const Node& node = cluster_.cluster.node(n);
+  const bool idle = node_idle_[i];
+  const std::string& name = node.name;
   int running = 0;
   std::vector<DeviceId> kept, free;
   for (int k = 0; k < node.num_devices; ++k) {

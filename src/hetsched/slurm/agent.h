@@ -183,7 +183,7 @@ class Agent final : public SchedBackend {
   // that sees them) on a node sinfo calls idle: with no job there, the count is Slurm's own error.
   // What a released job of the agent holds cannot be taken: that is keep_out_short_, and such a
   // job, which Slurm cannot start there, is taken back (Follow).
-  Status KeepOutSlurmBusy(NodeId n, int slurm_used, bool idle, const std::string& name);
+  Status KeepOutSlurmBusy(NodeId n, int slurm_used);
   // Whether a node of `job` has GPUs Slurm counts busy that the agent could not keep out.
   bool OnShortNode(const AgentJob& job) const;
   void FillGresDetail(SlurmJob& sj);
@@ -197,6 +197,9 @@ class Agent final : public SchedBackend {
   void Requeue(AgentJob& job, const SlurmJob& sj, const std::string& why, bool by_slurm);
   // A completed job Slurm requeued (it lost the completion): held, its new run stopped.
   void StopRerun(AgentJob& job, const SlurmJob& sj);
+  // Sends `scancel` for job `id` (its cancel was journaled) and notes when in *sent_s; a failure is
+  // reported, and the caller sends it again kRerunCancelRetryS later while Slurm lists the job.
+  void SendCancel(JobId id, double* sent_s);
   // A cancel of a job Slurm listed again is over (Slurm shows it ended, or lists it no more).
   void EndRelisting(AgentJob& job);
   // Books the runs of `job` that requeues stopped (Slurm's restart count now `restart_count`).

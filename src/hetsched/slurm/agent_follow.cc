@@ -203,10 +203,15 @@ void Agent::StopRerun(AgentJob& job, const SlurmJob& sj) {
            std::to_string(sj.restart_count) + "; slurmctld lost its end?): cancelled, not run again");
     ++relisted_;
   }
-  job.rerun_cancel_s = now;
-  auto r = Slurm({"scancel", id});
+  SendCancel(sj.id, &job.rerun_cancel_s);
+}
+
+void Agent::SendCancel(JobId id, double* sent_s) {
+  *sent_s = clock_.NowS();
+  const std::string job = std::to_string(id);
+  auto r = Slurm({"scancel", job});
   if (!r.ok() || r->exit_code != 0) {
-    Report("job " + id + ": scancel failed (" + (r.ok() ? std::string(Trim(r->err)) : r.status().message()) +
+    Report("job " + job + ": scancel failed (" + (r.ok() ? std::string(Trim(r->err)) : r.status().message()) +
            "): sent again in " + std::to_string(static_cast<int>(kRerunCancelRetryS)) + " s if Slurm still lists it");
   }
 }

@@ -274,10 +274,7 @@ bool Agent::RunLostBySlurm(AgentJob& job) {
   const std::string id = std::to_string(job.status.spec->id);
   const double now_s = clock_.NowS();
   if (job.lost_cancel_s >= 0) {  // sent: again while Slurm lists it running
-    if (now_s - job.lost_cancel_s >= kRerunCancelRetryS) {
-      job.lost_cancel_s = now_s;
-      (void)Slurm({"scancel", id});
-    }
+    if (now_s - job.lost_cancel_s >= kRerunCancelRetryS) SendCancel(job.status.spec->id, &job.lost_cancel_s);
     return true;
   }
   if (job.preempted_run_start_s < 0 || ctld_boot_s_ <= 0 || job.preempted_run_start_s > ctld_boot_s_) return false;
@@ -300,8 +297,7 @@ bool Agent::RunLostBySlurm(AgentJob& job) {
   if (!Intend(r).ok()) return true;  // kept in fatal_
   Report("job " + id + ": its completion has not reached slurmctld " + std::to_string(static_cast<int>(kLostRunGraceS)) +
          " s after its start (slurmctld lost it): cancelled, not run again");
-  job.lost_cancel_s = now_s;
-  (void)Slurm({"scancel", id});
+  SendCancel(job.status.spec->id, &job.lost_cancel_s);
   return true;
 }
 
