@@ -1,12 +1,16 @@
-// The Python module's native part, `hetsched._hetsched` (issue 22). The Python package
-// (python/hetsched/__init__.py) builds on four things from here:
-//  - run_cli(argv): the `hetsched` command line run in-process (apps/hetsched/cli_main.cc), the
-//    GIL released, error lines captured instead of printed: the same flags, defaults, checks and
-//    output files as the program;
-//  - the job scheduler "python" (option handle=N): a C++ JobScheduler that forwards the simulator's
-//    events to a Python object registered under N, with copies of the visible job state (never
-//    the simulator's truth) and a context valid only during the call. An exception raised there
-//    ends the run (SchedContext::Fail) and is re-raised by run_cli with its traceback;
+// The Python module's native part, `hetsched._hetsched` (issues 22 and 45). The Python package
+// (python/hetsched/__init__.py) builds on these:
+//  - simulate(...): one simulation through the library's run entry (run/simulate_request.h): the
+//    settings by the command line's flags with the same checks, a trace file or a DataFrame's
+//    text, and the methods by name or as Python objects, given to the run directly; the outputs
+//    come back as text (summary.json, jobs.csv, timeline.csv, run.json), written to files only
+//    for `out`. The GIL is released while the run goes on;
+//  - a C++ JobScheduler and a Placer that forward to a Python object, with copies of the visible
+//    job state (never the simulator's truth) and a context valid only during the call. An
+//    exception raised there ends the run (SchedContext::Fail) and is raised again by simulate()
+//    with its traceback;
+//  - compare(...) and experiment(...): the same for several runs and for a reproduction experiment
+//    (run/compare_request.h, run/experiment_request.h);
 //  - read_trace_native(path, format, ...): any trace format read by hetsched's readers, returned
 //    as the native CSV text (the package turns it into a DataFrame);
 //  - methods(kind): the registries' listings.
@@ -14,15 +18,26 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
+#include <tuple>
 #include <string>
 #include <vector>
 
-#include "cli_common.h"
+#include "hetsched/metrics/summary.h"
+#include "hetsched/report/run_record_json.h"
+#include "hetsched/report/writers.h"
+#include "hetsched/report/run_dirs.h"
+#include "hetsched/run/compare_request.h"
+#include "hetsched/run/experiment_request.h"
+#include "hetsched/run/simulate_request.h"
+#include "hetsched/run/value_checks.h"
+#include "hetsched/sim/simulator.h"
+#include "hetsched/util/file_io.h"
+#include "hetsched/util/progress.h"
 #include "hetsched/experiments/seeds.h"
 #include "hetsched/model/cluster.h"
 #include "hetsched/model/device.h"
@@ -145,19 +160,16 @@ class ContextView {
   const std::vector<char>* seen_;
 };
 
-// Python policies by handle, and the first exception each raised (taken by reraise(handle)).
-struct PythonState {
-  std::map<long long, py::object> policies;
-  std::map<long long, py::error_already_set> raised;
+// The first exception a run's Python methods raised: kept by simulate(), which raises it again
+// after the run (with its traceback). Released with the GIL held.
+struct PythonFault {
+  std::optional<py::error_already_set> raised;
 };
-PythonState& State() {
-  static PythonState* state = new PythonState();  // never destroyed: py::objects outlive no interpreter
-  return *state;
-}
 
 class PythonScheduler final : public JobScheduler {
  public:
-  PythonScheduler(long long handle, py::object policy) : handle_(handle), policy_(std::move(policy)) {
+  PythonScheduler(py::object policy, std::shared_ptr<PythonFault> fault)
+      : policy_(std::move(policy)), fault_(std::move(fault)) {
     name_ = "python:" + py::str(py::type::of(policy_).attr("__name__")).cast<std::string>();
     if (py::hasattr(policy_, "round_period_s")) round_s_ = policy_.attr("round_period_s").cast<double>();
   }
@@ -178,7 +190,7 @@ class PythonScheduler final : public JobScheduler {
   void Event(const char* method, const JobStatus* job, SchedContext& ctx) {
     if (ctx.failed()) return;
     py::gil_scoped_acquire gil;
-    if (State().raised.count(handle_) > 0) return;  // the run is ending with an earlier exception
+    if (fault_->raised) return;  // the run is ending with an earlier exception
     if (job != nullptr) {
       const size_t id = static_cast<size_t>(job->spec->id);
       if (seen_.size() <= id) seen_.resize(id + 1, 0);
@@ -194,7 +206,7 @@ class PythonScheduler final : public JobScheduler {
       }
     } catch (py::error_already_set& e) {
       const std::string what = e.what();
-      State().raised.insert_or_assign(handle_, std::move(e));
+      fault_->raised.emplace(std::move(e));
       ctx.Fail(Status::Internal("Python policy " + name_ + "." + method + " raised: " + what));
     } catch (const std::exception& e) {
       ctx.Fail(Status::Internal("Python policy " + name_ + "." + method + ": " + e.what()));
@@ -202,8 +214,8 @@ class PythonScheduler final : public JobScheduler {
     view->Close();
   }
 
-  long long handle_;
   py::object policy_;
+  std::shared_ptr<PythonFault> fault_;
   std::string name_;
   double round_s_ = 0;
   std::vector<char> seen_;
@@ -266,7 +278,8 @@ struct RequestView {
 
 class PythonPlacer final : public Placer {
  public:
-  PythonPlacer(long long handle, py::object placer) : handle_(handle), placer_(std::move(placer)) {
+  PythonPlacer(py::object placer, std::shared_ptr<PythonFault> fault)
+      : placer_(std::move(placer)), fault_(std::move(fault)) {
     name_ = "python:" + py::str(py::type::of(placer_).attr("__name__")).cast<std::string>();
   }
   ~PythonPlacer() override {
@@ -282,7 +295,7 @@ class PythonPlacer final : public Placer {
 
   bool Place(const PlacementRequest& request, const ClusterState& state, std::vector<DeviceId>* out) override {
     py::gil_scoped_acquire gil;
-    if (State().raised.count(handle_) > 0) return false;
+    if (fault_->raised) return false;
     const DeviceCatalog& catalog = state.cluster().device_catalog();
     RequestView view;
     view.job = ViewOfSpec(*request.job);
@@ -296,7 +309,7 @@ class PythonPlacer final : public Placer {
       chosen = placer_.attr("place")(view, cluster);
     } catch (py::error_already_set& e) {
       const std::string what = e.what();
-      State().raised.insert_or_assign(handle_, std::move(e));
+      fault_->raised.emplace(std::move(e));
       error_ = Status::Internal("Python placer " + name_ + ".place raised: " + what);
     }
     cluster->Close();
@@ -334,59 +347,231 @@ class PythonPlacer final : public Placer {
   }
 
  private:
-  long long handle_;
   py::object placer_;
+  std::shared_ptr<PythonFault> fault_;
   std::string name_;
   Status error_;
 };
 
-// Registers `Impl` (built from a handle and the Python object under it) as the method "python"
-// of `Base`'s registry; `keyword` is simulate()'s argument that takes the object.
-template <typename Base, typename Impl>
-void RegisterPythonMethod(const char* summary, const char* keyword) {
-  Registry<Base>::Instance().Register(
-      MethodInfo{"python", summary, "user code through the Python module (docs/python.md)"},
-      [keyword](const Options& options) -> Result<std::unique_ptr<Base>> {
-        HETSCHED_ASSIGN_OR_RETURN(const long long handle, options.GetInt("handle", -1));
-        py::gil_scoped_acquire gil;
-        auto it = State().policies.find(handle);
-        if (it == State().policies.end()) {
-          return Status::InvalidArgument(std::string(Base::kKind) + " 'python' needs an object: pass it to hetsched.simulate(" +
-                                         keyword + "=...)");
-        }
-        return std::unique_ptr<Base>(std::make_unique<Impl>(handle, it->second));
-      });
+// A failed simulate(): the message and the command line's exit code for it (1 bad input, 2 a bad
+// setting or method choice, 3 a bug), raised as hetsched.Error by the package.
+struct SimulateError : std::runtime_error {
+  SimulateError(const Status& status, bool usage)
+      : std::runtime_error(status.message()),
+        exit_code(usage ? 2 : status.code() == StatusCode::kInternal ? 3 : 1) {}
+  int exit_code;  // the command line's exit code for the same failure (README)
+};
+
+// A progress line on stderr when `verbose` and stderr is a terminal (as the command line's).
+std::function<void(long long, long long)> Progress(bool verbose, const std::string& label, const std::string& unit) {
+  if (!verbose || !StderrIsTerminal()) return nullptr;
+  auto line = std::make_shared<ProgressLine>(label, unit);
+  return [line](long long done, long long total) { line->Update(done, total); };
 }
 
-// run_cli(argv) -> (exit code, error text).
-py::tuple RunCli(const std::vector<std::string>& args, bool quiet) {
-  std::vector<std::string> argv_text{"hetsched"};
-  argv_text.insert(argv_text.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : argv_text) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::string errors;
-  int code = 0;
+// A method given as a name (its options in `options`) or as a Python object.
+struct MethodArg {
+  py::object object;  // None for a named method
+  std::map<std::string, std::string> options;
+};
+
+Result<Options> OptionsOf(const std::map<std::string, std::string>& items, const char* keyword) {
+  std::vector<std::string> pairs;
+  for (const auto& [k, v] : items) pairs.push_back(k + "=" + v);
+  auto parsed = Options::Parse(pairs);
+  if (!parsed.ok()) return parsed.status().WithContext(keyword);
+  return parsed;
+}
+
+// A DataFrame's trace (its native CSV text, when not empty) as the request's workload.
+void ReadTraceFromText(const std::string& trace_text, SimulateRequest* request) {
+  if (trace_text.empty()) return;
+  request->workload.text = trace_text;
+  request->workload.text_origin = "DataFrame";
+  if (!request->given().contains("--format")) request->workload.format = "native";
+}
+
+// A run's outputs as text: what summary.json, jobs.csv, timeline.csv and run.json hold.
+py::dict RunTexts(const RunRecord& run, const Summary& summary) {
+  py::dict texts;
+  texts["summary"] = SummaryJson(run, summary);
+  texts["jobs"] = JobsCsv(run);
+  texts["timeline"] = TimelineCsv(run);
+  texts["run"] = RunRecordJson(run);
+  return texts;
+}
+
+// The request from the package's arguments: settings by flag, then each method's options.
+SimulateRequest RequestOf(const std::vector<std::pair<std::string, std::string>>& settings, const std::string& trace_text,
+                          const MethodArg& policy, const MethodArg& placer, const MethodArg& planner) {
+  SimulateRequest request;
+  auto usage = [](const Status& st) {
+    if (!st.ok()) throw SimulateError(st, true);
+  };
+  for (const auto& [flag, text] : settings) usage(request.Set(flag, text));
+  ReadTraceFromText(trace_text, &request);
+  for (auto [arg, target, keyword] : {std::tuple{&policy, &request.methods.policy_options, "policy_opts"},
+                                      std::tuple{&placer, &request.methods.placer_options, "placer_opts"},
+                                      std::tuple{&planner, &request.methods.planner_options, "planner_opts"}}) {
+    auto options = OptionsOf(arg->options, keyword);
+    usage(options.status());
+    *target = std::move(options).value();
+  }
+  if (!policy.object.is_none()) request.methods.policy = "python";
+  if (!placer.object.is_none()) request.methods.placer = "python";
+  return request;
+}
+
+// The run's methods: named ones from the registries (as CreateMethods makes them), Python objects
+// wrapped as they are.
+Methods MethodsOf(const SimulateRequest& request, const MethodArg& policy, const MethodArg& placer,
+                  const std::shared_ptr<PythonFault>& fault) {
+  Methods given;
+  if (!policy.object.is_none()) given.scheduler = std::make_unique<PythonScheduler>(policy.object, fault);
+  if (!placer.object.is_none()) given.placer = std::make_unique<PythonPlacer>(placer.object, fault);
+  const MethodLabels labels{"policy", "policy_opts", "placer", "placer_opts", "planner", "planner_opts"};
+  bool usage = false;
+  auto made = CreateMethods(request.methods, request.workload.seed, labels, &usage, std::move(given));
+  if (!made.ok()) throw SimulateError(made.status(), usage);
+  return std::move(made).value();
+}
+
+// simulate(...) -> {"summary", "jobs", "timeline", "run": the output files' text, "printed": what
+// `hetsched simulate` prints}.
+py::dict SimulateNative(const std::vector<std::pair<std::string, std::string>>& settings, const std::string& trace_text,
+                        const MethodArg& policy, const MethodArg& placer, const MethodArg& planner,
+                        const std::string& out, bool verbose) {
+  SimulateRequest request = RequestOf(settings, trace_text, policy, placer, planner);
+  std::string printed;
+  if (Status st = request.Prepare(&printed); !st.ok()) throw SimulateError(st, true);
+  auto fault = std::make_shared<PythonFault>();
+  Methods methods = MethodsOf(request, policy, placer, fault);
+  const ModelZoo& zoo = ModelZoo::BuiltIn();
+  Result<RunRecord> simulated = Status::Ok();
+  std::string summary, jobs, timeline, run_json;
   {
     py::gil_scoped_release release;
-    // One run at a time in a process (the command line keeps process-wide state: the error sink,
-    // the C stdout below); other Python threads run meanwhile.
-    static std::mutex one_run;
-    const std::lock_guard<std::mutex> lock(one_run);
-    // quiet: the command's printed tables go nowhere (the C stream only: Python's own prints,
-    // from a policy, still reach sys.stdout).
-    FILE* saved = stdout;
-    FILE* null = quiet ? std::fopen("/dev/null", "w") : nullptr;
-    if (null != nullptr) stdout = null;
-    cli::SetErrorSink(&errors);
-    code = cli::RunCli(static_cast<int>(argv_text.size()), argv.data());
-    cli::SetErrorSink(nullptr);
-    if (null != nullptr) {
-      stdout = saved;
-      std::fclose(null);
+    simulated = [&]() -> Result<RunRecord> {
+      HETSCHED_ASSIGN_OR_RETURN(SimInputs inputs, LoadSimInputs(request.cluster, request.workload, request.sim, zoo));
+      inputs.options.progress = Progress(verbose, request.methods.Label(), "jobs");
+      printed = DescribeSimInputs(inputs) + printed + DescribeMethods(request.methods);
+      return Simulate(inputs.cluster, zoo, inputs.workload, std::move(methods), inputs.options);
+    }();
+  }
+  if (fault->raised) {
+    py::error_already_set raised = std::move(*fault->raised);
+    fault->raised.reset();
+    throw raised;  // the Python method's own exception, with its traceback
+  }
+  if (!simulated.ok()) throw SimulateError(simulated.status(), false);
+  std::vector<RunRecord> runs;
+  runs.push_back(std::move(simulated).value());
+  const Summary s = Summarize(runs.front());
+  printed += DescribeSimulation(runs, s);
+  if (!out.empty()) {
+    py::gil_scoped_release release;
+    Status written = WriteRunOutputs(out, runs.front(), s);
+    if (written.ok()) written = WriteFileAtomic(out + "/run.json", RunRecordJson(runs.front()));
+    if (!written.ok()) throw SimulateError(written, false);
+  }
+  py::dict result = RunTexts(runs.front(), s);
+  result["printed"] = printed;
+  return result;
+}
+
+// compare(...) -> {"table": compare.csv's text, "runs": [(label, {"summary", "jobs", "timeline",
+// "run"})], "printed": what `hetsched compare` prints}.
+py::dict CompareNative(const std::vector<std::pair<std::string, std::string>>& settings, const std::string& trace_text,
+                       const std::string& out, bool verbose) {
+  CompareRequest request;
+  for (const auto& [flag, text] : settings) {
+    if (Status st = request.Set(flag, text); !st.ok()) throw SimulateError(st, true);
+  }
+  ReadTraceFromText(trace_text, &request.base);
+  std::vector<CompareSpec> specs;
+  std::vector<MethodChoice> choices;
+  std::string compat_report;
+  if (Status st = request.Prepare(&specs, &choices, &compat_report); !st.ok()) throw SimulateError(st, true);
+  std::vector<std::string> labels;
+  std::vector<Methods> methods;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    labels.push_back(specs[i].label);
+    const bool by_runs = !request.runs.empty();
+    const std::string policy_flag = by_runs ? "runs" : "policies", placer_flag = by_runs ? "runs" : "placers";
+    bool usage = false;
+    auto made = CreateMethods(choices[i], request.base.workload.seed,
+                              MethodLabels{policy_flag, policy_flag, placer_flag, placer_flag, "planner", "planner"},
+                              &usage);
+    if (!made.ok()) throw SimulateError(made.status().WithContext(labels[i]), usage);
+    methods.push_back(std::move(made).value());
+  }
+  std::string printed;
+  Result<CompareOutcome> outcome = Status::Ok();
+  {
+    py::gil_scoped_release release;
+    outcome = [&]() -> Result<CompareOutcome> {
+      const SimulateRequest& b = request.base;
+      HETSCHED_ASSIGN_OR_RETURN(SimInputs inputs, LoadSimInputs(b.cluster, b.workload, b.sim, ModelZoo::BuiltIn()));
+      printed = DescribeSimInputs(inputs) + compat_report;
+      inputs.options.progress = Progress(verbose, std::to_string(choices.size()) + " runs", "jobs");
+      HETSCHED_ASSIGN_OR_RETURN(CompareOutcome o, RunCompare(inputs, std::move(methods), labels, request.threads));
+      HETSCHED_RETURN_IF_ERROR(AddRealRuns(request.real_runs, &o));
+      if (!out.empty()) HETSCHED_RETURN_IF_ERROR(WriteCompareOutputs(out, o));
+      return o;
+    }();
+  }
+  if (!outcome.ok()) throw SimulateError(outcome.status(), false);
+  const CompareOutcome& o = *outcome;
+  printed += "\n" + ComparisonTable(o.runs, o.summaries) + "\n";
+  py::list runs;
+  for (size_t i = 0; i < o.runs.size(); ++i) runs.append(py::make_tuple(o.labels[i], RunTexts(o.runs[i], o.summaries[i])));
+  py::dict result;
+  result["table"] = ComparisonCsv(o.runs, o.summaries);
+  result["runs"] = runs;
+  result["printed"] = printed;
+  return result;
+}
+
+
+// experiment(...) -> (headline, printed): runs a reproduction experiment into `out` (its tables
+// are files by nature; the package reads them back).
+// `seed` and `threads` are text ("" when not given), checked as the command line checks them.
+py::tuple ExperimentNative(const std::string& name, const std::string& out, const std::string& seed,
+                           const std::string& seeds, bool quick, const std::string& threads,
+                           const std::map<std::string, std::string>& opts, bool verbose) {
+  ExperimentRequest request;
+  request.name = name;
+  request.out = out;
+  request.seeds = seeds;
+  request.quick = quick;
+  for (auto [flag, text, check] : {std::tuple{"--seed", &seed, SeedCheck()},
+                                   std::tuple{"--threads", &threads, WholeInRangeCheck(1, 1024)}}) {
+    if (text->empty()) continue;
+    if (std::string bad = check.check(*text); !bad.empty()) {
+      throw SimulateError(Status::InvalidArgument(std::string(flag) + ": " + bad), true);
     }
   }
-  return py::make_tuple(code, errors);
+  if (!seed.empty()) request.seed = std::stoull(seed);
+  if (!threads.empty()) request.threads = std::stoi(threads);
+  auto options = OptionsOf(opts, "opts");
+  if (!options.ok()) throw SimulateError(options.status(), true);
+  request.options = std::move(options).value();
+  std::string printed;
+  std::mutex printed_mutex;  // an experiment may print from its worker threads
+  request.print = [&](const std::string& s) {
+    const std::lock_guard<std::mutex> lock(printed_mutex);
+    printed += s;
+  };
+  request.progress = Progress(verbose, "experiment " + name, "");
+  std::string headline;
+  bool usage = false;
+  Status st;
+  {
+    py::gil_scoped_release release;
+    st = RunExperimentRequest(request, &headline, &usage);
+  }
+  if (!st.ok()) throw SimulateError(st, usage);
+  return py::make_tuple(headline, printed);
 }
 
 template <typename Base>
@@ -513,18 +698,32 @@ PYBIND11_MODULE(_hetsched, m) {
       .def("node", &ClusterView::node, py::arg("node"))
       .def_property_readonly("num_nodes", &ClusterView::num_nodes);
 
-  m.def("run_cli", &RunCli, py::arg("args"), py::arg("quiet") = true);
-  m.def("register_policy", [](long long handle, py::object policy) { State().policies[handle] = std::move(policy); });
-  m.def("unregister_policy", [](long long handle) { State().policies.erase(handle); });
-  // Raises the exception the policy under `handle` raised during its run, if any (with its
-  // traceback), and forgets it.
-  m.def("reraise", [](long long handle) {
-    auto it = State().raised.find(handle);
-    if (it == State().raised.end()) return;
-    py::error_already_set raised = std::move(it->second);
-    State().raised.erase(it);
-    throw raised;
+  // A failed simulate(): args (message, exit code); the package raises hetsched.Error from it.
+  static py::handle failed = PyErr_NewException("hetsched._hetsched.Failed", nullptr, nullptr);
+  m.attr("Failed") = failed;
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const SimulateError& e) {
+      PyErr_SetObject(failed.ptr(), py::make_tuple(e.what(), e.exit_code).ptr());
+    }
   });
+  m.def(
+      "simulate",
+      [](const std::vector<std::pair<std::string, std::string>>& settings, const std::string& trace_text,
+         py::object policy, const std::map<std::string, std::string>& policy_opts, py::object placer,
+         const std::map<std::string, std::string>& placer_opts, const std::map<std::string, std::string>& planner_opts,
+         const std::string& out, bool verbose) {
+        return SimulateNative(settings, trace_text, MethodArg{std::move(policy), policy_opts},
+                              MethodArg{std::move(placer), placer_opts}, MethodArg{py::none(), planner_opts}, out,
+                              verbose);
+      },
+      py::arg("settings"), py::arg("trace_text"), py::arg("policy"), py::arg("policy_opts"), py::arg("placer"),
+      py::arg("placer_opts"), py::arg("planner_opts"), py::arg("out"), py::arg("verbose"));
+  m.def("compare", &CompareNative, py::arg("settings"), py::arg("trace_text"), py::arg("out"), py::arg("verbose"));
+  m.def("experiment", &ExperimentNative, py::arg("name"), py::arg("out"), py::arg("seed"), py::arg("seeds"),
+        py::arg("quick"), py::arg("threads"), py::arg("opts"), py::arg("verbose"));
+  m.def("run_dir_name", &RunDirName, py::arg("label"));
   m.def("methods", [](const std::string& kind) -> std::vector<py::dict> {
     if (kind == "policy") return RegisteredMethods<JobScheduler>();
     if (kind == "placer") return RegisteredMethods<Placer>();
@@ -541,8 +740,4 @@ PYBIND11_MODULE(_hetsched, m) {
   m.def("read_trace_native", &ReadTraceNative, py::arg("path"), py::arg("format") = "auto",
         py::arg("reference_device") = "v100", py::arg("skip_bad_rows") = false, py::arg("max_jobs") = -1);
 
-  // The placer and the job scheduler "python": each asks the object registered under `handle`.
-  RegisterPythonMethod<Placer, PythonPlacer>("A placer written in Python (the hetsched package's Placer)", "placer");
-  RegisterPythonMethod<JobScheduler, PythonScheduler>(
-      "A job scheduler written in Python (the hetsched package's JobScheduler)", "policy");
 }

@@ -1,18 +1,44 @@
 #include "cli_compat.h"
 
-#include <fmt/core.h>
-
 namespace hetsched::cli {
 
 namespace {
-// The option of `cmd` that a profile's `option` means: itself, or its plural form on commands
-// that take a list (compare's --placers).
-CLI::Option* FindOption(CLI::App& cmd, const std::string& option) {
-  if (CLI::Option* o = cmd.get_option_no_throw(option)) return o;
-  return cmd.get_option_no_throw(option + "s");
-}
 
-std::string Cite(const CompatSetting& s) { return fmt::format("{}: {}", s.source, s.why); }
+// A command's options as a compat profile's target (run/compat_apply.h): a setting is given to
+// CLI11 as if typed, so that the option's own checks run.
+class CommandTarget final : public CompatTarget {
+ public:
+  explicit CommandTarget(CLI::App& cmd) : cmd_(cmd) {}
+  std::string_view name() const override { return cmd_.get_name(); }
+  bool Has(std::string_view option) const override { return Find(option) != nullptr; }
+  std::optional<std::string> Given(std::string_view option) const override {
+    CLI::Option* opt = Find(option);
+    if (opt->count() == 0) return std::nullopt;
+    std::string given;
+    for (const std::string& r : opt->results()) given += (given.empty() ? "" : " ") + r;
+    return given;
+  }
+  Status Set(std::string_view option, std::string_view value) override {
+    CLI::Option* opt = Find(option);
+    try {
+      opt->add_result(std::string(value));
+      opt->run_callback();
+    } catch (const CLI::Error& e) {
+      return Status::InvalidArgument(e.what());
+    }
+    return Status::Ok();
+  }
+
+ private:
+  // The option `option` means: itself, or its plural form on commands that take a list
+  // (compare's --placers).
+  CLI::Option* Find(std::string_view option) const {
+    if (CLI::Option* o = cmd_.get_option_no_throw(std::string(option))) return o;
+    return cmd_.get_option_no_throw(std::string(option) + "s");
+  }
+  CLI::App& cmd_;
+};
+
 }  // namespace
 
 void CompatArgs::Add(CLI::App& app) {
@@ -22,74 +48,9 @@ void CompatArgs::Add(CLI::App& app) {
 }
 
 Status CompatArgs::ApplyToCommand(CLI::App& cmd, const std::vector<std::string>& policies) {
-  if (name_.empty()) return Status::Ok();
-  auto found = CompatProfiles::Instance().Find(name_);
-  if (!found.ok()) return found.status().WithContext("--compat");
-  profile_ = *found;
-  lines_.clear();
-  for (const CompatSetting& s : profile_->settings) {
-    if (s.IsMethodOption()) continue;
-    const std::string what = s.option + " " + s.value;
-    bool applies = !policies.empty();
-    for (const std::string& p : policies) applies = applies && s.AppliesTo(p);
-    if (!applies) {
-      std::string only;
-      for (const std::string& p : s.policies) only += (only.empty() ? "" : ", ") + p;
-      lines_.push_back(fmt::format("  -    {:<36} only for {}", what, only));
-      continue;
-    }
-    CLI::Option* opt = FindOption(cmd, s.option);
-    if (opt == nullptr) {
-      lines_.push_back(fmt::format("  -    {:<36} (not an option of `{}`)", what, cmd.get_name()));
-      continue;
-    }
-    if (opt->count() > 0) {
-      std::string given;
-      for (const std::string& r : opt->results()) given += (given.empty() ? "" : " ") + r;
-      lines_.push_back(fmt::format("  kept {:<36} as given (profile: {})", s.option + " " + given, s.value));
-      continue;
-    }
-    try {
-      opt->add_result(s.value);
-      opt->run_callback();
-    } catch (const CLI::Error& e) {
-      return Status::Internal("compat profile '" + profile_->name + "': " + what + ": " + e.what());
-    }
-    lines_.push_back(fmt::format("  set  {:<36} {}", what, Cite(s)));
-  }
-  return Status::Ok();
-}
-
-void CompatArgs::ApplyToChoice(MethodChoice& choice, const std::string& label) {
-  if (profile_ == nullptr) return;
-  for (const CompatSetting& s : profile_->settings) {
-    if (!s.IsMethodOption() || !s.AppliesTo(choice.policy)) continue;
-    Options& target = s.option == "--policy-opt"  ? choice.policy_options
-                      : s.option == "--placer-opt" ? choice.placer_options
-                                                   : choice.planner_options;
-    const std::string key = s.MethodOptionKey();
-    const std::string what = s.option + " " + s.value;
-    if (target.Has(key)) {
-      lines_.push_back(fmt::format("  kept {:<36} [{}] as given (profile: {})",
-                                   s.option + " " + key + "=" + target.values().at(key), label, s.value));
-      continue;
-    }
-    // A setting for every policy is offered like --seed (a policy that does not read it is not
-    // an error); one named for this policy must be read by it.
-    if (s.policies.empty()) {
-      target.SetDefault(key, s.MethodOptionValue());
-    } else {
-      target.Set(key, s.MethodOptionValue());
-    }
-    lines_.push_back(fmt::format("  set  {:<36} [{}] {}", what, label, Cite(s)));
-  }
-}
-
-std::string CompatArgs::Report() const {
-  if (profile_ == nullptr) return "";
-  std::string out = fmt::format("compat  : {}: {}\n", profile_->name, profile_->peer);
-  for (const std::string& l : lines_) out += l + "\n";
-  return out;
+  HETSCHED_ASSIGN_OR_RETURN(applier_, CompatApplier::Find(name_));
+  CommandTarget target(cmd);
+  return applier_.ApplyToTarget(target, policies);
 }
 
 }  // namespace hetsched::cli

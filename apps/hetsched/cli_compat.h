@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "hetsched/compat/compat.h"
+#include "hetsched/run/compat_apply.h"
 #include "hetsched/sim/runner.h"
 
 namespace hetsched::cli {
@@ -26,14 +26,14 @@ class CompatArgs {
   Status ApplyToCommand(CLI::App& cmd, const std::vector<std::string>& policies);
   // Applies the method-option settings for `choice.policy` that the user did not give. `label`
   // names the run in the printed lines (compare runs several).
-  void ApplyToChoice(MethodChoice& choice, const std::string& label);
+  void ApplyToChoice(MethodChoice& choice, const std::string& label) { applier_.ApplyToChoice(choice, label); }
+  CompatApplier& applier() { return applier_; }
   // "compat  : NAME: peer\n" and one line per setting (set / kept / not applicable).
-  std::string Report() const;
+  std::string Report() const { return applier_.Report(); }
 
  private:
   std::string name_;
-  const CompatProfile* profile_ = nullptr;
-  std::vector<std::string> lines_;
+  CompatApplier applier_;
 };
 
 }  // namespace hetsched::cli

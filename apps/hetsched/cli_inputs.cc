@@ -6,7 +6,6 @@
 #include "hetsched/sched/placer.h"
 #include "hetsched/sched/planner.h"
 #include "hetsched/sched/registry.h"
-#include "hetsched/util/file_io.h"
 #include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 #include "cli_report.h"
@@ -26,25 +25,6 @@ void ClusterArgs::Add(CLI::App& app) {
       ->needs(shorthand);
 }
 
-Result<Cluster> ClusterArgs::Load(std::string* description) const {
-  const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
-  const LinkCatalog& links = LinkCatalog::BuiltIn();
-  if (!file.empty() && !gpus.empty()) {
-    return Status::InvalidArgument("--cluster and --gpus both given: choose one");
-  }
-  if (!file.empty()) {
-    *description = file;
-    return LoadClusterSpec(file, devices, links);
-  }
-  if (!gpus.empty()) {
-    HETSCHED_ASSIGN_OR_RETURN(const auto counts, ParseTypeCounts(gpus, "--gpus"));
-    *description = "--gpus " + gpus + " --gpus-per-server " + std::to_string(gpus_per_server);
-    return MakeShorthandCluster(counts, gpus_per_server, devices, links);
-  }
-  *description = "built-in default cluster (data/default_cluster.yaml)";
-  return DefaultCluster(devices, links);
-}
-
 void WorkloadArgs::Add(CLI::App& app) {
   app.add_option("--trace", trace, "Trace file (default: the built-in Gavel/Philly demo trace)");
   app.add_option("--format", format, "Trace format (auto: by the file's extension and header): " + [] {
@@ -62,49 +42,10 @@ void WorkloadArgs::Add(CLI::App& app) {
       ->needs(synthetic_opt);
   app.add_option("--max-jobs", max_jobs, "Read at most N jobs of the trace")->check(WholeAtLeast(1))->excludes(synthetic_opt);
   app.add_option("--on-bad-row", on_bad_row, "What a malformed trace row does: stop (error) or skip (count it)")
-      ->check(CLI::IsMember({"stop", "skip"}));
+      ->check(OneOf({"stop", "skip"}));
   app.add_option("--reference-device", reference_device,
                  "Device type on which runtime-only traces were measured (to convert runtimes to iterations)");
   app.add_option("--seed", seed, "Seed for every random choice (same seed, same output)")->check(SeedValue());
-}
-
-Result<Workload> WorkloadArgs::Load(const DeviceCatalog& devices, const ModelZoo& zoo) const {
-  if (synthetic > 0) {
-    if (!trace.empty()) return Status::InvalidArgument("--trace and --synthetic both given: choose one");
-    SyntheticOptions opts;
-    opts.num_jobs = synthetic;
-    opts.arrival_rate_per_hour = arrival_rate_per_hour;
-    opts.seed = seed;
-    opts.reference_device = reference_device;
-    return GenerateSynthetic(opts, devices, zoo);
-  }
-  TraceReadOptions opts;
-  opts.on_bad_row = on_bad_row == "skip" ? BadRowPolicy::kSkip : BadRowPolicy::kStop;
-  opts.max_jobs = max_jobs;
-  opts.reference_device = reference_device;
-  if (trace.empty()) {
-    const std::string demo = "data/traces/demo_gavel_msr_2869ce.trace";
-    auto text = ReadFileOrEmbedded(demo);
-    if (!text.ok()) return text.status();
-    return ParseTrace(*text, demo, "gavel", opts, devices, zoo);
-  }
-  return ReadTrace(trace, format, opts, devices, zoo);
-}
-
-Result<SimInputs> LoadSimInputs(const ClusterArgs& cluster, const WorkloadArgs& workload, const ModelZoo& zoo) {
-  std::string description;
-  auto loaded = cluster.Load(&description);
-  if (!loaded.ok()) return loaded.status();
-  auto jobs = workload.Load(loaded->device_catalog(), zoo);
-  if (!jobs.ok()) return jobs.status();
-  return SimInputs{std::move(loaded).value(), std::move(description), std::move(jobs).value()};
-}
-
-void PrintSimInputs(const SimInputs& inputs) {
-  fmt::print("cluster : {} ({})\n", inputs.cluster.Summary(), inputs.cluster_description);
-  fmt::print("workload: {} jobs from {}{}\n", inputs.workload.jobs.size(), inputs.workload.source,
-             inputs.workload.rows_skipped > 0 ? fmt::format(" ({} bad rows skipped)", inputs.workload.rows_skipped)
-                                              : "");
 }
 
 void SimArgs::Add(CLI::App& app) {
@@ -123,29 +64,6 @@ void SimArgs::Add(CLI::App& app) {
   app.add_option("--throughputs", throughputs,
                  "Measured throughputs (Gavel CSV) used as the simulator's truth for the trace jobs they cover: "
                  "a path, 'auto' (Gavel's measured table, data/real/gavel/throughputs.csv, built in) or 'none'");
-}
-
-SimOptions SimArgs::ToOptions(unsigned long long seed) const {
-  SimOptions o;
-  o.seed = seed;
-  o.restart_cost_s = restart_cost_s;
-  o.resize_rendezvous_s = resize_rendezvous_s;
-  o.max_time_s = max_time_s;
-  o.contention = !no_contention;
-  o.measured_always_consolidated = assume_consolidated;
-  o.skip_unfit_jobs = skip_unfit;
-  return o;
-}
-
-Status SimArgs::LoadThroughputs(const DeviceCatalog& devices, MeasuredThroughputs* table, SimOptions* options) const {
-  std::string path = throughputs;
-  if (path == "none") return Status::Ok();
-  if (path == "auto") path = "data/real/gavel/throughputs.csv";  // built into the binary
-  auto loaded = MeasuredThroughputs::Load(path, devices);
-  if (!loaded.ok()) return loaded.status().WithContext("--throughputs");
-  *table = std::move(loaded).value();
-  options->measured_throughputs = table;
-  return Status::Ok();
 }
 
 
@@ -183,12 +101,6 @@ Result<MethodChoice> MethodArgs::ToChoice() const {
     *target = std::move(parsed).value();
   }
   return choice;
-}
-
-std::string DescribeMethods(const MethodChoice& choice) {
-  return fmt::format("policy  : {}  {}\nplacer  : {}  {}\nplanner : {}  {}\n", choice.policy,
-                     Provenance("policy", choice.policy), choice.placer, Provenance("placer", choice.placer),
-                     choice.planner, Provenance("planner", choice.planner));
 }
 
 Result<std::vector<std::pair<std::string, int>>> ParsePool(const std::string& text) {

@@ -10,27 +10,9 @@
 
 namespace hetsched::cli {
 
-namespace {
-std::string* g_error_sink = nullptr;
-}  // namespace
+void PrintErrorLine(const std::string& message) { fmt::print(stderr, "hetsched: error: {}\n", message); }
 
-void SetErrorSink(std::string* sink) { g_error_sink = sink; }
-
-void PrintErrorLine(const std::string& message) {
-  if (g_error_sink != nullptr) {
-    *g_error_sink += (g_error_sink->empty() ? "" : "\n") + message;
-    return;
-  }
-  fmt::print(stderr, "hetsched: error: {}\n", message);
-}
-
-void PrintErrorText(const std::string& text) {
-  if (g_error_sink != nullptr) {
-    *g_error_sink += (g_error_sink->empty() ? "" : "\n") + text;
-    return;
-  }
-  std::fputs((text + "\n").c_str(), stderr);
-}
+void PrintErrorText(const std::string& text) { std::fputs((text + "\n").c_str(), stderr); }
 
 int ReportUsageError(const Status& status) {
   PrintErrorLine(status.message());

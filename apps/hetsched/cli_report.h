@@ -24,9 +24,6 @@ int ReportFailure(const Status& status, bool usage);
 
 // Prints "hetsched: error: <message>" to stderr and returns the exit code for `status`.
 int ReportError(const Status& status);
-// Error messages go to `sink` (appended, one per line) instead of stderr while it is set: the
-// Python module turns them into exceptions. nullptr: stderr again.
-void SetErrorSink(std::string* sink);
 void PrintErrorLine(const std::string& message);  // "hetsched: error: " + message
 void PrintErrorText(const std::string& text);      // as it is (CLI11's parse errors)
 

@@ -19,6 +19,7 @@ CLI::Validator NumberAtLeast(double min);          // a finite number >= min
 CLI::Validator WholeInRange(long long min, long long max);  // an integer in [min, max]
 CLI::Validator NumberBetween(double low, double high);      // a finite number in (low, high)
 CLI::Validator SeedValue();                        // an integer in [0, 2^64 - 1] (--seed)
+CLI::Validator OneOf(std::vector<std::string> allowed);  // one of the words
 // Every FLOAT option of `app` and of its subcommands refuses NaN and infinity (main.cc).
 void RequireFiniteNumbers(CLI::App& app);
 // Parses `argv` (argv[0]: the program's name) with `app`; CLI11's error becomes

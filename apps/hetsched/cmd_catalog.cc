@@ -86,7 +86,7 @@ void AddCatalogCommand(CLI::App& app, std::function<int()>* action) {
   auto* cmd = app.add_subcommand("catalog", "List device types, links, models, policies, placers and planners");
   auto what = std::make_shared<std::string>("all");
   cmd->add_option("what", *what, "all, devices, links, models, policies, placers, planners, experiments or compat")
-      ->check(CLI::IsMember({"all", "devices", "links", "models", "policies", "placers", "planners", "experiments", "compat"}));
+      ->check(OneOf({"all", "devices", "links", "models", "policies", "placers", "planners", "experiments", "compat"}));
   cmd->callback([what, action] { *action = [what] { return RunCatalog(*what); }; });
 }
 

@@ -10,12 +10,8 @@
 #include "commands.h"
 #include "demo.h"
 #include "hetsched/metrics/summary.h"
-#include "hetsched/report/html_report.h"
-#include "hetsched/report/plot.h"
-#include "hetsched/report/run_record_json.h"
-#include "hetsched/report/run_dirs.h"
 #include "hetsched/report/writers.h"
-#include "hetsched/util/file_io.h"
+#include "hetsched/run/compare_request.h"
 
 namespace hetsched::cli {
 
@@ -37,59 +33,22 @@ struct CompareArgs {
   std::vector<std::string> real_runs;  // --real-run DIR: a run record written by `hetsched agent`
 };
 
-// The (policy, placer) spec pairs to run: --runs as given, else every policy with every placer.
-std::vector<std::pair<std::string, std::string>> RunPairs(const CompareArgs& a) {
-  std::vector<std::pair<std::string, std::string>> pairs;
-  if (!a.runs.empty()) {
-    for (const std::string& r : a.runs) {
-      const size_t plus = r.find('+');
-      pairs.emplace_back(r.substr(0, plus), plus == std::string::npos ? "pack" : r.substr(plus + 1));
-    }
-    return pairs;
-  }
-  for (const std::string& p : a.policies) {
-    for (const std::string& pl : a.placers) pairs.emplace_back(p, pl);
-  }
-  return pairs;
-}
-
 int RunCompare(CompareArgs& a, CLI::App& cmd) {
   if (a.demo && a.runs.empty() && cmd.count("--policies") == 0 && cmd.count("--placers") == 0) a.runs = DemoRuns();
-  const std::vector<std::pair<std::string, std::string>> pairs = RunPairs(a);
-  // Each policy spec parsed once: its name for the compatibility profile, its options per run.
-  std::vector<std::pair<std::string, Options>> policies, placers;
-  std::vector<std::string> policy_names;
-  for (const auto& [p, pl] : pairs) {
-    auto policy = ParseMethodSpec(p);
-    const char* flag = a.runs.empty() ? "--policies" : "--runs";
-    if (!policy.ok()) return ReportUsageError(policy.status().WithContext(flag));
-    auto placer = ParseMethodSpec(pl);
-    if (!placer.ok()) return ReportUsageError(placer.status().WithContext(a.runs.empty() ? "--placers" : "--runs"));
-    policy_names.push_back(policy->first);
-    policies.push_back(std::move(policy).value());
-    placers.push_back(std::move(placer).value());
-  }
-  if (Status st = a.compat.ApplyToCommand(cmd, policy_names); !st.ok()) return ReportUsageError(st);
-  std::vector<MethodChoice> choices;
-  std::vector<std::string> labels;
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    MethodChoice c;
-    c.policy = policies[i].first;
-    c.policy_options = policies[i].second;
-    c.placer = placers[i].first;
-    c.placer_options = placers[i].second;
-    c.planner = a.planner;
-    // A round-based policy reads it; the others ignore it (like --seed).
-    if (a.round_s > 0 && !c.policy_options.Has("round")) c.policy_options.SetDefault("round", fmt::format("{}", a.round_s));
-    const std::string label = pairs[i].first + "+" + pairs[i].second;
-    a.compat.ApplyToChoice(c, label);
-    choices.push_back(std::move(c));
-    labels.push_back(label);
-  }
-  // Fail fast: an unknown method name or option is a command-line error, reported before a long
-  // trace is read.
   const char* policy_flag = a.runs.empty() ? "--policies" : "--runs";
   const char* placer_flag = a.runs.empty() ? "--placers" : "--runs";
+  // Each policy spec parsed once for the compatibility profile's names, then again once the profile
+  // has set what the user did not (its --placer is compare's --placers).
+  auto specs = ParseCompareSpecs(ComparePairs(a.policies, a.placers, a.runs), policy_flag, placer_flag);
+  if (!specs.ok()) return ReportUsageError(specs.status());
+  if (Status st = a.compat.ApplyToCommand(cmd, PolicyNames(*specs)); !st.ok()) return ReportUsageError(st);
+  specs = ParseCompareSpecs(ComparePairs(a.policies, a.placers, a.runs), policy_flag, placer_flag);
+  if (!specs.ok()) return ReportUsageError(specs.status());
+  const std::vector<MethodChoice> choices = CompareChoices(*specs, a.planner, a.round_s, a.compat.applier());
+  std::vector<std::string> labels;
+  for (const CompareSpec& s : *specs) labels.push_back(s.label);
+  // Fail fast: an unknown method name or option is a command-line error, reported before a long
+  // trace is read.
   const MethodLabels flags{policy_flag, policy_flag, placer_flag, placer_flag, "--planner", "--planner"};
   std::vector<Methods> methods;  // built once: the runs take them
   for (size_t i = 0; i < choices.size(); ++i) {
@@ -98,69 +57,27 @@ int RunCompare(CompareArgs& a, CLI::App& cmd) {
     if (!made.ok()) return ReportFailure(made.status().WithContext(labels[i]), usage);
     methods.push_back(std::move(made).value());
   }
-  const ModelZoo& zoo = ModelZoo::BuiltIn();
-  auto inputs = LoadSimInputs(a.cluster, a.workload, zoo);
+  auto inputs = LoadSimInputs(a.cluster, a.workload, a.sim, ModelZoo::BuiltIn());
   if (!inputs.ok()) return ReportError(inputs.status());
-  const Cluster& cluster = inputs->cluster;
   if (a.demo) {
     fmt::print("hetsched demo: heterogeneity-aware and seed-system policies beside the baselines on a real trace "
                "subset and a built-in heterogeneous cluster; then one heterogeneous plan and one placement "
                "experiment.\n\n");
   }
-  PrintSimInputs(*inputs);
-  fmt::print("{}", a.compat.Report());
-  fmt::print("methods :\n");
+  fmt::print("{}{}methods :\n", DescribeSimInputs(*inputs), a.compat.Report());
   for (size_t i = 0; i < choices.size(); ++i) {
     fmt::print("  {:<28} {}\n", labels[i], Provenance("policy", choices[i].policy));
   }
-  SimOptions options = a.sim.ToOptions(a.workload.seed);
-  options.progress = MakeProgress(a.sim.quiet, fmt::format("{} runs", choices.size()));
-  MeasuredThroughputs measured;
-  if (Status st = a.sim.LoadThroughputs(cluster.device_catalog(), &measured, &options); !st.ok()) return ReportError(st);
+  inputs->options.progress = MakeProgress(a.sim.quiet, fmt::format("{} runs", choices.size()));
   const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto results = RunMany(cluster, zoo, inputs->workload, std::move(methods), options, threads);
-
-  std::vector<RunRecord> runs;
-  std::vector<Summary> summaries;
-  for (size_t i = 0; i < results.size(); ++i) {
-    if (!results[i].ok()) return ReportError(results[i].status().WithContext(labels[i]));
-    runs.push_back(std::move(results[i]).value());
-    runs.back().policy = labels[i];
-    summaries.push_back(Summarize(runs.back()));
-  }
+  auto outcome = RunCompare(*inputs, std::move(methods), labels, threads);
+  if (!outcome.ok()) return ReportError(outcome.status());
   // Real runs (hetsched agent on Slurm) sit beside the simulations: their own record, read back.
-  for (const std::string& dir : a.real_runs) {
-    const std::string path = dir + "/run.json";
-    auto text = ReadFile(path);
-    if (!text.ok()) return ReportError(text.status());
-    auto real = ParseRunRecordJson(*text, path);
-    if (!real.ok()) return ReportError(real.status());
-    labels.push_back("real:" + real->policy + "+" + real->placer);
-    real->policy = labels.back();
-    summaries.push_back(Summarize(*real));
-    runs.push_back(std::move(real).value());
-  }
-  Status st = MakeDirs(a.out);
-  if (!st.ok()) return ReportError(st);
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const std::string dir = a.out + "/" + RunDirName(labels[i]);
-    // With the whole record (run.json), so that `hetsched report DIR` can rebuild the report.
-    st = WriteRunDir(dir, runs[i], summaries[i]);
-    if (!st.ok()) return ReportError(st);
-  }
-  const std::string table = ComparisonTable(runs, summaries);
-  for (const auto& [name, text] :
-       std::vector<std::pair<std::string, std::string>>{{"compare.txt", table},
-                                                        {"compare.csv", ComparisonCsv(runs, summaries)},
-                                                        {"utilisation.svg", UtilisationSvg(runs)},
-                                                        {"jct_cdf.svg", JctCdfSvg(runs)},
-                                                        {"report.html", ComparisonHtml(runs, summaries)}}) {
-    st = WriteFileAtomic(a.out + "/" + name, text);
-    if (!st.ok()) return ReportError(st);
-  }
-  fmt::print("\n{}\n", table);
+  if (Status st = AddRealRuns(a.real_runs, &*outcome); !st.ok()) return ReportError(st);
+  if (Status st = WriteCompareOutputs(a.out, *outcome); !st.ok()) return ReportError(st);
+  fmt::print("\n{}\n", ComparisonTable(outcome->runs, outcome->summaries));
   if (a.demo) {
-    for (const std::string& line : DemoFindings(labels, summaries)) fmt::print("finding : {}\n", line);
+    for (const std::string& line : DemoFindings(outcome->labels, outcome->summaries)) fmt::print("finding : {}\n", line);
   }
   fmt::print("outputs : {0}/compare.txt  {0}/compare.csv  {0}/report.html  {0}/jct_cdf.svg  {0}/utilisation.svg\n"
              "          and per run {0}/<method>/{{summary.json,jobs.csv,timeline.csv,run.json}}\n",

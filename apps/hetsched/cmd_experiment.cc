@@ -2,76 +2,39 @@
 // `hetsched catalog experiments` and docs/experiments/).
 #include <fmt/core.h>
 
-#include <thread>
-
 #include "cli_common.h"
 #include "commands.h"
-#include "hetsched/experiments/experiment.h"
-#include "hetsched/experiments/seeds.h"
-#include "hetsched/sched/registry.h"
-#include "hetsched/util/file_io.h"
+#include "hetsched/run/experiment_request.h"
 
 namespace hetsched::cli {
 
 namespace {
-struct ExperimentArgs {
-  std::string name;
-  std::string out;
-  unsigned long long seed = 1;
-  std::string seeds;  // --seeds LIST: one run per seed and a summary (experiments/seeds.h)
-  bool quick = false;
+// The command's options fill in the library's request (run/experiment_request.h).
+struct ExperimentArgs : ExperimentRequest {
   bool quiet = false;
-  int threads = 0;
-  std::vector<std::string> opts;
+  std::vector<std::string> opts;  // --opt KEY=VALUE, parsed into `options`
 };
 
-int RunExperiment(const ExperimentArgs& a) {
+int RunExperiment(ExperimentArgs& a) {
   auto options = Options::Parse(a.opts);
   if (!options.ok()) return ReportError(options.status());
-  auto experiment = Registry<Experiment>::Instance().Create(a.name, Options());
-  if (!experiment.ok()) return ReportError(experiment.status());
-  std::vector<unsigned long long> seeds;
-  if (!a.seeds.empty()) {
-    auto parsed = ParseSeedList(a.seeds);
-    if (!parsed.ok()) return ReportUsageError(parsed.status().WithContext("--seeds"));
-    seeds = std::move(parsed).value();
-  }
-  ExperimentContext ctx;
-  ctx.out_dir = a.out.empty() ? "hetsched-out/experiment-" + a.name : a.out;
-  ctx.seed = a.seed;
-  ctx.quick = a.quick;
-  ctx.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  ctx.options = std::move(options).value();
-  ctx.progress = MakeProgress(a.quiet, "experiment " + a.name, "");
-  ctx.print = [](const std::string& s) {
+  ExperimentRequest& request = a;
+  request.options = std::move(options).value();
+  request.progress = MakeProgress(a.quiet, "experiment " + a.name, "");
+  request.print = [](const std::string& s) {
     fmt::print("{}", s);
     std::fflush(stdout);
   };
-  {
-    // First only read the options: an unknown key or a bad value is a usage error before any
-    // output is written (every experiment reads all of its options before it runs anything).
-    ExperimentContext check = ctx;
-    check.check_only = true;
-    check.print = [](const std::string&) {};
-    check.progress = nullptr;
-    if (Status st = (*experiment)->Run(check); !st.ok()) return ReportUsageError(st.WithContext("--opt"));
-    if (auto unused = check.options.Unused(); !unused.empty()) {
-      std::string keys;
-      for (const std::string& k : unused) keys += (keys.empty() ? "" : ", ") + k;
-      return ReportUsageError(Status::InvalidArgument("--opt: experiment '" + a.name + "' does not take option(s): " + keys));
-    }
-  }
-  Status st = MakeDirs(ctx.out_dir);
-  if (st.ok()) st = seeds.empty() ? (*experiment)->Run(ctx) : RunExperimentOverSeeds(**experiment, ctx, seeds);
-  if (!st.ok()) return ReportError(st);
-  if (!ctx.headline.empty()) {
-    std::string headline = ctx.headline;
+  std::string headline;
+  bool usage = false;
+  if (Status st = RunExperimentRequest(request, &headline, &usage); !st.ok()) return ReportFailure(st, usage);
+  if (!headline.empty()) {
     for (size_t at = headline.find('\n'); at != std::string::npos; at = headline.find('\n', at + 1)) {
       headline.insert(at + 1, "          ");  // under "result  : "
     }
     fmt::print("result  : {}\n", headline);
   }
-  fmt::print("outputs : {}/\n", ctx.out_dir);
+  fmt::print("outputs : {}/\n", request.OutDir());
   return kExitOk;
 }
 }  // namespace

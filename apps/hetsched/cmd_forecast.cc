@@ -133,7 +133,7 @@ void AddForecastCommand(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--max-jobs", a->max_jobs, "Read at most this many jobs")->check(WholeAtLeast(1));
   cmd->add_option("--window", a->window_s, "Window length in seconds (default 3600)")->check(NumberAbove(0));
   cmd->add_option("--series", a->series, "What to forecast: jobs (arrivals per window) or gpus (GPUs requested)")
-      ->check(CLI::IsMember({"jobs", "gpus"}));
+      ->check(OneOf({"jobs", "gpus"}));
   cmd->add_option("--test-fraction", a->test_fraction, "Fraction of windows held out at the end (default 0.2)")
       ->check(NumberBetween(0, 1));
   cmd->add_option("--season", a->season, "Seasonal-naive period in windows (default: one day)")->check(WholeAtLeast(0));

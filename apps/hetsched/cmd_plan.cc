@@ -113,7 +113,7 @@ void AddPlanCommand(CLI::App& app, std::function<int()>* action) {
   auto a = std::make_shared<PlanArgs>();
   cmd->add_option("-m,--model", a->model, "Zoo model name, or a layer-profile JSON file")->required();
   cmd->add_option("--objective", a->objective, "cost (min $/hour under --throughput) or step-time")
-      ->check(CLI::IsMember({"cost", "step-time"}));
+      ->check(OneOf({"cost", "step-time"}));
   cmd->add_option("--planner", a->planner, "Planner name (`hetsched catalog planners`; default dp)");
   cmd->add_option("--pool", a->pool,
                   "cost: resource types TYPE[=MAX_UNITS],... (default cpu-node,k80,t4,p100,v100-16gb,a100-40gb); "

@@ -30,12 +30,7 @@ Status ChooseMethods(SimulateArgs& a, CLI::App& cmd, MethodChoice* choice, Metho
   HETSCHED_RETURN_IF_ERROR(a.compat.ApplyToCommand(cmd, {a.methods.policy}));
   HETSCHED_ASSIGN_OR_RETURN(*choice, a.methods.ToChoice());
   a.compat.ApplyToChoice(*choice, choice->policy);
-  if (a.round_s > 0) {
-    if (choice->policy_options.Has("round")) {
-      return Status::InvalidArgument("--round and --policy-opt round=... both given: choose one");
-    }
-    choice->policy_options.Set("round", fmt::format("{}", a.round_s));
-  }
+  HETSCHED_RETURN_IF_ERROR(FoldRoundIntoPolicy(a.round_s, choice));
   HETSCHED_ASSIGN_OR_RETURN(*methods, CreateMethods(*choice, a.workload.seed, kMethodFlags, usage));
   return Status::Ok();
 }
@@ -46,33 +41,17 @@ int RunSimulate(SimulateArgs& a, CLI::App& cmd) {
   bool usage = false;
   if (Status st = ChooseMethods(a, cmd, &choice, &methods, &usage); !st.ok()) return ReportFailure(st, usage);
   const ModelZoo& zoo = ModelZoo::BuiltIn();
-  auto inputs = LoadSimInputs(a.cluster, a.workload, zoo);
+  auto inputs = LoadSimInputs(a.cluster, a.workload, a.sim, zoo);
   if (!inputs.ok()) return ReportError(inputs.status());
-  const Cluster& cluster = inputs->cluster;
-  SimOptions options = a.sim.ToOptions(a.workload.seed);
-  options.progress = MakeProgress(a.sim.quiet, choice.Label());
-  MeasuredThroughputs measured;
-  if (Status st = a.sim.LoadThroughputs(cluster.device_catalog(), &measured, &options); !st.ok()) return ReportError(st);
-  PrintSimInputs(*inputs);
-  fmt::print("{}", a.compat.Report());
-  fmt::print("{}", DescribeMethods(choice));
-  auto simulated = Simulate(cluster, zoo, inputs->workload, std::move(methods), options);
+  inputs->options.progress = MakeProgress(a.sim.quiet, choice.Label());
+  fmt::print("{}{}{}", DescribeSimInputs(*inputs), a.compat.Report(), DescribeMethods(choice));
+  auto simulated = Simulate(inputs->cluster, zoo, inputs->workload, std::move(methods), inputs->options);
   if (!simulated.ok()) return ReportError(simulated.status());
   std::vector<RunRecord> runs;  // the table takes a list of runs: this one, moved (not copied)
   runs.push_back(std::move(simulated).value());
   const RunRecord* run = &runs.front();
   const Summary summary = Summarize(*run);
-  fmt::print("\n{}", ComparisonTable(runs, {summary}));
-  if (run->truth_reported()) {
-    fmt::print("truth   : {} job(s) at measured throughputs, {} mixed (a GPU count the table lacks), {} at their "
-               "trace's run time, {} at the performance model\n",
-               run->jobs_truth_measured, run->jobs_truth_mixed, run->jobs_truth_runtime, run->jobs_truth_model);
-  }
-  if (run->jobs_rejected > 0) fmt::print("{} job(s) could never fit and were skipped\n", run->jobs_rejected);
-  if (run->jobs_dropped > 0) {
-    fmt::print("{} job(s) dropped unfinished by the policy (not counted as finished; docs/gavel.md)\n",
-               run->jobs_dropped);
-  }
+  fmt::print("{}", DescribeSimulation(runs, summary));
   Status written = WriteRunOutputs(a.out, *run, summary);
   if (!written.ok()) return ReportError(written);
   // The whole record too, for `hetsched sweep` and `compare --real-run` (report/run_record_json.h).

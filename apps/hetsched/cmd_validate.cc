@@ -50,7 +50,7 @@ void AddValidateCommand(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--cluster", a->cluster, "Cluster spec file");
   cmd->add_option("--trace", a->trace, "Trace file");
   cmd->add_option("--format", a->format, "Trace format (default auto)");
-  cmd->add_option("--on-bad-row", a->on_bad_row, "stop or skip")->check(CLI::IsMember({"stop", "skip"}));
+  cmd->add_option("--on-bad-row", a->on_bad_row, "stop or skip")->check(OneOf({"stop", "skip"}));
   cmd->callback([a, action] { *action = [a] { return RunValidate(*a); }; });
 }
 

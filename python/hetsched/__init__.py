@@ -7,12 +7,12 @@
 
 Every keyword of simulate() and compare() is the command line's flag of the same name
 (`gpus_per_server=4` is `--gpus-per-server 4`, `policy_opts={"round": 360}` is
-`--policy-opt round=360`), with the same meaning, defaults and checks: the package runs
-hetsched's own command in-process (docs/python.md). Errors raise hetsched.Error with the
-command's message (file, line and field for bad input).
+`--policy-opt round=360`), with the same meaning, defaults and checks: simulate() runs through
+the library's run entry that `hetsched simulate` uses, compare() runs the command in-process
+(docs/python.md). Errors raise hetsched.Error with the command's message (file, line and field
+for bad input).
 """
 import io
-import itertools
 import json
 import os
 import shutil
@@ -110,19 +110,15 @@ class Placer:
 
 class Result:
     """One run: summary (summary.json as a dict), jobs and timeline (jobs.csv and timeline.csv as
-    DataFrames), run (run.json), out_dir (where the files are, if kept)."""
+    DataFrames), run (run.json as a dict), out_dir (where the files are, if kept)."""
 
-    def __init__(self, directory, keep):
-        with open(os.path.join(directory, "summary.json"), encoding="utf-8") as f:
-            self.summary = json.load(f)
-        self.jobs = _read_csv(os.path.join(directory, "jobs.csv"))
-        self.timeline = _read_csv(os.path.join(directory, "timeline.csv"))
-        self.run = {}
-        run = os.path.join(directory, "run.json")
-        if os.path.exists(run):
-            with open(run, encoding="utf-8") as f:
-                self.run = json.load(f)
-        self.out_dir = directory if keep else None
+    def __init__(self, summary, jobs, timeline, run, out_dir):
+        self.summary, self.jobs, self.timeline, self.run, self.out_dir = summary, jobs, timeline, run, out_dir
+
+    @classmethod
+    def _from_texts(cls, texts, out_dir):
+        return cls(json.loads(texts["summary"]), _read_csv(io.StringIO(texts["jobs"])),
+                   _read_csv(io.StringIO(texts["timeline"])), json.loads(texts["run"]), out_dir)
 
     def __repr__(self):
         s = self.summary
@@ -138,8 +134,6 @@ class CompareResult:
         self.table, self.runs, self.out_dir = table, runs, out_dir
 
 
-_handles = itertools.count(1)
-
 # Text columns of the traces' and outputs' CSVs: kept as text ("007" stays "007"), "" when empty.
 _TEXT_COLUMNS = ("name", "user", "model", "device_type", "allowed_types", "parallelism", "intra_job_planner",
                  "trace", "policy", "placer", "planner")
@@ -153,30 +147,6 @@ def _read_csv(source):
     return frame
 
 
-def _flags(options):
-    """Keyword arguments -> command-line flags: a_b=V is --a-b V; True is the bare flag; False and
-    None are left out; a list is comma-joined; x_opts={k: v} is --x-opt k=v per item."""
-    args = []
-    for key, value in options.items():
-        if value is None or value is False:
-            continue
-        if key.endswith("_opts"):
-            if not isinstance(value, dict):
-                raise TypeError(f"{key} must be a dict of option names to values")
-            flag = "--" + key[:-len("_opts")].replace("_", "-") + "-opt"
-            for k, v in value.items():
-                args += [flag, f"{k}={_text(v)}"]
-            continue
-        flag = "--" + key.replace("_", "-")
-        if value is True:
-            args.append(flag)
-        elif isinstance(value, (list, tuple)):
-            args += [flag, ",".join(_text(v) for v in value)]
-        else:
-            args += [flag, _text(value)]
-    return args
-
-
 def _text(value):
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -185,88 +155,89 @@ def _text(value):
     return str(value)
 
 
-def _run(args, verbose=False):
-    code, errors = _native.run_cli(args, not verbose)
-    if code != 0:
-        raise Error(errors or f"hetsched {args[0]} failed (exit {code})", code)
+def _settings(options):
+    """Keyword arguments -> (flag, text) settings: a_b=V is ("--a-b", V as text); True is "true";
+    False and None are left out; a list is comma-joined."""
+    settings = []
+    for key, value in options.items():
+        if value is None or value is False:
+            continue
+        if isinstance(value, (list, tuple)):
+            value = ",".join(_text(v) for v in value)
+        settings.append(("--" + key.replace("_", "-"), _text(value)))
+    return settings
 
 
-def _trace_argument(trace, options, scratch):
-    """A DataFrame trace is written to a native CSV in `scratch`; a path is passed as it is."""
-    if isinstance(trace, pd.DataFrame):
-        path = os.path.join(scratch, "trace.csv")
-        write_trace(trace, path, check=False)
-        options["trace"] = path
-        options.setdefault("format", "native")
-    elif trace is not None:
-        options["trace"] = os.fspath(trace)
+def _method_options(options, key):
+    items = options.pop(key + "_opts", None) or {}
+    if not isinstance(items, dict):
+        raise TypeError(f"{key}_opts must be a dict of option names to values")
+    return {str(k): _text(v) for k, v in items.items()}
 
 
 def simulate(trace=None, *, policy="fifo", out=None, verbose=False, **options):
     """Simulates one policy. `trace`: a path (any format hetsched reads; `format=` to force one) or
     a DataFrame with the native columns (read_trace's); default: the built-in demo trace.
     `policy`: a registered name (hetsched.catalog()) or a JobScheduler object; `placer=` likewise
-    a name or a Placer object. `out`: keep the
-    output files there (default: a temporary directory, removed). Other keywords: the flags of
-    `hetsched simulate` (cluster=, gpus=, gpus_per_server=, policy_opts=, placer=, placer_opts=,
-    planner=, seed=, round=, restart_cost=, compat=, ...). The GIL is released while it runs."""
-    scratch = tempfile.mkdtemp(prefix="hetsched-")
-    handles = []
+    a name or a Placer object. `out`: also write the output files there (byte-identical to the
+    command's). Other keywords: the flags of `hetsched simulate` (cluster=, gpus=,
+    gpus_per_server=, policy_opts=, placer=, placer_opts=, planner=, seed=, round=, restart_cost=,
+    compat=, ...), with the same checks. The GIL is released while it runs."""
+    options = dict(options)
+    opts = {key: _method_options(options, key) for key in ("policy", "placer", "planner")}
+    objects = {}
+    options["policy"] = policy
+    for key in ("policy", "placer"):
+        method = options.get(key)
+        if method is None or isinstance(method, str):
+            continue
+        if opts[key]:
+            plural = "policies" if key == "policy" else key + "s"
+            raise Error(f"{key}_opts are for named {plural}: configure a Python {key} object directly", 2)
+        objects[key] = options.pop(key)
+    trace_text = ""
+    if isinstance(trace, pd.DataFrame):
+        trace_text = trace.to_csv(index=False)
+    elif trace is not None:
+        options["trace"] = os.fspath(trace)
     try:
-        _trace_argument(trace, options, scratch)
-        options["policy"] = policy
-        for key in ("policy", "placer"):
-            method = options.get(key)
-            if method is None or isinstance(method, str):
-                continue
-            # A Python object: the registered method "python" forwards to it (its handle).
-            if options.get(key + "_opts"):
-                plural = "policies" if key == "policy" else key + "s"
-                raise Error(f"{key}_opts are for named {plural}: configure a Python {key} object directly", 2)
-            handles.append(next(_handles))
-            _native.register_policy(handles[-1], method)
-            options[key] = "python"
-            options[key + "_opts"] = {"handle": handles[-1]}
-        directory = out if out is not None else os.path.join(scratch, "out")
-        args = ["simulate"] + _flags(options) + ["-o", os.fspath(directory)]
-        if not verbose:
-            args.append("-q")
-        try:
-            _run(args, verbose)
-        finally:
-            for handle in handles:
-                _native.reraise(handle)  # a Python method's own exception first, with its traceback
-        return Result(os.fspath(directory), keep=out is not None)
-    finally:
-        for handle in handles:
-            _native.unregister_policy(handle)
-        shutil.rmtree(scratch, ignore_errors=True)
+        texts = _native.simulate(_settings(options), trace_text, objects.get("policy"), opts["policy"],
+                                 objects.get("placer"), opts["placer"], opts["planner"],
+                                 "" if out is None else os.fspath(out), bool(verbose))
+    except _native.Failed as e:
+        raise Error(e.args[0], e.args[1]) from None
+    if verbose:
+        print(texts["printed"], end="")
+    return Result._from_texts(texts, None if out is None else os.fspath(out))
 
 
 def compare(trace=None, *, policies=None, out=None, verbose=False, **options):
     """Runs several policies (and placers: placers=[...]; or exact pairs: runs=["a+b", ...]) on the
-    same workload and cluster, as `hetsched compare`. Returns a CompareResult."""
-    scratch = tempfile.mkdtemp(prefix="hetsched-")
+    same workload and cluster, as `hetsched compare`. `trace` as for simulate(). `out`: also
+    write the command's files there. Returns a CompareResult."""
+    options = dict(options)
+    if policies is not None:
+        options["policies"] = policies
+    real_runs = options.pop("real_run", None)
+    trace_text = ""
+    if isinstance(trace, pd.DataFrame):
+        trace_text = trace.to_csv(index=False)
+    elif trace is not None:
+        options["trace"] = os.fspath(trace)
+    settings = _settings(options)
+    if real_runs is not None:
+        for directory in ([real_runs] if isinstance(real_runs, (str, os.PathLike)) else real_runs):
+            settings.append(("--real-run", os.fspath(directory)))
     try:
-        _trace_argument(trace, options, scratch)
-        if policies is not None:
-            options["policies"] = policies
-        directory = out if out is not None else os.path.join(scratch, "out")
-        args = ["compare"] + _flags(options) + ["-o", os.fspath(directory)]
-        if not verbose:
-            args.append("-q")
-        _run(args, verbose)
-        table = _read_csv(os.path.join(directory, "compare.csv"))
-        runs = {}
-        for name in sorted(os.listdir(directory)):
-            path = os.path.join(directory, name)
-            if os.path.isfile(os.path.join(path, "summary.json")):
-                result = Result(path, keep=out is not None)
-                policy = result.summary["policy"]
-                runs[policy if "+" in policy else f"{policy}+{result.summary['placer']}"] = result
-        return CompareResult(table, runs, os.fspath(directory) if out is not None else None)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        texts = _native.compare(settings, trace_text, "" if out is None else os.fspath(out), bool(verbose))
+    except _native.Failed as e:
+        raise Error(e.args[0], e.args[1]) from None
+    if verbose:
+        print(texts["printed"], end="")
+    out_dir = None if out is None else os.fspath(out)
+    runs = {label: Result._from_texts(run, None if out is None else os.path.join(out_dir, _native.run_dir_name(label)))
+            for label, run in texts["runs"]}
+    return CompareResult(_read_csv(io.StringIO(texts["table"])), runs, out_dir)
 
 
 class ExperimentResult:
@@ -284,28 +255,24 @@ def experiment(name, *, seed=None, seeds=None, quick=False, threads=None, out=No
     experiments). `seeds`: "1-3", "1,2,5" or a list of ints: one run per seed and their summary
     (`--seeds`); else `seed` (default 1). `quick`: the small configuration. Other keywords: the
     experiment's options (`--opt KEY=VALUE`, e.g. jobs=20). `out`: keep the output files there
-    (default: a temporary directory, removed). Returns an ExperimentResult."""
+    (default: a temporary directory, removed: an experiment's tables are files). Returns an
+    ExperimentResult."""
     if seed is not None and seeds is not None:
         raise Error("experiment: give seed or seeds, not both", 2)
-    scratch = tempfile.mkdtemp(prefix="hetsched-")
+    seed_list = None
+    if seeds is not None:
+        seed_list = seeds if isinstance(seeds, str) else ",".join(_text(s) for s in seeds)
+    scratch = tempfile.mkdtemp(prefix="hetsched-") if out is None else None
     try:
         directory = os.fspath(out) if out is not None else os.path.join(scratch, "out")
-        args = ["experiment", name, "-o", directory]
-        if seed is not None:
-            args += ["--seed", _text(seed)]
-        seed_list = None
-        if seeds is not None:
-            seed_list = seeds if isinstance(seeds, str) else ",".join(_text(s) for s in seeds)
-            args += ["--seeds", seed_list]
-        if quick:
-            args.append("--quick")
-        if threads is not None:
-            args += ["-j", _text(threads)]
-        for key, value in opts.items():
-            args += ["--opt", f"{key}={_text(value)}"]
-        if not verbose:
-            args.append("-q")
-        _run(args, verbose)
+        try:
+            _, printed = _native.experiment(name, directory, "" if seed is None else _text(seed), seed_list or "",
+                                            bool(quick), "" if threads is None else _text(threads),
+                                            {str(k): _text(v) for k, v in opts.items()}, bool(verbose))
+        except _native.Failed as e:
+            raise Error(e.args[0], e.args[1]) from None
+        if verbose:
+            print(printed, end="")
         per_seed = {}
         if seed_list is not None:
             table = pd.read_csv(os.path.join(directory, f"{name}_seeds.csv"))
@@ -316,7 +283,8 @@ def experiment(name, *, seed=None, seeds=None, quick=False, threads=None, out=No
             table = pd.read_csv(os.path.join(directory, f"{name}.csv"))
         return ExperimentResult(table, per_seed, directory if out is not None else None)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def catalog():

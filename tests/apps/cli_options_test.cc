@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cli_runner.h"
+#include "hetsched/run/simulate_request.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/placer.h"
 #include "hetsched/sched/planner.h"
@@ -258,6 +259,29 @@ TEST_F(CliOptionsTest, SweepChecksEveryConfigurationBeforeRunningAny) {
 
 // --gpus is a command-line value: a list the parser cannot read, an unknown type or a count
 // below 1 exits 2 naming the option, for every command that takes it (issue 45: it exited 1).
+// The Python module's settings (run/simulate_request.h) are `hetsched simulate`'s flags: each one
+// is an option of the command, and a value the library refuses the command refuses too, with the
+// same words (both use run/value_checks.h).
+TEST_F(CliOptionsTest, EverySimulateRequestSettingIsASimulateFlagCheckedAlike) {
+  const CliResult help = Run({"simulate", "--help"});
+  ASSERT_EQ(help.exit_code, 0) << Show(help);
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"--gpus", "v100=0"},         {"--gpus-per-server", "0"}, {"--synthetic", "-3"},   {"--arrival-rate", "0"},
+      {"--max-jobs", "1.5"},        {"--on-bad-row", "maybe"},   {"--seed", "-1"},       {"--restart-cost", "-1"},
+      {"--resize-rendezvous", "x"}, {"--max-time", "0"},        {"--round", "-360"}};
+  for (std::string_view flag : SimulateRequestFlags()) {
+    EXPECT_NE(help.out.find(std::string(flag) + " "), std::string::npos) << flag << " is not a simulate flag";
+  }
+  for (const auto& [flag, value] : bad) {
+    SimulateRequest request;
+    const Status refused = request.Set(flag, value);
+    ASSERT_FALSE(refused.ok()) << flag << " " << value;
+    const CliResult r = Run({"simulate", flag, value, "-q", "-o", dir_ + "/out"});
+    EXPECT_EQ(r.exit_code, 2) << Show(r);
+    EXPECT_NE(r.err.find(refused.message()), std::string::npos) << refused.message() << "\n" << Show(r);
+  }
+}
+
 TEST_F(CliOptionsTest, ABadGpusListIsACommandLineError) {
   for (const std::string command : {"simulate", "compare"}) {
     for (const auto& [bad, says] : std::vector<std::pair<std::string, std::string>>{

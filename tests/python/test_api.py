@@ -4,6 +4,7 @@ import filecmp
 import os
 import subprocess
 import sys
+import tempfile
 
 import pandas as pd
 import pytest
@@ -159,6 +160,63 @@ def test_trace_round_trip_and_dataframe_input(tmp_path):
     jobs.loc[5, "num_gpus"] = -2
     with pytest.raises(hetsched.Error, match="num_gpus"):
         hetsched.write_trace(jobs, tmp_path / "bad.csv")
+    with pytest.raises(hetsched.Error) as caught:  # the frame's row 5 is line 7 of its text
+        hetsched.simulate(jobs, gpus="v100=16")
+    assert caught.value.exit_code == 1 and "DataFrame:7: field 'num_gpus'" in str(caught.value)
+
+
+def test_simulate_writes_no_temporary_file(monkeypatch, tmp_path):
+    def refuse(*args, **kwargs):
+        raise AssertionError("simulate() made a temporary file or directory")
+
+    for name in ("mkdtemp", "mkstemp", "NamedTemporaryFile", "TemporaryDirectory"):
+        monkeypatch.setattr(tempfile, name, refuse)
+    jobs = hetsched.read_trace(SMALL_CASE, "gavel")
+    r = hetsched.simulate(jobs, policy=FifoPolicy(), gpus="v100=8", gpus_per_server=4)
+    assert r.summary["jobs_finished"] == 100 and r.out_dir is None
+    assert len(r.jobs) == 100 and r.run["policy"] == "python:FifoPolicy"
+
+
+def test_settings_are_checked_as_the_command_line_checks_them(tmp_path):
+    # The same words as the command line's, exit code 2 (a bad setting).
+    cases = [(dict(restart_cost=-1), ["--restart-cost", "-1"]),
+             (dict(gpus="v100=nan"), ["--gpus", "v100=nan"]),
+             (dict(seed=-1), ["--seed", "-1"]),
+             (dict(on_bad_row="ignore"), ["--on-bad-row", "ignore"]),
+             (dict(round=0), ["--round", "0"])]
+    for keywords, flags in cases:
+        cli = subprocess.run([CLI, "simulate", *flags, "-q", "-o", str(tmp_path / "cli")], capture_output=True,
+                             text=True)
+        assert cli.returncode == 2, flags
+        with pytest.raises(hetsched.Error) as caught:
+            hetsched.simulate(**keywords)
+        assert caught.value.exit_code == 2, keywords
+        assert str(caught.value) in cli.stderr or str(caught.value).split(": ", 1)[1] in cli.stderr, (
+            str(caught.value), cli.stderr)
+    for keywords, words in [(dict(no_such_flag=1), "--no-such-flag: not a setting"),
+                            (dict(arrival_rate=3), "--arrival-rate requires --synthetic"),
+                            (dict(no_contention="maybe"), "must be true or false")]:
+        with pytest.raises(hetsched.Error, match=words) as caught:
+            hetsched.simulate(**keywords)
+        assert caught.value.exit_code == 2
+
+
+def test_compat_profile_sets_what_the_command_line_sets(tmp_path):
+    args = ["--trace", SMALL_CASE, "--gpus", "v100=8,k80=8", "--compat", "tiresias", "--policy", "dlas-gpu",
+            "--restart-cost", "5"]
+    cli = subprocess.run([CLI, "simulate", *args, "-q", "-o", str(tmp_path / "cli")], check=True,
+                         capture_output=True, text=True)
+    r = hetsched.simulate(SMALL_CASE, gpus="v100=8,k80=8", compat="tiresias", policy="dlas-gpu", restart_cost=5,
+                          out=tmp_path / "py")
+    for name in ("jobs.csv", "timeline.csv", "summary.json", "run.json"):
+        assert filecmp.cmp(tmp_path / "cli" / name, tmp_path / "py" / name, shallow=False), name
+    assert r.summary["placer"] == cli_placer(tmp_path / "cli")
+
+
+def cli_placer(directory):
+    import json
+    with open(directory / "summary.json", encoding="utf-8") as f:
+        return json.load(f)["placer"]
 
 
 def test_compare_and_catalog():
@@ -169,7 +227,7 @@ def test_compare_and_catalog():
     assert c.runs["srtf+pack"].summary["jobs_finished"] == 100
     cat = hetsched.catalog()
     policies = cat["policies"].set_index("name")
-    assert {"fifo", "tiresias-las", "gavel-las", "python"} <= set(policies.index)
+    assert {"fifo", "tiresias-las", "gavel-las"} <= set(policies.index)
     assert policies.loc["gavel-las", "provenance"].startswith("[SRC]")
     assert "pack" in set(cat["placers"]["name"]) and "data-parallel" in set(cat["planners"]["name"])
 
@@ -254,3 +312,63 @@ def test_placer_faults_end_the_run():
 
     with pytest.raises(hetsched.Error):
         hetsched.simulate(SMALL_CASE, placer=Never(), gpus="v100=8", gpus_per_server=4)
+
+
+def test_runs_in_threads_go_on_side_by_side_and_agree():
+    import threading
+    kinds = [lambda: "srtf", FifoPolicy, lambda: "tiresias-las"]  # a fresh policy object per run
+    alone = [hetsched.simulate(SMALL_CASE, gpus="v100=8", gpus_per_server=4, policy=k()) for k in kinds]
+    together = [None] * len(kinds)
+
+    def run(i):
+        together[i] = hetsched.simulate(SMALL_CASE, gpus="v100=8", gpus_per_server=4, policy=kinds[i]())
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(kinds))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for a, b in zip(alone, together):
+        pd.testing.assert_frame_equal(a.jobs, b.jobs)
+
+
+def test_compare_writes_what_the_command_line_writes_and_no_temporary_file(monkeypatch, tmp_path):
+    args = ["--trace", SMALL_CASE, "--gpus", "v100=8,k80=8", "--policies", "fifo,tiresias-las:starve_factor=3",
+            "--placers", "pack,first-fit", "--seed", "2"]
+    subprocess.run([CLI, "compare", *args, "-q", "-o", str(tmp_path / "cli")], check=True, stdout=subprocess.DEVNULL)
+    kept = hetsched.compare(SMALL_CASE, gpus="v100=8,k80=8", policies=["fifo", "tiresias-las:starve_factor=3"],
+                            placers=["pack", "first-fit"], seed=2, out=tmp_path / "py")
+    compared = filecmp.dircmp(tmp_path / "cli", tmp_path / "py")
+    assert not compared.left_only and not compared.right_only
+    for name in ("compare.csv", "compare.txt", "report.html", "jct_cdf.svg"):
+        assert filecmp.cmp(tmp_path / "cli" / name, tmp_path / "py" / name, shallow=False), name
+    assert kept.runs["fifo+first-fit"].out_dir == str(tmp_path / "py" / "fifo_first-fit")
+    for name in ("mkdtemp", "mkstemp", "NamedTemporaryFile", "TemporaryDirectory"):
+        monkeypatch.setattr(tempfile, name, lambda *a, **k: (_ for _ in ()).throw(AssertionError(name)))
+    c = hetsched.compare(SMALL_CASE, gpus="v100=8,k80=8", policies=["fifo", "tiresias-las:starve_factor=3"],
+                         placers=["pack", "first-fit"], seed=2)
+    pd.testing.assert_frame_equal(c.table, kept.table)
+    assert sorted(c.runs) == sorted(kept.runs) and c.out_dir is None
+    pd.testing.assert_frame_equal(c.runs["fifo+pack"].jobs, kept.runs["fifo+pack"].jobs)
+    with pytest.raises(hetsched.Error) as caught:
+        hetsched.compare(SMALL_CASE, policy="fifo")
+    assert caught.value.exit_code == 2 and "--policies" in str(caught.value)
+    with pytest.raises(hetsched.Error) as caught:
+        hetsched.compare(SMALL_CASE, runs=["fifo+pack"], placers=["pack"])
+    assert caught.value.exit_code == 2 and "--runs excludes" in str(caught.value)
+
+
+def test_compare_under_a_compat_profile_runs_its_placer():
+    # --compat tiresias sets --placer yarn: compare's runs use it (they kept pack before session 31).
+    c = hetsched.compare(SMALL_CASE, gpus="v100=8", compat="tiresias", policies=["dlas-gpu", "tiresias-las"])
+    assert sorted(c.runs) == ["dlas-gpu+yarn", "tiresias-las+yarn"]
+    given = hetsched.compare(SMALL_CASE, gpus="v100=8", compat="tiresias", policies=["dlas-gpu"], placers=["pack"])
+    assert sorted(given.runs) == ["dlas-gpu+pack"]  # given: kept
+
+
+def test_experiment_settings_are_checked():
+    for keywords, words in [(dict(threads=0), "--threads: must be a whole number in [1, 1024], got '0'"),
+                            (dict(seed=-2), "--seed: must be a whole number in [0, 18446744073709551615]")]:
+        with pytest.raises(hetsched.Error) as caught:
+            hetsched.experiment("gadget", quick=True, **keywords)
+        assert caught.value.exit_code == 2 and words in str(caught.value), str(caught.value)

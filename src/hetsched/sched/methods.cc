@@ -7,21 +7,27 @@
 namespace hetsched {
 
 Result<Methods> CreateMethods(const MethodChoice& choice, unsigned long long seed, const MethodLabels& labels,
-                              bool* bad_choice) {
+                              bool* bad_choice, Methods built) {
   bool bad = false;
   auto seeded = [seed](Options o) {
     o.SetDefault("seed", std::to_string(seed));
     return o;
   };
-  Methods methods;
+  Methods methods = std::move(built);
   auto made = [&]() -> Status {
-    HETSCHED_ASSIGN_OR_RETURN(methods.scheduler,
-                              CreateNamed<JobScheduler>(choice.policy, seeded(choice.policy_options), labels.policy,
-                                                      labels.policy_options, &bad));
-    HETSCHED_ASSIGN_OR_RETURN(methods.placer, CreateNamed<Placer>(choice.placer, seeded(choice.placer_options),
-                                                                labels.placer, labels.placer_options, &bad));
-    HETSCHED_ASSIGN_OR_RETURN(methods.planner, CreateNamed<Planner>(choice.planner, seeded(choice.planner_options),
-                                                                  labels.planner, labels.planner_options, &bad));
+    if (!methods.scheduler) {
+      HETSCHED_ASSIGN_OR_RETURN(methods.scheduler,
+                                CreateNamed<JobScheduler>(choice.policy, seeded(choice.policy_options), labels.policy,
+                                                        labels.policy_options, &bad));
+    }
+    if (!methods.placer) {
+      HETSCHED_ASSIGN_OR_RETURN(methods.placer, CreateNamed<Placer>(choice.placer, seeded(choice.placer_options),
+                                                                  labels.placer, labels.placer_options, &bad));
+    }
+    if (!methods.planner) {
+      HETSCHED_ASSIGN_OR_RETURN(methods.planner, CreateNamed<Planner>(choice.planner, seeded(choice.planner_options),
+                                                                    labels.planner, labels.planner_options, &bad));
+    }
     return Status::Ok();
   }();
   if (bad_choice != nullptr) *bad_choice = bad;

@@ -70,9 +70,11 @@ Result<std::unique_ptr<Base>> CreateNamed(const std::string& name, const Options
 // choice set one for it (a method that uses no randomness ignores it). An unknown name or an option
 // a method refuses is an error naming its label; `*bad_choice` (when given) then says that the
 // choice itself is wrong (a usage error at the command line), not a fault met while building a
-// method (a file it could not read, a back end it could not load).
+// method (a file it could not read, a back end it could not load). A method `built` holds already
+// (a Python object's adapter) is used as it is, and the choice's name and options for it unread.
 Result<Methods> CreateMethods(const MethodChoice& choice, unsigned long long seed = 1,
-                              const MethodLabels& labels = MethodLabels{}, bool* bad_choice = nullptr);
+                              const MethodLabels& labels = MethodLabels{}, bool* bad_choice = nullptr,
+                              Methods built = {});
 
 // Parses "policy[:k=v[:k=v...]]" (e.g. "tiresias-las:thresholds=3600;36000") into a name and
 // options.

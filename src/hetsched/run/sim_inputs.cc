@@ -1,0 +1,92 @@
+#include "hetsched/run/sim_inputs.h"
+
+#include <fmt/core.h>
+
+#include "hetsched/util/file_io.h"
+
+namespace hetsched {
+
+Result<Cluster> ClusterSource::Load(std::string* description) const {
+  const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
+  const LinkCatalog& links = LinkCatalog::BuiltIn();
+  if (!file.empty() && !gpus.empty()) {
+    return Status::InvalidArgument("--cluster and --gpus both given: choose one");
+  }
+  if (!file.empty()) {
+    *description = file;
+    return LoadClusterSpec(file, devices, links);
+  }
+  if (!gpus.empty()) {
+    HETSCHED_ASSIGN_OR_RETURN(const auto counts, ParseTypeCounts(gpus, "--gpus"));
+    *description = "--gpus " + gpus + " --gpus-per-server " + std::to_string(gpus_per_server);
+    return MakeShorthandCluster(counts, gpus_per_server, devices, links);
+  }
+  *description = "built-in default cluster (data/default_cluster.yaml)";
+  return DefaultCluster(devices, links);
+}
+
+Result<Workload> WorkloadSource::Load(const DeviceCatalog& devices, const ModelZoo& zoo) const {
+  const int given = (synthetic > 0) + !trace.empty() + !text_origin.empty();
+  if (given > 1) {
+    return Status::InvalidArgument(synthetic > 0 ? "--trace and --synthetic both given: choose one"
+                                                 : "a trace file and a trace in memory both given: choose one");
+  }
+  if (synthetic > 0) {
+    SyntheticOptions opts;
+    opts.num_jobs = synthetic;
+    opts.arrival_rate_per_hour = arrival_rate_per_hour;
+    opts.seed = seed;
+    opts.reference_device = reference_device;
+    return GenerateSynthetic(opts, devices, zoo);
+  }
+  TraceReadOptions opts;
+  opts.on_bad_row = on_bad_row == "skip" ? BadRowPolicy::kSkip : BadRowPolicy::kStop;
+  opts.max_jobs = max_jobs;
+  opts.reference_device = reference_device;
+  if (!text_origin.empty()) return ParseTrace(text, text_origin, format, opts, devices, zoo);
+  if (trace.empty()) {
+    const std::string demo = "data/traces/demo_gavel_msr_2869ce.trace";
+    auto demo_text = ReadFileOrEmbedded(demo);
+    if (!demo_text.ok()) return demo_text.status();
+    return ParseTrace(*demo_text, demo, "gavel", opts, devices, zoo);
+  }
+  return ReadTrace(trace, format, opts, devices, zoo);
+}
+
+SimOptions SimSettings::ToOptions(unsigned long long seed) const {
+  SimOptions o;
+  o.seed = seed;
+  o.restart_cost_s = restart_cost_s;
+  o.resize_rendezvous_s = resize_rendezvous_s;
+  o.max_time_s = max_time_s;
+  o.contention = !no_contention;
+  o.measured_always_consolidated = assume_consolidated;
+  o.skip_unfit_jobs = skip_unfit;
+  return o;
+}
+
+Result<SimInputs> LoadSimInputs(const ClusterSource& cluster, const WorkloadSource& workload,
+                                const SimSettings& settings, const ModelZoo& zoo) {
+  SimInputs in;
+  HETSCHED_ASSIGN_OR_RETURN(in.cluster, cluster.Load(&in.cluster_description));
+  HETSCHED_ASSIGN_OR_RETURN(in.workload, workload.Load(in.cluster.device_catalog(), zoo));
+  in.options = settings.ToOptions(workload.seed);
+  std::string path = settings.throughputs;
+  if (path == "none") return in;
+  if (path == "auto") path = "data/real/gavel/throughputs.csv";  // built into the binary
+  auto loaded = MeasuredThroughputs::Load(path, in.cluster.device_catalog());
+  if (!loaded.ok()) return loaded.status().WithContext("--throughputs");
+  in.measured = std::make_unique<MeasuredThroughputs>(std::move(loaded).value());
+  in.options.measured_throughputs = in.measured.get();
+  return in;
+}
+
+std::string DescribeSimInputs(const SimInputs& inputs) {
+  return fmt::format("cluster : {} ({})\nworkload: {} jobs from {}{}\n", inputs.cluster.Summary(),
+                     inputs.cluster_description, inputs.workload.jobs.size(), inputs.workload.source,
+                     inputs.workload.rows_skipped > 0
+                         ? fmt::format(" ({} bad rows skipped)", inputs.workload.rows_skipped)
+                         : "");
+}
+
+}  // namespace hetsched
