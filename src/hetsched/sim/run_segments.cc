@@ -90,7 +90,7 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
   if (free_active_.empty()) {
     job.active = static_cast<int32_t>(active_.size());
     active_.emplace_back();
-    change_mark_.emplace_back();
+    contention_.AddSlot();
   } else {
     job.active = free_active_.back();
     free_active_.pop_back();
@@ -174,7 +174,7 @@ Status Simulator::StopRun(JobId id) {
   } else {
     const SegmentTotals seg = CloseSegment(id);
     ChangeTraffic(id, -1);
-    DropRetime(id);  // no speed left to re-time
+    contention_.Undefer(id);  // no speed left to re-time
     rec.Add(seg);
   }
   rec.device_type = st.device_type;
@@ -223,7 +223,7 @@ Status Simulator::Hold(JobId id) {
   job.done_at_update = std::abs(done - run.mark) <= tol ? run.mark : done;
   st.iterations_done = job.done_at_update;
   ChangeTraffic(id, -1);
-  DropRetime(id);  // held: no speed to re-time until it resumes
+  contention_.Undefer(id);  // held: no speed to re-time until it resumes
   run.idle = true;
   st.idle = true;
   idle_devices_ += static_cast<int>(st.devices.size());

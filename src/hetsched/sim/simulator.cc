@@ -32,7 +32,7 @@ Status Simulator::CheckFits(JobId id) {
           cluster_.devices_per_type()[static_cast<size_t>(t)] < spec.num_gpus) {
         continue;
       }
-      Result<double> rate = RuntimeTruthRate(id, run, t, spec.num_gpus);
+      Result<double> rate = truth_.Runtime(spec, run, t, spec.num_gpus);
       if (rate.ok()) fastest = std::max(fastest, *rate);
     }
     if (fastest > 0) best = 1.0 / fastest;  // seconds per iteration; else the model's (fallback)
@@ -83,20 +83,14 @@ Status Simulator::Prepare() {
   ReserveHugePages(record_.jobs, n);
   status_.resize(n);
   runs_.resize(n);
-  retime_mark_.assign(n, kRetimeNone);
-  change_mark_.clear();  // by run slot: grows with active_
+  contention_.Reset(n);
   rejected_.assign(n, false);
-  nic_flows_.assign(static_cast<size_t>(cluster_.num_nodes()), 0);
-  nic_jobs_.assign(static_cast<size_t>(cluster_.num_nodes()), {});
-  uplink_flows_.assign(cluster_.racks().size(), 0);
-  uplink_jobs_.assign(cluster_.racks().size(), {});
-  link_capacities_ = LinkCapacities::Of(cluster_);
   busy_by_type_.assign(static_cast<size_t>(cluster_.device_catalog().size()), 0);
   present_types_ = cluster_.present_types();
   if (!workload_.runtime_device.empty()) {
     Result<DeviceTypeId> type = cluster_.device_catalog().Lookup(workload_.runtime_device);
     if (!type.ok()) return type.status().WithContext("workload: the reference device of its run times");
-    runtime_type_ = *type;
+    truth_.set_runtime_type(*type);
   }
   for (size_t i = 0; i < n; ++i) {
     const Job& job = workload_.jobs[i];
@@ -128,7 +122,7 @@ Status Simulator::Prepare() {
       return Status::InvalidArgument("job " + std::to_string(i) + ": unknown model '" + job.spec.model + "'");
     }
     if (job.truth.runtime_s > 0) {
-      if (runtime_type_ == kNoDeviceType) {
+      if (truth_.runtime_type() == kNoDeviceType) {
         return Status::InvalidArgument("job " + std::to_string(i) +
                                        " has a trace run time but the workload names no reference device");
       }
@@ -241,10 +235,8 @@ Status Simulator::Audit() const {
 
 Status Simulator::AuditLinks() const {
   // Every running job that is not held is counted once on each of its NICs and uplinks, and
-  // listed on each NIC and uplink under its current key; nothing else is. Its kept estimate is what the
-  // current load gives (a job that was not re-timed was left alone rightly).
-  std::vector<int> nic_flows(nic_flows_.size(), 0), uplink_flows(uplink_flows_.size(), 0);
-  std::vector<size_t> uplink_listed(uplink_jobs_.size(), 0);
+  // listed on each under its current key; nothing else is (LinkContention::Audit). Its kept
+  // estimate is what the current load gives (a job that was not re-timed was left alone rightly).
   const auto broken = [&](const std::string& what) {
     return Status::Internal("invariant: link bookkeeping (" + what + ") disagrees at t=" + std::to_string(now_));
   };
@@ -261,46 +253,13 @@ Status Simulator::AuditLinks() const {
     if (job.active != static_cast<int32_t>(slot) || status_[i].state != JobState::kRunning) {
       return broken("run slot " + std::to_string(slot));
     }
-    if (run.idle) continue;
-    if (options_.contention && !run.nics.empty()) {
-      const IterationEstimate fresh = EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, CurrentLoad());
-      if (fresh.iteration_s != run.estimate.iteration_s) return broken("job " + std::to_string(i) + "'s speed");
-      // The ties kept since its last estimate are those of the current load.
-      const ChangeMark& counts = change_mark_[static_cast<size_t>(job.active)];
-      if (counts.ties != CountTies(run) || counts.below != 0) {
-        return broken("job " + std::to_string(i) + "'s counted links");
-      }
-    }
-    for (NodeId node : run.nics) {
-      ++nic_flows[static_cast<size_t>(node)];
-      const auto& listed = nic_jobs_[static_cast<size_t>(node)];
-      if (std::find_if(listed.begin(), listed.end(), [&](const LinkEntry& e) {
-            return e.key == UplinkKey(run) && e.id == static_cast<int32_t>(i) && e.slot == job.active;
-          }) == listed.end()) {
-        return broken("NIC list");
-      }
-    }
-    for (RackId r : run.uplinks) {
-      const size_t rack = static_cast<size_t>(r);
-      ++uplink_flows[rack];
-      if (link_capacities_.uplink_Bps[rack] < 0) continue;
-      ++uplink_listed[rack];
-      const LinkEntry self{UplinkKey(run), static_cast<int32_t>(i), job.active};
-      const auto at = std::lower_bound(uplink_jobs_[rack].begin(), uplink_jobs_[rack].end(), self);
-      if (at == uplink_jobs_[rack].end() || at->key != self.key || at->id != self.id || at->slot != self.slot) {
-        return broken("uplink list");
-      }
-    }
+    if (run.idle || !options_.contention || run.nics.empty()) continue;
+    const IterationEstimate fresh =
+        EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, contention_.Load());
+    if (fresh.iteration_s != run.estimate.iteration_s) return broken("job " + std::to_string(i) + "'s speed");
   }
   if (occupied != running_) return broken("run slots in use");
-  if (nic_flows != nic_flows_ || uplink_flows != uplink_flows_) return broken("flow counts");
-  for (size_t n = 0; n < nic_jobs_.size(); ++n) {
-    if (nic_jobs_[n].size() != static_cast<size_t>(nic_flows[n])) return broken("NIC list size");
-  }
-  for (size_t r = 0; r < uplink_jobs_.size(); ++r) {
-    if (uplink_jobs_[r].size() != uplink_listed[r]) return broken("uplink list size");
-  }
-  return Status::Ok();
+  return contention_.Audit(active_, broken);
 }
 
 // One step of the engine: the next time anything happens (a completion, an arrival, a timer).
@@ -362,7 +321,7 @@ Status Simulator::ArriveDue(bool* decide) {
 // end; a start or preemption the back end refused as a fault ends the run (exit 3 for a bug).
 Status Simulator::CallScheduler() {
   JobScheduler& scheduler = *methods_.scheduler;
-  defer_retimes_ = true;
+  contention_.Defer();
   if (options_.decision_timing) {
     const long long pending_before = pending_;
     const auto t0 = std::chrono::steady_clock::now();
@@ -372,8 +331,8 @@ Status Simulator::CallScheduler() {
   } else {
     scheduler.Schedule(ctx_);
   }
-  defer_retimes_ = false;
-  FlushRetimes();
+  contention_.Flush([this](JobId id) { return RetimeSlot(id); },
+                    [this](JobId id, bool stands) { Retime(id, stands); });
   HETSCHED_RETURN_IF_ERROR(ctx_.TakeError());
   ++scheduler_calls_;
   return Status::Ok();
