@@ -29,18 +29,12 @@ Agent::Agent(CommandRunner& runner, Clock& clock, const ModelZoo& zoo, Methods m
       options_(std::move(options)),
       cluster_(std::move(cluster)),
       journal_(std::move(journal)),
+      health_(clock, options_.settle_after_outage_s,
+              [this](const std::vector<std::string>& argv) { return Slurm(argv); },
+              [this](const std::string& message) { Report(message); }),
       state_(cluster_.cluster),
-      ctx_(*this, state_, *methods_.placer, *methods_.planner, zoo_),
-      node_down_(static_cast<size_t>(cluster_.cluster.num_nodes()), false),
-      node_idle_(static_cast<size_t>(cluster_.cluster.num_nodes()), false),
-      busy_since_(static_cast<size_t>(cluster_.cluster.num_nodes())),
-      keep_out_(static_cast<size_t>(cluster_.cluster.num_nodes()), 0),
-      keep_out_short_(static_cast<size_t>(cluster_.cluster.num_nodes()), 0),
-      down_by_type_(static_cast<size_t>(cluster_.cluster.device_catalog().size()), 0) {
-  for (NodeId n = 0; n < cluster_.cluster.num_nodes(); ++n) {
-    busy_since_[static_cast<size_t>(n)].assign(static_cast<size_t>(cluster_.cluster.node(n).num_devices), -1);
-  }
-}
+      nodes_(cluster_, state_, clock, [this](const std::string& message) { Report(message); }),
+      ctx_(*this, state_, *methods_.placer, *methods_.planner, zoo_) {}
 
 Agent::~Agent() = default;
 
@@ -97,8 +91,8 @@ Result<std::unique_ptr<Agent>> Agent::Start(CommandRunner& runner, Clock& clock,
   std::unique_ptr<Agent> agent(new Agent(runner, clock, zoo, std::move(methods), std::move(options),
                                          std::move(cluster).value(), std::move(journal).value()));
   if (!warning.empty()) agent->Report("journal: " + warning);
-  agent->slurm_unreachable_ = waited;  // its end starts the settling time (SlurmReachableAgain)
-  (void)agent->SlurmSettled();        // reads the BOOT_TIME of the slurmctld it starts with
+  if (waited) agent->health_.StartUnreachable();  // its end starts the settling time
+  (void)agent->health_.Settled();                 // reads the BOOT_TIME of the slurmctld it starts with
   HETSCHED_RETURN_IF_ERROR(agent->Restore());
   HETSCHED_RETURN_IF_ERROR(agent->ctx_.TakeError());
   return agent;
@@ -133,130 +127,18 @@ void Agent::SetPhase(AgentJob& job, Phase phase) {
   job.phase = phase;
 }
 
-void Agent::BookDown(const std::vector<DeviceId>& devices, int sign) {
-  down_devices_ += sign * static_cast<int>(devices.size());
-  for (DeviceId d : devices) down_by_type_[static_cast<size_t>(cluster_.cluster.device(d).type)] += sign;
-}
-
 Status Agent::RefreshNodes() {
   auto r = Slurm({"sinfo", "--json"});
   if (!r.ok()) return r.status();
   if (r->exit_code != 0) return Status::IoError("sinfo --json exited " + std::to_string(r->exit_code));
   auto nodes = ParseSinfoJson(r->out, "sinfo --json");
   if (!nodes.ok()) return nodes.status();
-  std::vector<DeviceId> free;
-  for (const SlurmNode& sn : *nodes) {
-    const NodeId n = cluster_.Find(sn.name);
-    if (n < 0) continue;
-    node_idle_[static_cast<size_t>(n)] = ToLower(sn.state) == "idle";
-    const bool down = !sn.Usable();
-    if (!down && !node_down_[static_cast<size_t>(n)]) {
-      HETSCHED_RETURN_IF_ERROR(KeepOutSlurmBusy(n, sn.gpus_used));
-    }
-    if (down == node_down_[static_cast<size_t>(n)]) continue;
-    free.clear();
-    if (down) {
-      state_.AppendFreeDevices(n, &free);
-      HETSCHED_RETURN_IF_ERROR(state_.Allocate(kNodeDownOwner, free));
-      BookDown(free, +1);
-      Report("node " + sn.name + " is " + sn.state + (sn.reason.empty() ? "" : " (" + sn.reason + ")") +
-             ": no new job goes there");
-    } else {
-      const Node& node = cluster_.cluster.node(n);
-      for (int i = 0; i < node.num_devices; ++i) {
-        if (state_.owner(node.first_device + i) == kNodeDownOwner) free.push_back(node.first_device + i);
-      }
-      HETSCHED_RETURN_IF_ERROR(state_.Release(kNodeDownOwner, free));
-      BookDown(free, -1);
-      Report("node " + sn.name + " is back (" + sn.state + ")");
-    }
-    node_down_[static_cast<size_t>(n)] = down;
-    changed_ = true;
-  }
-  return Status::Ok();
-}
-
-Status Agent::KeepOutSlurmBusy(NodeId n, int slurm_used) {
-  const size_t i = static_cast<size_t>(n);
-  const Node& node = cluster_.cluster.node(n);
-  const bool idle = node_idle_[i];
-  const std::string& name = node.name;
-  int running = 0;
-  std::vector<DeviceId> kept, free;
-  for (int k = 0; k < node.num_devices; ++k) {
-    const DeviceId d = node.first_device + k;
-    const JobId owner = state_.owner(d);
-    if (owner == kSlurmBusyOwner) kept.push_back(d);
-    if (owner < 0) continue;
+  const auto running = [this](JobId owner) {
     auto job = jobs_.find(owner);
-    if (job != jobs_.end() && job->second->phase == Phase::kRunning) ++running;
-  }
-  // busy_since_[i][k]: since when Slurm has counted more than k GPUs in use beyond the agent's.
-  const double t = clock_.NowS();
-  const int extra = slurm_used < 0 ? 0 : std::max(0, slurm_used - running);
-  int want = 0;
-  for (int k = 0; k < node.num_devices; ++k) {
-    double& since = busy_since_[i][static_cast<size_t>(k)];
-    if (extra <= k) {
-      since = -1;
-      continue;
-    }
-    if (since < 0) since = t;
-    if (idle ? since < t : t - since >= kSlurmBusyPersistS) ++want;
-  }
-  const int had = keep_out_[i];
-  int kept_now = static_cast<int>(kept.size());
-  if (want > kept_now) {  // from its free GPUs, as many as it has
-    state_.AppendFreeDevices(n, &free);
-    free.resize(std::min(free.size(), static_cast<size_t>(want - kept_now)));
-    HETSCHED_RETURN_IF_ERROR(state_.Allocate(kSlurmBusyOwner, free));
-    BookDown(free, +1);
-    kept_now += static_cast<int>(free.size());
-  } else if (want < kept_now) {
-    free.assign(kept.begin() + want, kept.end());
-    HETSCHED_RETURN_IF_ERROR(state_.Release(kSlurmBusyOwner, free));
-    BookDown(free, -1);
-    kept_now = want;
-  }
-  if (!free.empty()) changed_ = true;
-  keep_out_[i] = want;
-  keep_out_short_[i] = want - kept_now;
-  if (want == had) return Status::Ok();
-  if (want == 0) {
-    Report("node " + name + ": Slurm no longer counts GPUs in use beyond the agent's jobs; all of them are placed again");
-  } else {
-    Report("node " + name + ": Slurm counts " + std::to_string(want) + " GPU(s) in use that no running job of the agent "
-           "holds (another user's job, or Slurm's own miscount): kept out of placements");
-  }
+    return job != jobs_.end() && job->second->phase == Phase::kRunning;
+  };
+  for (const SlurmNode& sn : *nodes) HETSCHED_RETURN_IF_ERROR(nodes_.Refresh(sn, running, &changed_));
   return Status::Ok();
-}
-
-bool Agent::OnShortNode(const AgentJob& job) const {
-  for (const std::string& name : job.nodes) {
-    const NodeId n = cluster_.Find(name);
-    if (n >= 0 && keep_out_short_[static_cast<size_t>(n)] > 0) return true;
-  }
-  return false;
-}
-
-void Agent::ReportPollFailure(const Status& st) {
-  if (st.code() == StatusCode::kParseError) {
-    // Slurm answered, with something the agent does not understand: not an outage. Reported
-    // (naming the command, line and field) each time the problem changes.
-    ++slurm_errors_;
-    if (st.message() != last_poll_error_) Report("Slurm's answer not understood (will retry): " + st.message());
-    last_poll_error_ = st.message();
-    return;
-  }
-  if (!slurm_unreachable_) Report("Slurm unreachable (will retry): " + st.message());
-  slurm_unreachable_ = true;
-}
-
-void Agent::SlurmReachableAgain() {
-  slurm_unreachable_ = false;
-  settle_until_s_ = clock_.NowS() + options_.settle_after_outage_s;
-  settle_reported_ = false;
-  Report("Slurm reachable again");
 }
 
 Status Agent::Step() {
@@ -276,8 +158,8 @@ Status Agent::Step() {
     ReportPollFailure(queue.status());
     return Status::Ok();
   }
-  if (slurm_unreachable_) SlurmReachableAgain();
-  last_poll_error_.clear();
+  health_.Answered();
+  health_.Understood();
   const bool changed_before = changed_;
   changed_ = false;
   std::vector<SlurmJob> fresh;
@@ -450,7 +332,7 @@ void Agent::Sample() {
   // From the agent's counters and the cluster state's per-type free counts: no scan of the jobs.
   TimelineSample s;
   s.time_s = now();
-  s.busy_devices = cluster_.cluster.num_devices() - state_.total_free() - down_devices_;
+  s.busy_devices = cluster_.cluster.num_devices() - state_.total_free() - nodes_.held_devices();
   s.pending_jobs = static_cast<int>(phase_count_[static_cast<int>(Phase::kPending)]);
   s.running_jobs = static_cast<int>(phase_count_[static_cast<int>(Phase::kReleased)] +
                                     phase_count_[static_cast<int>(Phase::kRunning)]);
@@ -462,7 +344,7 @@ void Agent::Sample() {
   for (DeviceTypeId t : cluster_.cluster.present_types()) {
     const size_t i = static_cast<size_t>(t);
     timeline_busy_by_type_.push_back(cluster_.cluster.devices_per_type()[i] - state_.free_of_type(t) -
-                                     down_by_type_[i]);
+                                     nodes_.held_of_type(t));
   }
 }
 

@@ -31,6 +31,8 @@
 #include "hetsched/slurm/command_runner.h"
 #include "hetsched/slurm/job_request.h"
 #include "hetsched/slurm/journal.h"
+#include "hetsched/slurm/node_book.h"
+#include "hetsched/slurm/slurm_health.h"
 #include "hetsched/slurm/squeue_text.h"
 #include "hetsched/trace/trace.h"
 
@@ -43,11 +45,6 @@ inline constexpr double kRerunCancelRetryS = 5;
 // while (10 s, doubling with each further refusal, at most 300 s), and reported once: a request
 // Slurm never takes would otherwise be placed and refused at every poll.
 inline constexpr int kPinRefusalsBeforeBackoff = 3;
-// GPUs that Slurm counts in use on a node that is not idle, beyond those of the agent's running
-// jobs there, are kept out of placements once Slurm has counted them this long: longer than a run
-// the agent preempted takes to stop (Slurm's KillWait, 30 s by default), so that the GPUs it frees
-// are not kept from the job the policy preempted it for.
-inline constexpr double kSlurmBusyPersistS = 60;
 // A job whose run slurmctld lists but no step of it runs is cancelled this long after slurmctld's
 // start, if its completion has not reached slurmctld by then (Agent::RunLostBySlurm); its steps
 // are looked for at most this often.
@@ -125,7 +122,7 @@ class Agent final : public SchedBackend {
   AgentCounts counts() const;
   // False while Slurm does not answer the agent's polls (from the first poll that failed to the
   // next one that worked).
-  bool slurm_reachable() const { return !slurm_unreachable_; }
+  bool slurm_reachable() const { return health_.reachable(); }
   std::vector<AgentJobView> Jobs() const;  // job-id order
   // The run record in the simulator's format (times re-based to the first submission).
   RunRecord Record();
@@ -162,30 +159,14 @@ class Agent final : public SchedBackend {
   Result<CommandResult> Slurm(const std::vector<std::string>& argv);
   Result<std::vector<SlurmJob>> Squeue();
   Status RefreshNodes();
-  // A poll that failed: Slurm unreachable (reported once per outage) or its answer not understood.
-  void ReportPollFailure(const Status& st);
-  // Slurm answers again after an outage: reported, and preemptions wait (settle_after_outage_s).
-  void SlurmReachableAgain();
-  // Whether a preemption may be sent now: not within settle_after_outage_s of an outage the agent
-  // saw, nor of a restart of slurmctld during the agent's life (`scontrol show config`'s
-  // BOOT_TIME, read at start and at most once a second after): a restart short enough for no
-  // command to fail is seen there.
-  bool SlurmSettled();
+  // A poll that failed: Slurm unreachable or its answer not understood (SlurmHealth).
+  void ReportPollFailure(const Status& st) {
+    if (health_.PollFailed(st)) ++slurm_errors_;
+  }
 
   void AdmitNew(std::vector<SlurmJob> fresh);
   void Admit(const SlurmJob& sj);
   void SetPhase(AgentJob& job, Phase phase);
-  void BookDown(const std::vector<DeviceId>& devices, int sign);
-  // Node `n` is up and Slurm counts `slurm_used` GPUs in use there (-1: not said). GPUs beyond
-  // those of the agent's running jobs on it are kept out of placements, taken from its free GPUs,
-  // once Slurm has counted them for kSlurmBusyPersistS (the run of a job the agent preempted or
-  // took back holds its GPUs in Slurm until it has stopped), or at once (from the second refresh
-  // that sees them) on a node sinfo calls idle: with no job there, the count is Slurm's own error.
-  // What a released job of the agent holds cannot be taken: that is keep_out_short_, and such a
-  // job, which Slurm cannot start there, is taken back (Follow).
-  Status KeepOutSlurmBusy(NodeId n, int slurm_used);
-  // Whether a node of `job` has GPUs Slurm counts busy that the agent could not keep out.
-  bool OnShortNode(const AgentJob& job) const;
   void FillGresDetail(SlurmJob& sj);
   // `refused`: Slurm answered and refused (counted towards kPinRefusalsBeforeBackoff).
   void Unplace(AgentJob& job, JobId id, const std::string& msg, bool refused = false);
@@ -228,7 +209,6 @@ class Agent final : public SchedBackend {
   Status HoldDevices(AgentJob& job, const std::vector<DeviceId>& devices);
   void AccountRunEnd(AgentJob& job, double end_epoch_s);
   std::vector<DeviceId> ActualDevices(const AgentJob& job, const SlurmJob& sj) const;
-  bool OnDownNode(const AgentJob& job) const;
   void Sample();
   void Report(const std::string& message) const;
   double FirstSubmitS() const;
@@ -240,21 +220,14 @@ class Agent final : public SchedBackend {
   AgentOptions options_;
   SlurmCluster cluster_;
   Journal journal_;
+  SlurmHealth health_;  // whether slurmctld answers, and whether preemptions may be sent
   ClusterState state_;
+  NodeBook nodes_;      // down nodes, and GPUs Slurm counts busy beyond the agent's jobs (in state_)
   SchedContext ctx_;
   double origin_s_ = 0;  // epoch seconds at the first start of this journal
   std::map<JobId, std::unique_ptr<AgentJob>> jobs_;
   std::set<JobId> rejected_;
   std::set<double> wakeups_;
-  std::vector<bool> node_down_;
-  std::vector<bool> node_idle_;  // sinfo's state "idle" at the last refresh
-  // Per node: since when Slurm has counted more than k GPUs in use beyond the agent's running jobs
-  // (-1: not now), for each k; what is kept out now; and what of that its free GPUs could not give.
-  std::vector<std::vector<double>> busy_since_;
-  std::vector<int> keep_out_;
-  std::vector<int> keep_out_short_;
-  int down_devices_ = 0;
-  std::vector<int> down_by_type_;  // indexed by DeviceTypeId
   // Kept as jobs change phase, so that counts() and the timeline sample cost O(types), not O(jobs).
   long long phase_count_[4] = {0, 0, 0, 0};
   long long failed_ = 0, requeued_ = 0, preempted_ = 0, slurm_requeued_ = 0;
@@ -269,15 +242,7 @@ class Agent final : public SchedBackend {
   bool refresh_nodes_now_ = false;
   long long slurm_errors_ = 0;
   long long scheduler_calls_ = 0;
-  bool slurm_unreachable_ = false;
   long long relisted_ = 0;  // finished jobs with rerun_cancel_s >= 0
-  double settle_until_s_ = -1;  // clock: preemptions wait until then (settle_after_outage_s)
-  bool settle_reported_ = false;
-  double ctld_boot_s_ = 0;        // slurmctld's BOOT_TIME, as last read
-  double start_boot_s_ = 0;       // ... as first read in this life (0: not yet)
-  double boot_checked_s_ = -1e9;  // clock of that reading
-  bool boot_error_reported_ = false;
-  std::string last_poll_error_;  // the last poll answer not understood (reported once)
   std::vector<double> release_latencies_s_;
   struct Unreleased {
     JobId id;

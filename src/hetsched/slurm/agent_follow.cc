@@ -56,11 +56,7 @@ void Agent::ReleaseDevices(AgentJob& job) {
   const JobId id = job.status.spec->id;
   if (Status st = state_.Release(id, job.status.devices); !st.ok()) Report("internal: " + st.message());
   // Devices of a node that went down while the job held them stay out of service.
-  std::vector<DeviceId> down;
-  for (DeviceId d : job.status.devices) {
-    if (node_down_[static_cast<size_t>(cluster_.cluster.device(d).node)]) down.push_back(d);
-  }
-  if (!down.empty() && state_.Allocate(kNodeDownOwner, down).ok()) BookDown(down, +1);
+  nodes_.HoldIfDown(job.status.devices);
   job.status.devices.clear();
 }
 
@@ -320,11 +316,11 @@ void Agent::Follow(AgentJob& job, const SlurmJob& sj) {
   // Pending again in Slurm.
   if (job.phase == Phase::kRunning || sj.restart_count > job.restart_count) {
     Requeue(job, sj, "Slurm requeued it: " + sj.reason, /*by_slurm=*/true);
-  } else if (sj.reason == "BadConstraints" || sj.Held() || (OnDownNode(job) && sj.reason != "None")) {
+  } else if (sj.reason == "BadConstraints" || sj.Held() || (nodes_.AnyDown(job.nodes) && sj.reason != "None")) {
     // ReqNodeNotAvail alone also shows while a chosen node is busy (Slurm split a per-job GPU count
     // differently from the placer): only a node that is down makes the placement hopeless.
     Requeue(job, sj, "cannot start where it was placed: " + sj.reason, /*by_slurm=*/false);
-  } else if (job.phase == Phase::kReleased && OnShortNode(job)) {
+  } else if (job.phase == Phase::kReleased && nodes_.AnyShort(job.nodes)) {
     // Slurm counts GPUs of its nodes in use that the agent gave it (another user's job started
     // there, or Slurm's miscount after a slurmctld restart): it cannot start there. Taken back;
     // the GPUs it frees are kept out at once, so the policy places it elsewhere or later.
@@ -341,7 +337,7 @@ void Agent::ReportIfStuck(AgentJob& job, const SlurmJob& sj) {
   if (waited < options_.stuck_report_s || job.nodes.empty()) return;
   for (const std::string& name : job.nodes) {
     const NodeId n = cluster_.Find(name);
-    if (n < 0 || !node_idle_[static_cast<size_t>(n)]) return;
+    if (n < 0 || !nodes_.idle(n)) return;
   }
   job.stuck_reported = true;
   std::string nodes;
@@ -349,14 +345,6 @@ void Agent::ReportIfStuck(AgentJob& job, const SlurmJob& sj) {
   Report("job " + std::to_string(sj.id) + " was released " + std::to_string(static_cast<long long>(waited)) +
          " s ago and Slurm still leaves it pending (" + sj.reason + ") though its nodes " + nodes +
          " are idle: Slurm's own scheduler holds it back (see slurmctld's log)");
-}
-
-bool Agent::OnDownNode(const AgentJob& job) const {
-  for (const std::string& name : job.nodes) {
-    const NodeId n = cluster_.Find(name);
-    if (n >= 0 && node_down_[static_cast<size_t>(n)]) return true;
-  }
-  return false;
 }
 
 }  // namespace hetsched::slurm

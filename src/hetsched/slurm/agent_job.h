@@ -11,13 +11,6 @@
 
 namespace hetsched::slurm {
 
-// The agent's sentinel owner for the devices of a node that is down or drained.
-inline constexpr JobId kNodeDownOwner = -2;
-// ... and for GPUs that Slurm counts in use on a node that is up and that no running job of the
-// agent holds there: another user's job, a job the agent is cancelling, or Slurm's own miscount
-// (Agent::KeepOutSlurmBusy).
-inline constexpr JobId kSlurmBusyOwner = -3;
-
 enum class Phase { kPending, kReleased, kRunning, kFinished };
 
 // What the journal says of a preemption the policy asked for (AgentJob::preempt_why).

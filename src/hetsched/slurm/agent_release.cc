@@ -246,30 +246,6 @@ Status Agent::OpenPreemption(AgentJob& job, const std::string& why) {
   return Status::Ok();
 }
 
-bool Agent::SlurmSettled() {
-  const double now_s = clock_.NowS();
-  if (now_s < settle_until_s_) return false;
-  if (now_s - boot_checked_s_ >= 1.0) {
-    boot_checked_s_ = now_s;
-    auto r = Slurm({"scontrol", "show", "config"});
-    if (!r.ok() || r->exit_code != 0) return false;  // slurmctld not answering: not now
-    auto boot = ParseBootTime(r->out, "scontrol show config");
-    if (boot.ok()) {
-      ctld_boot_s_ = *boot;
-      if (start_boot_s_ == 0) start_boot_s_ = *boot;
-    } else if (!boot_error_reported_) {
-      boot_error_reported_ = true;  // only outages the agent sees delay preemptions from now on
-      Report("Slurm's answer not understood: " + boot.status().message() +
-             ": a restart of slurmctld is seen only when a command fails during it");
-    }
-  }
-  // The slurmctld the agent started with (a cluster that has just booted is not a restart), or one
-  // that has run long enough since.
-  if (ctld_boot_s_ == start_boot_s_ || now_s - ctld_boot_s_ >= options_.settle_after_outage_s) return true;
-  settle_until_s_ = ctld_boot_s_ + options_.settle_after_outage_s;
-  return false;
-}
-
 bool Agent::RunLostBySlurm(AgentJob& job) {
   const std::string id = std::to_string(job.status.spec->id);
   const double now_s = clock_.NowS();
@@ -277,7 +253,8 @@ bool Agent::RunLostBySlurm(AgentJob& job) {
     if (now_s - job.lost_cancel_s >= kRerunCancelRetryS) SendCancel(job.status.spec->id, &job.lost_cancel_s);
     return true;
   }
-  if (job.preempted_run_start_s < 0 || ctld_boot_s_ <= 0 || job.preempted_run_start_s > ctld_boot_s_) return false;
+  const double ctld_boot_s = health_.ctld_boot_s();
+  if (job.preempted_run_start_s < 0 || ctld_boot_s <= 0 || job.preempted_run_start_s > ctld_boot_s) return false;
   if (job.run_probe_s < 0 || now_s - job.run_probe_s >= kRunProbeEveryS) {
     job.run_probe_s = now_s;
     auto r = Slurm({"sstat", "--noheader", "--allsteps", "--jobs", id, "--format", "JobID"});
@@ -289,7 +266,7 @@ bool Agent::RunLostBySlurm(AgentJob& job) {
     }
   }
   if (!job.run_gone) return false;
-  if (now_s - ctld_boot_s_ < kLostRunGraceS) return true;  // its completion may still reach slurmctld
+  if (now_s - ctld_boot_s < kLostRunGraceS) return true;  // its completion may still reach slurmctld
   JournalRecord r = JournalRecord::Of("cancel", job.status.spec->id,
                                       "its run ended and slurmctld lost its end (it lists it running, no step runs): "
                                       "cancelled, not run again");
@@ -302,14 +279,10 @@ bool Agent::RunLostBySlurm(AgentJob& job) {
 }
 
 void Agent::SendPreemption(JobId id, bool running) {
-  if (!SlurmSettled()) {
+  if (!health_.Settled()) {
     // Just after an outage a job Slurm shows running may have ended meanwhile (its completion
     // not yet delivered): sent once Slurm has settled, by the poll that sees it still running.
-    if (!settle_reported_) {
-      Report("preemptions wait " + std::to_string(static_cast<int>(settle_until_s_ - clock_.NowS() + 0.5)) +
-             " s after slurmctld's outage or restart (completions may still be on their way to it)");
-    }
-    settle_reported_ = true;
+    health_.ReportWaiting();
     return;
   }
   if (running && RunLostBySlurm(*jobs_.at(id))) return;

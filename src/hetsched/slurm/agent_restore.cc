@@ -153,7 +153,7 @@ Status Agent::Restore() {
     ReportPollFailure(queue.status());
     clock_.SleepS(1);
   }
-  if (queue.ok() && slurm_unreachable_) SlurmReachableAgain();
+  if (queue.ok()) health_.Answered();
   if (!queue.ok()) return queue.status().WithContext("agent restart: reconciling the journal with squeue");
   std::map<JobId, const SlurmJob*> by_id;
   for (const SlurmJob& sj : *queue) by_id[sj.id] = &sj;
