@@ -633,14 +633,8 @@ std::vector<py::dict> ClusterNodes(const std::string& path, const std::string& g
   return out;
 }
 
-}  // namespace
-}  // namespace hetsched::python
-
-PYBIND11_MODULE(_hetsched, m) {
-  using namespace hetsched;
-  using namespace hetsched::python;
-  m.doc() = "hetsched's native part: use the package `hetsched`";
-
+// The classes a Python policy or placer is handed: Job, SchedContext, PlacementRequest, ClusterView.
+void BindViews(py::module_& m) {
   py::class_<JobView>(m, "Job", "A job as a policy sees it (a copy: safe to keep)")
       .def_readonly("id", &JobView::id)
       .def_readonly("name", &JobView::name)
@@ -697,7 +691,10 @@ PYBIND11_MODULE(_hetsched, m) {
       .def("free_devices_on", &ClusterView::free_devices_on, py::arg("node"), "free device ids of a node, in order")
       .def("node", &ClusterView::node, py::arg("node"))
       .def_property_readonly("num_nodes", &ClusterView::num_nodes);
+}
 
+// The runs (simulate, compare, experiment), their failure, and the listings and readers.
+void BindRuns(py::module_& m) {
   // A failed simulate(): args (message, exit code); the package raises hetsched.Error from it.
   static py::handle failed = PyErr_NewException("hetsched._hetsched.Failed", nullptr, nullptr);
   m.attr("Failed") = failed;
@@ -739,5 +736,13 @@ PYBIND11_MODULE(_hetsched, m) {
   m.def("cluster_nodes", &ClusterNodes, py::arg("path"), py::arg("gpus"), py::arg("gpus_per_server"));
   m.def("read_trace_native", &ReadTraceNative, py::arg("path"), py::arg("format") = "auto",
         py::arg("reference_device") = "v100", py::arg("skip_bad_rows") = false, py::arg("max_jobs") = -1);
+}
 
+}  // namespace
+}  // namespace hetsched::python
+
+PYBIND11_MODULE(_hetsched, m) {
+  m.doc() = "hetsched's native part: use the package `hetsched`";
+  hetsched::python::BindViews(m);
+  hetsched::python::BindRuns(m);
 }

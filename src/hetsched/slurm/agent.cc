@@ -144,29 +144,56 @@ Status Agent::RefreshNodes() {
 Status Agent::Step() {
   if (!fatal_.ok()) return fatal_;
   busy_ = false;
+  std::optional<std::vector<SlurmJob>> queue = Poll();
+  if (!queue) return Status::Ok();  // reported; tried again at the next poll
+  const bool changed_before = changed_;
+  changed_ = false;
+  AdmitNew(FollowQueue(*queue));
+  // A journal write that failed: nothing more is decided or sent. A restarted agent replays the
+  // journal and reconciles it with Slurm.
+  if (!fatal_.ok()) return fatal_;
+  busy_ = changed_;
+  changed_ = changed_ || changed_before;
+  if (refresh_nodes_now_) {  // a requeue is often a node failure: see it before placing again
+    refresh_nodes_now_ = false;
+    if (Status st = RefreshNodes(); !st.ok()) Report("sinfo after a requeue: " + st.message());
+    next_node_refresh_s_ = now() + options_.node_refresh_s;
+  }
+  if (SchedulingDue()) SchedulingPass();
+  // A start or preemption that failed inside a policy's call (a journal write, a device already
+  // held) ends the agent: the policy believes it happened. The journal lets a restarted agent
+  // pick up where this one stopped.
+  HETSCHED_RETURN_IF_ERROR(ctx_.TakeError());
+  // What this poll journaled (admissions, starts, ends, requeues) is durable once per poll.
+  return SyncJournal();
+}
+
+std::optional<std::vector<SlurmJob>> Agent::Poll() {
   const double t = now();
   if (t >= next_node_refresh_s_) {
     Status st = RefreshNodes();
     if (!st.ok()) {
       ReportPollFailure(st);
-      return Status::Ok();
+      return std::nullopt;
     }
     next_node_refresh_s_ = t + options_.node_refresh_s;
   }
   auto queue = Squeue();
   if (!queue.ok()) {
     ReportPollFailure(queue.status());
-    return Status::Ok();
+    return std::nullopt;
   }
   health_.Answered();
   health_.Understood();
-  const bool changed_before = changed_;
-  changed_ = false;
+  return std::move(queue).value();
+}
+
+std::vector<SlurmJob> Agent::FollowQueue(std::vector<SlurmJob>& queue) {
   std::vector<SlurmJob> fresh;
   const size_t unfinished = jobs_.size() - static_cast<size_t>(phase_count_[static_cast<int>(Phase::kFinished)]);
   size_t unfinished_seen = 0;
   long long relisted_seen = 0;
-  for (SlurmJob& sj : *queue) {
+  for (SlurmJob& sj : queue) {
     auto it = jobs_.find(sj.id);
     if (it != jobs_.end()) {
       if (it->second->phase != Phase::kFinished) ++unfinished_seen;
@@ -181,7 +208,7 @@ Status Agent::Step() {
   // finished, and a cancel of one listed again is over.
   if (unfinished_seen < unfinished || relisted_seen < relisted_) {
     std::set<JobId> seen;
-    for (const SlurmJob& sj : *queue) seen.insert(sj.id);
+    for (const SlurmJob& sj : queue) seen.insert(sj.id);
     for (auto& [id, job] : jobs_) {
       if (seen.count(id) > 0) continue;
       if (job->phase != Phase::kFinished) {
@@ -191,17 +218,10 @@ Status Agent::Step() {
       }
     }
   }
-  AdmitNew(std::move(fresh));
-  // A journal write that failed: nothing more is decided or sent. A restarted agent replays the
-  // journal and reconciles it with Slurm.
-  if (!fatal_.ok()) return fatal_;
-  busy_ = changed_;
-  changed_ = changed_ || changed_before;
-  if (refresh_nodes_now_) {  // a requeue is often a node failure: see it before placing again
-    refresh_nodes_now_ = false;
-    if (Status st = RefreshNodes(); !st.ok()) Report("sinfo after a requeue: " + st.message());
-    next_node_refresh_s_ = now() + options_.node_refresh_s;
-  }
+  return fresh;
+}
+
+bool Agent::SchedulingDue() {
   const double after = now();
   bool due = changed_;
   while (!wakeups_.empty() && *wakeups_.begin() <= after) {
@@ -213,26 +233,22 @@ Status Agent::Step() {
     due = true;
     next_round_s_ = after + round;
   }
-  if (due) {
-    changed_ = false;
-    ++scheduler_calls_;
-    in_pass_ = true;
-    methods_.scheduler->Schedule(ctx_);
-    in_pass_ = false;
-    for (JobId id : requeue_after_pass_) {
-      AgentJob& job = *jobs_.at(id);
-      if (job.policy_knows && job.phase == Phase::kPending) methods_.scheduler->OnJobRequeued(job.status, ctx_);
-    }
-    requeue_after_pass_.clear();
-    FlushReleases();
-    Sample();
+  return due;
+}
+
+void Agent::SchedulingPass() {
+  changed_ = false;
+  ++scheduler_calls_;
+  in_pass_ = true;
+  methods_.scheduler->Schedule(ctx_);
+  in_pass_ = false;
+  for (JobId id : requeue_after_pass_) {
+    AgentJob& job = *jobs_.at(id);
+    if (job.policy_knows && job.phase == Phase::kPending) methods_.scheduler->OnJobRequeued(job.status, ctx_);
   }
-  // A start or preemption that failed inside a policy's call (a journal write, a device already
-  // held) ends the agent: the policy believes it happened. The journal lets a restarted agent
-  // pick up where this one stopped.
-  HETSCHED_RETURN_IF_ERROR(ctx_.TakeError());
-  // What this poll journaled (admissions, starts, ends, requeues) is durable once per poll.
-  return SyncJournal();
+  requeue_after_pass_.clear();
+  FlushReleases();
+  Sample();
 }
 
 Status Agent::Run(const std::function<bool()>& stop) {

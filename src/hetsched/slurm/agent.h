@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -144,7 +145,18 @@ class Agent final : public SchedBackend {
   Agent(CommandRunner& runner, Clock& clock, const ModelZoo& zoo, Methods methods, AgentOptions options,
         SlurmCluster cluster, Journal journal);
 
+  // A restart: the journal replayed (each job's bookkeeping rebuilt record by record), then each
+  // unfinished job reconciled with what squeue lists (`listed`, null when Slurm lists it no more):
+  // an open placement completed or rolled back, an open preemption seen through.
   Status Restore();
+  void AdmitReplayed(const JournalRecord& r);
+  // A record of a job's run (place, unplace, release, start) or of its end or stop (preempt,
+  // cancel, hold, requeue, finish); false for a record of another kind.
+  bool ReplayRun(AgentJob& job, const JournalRecord& r, std::set<JobId>* placed_open);
+  bool ReplayStop(AgentJob& job, const JournalRecord& r);
+  void ReplayRequeue(AgentJob& job, const JournalRecord& r);
+  Result<std::vector<SlurmJob>> SqueueAtRestart();
+  Status Reconcile(AgentJob& job, const SlurmJob* listed, bool placed_open);
   // A job found running (or released) at restart: its status set as a start in this life would
   // have, and shown to the policy (JobScheduler::OnJobRunning), which can then count and preempt it.
   void ShowRunning(AgentJob& job);
@@ -164,6 +176,13 @@ class Agent final : public SchedBackend {
     if (health_.PollFailed(st)) ++slurm_errors_;
   }
 
+  // The steps of Step(): the poll (sinfo when due, squeue; nullopt when it failed, reported), each
+  // listed job followed (returns the new held jobs of the partition, to admit), whether the policy
+  // is to be called (a change, a wake-up, a round), and its call with what follows it.
+  std::optional<std::vector<SlurmJob>> Poll();
+  std::vector<SlurmJob> FollowQueue(std::vector<SlurmJob>& queue);
+  bool SchedulingDue();
+  void SchedulingPass();
   void AdmitNew(std::vector<SlurmJob> fresh);
   void Admit(const SlurmJob& sj);
   void SetPhase(AgentJob& job, Phase phase);

@@ -28,7 +28,6 @@ Status Agent::Restore() {
     return Status::ParseError(journal_.path() + ":1: the journal must begin with an agent_start record");
   }
   origin_s_ = std::floor(records.front().time_s);  // journals written before it was whole
-  const DeviceCatalog& catalog = cluster_.cluster.device_catalog();
   std::set<JobId> placed_open;  // a `place` not yet followed by its `release` or `unplace`
 
   // 1. Replay: rebuild each job's bookkeeping as it was when the agent stopped.
@@ -40,24 +39,7 @@ Status Agent::Restore() {
       continue;
     }
     if (r.event == "admit") {
-      auto job = std::make_unique<AgentJob>();
-      JobSpec& spec = job->request.spec;
-      spec.id = r.job;
-      spec.name = r.name;
-      spec.model = r.model;
-      spec.num_gpus = r.gpus;
-      spec.iterations = r.iterations;
-      spec.submit_time_s = r.submit_s - origin_s_;
-      spec.parallelism = spec.num_gpus == 1 ? Parallelism::kSingle : Parallelism::kDataRing;
-      job->request.gres_type = r.type;
-      if (!r.type.empty()) {
-        auto t = MapGresType(r.type, catalog, options_.type_map);
-        if (t.ok()) spec.allowed_types = {*t};
-      }
-      job->status.spec = &job->request.spec;
-      job->status.queued_since_s = spec.submit_time_s;
-      jobs_[r.job] = std::move(job);
-      ++phase_count_[static_cast<int>(Phase::kPending)];
+      AdmitReplayed(r);
       continue;
     }
     auto it = jobs_.find(r.job);
@@ -65,86 +47,139 @@ Status Agent::Restore() {
       return Status::ParseError(journal_.path() + ": record " + std::to_string(i + 1) + " (" + Quoted(r.event) +
                                 ") names job " + std::to_string(r.job) + ", never admitted");
     }
-    AgentJob& job = *it->second;
-    const DeviceTypeId type = r.type.empty() ? kNoDeviceType : catalog.Find(r.type);
-    if (r.event == "place") {
-      placed_open.insert(r.job);
-      job.nodes = r.nodes;
-      job.type_name = r.type;
-      job.status.devices.assign(r.devices.begin(), r.devices.end());
-      job.status.device_type = type;
-    } else if (r.event == "unplace") {
-      placed_open.erase(r.job);
-      job.status.devices.clear();
-    } else if (r.event == "release") {
-      placed_open.erase(r.job);
-      SetPhase(job, Phase::kReleased);
-      ++job.placements;
-      job.status.state = JobState::kRunning;
-    } else if (r.event == "start") {
-      SetPhase(job, Phase::kRunning);
-      job.nodes = r.nodes;
-      job.status.devices.assign(r.devices.begin(), r.devices.end());
-      if (type != kNoDeviceType) job.status.device_type = type;
-      job.run_start_epoch_s = r.time_s;
-      job.restart_count = static_cast<int>(r.value);
-      if (job.record.first_start_s < 0) job.record.first_start_s = r.time_s - origin_s_;
-    } else if (r.event == "preempt") {
-      // The intent, before its commands: the job is pending for the policy from here on; the
-      // reconcile below (FollowPending) sees the preemption through from Slurm's state.
-      AccountRunEnd(job, r.time_s);
-      job.status.devices.clear();
-      SetPhase(job, Phase::kPending);
-      job.status.state = JobState::kPending;
-      job.restart_count = static_cast<int>(r.value);
-      job.preempt_open = true;
-      job.preempt_why = r.text;
-    } else if (r.event == "cancel" && job.phase != Phase::kFinished) {
-      // A preempted job whose run slurmctld lost the end of: `scancel` is sent again while Slurm
-      // lists it running (RunLostBySlurm).
-      job.lost_cancel_s = 0;
-    } else if (r.event == "cancel") {
-      // A job that had ended and that Slurm listed again: the first poll sends `scancel` again,
-      // without a new record, if Slurm still lists it (Follow, Phase::kFinished).
-      if (job.rerun_cancel_s < 0) ++relisted_;
-      job.rerun_cancel_s = 0;
-    } else if (r.event == "hold") {
-      // A hold sent for a job pending in Slurm: the reconcile sends it again if it did not land.
-    } else if (r.event == "requeue") {
-      if (r.text == "Slurm requeued it and started it again") {
-        // Still placed where it was: its next `start` record follows.
-        if (job.phase == Phase::kRunning) {
-          AccountRunEnd(job, r.time_s);
-          SetPhase(job, Phase::kReleased);
-        }
-      } else {
-        AccountRunEnd(job, r.time_s);
-        job.status.devices.clear();
-        SetPhase(job, Phase::kPending);
-        job.status.state = JobState::kPending;
-      }
-      const bool by_slurm = r.text.rfind("Slurm requeued it", 0) == 0;
-      if (!by_slurm && job.preempt_open && job.preempt_why == kPreemptedByPolicy) ++preempted_;
-      job.preempt_open = false;
-      CountRequeues(job, static_cast<int>(r.value), by_slurm);
-    } else if (r.event == "finish") {
-      AccountRunEnd(job, r.time_s);
-      job.status.devices.clear();
-      job.preempt_open = false;
-      SetPhase(job, Phase::kFinished);
-      job.final_state = r.state;
-      if (r.state != "COMPLETED") ++failed_;
-      job.status.state = JobState::kFinished;
-      job.status.finish_s = r.time_s - origin_s_;
-      job.record.finish_s = job.status.finish_s;
-    } else {
+    if (!ReplayRun(*it->second, r, &placed_open) && !ReplayStop(*it->second, r)) {
       return Status::ParseError(journal_.path() + ": record " + std::to_string(i + 1) + ": unknown event " +
                                 Quoted(r.event));
     }
   }
   HETSCHED_RETURN_IF_ERROR(Append(JournalRecord::Of("agent_restart", -1, methods)));
 
-  // 2. Reconcile with Slurm. Slurm may be restarting too: waited for (AgentOptions::start_wait_s).
+  // 2. Reconcile with Slurm.
+  HETSCHED_ASSIGN_OR_RETURN(const std::vector<SlurmJob> queue, SqueueAtRestart());
+  std::map<JobId, const SlurmJob*> by_id;
+  for (const SlurmJob& sj : queue) by_id[sj.id] = &sj;
+  for (auto& [id, owned] : jobs_) {
+    if (owned->phase == Phase::kFinished) continue;
+    auto found = by_id.find(id);
+    HETSCHED_RETURN_IF_ERROR(
+        Reconcile(*owned, found == by_id.end() ? nullptr : found->second, placed_open.count(id) > 0));
+  }
+  changed_ = true;
+  return SyncJournal();
+}
+
+void Agent::AdmitReplayed(const JournalRecord& r) {
+  auto job = std::make_unique<AgentJob>();
+  JobSpec& spec = job->request.spec;
+  spec.id = r.job;
+  spec.name = r.name;
+  spec.model = r.model;
+  spec.num_gpus = r.gpus;
+  spec.iterations = r.iterations;
+  spec.submit_time_s = r.submit_s - origin_s_;
+  spec.parallelism = spec.num_gpus == 1 ? Parallelism::kSingle : Parallelism::kDataRing;
+  job->request.gres_type = r.type;
+  if (!r.type.empty()) {
+    auto t = MapGresType(r.type, cluster_.cluster.device_catalog(), options_.type_map);
+    if (t.ok()) spec.allowed_types = {*t};
+  }
+  job->status.spec = &job->request.spec;
+  job->status.queued_since_s = spec.submit_time_s;
+  jobs_[r.job] = std::move(job);
+  ++phase_count_[static_cast<int>(Phase::kPending)];
+}
+
+bool Agent::ReplayRun(AgentJob& job, const JournalRecord& r, std::set<JobId>* placed_open) {
+  const DeviceTypeId type = r.type.empty() ? kNoDeviceType : cluster_.cluster.device_catalog().Find(r.type);
+  if (r.event == "place") {
+    placed_open->insert(r.job);
+    job.nodes = r.nodes;
+    job.type_name = r.type;
+    job.status.devices.assign(r.devices.begin(), r.devices.end());
+    job.status.device_type = type;
+  } else if (r.event == "unplace") {
+    placed_open->erase(r.job);
+    job.status.devices.clear();
+  } else if (r.event == "release") {
+    placed_open->erase(r.job);
+    SetPhase(job, Phase::kReleased);
+    ++job.placements;
+    job.status.state = JobState::kRunning;
+  } else if (r.event == "start") {
+    SetPhase(job, Phase::kRunning);
+    job.nodes = r.nodes;
+    job.status.devices.assign(r.devices.begin(), r.devices.end());
+    if (type != kNoDeviceType) job.status.device_type = type;
+    job.run_start_epoch_s = r.time_s;
+    job.restart_count = static_cast<int>(r.value);
+    if (job.record.first_start_s < 0) job.record.first_start_s = r.time_s - origin_s_;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool Agent::ReplayStop(AgentJob& job, const JournalRecord& r) {
+  if (r.event == "preempt") {
+    // The intent, before its commands: the job is pending for the policy from here on; the
+    // reconcile below (FollowPending) sees the preemption through from Slurm's state.
+    AccountRunEnd(job, r.time_s);
+    job.status.devices.clear();
+    SetPhase(job, Phase::kPending);
+    job.status.state = JobState::kPending;
+    job.restart_count = static_cast<int>(r.value);
+    job.preempt_open = true;
+    job.preempt_why = r.text;
+  } else if (r.event == "cancel" && job.phase != Phase::kFinished) {
+    // A preempted job whose run slurmctld lost the end of: `scancel` is sent again while Slurm
+    // lists it running (RunLostBySlurm).
+    job.lost_cancel_s = 0;
+  } else if (r.event == "cancel") {
+    // A job that had ended and that Slurm listed again: the first poll sends `scancel` again,
+    // without a new record, if Slurm still lists it (Follow, Phase::kFinished).
+    if (job.rerun_cancel_s < 0) ++relisted_;
+    job.rerun_cancel_s = 0;
+  } else if (r.event == "hold") {
+    // A hold sent for a job pending in Slurm: the reconcile sends it again if it did not land.
+  } else if (r.event == "requeue") {
+    ReplayRequeue(job, r);
+  } else if (r.event == "finish") {
+    AccountRunEnd(job, r.time_s);
+    job.status.devices.clear();
+    job.preempt_open = false;
+    SetPhase(job, Phase::kFinished);
+    job.final_state = r.state;
+    if (r.state != "COMPLETED") ++failed_;
+    job.status.state = JobState::kFinished;
+    job.status.finish_s = r.time_s - origin_s_;
+    job.record.finish_s = job.status.finish_s;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void Agent::ReplayRequeue(AgentJob& job, const JournalRecord& r) {
+  if (r.text == "Slurm requeued it and started it again") {
+    // Still placed where it was: its next `start` record follows.
+    if (job.phase == Phase::kRunning) {
+      AccountRunEnd(job, r.time_s);
+      SetPhase(job, Phase::kReleased);
+    }
+  } else {
+    AccountRunEnd(job, r.time_s);
+    job.status.devices.clear();
+    SetPhase(job, Phase::kPending);
+    job.status.state = JobState::kPending;
+  }
+  const bool by_slurm = r.text.rfind("Slurm requeued it", 0) == 0;
+  if (!by_slurm && job.preempt_open && job.preempt_why == kPreemptedByPolicy) ++preempted_;
+  job.preempt_open = false;
+  CountRequeues(job, static_cast<int>(r.value), by_slurm);
+}
+
+Result<std::vector<SlurmJob>> Agent::SqueueAtRestart() {
+  // Slurm may be restarting too: waited for (AgentOptions::start_wait_s).
   Result<std::vector<SlurmJob>> queue = Status::IoError("not tried");
   const double give_up_s = clock_.NowS() + options_.start_wait_s;
   while (true) {
@@ -155,59 +190,56 @@ Status Agent::Restore() {
   }
   if (queue.ok()) health_.Answered();
   if (!queue.ok()) return queue.status().WithContext("agent restart: reconciling the journal with squeue");
-  std::map<JobId, const SlurmJob*> by_id;
-  for (const SlurmJob& sj : *queue) by_id[sj.id] = &sj;
-  for (auto& [id, owned] : jobs_) {
-    AgentJob& job = *owned;
-    if (job.phase == Phase::kFinished) continue;
-    const std::vector<DeviceId> journaled = job.status.devices;
-    job.status.devices.clear();
-    job.policy_knows = false;
-    auto found = by_id.find(id);
-    if (found == by_id.end()) {  // finished and purged while the agent was away
-      Finish(job, "VANISHED", 0, clock_.NowS());
-      continue;
-    }
-    const SlurmJob& sj = *found->second;
-    if (job.phase == Phase::kPending) {
-      // An open placement (journaled, perhaps pinned, its release not journaled) is completed when
-      // Slurm shows the job released (the agent was killed between `scontrol release` and its
-      // record: one record per release Slurm carried out), else rolled back: the policy decides
-      // again, and the next pin overrides the old one. A job that ended without ever starting
-      // (cancelled while held) was not released by the agent.
-      const bool released = placed_open.count(id) > 0 && !sj.Held() && !(sj.Terminal() && sj.start_time_s <= 0);
-      if (!released) {
-        // Held: decided again. Otherwise FollowPending sees an open preemption through, holds a
-        // job released by someone else, takes back one running where the agent did not put it,
-        // or finishes one that ended.
-        FollowPending(job, sj);
-        HETSCHED_RETURN_IF_ERROR(fatal_);
-        if (job.phase == Phase::kPending) {
-          job.status.state = JobState::kPending;
-          job.policy_knows = true;
-          methods_.scheduler->OnJobSubmitted(job.status, ctx_);
-        }
-        continue;
-      }
-      SetPhase(job, Phase::kReleased);
-      ++job.placements;
-      job.status.state = JobState::kRunning;
-      HETSCHED_RETURN_IF_ERROR(Append(JournalRecord::Of("release", id, "found released in Slurm at restart")));
-    }
-    // Released before the stop: followed first (it may have ended or been requeued meanwhile),
-    // then shown to the policy as running if it still is.
-    if (!journaled.empty() && !sj.Terminal()) {
-      if (Status st = HoldDevices(job, journaled); !st.ok()) Report("restore job " + std::to_string(id) + ": " + st.message());
-    }
-    if (job.phase == Phase::kReleased) job.released_at_s = clock_.NowS();
-    Follow(job, sj);
-    HETSCHED_RETURN_IF_ERROR(fatal_);
-    if ((job.phase == Phase::kReleased || job.phase == Phase::kRunning) && !job.status.devices.empty()) {
-      ShowRunning(job);
-    }
+  return queue;
+}
+
+Status Agent::Reconcile(AgentJob& job, const SlurmJob* listed, bool placed_open) {
+  const JobId id = job.status.spec->id;
+  const std::vector<DeviceId> journaled = job.status.devices;
+  job.status.devices.clear();
+  job.policy_knows = false;
+  if (listed == nullptr) {  // finished and purged while the agent was away
+    Finish(job, "VANISHED", 0, clock_.NowS());
+    return Status::Ok();
   }
-  changed_ = true;
-  return SyncJournal();
+  const SlurmJob& sj = *listed;
+  if (job.phase == Phase::kPending) {
+    // An open placement (journaled, perhaps pinned, its release not journaled) is completed when
+    // Slurm shows the job released (the agent was killed between `scontrol release` and its
+    // record: one record per release Slurm carried out), else rolled back: the policy decides
+    // again, and the next pin overrides the old one. A job that ended without ever starting
+    // (cancelled while held) was not released by the agent.
+    const bool released = placed_open && !sj.Held() && !(sj.Terminal() && sj.start_time_s <= 0);
+    if (!released) {
+      // Held: decided again. Otherwise FollowPending sees an open preemption through, holds a
+      // job released by someone else, takes back one running where the agent did not put it,
+      // or finishes one that ended.
+      FollowPending(job, sj);
+      HETSCHED_RETURN_IF_ERROR(fatal_);
+      if (job.phase == Phase::kPending) {
+        job.status.state = JobState::kPending;
+        job.policy_knows = true;
+        methods_.scheduler->OnJobSubmitted(job.status, ctx_);
+      }
+      return Status::Ok();
+    }
+    SetPhase(job, Phase::kReleased);
+    ++job.placements;
+    job.status.state = JobState::kRunning;
+    HETSCHED_RETURN_IF_ERROR(Append(JournalRecord::Of("release", id, "found released in Slurm at restart")));
+  }
+  // Released before the stop: followed first (it may have ended or been requeued meanwhile),
+  // then shown to the policy as running if it still is.
+  if (!journaled.empty() && !sj.Terminal()) {
+    if (Status st = HoldDevices(job, journaled); !st.ok()) Report("restore job " + std::to_string(id) + ": " + st.message());
+  }
+  if (job.phase == Phase::kReleased) job.released_at_s = clock_.NowS();
+  Follow(job, sj);
+  HETSCHED_RETURN_IF_ERROR(fatal_);
+  if ((job.phase == Phase::kReleased || job.phase == Phase::kRunning) && !job.status.devices.empty()) {
+    ShowRunning(job);
+  }
+  return Status::Ok();
 }
 
 void Agent::ShowRunning(AgentJob& job) {
