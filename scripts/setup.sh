@@ -8,6 +8,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev libspdlog-dev
   libeigen3-dev coinor-libcbc-dev coinor-libclp-dev
+  # The goodput model's fit (perf/goodput_fit.cc, issue 46): NLopt's bounded L-BFGS.
+  libnlopt-cxx-dev
   libtorch-dev
   # Debian's LibTorch calls the system BLAS (libblas.so.3); without OpenBLAS that is the
   # reference Fortran BLAS, 4-6x slower on the learned planners' training (82% of its time in

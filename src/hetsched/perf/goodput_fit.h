@@ -1,0 +1,36 @@
+// Fitting a job's throughput model (perf/goodput.h) to the configurations it has run in, as
+// Pollux does online [SRC: Pollux, OSDI 2021, sec. 3.2; the objective and the priors as its
+// simulator fits them: petuum/adaptdl @ osdi21-artifact, simulator/goodput.py fit_perf_params]:
+// minimise the RMS error of log(T_acc) plus that of log(T_optim), plus 1e-3 (gamma - 1)^2 (a
+// smaller gamma is easier to fit) and 1e-2 ((beta_n/alpha_n)^2 + (beta_r/alpha_r)^2) (prefer
+// optimistic scaling), over alpha, beta >= 1e-8 and gamma in [1, 10], from (0.1, 0.01) x 3 and
+// gamma 1.001. Parameters the samples cannot tell are pinned: alpha_c at half the mean pass time
+// when one atomic batch size was seen; alpha_n, beta_n at 1e-8 without a multi-node sample (then
+// raised to 1.1 x alpha_r, beta_r after the fit); alpha_r, beta_r without a single-node
+// multi-GPU one; beta_n, beta_r without one over 2 GPUs.
+//
+// [REC] Pollux minimises with scipy's L-BFGS-B (autograd's gradient); this uses NLopt's L-BFGS
+// with bounds and the analytic gradient, on the free parameters only. Both stop near the same
+// minimum; the last digits of the parameters differ (docs/goodput.md).
+#pragma once
+
+#include <span>
+
+#include "hetsched/perf/goodput.h"
+#include "hetsched/util/status.h"
+
+namespace hetsched {
+
+// One measured configuration: where the job ran and its two measured times.
+struct ThroughputSample {
+  int nodes = 1;
+  int replicas = 1;
+  int atomic_bsz = 1;
+  double accum_step_s = 0;  // one accumulated (non-synchronising) pass
+  double optim_step_s = 0;  // one synchronised pass
+};
+
+// The fitted parameters. Errors: no sample, or a time that is not finite and positive.
+Result<ThroughputParams> FitThroughputParams(std::span<const ThroughputSample> samples);
+
+}  // namespace hetsched
