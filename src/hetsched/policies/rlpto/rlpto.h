@@ -8,7 +8,10 @@
 // docs/rlpto.md.
 //
 // This header exists for the trainer (experiments/rlpto_training.h): it builds the scheduler with
-// an agent in exploration mode and a trajectory to record into.
+// an agent in exploration mode and a trajectory to record into. The scheduler's decision stage
+// (the rule, the heuristic, the agent, the legacy agent's adapter) is chosen once from the options
+// (policies/rlpto/decider.h); the recording is an observer only a trajectory attaches
+// (policies/rlpto/observer.h, reward_recorder.h).
 #pragma once
 
 #include <cstdint>
@@ -97,7 +100,7 @@ struct ConvergenceModel {
 // is at least 1.25x faster and has room. With `yield`, a running job it would keep yields
 // (kRlptoYield) when queue 0's head is blocked and the job's service and time since its start
 // have both reached the thresholds (kServiceShare, kRunShare >= 1). REQUIRES: state.size() ==
-// kRlptoStateDim.
+// kRlptoStateDim with `yield`, >= kRlptoLegacyStateDim without (it reads no later feature).
 int RlptoHeuristicAction(std::span<const float> state, bool yield = false);
 
 // The yielding rule on a running job's state: queue 0's head blocked (kHeadBlocked, as the state
@@ -129,9 +132,9 @@ struct RlptoTrajectory {
 
 struct RlptoTraining {
   std::shared_ptr<learn::AllocationAgent> agent;  // the agent to act with
-  RlptoTrajectory* trajectory = nullptr;
+  RlptoTrajectory* trajectory = nullptr;         // set: the reward recorder is attached
   uint64_t explore_seed = 1;
-  bool explore = true;         // sample actions (else the agent's most probable action)
+  bool explore = true;         // sample actions while recording (else the agent's most probable action)
   bool act_by_teacher = false;  // act with the heuristic (imitation data); `agent`, if set, only gives the states their shape
   // false: the heuristic (the teacher, and the decider without an agent) never yields, even with
   // the scheduler's option yield=true, which then only lets an agent's yield action act (a warm
@@ -140,7 +143,8 @@ struct RlptoTraining {
 };
 
 // Creates the scheduler from options (see docs/rlpto.md); with `training.agent` set it acts with
-// that agent, sampling actions, and records decisions and rewards.
+// that agent (sampling actions while it records), and with `training.trajectory` it records
+// decisions and rewards there. The plain policy (no trajectory) records nothing.
 Result<std::unique_ptr<JobScheduler>> MakeRlptoScheduler(const Options& options, RlptoTraining training = {});
 
 }  // namespace hetsched

@@ -1,6 +1,6 @@
-// The `rlpto` scheduler (rlpto_scheduler.h, class in rlpto_scheduler_impl.h): its hooks, the
-// priority queues, convergence tracking, shrinking and the rule's dispatch. The agent's (or
-// heuristic's) decisions and the training rewards are in rlpto_decide.cc.
+// The `rlpto` scheduler (scheduler.h, class in scheduler_impl.h): its hooks, the priority queues,
+// convergence tracking, shrinking and the rule's dispatch. The decisions of its decider are
+// carried out in decide.cc; the trainer's rewards are recorded by its observer (reward_recorder.cc).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -28,18 +28,7 @@ void RlptoScheduler::OnJobFinished(const JobStatus& job, SchedContext& ctx) {
   const JobId id = job.spec->id;
   auto it = jobs_.find(id);
   if (it == jobs_.end()) return;
-  omega_in_system_ -= it->second.omega;
-  pending_reward_ += config_.w_done * it->second.omega;
-  if (Recording()) {
-    JobInfo& info = it->second;
-    pending_reward_ += config_.w_acc * info.omega * (1 - info.accuracy);
-    // The job's own reward to its end: its weight's time and its GPUs since it was last
-    // accounted, its accuracy still to come, the completion bonus.
-    const double dt = ctx.now() - info.accounted_s;
-    const double total = std::max(1, ctx.cluster().num_devices());
-    CreditJob(info, -config_.w_time * info.omega * dt / config_.t_ref_s - config_.w_res * info.gpus * dt / (total * config_.t_ref_s) +
-                        config_.w_acc * info.omega * (1 - info.accuracy) + config_.w_done * info.omega);
-  }
+  if (observer_) observer_->OnFinished(id, it->second, ctx);
   StopTracking(id, it->second);
   queue_.Remove(id);
   jobs_.erase(it);
@@ -54,7 +43,7 @@ void RlptoScheduler::OnJobRequeued(const JobStatus& job, SchedContext& ctx) {
 
 void RlptoScheduler::Schedule(SchedContext& ctx) {
   const double now = ctx.now();
-  AccountReward(ctx, now);
+  if (observer_) observer_->OnCall(ctx, jobs_);
   queue_.Age(now);
   while (!convergence_events_.empty() && convergence_events_.begin()->first <= now + 1e-9) {
     const JobId id = convergence_events_.begin()->second;
@@ -64,7 +53,7 @@ void RlptoScheduler::Schedule(SchedContext& ctx) {
     jobs_[id].converging = true;
   }
   if (config_.shrink && queue_.size() > 0) Shrink(ctx);
-  if (learned_) {
+  if (decider_) {
     // Running jobs are reconsidered once per round, waiting jobs at every call.
     const bool round_tick = now >= next_round_s_ - 1e-9;
     if (round_tick) next_round_s_ = now + config_.round_s;
@@ -77,15 +66,14 @@ void RlptoScheduler::Schedule(SchedContext& ctx) {
 }
 
 void RlptoScheduler::Admit(const JobStatus& job, SchedContext& ctx) {
-  JobInfo& info = jobs_[job.spec->id];
-  if (info.accounted_s < 0) info.accounted_s = ctx.now();
+  RlptoJob& info = jobs_[job.spec->id];
   info.omega = job.spec->priority > 0 ? 3 : job.spec->priority == 0 ? 2 : 1;
   info.min = std::min(job.spec->num_gpus, MinimumGpus(job.spec->num_gpus, config_.min_share));
-  if (learned_) RankTypes(ctx, *job.spec, info);
-  omega_in_system_ += info.omega;
+  if (decider_) RankTypes(ctx, *job.spec, info);  // only the decider's state reads the types
+  if (observer_) observer_->OnAdmitted(job.spec->id, info, ctx.now());
 }
 
-void RlptoScheduler::RankTypes(SchedContext& ctx, const JobSpec& spec, JobInfo& info) {
+void RlptoScheduler::RankTypes(SchedContext& ctx, const JobSpec& spec, RlptoJob& info) {
   if (!config_.profile.empty() && !profile_) {
     auto table = MeasuredThroughputs::FromRows(config_.profile, ctx.cluster().device_catalog(), config_.profile_origin);
     if (!table.ok()) {
@@ -117,7 +105,7 @@ void RlptoScheduler::RankTypes(SchedContext& ctx, const JobSpec& spec, JobInfo& 
   }
 }
 
-double RlptoScheduler::RemainingS(const JobStatus& s, const JobInfo& info, double now) {
+double RlptoScheduler::RemainingS(const JobStatus& s, const RlptoJob& info, double now) {
   const JobSpec& spec = *s.spec;
   if (spec.estimated_runtime_s > 0) return std::max(0.0, spec.estimated_runtime_s - s.ExecutedS(now));
   if (spec.iterations <= 0) return kInf;
@@ -127,13 +115,6 @@ double RlptoScheduler::RemainingS(const JobStatus& s, const JobInfo& info, doubl
   return left == 0 ? 0 : left * info.fastest_iteration_s;
 }
 
-double RlptoScheduler::SpeedOf(const JobInfo& info, DeviceTypeId type) {
-  for (int k = 0; k < info.slots; ++k) {
-    if (info.type[static_cast<size_t>(k)] == type) return info.speed[static_cast<size_t>(k)];
-  }
-  return 0;
-}
-
 void RlptoScheduler::Enqueue(const JobStatus& job, SchedContext& ctx) {
   const JobId id = job.spec->id;
   const double estimate_s = RemainingOnFastestS(ctx, id);
@@ -141,13 +122,8 @@ void RlptoScheduler::Enqueue(const JobStatus& job, SchedContext& ctx) {
   queue_.Add(id, config_.classes.BaseLevel(*job.spec, gpu_s), job.queued_since_s, ctx.now());
 }
 
-double RlptoScheduler::Fraction(const JobStatus& s, double now) {
-  const double done = s.iterations_done + (s.state == JobState::kRunning ? s.iteration_rate * (now - s.last_start_s) : 0.0);
-  return s.spec->iterations > 0 ? done / static_cast<double>(s.spec->iterations) : 0.0;
-}
-
 void RlptoScheduler::StartTracking(SchedContext& ctx, JobId id) {
-  JobInfo& info = jobs_[id];
+  RlptoJob& info = jobs_[id];
   info.running = true;
   running_.insert(id);
   const JobStatus& s = ctx.job(id);
@@ -164,7 +140,7 @@ void RlptoScheduler::StartTracking(SchedContext& ctx, JobId id) {
   }
 }
 
-void RlptoScheduler::StopTracking(JobId id, JobInfo& info) {
+void RlptoScheduler::StopTracking(JobId id, RlptoJob& info) {
   info.running = false;
   info.gpus = 0;
   running_.erase(id);
@@ -174,7 +150,7 @@ void RlptoScheduler::StopTracking(JobId id, JobInfo& info) {
 }
 
 bool RlptoScheduler::Restart(SchedContext& ctx, JobId id, int n, DeviceTypeId type) {
-  JobInfo& info = jobs_[id];
+  RlptoJob& info = jobs_[id];
   const JobStatus& s = ctx.job(id);
   const int old_n = s.num_devices();
   const DeviceTypeId old_type = s.device_type;
@@ -210,7 +186,7 @@ void RlptoScheduler::Shrink(SchedContext& ctx) {
   const std::set<DeviceTypeId> useful = UsefulShrinkTypes(ctx);
   const std::vector<JobId> candidates(converging_.begin(), converging_.end());
   for (JobId id : candidates) {
-    JobInfo& info = jobs_[id];
+    RlptoJob& info = jobs_[id];
     const JobStatus& s = ctx.job(id);
     const int n = s.num_devices();
     const int target = std::max(info.min, (n + 1) / 2);
@@ -322,9 +298,9 @@ DeviceTypeId RlptoScheduler::HeldType(SchedContext& ctx, JobId id) {
 
 }  // namespace rlpto_internal
 
-std::unique_ptr<JobScheduler> NewRlptoScheduler(RlptoConfig config, std::shared_ptr<learn::AllocationAgent> agent,
-                                                RlptoTraining training) {
-  return std::make_unique<rlpto_internal::RlptoScheduler>(std::move(config), std::move(agent), std::move(training));
+std::unique_ptr<JobScheduler> NewRlptoScheduler(RlptoConfig config, std::unique_ptr<rlpto_internal::RlptoDecider> decider,
+                                                std::unique_ptr<rlpto_internal::RlptoObserver> observer) {
+  return std::make_unique<rlpto_internal::RlptoScheduler>(std::move(config), std::move(decider), std::move(observer));
 }
 
 }  // namespace hetsched

@@ -1,8 +1,8 @@
-// The `rlpto` job scheduler itself (internal to policies/rlpto*): its configuration, read from
+// The `rlpto` job scheduler itself (internal to policies/rlpto/): its configuration, read from
 // options by MakeRlptoScheduler (rlpto.cc), and its factory. The scheduler ages the priority
-// queues, shrinks converging jobs, forecasts demand (rlpto_forecast.h) and allocates by the rule,
-// the heuristic or the agent (docs/rlpto.md); with a trajectory it records decisions and rewards
-// for the trainer.
+// queues, shrinks converging jobs, forecasts demand (forecast.h) and allocates by the rule or by
+// its decider (decider.h: the heuristic, the agent, the legacy adapter; docs/rlpto.md); an
+// observer (observer.h), attached only by the trainer, records decisions and rewards.
 #pragma once
 
 #include <memory>
@@ -17,6 +17,23 @@ namespace hetsched {
 
 enum class RlptoAllocation { kRule, kHeuristic };
 
+// Reward (ALGORITHMS.md 3.4), recorded only while training (reward_recorder.h): per interval dt,
+// -w_time x sum(omega) x dt / t_ref over jobs in the system, -w_res x busy GPUs x dt / (N t_ref),
+// +w_acc x omega x accuracy gained by running jobs, +w_done x omega per finished job; omega = 3,
+// 2, 1 for user priority high/normal/low. The same terms per job (its omega, its GPUs, its
+// accuracy, its end) are each job's reward, credited to the last decision about that job
+// (RlptoTrajectory::job_reward).
+struct RlptoRewardConfig {
+  double w_time = 0.5, w_res = 0.3, w_acc = 1, w_done = 1, t_ref_s = 3600;
+  // Share of a waiting job's time term charged to the running jobs, by GPUs held (option
+  // `congestion_share`, docs/rlpto.md "Per-job credit").
+  double congestion_share = 0.5;
+  // Share of a running job's lost time (its time term x (1 - its speed relative to its fastest
+  // type)) charged to the jobs holding its fastest type, by GPUs held there, while that type has
+  // no room for it (option `type_share`, docs/rlpto.md "Per-job credit").
+  double type_share = 0;
+};
+
 struct RlptoConfig {
   PriorityClassConfig classes;
   double round_s = 300;
@@ -30,19 +47,7 @@ struct RlptoConfig {
   RlptoAllocation allocation = RlptoAllocation::kRule;
   std::vector<GavelThroughputRow> profile;  // measured throughputs the policy may use (option `profile`)
   std::string profile_origin;
-  // Reward (ALGORITHMS.md 3.4): per interval dt, -w_time x sum(omega) x dt / t_ref over jobs in
-  // the system, -w_res x busy GPUs x dt / (N t_ref), +w_acc x omega x accuracy gained by running
-  // jobs, +w_done x omega per finished job; omega = 3, 2, 1 for user priority high/normal/low.
-  // The same terms per job (its omega, its GPUs, its accuracy, its end) are each job's reward,
-  // credited to the last decision about that job (RlptoTrajectory::job_reward).
-  double w_time = 0.5, w_res = 0.3, w_acc = 1, w_done = 1, t_ref_s = 3600;
-  // Share of a waiting job's time term charged to the running jobs, by GPUs held (training
-  // only; option `congestion_share`, docs/rlpto.md "Per-job credit").
-  double congestion_share = 0.5;
-  // Share of a running job's lost time (its time term x (1 - its speed relative to its fastest
-  // type)) charged to the jobs holding its fastest type, by GPUs held there, while that type has
-  // no room for it (training only; option `type_share`, docs/rlpto.md "Per-job credit").
-  double type_share = 0;
+  RlptoRewardConfig reward;  // training only
   // Yielding (option `yield`, off by default; docs/rlpto.md, "Yielding") [REC]: at a round tick,
   // while the head of queue 0 has fewer free devices than it requests, a running job that the
   // agent or the heuristic keeps, has run `yield_after_s` since its last start and has attained
@@ -53,9 +58,14 @@ struct RlptoConfig {
   double yield_after_s = 3600;
 };
 
-// REQUIRES: config checked (MakeRlptoScheduler). `agent` may be null (rule or heuristic);
-// `training.agent`, when set, replaces it.
-std::unique_ptr<JobScheduler> NewRlptoScheduler(RlptoConfig config, std::shared_ptr<learn::AllocationAgent> agent,
-                                                RlptoTraining training);
+namespace rlpto_internal {
+class RlptoDecider;
+class RlptoObserver;
+}  // namespace rlpto_internal
+
+// REQUIRES: config checked (MakeRlptoScheduler). `decider`: null allocates by the rule
+// (ALGORITHMS.md 3.2); `observer`: null for the plain policy.
+std::unique_ptr<JobScheduler> NewRlptoScheduler(RlptoConfig config, std::unique_ptr<rlpto_internal::RlptoDecider> decider,
+                                                std::unique_ptr<rlpto_internal::RlptoObserver> observer);
 
 }  // namespace hetsched

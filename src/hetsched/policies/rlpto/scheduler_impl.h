@@ -1,12 +1,8 @@
-// The `rlpto` scheduler's class, internal to its two files: rlpto_scheduler.cc (the hooks, the
-// queues, shrinking, the rule's dispatch) and rlpto_decide.cc (the agent's or heuristic's
-// decisions, the state it sees and, while training, the rewards it records). Built only through
-// NewRlptoScheduler (rlpto_scheduler.h).
+// The `rlpto` scheduler's class, internal to its two files: scheduler.cc (the hooks, the queues,
+// shrinking, the rule's dispatch) and decide.cc (the state its decider sees, the decider's
+// actions carried out, yielding). Built only through NewRlptoScheduler (scheduler.h).
 #pragma once
 
-#include <array>
-#include <cstdint>
-#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -14,24 +10,21 @@
 #include <utility>
 #include <vector>
 
-#include "hetsched/policies/rlpto/rlpto.h"
+#include "hetsched/policies/rlpto/decider.h"
 #include "hetsched/policies/rlpto/forecast.h"
+#include "hetsched/policies/rlpto/job.h"
+#include "hetsched/policies/rlpto/observer.h"
 #include "hetsched/policies/rlpto/scheduler.h"
 #include "hetsched/sched/context.h"
 
 namespace hetsched::rlpto_internal {
 
-inline constexpr double kInf = std::numeric_limits<double>::infinity();
-
 class RlptoScheduler final : public JobScheduler {
  public:
-  RlptoScheduler(RlptoConfig config, std::shared_ptr<learn::AllocationAgent> agent, RlptoTraining training)
-      : config_(std::move(config)), queue_(config_.classes), forecast_(config_.forecast_window_s), agent_(std::move(agent)),
-        training_(std::move(training)), explore_(training_.explore_seed) {
-    if (training_.agent) agent_ = training_.agent;
-    if (training_.act_by_teacher) agent_ = nullptr;
-    learned_ = agent_ != nullptr || training_.act_by_teacher || config_.allocation == RlptoAllocation::kHeuristic;
-  }
+  // `decider`: null allocates by the rule; `observer`: null but while training.
+  RlptoScheduler(RlptoConfig config, std::unique_ptr<RlptoDecider> decider, std::unique_ptr<RlptoObserver> observer)
+      : config_(std::move(config)), queue_(config_.classes), forecast_(config_.forecast_window_s), decider_(std::move(decider)),
+        observer_(std::move(observer)) {}
 
   std::string_view name() const override { return "rlpto"; }
   double round_period_s() const override { return config_.round_s; }
@@ -46,43 +39,20 @@ class RlptoScheduler final : public JobScheduler {
   void Schedule(SchedContext& ctx) override;
 
  private:
-  struct JobInfo {
-    int omega = 2;
-    int min = 1;
-    bool running = false;
-    bool converging = false;  // stays set once the job reached its converging fraction
-    double converge_s = kInf;
-    double accuracy = 0;  // training only: accuracy credited so far
-    double accounted_s = -1;     // training only: the job's reward is accounted up to this time
-    int64_t last_decision = -1;  // training only: index of the last decision about it (-1: none)
-    int gpus = 0;                // GPUs held while tracked as running
-    int slots = 0;        // usable types ranked (<= kRlptoTypeSlots)
-    std::array<DeviceTypeId, kRlptoTypeSlots> type{};
-    std::array<double, kRlptoTypeSlots> speed{};  // relative to the fastest
-    double fastest_iteration_s = kInf;            // the visible model's, on its request
-  };
-
-  bool Recording() const { return training_.trajectory != nullptr; }
-
   void Admit(const JobStatus& job, SchedContext& ctx);
 
   // The job's usable types, fastest first (steps/s on its request: the profile's measurement
   // where it has one, else the visible model's speed in the profile's units, ProfiledSpeeds);
   // ties by type id. A profile the cluster's catalog cannot read ends the run (ctx.Fail).
-  void RankTypes(SchedContext& ctx, const JobSpec& spec, JobInfo& info);
+  void RankTypes(SchedContext& ctx, const JobSpec& spec, RlptoJob& info);
   // RemainingOnFastestS (job_estimates.h) with the fastest iteration time kept from submission
   // (the visible model's estimate does not change): the same value without the model lookups.
-  static double RemainingS(const JobStatus& s, const JobInfo& info, double now);
-  // Speed of `type` relative to the job's fastest; 0 if not among its ranked types.
-  static double SpeedOf(const JobInfo& info, DeviceTypeId type);
+  static double RemainingS(const JobStatus& s, const RlptoJob& info, double now);
 
   void Enqueue(const JobStatus& job, SchedContext& ctx);
 
-  // Progress as a fraction of the stated iterations, from what the job reports.
-  static double Fraction(const JobStatus& s, double now);
-
   void StartTracking(SchedContext& ctx, JobId id);
-  void StopTracking(JobId id, JobInfo& info);
+  void StopTracking(JobId id, RlptoJob& info);
 
   // Runs `id` on `n` devices of `type` from now. An elastic job (JobSpec::elastic) that stays on
   // its type is resized in place where the back end can (ResizeInPlace: it pays an elastic
@@ -127,47 +97,48 @@ class RlptoScheduler final : public JobScheduler {
   DeviceTypeId HeldType(SchedContext& ctx, JobId id);
 
   // One decision per job for up to `window` running jobs (round-robin, at round ticks) and the
-  // `window` first waiting jobs: states built first, one forward pass of the agent (or the
-  // heuristic), then the actions applied, running jobs first.
+  // `window` first waiting jobs: states built first, one call of the decider (one forward pass of
+  // an agent), then the actions applied, running jobs first.
   void Decide(SchedContext& ctx, bool with_running);
+  // The jobs up for a decision: up to `window` running jobs from the round-robin cursor (not one
+  // (re)started just now) when `with_running`, then, while devices are free, the waiting window;
+  // `running` is set to the number of running ones.
+  std::vector<JobId> JobsUp(SchedContext& ctx, bool with_running, size_t& running);
+  // Carries out action `a` for the running job `id` (keep, yield, or a resize or move where the
+  // target type has room, within `moves`). Returns whether it yielded.
+  bool ApplyToRunning(SchedContext& ctx, JobId id, int a, int& moves);
+  // Carries out action `a` for the waiting job `id` (wait, or a start on the chosen type, else the
+  // next fastest with room; a starving job may not wait and holds a type when it does not fit).
+  // Returns false when nothing more can start at this call.
+  bool ApplyToWaiting(SchedContext& ctx, JobId id, int a, DeviceTypeId& held);
 
   // Yielding (RlptoConfig::yield; docs/rlpto.md). Yield preempts and re-queues the running job
   // `id` while queue 0's head is blocked (HeadBlocked) and `moves` allows (counted there);
   // returns whether it did. The rule itself (RlptoYieldRuleHolds, on the job's state) is the
-  // heuristic's, and the scheduler applies it to what an agent without the yield action keeps.
+  // heuristic's; behind the legacy adapter it applies to what a decider without the yield action
+  // keeps (decider.h).
   bool Yield(SchedContext& ctx, JobId id, int& moves);
   bool HeadBlocked(SchedContext& ctx) const;
   // value / threshold as a feature, <= 2, and below 1 exactly when value < threshold.
   static float ThresholdShare(double value, double threshold);
-  // The state size of the agent acting or training (kRlptoStateDim without one).
-  int AgentStateDim() const;
 
   // The agent's view of one job (ALGORITHMS.md 3.4 state; RlptoFeature), every entry roughly in
   // [0, 2].
   void AppendState(SchedContext& ctx, JobId id, std::vector<float>& out) const;
-  void AccountReward(SchedContext& ctx, double now);
-  // Adds `r` to the reward of the last decision about the job (none yet: not credited).
-  void CreditJob(const JobInfo& info, double r);
 
   RlptoConfig config_;
   MultiLevelQueue queue_;
   DemandForecast forecast_;
-  std::shared_ptr<learn::AllocationAgent> agent_;
-  RlptoTraining training_;
-  Rng explore_;
-  std::map<JobId, JobInfo> jobs_;
+  std::unique_ptr<RlptoDecider> decider_;    // null: the rule allocates
+  std::unique_ptr<RlptoObserver> observer_;  // the trainer's (reward_recorder.h), else null
+  std::map<JobId, RlptoJob> jobs_;
   std::set<std::pair<double, JobId>> convergence_events_;
   std::set<JobId> converging_;
   std::set<JobId> running_;
   JobId running_cursor_ = 0;  // round-robin over running jobs: the next to reconsider
   double next_round_s_ = 0;
-  bool learned_ = false;      // the agent or the heuristic allocates (else the rule)
   std::unique_ptr<MeasuredThroughputs> profile_;  // config_.profile's table, built on first use
-  std::vector<float> states_;       // a legacy agent's view (its first AgentStateDim() features)
-  std::vector<float> full_states_;  // every feature (kRlptoStateDim per decision)
-  double omega_in_system_ = 0;
-  double pending_reward_ = 0;
-  double last_reward_s_ = 0;
+  std::vector<float> states_;  // every feature (kRlptoStateDim per decision)
   std::pair<JobId, DeviceTypeId> hold_{-1, kNoDeviceType};  // HeldType's last answer
 };
 
