@@ -3,16 +3,15 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <limits>
 
 #include <fmt/format.h>
 
 #include "hetsched/perf/iteration_model.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kOptimizerFactor = 2.0;  // as perf/ PerfOptions
 }  // namespace
 

@@ -22,6 +22,7 @@
 #include "hetsched/planners/rl_common.h"
 #include "hetsched/planners/step_time_model.h"
 #include "hetsched/sched/registry.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 namespace {
@@ -78,7 +79,6 @@ class TappPlanner : public HeteroPlanner {
     if (!built.ok()) return built.status();
     const StepTimeModel& m = *built;
     const int L = m.num_layers(), M = m.num_devices();
-    const double kInf = std::numeric_limits<double>::infinity();
     // Per-device features of each layer: log10 of the layer's time on the device; whether it fits
     // alone; and the device's share of the pool's speed on the whole model (the share of the
     // FLOPs a balanced pipeline gives it; with the generic FLOP-share feature, where its stage

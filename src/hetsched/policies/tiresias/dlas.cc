@@ -29,7 +29,6 @@
 // when it would start. Cost: O(runnable jobs) per event, as in the peer.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <set>
 #include <utility>
@@ -39,11 +38,11 @@
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/registry.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 // Times within this many seconds count as reached: floating-point slack on wake-ups.
 constexpr double kTimeSlackS = 1e-9;
 

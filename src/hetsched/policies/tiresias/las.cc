@@ -15,7 +15,6 @@
 // it relies on periodic rounds instead (Tiresias itself rescheduled periodically).
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <set>
 #include <utility>
@@ -28,11 +27,11 @@
 #include "hetsched/sched/registry.h"
 #include "hetsched/util/job_table.h"
 #include "hetsched/util/timer_heap.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 // Times within this many seconds count as reached: floating-point slack on wake-ups.
 constexpr double kTimeSlackS = 1e-9;
 
