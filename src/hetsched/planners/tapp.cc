@@ -27,7 +27,7 @@
 namespace hetsched {
 namespace {
 
-constexpr double kInfeasiblePenalty = 10.0;
+constexpr double kTappInfeasiblePenalty = 10.0;
 constexpr int kDynamicFeatures = 3;
 
 // The partial pipeline's features for each device g at layer l [REC, ours]: with the prefix's
@@ -112,7 +112,7 @@ class TappPlanner : public HeteroPlanner {
       if (t < kInf) return -t / ref;
       int bad = 0;
       for (int l = 0; l < L; ++l) bad += m.Slot(l, l, a[static_cast<size_t>(l)], -1) == kInf;
-      return -kInfeasiblePenalty - static_cast<double>(bad) / L;
+      return -kTappInfeasiblePenalty - static_cast<double>(bad) / L;
     };
     HETSCHED_ASSIGN_OR_RETURN(const LearnedAssignment learned,
                               LearnAssignment(o_, features, M, /*action_features=*/3, reward, mask,
