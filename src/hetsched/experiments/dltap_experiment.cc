@@ -143,7 +143,7 @@ Result<StaticResult> PlaceUntilFull(const Cluster& cluster, const ModelZoo& zoo,
   return r;
 }
 
-struct Row {
+struct DltapRow {
   std::string workload, placer;
   Summary summary;
   StaticResult fill;
@@ -151,13 +151,13 @@ struct Row {
 
 // "dltap moves X% fewer bytes across nodes than k8s-spread (simulated, mean over the
 // workloads cnn, lm, ctr)", from the rows just computed.
-std::string Headline(const std::vector<Row>& rows) {
+std::string Headline(const std::vector<DltapRow>& rows) {
   double sum = 0;
   int n = 0;
   std::string names;
-  for (const Row& r : rows) {
+  for (const DltapRow& r : rows) {
     if (r.placer != std::string("dltap")) continue;
-    for (const Row& o : rows) {
+    for (const DltapRow& o : rows) {
       if (o.workload != r.workload || o.placer != kReferencePlacer || !(o.summary.cross_node_bytes > 0)) continue;
       sum += r.summary.cross_node_bytes / o.summary.cross_node_bytes;
       ++n;
@@ -202,7 +202,7 @@ class DltapExperiment final : public Experiment {
     }
     SimOptions sim;
     sim.seed = ctx.seed;
-    std::vector<Row> rows;
+    std::vector<DltapRow> rows;
     for (const WorkloadDef& def : kWorkloads) {
       const Workload w = MakeE5Workload(def, static_cast<int>(jobs), gap_s, iterations, ctx.seed);
       sim.progress = PartProgress(ctx, static_cast<int>(&def - kWorkloads), static_cast<int>(std::size(kWorkloads)));
@@ -213,7 +213,7 @@ class DltapExperiment final : public Experiment {
         }
         HETSCHED_ASSIGN_OR_RETURN(const StaticResult fill, PlaceUntilFull(cluster, zoo, w, kPlacers[i], ctx.seed));
         HETSCHED_RETURN_IF_ERROR(WriteExperimentRun(ctx, def.label, kPlacers[i], *results[i]));
-        rows.push_back(Row{def.label, kPlacers[i], Summarize(*results[i]), fill});
+        rows.push_back(DltapRow{def.label, kPlacers[i], Summarize(*results[i]), fill});
       }
     }
     std::string table =
@@ -222,9 +222,9 @@ class DltapExperiment final : public Experiment {
     std::string csv =
         "workload,placer,jobs_finished,cross_node_gb,cross_vs_spread,avg_jct_s,peak_link_utilisation,static_jobs_placed,"
         "static_cross_mb_per_iteration,static_cross_vs_spread,fragmentation\n";
-    for (const Row& r : rows) {
-      const Row* spread = nullptr;
-      for (const Row& o : rows) {
+    for (const DltapRow& r : rows) {
+      const DltapRow* spread = nullptr;
+      for (const DltapRow& o : rows) {
         if (o.workload == r.workload && o.placer == kReferencePlacer) spread = &o;
       }
       auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };

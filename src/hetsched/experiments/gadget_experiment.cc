@@ -91,7 +91,7 @@ Result<std::vector<double>> ReadRuntimes(const std::string& path) {
   return out;
 }
 
-struct Row {
+struct GadgetRow {
   std::string workload;
   std::string method;
   Summary summary;
@@ -155,7 +155,7 @@ class GadgetExperiment final : public Experiment {
       }
       choices.push_back(std::move(c));
     }
-    std::vector<Row> rows;
+    std::vector<GadgetRow> rows;
     int part = 0;
     for (const auto& [label, workload] : {std::pair<const char*, const Workload*>{"philly-mix", &philly},
                                           std::pair<const char*, const Workload*>{"msr", &msr}}) {
@@ -166,7 +166,7 @@ class GadgetExperiment final : public Experiment {
           return results[i].status().WithContext(fmt::format("experiment gadget: {} on {}", kMethods[i].label, label));
         }
         HETSCHED_RETURN_IF_ERROR(WriteExperimentRun(ctx, label, kMethods[i].label, *results[i]));
-        Row row{label, kMethods[i].label, Summarize(*results[i]), 0};
+        GadgetRow row{label, kMethods[i].label, Summarize(*results[i]), 0};
         double spans = 0;
         long long n = 0;
         for (const JobRecord& j : results[i]->jobs) {
@@ -188,7 +188,7 @@ class GadgetExperiment final : public Experiment {
     std::string csv =
         "workload,method,jobs_finished,avg_jct_h,p95_jct_h,makespan_h,utilisation,energy_gj,cross_server_tb,mean_span,"
         "resizes,resize_pause_h\n";
-    for (const Row& r : rows) {
+    for (const GadgetRow& r : rows) {
       const Summary& s = r.summary;
       table += fmt::format("{:<10}  {:<16}  {:>11.2f}  {:>12.1f}  {:>6.1f}  {:>11.2f}  {:>17.1f}  {:>9.2f}  {:>7}  {:>9.1f}\n",
                            r.workload, r.method, s.jct_s.mean / 3600, s.makespan_s / 3600, 100 * s.utilisation,

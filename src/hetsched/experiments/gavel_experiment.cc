@@ -24,18 +24,18 @@ namespace {
 
 constexpr const char* kPolicies[] = {"gavel-las", "gavel-las-agnostic", "gavel-makespan"};
 
-struct Row {
+struct GavelRow {
   double rate_per_h = 0;
   std::string policy;
   Summary summary;
 };
 
 // One SVG panel: y against load, one polyline per policy.
-std::string Panel(const std::vector<Row>& rows, const std::vector<double>& rates, double x0, const std::string& title,
-                  double (*value)(const Row&)) {
+std::string Panel(const std::vector<GavelRow>& rows, const std::vector<double>& rates, double x0, const std::string& title,
+                  double (*value)(const GavelRow&)) {
   const double w = 380, h = 260, left = 55, top = 30;
   double ymax = 0;
-  for (const Row& r : rows) ymax = std::max(ymax, value(r));
+  for (const GavelRow& r : rows) ymax = std::max(ymax, value(r));
   ymax = ymax > 0 ? ymax * 1.1 : 1;
   const double xmin = rates.front(), xmax = rates.back() > rates.front() ? rates.back() : rates.front() + 1;
   auto px = [&](double x) { return x0 + left + (x - xmin) / (xmax - xmin) * (w - left - 20); };
@@ -56,7 +56,7 @@ std::string Panel(const std::vector<Row>& rows, const std::vector<double>& rates
   const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c"};
   for (size_t p = 0; p < std::size(kPolicies); ++p) {
     std::string points;
-    for (const Row& r : rows) {
+    for (const GavelRow& r : rows) {
       if (r.policy == kPolicies[p]) points += fmt::format("{:.1f},{:.1f} ", px(r.rate_per_h), py(value(r)));
     }
     s += fmt::format("<polyline fill='none' stroke='{}' stroke-width='2' points='{}'/>\n", colours[p], points);
@@ -101,7 +101,7 @@ class GavelExperiment final : public Experiment {
     SimOptions sim;
     sim.seed = ctx.seed;
     sim.measured_throughputs = &table;
-    std::vector<Row> rows;
+    std::vector<GavelRow> rows;
     ctx.print(fmt::format("gavel: {} jobs of {} (native {:.2f} jobs/h), {}, rounds of {} s\n", base.jobs.size(),
                           trace_path, native_rate, cluster.Summary(), round_s));
     for (size_t part = 0; part < rates.size(); ++part) {
@@ -123,13 +123,13 @@ class GavelExperiment final : public Experiment {
         if (!results[i].ok()) return results[i].status().WithContext(std::string("experiment gavel: ") + kPolicies[i]);
         HETSCHED_RETURN_IF_ERROR(
             WriteExperimentRun(ctx, fmt::format("rate-{}", FormatTrimmed(rate, 2)), kPolicies[i], *results[i]));
-        rows.push_back(Row{rate, kPolicies[i], Summarize(*results[i])});
+        rows.push_back(GavelRow{rate, kPolicies[i], Summarize(*results[i])});
       }
     }
 
     std::string table_text = "rate (jobs/h)  policy              avg JCT (h)  p95 JCT (h)  makespan (h)  util %\n";
     std::string csv = "rate_jobs_per_hour,policy,jobs,avg_jct_h,p95_jct_h,makespan_h,utilisation\n";
-    for (const Row& r : rows) {
+    for (const GavelRow& r : rows) {
       table_text += fmt::format("{:>13}  {:<18}  {:>11.1f}  {:>11.1f}  {:>12.1f}  {:>6.1f}\n", FormatTrimmed(r.rate_per_h, 2),
                                 r.policy, r.summary.jct_s.mean / 3600, r.summary.jct_s.p95 / 3600,
                                 r.summary.makespan_s / 3600, 100 * r.summary.utilisation);
@@ -139,8 +139,8 @@ class GavelExperiment final : public Experiment {
     }
     ctx.print(table_text);
     std::string svg = "<svg xmlns='http://www.w3.org/2000/svg' width='780' height='270' font-family='sans-serif'>\n";
-    svg += Panel(rows, rates, 0, "average JCT (hours)", [](const Row& r) { return r.summary.jct_s.mean / 3600; });
-    svg += Panel(rows, rates, 390, "makespan (hours)", [](const Row& r) { return r.summary.makespan_s / 3600; });
+    svg += Panel(rows, rates, 0, "average JCT (hours)", [](const GavelRow& r) { return r.summary.jct_s.mean / 3600; });
+    svg += Panel(rows, rates, 390, "makespan (hours)", [](const GavelRow& r) { return r.summary.makespan_s / 3600; });
     svg += "</svg>\n";
     return WriteExperimentOutputs(ctx, {{"gavel.csv", csv}, {"gavel.svg", svg}});
   }

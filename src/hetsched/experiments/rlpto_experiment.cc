@@ -324,7 +324,7 @@ std::vector<Result<RunRecord>> RunMethods(ExperimentContext& ctx, const E2Inputs
   return results;
 }
 
-struct Row {
+struct RlptoRow {
   std::string method;
   Summary summary;
   double high_jct_h = 0;
@@ -335,8 +335,8 @@ struct Row {
 
 // One method's row: its summary, the mean JCT of its high-priority jobs, its deadline misses
 // (JCT > deadline_factor x the ideal run time) and its resizes.
-Row MethodRow(const std::string& label, const RunRecord& record, double deadline_factor) {
-  Row row{label, Summarize(record), 0, 0, 0, 0};
+RlptoRow MethodRow(const std::string& label, const RunRecord& record, double deadline_factor) {
+  RlptoRow row{label, Summarize(record), 0, 0, 0, 0};
   double high = 0;
   long long n_high = 0;
   for (const JobRecord& j : record.jobs) {
@@ -354,12 +354,12 @@ Row MethodRow(const std::string& label, const RunRecord& record, double deadline
 }
 
 // The table (printed, rlpto.txt) and rlpto.csv, then the outputs line.
-Status WriteTables(ExperimentContext& ctx, const E2Options& o, const std::vector<Row>& rows) {
+Status WriteTables(ExperimentContext& ctx, const E2Options& o, const std::vector<RlptoRow>& rows) {
   std::string text = fmt::format(
       "method                   avg JCT (h)  high-prio JCT (h)  makespan (h)  util %  deadline misses (JCT > {:g}x ideal)  preemptions  resizes  pause (h)\n",
       o.deadline_factor);
   std::string csv = "method,jobs_finished,avg_jct_h,high_priority_jct_h,makespan_h,utilisation,deadline_misses,preemptions,resizes,resize_pause_h\n";
-  for (const Row& r : rows) {
+  for (const RlptoRow& r : rows) {
     const Summary& s = r.summary;
     text += fmt::format("{:<23}  {:>11.2f}  {:>17.2f}  {:>12.1f}  {:>6.1f}  {:>35}  {:>11}  {:>7}  {:>9.3f}\n", r.method,
                         s.jct_s.mean / 3600, r.high_jct_h, s.makespan_s / 3600, 100 * s.utilisation, r.misses, s.preemptions,
@@ -393,7 +393,7 @@ class RlptoExperiment final : public Experiment {
     HETSCHED_ASSIGN_OR_RETURN(const AgentFiles agents, TrainAgents(ctx, o, in, sim));
     const std::vector<ComparedMethod> methods = ComparedMethods(o, agents);
     std::vector<Result<RunRecord>> results = RunMethods(ctx, in, methods, sim);
-    std::vector<Row> rows;
+    std::vector<RlptoRow> rows;
     for (size_t i = 0; i < results.size(); ++i) {
       if (!results[i].ok()) return results[i].status().WithContext("experiment rlpto: " + methods[i].label);
       HETSCHED_RETURN_IF_ERROR(WriteExperimentRun(ctx, "held-out", methods[i].label, *results[i]));

@@ -12,7 +12,7 @@ namespace hetsched::learn {
 namespace {
 
 // v2: the weights hold the policy and the critic (v1 files held the policy only).
-constexpr const char* kMagic = "hetsched-allocation-agent v2";
+constexpr const char* kAgentMagic = "hetsched-allocation-agent v2";
 
 }  // namespace
 
@@ -129,7 +129,7 @@ Status AllocationAgent::Save(const std::string& path) const {
                            {"hidden", static_cast<double>(c.hidden)},               {"learning_rate", c.learning_rate},
                            {"entropy_bonus", c.entropy_bonus}, {"seed", static_cast<double>(c.seed)},
                            {"threads", static_cast<double>(c.threads)}};
-  return WriteFileAtomic(path, EncodeModelFile(kMagic, fields, weights));
+  return WriteFileAtomic(path, EncodeModelFile(kAgentMagic, fields, weights));
 }
 Result<AllocationAgent> AllocationAgent::Load(const std::string& path, const std::string& expected_sha256) {
   HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFileOrEmbedded(path));
@@ -143,7 +143,7 @@ Result<AllocationAgent> AllocationAgent::Load(const std::string& path, const std
   }
   HETSCHED_ASSIGN_OR_RETURN(
       const DecodedModelFile file,
-      DecodeModelFile(path, text, kMagic, {"state_dim", "actions", "hidden", "learning_rate", "entropy_bonus", "seed", "threads"}));
+      DecodeModelFile(path, text, kAgentMagic, {"state_dim", "actions", "hidden", "learning_rate", "entropy_bonus", "seed", "threads"}));
   const std::vector<double>& v = file.values;
   AllocationAgentConfig c;
   c.state_dim = static_cast<int>(v[0]);

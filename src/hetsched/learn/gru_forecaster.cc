@@ -11,7 +11,7 @@
 namespace hetsched::learn {
 namespace {
 
-constexpr const char* kMagic = "hetsched-gru-forecaster v1";
+constexpr const char* kForecasterMagic = "hetsched-gru-forecaster v1";
 
 }  // namespace
 
@@ -96,13 +96,13 @@ Status GruForecaster::Save(const std::string& path) const {
                            {"threads", static_cast<double>(c.threads)},
                            {"mean", m.net->mean()},
                            {"scale", m.net->scale()}};
-  return WriteFileAtomic(path, EncodeModelFile(kMagic, fields, weights));
+  return WriteFileAtomic(path, EncodeModelFile(kForecasterMagic, fields, weights));
 }
 
 Result<GruForecaster> GruForecaster::Load(const std::string& path) {
   HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
   HETSCHED_ASSIGN_OR_RETURN(const DecodedModelFile file,
-                            DecodeModelFile(path, text, kMagic,
+                            DecodeModelFile(path, text, kForecasterMagic,
                                             {"window", "hidden", "layers", "epochs", "batch", "learning_rate",
                                              "validation_fraction", "seed", "threads", "mean", "scale"}));
   const std::vector<double>& v = file.values;

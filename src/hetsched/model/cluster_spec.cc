@@ -12,12 +12,12 @@
 #include "hetsched/util/memory.h"
 #include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 
 namespace {
 
-constexpr double kGiB = 1073741824.0;
 // Upper bounds on the integers of a spec, so that a typo cannot ask for a cluster no machine can
 // hold (docs/formats-inputs.md, "Limits"): no server holds more than 1,024 devices, and a
 // simulated cluster holds at most 2^20 devices (the largest public GPU clusters have ~10^5).

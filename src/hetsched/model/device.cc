@@ -3,6 +3,7 @@
 #include "hetsched/model/json_fields.h"
 #include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 
@@ -12,8 +13,6 @@ using model_internal::JsonFields;
 using model_internal::NumberRule;
 
 constexpr double kTera = 1e12;
-constexpr double kGiB = 1073741824.0;  // 2^30
-constexpr double kGB = 1e9;
 // ALGORITHMS.md 1.2 / 1.4: sustained-efficiency defaults (0.4 GPU FP32, 0.2 CPU), kappa
 // (2 ms GPU, 0.5 ms CPU) and idle power 0.3 x TDP.
 constexpr double kGpuEfficiency = 0.4;

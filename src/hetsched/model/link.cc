@@ -3,6 +3,7 @@
 #include "hetsched/model/json_fields.h"
 #include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 
@@ -11,7 +12,6 @@ namespace {
 using model_internal::JsonFields;
 using model_internal::NumberRule;
 
-constexpr double kGB = 1e9;
 constexpr double kMicro = 1e-6;
 constexpr double kDefaultEfficiency = 0.8;  // ALGORITHMS.md 1.3 [REC]
 

@@ -2,16 +2,14 @@
 // push/pull (Li et al., OSDI 2014), point-to-point transfers, and the capacity of the slowest
 // link a transfer crosses under max-min fair sharing (ALGORITHMS.md 1.4-2,3,4,6).
 #include <algorithm>
-#include <limits>
 
 #include "hetsched/perf/iteration_model.h"
 #include "hetsched/perf/perf_internal.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Bytes over a bandwidth, where an infinite bandwidth (no limiting link) costs nothing and a
 // zero bandwidth never finishes.

@@ -3,11 +3,11 @@
 // the model's host-side cost where the range takes the model's input (docs/perf-model.md 1).
 #include <algorithm>
 #include <array>
-#include <limits>
 #include <utility>
 
 #include "hetsched/perf/iteration_model.h"
 #include "hetsched/perf/perf_internal.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 namespace perf_internal {
@@ -29,7 +29,6 @@ double BytesTouchedPerSample(const ModelProfile& model, int index) {
 double RooflineTime(const ModelProfile& model, int first, int last, double batch,
                     const RooflineRates& rates) {
   if (batch <= 0) return rates.overhead_s;
-  const double kInf = std::numeric_limits<double>::infinity();
   double total_s = 0;
   for (int i = first; i <= last; ++i) {
     const LayerProfile& layer = model.layers[static_cast<size_t>(i)];

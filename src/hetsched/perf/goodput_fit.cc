@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "hetsched/util/units.h"
+
 namespace hetsched {
 
 namespace {
@@ -117,7 +119,6 @@ Result<ThroughputParams> FitThroughputParams(std::span<const ThroughputSample> s
     batch_sizes.insert(s.atomic_bsz);
     accum_mean += s.accum_step_s / static_cast<double>(samples.size());
   }
-  constexpr double kInf = std::numeric_limits<double>::infinity();
   Vec start{0.1, 0.01, 0.1, 0.01, 0.1, 0.01, 1.001};
   Vec lower{kLow, kLow, kLow, kLow, kLow, kLow, 1.0};
   Vec upper{kInf, kInf, kInf, kInf, kInf, kInf, 10.0};

@@ -3,12 +3,12 @@
 // (m + k - 1) slots of the slowest stage, then each stage synchronises its gradients among its
 // data-parallel devices. Formulas and their sources: docs/perf-model.md.
 #include <algorithm>
-#include <limits>
 #include <span>
 #include <vector>
 
 #include "hetsched/perf/iteration_model.h"
 #include "hetsched/perf/perf_internal.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched::perf_internal {
 
@@ -26,7 +26,6 @@ IterationEstimate EstimatePipeline(const ModelProfile& model, const Plan& plan,
                                    const Cluster& cluster, const LinkLoad& load,
                                    const PerfOptions& options) {
   IterationEstimate est;
-  const double kInf = std::numeric_limits<double>::infinity();
   const auto& stages = plan.stages;
   const int k = static_cast<int>(stages.size());
   const double m = std::max(1, plan.micro_batches);

@@ -3,17 +3,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <utility>
 #include <vector>
 
 #include "hetsched/perf/perf_internal.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The fairness utility starts from this fraction of a job's one-worker normalised rate, so that
 // V(0) = 0 stays finite while the first worker of every job is worth far more than any later one

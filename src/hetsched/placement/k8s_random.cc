@@ -55,16 +55,16 @@ class RandomContainerPlacer : public placement_internal::ContainerPlacer {
   std::vector<NodeId> fits_;
 };
 
-Result<std::unique_ptr<Placer>> MakeRandom(const Options& options) {
+Result<std::unique_ptr<Placer>> MakeK8sRandom(const Options& options) {
   HETSCHED_ASSIGN_OR_RETURN(long long seed, options.GetInt("seed", 1));
   return std::unique_ptr<Placer>(std::make_unique<RandomContainerPlacer>(static_cast<uint64_t>(seed)));
 }
 
-const MethodInfo kRandomInfo{"k8s-random", "containers: a uniformly random node that fits each container (option seed)",
+const MethodInfo kK8sRandomInfo{"k8s-random", "containers: a uniformly random node that fits each container (option seed)",
                              "[CLASSIC] random feasible node; baseline of DLTAP (ALGORITHMS.md 6.4)"};
 
 }  // namespace
 
-HETSCHED_REGISTER_IMPL(Placer, kK8sRandomRegistered, kRandomInfo, MakeRandom)
+HETSCHED_REGISTER_IMPL(Placer, kK8sRandomRegistered, kK8sRandomInfo, MakeK8sRandom)
 
 }  // namespace hetsched

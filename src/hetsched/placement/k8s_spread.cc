@@ -30,16 +30,16 @@ class SpreadScorer : public DraftScorer {
   }
 };
 
-Result<std::unique_ptr<Placer>> MakeSpread(const Options& /*options*/) {
+Result<std::unique_ptr<Placer>> MakeK8sSpread(const Options& /*options*/) {
   return std::unique_ptr<Placer>(
       std::make_unique<placement_internal::ScoringContainerPlacer>("k8s-spread", std::make_unique<SpreadScorer>()));
 }
 
-const MethodInfo kSpreadInfo{"k8s-spread", "containers: Kubernetes default scoring, LeastAllocated + BalancedAllocation (CPU, memory)",
+const MethodInfo kK8sSpreadInfo{"k8s-spread", "containers: Kubernetes default scoring, LeastAllocated + BalancedAllocation (CPU, memory)",
                              "[CLASSIC] kube-scheduler NodeResourcesFit LeastAllocated + NodeResourcesBalancedAllocation; baseline of DLTAP (ALGORITHMS.md 6.4)"};
 
 }  // namespace
 
-HETSCHED_REGISTER_IMPL(Placer, kK8sSpreadRegistered, kSpreadInfo, MakeSpread)
+HETSCHED_REGISTER_IMPL(Placer, kK8sSpreadRegistered, kK8sSpreadInfo, MakeK8sSpread)
 
 }  // namespace hetsched

@@ -1,17 +1,13 @@
 #include "hetsched/planners/cost_search.h"
 
 #include <cmath>
-#include <limits>
 
 #include <fmt/format.h>
 
 #include "hetsched/planners/cost_mip.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
-
-namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
-}  // namespace
 
 std::vector<int> CostDpAssignment(const StageCostModel& m, double* cost, long long* evaluations) {
   const int L = m.num_layers(), D = m.num_types();

@@ -15,11 +15,10 @@
 #include "hetsched/planners/job_pipeline.h"
 #include "hetsched/sched/planner.h"
 #include "hetsched/sched/registry.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // "16 GiB", "21.3 GiB": one decimal unless it is a whole number.
 std::string FormatGiB(double bytes) {

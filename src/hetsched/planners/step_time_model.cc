@@ -3,17 +3,16 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <limits>
 
 #include <fmt/format.h>
 
 #include "hetsched/perf/iteration_model.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kOptimizerFactor = 2.0;  // as perf/ PerfOptions
+constexpr double kStepOptimizerFactor = 2.0;  // as perf/ PerfOptions
 }  // namespace
 
 Result<StepTimeModel> StepTimeModel::Build(const PlanningProblem& problem) {
@@ -82,7 +81,7 @@ double StepTimeModel::TransferS(int last, int g, int next) const {
 
 double StepTimeModel::Slot(int first, int last, int g, int next) const {
   const size_t f = static_cast<size_t>(first), e = static_cast<size_t>(last + 1);
-  const double memory = (state_prefix_[e] - state_prefix_[f]) * (1.0 + kOptimizerFactor) +
+  const double memory = (state_prefix_[e] - state_prefix_[f]) * (1.0 + kStepOptimizerFactor) +
                         static_cast<double>(global_batch_) * (act_prefix_[e] - act_prefix_[f]);
   if (memory > memory_bytes_[static_cast<size_t>(g)]) return kInf;
   return ComputeS(first, last, g) + TransferS(last, g, next);

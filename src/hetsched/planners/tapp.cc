@@ -22,11 +22,12 @@
 #include "hetsched/planners/rl_common.h"
 #include "hetsched/planners/step_time_model.h"
 #include "hetsched/sched/registry.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 namespace {
 
-constexpr double kInfeasiblePenalty = 10.0;
+constexpr double kTappInfeasiblePenalty = 10.0;
 constexpr int kDynamicFeatures = 3;
 
 // The partial pipeline's features for each device g at layer l [REC, ours]: with the prefix's
@@ -78,7 +79,6 @@ class TappPlanner : public HeteroPlanner {
     if (!built.ok()) return built.status();
     const StepTimeModel& m = *built;
     const int L = m.num_layers(), M = m.num_devices();
-    const double kInf = std::numeric_limits<double>::infinity();
     // Per-device features of each layer: log10 of the layer's time on the device; whether it fits
     // alone; and the device's share of the pool's speed on the whole model (the share of the
     // FLOPs a balanced pipeline gives it; with the generic FLOP-share feature, where its stage
@@ -112,7 +112,7 @@ class TappPlanner : public HeteroPlanner {
       if (t < kInf) return -t / ref;
       int bad = 0;
       for (int l = 0; l < L; ++l) bad += m.Slot(l, l, a[static_cast<size_t>(l)], -1) == kInf;
-      return -kInfeasiblePenalty - static_cast<double>(bad) / L;
+      return -kTappInfeasiblePenalty - static_cast<double>(bad) / L;
     };
     HETSCHED_ASSIGN_OR_RETURN(const LearnedAssignment learned,
                               LearnAssignment(o_, features, M, /*action_features=*/3, reward, mask,

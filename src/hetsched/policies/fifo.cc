@@ -8,7 +8,6 @@
 // (the "extra" devices). Heterogeneity: the reservation is on the head's type with the earliest
 // shadow time; devices of other types are not reserved.
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -19,11 +18,10 @@
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/registry.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 class FifoScheduler : public JobScheduler {
  public:

@@ -5,12 +5,9 @@
 #include <limits>
 
 #include "hetsched/util/text.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
-
-namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
-}  // namespace
 
 std::vector<DeviceTypeId> UsableTypes(const JobSpec& spec, const Cluster& cluster) {
   std::vector<DeviceTypeId> out;

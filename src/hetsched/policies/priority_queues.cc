@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
+
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 namespace {
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kSlackS = 1e-9;
 }  // namespace
 

@@ -6,11 +6,11 @@
 
 #include "hetsched/report/format.h"
 #include "hetsched/report/writers.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 namespace {
 
-constexpr double kSecondsPerHour = 3600;
 constexpr double kJoulesPerKwh = 3.6e6;
 constexpr double kBytesPerTb = 1e12;
 

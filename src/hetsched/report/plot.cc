@@ -9,6 +9,7 @@
 #include "hetsched/report/format.h"
 #include "hetsched/report/svg_chart.h"
 #include "hetsched/report/timeline_resample.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 namespace {
@@ -20,7 +21,6 @@ using svg::Series;
 
 constexpr int kMaxPointsPerSeries = 400;
 constexpr int kMaxPointsPerPanel = 80;
-constexpr double kSecondsPerHour = 3600;
 
 // Small multiples: a grid of panels, at most kColumns a row, under a title and a legend row.
 constexpr int kColumns = 3;

@@ -14,7 +14,7 @@ namespace hetsched {
 namespace {
 
 double Number(std::string_view text) { return ParseDouble(Trim(text), "value").value(); }
-long long Whole(std::string_view text) { return ParseInt(Trim(text), "value").value(); }
+long long CheckedWhole(std::string_view text) { return ParseInt(Trim(text), "value").value(); }
 
 // One setting: its flag, its check, where it goes, and the setting it needs or excludes (the
 // command line's CLI11 rules).
@@ -33,14 +33,14 @@ const std::vector<Setting>& Settings() {
       {"--cluster", AnyText(), [](R& r, std::string_view v) { r.cluster.file = v; }},
       {"--gpus", DeviceCountsCheck(), [](R& r, std::string_view v) { r.cluster.gpus = v; }, {}, "--cluster"},
       {"--gpus-per-server", WholeAtLeastCheck(1),
-       [](R& r, std::string_view v) { r.cluster.gpus_per_server = static_cast<int>(Whole(v)); }, "--gpus"},
+       [](R& r, std::string_view v) { r.cluster.gpus_per_server = static_cast<int>(CheckedWhole(v)); }, "--gpus"},
       {"--trace", AnyText(), [](R& r, std::string_view v) { r.workload.trace = v; }},
       {"--format", AnyText(), [](R& r, std::string_view v) { r.workload.format = v; }},
-      {"--synthetic", WholeAtLeastCheck(1), [](R& r, std::string_view v) { r.workload.synthetic = Whole(v); }, {},
+      {"--synthetic", WholeAtLeastCheck(1), [](R& r, std::string_view v) { r.workload.synthetic = CheckedWhole(v); }, {},
        "--trace"},
       {"--arrival-rate", NumberAboveCheck(0),
        [](R& r, std::string_view v) { r.workload.arrival_rate_per_hour = Number(v); }, "--synthetic"},
-      {"--max-jobs", WholeAtLeastCheck(1), [](R& r, std::string_view v) { r.workload.max_jobs = Whole(v); }, {},
+      {"--max-jobs", WholeAtLeastCheck(1), [](R& r, std::string_view v) { r.workload.max_jobs = CheckedWhole(v); }, {},
        "--synthetic"},
       {"--on-bad-row", OneOfCheck({"stop", "skip"}), [](R& r, std::string_view v) { r.workload.on_bad_row = v; }},
       {"--reference-device", AnyText(), [](R& r, std::string_view v) { r.workload.reference_device = v; }},

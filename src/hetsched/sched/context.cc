@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "hetsched/sched/container_plan.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 
@@ -159,7 +160,6 @@ double SchedContext::ResizePauseS(JobId id, std::span<const DeviceId> devices) c
 double SchedContext::EstimateIterationS(JobId id, int num_devices, DeviceTypeId type) {
   const JobSpec& spec = *job(id).spec;
   const ModelProfile* model = ModelOf(id, spec);
-  const double kInf = std::numeric_limits<double>::infinity();
   if (model == nullptr || num_devices < 1 || type < 0) return kInf;
   const EstimateKey key{model, spec.batch_size, static_cast<int>(spec.parallelism), num_devices, type,
                        spec.num_ps, spec.is_container_job() ? spec.worker_request.gpus : 0};

@@ -1,7 +1,8 @@
 #include "hetsched/sched/round_mechanism.h"
 
 #include <algorithm>
-#include <limits>
+
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 
@@ -27,7 +28,6 @@ double RoundMechanism::ActiveSeconds(JobId id) const {
 }
 
 std::vector<int> RoundMechanism::PlanRound(std::span<const RoundJob> jobs) const {
-  constexpr double kInf = std::numeric_limits<double>::infinity();
   // Shares below this are solver round-off, not allocations.
   constexpr double kMinShare = 1e-7;
   struct Pair {

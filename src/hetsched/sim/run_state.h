@@ -4,17 +4,15 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <vector>
 
 #include "hetsched/model/cluster.h"
 #include "hetsched/model/model_zoo.h"
 #include "hetsched/perf/iteration_model.h"
 #include "hetsched/sim/event_queue.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched::sim_internal {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // What only the simulator knows about a job while it runs: the part every job has (kept small,
 // a 1M-job run holds a million), and the part only a running job has (in a pool of slots

@@ -63,7 +63,7 @@ Result<long long> IntegerField(const json& j, const char* key, long long fallbac
                             std::to_string(max) + "]");
 }
 
-constexpr long long kIntMax = std::numeric_limits<int>::max();
+constexpr long long kJournalIntMax = std::numeric_limits<int>::max();
 constexpr long long kLongMax = std::numeric_limits<long long>::max();
 
 }  // namespace
@@ -77,14 +77,14 @@ Result<JournalRecord> Journal::Decode(const std::string& line, const std::string
   r.event = ev->get<std::string>();
   HETSCHED_ASSIGN_OR_RETURN(r.job, IntegerField(j, "job", -1, -1, kLongMax, where));
   HETSCHED_ASSIGN_OR_RETURN(r.value, IntegerField(j, "value", 0, -kLongMax, kLongMax, where));
-  HETSCHED_ASSIGN_OR_RETURN(const long long gpus, IntegerField(j, "gpus", 0, 0, kIntMax, where));
+  HETSCHED_ASSIGN_OR_RETURN(const long long gpus, IntegerField(j, "gpus", 0, 0, kJournalIntMax, where));
   r.gpus = static_cast<int>(gpus);
   HETSCHED_ASSIGN_OR_RETURN(r.iterations, IntegerField(j, "iterations", 0, 0, kLongMax, where));
   if (auto d = j.find("devices"); d != j.end()) {
     if (!d->is_array()) return Status::ParseError(where + ": field 'devices' must be a list of integers");
     for (const json& e : *d) {
       long long id = 0;
-      if (!IntegerIn(e, 0, kIntMax, &id)) return Status::ParseError(where + ": field 'devices' must list device ids >= 0");
+      if (!IntegerIn(e, 0, kJournalIntMax, &id)) return Status::ParseError(where + ": field 'devices' must list device ids >= 0");
       r.devices.push_back(static_cast<int>(id));
     }
   }

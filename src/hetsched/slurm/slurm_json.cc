@@ -34,7 +34,7 @@ Result<long long> Whole(const json& o, const char* key, double min, double max, 
 }
 constexpr double kMaxSmall = 1e7;                // node counts, restarts, CPUs
 constexpr double kMaxId = 9007199254740992.0;    // 2^53: ids and priorities JSON numbers hold exactly
-constexpr double kIntMax = 2147483647.0;
+constexpr double kSlurmIntMax = 2147483647.0;
 
 std::vector<std::string> StrList(const json& o, const char* key) {
   std::vector<std::string> out;
@@ -71,7 +71,7 @@ Result<json> ParseTop(std::string_view text, const std::string& origin, const ch
 // lo..hi is a range of at most 100,001 values within the int range (the difference taken without
 // overflow).
 bool RangeOk(long long lo, long long hi) {
-  return lo >= 0 && hi >= lo && hi <= static_cast<long long>(kIntMax) &&
+  return lo >= 0 && hi >= lo && hi <= static_cast<long long>(kSlurmIntMax) &&
          static_cast<unsigned long long>(hi) - static_cast<unsigned long long>(lo) <= 100000;
 }
 
@@ -82,7 +82,7 @@ Result<std::vector<int>> ParseIndexList(std::string_view list, std::string_view 
     const size_t dash = part.find('-');
     if (dash == std::string_view::npos) {
       HETSCHED_ASSIGN_OR_RETURN(long long v, ParseInt(part, what));
-      if (v < 0 || v > kIntMax) return Status::ParseError(std::string(what) + ": bad index " + Quoted(part));
+      if (v < 0 || v > kSlurmIntMax) return Status::ParseError(std::string(what) + ": bad index " + Quoted(part));
       out.push_back(static_cast<int>(v));
     } else {
       HETSCHED_ASSIGN_OR_RETURN(long long lo, ParseInt(part.substr(0, dash), what));
@@ -189,7 +189,7 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text, const std::
     job.gres_detail = StrList(j, "gres_detail");
     HETSCHED_ASSIGN_OR_RETURN(const long long restarts, Whole(j, "restart_cnt", 0, kMaxSmall, where));
     job.restart_count = static_cast<int>(restarts);
-    HETSCHED_ASSIGN_OR_RETURN(const long long exit_code, Whole(j, "exit_code", -kIntMax - 1, kIntMax, where));
+    HETSCHED_ASSIGN_OR_RETURN(const long long exit_code, Whole(j, "exit_code", -kSlurmIntMax - 1, kSlurmIntMax, where));
     job.exit_code = static_cast<int>(exit_code);
     job.submit_time_s = Num(j, "submit_time");
     job.start_time_s = Num(j, "start_time");

@@ -5,11 +5,11 @@
 #include <fmt/format.h>
 
 #include "hetsched/util/text.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched::trace_internal {
 namespace {
 
-constexpr double kGiB = 1073741824.0;
 constexpr long long kMaxContainers = 100000;
 
 enum Col { kNumPs, kNumWorkers, kPsCpu, kPsMem, kPsGpus, kWorkerCpu, kWorkerMem, kWorkerGpus };

@@ -25,7 +25,7 @@ struct GavelFamily {
   std::string_view gavel;
   std::string_view zoo;
 };
-constexpr GavelFamily kFamilies[] = {
+constexpr GavelFamily kGavelFamilies[] = {
     {"ResNet-18", "resnet18-cifar"},  {"ResNet-50", "resnet50"}, {"Transformer", "transformer-nmt"},
     {"LM", "lstm-lm"},                {"Recommendation", "recommendation-vae"},
     {"A3C", "a3c"},                   {"CycleGAN", "cyclegan"}};
@@ -65,7 +65,7 @@ class JobTypeResolver {
       jt.job_batch = static_cast<int>(b);
     }
     std::string_view zoo_key;
-    for (const GavelFamily& f : kFamilies) {
+    for (const GavelFamily& f : kGavelFamilies) {
       if (ToLower(f.gavel) == ToLower(family)) zoo_key = f.zoo;
     }
     if (zoo_key.empty()) {

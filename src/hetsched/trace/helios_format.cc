@@ -16,8 +16,8 @@
 namespace hetsched::trace_internal {
 namespace {
 
-constexpr std::string_view kRequired[] = {"gpu_num", "submit_time"};
-constexpr std::string_view kOptional[] = {"job_id", "user", "vc", "jobname", "cpu_num", "node_num",
+constexpr std::string_view kHeliosRequired[] = {"gpu_num", "submit_time"};
+constexpr std::string_view kHeliosOptional[] = {"job_id", "user", "vc", "jobname", "cpu_num", "node_num",
                                           "state", "start_time", "end_time", "duration", "queue"};
 
 // Reads "YYYY-MM-DD HH:MM:SS" (or 'T' as the separator) as seconds since 1970-01-01 UTC, or a
@@ -113,7 +113,7 @@ Result<Workload> ParseHelios(const FormatInput& in) {
     job->truth.runtime_s = runtime_s;  // the truth (docs/formats-trace.md, "Run times as the truth")
     return RowOutcome::kAdd;
   };
-  const CsvTable table{kRequired, kOptional, /*allow_unknown=*/true};
+  const CsvTable table{kHeliosRequired, kHeliosOptional, /*allow_unknown=*/true};
   HETSCHED_RETURN_IF_ERROR(ForEachCsvRow(in.origin, in.text, table, &builder, header, parse).status());
   // Helios times are wall-clock dates: start the workload at 0.
   builder.ShiftSubmitTimesToZero();

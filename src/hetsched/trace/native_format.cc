@@ -14,8 +14,8 @@ namespace hetsched {
 namespace trace_internal {
 namespace {
 
-constexpr std::string_view kRequired[] = {"submit_time_s", "model", "num_gpus", "iterations"};
-constexpr std::string_view kOptional[] = {"id", "name", "user", "batch_size", "estimated_runtime_s",
+constexpr std::string_view kNativeRequired[] = {"submit_time_s", "model", "num_gpus", "iterations"};
+constexpr std::string_view kNativeOptional[] = {"id", "name", "user", "batch_size", "estimated_runtime_s",
                                           "allowed_types", "parallelism", "priority", "deadline_s",
                                           "true_iterations", "reference_runtime_s", "num_ps", "num_workers",
                                           "ps_cpu", "ps_memory_gib", "ps_gpus", "worker_cpu",
@@ -204,7 +204,7 @@ Result<Workload> ParseNative(const FormatInput& in) {
     HETSCHED_RETURN_IF_ERROR(parser->Parse(row, fields, job));
     return RowOutcome::kAdd;
   };
-  const CsvTable table{kRequired, kOptional, /*allow_unknown=*/false, /*comments=*/true};
+  const CsvTable table{kNativeRequired, kNativeOptional, /*allow_unknown=*/false, /*comments=*/true};
   HETSCHED_ASSIGN_OR_RETURN(const bool found_header, ForEachCsvRow(in.origin, in.text, table, &builder, header, parse));
   if (!found_header) return Status::ParseError(in.origin + ": empty file (expected a header row and jobs)");
   return builder.Finish();

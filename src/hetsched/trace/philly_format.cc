@@ -21,7 +21,7 @@ SyntheticOptions FillInOptions(const TraceReadOptions& options) {
 
 Result<Workload> ParsePhillyRuntime(const FormatInput& in) {
   if (IsBlank(in.text)) return Status::ParseError(in.origin + ": empty file (expected a 'runtime' header and rows)");
-  constexpr std::string_view kRequired[] = {"runtime"};
+  constexpr std::string_view kPhillyRequired[] = {"runtime"};
   WorkloadBuilder builder(in.origin, in.options);
   std::optional<JobMix> mix;
   int c_runtime = 0;
@@ -47,7 +47,7 @@ Result<Workload> ParsePhillyRuntime(const FormatInput& in) {
     job->truth.runtime_s = runtime_s;  // the truth (docs/formats-trace.md, "Run times as the truth")
     return RowOutcome::kAdd;
   };
-  const CsvTable table{kRequired, {}, /*allow_unknown=*/true};
+  const CsvTable table{kPhillyRequired, {}, /*allow_unknown=*/true};
   HETSCHED_RETURN_IF_ERROR(ForEachCsvRow(in.origin, in.text, table, &builder, header, parse).status());
   return builder.Finish();
 }

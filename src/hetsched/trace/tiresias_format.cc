@@ -13,8 +13,8 @@
 namespace hetsched::trace_internal {
 namespace {
 
-constexpr std::string_view kRequired[] = {"num_gpu", "submit_time", "iterations", "model_name", "duration"};
-constexpr std::string_view kOptional[] = {"job_id", "interval"};
+constexpr std::string_view kTiresiasRequired[] = {"num_gpu", "submit_time", "iterations", "model_name", "duration"};
+constexpr std::string_view kTiresiasOptional[] = {"job_id", "interval"};
 
 // Tiresias model name prefix -> zoo key, used when the name itself is not a zoo model or alias.
 // GoogLeNet is Inception v1, so it joins the Inception family; AlexNet (conv stack + three
@@ -23,7 +23,7 @@ struct Family {
   std::string_view prefix;
   std::string_view zoo;
 };
-constexpr Family kFamilies[] = {{"vgg", "vgg16"},           {"inception", "inception-v3"},
+constexpr Family kTiresiasFamilies[] = {{"vgg", "vgg16"},           {"inception", "inception-v3"},
                                 {"googlenet", "inception-v3"}, {"resnet", "resnet50"},
                                 {"alexnet", "vgg16"}};
 
@@ -40,7 +40,7 @@ class TiresiasModels {
     const std::string lower = ToLower(Trim(name));
     const ModelProfile* m = zoo_.Find(lower);
     if (m == nullptr) {
-      for (const Family& f : kFamilies) {
+      for (const Family& f : kTiresiasFamilies) {
         if (lower.rfind(f.prefix, 0) == 0) {
           HETSCHED_RETURN_IF_ERROR(models_.Resolve(row, "model_name", f.zoo, &m));
           break;
@@ -100,7 +100,7 @@ Result<Workload> ParseTiresias(const FormatInput& in) {
     return RowOutcome::kAdd;
   };
   HETSCHED_RETURN_IF_ERROR(
-      ForEachCsvRow(in.origin, in.text, CsvTable{kRequired, kOptional}, &builder, header, parse).status());
+      ForEachCsvRow(in.origin, in.text, CsvTable{kTiresiasRequired, kTiresiasOptional}, &builder, header, parse).status());
   return builder.Finish();
 }
 

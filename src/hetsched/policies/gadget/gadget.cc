@@ -24,7 +24,6 @@
 // (docs/experiments/gadget.md). Objectives: option objective=jct|target|energy|fairness.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <set>
 #include <utility>
@@ -36,11 +35,10 @@
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/registry.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 struct GadgetOptions {
   RingObjective objective = RingObjective::kCompletionTime;

@@ -9,7 +9,7 @@ namespace hetsched::gavel {
 
 namespace {
 // Round ticks within this many seconds count as due (floating-point slack).
-constexpr double kTimeSlackS = 1e-6;
+constexpr double kRoundSlackS = 1e-6;
 }  // namespace
 
 Result<double> RoundOption(const Options& options) {
@@ -235,7 +235,7 @@ void RoundPolicy::Schedule(SchedContext& ctx) {
     return;
   }
   const double now = ctx.now();
-  if (round_started_ && now + kTimeSlackS < next_round_s_) return;  // between rounds: nothing to do
+  if (round_started_ && now + kRoundSlackS < next_round_s_) return;  // between rounds: nothing to do
   round_started_ = true;
   next_round_s_ = now + round_s_;
 

@@ -26,7 +26,7 @@ namespace hetsched::gavel {
 
 namespace {
 
-constexpr double kTimeSlackS = 1e-6;
+constexpr double kGavelRoundSlackS = 1e-6;
 // MAX_FAILED_ATTEMPTS (scheduler.py:44): a job whose micro-task fails this many times in a row is
 // dropped unfinished.
 constexpr int kMaxFailedAttempts = 5;
@@ -73,7 +73,7 @@ void RoundPolicy::ScheduleGavel(SchedContext& ctx) {
     }
   }
   if (round_started_) {
-    const bool due = now + kTimeSlackS >= next_round_s_;
+    const bool due = now + kGavelRoundSlackS >= next_round_s_;
     if (any_running && !due) return;  // the round goes on
     // Nothing ran this round and nothing arrived: Gavel jumps to the next arrival (:1293-1295);
     // with none left it resets at once (below). A back end that cannot know whether more jobs

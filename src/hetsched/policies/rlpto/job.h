@@ -4,14 +4,12 @@
 #pragma once
 
 #include <array>
-#include <limits>
 
 #include "hetsched/policies/rlpto/rlpto.h"
 #include "hetsched/sched/job_status.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched::rlpto_internal {
-
-inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
 struct RlptoJob {
   int omega = 2;  // weight by user priority: 3, 2, 1 for high, normal, low

@@ -29,7 +29,6 @@
 // when it would start. Cost: O(runnable jobs) per event, as in the peer.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <set>
 #include <utility>
@@ -39,13 +38,13 @@
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/registry.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 // Times within this many seconds count as reached: floating-point slack on wake-ups.
-constexpr double kTimeSlackS = 1e-9;
+constexpr double kDlasSlackS = 1e-9;
 
 class TiresiasDlasScheduler : public JobScheduler {
  public:
@@ -78,7 +77,7 @@ class TiresiasDlasScheduler : public JobScheduler {
     const double now = ctx.now();
     // The peer has an event only at arrivals, completions and queue jumps: a wake-up asked for
     // earlier and since made stale changes nothing there, so nothing here either.
-    if (!event_since_plan_ && now + kTimeSlackS < next_jump_s_) return;
+    if (!event_since_plan_ && now + kDlasSlackS < next_jump_s_) return;
     event_since_plan_ = false;
     Demote(ctx);
     Allocate(ctx);
@@ -107,7 +106,7 @@ class TiresiasDlasScheduler : public JobScheduler {
       const double service = ServiceOf(job, now);
       const int from = queue;
       while (static_cast<size_t>(queue) < limits_.size() &&
-             service + kTimeSlackS * std::max(1.0, limits_[static_cast<size_t>(queue)]) >=
+             service + kDlasSlackS * std::max(1.0, limits_[static_cast<size_t>(queue)]) >=
                  limits_[static_cast<size_t>(queue)]) {
         ++queue;
       }
@@ -188,7 +187,7 @@ class TiresiasDlasScheduler : public JobScheduler {
       if (job.state != JobState::kRunning) continue;
       const double left = limits_[static_cast<size_t>(queue)] - job.ExecutedS(now);
       // The peer's formula (run_sim.py:1226-1228), seconds and GPU-seconds mixed as it does.
-      const double jump = gpu_time_ ? now + std::ceil(left / job.spec->num_gpus - kTimeSlackS) : now + left;
+      const double jump = gpu_time_ ? now + std::ceil(left / job.spec->num_gpus - kDlasSlackS) : now + left;
       next = std::min(next, jump);
     }
     next_jump_s_ = next;

@@ -15,7 +15,6 @@
 // it relies on periodic rounds instead (Tiresias itself rescheduled periodically).
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <set>
 #include <utility>
@@ -28,13 +27,13 @@
 #include "hetsched/sched/registry.h"
 #include "hetsched/util/job_table.h"
 #include "hetsched/util/timer_heap.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 // Times within this many seconds count as reached: floating-point slack on wake-ups.
-constexpr double kTimeSlackS = 1e-9;
+constexpr double kLasSlackS = 1e-9;
 
 class TiresiasLasScheduler : public JobScheduler {
  public:
@@ -155,7 +154,7 @@ class TiresiasLasScheduler : public JobScheduler {
   int QueueOf(double service_gpu_s) const {
     int q = 0;
     for (double t : thresholds_gpu_s_) {
-      if (service_gpu_s + kTimeSlackS * std::max(1.0, t) < t) break;
+      if (service_gpu_s + kLasSlackS * std::max(1.0, t) < t) break;
       ++q;
     }
     return q;
@@ -221,7 +220,7 @@ class TiresiasLasScheduler : public JobScheduler {
 
   void ApplyDemotions(SchedContext& ctx) {
     const double now = ctx.now();
-    for (const TimerHeap<JobId>::Entry* e; (e = crossings_.Top(CrossingLive{this})) != nullptr && e->time_s <= now + kTimeSlackS;) {
+    for (const TimerHeap<JobId>::Entry* e; (e = crossings_.Top(CrossingLive{this})) != nullptr && e->time_s <= now + kLasSlackS;) {
       const JobId id = e->id;
       JobInfo& info = jobs_[id];
       RemoveRunning(info);
@@ -231,7 +230,7 @@ class TiresiasLasScheduler : public JobScheduler {
   }
   void ApplyPromotions(SchedContext& ctx) {
     const double now = ctx.now();
-    for (const TimerHeap<JobId>::Entry* e; (e = promotions_.Top(PromotionLive{this})) != nullptr && e->time_s <= now + kTimeSlackS;) {
+    for (const TimerHeap<JobId>::Entry* e; (e = promotions_.Top(PromotionLive{this})) != nullptr && e->time_s <= now + kLasSlackS;) {
       const JobId id = e->id;
       JobInfo& info = jobs_[id];
       RemovePending(id, info);
