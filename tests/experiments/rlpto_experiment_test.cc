@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <memory>
@@ -273,7 +274,10 @@ TEST(RlptoTrainingTest, PpoByLoadDeterministicForASeed) { ExpectTrainingDetermin
 // The quick experiment trains for 2 episodes of 30 jobs and compares every method on 40 held-out
 // jobs of a real trace; it must print a row per method and write its outputs.
 TEST(RlptoExperimentTest, QuickRunWritesEveryMethod) {
-  const std::string out = (std::filesystem::temp_directory_path() / "hetsched_rlpto_experiment").string();
+  // One directory per process: two builds' test runs at once (CI's release and ASan trees, or
+  // two checkouts) must not write into each other's.
+  const std::string out = (std::filesystem::temp_directory_path() /
+                           ("hetsched_rlpto_experiment_" + std::to_string(getpid()))).string();
   std::filesystem::remove_all(out);
   std::filesystem::create_directories(out);
   auto experiment = Registry<Experiment>::Instance().Create("rlpto", Options());
@@ -306,7 +310,8 @@ TEST(RlptoExperimentTest, QuickRunWritesEveryMethod) {
   ctx.out_dir = out + "/serial";
   std::filesystem::create_directories(ctx.out_dir);
   ctx.threads = 1;
-  ASSERT_TRUE((*experiment)->Run(ctx).ok());
+  const Status serial_run = (*experiment)->Run(ctx);
+  ASSERT_TRUE(serial_run.ok()) << serial_run.message();
   auto serial = ReadFile(ctx.out_dir + "/rlpto.csv");
   ASSERT_TRUE(serial.ok());
   EXPECT_EQ(*serial, *csv);
@@ -319,7 +324,8 @@ TEST(RlptoExperimentTest, QuickRunWritesEveryMethod) {
 // h with yielding off, RLPTO-PPO-yield: 92.4548 h) and the target of issue #21 item 2 (at least 5%
 // below its warm-start heuristic, 104.0479 h).
 TEST(RlptoExperimentTest, ShippedAgentReproducesE2) {
-  const std::string out = (std::filesystem::temp_directory_path() / "hetsched_rlpto_shipped").string();
+  const std::string out = (std::filesystem::temp_directory_path() /
+                           ("hetsched_rlpto_shipped_" + std::to_string(getpid()))).string();
   std::filesystem::remove_all(out);
   std::filesystem::create_directories(out);
   auto experiment = Registry<Experiment>::Instance().Create("rlpto", Options());
