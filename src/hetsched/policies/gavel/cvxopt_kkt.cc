@@ -16,10 +16,6 @@ constexpr int kMaxRefine = 30;
 constexpr long kDirectMaxVars = 2048;
 constexpr double kRefineTarget = 1e-13;  // residual of the normal equations, relative
 
-}  // namespace
-
-// NormalSolver and DenseNormal are fields of Kkt::Impl, so they are not in the anonymous namespace
-// (GCC's -Wsubobject-linkage, where this file is not the main file of a compile: unity builds).
 
 // Solves G' diag(w) G u = v by the LP's structure: per job a K x K block (its job, epigraph and
 // x >= 0 rows), the capacity rows as a rank-K term by Woodbury, and the epigraph variable by one
@@ -171,6 +167,8 @@ class DenseNormal {
   VectorXd border_;
   double corner_ = 1;
 };
+
+}  // namespace
 
 class Kkt::Impl {
  public:
