@@ -67,18 +67,6 @@ void SimArgs::Add(CLI::App& app) {
 }
 
 
-std::string Provenance(const std::string& kind, const std::string& name) {
-  auto find = [&](auto list) -> std::string {
-    for (const MethodInfo& m : list) {
-      if (m.name == name) return m.provenance;
-    }
-    return "";
-  };
-  if (kind == "policy") return find(Registry<JobScheduler>::Instance().List());
-  if (kind == "placer") return find(Registry<Placer>::Instance().List());
-  return find(Registry<Planner>::Instance().List());
-}
-
 void MethodArgs::Add(CLI::App& app) {
   app.add_option("--policy", policy, "Job scheduler (see `hetsched catalog policies`)");
   app.add_option("--policy-opt", policy_opts, "Policy option KEY=VALUE (repeatable)");

@@ -57,7 +57,5 @@ inline constexpr const char* kDefaultCostPool = "cpu-node,k80,t4,p100,v100-16gb,
 // (a link catalog name) between nodes; errors name --pool or --network.
 Status SetCostPool(const std::string& pool_text, const std::string& network, PlanningProblem* problem);
 
-// The provenance line of a method ("[CLASSIC] ...") for printing next to results.
-std::string Provenance(const std::string& kind, const std::string& name);
 
 }  // namespace hetsched::cli

@@ -66,7 +66,7 @@ int RunCompare(CompareArgs& a, CLI::App& cmd) {
   }
   fmt::print("{}{}methods :\n", DescribeSimInputs(*inputs), a.compat.Report());
   for (size_t i = 0; i < choices.size(); ++i) {
-    fmt::print("  {:<28} {}\n", labels[i], Provenance("policy", choices[i].policy));
+    fmt::print("  {:<28} {}\n", labels[i], ProvenanceOf<JobScheduler>(choices[i].policy));
   }
   inputs->options.progress = MakeProgress(a.sim.quiet, fmt::format("{} runs", choices.size()));
   const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -154,16 +154,6 @@ Status FoldRoundIntoPolicy(double round_s, MethodChoice* choice) {
   return Status::Ok();
 }
 
-namespace {
-template <typename Base>
-std::string ProvenanceOf(const std::string& name) {
-  for (const MethodInfo& m : Registry<Base>::Instance().List()) {
-    if (m.name == name) return m.provenance;
-  }
-  return "";
-}
-}  // namespace
-
 std::string DescribeMethods(const MethodChoice& choice) {
   return fmt::format("policy  : {}  {}\nplacer  : {}  {}\nplanner : {}  {}\n", choice.policy,
                      ProvenanceOf<JobScheduler>(choice.policy), choice.placer, ProvenanceOf<Placer>(choice.placer),

@@ -76,6 +76,16 @@ Result<Methods> CreateMethods(const MethodChoice& choice, unsigned long long see
                               const MethodLabels& labels = MethodLabels{}, bool* bad_choice = nullptr,
                               Methods built = {});
 
+// The provenance a registered method states ("[SRC] ...", "[REC] ...", "[CLASSIC] ..."); "" for a
+// name `Base`'s registry does not hold.
+template <typename Base>
+std::string ProvenanceOf(const std::string& name) {
+  for (const MethodInfo& m : Registry<Base>::Instance().List()) {
+    if (m.name == name) return m.provenance;
+  }
+  return "";
+}
+
 // Parses "policy[:k=v[:k=v...]]" (e.g. "tiresias-las:thresholds=3600;36000") into a name and
 // options.
 Result<std::pair<std::string, Options>> ParseMethodSpec(const std::string& spec);
