@@ -43,15 +43,8 @@ struct AgentArgs {
   bool print_cluster = false;
 };
 
-int RunAgent(const AgentArgs& a) {
-  if (!a.slurm) return ReportUsageError(Status::InvalidArgument("agent: give a back end (--slurm)"));
-  auto chosen = a.methods.ToChoice();
-  if (!chosen.ok()) return ReportUsageError(chosen.status());
-  const MethodChoice choice = std::move(chosen).value();
-  bool usage = false;
-  auto methods = CreateMethods(choice, a.seed, kMethodFlags, &usage);
-  if (!methods.ok()) return ReportFailure(methods.status(), usage);
-
+// The agent's options from the flags; a malformed --gpu-type-map item is a usage error.
+Result<slurm::AgentOptions> AgentOptionsFrom(const AgentArgs& a) {
   slurm::AgentOptions options;
   options.partition = a.partition;
   options.journal_path = a.journal;
@@ -63,11 +56,39 @@ int RunAgent(const AgentArgs& a) {
   for (const std::string& item : a.type_map) {
     const size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
-      return ReportUsageError(
-          Status::InvalidArgument("--gpu-type-map " + Quoted(item) + ": expected SLURM_TYPE=CATALOG_NAME"));
+      return Status::InvalidArgument("--gpu-type-map " + Quoted(item) + ": expected SLURM_TYPE=CATALOG_NAME");
     }
     options.type_map[item.substr(0, eq)] = item.substr(eq + 1);
   }
+  return options;
+}
+
+// The run's outputs, and the same workload and cluster for a simulation and `compare --real-run`.
+Status WriteAgentOutputs(const std::string& out, slurm::Agent& ag) {
+  const RunRecord record = ag.Record();
+  const Summary summary = Summarize(record);
+  HETSCHED_RETURN_IF_ERROR(WriteRunOutputs(out, record, summary));
+  for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+           {"run.json", RunRecordJson(record)},
+           {"workload.csv", ToNativeTrace(ag.AdmittedWorkload(), ag.cluster().cluster.device_catalog())},
+           {"cluster.yaml", slurm::ClusterSpecYaml(ag.cluster())}}) {
+    HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(out + "/" + name, text));
+  }
+  return Status::Ok();
+}
+
+int RunAgent(const AgentArgs& a) {
+  if (!a.slurm) return ReportUsageError(Status::InvalidArgument("agent: give a back end (--slurm)"));
+  auto chosen = a.methods.ToChoice();
+  if (!chosen.ok()) return ReportUsageError(chosen.status());
+  const MethodChoice choice = std::move(chosen).value();
+  bool usage = false;
+  auto methods = CreateMethods(choice, a.seed, kMethodFlags, &usage);
+  if (!methods.ok()) return ReportFailure(methods.status(), usage);
+
+  auto made = AgentOptionsFrom(a);
+  if (!made.ok()) return ReportUsageError(made.status());
+  slurm::AgentOptions options = std::move(made).value();
   options.report = [](const std::string& m) { fmt::print(stderr, "hetsched agent: {}\n", m); };
   std::map<std::string, std::string> env;
   if (!a.slurm_conf.empty()) env["SLURM_CONF"] = a.slurm_conf;
@@ -104,16 +125,7 @@ int RunAgent(const AgentArgs& a) {
     return a.idle_exit_s > 0 && clock.NowS() - idle_since >= a.idle_exit_s;
   });
   if (!run.ok()) return ReportError(run);
-  const RunRecord record = ag.Record();
-  const Summary summary = Summarize(record);
-  if (Status st = WriteRunOutputs(a.out, record, summary); !st.ok()) return ReportError(st);
-  // The same workload and cluster for a simulation, and the record for `compare --real-run`.
-  for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
-           {"run.json", RunRecordJson(record)},
-           {"workload.csv", ToNativeTrace(ag.AdmittedWorkload(), ag.cluster().cluster.device_catalog())},
-           {"cluster.yaml", slurm::ClusterSpecYaml(ag.cluster())}}) {
-    if (Status st = WriteFileAtomic(a.out + "/" + name, text); !st.ok()) return ReportError(st);
-  }
+  if (Status st = WriteAgentOutputs(a.out, ag); !st.ok()) return ReportError(st);
   const slurm::AgentCounts c = ag.counts();
   fmt::print("jobs    : {} admitted, {} finished ({} not COMPLETED), {} rejected, {} requeued, {} still pending or "
              "running\n",

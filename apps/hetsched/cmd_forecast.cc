@@ -42,6 +42,53 @@ struct MethodError {
   forecast::ErrorMetrics metrics;
 };
 
+// The GRU alone on the series, and ARIMA's one-step predictions plus a GRU fitted to their
+// residuals (0 where ARIMA has none yet): RLPTO's hybrid.
+Status GruPredictions(const ForecastArgs& a, const std::vector<double>& y, size_t train,
+                      const std::vector<double>& arima_pred, std::vector<double>* gru_pred,
+                      std::vector<double>* hybrid) {
+  const size_t n = y.size();
+  learn::GruForecaster gru_alone(a.gru);
+  HETSCHED_RETURN_IF_ERROR(gru_alone.Fit(std::span<const double>(y.data(), train)));
+  *gru_pred = gru_alone.OneStepPredictions(y);
+  std::vector<double> residual(n, 0.0);
+  for (size_t t = 0; t < n; ++t) residual[t] = std::isfinite(arima_pred[t]) ? y[t] - arima_pred[t] : 0.0;
+  learn::GruForecaster gru_resid(a.gru);
+  HETSCHED_RETURN_IF_ERROR(gru_resid.Fit(std::span<const double>(residual.data(), train)));
+  const std::vector<double> resid_pred = gru_resid.OneStepPredictions(residual);
+  hybrid->assign(n, std::numeric_limits<double>::quiet_NaN());
+  for (size_t t = 0; t < n; ++t) (*hybrid)[t] = arima_pred[t] + resid_pred[t];
+  if (!a.save_gru.empty()) HETSCHED_RETURN_IF_ERROR(gru_resid.Save(a.save_gru));
+  return Status::Ok();
+}
+
+void PrintForecastHeader(const ForecastArgs& a, size_t jobs, size_t n, size_t train, const forecast::ArimaModel& arima) {
+  fmt::print("forecast: {} ({} jobs), series '{}' per {:g} s window: {} windows, {} train, {} held out\n", a.trace,
+             jobs, a.series, a.window_s, n, train, n - train);
+  fmt::print("ARIMA: {} (AIC {:.1f}, sigma^2 {:.4g}); GRU: window {}, hidden {}, {} epochs, seed {}, {} thread(s)\n",
+             arima.order.ToString(), arima.aic, arima.sigma2, a.gru.window, a.gru.hidden, a.gru.epochs, a.seed,
+             a.gru.threads);
+}
+
+// The error table on stdout (each method against seasonal naive, the first row), and as CSV for --csv.
+int WriteForecastTable(const ForecastArgs& a, const std::vector<MethodError>& rows) {
+  fmt::print("MAPE is over held-out windows with a nonzero count ({} of {}).\n", rows[0].metrics.mape_points,
+             rows[0].metrics.points);
+  fmt::print("{:<36} {:>10} {:>9} {:>14}\n", "method", "MAE", "MAPE %", "MAE vs naive");
+  std::string csv = "method,mae,mape,points,mape_points\n";
+  for (const MethodError& r : rows) {
+    fmt::print("{:<36} {:>10.4f} {:>9.1f} {:>13.3f}x\n", r.method, r.metrics.mae, 100 * r.metrics.mape,
+               r.metrics.mae / rows[0].metrics.mae);
+    csv += fmt::format("\"{}\",{:.6f},{:.6f},{},{}\n", r.method, r.metrics.mae, r.metrics.mape, r.metrics.points,
+                       r.metrics.mape_points);
+  }
+  if (!a.csv.empty()) {
+    if (Status st = WriteFileAtomic(a.csv, csv); !st.ok()) return ReportError(st);
+    fmt::print("outputs : {}\n", a.csv);
+  }
+  return kExitOk;
+}
+
 int RunForecast(ForecastArgs a) {
   TraceReadOptions read;
   read.max_jobs = a.max_jobs;
@@ -72,21 +119,8 @@ int RunForecast(ForecastArgs a) {
   const std::vector<double> arima_pred = forecast::OneStepPredictions(*arima, y);
 
   a.gru.seed = a.seed;
-  learn::GruForecaster gru_alone(a.gru);
-  if (Status st = gru_alone.Fit(train_y); !st.ok()) return ReportError(st);
-  const std::vector<double> gru_pred = gru_alone.OneStepPredictions(y);
-
-  // Residuals of ARIMA's one-step predictions (0 where ARIMA has none yet).
-  std::vector<double> residual(n, 0.0);
-  for (size_t t = 0; t < n; ++t) residual[t] = std::isfinite(arima_pred[t]) ? y[t] - arima_pred[t] : 0.0;
-  learn::GruForecaster gru_resid(a.gru);
-  if (Status st = gru_resid.Fit(std::span<const double>(residual.data(), train)); !st.ok()) return ReportError(st);
-  const std::vector<double> resid_pred = gru_resid.OneStepPredictions(residual);
-  std::vector<double> hybrid(n, std::numeric_limits<double>::quiet_NaN());
-  for (size_t t = 0; t < n; ++t) hybrid[t] = arima_pred[t] + resid_pred[t];
-  if (!a.save_gru.empty()) {
-    if (Status st = gru_resid.Save(a.save_gru); !st.ok()) return ReportError(st);
-  }
+  std::vector<double> gru_pred, hybrid;
+  if (Status st = GruPredictions(a, y, train, arima_pred, &gru_pred, &hybrid); !st.ok()) return ReportError(st);
 
   const std::vector<double> naive = forecast::SeasonalNaive(y, season);
   std::vector<MethodError> rows;
@@ -101,26 +135,8 @@ int RunForecast(ForecastArgs a) {
     rows.push_back({label, *m});
   }
 
-  fmt::print("forecast: {} ({} jobs), series '{}' per {:g} s window: {} windows, {} train, {} held out\n", a.trace,
-             workload->jobs.size(), a.series, a.window_s, n, train, n - train);
-  fmt::print("ARIMA: {} (AIC {:.1f}, sigma^2 {:.4g}); GRU: window {}, hidden {}, {} epochs, seed {}, {} thread(s)\n",
-             arima->order.ToString(), arima->aic, arima->sigma2, a.gru.window, a.gru.hidden, a.gru.epochs, a.seed,
-             a.gru.threads);
-  fmt::print("MAPE is over held-out windows with a nonzero count ({} of {}).\n", rows[0].metrics.mape_points,
-             rows[0].metrics.points);
-  fmt::print("{:<36} {:>10} {:>9} {:>14}\n", "method", "MAE", "MAPE %", "MAE vs naive");
-  std::string csv = "method,mae,mape,points,mape_points\n";
-  for (const MethodError& r : rows) {
-    fmt::print("{:<36} {:>10.4f} {:>9.1f} {:>13.3f}x\n", r.method, r.metrics.mae, 100 * r.metrics.mape,
-               r.metrics.mae / rows[0].metrics.mae);
-    csv += fmt::format("\"{}\",{:.6f},{:.6f},{},{}\n", r.method, r.metrics.mae, r.metrics.mape, r.metrics.points,
-                       r.metrics.mape_points);
-  }
-  if (!a.csv.empty()) {
-    if (Status st = WriteFileAtomic(a.csv, csv); !st.ok()) return ReportError(st);
-    fmt::print("outputs : {}\n", a.csv);
-  }
-  return kExitOk;
+  PrintForecastHeader(a, workload->jobs.size(), n, train, *arima);
+  return WriteForecastTable(a, rows);
 }
 }  // namespace
 

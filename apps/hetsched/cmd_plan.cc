@@ -35,6 +35,39 @@ struct PlanArgs {
   std::vector<std::string> opts;
 };
 
+// The objective's half of the problem: a cost pool and throughput floor, or a cluster (a spec file
+// or a --pool shorthand) for the step time. The exit code (kExitOk when set).
+int SetObjective(const PlanArgs& a, PlanningProblem* problem, Cluster* cluster) {
+  const DeviceCatalog& catalog = DeviceCatalog::BuiltIn();
+  const LinkCatalog& links = LinkCatalog::BuiltIn();
+  if (a.objective == "cost") {
+    if (Status st = SetCostPool(a.pool.empty() ? kDefaultCostPool : a.pool, a.network, problem); !st.ok()) {
+      return ReportUsageError(st);  // --pool and --network are command-line values
+    }
+    if (!(a.throughput > 0)) return ReportUsageError(Status::InvalidArgument("--throughput (samples/s) must be > 0 for the cost objective"));
+    problem->throughput_limit = a.throughput;
+    problem->batch_per_unit = a.batch;
+  } else {
+    problem->objective = PlanObjective::kStepTime;
+    if (!a.cluster.empty()) {
+      auto c = LoadClusterSpec(a.cluster, catalog, links);
+      if (!c.ok()) return ReportError(c.status());
+      *cluster = std::move(c).value();
+    } else {
+      auto pool = ParsePool(a.pool.empty() ? "v100=2,t4=2" : a.pool);
+      if (!pool.ok()) return ReportUsageError(pool.status());
+      for (auto& entry : *pool) entry.second = std::max(entry.second, 1);
+      auto c = MakeShorthandCluster(*pool, a.devices_per_node, catalog, links);
+      if (!c.ok()) return ReportUsageError(c.status().WithContext("--pool"));
+      *cluster = std::move(c).value();
+    }
+    problem->cluster = cluster;
+    problem->global_batch = a.global_batch;
+    problem->micro_batches = a.micro_batches;
+  }
+  return kExitOk;
+}
+
 int RunPlan(const PlanArgs& a) {
   auto options = Options::Parse(a.opts);
   if (!options.ok()) return ReportUsageError(options.status().WithContext("--planner-opt"));
@@ -45,8 +78,6 @@ int RunPlan(const PlanArgs& a) {
       !planner.ok()) {
     return ReportFailure(planner.status(), usage);
   }
-  const DeviceCatalog& catalog = DeviceCatalog::BuiltIn();
-  const LinkCatalog& links = LinkCatalog::BuiltIn();
   ModelProfile loaded;
   const ModelProfile* model = ModelZoo::BuiltIn().Find(a.model);
   if (model == nullptr) {
@@ -63,31 +94,7 @@ int RunPlan(const PlanArgs& a) {
   problem.model = model;
   problem.seed = a.seed;
   Cluster cluster;
-  if (a.objective == "cost") {
-    if (Status st = SetCostPool(a.pool.empty() ? kDefaultCostPool : a.pool, a.network, &problem); !st.ok()) {
-      return ReportUsageError(st);  // --pool and --network are command-line values
-    }
-    if (!(a.throughput > 0)) return ReportUsageError(Status::InvalidArgument("--throughput (samples/s) must be > 0 for the cost objective"));
-    problem.throughput_limit = a.throughput;
-    problem.batch_per_unit = a.batch;
-  } else {
-    problem.objective = PlanObjective::kStepTime;
-    if (!a.cluster.empty()) {
-      auto c = LoadClusterSpec(a.cluster, catalog, links);
-      if (!c.ok()) return ReportError(c.status());
-      cluster = std::move(c).value();
-    } else {
-      auto pool = ParsePool(a.pool.empty() ? "v100=2,t4=2" : a.pool);
-      if (!pool.ok()) return ReportUsageError(pool.status());
-      for (auto& entry : *pool) entry.second = std::max(entry.second, 1);
-      auto c = MakeShorthandCluster(*pool, a.devices_per_node, catalog, links);
-      if (!c.ok()) return ReportUsageError(c.status().WithContext("--pool"));
-      cluster = std::move(c).value();
-    }
-    problem.cluster = &cluster;
-    problem.global_batch = a.global_batch;
-    problem.micro_batches = a.micro_batches;
-  }
+  if (int rc = SetObjective(a, &problem, &cluster); rc != kExitOk) return rc;
   auto plan = SolveWith(a.planner, problem, *options);
   if (!plan.ok()) return ReportError(plan.status());
   const std::string json = PlanToJson(*plan, problem);

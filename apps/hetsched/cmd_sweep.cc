@@ -150,8 +150,8 @@ int Gather(const SweepArgs& a, const std::vector<SweepConfig>& configs) {
   return kExitOk;
 }
 
-// Submits the array, waits for every task, then gathers.
-int RunOnSlurm(const SweepArgs& a, const std::vector<SweepConfig>& configs) {
+// Writes the task script and submits the job array; its Slurm id.
+Result<long long> SubmitSweepArray(const SweepArgs& a, size_t configs, slurm::CommandRunner& runner) {
   std::error_code ec;
   std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   // A binary replaced (rebuilt) while running shows as "<path> (deleted)": the path is what counts.
@@ -163,7 +163,7 @@ int RunOnSlurm(const SweepArgs& a, const std::vector<SweepConfig>& configs) {
   const std::string cfg = std::filesystem::absolute(a.configs).lexically_normal().string();
   for (const std::string& p : {self, out, cfg}) {
     if (ec || p.empty() || p.find_first_of("'\n") != std::string::npos) {
-      return ReportError(Status::InvalidArgument("sweep --slurm: path '" + p + "' cannot go into a job script"));
+      return Status::InvalidArgument("sweep --slurm: path '" + p + "' cannot go into a job script");
     }
   }
   // The script runs this binary with fixed, single-quoted arguments; nothing from the
@@ -172,33 +172,32 @@ int RunOnSlurm(const SweepArgs& a, const std::vector<SweepConfig>& configs) {
   const std::string compat = a.compat.empty() ? "" : " --compat '" + a.compat + "'";
   const std::string script = "#!/bin/sh\nexec '" + self + "' sweep --configs '" + cfg + "' --out '" + out + "'" +
                              compat + " --task \"$SLURM_ARRAY_TASK_ID\"\n";
-  if (Status st = MakeDirs(out + "/runs"); !st.ok()) return ReportError(st);
-  if (Status st = WriteFileAtomic(out + "/sweep-task.sh", script); !st.ok()) return ReportError(st);
-  std::map<std::string, std::string> env;
-  if (!a.slurm_conf.empty()) env["SLURM_CONF"] = a.slurm_conf;
-  slurm::PosixCommandRunner runner(env);
-  std::vector<std::string> sbatch = {"sbatch", "--parsable", "--array=0-" + std::to_string(configs.size() - 1),
+  HETSCHED_RETURN_IF_ERROR(MakeDirs(out + "/runs"));
+  HETSCHED_RETURN_IF_ERROR(WriteFileAtomic(out + "/sweep-task.sh", script));
+  std::vector<std::string> sbatch = {"sbatch", "--parsable", "--array=0-" + std::to_string(configs - 1),
                                      "--job-name=hetsched-sweep", "-o", out + "/runs/task-%a.log", "-D", out};
   if (!a.partition.empty()) sbatch.push_back("--partition=" + a.partition);
   sbatch.push_back(out + "/sweep-task.sh");
   auto r = runner.Run(sbatch);
-  if (!r.ok()) return ReportError(r.status());
-  if (r->exit_code != 0) return ReportError(Status::IoError("sbatch: " + std::string(Trim(r->err))));
-  auto array_id = ParseInt(Trim(Split(Trim(r->out), ';')[0]), "sbatch job id");
-  if (!array_id.ok()) return ReportError(array_id.status());
-  fmt::print("sweep   : {} configuration(s) as Slurm job array {}\n", configs.size(), *array_id);
-  std::fflush(stdout);
+  if (!r.ok()) return r.status();
+  if (r->exit_code != 0) return Status::IoError("sbatch: " + std::string(Trim(r->err)));
+  return ParseInt(Trim(Split(Trim(r->out), ';')[0]), "sbatch job id");
+}
+
+// Waits until Slurm lists every task of the array ended, or --timeout passes.
+Status WaitForSweepArray(const SweepArgs& a, size_t configs, slurm::CommandRunner& runner, long long array_id) {
   slurm::SystemClock clock;
   const double deadline = clock.NowS() + a.timeout_s;
   // Progress on a terminal: a task is done once its run.json is there (written atomically, last);
   // only the tasks not yet seen done are looked at again.
   const auto progress = MakeProgress(a.quiet, "sweep (Slurm array)", "tasks");
-  std::vector<bool> task_done(configs.size(), false);
+  std::vector<bool> task_done(configs, false);
   long long tasks_done = 0;
-  const long long tasks = static_cast<long long>(configs.size());
+  const long long tasks = static_cast<long long>(configs);
+  std::error_code ec;
   while (true) {
     if (progress) {
-      for (size_t i = 0; i < configs.size(); ++i) {
+      for (size_t i = 0; i < configs; ++i) {
         if (!task_done[i] && std::filesystem::exists(RunDir(a.out, i) + "/run.json", ec)) {
           task_done[i] = true;
           ++tasks_done;
@@ -212,7 +211,7 @@ int RunOnSlurm(const SweepArgs& a, const std::vector<SweepConfig>& configs) {
       if (jobs.ok()) {
         int left = 0, seen = 0;
         for (const slurm::SlurmJob& j : *jobs) {
-          if (j.array_job_id != *array_id && j.id != *array_id) continue;
+          if (j.array_job_id != array_id && j.id != array_id) continue;
           ++seen;
           left += j.Terminal() ? 0 : 1;
         }
@@ -223,11 +222,24 @@ int RunOnSlurm(const SweepArgs& a, const std::vector<SweepConfig>& configs) {
       }
     }
     if (clock.NowS() > deadline) {
-      return ReportError(Status::IoError("sweep: job array " + std::to_string(*array_id) + " not done after " +
-                                         std::to_string(a.timeout_s) + " s"));
+      return Status::IoError("sweep: job array " + std::to_string(array_id) + " not done after " +
+                             std::to_string(a.timeout_s) + " s");
     }
     clock.SleepS(0.5);
   }
+  return Status::Ok();
+}
+
+// Submits the array, waits for every task, then gathers.
+int RunOnSlurm(const SweepArgs& a, const std::vector<SweepConfig>& configs) {
+  std::map<std::string, std::string> env;
+  if (!a.slurm_conf.empty()) env["SLURM_CONF"] = a.slurm_conf;
+  slurm::PosixCommandRunner runner(env);
+  auto array_id = SubmitSweepArray(a, configs.size(), runner);
+  if (!array_id.ok()) return ReportError(array_id.status());
+  fmt::print("sweep   : {} configuration(s) as Slurm job array {}\n", configs.size(), *array_id);
+  std::fflush(stdout);
+  if (Status st = WaitForSweepArray(a, configs.size(), runner, *array_id); !st.ok()) return ReportError(st);
   return Gather(a, configs);
 }
 

@@ -99,6 +99,33 @@ double NloptObjective(const std::vector<double>& x, std::vector<double>& grad, v
   return f;
 }
 
+// NLopt's bounded L-BFGS over the free parameters from x; problem->full ends at the best point
+// evaluated (a failure at a kink keeps it).
+Status Minimise(Problem* problem, std::vector<double> x, const std::vector<double>& lo, const std::vector<double>& hi) {
+  nlopt::opt opt(nlopt::LD_LBFGS, static_cast<unsigned>(x.size()));
+  opt.set_lower_bounds(lo);
+  opt.set_upper_bounds(hi);
+  opt.set_min_objective(NloptObjective, problem);
+  opt.set_ftol_rel(1e-12);
+  opt.set_xtol_rel(1e-10);
+  opt.set_maxeval(15000);
+  double f = 0;
+  try {
+    opt.optimize(x, f);
+  } catch (const nlopt::roundoff_limited&) {
+    // As close as floating point allows.
+  } catch (const std::invalid_argument& e) {
+    return Status::Internal(std::string("throughput fit: NLopt refused the problem: ") + e.what());
+  } catch (const std::bad_alloc&) {
+    return Status::Internal("throughput fit: out of memory");
+  } catch (const std::runtime_error&) {
+    // nlopt::failure: the line search gave up at a kink (Problem::best).
+  }
+  if (!std::isfinite(problem->best_f)) return Status::Internal("throughput fit: no finite value of the objective");
+  problem->full = problem->best;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<ThroughputParams> FitThroughputParams(std::span<const ThroughputSample> samples) {
@@ -140,29 +167,7 @@ Result<ThroughputParams> FitThroughputParams(std::span<const ThroughputSample> s
     lo.push_back(lower[static_cast<size_t>(i)]);
     hi.push_back(upper[static_cast<size_t>(i)]);
   }
-  if (!x.empty()) {
-    nlopt::opt opt(nlopt::LD_LBFGS, static_cast<unsigned>(x.size()));
-    opt.set_lower_bounds(lo);
-    opt.set_upper_bounds(hi);
-    opt.set_min_objective(NloptObjective, &problem);
-    opt.set_ftol_rel(1e-12);
-    opt.set_xtol_rel(1e-10);
-    opt.set_maxeval(15000);
-    double f = 0;
-    try {
-      opt.optimize(x, f);
-    } catch (const nlopt::roundoff_limited&) {
-      // As close as floating point allows.
-    } catch (const std::invalid_argument& e) {
-      return Status::Internal(std::string("throughput fit: NLopt refused the problem: ") + e.what());
-    } catch (const std::bad_alloc&) {
-      return Status::Internal("throughput fit: out of memory");
-    } catch (const std::runtime_error&) {
-      // nlopt::failure: the line search gave up at a kink (Problem::best).
-    }
-    if (!std::isfinite(problem.best_f)) return Status::Internal("throughput fit: no finite value of the objective");
-    problem.full = problem.best;
-  }
+  if (!x.empty()) HETSCHED_RETURN_IF_ERROR(Minimise(&problem, std::move(x), lo, hi));
   ThroughputParams fitted = ParamsOf(problem.full);
   if (!multi_node) {
     // The prior: synchronising across nodes costs at least 1.1 x within one.

@@ -218,6 +218,42 @@ std::string RunRecordJson(const RunRecord& run) {
   return out;
 }
 
+namespace {
+
+// The timeline's rows, [time, busy, running, pending, busy by type], after the device types.
+Status ReadTimeline(const Json& j, const std::string& origin, RunRecord* run) {
+  auto timeline = j.find("timeline");
+  if (timeline == j.end() || !timeline->is_array()) {
+    return Status::ParseError(origin + ".timeline: missing or not an array");
+  }
+  for (size_t i = 0; i < timeline->size(); ++i) {
+    const Json& row = (*timeline)[i];
+    const std::string where = origin + ": timeline[" + std::to_string(i) + "]";
+    if (!row.is_array() || row.size() != 5) return Status::ParseError(where + ": expected [time, busy, running, pending, by_type]");
+    TimelineSample s;
+    std::vector<int> by_type;
+    try {
+      s.time_s = row[0].get<double>();
+      s.busy_devices = row[1].get<int>();
+      s.running_jobs = row[2].get<int>();
+      s.pending_jobs = row[3].get<int>();
+      by_type = row[4].get<std::vector<int>>();
+    } catch (const Json::exception&) {
+      return Status::ParseError(where + ": wrong type");
+    }
+    // One count per device type; a shorter row (no count for the types after it) reads as 0s.
+    if (by_type.size() > run->device_types.size()) {
+      return Status::ParseError(where + ": " + std::to_string(by_type.size()) + " busy counts for " +
+                                std::to_string(run->device_types.size()) + " device types");
+    }
+    by_type.resize(run->device_types.size(), 0);
+    run->AppendSample(s, by_type);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<RunRecord> ParseRunRecordJson(std::string_view text, const std::string& origin) {
   Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return Status::ParseError(origin + ": not a JSON object");
@@ -255,33 +291,7 @@ Result<RunRecord> ParseRunRecordJson(std::string_view text, const std::string& o
     HETSCHED_RETURN_IF_ERROR(ReadJob(o, where, &r));
     run.jobs.push_back(std::move(r));
   }
-  auto timeline = j.find("timeline");
-  if (timeline == j.end() || !timeline->is_array()) {
-    return Status::ParseError(origin + ".timeline: missing or not an array");
-  }
-  for (size_t i = 0; i < timeline->size(); ++i) {
-    const Json& row = (*timeline)[i];
-    const std::string where = origin + ": timeline[" + std::to_string(i) + "]";
-    if (!row.is_array() || row.size() != 5) return Status::ParseError(where + ": expected [time, busy, running, pending, by_type]");
-    TimelineSample s;
-    std::vector<int> by_type;
-    try {
-      s.time_s = row[0].get<double>();
-      s.busy_devices = row[1].get<int>();
-      s.running_jobs = row[2].get<int>();
-      s.pending_jobs = row[3].get<int>();
-      by_type = row[4].get<std::vector<int>>();
-    } catch (const Json::exception&) {
-      return Status::ParseError(where + ": wrong type");
-    }
-    // One count per device type; a shorter row (no count for the types after it) reads as 0s.
-    if (by_type.size() > run.device_types.size()) {
-      return Status::ParseError(where + ": " + std::to_string(by_type.size()) + " busy counts for " +
-                                std::to_string(run.device_types.size()) + " device types");
-    }
-    by_type.resize(run.device_types.size(), 0);
-    run.AppendSample(s, by_type);
-  }
+  HETSCHED_RETURN_IF_ERROR(ReadTimeline(j, origin, &run));
   return run;
 }
 

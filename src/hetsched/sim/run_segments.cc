@@ -87,14 +87,7 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
   --pending_;
   ++running_;
 
-  if (free_active_.empty()) {
-    job.active = static_cast<int32_t>(active_.size());
-    active_.emplace_back();
-    contention_.AddSlot();
-  } else {
-    job.active = free_active_.back();
-    free_active_.pop_back();
-  }
+  job.active = TakeActiveSlot();
   ActiveRun& run = active(job);
   run.job = id;
   run.rate = 0;
@@ -108,6 +101,23 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
   run.mark = kInf;
   run.idle = false;
   st.idle = false;
+  SetRunLayout(run, *job.model, planned);
+  ChangeTraffic(id, +1);
+  return Status::Ok();
+}
+
+int32_t Simulator::TakeActiveSlot() {
+  if (!free_active_.empty()) {
+    const int32_t slot = free_active_.back();
+    free_active_.pop_back();
+    return slot;
+  }
+  active_.emplace_back();
+  contention_.AddSlot();
+  return static_cast<int32_t>(active_.size() - 1);
+}
+
+void Simulator::SetRunLayout(ActiveRun& run, const ModelProfile& model, const PlannedJob& planned) {
   NicsUsed(cluster_, run.plan, &run.nics);
   RacksOf(cluster_, run.nics, &run.uplinks);
   if (run.uplinks.size() < 2) run.uplinks.clear();
@@ -115,24 +125,22 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
   if (from_planner) {
     run.prepared = planned.prepared;  // a copy into the slot's storage, not a temporary
   } else {
-    run.prepared = PrepareEstimate(*job.model, run.plan, cluster_);
+    run.prepared = PrepareEstimate(model, run.plan, cluster_);
   }
   run.traffic.nics.clear();
   run.traffic.uplinks.clear();
   if (!run.nics.empty()) {
     // The bytes a plan moves do not depend on the load (only how long they take does).
     const IterationEstimate estimate =
-        from_planner ? planned.estimate : EstimateUnderLoad(run.prepared, *job.model, run.plan, cluster_, LinkLoad{});
+        from_planner ? planned.estimate : EstimateUnderLoad(run.prepared, model, run.plan, cluster_, LinkLoad{});
     if (run.plan.containers.empty()) {
       // TrafficOf from the NICs and racks found above, into the slot's reused storage.
       EvenTrafficOf(run.nics, run.uplinks, estimate.cross_node_bytes, &run.traffic);
     } else {
-      run.traffic = TrafficOf(*job.model, run.plan, cluster_, estimate);
+      run.traffic = TrafficOf(model, run.plan, cluster_, estimate);
     }
   }
 
-  ChangeTraffic(id, +1);
-  return Status::Ok();
 }
 
 SegmentTotals Simulator::CloseSegment(JobId id) {

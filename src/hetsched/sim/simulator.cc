@@ -92,51 +92,54 @@ Status Simulator::Prepare() {
     if (!type.ok()) return type.status().WithContext("workload: the reference device of its run times");
     truth_.set_runtime_type(*type);
   }
-  for (size_t i = 0; i < n; ++i) {
-    const Job& job = workload_.jobs[i];
-    if (job.spec.id != static_cast<JobId>(i)) {
-      return Status::InvalidArgument("workload: job ids must be 0..n-1 in order; position " + std::to_string(i) +
-                                     " holds id " + std::to_string(job.spec.id));
+  for (size_t i = 0; i < n; ++i) HETSCHED_RETURN_IF_ERROR(PrepareJob(i));
+  return Status::Ok();
+}
+
+Status Simulator::PrepareJob(size_t i) {
+  const Job& job = workload_.jobs[i];
+  if (job.spec.id != static_cast<JobId>(i)) {
+    return Status::InvalidArgument("workload: job ids must be 0..n-1 in order; position " + std::to_string(i) +
+                                   " holds id " + std::to_string(job.spec.id));
+  }
+  if (i > 0 && job.spec.submit_time_s < workload_.jobs[i - 1].spec.submit_time_s) {
+    return Status::InvalidArgument("workload: jobs must be sorted by submit time (job " + std::to_string(i) + ")");
+  }
+  if (job.spec.num_gpus < 1) {
+    return Status::InvalidArgument("job " + std::to_string(i) + ": num_gpus must be >= 1");
+  }
+  status_[i].spec = &job.spec;
+  status_[i].queued_since_s = job.spec.submit_time_s;
+  RunState& run = runs_[i];
+  run.model = zoo_.Find(job.spec.model);
+  run.total_iterations = std::max(job.truth.total_iterations, 1.0);
+  if (run.model != nullptr) {
+    const int batch = job.spec.batch_size > 0 ? job.spec.batch_size : run.model->default_batch_size;
+    run.samples_per_iteration = static_cast<double>(job.spec.num_gpus) * std::max(batch, 1);
+  }
+  run.record = static_cast<int32_t>(record_.jobs.size());
+  record_.jobs.emplace_back().TakeSpec(job.spec);
+  if (options_.measured_throughputs != nullptr) {
+    run.measured_type = options_.measured_throughputs->JobTypeIndex(job.truth.measured_job_type);
+  }
+  if (run.model == nullptr) {
+    return Status::InvalidArgument("job " + std::to_string(i) + ": unknown model '" + job.spec.model + "'");
+  }
+  if (job.truth.runtime_s > 0) {
+    if (truth_.runtime_type() == kNoDeviceType) {
+      return Status::InvalidArgument("job " + std::to_string(i) +
+                                     " has a trace run time but the workload names no reference device");
     }
-    if (i > 0 && job.spec.submit_time_s < workload_.jobs[i - 1].spec.submit_time_s) {
-      return Status::InvalidArgument("workload: jobs must be sorted by submit time (job " + std::to_string(i) + ")");
-    }
-    if (job.spec.num_gpus < 1) {
-      return Status::InvalidArgument("job " + std::to_string(i) + ": num_gpus must be >= 1");
-    }
-    status_[i].spec = &job.spec;
-    status_[i].queued_since_s = job.spec.submit_time_s;
-    RunState& run = runs_[i];
-    run.model = zoo_.Find(job.spec.model);
-    run.total_iterations = std::max(job.truth.total_iterations, 1.0);
-    if (run.model != nullptr) {
-      const int batch = job.spec.batch_size > 0 ? job.spec.batch_size : run.model->default_batch_size;
-      run.samples_per_iteration = static_cast<double>(job.spec.num_gpus) * std::max(batch, 1);
-    }
-    run.record = static_cast<int32_t>(record_.jobs.size());
-    record_.jobs.emplace_back().TakeSpec(job.spec);
-    if (options_.measured_throughputs != nullptr) {
-      run.measured_type = options_.measured_throughputs->JobTypeIndex(job.truth.measured_job_type);
-    }
-    if (run.model == nullptr) {
-      return Status::InvalidArgument("job " + std::to_string(i) + ": unknown model '" + job.spec.model + "'");
-    }
-    if (job.truth.runtime_s > 0) {
-      if (truth_.runtime_type() == kNoDeviceType) {
-        return Status::InvalidArgument("job " + std::to_string(i) +
-                                       " has a trace run time but the workload names no reference device");
-      }
-      run.runtime_rate = run.total_iterations / job.truth.runtime_s;
-    }
-    Status fits = CheckFits(static_cast<JobId>(i));
-    if (!fits.ok()) {
-      if (!options_.skip_unfit_jobs) return fits;
-      rejected_[i] = true;
-      record_.jobs.pop_back();
-      run.record = -1;
-      ++record_.jobs_rejected;
-      if (record_.rejected_reasons.size() < 10) record_.rejected_reasons.push_back(fits.message());
-    }
+    run.runtime_rate = run.total_iterations / job.truth.runtime_s;
+  }
+  Status fits = CheckFits(static_cast<JobId>(i));
+  if (!fits.ok()) {
+    if (!options_.skip_unfit_jobs) return fits;
+    rejected_[i] = true;
+    record_.jobs.pop_back();
+    run.record = -1;
+    ++record_.jobs_rejected;
+    if (record_.rejected_reasons.size() < 10) record_.rejected_reasons.push_back(fits.message());
   }
   return Status::Ok();
 }

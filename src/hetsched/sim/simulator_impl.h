@@ -85,6 +85,9 @@ class Simulator final : public SchedBackend {
 
  private:
   Status Prepare();
+  // Job i's input rules (simulator.h), its status and run state, its record; an unfit job is
+  // rejected here under skip_unfit_jobs.
+  Status PrepareJob(size_t i);
   // The steps of Run(), in order.
   Result<bool> AdvanceClock();
   Status CompleteDue(bool* decide);
@@ -136,6 +139,11 @@ class Simulator final : public SchedBackend {
   Status StopRun(JobId id);
   // Takes `planned`'s devices for a pending job and starts it; its progress resumes after pause_s.
   Status BeginRun(JobId id, const PlannedJob& planned, double pause_s);
+  // A free slot of active_ (a reused one first, else a new one with its contention slot).
+  int32_t TakeActiveSlot();
+  // The NICs and rack uplinks a starting run's plan uses, its prepared estimate (the planner's own
+  // when it has one) and the traffic it puts on them.
+  void SetRunLayout(ActiveRun& run, const ModelProfile& model, const PlannedJob& planned);
   ResizeCost ResizeCostTo(JobId id, std::span<const DeviceId> devices) const;
   Status Complete(JobId id);
   // Gives a job's emptied device list to spare_devices_ (the job has ended).

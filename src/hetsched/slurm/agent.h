@@ -190,6 +190,11 @@ class Agent final : public SchedBackend {
   // `refused`: Slurm answered and refused (counted towards kPinRefusalsBeforeBackoff).
   void Unplace(AgentJob& job, JobId id, const std::string& msg, bool refused = false);
   void Follow(AgentJob& job, const SlurmJob& sj);
+  // A released or running job whose Slurm restart count grew: booked as a requeue by Slurm. False
+  // when the journal refused the record (the job is then left as it was until the next poll).
+  bool FollowRestart(AgentJob& job, const SlurmJob& sj);
+  // A released or running job that Slurm lists as pending again: taken back, or reported if stuck.
+  void FollowPendingAgain(AgentJob& job, const SlurmJob& sj);
   void MarkRunning(AgentJob& job, const SlurmJob& sj);
   void Finish(AgentJob& job, const std::string& state, int exit_code, double end_epoch_s);
   // Slurm took the job's run away (`by_slurm`: a requeue of its own) or it cannot start where it was

@@ -288,22 +288,7 @@ void Agent::Follow(AgentJob& job, const SlurmJob& sj) {
     case Phase::kRunning:
       break;
   }
-  if (sj.Active() || sj.Terminal()) {
-    // Slurm requeued a run of it and started it again (on its pinned nodes) between two polls, or
-    // while the agent was down: its restart count grew.
-    if (sj.restart_count > job.restart_count) {
-      JournalRecord r = JournalRecord::Of("requeue", sj.id, "Slurm requeued it and started it again");
-      r.value = sj.restart_count;
-      if (!Append(r).ok()) return;
-      Report("job " + std::to_string(sj.id) + " requeued by Slurm and started again (restart " +
-             std::to_string(sj.restart_count) + ")");
-      if (job.phase == Phase::kRunning) {
-        AccountRunEnd(job, sj.start_time_s > 0 ? sj.start_time_s : std::floor(clock_.NowS()));
-        SetPhase(job, Phase::kReleased);
-      }
-      CountRequeues(job, sj.restart_count, /*by_slurm=*/true);
-    }
-  }
+  if ((sj.Active() || sj.Terminal()) && !FollowRestart(job, sj)) return;
   if (sj.Active()) {
     if (job.phase == Phase::kReleased) MarkRunning(job, sj);
     return;
@@ -313,7 +298,27 @@ void Agent::Follow(AgentJob& job, const SlurmJob& sj) {
     Finish(job, sj.state, sj.exit_code, sj.end_time_s > 0 ? sj.end_time_s : clock_.NowS());
     return;
   }
-  // Pending again in Slurm.
+  FollowPendingAgain(job, sj);
+}
+
+// Slurm requeued a run of it and started it again (on its pinned nodes) between two polls, or
+// while the agent was down: its restart count grew.
+bool Agent::FollowRestart(AgentJob& job, const SlurmJob& sj) {
+  if (sj.restart_count <= job.restart_count) return true;
+  JournalRecord r = JournalRecord::Of("requeue", sj.id, "Slurm requeued it and started it again");
+  r.value = sj.restart_count;
+  if (!Append(r).ok()) return false;
+  Report("job " + std::to_string(sj.id) + " requeued by Slurm and started again (restart " +
+         std::to_string(sj.restart_count) + ")");
+  if (job.phase == Phase::kRunning) {
+    AccountRunEnd(job, sj.start_time_s > 0 ? sj.start_time_s : std::floor(clock_.NowS()));
+    SetPhase(job, Phase::kReleased);
+  }
+  CountRequeues(job, sj.restart_count, /*by_slurm=*/true);
+  return true;
+}
+
+void Agent::FollowPendingAgain(AgentJob& job, const SlurmJob& sj) {
   if (job.phase == Phase::kRunning || sj.restart_count > job.restart_count) {
     Requeue(job, sj, "Slurm requeued it: " + sj.reason, /*by_slurm=*/true);
   } else if (sj.reason == "BadConstraints" || sj.Held() || (nodes_.AnyDown(job.nodes) && sj.reason != "None")) {

@@ -52,6 +52,46 @@ bool Refused(const Result<CommandResult>& r) {
   return r.ok() && r->exit_code != 0 && r->err.find("Unable to contact slurm controller") == std::string::npos &&
          r->err.find("Socket timed out") == std::string::npos;
 }
+
+// The `scontrol update` that pins a held job to its nodes and GPU count.
+struct PinUpdate {
+  std::vector<std::string> argv;
+  std::vector<std::string> nodes;  // in node-id order
+  bool even = true;                // the same GPU count on every node
+};
+
+Result<PinUpdate> PinUpdateFor(const SlurmCluster& cluster, const JobRequest& request, JobId id,
+                               const std::vector<DeviceId>& devices) {
+  // Nodes in node-id order, with the number of GPUs on each.
+  std::map<NodeId, int> per_node;
+  for (DeviceId d : devices) ++per_node[cluster.cluster.device(d).node];
+  PinUpdate out;
+  std::string list;
+  for (const auto& [n, count] : per_node) {
+    out.nodes.push_back(cluster.node_names[static_cast<size_t>(n)]);
+    list += (list.empty() ? "" : ",") + out.nodes.back();
+  }
+  const std::string k = std::to_string(per_node.size());
+  out.argv = {"scontrol", "update", "JobId=" + std::to_string(id), "NumNodes=" + k + "-" + k, "NodeList=" + list};
+  // The same count on every node is expressed exactly, as a per-node GPU request (a per-job
+  // request is rewritten so: Slurm accepts that, unlike a change of GPU type). An uneven split is
+  // only possible for a per-job request, and Slurm then decides the count per node itself.
+  const int first = per_node.begin()->second;
+  out.even = std::all_of(per_node.begin(), per_node.end(), [&](const auto& e) { return e.second == first; });
+  const std::string gres = "gres:gpu:" + (request.gres_type.empty() ? "" : request.gres_type + ":");
+  if (out.even) {
+    out.argv.push_back("TresPerNode=" + gres + std::to_string(first));
+    if (request.form == GpuRequestForm::kPerJob) out.argv.push_back("TresPerJob=");
+  } else if (request.form == GpuRequestForm::kPerNode) {
+    return Status::Infeasible("job " + std::to_string(id) + " asked for GPUs per node: cannot take an uneven split");
+  } else {
+    // The per-job count, whatever an earlier even placement of this job rewrote (a per-node count
+    // left in place would be taken on every node: 4 per node on 2 nodes is 8 GPUs).
+    out.argv.push_back("TresPerNode=");
+    out.argv.push_back("TresPerJob=" + gres + std::to_string(devices.size()));
+  }
+  return out;
+}
 }  // namespace
 
 Status Agent::StartJob(JobId id, const PlannedJob& planned) {
@@ -69,56 +109,28 @@ Status Agent::StartJob(JobId id, const PlannedJob& planned) {
     // now would let that run's requeue pass for Slurm's own. Started once a poll shows it held.
     return Status::Infeasible("job " + std::to_string(id) + ": its preemption is not seen through yet");
   }
-  // Nodes in node-id order, with the number of GPUs on each.
-  std::map<NodeId, int> per_node;
   for (DeviceId d : devices) {
     if (!state_.is_free(d)) return Status::Internal("job " + std::to_string(id) + ": device " + std::to_string(d) + " is busy");
-    ++per_node[cluster_.cluster.device(d).node];
   }
-  std::vector<std::string> names;
-  std::string list;
-  for (const auto& [n, count] : per_node) {
-    names.push_back(cluster_.node_names[static_cast<size_t>(n)]);
-    list += (list.empty() ? "" : ",") + names.back();
-  }
+  HETSCHED_ASSIGN_OR_RETURN(PinUpdate pin, PinUpdateFor(cluster_, job.request, id, devices));
   const DeviceTypeId type = cluster_.cluster.device(devices.front()).type;
-  const std::string k = std::to_string(per_node.size());
-  std::vector<std::string> update = {"scontrol", "update", "JobId=" + std::to_string(id), "NumNodes=" + k + "-" + k,
-                                     "NodeList=" + list};
-  // The same count on every node is expressed exactly, as a per-node GPU request (a per-job
-  // request is rewritten so: Slurm accepts that, unlike a change of GPU type). An uneven split is
-  // only possible for a per-job request, and Slurm then decides the count per node itself.
-  const int first = per_node.begin()->second;
-  const bool even = std::all_of(per_node.begin(), per_node.end(), [&](const auto& e) { return e.second == first; });
-  const std::string gres = "gres:gpu:" + (job.request.gres_type.empty() ? "" : job.request.gres_type + ":");
-  if (even) {
-    update.push_back("TresPerNode=" + gres + std::to_string(first));
-    if (job.request.form == GpuRequestForm::kPerJob) update.push_back("TresPerJob=");
-  } else if (job.request.form == GpuRequestForm::kPerNode) {
-    return Status::Infeasible("job " + std::to_string(id) + " asked for GPUs per node: cannot take an uneven split");
-  } else {
-    // The per-job count, whatever an earlier even placement of this job rewrote (a per-node count
-    // left in place would be taken on every node: 4 per node on 2 nodes is 8 GPUs).
-    update.push_back("TresPerNode=");
-    update.push_back("TresPerJob=" + gres + std::to_string(devices.size()));
-  }
   JournalRecord placed = JournalRecord::Of("place", id);
-  placed.nodes = names;
+  placed.nodes = pin.nodes;
   placed.type = cluster_.cluster.device_catalog().type(type).name;
   placed.devices.assign(devices.begin(), devices.end());
   // The intent: made durable (one sync for the batch) before the pin, in FlushReleases().
   HETSCHED_RETURN_IF_ERROR(Append(placed));
   HETSCHED_RETURN_IF_ERROR(HoldDevices(job, devices));
   SetPhase(job, Phase::kReleased);
-  job.nodes = names;
+  job.nodes = std::move(pin.nodes);
   job.type_name = placed.type;
-  job.uneven = !even;
+  job.uneven = !pin.even;
   ++job.placements;
   job.status.state = JobState::kRunning;
   job.status.last_start_s = now();
   if (job.status.first_start_s < 0) job.status.first_start_s = job.status.last_start_s;
   job.status.iteration_rate = planned.estimate.iteration_s > 0 ? 1.0 / planned.estimate.iteration_s : 0;
-  unreleased_.push_back(Unreleased{id, t0, std::move(update)});
+  unreleased_.push_back(Unreleased{id, t0, std::move(pin.argv)});
   if (static_cast<int>(unreleased_.size()) >= std::max(1, options_.release_batch)) FlushReleases();
   return Status::Ok();
 }

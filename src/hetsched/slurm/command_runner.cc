@@ -105,21 +105,9 @@ Status Spawn(const std::vector<std::string>& argv, const std::vector<std::string
   return Status::Ok();
 }
 
-}  // namespace
-
-Result<CommandResult> PosixCommandRunner::Run(const std::vector<std::string>& argv) {
-  return std::move(RunAll({argv}).front());
-}
-
-std::vector<Result<CommandResult>> PosixCommandRunner::RunAll(const std::vector<std::vector<std::string>>& argvs) {
-  const std::vector<std::string> env = MergedEnvironment(env_);
-  std::vector<Child> children(argvs.size());
-  std::vector<Status> spawned(argvs.size());
-  for (size_t i = 0; i < argvs.size(); ++i) spawned[i] = Spawn(argvs[i], env, children[i]);
-
-  // Read every child's stdout and stderr until all are closed or the deadline passes.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s_);
-  bool timed_out = false;
+// Reads every child's stdout and stderr until all are closed (true) or the deadline passes (false).
+bool DrainChildren(std::vector<Child>& children, double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   std::vector<pollfd> fds;
   std::vector<std::string*> sinks;
   for (Child& c : children) {
@@ -133,10 +121,7 @@ std::vector<Result<CommandResult>> PosixCommandRunner::RunAll(const std::vector<
   char buf[65536];
   while (open_fds > 0) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      break;
-    }
+    if (left.count() <= 0) return false;
     const int n = poll(fds.data(), fds.size(), static_cast<int>(left.count()));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) break;
@@ -151,6 +136,22 @@ std::vector<Result<CommandResult>> PosixCommandRunner::RunAll(const std::vector<
       }
     }
   }
+  return true;
+}
+
+}  // namespace
+
+Result<CommandResult> PosixCommandRunner::Run(const std::vector<std::string>& argv) {
+  return std::move(RunAll({argv}).front());
+}
+
+std::vector<Result<CommandResult>> PosixCommandRunner::RunAll(const std::vector<std::vector<std::string>>& argvs) {
+  const std::vector<std::string> env = MergedEnvironment(env_);
+  std::vector<Child> children(argvs.size());
+  std::vector<Status> spawned(argvs.size());
+  for (size_t i = 0; i < argvs.size(); ++i) spawned[i] = Spawn(argvs[i], env, children[i]);
+
+  const bool timed_out = !DrainChildren(children, timeout_s_);
   std::vector<Result<CommandResult>> results;
   results.reserve(argvs.size());
   for (size_t i = 0; i < argvs.size(); ++i) {

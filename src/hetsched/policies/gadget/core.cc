@@ -58,6 +58,29 @@ Envelope MakeEnvelope(const std::vector<double>& value, int capacity) {
   return e;
 }
 
+// The best single job (the other half of the 1/2 bound) replaces the greedy allocation when it
+// is worth more.
+void KeepBetterSingleJob(const std::vector<Envelope>& env, Allocation* out) {
+  double single = 0;
+  size_t single_job = 0;
+  int single_w = 0;
+  for (size_t j = 0; j < env.size(); ++j) {
+    if (env[j].best.empty()) continue;
+    const int top = static_cast<int>(env[j].best.size()) - 1;
+    if (env[j].best[static_cast<size_t>(top)] > single) {
+      single = env[j].best[static_cast<size_t>(top)];
+      single_job = j;
+      single_w = env[j].argbest[static_cast<size_t>(top)];
+    }
+  }
+  if (single > out->objective) {
+    std::fill(out->workers.begin(), out->workers.end(), 0);
+    out->workers[single_job] = single_w;
+    out->objective = single;
+    out->single_job = true;
+  }
+}
+
 }  // namespace
 
 Allocation GreedyAllocate(std::span<const AllocItem> items, int capacity) {
@@ -109,25 +132,7 @@ Allocation GreedyAllocate(std::span<const AllocItem> items, int capacity) {
     out.objective += env[j].best[static_cast<size_t>(at[j])];
   }
 
-  // The best single job (the other half of the 1/2 bound).
-  double single = 0;
-  size_t single_job = 0;
-  int single_w = 0;
-  for (size_t j = 0; j < items.size(); ++j) {
-    if (env[j].best.empty()) continue;
-    const int top = static_cast<int>(env[j].best.size()) - 1;
-    if (env[j].best[static_cast<size_t>(top)] > single) {
-      single = env[j].best[static_cast<size_t>(top)];
-      single_job = j;
-      single_w = env[j].argbest[static_cast<size_t>(top)];
-    }
-  }
-  if (single > out.objective) {
-    std::fill(out.workers.begin(), out.workers.end(), 0);
-    out.workers[single_job] = single_w;
-    out.objective = single;
-    out.single_job = true;
-  }
+  KeepBetterSingleJob(env, &out);
   return out;
 }
 

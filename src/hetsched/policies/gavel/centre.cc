@@ -174,19 +174,15 @@ int Centre(const Barrier& f, double t, VectorXd* x, double* z, Stop stop) {
   return steps;
 }
 
-}  // namespace
-
-Result<CentreResult> CentralShares(const CentreProblem& p, double gap) {
+// A strictly feasible start: every share delta, half of each row's time and each type. Refuses a
+// row with no positive coefficient and a type without devices.
+Result<double> StartShare(const CentreProblem& p) {
   const size_t rows = p.a.size(), types = p.capacity.size();
-  CentreResult out;
-  out.share.assign(rows, std::vector<double>(types, 0.0));
-  if (rows == 0 || types == 0) return out;
   for (size_t r = 0; r < rows; ++r) {
     double best = 0;
     for (size_t k = 0; k < types; ++k) best = std::max(best, p.a[r][k]);
     if (!(best > 0)) return Status::InvalidArgument("central shares: row " + std::to_string(r) + " has no positive coefficient");
   }
-  // A strictly feasible start: every share delta, half of each row's time and each type.
   double demand = 0;  // devices all rows would hold at a share of 1 on one type
   for (size_t r = 0; r < rows; ++r) demand += p.count[r] * p.gpus[r];
   double delta = 0.5 / static_cast<double>(types);
@@ -194,6 +190,31 @@ Result<CentreResult> CentralShares(const CentreProblem& p, double gap) {
     if (!(p.capacity[k] > 0)) return Status::InvalidArgument("central shares: a type without devices");
     delta = std::min(delta, 0.5 * p.capacity[k] / demand);
   }
+  return delta;
+}
+
+// The shares from the solution vector (row-major, `types` per row).
+Status CopyShares(const VectorXd& x, size_t types, std::vector<std::vector<double>>* share) {
+  for (size_t r = 0; r < share->size(); ++r) {
+    for (size_t k = 0; k < types; ++k) {
+      const double v = x[static_cast<long>(r * types + k)];
+      // Newton keeps every iterate strictly inside; anything else is a numerical failure, which
+      // the callers answer with the simplex's vertex.
+      if (!std::isfinite(v) || v < 0 || v > 1 + 1e-9) return Status::Internal("central shares: numerical failure");
+      (*share)[r][k] = std::min(v, 1.0);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<CentreResult> CentralShares(const CentreProblem& p, double gap) {
+  const size_t rows = p.a.size(), types = p.capacity.size();
+  CentreResult out;
+  out.share.assign(rows, std::vector<double>(types, 0.0));
+  if (rows == 0 || types == 0) return out;
+  HETSCHED_ASSIGN_OR_RETURN(const double delta, StartShare(p));
   VectorXd x = VectorXd::Constant(static_cast<long>(rows * types), delta);
   auto start_z = [&](const std::vector<std::vector<double>>& a) {
     double low = std::numeric_limits<double>::infinity();
@@ -236,15 +257,7 @@ Result<CentreResult> CentralShares(const CentreProblem& p, double gap) {
     double unused = 0;
     out.newton_steps += Centre(phase2, 0, &x, &unused, [](double) { return false; });
   }
-  for (size_t r = 0; r < rows; ++r) {
-    for (size_t k = 0; k < types; ++k) {
-      const double v = x[static_cast<long>(r * types + k)];
-      // Newton keeps every iterate strictly inside; anything else is a numerical failure, which
-      // the callers answer with the simplex's vertex.
-      if (!std::isfinite(v) || v < 0 || v > 1 + 1e-9) return Status::Internal("central shares: numerical failure");
-      out.share[r][k] = std::min(v, 1.0);
-    }
-  }
+  HETSCHED_RETURN_IF_ERROR(CopyShares(x, types, &out.share));
   if (!std::isfinite(out.z)) return Status::Internal("central shares: numerical failure");
   return out;
 }

@@ -165,8 +165,7 @@ void RoundPolicy::OnJobRequeued(const JobStatus& /*job*/, SchedContext& /*ctx*/)
   // The job stays active; the next round places it again.
 }
 
-void RoundPolicy::Resolve(SchedContext& ctx) {
-  dirty_ = false;
+AllocationProblem RoundPolicy::ProblemNow(const SchedContext& ctx) const {
   const double now = ctx.now();
   AllocationProblem problem;
   problem.capacity = capacity_;
@@ -192,6 +191,12 @@ void RoundPolicy::Resolve(SchedContext& ctx) {
     if (std::isfinite(spec.deadline_s)) j.deadline_in_s = spec.deadline_s - now;
     problem.jobs.push_back(std::move(j));
   }
+  return problem;
+}
+
+void RoundPolicy::Resolve(SchedContext& ctx) {
+  dirty_ = false;
+  const AllocationProblem problem = ProblemNow(ctx);
   ++allocations_computed_;
   Result<Allocation> allocation = ComputeAllocation(problem);
   if (!allocation.ok()) {

@@ -96,6 +96,9 @@ class RoundPolicy : public JobScheduler {
   };
   void Init(SchedContext& ctx);
   int TypeIndex(DeviceTypeId type) const;
+  // The allocation problem of the active jobs now: their throughputs, weights and the progress
+  // each reports (never below 1% left: it is still active).
+  AllocationProblem ProblemNow(const SchedContext& ctx) const;
   void Resolve(SchedContext& ctx);
   // A job that ended (finished, or dropped by Gavel's mechanism) leaves the active set, the
   // mechanism's counters and the next allocation.
@@ -105,6 +108,8 @@ class RoundPolicy : public JobScheduler {
   // One pass of simulate()'s loop body at the current time: charge the round that ends, reset
   // when due, plan and dispatch the next round.
   void GavelPass(SchedContext& ctx);
+  // Charges and closes the micro-tasks of the round that ends now (GavelPass's first step).
+  void EndMicroTasks(SchedContext& ctx);
   void StartRoundGavel(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs, const std::vector<int>& plan);
   // Gives each job running this round its micro-task (whole steps) and returns when the round
   // ends: the end of its longest micro-task, or -1 when none runs.

@@ -96,35 +96,37 @@ void RoundPolicy::ScheduleGavel(SchedContext& ctx) {
   }
 }
 
+// The micro-tasks of the round that ends now (_done_callback): each is charged its own end
+// minus the end of the last round that ran any (Gavel's current_round_start_time).
+// A failed micro-task (below) is charged nothing and progressed nothing; it marks the
+// allocation stale, and the fifth in a row drops the job (_done_callback, :2987-3008;
+// _remove_job, :536-545: its JCT is left out of Gavel's average).
+void RoundPolicy::EndMicroTasks(SchedContext& ctx) {
+  std::vector<JobId> dropped;
+  for (auto& [id, a] : active_) {
+    if (a.micro_type >= 0) {
+      gavel_->Account(id, a.micro_type, MicroTaskCharge(a.micro_end_s));
+      a.failures = 0;
+    }
+    a.micro_type = -1;
+    if (a.micro_failed) {
+      a.micro_failed = false;
+      dirty_ = true;
+      if (++a.failures >= kMaxFailedAttempts) dropped.push_back(id);
+    }
+  }
+  busy_round_end_s_ = ctx.now();
+  for (JobId id : dropped) {
+    if (ctx.DropJob(id)) ForgetJob(id);  // a back end that cannot drop keeps it (a fault ends the run)
+  }
+}
+
 void RoundPolicy::GavelPass(SchedContext& ctx) {
   const double now = ctx.now();
   round_started_ = true;
   arrived_since_round_ = false;
 
-  // 1. The micro-tasks of the round that ends now (_done_callback): each is charged its own end
-  //    minus the end of the last round that ran any (Gavel's current_round_start_time).
-  //    A failed micro-task (below) is charged nothing and progressed nothing; it marks the
-  //    allocation stale, and the fifth in a row drops the job (_done_callback, :2987-3008;
-  //    _remove_job, :536-545: its JCT is left out of Gavel's average).
-  if (micro_tasks_last_round_) {
-    std::vector<JobId> dropped;
-    for (auto& [id, a] : active_) {
-      if (a.micro_type >= 0) {
-        gavel_->Account(id, a.micro_type, MicroTaskCharge(a.micro_end_s));
-        a.failures = 0;
-      }
-      a.micro_type = -1;
-      if (a.micro_failed) {
-        a.micro_failed = false;
-        dirty_ = true;
-        if (++a.failures >= kMaxFailedAttempts) dropped.push_back(id);
-      }
-    }
-    busy_round_end_s_ = now;
-    for (JobId id : dropped) {
-      if (ctx.DropJob(id)) ForgetJob(id);  // a back end that cannot drop keeps it (a fault ends the run)
-    }
-  }
+  if (micro_tasks_last_round_) EndMicroTasks(ctx);
   // 2. Reset and re-solve only when due (_update_priorities, :2368-2381).
   if (gavel_->ResetDue(now, dirty_)) {
     gavel_->Reset(now, [this](JobId id) -> std::span<const double> {
