@@ -10,6 +10,8 @@ PACKAGES=(
   libeigen3-dev coinor-libcbc-dev coinor-libclp-dev
   # The goodput model's fit (perf/goodput_fit.cc, issue 46): NLopt's bounded L-BFGS.
   libnlopt-cxx-dev
+  # The peers' measured profiles interpolated over a Delaunay triangulation (perf/interpolate.cc).
+  libqhull-dev
   libtorch-dev
   # Debian's LibTorch calls the system BLAS (libblas.so.3); without OpenBLAS that is the
   # reference Fortran BLAS, 4-6x slower on the learned planners' training (82% of its time in

@@ -1,0 +1,83 @@
+// One application's measured truth for goodput-adaptive runs: how long a step really takes in any
+// placement and batch size, and how much progress a sample makes in each epoch. Built from a
+// Pollux-format profile (trace/pollux_profile.h), as Pollux's simulator reads it [SRC:
+// petuum/adaptdl @ osdi21-artifact, simulator/applications.py:23-227 (Apache-2.0); Sia's simulator
+// (siasosp23/artifacts, sia-simulator/applications.py) does the same per GPU type]:
+//  - init batch size: the smallest validated one; max batch size: the largest; local batch range:
+//    the placements' smallest and largest (each may be set instead, as Pollux does for yolov3's
+//    largest local batch, 8); max epochs: the fewest rows of any validation file, or as set.
+//  - StepTime(placement, local_bsz): the placement without empty nodes, turned to its
+//    lexicographically smallest rotation; if that placement was measured, linear in local_bsz over
+//    its rows (interp1d); else linear over a Delaunay triangulation of (nodes, replicas, local_bsz)
+//    -> (step, sync) of the placements' means per (nodes, replicas, local_bsz) followed by the
+//    scalability rows, nodes capped at 16 (LinearNDInterpolator). Outside the measurements: an
+//    error (the peer's simulator stops there too).
+//  - GradStats(batch, epoch): the validation files' grad_sqr and grad_var in that epoch, linear in
+//    the batch size between the two validated sizes around it.
+//  - ProgressAt(epoch): the progress (iterations at the init batch size, efficiency-weighted) at
+//    which `epoch` begins: 0 for epoch 0, else the smallest over the validation files of the
+//    progress at the end of epoch - 1. EpochAt(progress): the largest count of epochs any file has
+//    completed at that progress. A job is complete after completion_epoch() = max epochs - 1
+//    epochs have begun and one more has ended (no target metric, as the peers run).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hetsched/perf/goodput.h"
+#include "hetsched/perf/interpolate.h"
+#include "hetsched/trace/pollux_profile.h"
+#include "hetsched/util/status.h"
+
+namespace hetsched {
+
+// What the peer sets per application instead of reading it from the files (0: from the files).
+struct ApplicationSettings {
+  int max_epochs = 0;
+  int init_batch_size = 0, max_batch_size = 0;
+  int min_local_bsz = 0, max_local_bsz = 0;
+};
+
+struct StepTimes {
+  double step_s = 0;  // one synchronised step (a pass plus the all-reduce)
+  double sync_s = 0;  // the all-reduce's part of it (a pass alone: step - sync)
+};
+
+class GoodputApplication {
+ public:
+  // Errors: a profile without placements, a validation file with fewer rows than max_epochs, a
+  // batch range the local batches cannot reach, the triangulation's failure.
+  static Result<std::shared_ptr<const GoodputApplication>> Create(PolluxModelProfile profile,
+                                                                  const ApplicationSettings& settings = {});
+
+  const std::string& name() const { return profile_.model; }
+  int init_batch_size() const { return init_batch_size_; }
+  int max_batch_size() const { return max_batch_size_; }
+  int min_local_bsz() const { return min_local_bsz_; }
+  int max_local_bsz() const { return max_local_bsz_; }
+  int max_epochs() const { return max_epochs_; }
+  int completion_epoch() const { return max_epochs_ - 1; }
+
+  // `gpus_per_node`: the GPUs the job uses on each node it spans (zeros allowed, ignored).
+  Result<StepTimes> StepTime(std::span<const int> gpus_per_node, double local_bsz) const;
+  // `batch_size` within [init, max] batch size; epoch in [0, max_epochs).
+  Result<GradientStats> GradStats(double batch_size, int epoch) const;
+  double ProgressAt(int epoch) const;
+  int EpochAt(double progress) const;
+
+ private:
+  GoodputApplication() = default;
+  // The validated sizes around `batch_size` (equal when it is one) and the weight of the upper.
+  Result<std::pair<int, int>> Bracket(double batch_size) const;
+
+  PolluxModelProfile profile_;
+  int init_batch_size_ = 0, max_batch_size_ = 0, min_local_bsz_ = 0, max_local_bsz_ = 0, max_epochs_ = 0;
+  std::map<std::string, Interp1d> by_placement_;  // measured placements, by their digits
+  std::unique_ptr<DelaunayInterpolator> scattered_;
+  std::vector<double> progress_at_;  // ProgressAt(e) for e in [0, max_epochs]
+};
+
+}  // namespace hetsched
