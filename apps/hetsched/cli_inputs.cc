@@ -45,6 +45,10 @@ void WorkloadArgs::Add(CLI::App& app) {
       ->check(OneOf({"stop", "skip"}));
   app.add_option("--reference-device", reference_device,
                  "Device type on which runtime-only traces were measured (to convert runtimes to iterations)");
+  app.add_option("--profiles", profiles,
+                 "Goodput applications' profiles, DIR/<application>/ (Pollux's and Sia's traces/ layout; default: "
+                 "Pollux's, built in): the truth of a Pollux or Sia workload's jobs (docs/goodput.md)")
+      ->excludes(synthetic_opt);
   app.add_option("--seed", seed, "Seed for every random choice (same seed, same output)")->check(SeedValue());
 }
 

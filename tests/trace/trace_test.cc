@@ -18,6 +18,7 @@ TEST(TraceTest, DetectsFormatsByNameAndHeader) {
   EXPECT_EQ(*DetectFormat("\nid,submit_time_s,model,num_gpus,iterations\n", "w.csv"), "native");
   EXPECT_EQ(*DetectFormat("job_id,num_gpu,submit_time,iterations,model_name,duration,interval", "t.csv"), "tiresias");
   EXPECT_EQ(*DetectFormat("job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time", "cluster_log.csv"), "helios");
+  EXPECT_EQ(*DetectFormat("name,time,application,num_replicas,batch_size\n", "workload-1.csv"), "pollux");
   EXPECT_EQ(*DetectFormat("runtime\n5\n", "philly_runtime.csv"), "philly-runtime");
   auto unknown = DetectFormat("foo,bar\n", "x.csv");
   ASSERT_FALSE(unknown.ok());
@@ -42,7 +43,7 @@ TEST(TraceTest, ParseTraceAutoDispatches) {
 
 TEST(TraceTest, FormatListNamesEveryReader) {
   const auto formats = TraceFormats();
-  for (const char* f : {"auto", "native", "gavel", "tiresias", "philly-runtime", "pai", "helios"}) {
+  for (const char* f : {"auto", "native", "gavel", "tiresias", "philly-runtime", "pai", "helios", "pollux"}) {
     EXPECT_NE(std::find(formats.begin(), formats.end(), f), formats.end()) << f;
   }
 }
@@ -65,6 +66,7 @@ TEST(TraceTest, ErrorMessagesQuoteInputSafely) {
       {"helios", "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue\n"
                  "1,u,v,1,1,1,COMPLETED," + hostile + ",,,10,0\n"},
       {"philly-runtime", "runtime\n" + hostile + "\n"},
+      {"pollux", "name,time,application,num_replicas,batch_size\na,0," + hostile + ",1,128\n"},  // application
       {"native", "id,model," + hostile + "\n"},                                       // header
       {"auto", hostile + "\n"},                                                        // detection
       {"native", native_header + "0,a,u,0,lm,0,1,10,,," + std::string(500, 'p') + ",,,,\n"},  // long

@@ -47,6 +47,18 @@ struct JobSpec {
   // checkpoint and restart (perf/elastic_resize.h). Trace column `elastic` (native format).
   bool elastic = false;
 
+  // ---- Goodput-adaptive jobs (Pollux's and Sia's workloads, docs/goodput.md) ----
+  // The application whose measured profile is the job's truth (Workload::applications); the
+  // name is visible (a user states what they train), its measurements are not. Empty: none.
+  std::string application;
+  // The job lets the system pick its batch size (and its GPU count: `elastic`) for its goodput
+  // (Pollux's and Sia's "adaptive" jobs); otherwise it keeps num_gpus x batch_size, the batch
+  // its user tuned.
+  bool adaptive_batch = false;
+  // The total batch its user tuned (num_gpus x batch_size, before a split rounded it up); 0: that
+  // product.
+  int total_batch_size = 0;
+
   // ---- Parameter-server container jobs (DLTAP, ALGORITHMS.md 6) ----
   // num_ps > 0 makes this a container job: num_ps parameter-server containers and num_workers
   // worker containers, each placed whole on one node (a node may hold containers of several

@@ -43,6 +43,7 @@ Result<Workload> WorkloadSource::Load(const DeviceCatalog& devices, const ModelZ
   opts.on_bad_row = on_bad_row == "skip" ? BadRowPolicy::kSkip : BadRowPolicy::kStop;
   opts.max_jobs = max_jobs;
   opts.reference_device = reference_device;
+  opts.goodput_profiles = profiles;
   if (!text_origin.empty()) return ParseTrace(text, text_origin, format, opts, devices, zoo);
   if (trace.empty()) {
     const std::string demo = "data/traces/demo_gavel_msr_2869ce.trace";

@@ -34,6 +34,7 @@ struct WorkloadSource {
   long long max_jobs = -1;
   std::string on_bad_row = "stop";
   std::string reference_device = "v100";
+  std::string profiles;         // --profiles: goodput applications' profiles (empty: Pollux's, built in)
   unsigned long long seed = 1;  // shared with the simulation seed
   Result<Workload> Load(const DeviceCatalog& devices, const ModelZoo& zoo) const;
 };

@@ -44,6 +44,7 @@ const std::vector<Setting>& Settings() {
        "--synthetic"},
       {"--on-bad-row", OneOfCheck({"stop", "skip"}), [](R& r, std::string_view v) { r.workload.on_bad_row = v; }},
       {"--reference-device", AnyText(), [](R& r, std::string_view v) { r.workload.reference_device = v; }},
+      {"--profiles", AnyText(), [](R& r, std::string_view v) { r.workload.profiles = v; }, {}, "--synthetic"},
       {"--seed", SeedCheck(),
        [](R& r, std::string_view v) {
          const std::string_view d = Trim(v);

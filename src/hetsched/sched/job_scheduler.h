@@ -20,6 +20,10 @@ class JobScheduler {
   static constexpr std::string_view kKind = "policy";
   virtual ~JobScheduler() = default;
   virtual std::string_view name() const = 0;
+  // Whether the policy lets goodput-adaptive jobs (JobSpec::adaptive_batch) pick their batch size
+  // for their goodput, as Pollux and Sia do; otherwise every job keeps the batch its user tuned
+  // (the peers' "TunedJobs" baselines).
+  virtual bool adapts_batch_sizes() const { return false; }
 
   virtual void OnJobSubmitted(const JobStatus& job, SchedContext& ctx) = 0;
   virtual void OnJobFinished(const JobStatus& job, SchedContext& ctx) = 0;

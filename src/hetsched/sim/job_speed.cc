@@ -12,6 +12,12 @@ void Simulator::Retime(JobId id, bool estimate_current) {
   RunState& job = runs_[static_cast<size_t>(id)];
   ActiveRun& run = active(job);
   Advance(job);
+  if (job.goodput >= 0) {  // its application's truth, set at its last boundary (goodput_run.cc)
+    run.rate = goodput(job).rate;
+    status_[static_cast<size_t>(id)].iteration_rate = run.idle ? 0.0 : run.rate;
+    Reschedule(id);
+    return;
+  }
   if (estimate_current) {
     // The same estimate gives the same rate, link meter entry, visible rate and keys: only the
     // progress is re-based at now, which moves the completion time's last bits.
@@ -53,7 +59,20 @@ void Simulator::Reschedule(JobId id) {
   double finish = EventQueue::kNever;
   if (run.rate > 0 && !run.idle) {
     const double from = std::max(now_, run.progress_from_s);
-    finish = from + (std::min(job.total_iterations, run.mark) - job.done_at_update) / run.rate;
+    if (job.goodput >= 0) {
+      // Its epoch's end (or its mark); Pollux's time to it is a whole number of seconds from the
+      // boundary it last crossed (half to even, as Python's round()).
+      const GoodputJob& g = goodput(job);
+      const double progress_from = std::max(g.boundary_s, run.progress_from_s);
+      // Its progress then (the rate has not changed since that boundary).
+      const double done_then =
+          job.done_at_update + run.rate * (progress_from - std::max(run.update_s, run.progress_from_s));
+      double seconds = (std::min(GoodputBoundary(job), run.mark) - done_then) / run.rate;
+      if (options_.goodput_round_epochs) seconds = std::nearbyint(seconds);
+      finish = std::max(from, progress_from + seconds);
+    } else {
+      finish = from + (std::min(job.total_iterations, run.mark) - job.done_at_update) / run.rate;
+    }
   }
   if (finish != run.completion_s) {  // often the same: a neighbour's change left this job's speed alone
     events_.SetCompletion(id, finish);

@@ -31,6 +31,14 @@ Status Simulator::StartJob(JobId id, const PlannedJob& planned) {
 
 ResizeCost Simulator::ResizeCostTo(JobId id, std::span<const DeviceId> devices) const {
   const JobStatus& st = status_[static_cast<size_t>(id)];
+  if (runs_[static_cast<size_t>(id)].goodput >= 0) {
+    // Any other placement re-allocates the job: its delay, the job restarting from its checkpoint.
+    ResizeCost cost;
+    if (std::equal(st.devices.begin(), st.devices.end(), devices.begin(), devices.end())) return cost;
+    cost.kind = ResizeKind::kRestart;
+    cost.pause_s = options_.goodput_restart_delay_s;
+    return cost;
+  }
   const ElasticResizeModel params{options_.resize_rendezvous_s, options_.restart_cost_s};
   return ResizeCostOf(*runs_[static_cast<size_t>(id)].model, cluster_, st.devices, devices, st.spec->elastic, params);
 }
@@ -68,6 +76,8 @@ Status Simulator::ResizeJob(JobId id, const PlannedJob& planned) {
 Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) {
   JobStatus& st = status_[static_cast<size_t>(id)];
   RunState& job = runs_[static_cast<size_t>(id)];
+  // A goodput job pays its re-allocation delay at every placement, its first too (Pollux).
+  if (job.goodput >= 0) pause_s = options_.goodput_restart_delay_s;
   if (planned.plan.containers.empty()) {
     HETSCHED_RETURN_IF_ERROR(state_.Allocate(id, planned.plan.devices));
   } else {
@@ -101,7 +111,19 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
   run.mark = kInf;
   run.idle = false;
   st.idle = false;
-  SetRunLayout(run, *job.model, planned);
+  if (job.goodput >= 0) {
+    // No traffic on the links (goodput_run.cc): its speed is its application's truth.
+    run.nics.clear();
+    run.uplinks.clear();
+    run.traffic.nics.clear();
+    run.traffic.uplinks.clear();
+    HETSCHED_RETURN_IF_ERROR(GoodputPlace(id, run.plan));
+    if (goodput(job).adaptive && goodput_tick_s_ == kInf) {
+      goodput_tick_s_ = (std::floor(now_ / options_.goodput_interval_s) + 1) * options_.goodput_interval_s;
+    }
+  } else {
+    SetRunLayout(run, *job.model, planned);
+  }
   ChangeTraffic(id, +1);
   return Status::Ok();
 }
@@ -174,6 +196,15 @@ Status Simulator::StopRun(JobId id) {
   // The record is written last, after the traffic change: fetched meanwhile, its cache miss (one
   // a stop at a million jobs) is hidden.
   __builtin_prefetch(&rec, 1);
+  if (job.goodput >= 0 && !run.idle) {
+    // What it measured in the run that stops, then no placement (simulator.py:176-178).
+    GoodputJob& g = goodput(job);
+    if (g.observe_due && now_ > std::max(g.boundary_s, run.progress_from_s)) {
+      HETSCHED_RETURN_IF_ERROR(GoodputSteps::Observe(g).WithContext("job " + std::to_string(id)));
+    }
+    g.observe_due = false;
+    HETSCHED_RETURN_IF_ERROR(GoodputSteps::Place(g, {}));
+  }
   if (run.idle) {  // its segment, devices' busy count and traffic were closed when it was held
     run.idle = false;
     st.idle = false;

@@ -45,6 +45,7 @@ struct RunState {
   bool measured_fallback = false; // some run of a measured job type used the model
   int32_t active = -1;            // its slot in Simulator::active_ while running, else -1
   int32_t record = -1;            // its index in RunRecord::jobs; -1 if rejected
+  int32_t goodput = -1;           // its GoodputJob (Simulator::goodput_) if it is one, else -1
 };
 
 // A running job on a NIC's or an uplink's list: its UplinkKey, its id (the simulator's job ids

@@ -125,6 +125,7 @@ Status Simulator::PrepareJob(size_t i) {
   if (run.model == nullptr) {
     return Status::InvalidArgument("job " + std::to_string(i) + ": unknown model '" + job.spec.model + "'");
   }
+  if (!job.spec.application.empty()) HETSCHED_RETURN_IF_ERROR(PrepareGoodputJob(i));
   if (job.truth.runtime_s > 0) {
     if (truth_.runtime_type() == kNoDeviceType) {
       return Status::InvalidArgument("job " + std::to_string(i) +
@@ -141,6 +142,25 @@ Status Simulator::PrepareJob(size_t i) {
     ++record_.jobs_rejected;
     if (record_.rejected_reasons.size() < 10) record_.rejected_reasons.push_back(fits.message());
   }
+  return Status::Ok();
+}
+
+Status Simulator::PrepareGoodputJob(size_t i) {
+  const JobSpec& spec = workload_.jobs[i].spec;
+  const auto it = workload_.applications.find(spec.application);
+  if (it == workload_.applications.end() || it->second == nullptr) {
+    return Status::InvalidArgument("job " + std::to_string(i) + ": application '" + spec.application +
+                                   "' has no profile in the workload (Workload::applications)");
+  }
+  RunState& run = runs_[i];
+  GoodputJob g;
+  g.app = it->second.get();
+  g.adaptive = spec.adaptive_batch && methods_.scheduler->adapts_batch_sizes();
+  g.target_batch = spec.total_batch_size > 0 ? spec.total_batch_size : spec.num_gpus * std::max(spec.batch_size, 1);
+  // Its work: the progress (iterations at the initial batch size) at which its last epoch ends.
+  run.total_iterations = g.app->ProgressAt(g.app->max_epochs());
+  run.goodput = static_cast<int32_t>(goodput_.size());
+  goodput_.push_back(std::move(g));
   return Status::Ok();
 }
 
@@ -272,7 +292,7 @@ Result<bool> Simulator::AdvanceClock() {
   size_t& cursor = arrival_cursor_;
   while (cursor < n && rejected_[cursor]) ++cursor;
   const double next_arrival = cursor < n ? workload_.jobs[cursor].spec.submit_time_s : kInf;
-  const double t = std::min(next_arrival, events_.NextTime());
+  const double t = std::min({next_arrival, events_.NextTime(), goodput_tick_s_});
   if (!std::isfinite(t)) {
     if (idle_jobs_ > 0) return StalledHeldJobs(*methods_.scheduler);
     return false;
@@ -292,7 +312,9 @@ Status Simulator::CompleteDue(bool* decide) {
   for (JobId done = events_.CompletionAt(now_); done >= 0; done = events_.CompletionAt(now_)) {
     ++events_processed_;
     const RunState& run = runs_[static_cast<size_t>(done)];
-    if (active(run).mark < run.total_iterations) {
+    if (run.goodput >= 0 && active(run).mark >= GoodputBoundary(run)) {
+      HETSCHED_RETURN_IF_ERROR(GoodputEpochEnds(done, decide));
+    } else if (active(run).mark < run.total_iterations) {
       HETSCHED_RETURN_IF_ERROR(Hold(done));
     } else {
       *decide = true;
@@ -385,6 +407,7 @@ Result<RunRecord> Simulator::Run() {
     bool decide = false;
     HETSCHED_RETURN_IF_ERROR(CompleteDue(&decide));
     HETSCHED_RETURN_IF_ERROR(ArriveDue(&decide));
+    if (now_ == goodput_tick_s_) HETSCHED_RETURN_IF_ERROR(GoodputTick());
     const int timers = events_.PopTimersAt(now_);  // round ticks and wake-ups
     events_processed_ += timers;
     if (!decide && timers == 0) {  // only holds: nothing for the scheduler to decide

@@ -45,6 +45,16 @@ struct SimOptions {
   // Gavel's simulator assumes (it counts devices per type only; scheduler.py:959-990); false: the
   // layout it runs on picks the consolidated or unconsolidated row (consolidated = one node).
   bool measured_always_consolidated = false;
+  // Goodput-adaptive jobs (JobSpec::application; docs/goodput.md), run on their application's
+  // measured truth as Pollux's simulator runs them: each placement (the first too) costs this
+  // delay, the job holding its GPUs without progress (Pollux: 30 s, simulator.py:174); a running
+  // adaptive job measures itself and re-picks its batch every goodput_interval_s of simulated time
+  // (Pollux's round: its step() re-picks at its end), on a grid from 0; and with
+  // goodput_round_epochs an epoch ends on a whole number of seconds after its last progress
+  // boundary (Pollux rounds, half to even: simulator.py:144), else exactly.
+  double goodput_restart_delay_s = 30;
+  double goodput_interval_s = 60;
+  bool goodput_round_epochs = false;
   // Benchmarks only: when set, called after each Schedule() call with its wall time (seconds)
   // and the number of pending jobs at that call. Never part of the outputs.
   std::function<void(double seconds, long long pending)> decision_timing;
@@ -61,6 +71,7 @@ struct SimOptions {
 // (JobTruth::runtime_s) only in a workload that names its reference device
 // (Workload::runtime_device, a type of the catalog); and every job able to fit the empty cluster
 // (enough devices of an allowed type, memory, containers), unless SimOptions::skip_unfit_jobs,
+// and a goodput job's application among the workload's (Workload::applications),
 // which skips and counts the others. The cluster must pass Cluster::Validate. Other errors: an
 // invariant violation (a bug, kInternal: reported with the event that broke it), a run in which
 // nothing can progress (Stalled), a fault a method reports through its context.

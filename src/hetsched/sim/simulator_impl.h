@@ -19,6 +19,7 @@
 #include "hetsched/sched/cluster_state.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sim/event_queue.h"
+#include "hetsched/sim/goodput_jobs.h"
 #include "hetsched/sim/link_contention.h"
 #include "hetsched/sim/link_traffic.h"
 #include "hetsched/sim/run_state.h"
@@ -88,6 +89,8 @@ class Simulator final : public SchedBackend {
   // Job i's input rules (simulator.h), its status and run state, its record; an unfit job is
   // rejected here under skip_unfit_jobs.
   Status PrepareJob(size_t i);
+  // A goodput job's own state (goodput_jobs.h) and its work in progress units.
+  Status PrepareGoodputJob(size_t i);
   // The steps of Run(), in order.
   Result<bool> AdvanceClock();
   Status CompleteDue(bool* decide);
@@ -150,6 +153,20 @@ class Simulator final : public SchedBackend {
   void RecycleDevices(JobStatus& st);
   // The job reached its RunUntil mark: it keeps its devices, idle.
   Status Hold(JobId id);
+  // Goodput jobs (goodput_jobs.h), in goodput_run.cc. A start: its placement (GPUs per node of the
+  // plan's devices, in their order), its batch, its true goodput (GoodputJob::rate).
+  Status GoodputPlace(JobId id, const Plan& plan);
+  // Its last epoch boundary in progress: the end of its current epoch, or of its last.
+  double GoodputBoundary(const RunState& job) const;
+  // The event at its boundary: the epoch ends (the job completes after its last).
+  Status GoodputEpochEnds(JobId id, bool* decide);
+  // Every goodput_interval_s: running adaptive jobs measure themselves and re-pick their batch.
+  Status GoodputTick();
+  // What the job measured while it ran since its last boundary (GoodputSteps::Observe), if it
+  // progressed; then its batch is re-picked (`repick`) and its speed re-timed.
+  Status GoodputBoundaryStep(JobId id, bool repick);
+  GoodputJob& goodput(const RunState& job) { return goodput_[static_cast<size_t>(job.goodput)]; }
+  const GoodputJob& goodput(const RunState& job) const { return goodput_[static_cast<size_t>(job.goodput)]; }
   void Sample();
   bool FullAuditDue();  // at this call (SimOptions::full_audit_every); advances the amortised schedule
   Status Audit() const;
@@ -181,6 +198,8 @@ class Simulator final : public SchedBackend {
   // takes one instead of allocating its own.
   std::vector<std::vector<DeviceId>> spare_devices_;
   std::vector<bool> rejected_;
+  std::vector<GoodputJob> goodput_;            // the goodput jobs' own state (RunState::goodput)
+  double goodput_tick_s_ = kInf;               // the next GoodputTick, while adaptive jobs run
   double round_s_ = 0;                         // the scheduler's round period, read once per run
   size_t arrival_cursor_ = 0;                  // the next job of the trace to arrive (by index)
   std::vector<int> busy_by_type_;              // by catalog type id (idle held devices not counted)

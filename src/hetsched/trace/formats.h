@@ -24,6 +24,7 @@ Result<Workload> ParseTiresias(const FormatInput& in);
 Result<Workload> ParsePhillyRuntime(const FormatInput& in);
 Result<Workload> ParsePai(const FormatInput& in);
 Result<Workload> ParseHelios(const FormatInput& in);
+Result<Workload> ParsePolluxWorkload(const FormatInput& in);
 // ParsePai's work once the task table is read (`task_path` names it in errors); the fuzzer
 // calls it with both tables in memory.
 Result<Workload> ParsePaiTables(const FormatInput& in, std::string_view task_text, const std::string& task_path);

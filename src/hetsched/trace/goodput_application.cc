@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <set>
 #include <tuple>
 
+#include "hetsched/util/file_io.h"
 #include "hetsched/util/printable.h"
 
 namespace hetsched {
@@ -170,6 +172,19 @@ Result<GradientStats> GoodputApplication::GradStats(double batch_size, int epoch
                        ((batch_size - lower) * hi.grad_var + (upper - batch_size) * lo.grad_var) / width};
 }
 
+Result<double> GoodputApplication::IterationsAt(double batch_size, int epoch) const {
+  if (epoch < 0 || epoch >= max_epochs_) {
+    return Status::InvalidArgument("application " + Quoted(name()) + ": epoch " + std::to_string(epoch) + " of " +
+                                   std::to_string(max_epochs_));
+  }
+  HETSCHED_ASSIGN_OR_RETURN(const auto bracket, Bracket(batch_size));
+  const auto [lower, upper] = bracket;
+  const double lo = static_cast<double>(profile_.validation.at(lower)[static_cast<size_t>(epoch)].iteration);
+  const double hi = static_cast<double>(profile_.validation.at(upper)[static_cast<size_t>(epoch)].iteration);
+  if (lower == upper) return lo;
+  return ((batch_size - lower) * hi + (upper - batch_size) * lo) / (upper - lower);
+}
+
 double GoodputApplication::ProgressAt(int epoch) const {
   return progress_at_[static_cast<size_t>(std::clamp(epoch, 0, max_epochs_))];
 }
@@ -182,6 +197,57 @@ int GoodputApplication::EpochAt(double progress) const {
     most = std::max(most, static_cast<size_t>(it - rows.begin()));
   }
   return static_cast<int>(most);
+}
+
+ApplicationSettings PolluxApplicationSettings(std::string_view application) {
+  ApplicationSettings s;
+  if (application == "bert") s.max_epochs = 2;
+  if (application == "cifar10") s.max_epochs = 100;
+  if (application == "ncf") s.max_epochs = 10;
+  if (application == "imagenet") s.max_epochs = 90;
+  if (application == "deepspeech2") s.max_epochs = 80;
+  if (application == "yolov3") {
+    s.max_epochs = 50;
+    s.max_local_bsz = 8;
+  }
+  return s;
+}
+
+Result<GoodputCatalog> GoodputCatalog::Open(const std::string& dir, std::string gpu_type) {
+  GoodputCatalog out;
+  auto found = FindDataDirectory(dir);
+  if (!found.ok()) return found.status().WithContext("goodput profiles");
+  out.dir_ = std::move(found).value();
+  out.gpu_type_ = std::move(gpu_type);
+  if (out.Available().empty()) {
+    return Status::InvalidArgument("goodput profiles: " + out.dir_ + " holds no application folder");
+  }
+  return out;
+}
+
+std::vector<std::string> GoodputCatalog::Available() const {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
+    if (entry.is_directory(ec)) out.push_back(entry.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::shared_ptr<const GoodputApplication>> GoodputCatalog::Get(const std::string& application) {
+  if (auto it = loaded_.find(application); it != loaded_.end()) return it->second;
+  const std::vector<std::string> names = Available();
+  if (application.empty() || application.find('/') != std::string::npos || application[0] == '.' ||
+      !std::binary_search(names.begin(), names.end(), application)) {
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    return Status::InvalidArgument("unknown application " + Quoted(application) + " (" + dir_ + " has " + list + ")");
+  }
+  HETSCHED_ASSIGN_OR_RETURN(PolluxModelProfile profile, LoadPolluxModelProfile(dir_, application, gpu_type_));
+  HETSCHED_ASSIGN_OR_RETURN(auto app, GoodputApplication::Create(std::move(profile), PolluxApplicationSettings(application)));
+  loaded_.emplace(application, app);
+  return app;
 }
 
 }  // namespace hetsched

@@ -16,7 +16,7 @@
 namespace hetsched {
 
 std::vector<std::string> TraceFormats() {
-  return {"auto", "native", "gavel", "tiresias", "philly-runtime", "pai", "helios"};
+  return {"auto", "native", "gavel", "tiresias", "philly-runtime", "pai", "helios", "pollux"};
 }
 
 namespace trace_internal {
@@ -38,6 +38,7 @@ Result<std::string> DetectFormat(std::string_view text, const std::string& origi
   if (has("submit_time_s") && has("model")) return std::string("native");
   if (has("model_name") && has("num_gpu")) return std::string("tiresias");
   if (has("gpu_num") && has("submit_time")) return std::string("helios");
+  if (has("application") && has("num_replicas") && has("batch_size")) return std::string("pollux");
   if (has("runtime")) return std::string("philly-runtime");
   return Status::InvalidArgument(fmt::format(
       "{}: cannot tell the trace format from the name or the first line {}; give one of: {}",
@@ -63,6 +64,7 @@ Result<Workload> ParseTrace(std::string_view text, const std::string& origin,
   if (fmt_name == "native") return trace_internal::ParseNative(in);
   if (fmt_name == "gavel") return trace_internal::ParseGavel(in);
   if (fmt_name == "tiresias") return trace_internal::ParseTiresias(in);
+  if (fmt_name == "pollux") return trace_internal::ParsePolluxWorkload(in);
   if (fmt_name == "philly-runtime" || fmt_name == "philly") return trace_internal::ParsePhillyRuntime(in);
   if (fmt_name == "pai") return trace_internal::ParsePai(in);
   if (fmt_name == "helios") return trace_internal::ParseHelios(in);

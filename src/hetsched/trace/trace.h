@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,7 @@
 #include "hetsched/model/device.h"
 #include "hetsched/model/job.h"
 #include "hetsched/model/model_zoo.h"
+#include "hetsched/trace/goodput_application.h"
 #include "hetsched/util/status.h"
 
 namespace hetsched {
@@ -25,6 +28,14 @@ struct TraceReadOptions {
   // Memory a read may plan for (0: what this machine has available, util/memory.h). A trace whose
   // jobs would need more (kBytesPerJob each, plus its text) is refused before it is parsed.
   uint64_t memory_limit_bytes = 0;
+  // Goodput workloads (Pollux's and Sia's): the profile directory of their applications
+  // (DIR/<application>/placements[-TYPE].csv ...; trace/goodput_application.h) and its GPU-type
+  // suffix. Empty: the built-in copy of Pollux's T4 profiles (GoodputCatalog::kBuiltInDir).
+  std::string goodput_profiles;
+  std::string goodput_gpu_type;
+  // The device type (catalog name) those profiles were measured on: a goodput job may run only
+  // there, its truth being that type's. Pollux's: AWS g4dn.12xlarge, 4 NVIDIA T4 per node.
+  std::string goodput_device = "t4";
 };
 
 // Memory one job takes through a whole run: its spec and truth, the simulator's per-job state and
@@ -41,11 +52,14 @@ struct Workload {
   // The device type (catalog name) on which the jobs' JobTruth::runtime_s were measured: the
   // reader's TraceReadOptions::reference_device; empty when no job has a run time.
   std::string runtime_device;
+  // The goodput applications the jobs name (JobSpec::application), by name: their truth.
+  std::map<std::string, std::shared_ptr<const GoodputApplication>> applications;
 };
 
 // Formats: "native" (hetsched CSV), "gavel" (Gavel .trace), "tiresias" (Tiresias CSV),
 // "philly-runtime" (one runtime column -> jobs), "pai" (Alibaba PAI 2020 job+task tables),
-// "helios" (Helios cluster_log CSV). "auto" picks by extension and header.
+// "helios" (Helios cluster_log CSV), "pollux" (Pollux's and Sia's workloads of goodput
+// applications). "auto" picks by extension and header.
 Result<Workload> ReadTrace(const std::string& path, const std::string& format,
                            const TraceReadOptions& options, const DeviceCatalog& devices,
                            const ModelZoo& zoo);

@@ -83,6 +83,21 @@ Result<std::string> ReadFileOrEmbedded(const std::string& path) {
                           (tried.empty() ? std::string(")") : "; also looked for " + tried + ")"));
 }
 
+Result<std::string> FindDataDirectory(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return path;
+  const std::filesystem::path relative(path);
+  std::string tried;
+  if (relative.is_relative()) {
+    for (const std::filesystem::path& root : DataRoots()) {
+      const std::filesystem::path candidate = root / relative;
+      if (std::filesystem::is_directory(candidate, ec)) return candidate.string();
+      tried += (tried.empty() ? "" : ", ") + candidate.string();
+    }
+  }
+  return Status::NotFound(path + ": no such directory" + (tried.empty() ? std::string() : " (also looked for " + tried + ")"));
+}
+
 Status WriteFileAtomic(const std::string& path, std::string_view contents) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   std::FILE* f = std::fopen(tmp.c_str(), "wb");

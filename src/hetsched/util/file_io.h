@@ -20,6 +20,11 @@ Result<std::string> ReadFile(const std::string& path);
 // that a program run from another directory finds them. The error names every place tried.
 Result<std::string> ReadFileOrEmbedded(const std::string& path);
 
+// A directory by the same rules as ReadFileOrEmbedded: `path` itself when it is one, else, when
+// relative, under the project's data tree beside the program ("data/real/pollux/traces"). The
+// error names every place tried.
+Result<std::string> FindDataDirectory(const std::string& path);
+
 // The directory of the running program (/proc/self/exe's), where its back-end modules and data
 // tree are looked for; nullopt when it cannot be read.
 std::optional<std::filesystem::path> ProgramDirectory();

@@ -1,0 +1,90 @@
+#include "hetsched/sim/goodput_jobs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace hetsched::sim_internal {
+
+int GoodputJob::nodes() const {
+  return static_cast<int>(std::count_if(placement.begin(), placement.end(), [](int g) { return g > 0; }));
+}
+
+int GoodputJob::replicas() const { return std::accumulate(placement.begin(), placement.end(), 0); }
+
+Status GoodputSteps::Place(GoodputJob& job, std::vector<int> placement) {
+  job.placement = std::move(placement);
+  if (job.placement.empty()) {  // de-allocated (simulator.py:176-178)
+    job.atomic_bsz = 0;
+    return Status::Ok();
+  }
+  ++job.restarts;
+  return RepickBatch(job);
+}
+
+Status GoodputSteps::RepickBatch(GoodputJob& job) {
+  const int replicas = job.replicas();
+  if (replicas == 0) return Status::Ok();
+  const GoodputApplication& app = *job.app;
+  const int nodes = job.nodes();
+  double batch = job.adaptive ? 0.0 : static_cast<double>(job.target_batch);
+  if (job.adaptive && job.samples.empty()) {
+    batch = std::max<double>(app.init_batch_size(), static_cast<double>(app.min_local_bsz()) * replicas);
+  }
+  if (batch == 0) {  // adaptive, with a model: the best goodput it expects
+    HETSCHED_ASSIGN_OR_RETURN(const auto params, Params(job));
+    const GoodputModel model(*params, job.grad.value_or(GradientStats{}), app.init_batch_size());
+    BatchLimits limits;
+    limits.max_batch_size = app.max_batch_size();
+    limits.min_atomic_bsz = app.min_local_bsz();
+    limits.max_atomic_bsz = app.max_local_bsz();
+    limits.accumulation = true;
+    const BatchChoice choice = model.Optimize(nodes, replicas, limits);
+    job.atomic_bsz = choice.atomic_bsz;
+    job.accum_steps = choice.accum_steps;
+  } else {
+    const double local = std::ceil(batch / replicas - 1e-8);
+    job.accum_steps = static_cast<int>(std::ceil(local / app.max_local_bsz() - 1e-8)) - 1;
+    if (replicas == 1 && batch > app.init_batch_size()) job.accum_steps = std::max(1, job.accum_steps);
+    job.atomic_bsz = static_cast<int>(std::ceil(local / (job.accum_steps + 1) - 1e-8));
+  }
+  const int count = replicas * (job.accum_steps + 1);
+  job.atomic_bsz = std::min(job.atomic_bsz, static_cast<int>(static_cast<double>(app.max_batch_size()) / count));
+  return Status::Ok();
+}
+
+Status GoodputSteps::Observe(GoodputJob& job) {
+  if (job.replicas() == 0) return Status::Ok();
+  HETSCHED_ASSIGN_OR_RETURN(const StepTimes t, job.app->StepTime(job.placement, job.atomic_bsz));
+  HETSCHED_ASSIGN_OR_RETURN(job.grad, job.app->GradStats(job.batch_size(), job.epoch));
+  const auto key = std::make_tuple(job.nodes(), job.replicas(), job.atomic_bsz);
+  if (!job.seen.insert(key).second) return Status::Ok();
+  job.samples.push_back(ThroughputSample{job.nodes(), job.replicas(), job.atomic_bsz, t.step_s - t.sync_s, t.step_s});
+  job.refit_due = true;
+  return Status::Ok();
+}
+
+Result<std::optional<ThroughputParams>> GoodputSteps::Params(GoodputJob& job) {
+  if (job.samples.empty()) return std::optional<ThroughputParams>();
+  if (job.refit_due) {
+    auto fitted = FitThroughputParams(job.samples);
+    if (!fitted.ok()) return fitted.status().WithContext("application " + job.app->name() + ": throughput fit");
+    job.params = *fitted;
+    job.refit_due = false;
+  }
+  return job.params;
+}
+
+Result<double> GoodputSteps::TrueGoodput(const GoodputJob& job) {
+  if (job.replicas() == 0 || job.atomic_bsz < 1) return 0.0;
+  HETSCHED_ASSIGN_OR_RETURN(const StepTimes t, job.app->StepTime(job.placement, job.atomic_bsz));
+  const double accum_time = t.step_s - t.sync_s;
+  const double batch = job.batch_size();
+  const double scale = batch / job.app->init_batch_size();
+  HETSCHED_ASSIGN_OR_RETURN(const GradientStats g, job.app->GradStats(batch, job.epoch));
+  const double gain = (g.var + g.sqr) / (g.var / scale + g.sqr);
+  const double total = t.step_s + accum_time * job.accum_steps;
+  return gain / total;
+}
+
+}  // namespace hetsched::sim_internal

@@ -1,0 +1,72 @@
+// Internal to sim/: goodput-adaptive jobs, run on their application's measured truth as Pollux's
+// simulator runs them [SRC: petuum/adaptdl @ osdi21-artifact, simulator/simulator.py:21-181
+// (Apache-2.0); docs/goodput.md]. A job's progress is counted in iterations at its application's
+// initial batch size, efficiency-weighted; its speed in a placement (GPUs per node) is
+//   goodput = gain / T,  gain = (var + sqr) / (var / scale + sqr),  scale = batch / init batch,
+//   T = step + (step - sync) x accum_steps,
+// with the true (step, sync) of the placement at its atomic batch and the true gradient
+// statistics (sqr, var) of its current epoch at its batch. An epoch ends when the progress reaches
+// the application's ProgressAt(epoch + 1); the job is complete when its last epoch ends.
+//
+// What the job itself knows (what adaptdl's agent in a job reports to the scheduler): the
+// configurations it has run in with their measured times, the throughput model fitted to them
+// (perf/goodput_fit.h, refitted on each new configuration, lazily: only when read), and the
+// gradient statistics it last measured. With them it picks its batch size (an adaptive job under
+// a policy that adapts batches) after each re-allocation, at each epoch's end and at each goodput
+// interval (Pollux's round: its simulator re-picks at the end of every step() call); otherwise it
+// keeps the batch its user tuned, split over its GPUs.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "hetsched/perf/goodput.h"
+#include "hetsched/perf/goodput_fit.h"
+#include "hetsched/trace/goodput_application.h"
+#include "hetsched/util/status.h"
+
+namespace hetsched::sim_internal {
+
+struct GoodputJob {
+  const GoodputApplication* app = nullptr;
+  bool adaptive = false;   // picks its batch size; else keeps target_batch
+  int target_batch = 0;    // the total batch its user tuned (num_gpus x per-device batch)
+  int epoch = 0;
+  std::vector<int> placement;  // GPUs on each node it spans, in the plan's node order; empty: none
+  int atomic_bsz = 0, accum_steps = 0;
+  int restarts = -1;           // placements after its first (Pollux's num_restarts); -1: never placed
+  double rate = 0;             // its true goodput now (TrueGoodput), progress per second
+  double boundary_s = 0;       // its last progress boundary: a start, an epoch's end, a tick
+  bool observe_due = false;    // it has not measured its configuration since that boundary
+
+  // Its own knowledge.
+  std::vector<ThroughputSample> samples;  // in the order it ran them
+  std::set<std::tuple<int, int, int>> seen;  // (nodes, replicas, atomic batch) of samples
+  std::optional<ThroughputParams> params;    // fitted to samples (stale while refit_due)
+  bool refit_due = false;
+  std::optional<GradientStats> grad;         // the last measured
+
+  int nodes() const;
+  int replicas() const;
+  double batch_size() const { return static_cast<double>(replicas()) * atomic_bsz * (accum_steps + 1); }
+};
+
+// Pollux's job steps (simulator.py), as functions of the job and its truth.
+class GoodputSteps {
+ public:
+  // A new placement (empty: none): Pollux's reallocate(), which re-picks the batch.
+  static Status Place(GoodputJob& job, std::vector<int> placement);
+  // update_local_bsz(): the batch for the current placement from what the job knows.
+  static Status RepickBatch(GoodputJob& job);
+  // update_params(): the job measures its current configuration (its true step and sync times,
+  // its epoch's true gradient statistics at its batch); a new configuration makes a refit due.
+  static Status Observe(GoodputJob& job);
+  // The fitted model, refitted first if due; nullopt before any observation.
+  static Result<std::optional<ThroughputParams>> Params(GoodputJob& job);
+  // The job's true goodput (progress per second) in its current configuration.
+  static Result<double> TrueGoodput(const GoodputJob& job);
+};
+
+}  // namespace hetsched::sim_internal

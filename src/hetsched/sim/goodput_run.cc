@@ -1,0 +1,107 @@
+// Goodput jobs in the simulator (goodput_jobs.h, docs/goodput.md): their placement, their epochs
+// as events, and the goodput interval at which adaptive jobs measure themselves and re-pick their
+// batch. Their speed is their application's truth alone: Pollux's simulator models no link
+// contention (its `interference` is 0 unless set) and Sia's turns it off, so a goodput job puts
+// no traffic on the links.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "hetsched/sim/simulator_impl.h"
+
+namespace hetsched::sim_internal {
+
+Status Simulator::GoodputPlace(JobId id, const Plan& plan) {
+  RunState& job = runs_[static_cast<size_t>(id)];
+  GoodputJob& g = goodput(job);
+  // GPUs per node, a new entry whenever the node changes (Pollux's allocation list to placement).
+  std::vector<int> placement;
+  NodeId last = -1;
+  for (DeviceId d : plan.devices) {
+    const NodeId n = cluster_.device(d).node;
+    if (placement.empty() || n != last) placement.push_back(0);
+    ++placement.back();
+    last = n;
+  }
+  HETSCHED_RETURN_IF_ERROR(GoodputSteps::Place(g, std::move(placement)).WithContext("job " + std::to_string(id)));
+  auto rate = GoodputSteps::TrueGoodput(g);
+  if (!rate.ok()) return rate.status().WithContext("job " + std::to_string(id) + " (" + g.app->name() + ")");
+  g.rate = *rate;
+  g.boundary_s = now_;
+  g.observe_due = true;
+  return Status::Ok();
+}
+
+double Simulator::GoodputBoundary(const RunState& job) const {
+  const GoodputJob& g = goodput(job);
+  return std::min(job.total_iterations, g.app->ProgressAt(g.epoch + 1));
+}
+
+Status Simulator::GoodputBoundaryStep(JobId id, bool repick) {
+  RunState& job = runs_[static_cast<size_t>(id)];
+  GoodputJob& g = goodput(job);
+  const ActiveRun& run = active(job);
+  const std::string who = "job " + std::to_string(id) + " (" + g.app->name() + ")";
+  // It measured its configuration when it began to progress in it (simulator.py:117-121): only if
+  // it did progress since its last boundary.
+  if (g.observe_due && now_ > std::max(g.boundary_s, run.progress_from_s)) {
+    HETSCHED_RETURN_IF_ERROR(GoodputSteps::Observe(g).WithContext(who));
+    g.observe_due = false;
+  }
+  if (repick) HETSCHED_RETURN_IF_ERROR(GoodputSteps::RepickBatch(g).WithContext(who));
+  auto rate = GoodputSteps::TrueGoodput(g);
+  if (!rate.ok()) return rate.status().WithContext(who);
+  g.rate = *rate;
+  g.boundary_s = now_;
+  g.observe_due = true;  // the chunk that begins measures itself when it progresses
+  Retime(id);
+  return Status::Ok();
+}
+
+Status Simulator::GoodputEpochEnds(JobId id, bool* decide) {
+  RunState& job = runs_[static_cast<size_t>(id)];
+  GoodputJob& g = goodput(job);
+  ActiveRun& run = active(job);
+  const double boundary = GoodputBoundary(job);
+  // Progress conservation: the boundary is reached now (to within Pollux's rounding of the time
+  // to a whole second when SimOptions::goodput_round_epochs: half a second of progress).
+  const double done = ProgressAt(job, now_);
+  const double slack = (options_.goodput_round_epochs ? 0.5 * run.rate : 0.0) + 1e-6 * boundary + 1e-6;
+  if (std::abs(done - boundary) > slack) {
+    return Status::Internal("invariant: goodput job " + std::to_string(id) + " ends epoch " + std::to_string(g.epoch) +
+                            " at t=" + std::to_string(now_) + " with progress " + std::to_string(done) + ", not " +
+                            std::to_string(boundary));
+  }
+  // Measured in the epoch that ends (its gradient statistics), then the next begins.
+  if (g.observe_due && now_ > std::max(g.boundary_s, run.progress_from_s)) {
+    HETSCHED_RETURN_IF_ERROR(
+        GoodputSteps::Observe(g).WithContext("job " + std::to_string(id) + " (" + g.app->name() + ")"));
+    g.observe_due = false;
+  }
+  ++g.epoch;
+  job.done_at_update = boundary;
+  run.update_s = now_;
+  status_[static_cast<size_t>(id)].iterations_done = boundary;
+  if (g.epoch > g.app->completion_epoch()) {
+    *decide = true;
+    return Complete(id);
+  }
+  return GoodputBoundaryStep(id, /*repick=*/true);
+}
+
+Status Simulator::GoodputTick() {
+  const double now = now_;
+  bool adaptive_running = false;
+  for (size_t slot = 0; slot < active_.size(); ++slot) {
+    const ActiveRun& run = active_[slot];
+    if (run.job < 0 || run.idle) continue;
+    const RunState& job = runs_[static_cast<size_t>(run.job)];
+    if (job.goodput < 0 || !goodput(job).adaptive) continue;
+    adaptive_running = true;
+    HETSCHED_RETURN_IF_ERROR(GoodputBoundaryStep(run.job, /*repick=*/true));
+  }
+  goodput_tick_s_ = adaptive_running ? now + options_.goodput_interval_s : kInf;
+  return Status::Ok();
+}
+
+}  // namespace hetsched::sim_internal

@@ -1,0 +1,104 @@
+// Goodput jobs in the simulator (sim/goodput_jobs.h, goodput_run.cc) on a hand-made application
+// whose every figure is chosen for a schedule worked out on paper:
+//  - step 0.1 s at local batch 32 on one GPU, 0.2 s at 64, no synchronisation time;
+//  - validated batch sizes 32 (the initial) and 64, two epochs each; epochs end at progress 100
+//    and 200 (the smaller of the two files' progress: 32's);
+//  - gradient statistics at 64: (sqr, var) = (1, 3) in epoch 0 and (1, 1) in epoch 1.
+// Every placement costs the re-allocation delay (30 s) before the job progresses.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hetsched/sched/methods.h"
+#include "hetsched/sim/simulator.h"
+#include "hetsched/trace/goodput_application.h"
+#include "sim_world.h"
+
+namespace hetsched {
+namespace {
+
+using testing_util::MakeSimWorld;
+using testing_util::MakeWorkload;
+using testing_util::UnitJob;
+
+std::shared_ptr<const GoodputApplication> Toy() {
+  PolluxModelProfile p;
+  p.model = "toy";
+  auto placement = [](const char* where, int bsz, double step) {
+    PolluxPlacementRow r;
+    r.placement = where;
+    r.local_bsz = bsz;
+    r.step_time_s = step;
+    r.sync_time_s = 0;
+    return r;
+  };
+  p.placements = {placement("1", 32, 0.1), placement("1", 64, 0.2), placement("2", 32, 0.15),
+                  placement("2", 64, 0.25)};
+  p.scalability = {PolluxScalabilityRow{2, 4, 32, 0.3, 0.1}, PolluxScalabilityRow{2, 4, 64, 0.4, 0.1}};
+  p.validation[32] = {PolluxValidationRow{100, 100, 0.5, 1, 1}, PolluxValidationRow{200, 200, 0.6, 1, 1}};
+  p.validation[64] = {PolluxValidationRow{150, 75, 0.5, 1, 3}, PolluxValidationRow{300, 150, 0.6, 1, 1}};
+  auto app = GoodputApplication::Create(std::move(p));
+  EXPECT_TRUE(app.ok()) << app.status().ToString();
+  return *app;
+}
+
+// One GPU each on a 2-GPU node; `batch` the total batch its user tuned.
+Job ToyJob(JobId id, double submit_s, int batch) {
+  Job j = UnitJob(id, submit_s, 1, 0.003);
+  j.spec.application = "toy";
+  j.spec.adaptive_batch = true;  // fifo does not adapt batches: the tuned batch stands
+  j.spec.total_batch_size = batch;
+  return j;
+}
+
+Result<RunRecord> RunToy(const Workload& workload, bool round_epochs) {
+  auto w = MakeSimWorld(1, 2);
+  MethodChoice choice;
+  choice.policy = "fifo";
+  choice.placer = "first-fit";
+  auto methods = CreateMethods(choice);
+  EXPECT_TRUE(methods.ok()) << methods.status().ToString();
+  SimOptions options;
+  options.full_audit_every = 1;
+  options.goodput_round_epochs = round_epochs;
+  return Simulate(*w->cluster, w->zoo, workload, std::move(methods).value(), options);
+}
+
+TEST(GoodputJobsTest, ProgressIsEfficiencyWeightedAndEndsWithTheLastEpoch) {
+  Workload workload = MakeWorkload({ToyJob(0, 0, 32), ToyJob(1, 0, 64)});
+  workload.applications["toy"] = Toy();
+  auto run = RunToy(workload, /*round_epochs=*/false);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  // Job 0, batch 32 on one GPU: one pass of 0.1 s at the initial batch (gain 1): 10 progress/s.
+  // After the 30 s delay, epoch 0 ends at 40 and epoch 1 (the last) at 50.
+  EXPECT_NEAR(run->jobs[0].finish_s, 50, 1e-9);
+  // Job 1, batch 64 on one GPU: 32 twice, accumulated (one GPU above the initial batch always
+  // accumulates): 0.1 + 0.1 = 0.2 s a step. Epoch 0: gain (3 + 1) / (3 / 2 + 1) = 1.6, 8/s, 100
+  // progress in 12.5 s; epoch 1: gain 2 / 1.5, 6.67/s, 100 more in 15 s. 30 + 27.5 = 57.5.
+  EXPECT_NEAR(run->jobs[1].finish_s, 57.5, 1e-9);
+  // Both held their GPU from 0: the delay is paid holding it.
+  EXPECT_NEAR(run->jobs[0].gpu_seconds, 50, 1e-9);
+}
+
+TEST(GoodputJobsTest, PolluxRoundsEachEpochToWholeSeconds) {
+  Workload workload = MakeWorkload({ToyJob(1, 0, 64)});
+  workload.jobs[0].spec.id = 0;
+  workload.applications["toy"] = Toy();
+  auto run = RunToy(workload, /*round_epochs=*/true);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  // Epoch 0 takes 12.5 s, which Python's round() makes 12 (half to even): it ends at 42 with its
+  // progress at 100 all the same; epoch 1 takes 15 s: done at 57.
+  EXPECT_NEAR(run->jobs[0].finish_s, 57, 1e-9);
+}
+
+TEST(GoodputJobsTest, AJobWhoseApplicationIsNotInTheWorkloadIsRefused) {
+  Workload workload = MakeWorkload({ToyJob(0, 0, 32)});
+  auto run = RunToy(workload, false);
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.status().message().find("application 'toy'"), std::string::npos) << run.status().message();
+}
+
+}  // namespace
+}  // namespace hetsched

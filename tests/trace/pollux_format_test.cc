@@ -1,0 +1,106 @@
+// Pollux's workload CSV (trace/pollux_format.cc) on rows written here, with the project's copy of
+// Pollux's profiles (data/real/pollux/traces) as the applications' truth.
+#include <gtest/gtest.h>
+
+#include "trace_test_util.h"
+
+namespace hetsched {
+namespace {
+
+using trace_test::Parse;
+
+constexpr const char* kHeader = "name,time,application,num_replicas,batch_size\n";
+
+TraceReadOptions WithPolluxProfiles() {
+  TraceReadOptions o;
+  o.goodput_profiles = HETSCHED_SOURCE_DIR "/data/real/pollux/traces";
+  return o;
+}
+
+TEST(PolluxFormatTest, ReadsJobsWithTheirApplicationsAndTunedBatches) {
+  const std::string text = std::string(kHeader) +
+                           "cifar10-0,107,cifar10,6,2048\n"
+                           "bert-1,110,bert,2,18\n"
+                           "cifar10-2,50,cifar10,4,1536\n";
+  auto w = Parse(text, "pollux", WithPolluxProfiles());
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_EQ(w->jobs.size(), 3u);
+  // Sorted by submission: cifar10-2 (50 s), cifar10-0 (107 s), bert-1 (110 s).
+  const JobSpec& a = w->jobs[0].spec;
+  EXPECT_EQ(a.name, "cifar10-2");
+  EXPECT_DOUBLE_EQ(a.submit_time_s, 50);
+  EXPECT_EQ(a.num_gpus, 4);
+  EXPECT_EQ(a.batch_size, 384);  // 1536 / 4
+  EXPECT_EQ(a.model, "resnet18-cifar");
+  EXPECT_EQ(a.application, "cifar10");
+  EXPECT_TRUE(a.adaptive_batch);  // no category column: adaptive, as in Sia's reader
+  EXPECT_TRUE(a.elastic);
+  // Between the validated 1024 (5,722 iterations to epoch 100) and 2048 (3,178): halfway, 4,450.
+  EXPECT_EQ(a.iterations, 4450);
+  EXPECT_DOUBLE_EQ(w->jobs[0].truth.total_iterations, 4450);
+  const JobSpec& b = w->jobs[1].spec;
+  EXPECT_EQ(b.batch_size, 342);  // ceil(2048 / 6)
+  EXPECT_EQ(b.iterations, 3178);  // validation-2048.csv, epoch 100
+  const JobSpec& c = w->jobs[2].spec;
+  EXPECT_EQ(c.model, "bert-base");
+  EXPECT_EQ(c.batch_size, 9);
+  // Between 12 (14,774 iterations to epoch 2) and 24 (7,427): (6 x 7,427 + 6 x 14,774) / 12 =
+  // 11,100.5, rounded up.
+  EXPECT_EQ(c.iterations, 11101);
+  ASSERT_EQ(w->applications.size(), 2u);
+  EXPECT_EQ(w->applications.at("cifar10")->max_epochs(), 100);  // Pollux's setting for cifar10
+  EXPECT_EQ(w->applications.at("bert")->max_epochs(), 2);
+}
+
+TEST(PolluxFormatTest, CategoriesSayWhatTheSystemMayChange) {
+  const std::string text = "name,time,application,num_replicas,batch_size,category\n"
+                           "a,0,cifar10,1,128,rigid\n"
+                           "b,1,cifar10,2,256,scale-gpus\n"
+                           "c,2,cifar10,2,256,Adaptive\n";
+  auto w = Parse(text, "pollux", WithPolluxProfiles());
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_FALSE(w->jobs[0].spec.adaptive_batch);
+  EXPECT_FALSE(w->jobs[0].spec.elastic);
+  EXPECT_FALSE(w->jobs[1].spec.adaptive_batch);
+  EXPECT_TRUE(w->jobs[1].spec.elastic);
+  EXPECT_TRUE(w->jobs[2].spec.adaptive_batch);
+}
+
+TEST(PolluxFormatTest, BadRowsNameLineAndField) {
+  struct Case {
+    std::string row, expected;
+  };
+  const Case cases[] = {
+      {"a,0,resnet,1,128", "t.csv:2: field 'application': unknown application 'resnet'"},
+      {"a,0,cifar10,0,128", "t.csv:2: field 'num_replicas'"},
+      {"a,0,cifar10,1,0", "t.csv:2: field 'batch_size': must be in [1, 1e9]"},
+      {"a,0,cifar10,1,8192", "t.csv:2: field 'batch_size': application 'cifar10': batch size 8192"},
+      {"a,-5,cifar10,1,128", "t.csv:2: field 'time'"},
+  };
+  for (const Case& c : cases) {
+    auto w = Parse(std::string(kHeader) + c.row + "\n", "pollux", WithPolluxProfiles());
+    ASSERT_FALSE(w.ok()) << c.row;
+    EXPECT_NE(w.status().message().find(c.expected), std::string::npos) << w.status().message();
+  }
+  auto bad_category = Parse("name,time,application,num_replicas,batch_size,category\na,0,cifar10,1,128,elastic\n",
+                            "pollux", WithPolluxProfiles());
+  ASSERT_FALSE(bad_category.ok());
+  EXPECT_NE(bad_category.status().message().find("t.csv:2: field 'category'"), std::string::npos);
+  TraceReadOptions nowhere;
+  nowhere.goodput_profiles = "/nonexistent/profiles";
+  auto missing = Parse(std::string(kHeader) + "a,0,cifar10,1,128\n", "pollux", nowhere);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("/nonexistent/profiles"), std::string::npos);
+}
+
+TEST(PolluxFormatTest, DetectedFromItsHeaderWithTheBuiltInProfiles) {
+  // No profile directory given: the copy of Pollux's profiles in the data tree beside the program.
+  auto w = Parse(std::string(kHeader) + "a,0,imagenet,8,1600\n", "auto");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->jobs[0].spec.model, "resnet50");
+  EXPECT_EQ(w->jobs[0].spec.application, "imagenet");
+  EXPECT_EQ(w->jobs[0].spec.batch_size, 200);
+}
+
+}  // namespace
+}  // namespace hetsched
