@@ -43,12 +43,13 @@ TEST(ModelZooTest, BuiltInHasEveryKey) {
   const ModelZoo& zoo = ModelZoo::BuiltIn();
   for (const char* key : {"resnet50", "resnet18-cifar", "vgg16", "inception-v3", "bert-base",
                           "bert-large", "gpt2-small", "gpt2-medium", "transformer-nmt", "lstm-lm",
-                          "deepfm", "wide-deep", "recommendation-vae", "a3c", "cyclegan"}) {
+                          "deepfm", "wide-deep", "recommendation-vae", "a3c", "cyclegan", "neumf",
+                          "deepspeech2", "yolov3"}) {
     const ModelProfile* m = zoo.Find(key);
     ASSERT_NE(m, nullptr) << key;
     EXPECT_EQ(m->name, key);
   }
-  EXPECT_EQ(zoo.models().size(), 15u);
+  EXPECT_EQ(zoo.models().size(), 18u);
 }
 
 TEST(ModelZooTest, OnlyA3cDeclaresHostSideWork) {
@@ -84,6 +85,10 @@ TEST(ModelZooTest, AliasesAndGavelNames) {
   EXPECT_EQ(name_of("Recommendation"), "recommendation-vae");
   EXPECT_EQ(name_of("A3C"), "a3c");
   EXPECT_EQ(name_of("CycleGAN"), "cyclegan");
+  // Pollux's applications added by zoo_pollux.cc (data/real/pollux/traces/<app>).
+  EXPECT_EQ(name_of("ncf"), "neumf");
+  EXPECT_EQ(name_of("DeepSpeech2"), "deepspeech2");
+  EXPECT_EQ(name_of("YOLOv3"), "yolov3");
   EXPECT_EQ(zoo.Find("resnet"), nullptr);
   auto missing = zoo.Lookup("alexnet");
   ASSERT_FALSE(missing.ok());

@@ -27,6 +27,17 @@ TEST(ZooBuilderTest, StridedConvShape) {
   EXPECT_EQ(out.h, 149);  // (299 - 3) / 2 + 1
 }
 
+TEST(ZooBuilderTest, ConvWithTwoStrides) {
+  Shape out;
+  // DeepSpeech2's second conv: 21x11 kernel, pad (10, 5), stride 2 along h, 1 along w.
+  const ConvSpec spec{32, 21, 11, 7, 10, 5, true, true};
+  LayerProfile l = Conv2dStrides("c", Shape{32, 81, 151}, spec, 2, 1, &out);
+  EXPECT_EQ(out.h, 41);   // (81 + 20 - 21) / 2 + 1; spec.stride (7) is not read
+  EXPECT_EQ(out.w, 151);  // (151 + 10 - 11) / 1 + 1
+  EXPECT_DOUBLE_EQ(l.param_bytes, (21 * 11 * 32 * 32 + 32 + 2 * 32) * 4.0);
+  EXPECT_DOUBLE_EQ(l.fwd_flops_per_sample, 2.0 * 21 * 11 * 32 * 32 * 41 * 151 + 2.0 * 32 * 41 * 151);
+}
+
 TEST(ZooBuilderTest, ConvTransposeCountsInputPositions) {
   Shape out;
   LayerProfile l = ConvTranspose2d("t", Shape{4, 2, 2}, Conv(2, 3, 2, 1, false, false), &out);
@@ -69,6 +80,17 @@ TEST(ZooBuilderTest, FeedForwardLstmAndEmbeddings) {
   // 5 steps x 4 gates x 2 units x (3 + 2) = 200 MACs -> 400; gates 10 x 2 x 5 = 100.
   EXPECT_DOUBLE_EQ(l.fwd_flops_per_sample, 500);
   EXPECT_DOUBLE_EQ(l.param_bytes, (4 * 2 * 5 + 2 * 4 * 2) * 4);
+  // GRU: 5 steps x 3 gates x 2 units x (3 + 2) = 150 MACs -> 300; gates 9 x 2 x 5 = 90.
+  // PyTorch's nn.GRU(3, 2): 3 x (3 x 2 + 2 x 2) + 2 x 3 x 2 = 42 parameters per direction.
+  LayerProfile g = Gru("g", 3, 2, 5, false);
+  EXPECT_DOUBLE_EQ(g.fwd_flops_per_sample, 390);
+  EXPECT_DOUBLE_EQ(g.param_bytes, 42 * 4);
+  EXPECT_DOUBLE_EQ(g.activation_bytes_per_sample, 5 * 2 * 4);
+  LayerProfile bi = Gru("bi", 3, 2, 5, true);  // two directions, outputs concatenated
+  EXPECT_DOUBLE_EQ(bi.fwd_flops_per_sample, 2 * 390);
+  EXPECT_DOUBLE_EQ(bi.param_bytes, 2 * 42 * 4);
+  EXPECT_DOUBLE_EQ(bi.activation_bytes_per_sample, 5 * 4 * 4);
+  EXPECT_EQ(bi.kind, LayerKind::kRecurrent);
   LayerProfile e = DenseEmbedding("e", 1000, 8, 3);
   EXPECT_DOUBLE_EQ(e.param_bytes, 32000);
   EXPECT_DOUBLE_EQ(e.embedding_table_bytes, 0);

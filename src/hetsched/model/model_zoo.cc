@@ -78,6 +78,7 @@ const ModelZoo& ModelZoo::BuiltIn() {
     zoo::AddLanguageModels(z);
     zoo::AddRecommendationModels(z);
     zoo::AddGavelMiscModels(z);
+    zoo::AddPolluxModels(z);
     return z;
   }();
   return zoo;

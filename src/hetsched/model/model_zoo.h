@@ -29,7 +29,7 @@ struct LayerProfile {
 struct ModelProfile {
   std::string name;          // zoo key: "resnet50", "bert-base", ...
   std::string display_name;  // "ResNet-50 (ImageNet 224x224)"
-  std::string domain;        // "vision", "language", "recommendation"
+  std::string domain;        // "vision", "language", "recommendation", "speech"
   int default_batch_size = 32;  // per device
   // Host-side (CPU) seconds of one training iteration of one worker that no accelerator
   // speeds up: environment simulation of a reinforcement-learning rollout, CPU-side data

@@ -7,6 +7,7 @@ constexpr double kBackwardFactor = 2.0;   // ALGORITHMS.md 1.1 [REC, standard]
 constexpr double kNormFlopsPerElem = 2.0; // normalise + affine
 constexpr double kSoftmaxFlopsPerScore = 5.0;  // max, subtract, exp, sum, divide
 constexpr double kLstmGateFlopsPerUnit = 10.0; // 3 sigmoids, 2 tanh, 3 products, 1 sum, ...
+constexpr double kGruGateFlopsPerUnit = 9.0;   // 2 sigmoids, 1 tanh, 3 products, 1-z, 2 sums
 }  // namespace
 
 LayerProfile MakeLayer(std::string name, LayerKind kind, double macs, double extra_flops,
@@ -57,10 +58,15 @@ LayerProfile ConvLayer(std::string name, Shape in, const ConvSpec& s, Shape out)
 }  // namespace
 
 LayerProfile Conv2d(std::string name, Shape in, const ConvSpec& s, Shape* out) {
+  return Conv2dStrides(std::move(name), in, s, s.stride, s.stride, out);
+}
+
+LayerProfile Conv2dStrides(std::string name, Shape in, const ConvSpec& s, int stride_h,
+                           int stride_w, Shape* out) {
   Shape o;
   o.c = s.out_c;
-  o.h = (in.h + 2 * s.ph - s.kh) / s.stride + 1;
-  o.w = (in.w + 2 * s.pw - s.kw) / s.stride + 1;
+  o.h = (in.h + 2 * s.ph - s.kh) / stride_h + 1;
+  o.w = (in.w + 2 * s.pw - s.kw) / stride_w + 1;
   *out = o;
   return ConvLayer(std::move(name), in, s, o);
 }
@@ -125,6 +131,15 @@ LayerProfile Lstm(std::string name, double in, double hidden, double seq) {
   const double params = 4 * hidden * (in + hidden) + 2 * 4 * hidden;
   return MakeLayer(std::move(name), LayerKind::kRecurrent, macs,
                    kLstmGateFlopsPerUnit * hidden * seq, params, seq * hidden);
+}
+
+LayerProfile Gru(std::string name, double in, double hidden, double seq, bool bidirectional) {
+  const double directions = bidirectional ? 2 : 1;
+  const double macs = directions * seq * 3 * hidden * (in + hidden);
+  const double params = directions * (3 * hidden * (in + hidden) + 2 * 3 * hidden);
+  return MakeLayer(std::move(name), LayerKind::kRecurrent, macs,
+                   directions * kGruGateFlopsPerUnit * hidden * seq, params,
+                   directions * seq * hidden);
 }
 
 }  // namespace hetsched::zoo

@@ -44,6 +44,10 @@ ConvSpec Conv(int out_c, int k, int stride, int pad, bool bias, bool batch_norm)
 
 // A 2-D convolution on `in`; writes the output shape to *out.
 LayerProfile Conv2d(std::string name, Shape in, const ConvSpec& spec, Shape* out);
+// The same with its own strides along h and w (spec.stride is not read), as DeepSpeech2's
+// (2, 1)-strided second convolution.
+LayerProfile Conv2dStrides(std::string name, Shape in, const ConvSpec& spec, int stride_h,
+                           int stride_w, Shape* out);
 // Transposed convolution (upsampling by `stride`, output = in * stride), as in CycleGAN.
 LayerProfile ConvTranspose2d(std::string name, Shape in, const ConvSpec& spec, Shape* out);
 // Max or average pooling: k*k FLOPs per output element, no parameters.
@@ -66,6 +70,12 @@ LayerProfile SparseEmbedding(std::string name, double rows, double dim, double l
 // One LSTM layer over `seq` steps: 4 gates of (in + hidden) x hidden MACs per step, PyTorch's
 // two bias vectors, and ~10 element-wise FLOPs per hidden unit per step for the gate maths.
 LayerProfile Lstm(std::string name, double in, double hidden, double seq);
+// One GRU layer over `seq` steps, PyTorch's nn.GRU: 3 gates of (in + hidden) x hidden MACs per
+// step, two bias vectors (3 x (in x hidden + hidden x hidden) + 2 x 3 x hidden parameters), and
+// ~9 element-wise FLOPs per hidden unit per step for the gate maths. A bidirectional layer is two
+// such directions over the same input; its output is both directions' states (2 x hidden per
+// step, as PyTorch concatenates them).
+LayerProfile Gru(std::string name, double in, double hidden, double seq, bool bidirectional);
 
 // Registration of the built-in models, one function per zoo_*.cc file.
 void AddVisionModels(ModelZoo& zoo);          // zoo_vision.cc: resnet50, resnet18-cifar, vgg16
@@ -73,5 +83,6 @@ void AddInceptionV3(ModelZoo& zoo);           // zoo_inception.cc
 void AddLanguageModels(ModelZoo& zoo);        // zoo_language.cc: bert, gpt2, transformer, lstm
 void AddRecommendationModels(ModelZoo& zoo);  // zoo_recommendation.cc: deepfm, wide-deep, vae
 void AddGavelMiscModels(ModelZoo& zoo);       // zoo_gavel_misc.cc: a3c, cyclegan
+void AddPolluxModels(ModelZoo& zoo);          // zoo_pollux.cc: neumf, deepspeech2, yolov3
 
 }  // namespace hetsched::zoo
