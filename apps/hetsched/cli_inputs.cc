@@ -64,6 +64,15 @@ void SimArgs::Add(CLI::App& app) {
   app.add_flag("--assume-consolidated", assume_consolidated,
                "Measured jobs run at their consolidated measured speed wherever their devices are (as Gavel's simulator)");
   app.add_flag("--skip-unfit", skip_unfit, "Skip (and count) jobs that can never fit the cluster instead of failing");
+  app.add_option("--goodput-delay", goodput_delay_s,
+                 "Seconds a goodput job (Pollux's or Sia's workloads) holds its GPUs without progress after each "
+                 "placement, its first too (docs/goodput.md)")
+      ->check(NumberAtLeast(0));
+  app.add_option("--goodput-interval", goodput_interval_s,
+                 "Seconds between an adaptive goodput job's measurements of itself and batch re-picks")
+      ->check(NumberAbove(0));
+  app.add_flag("--goodput-round-epochs", goodput_round_epochs,
+               "A goodput job's epoch ends on a whole second after its last boundary, as Pollux's simulator rounds it");
   app.add_flag("-q,--quiet", quiet, "No progress bar");
   app.add_option("--throughputs", throughputs,
                  "Measured throughputs (Gavel CSV) used as the simulator's truth for the trace jobs they cover: "

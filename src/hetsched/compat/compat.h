@@ -24,6 +24,9 @@ struct CompatSetting {
   std::vector<std::string> policies;
   std::string source;  // where the peer decides it, e.g. "scheduler/scheduler.py:1734"
   std::string why;     // one line
+  // Not applied when one of these options is given (the peer's default cluster, "--gpus", is not
+  // applied to a run given "--cluster").
+  std::vector<std::string> unless_given = {};
 
   bool AppliesTo(std::string_view policy) const;
   // True for "--policy-opt", "--placer-opt" and "--planner-opt" settings.

@@ -122,13 +122,15 @@ struct RunRecord {
   // Where the simulator's true speed came from: jobs that ran at measured throughputs throughout,
   // jobs of a measured type that ran at least once in a configuration the table lacks (GPU count,
   // or a measured failure) and got the model there, jobs timed by their trace's run time
-  // (JobTruth::runtime_s), and the rest (the performance model throughout).
+  // (JobTruth::runtime_s), goodput jobs (their application's profile, JobSpec::application), and
+  // the rest (the performance model throughout).
   bool truth_table_used = false;
   long long jobs_truth_measured = 0;
   long long jobs_truth_model = 0;
   long long jobs_truth_mixed = 0;
   long long jobs_truth_runtime = 0;
-  bool truth_reported() const { return truth_table_used || jobs_truth_runtime > 0; }
+  long long jobs_truth_goodput = 0;  // goodput jobs: their application's measured profile
+  bool truth_reported() const { return truth_table_used || jobs_truth_runtime > 0 || jobs_truth_goodput > 0; }
   long long events = 0;
   long long scheduler_calls = 0;
   double wall_seconds = 0;                   // simulator wall-clock (not part of determinism)

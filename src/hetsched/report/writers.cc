@@ -145,6 +145,7 @@ std::string SummaryJson(const RunRecord& run, const Summary& summary) {
                   {"model_jobs", run.jobs_truth_model},
                   {"mixed_jobs", run.jobs_truth_mixed},
                   {"trace_runtime_jobs", run.jobs_truth_runtime}};
+    if (run.jobs_truth_goodput > 0) j["truth"]["goodput_profile_jobs"] = run.jobs_truth_goodput;
   }
   // run.wall_seconds is left out on purpose: it differs between identical runs.
   return j.dump(2) + "\n";

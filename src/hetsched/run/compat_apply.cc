@@ -1,5 +1,7 @@
 #include "hetsched/run/compat_apply.h"
 
+#include <algorithm>
+
 #include <fmt/core.h>
 
 namespace hetsched {
@@ -37,6 +39,12 @@ Status CompatApplier::ApplyToTarget(CompatTarget& target, const std::vector<std:
     }
     if (const std::optional<std::string> given = target.Given(s.option)) {
       lines_.push_back(fmt::format("  kept {:<36} as given (profile: {})", s.option + " " + *given, s.value));
+      continue;
+    }
+    const auto other = std::find_if(s.unless_given.begin(), s.unless_given.end(),
+                                    [&](const std::string& o) { return target.Given(o).has_value(); });
+    if (other != s.unless_given.end()) {
+      lines_.push_back(fmt::format("  -    {:<36} not with {} (given)", what, *other));
       continue;
     }
     if (Status set = target.Set(s.option, s.value); !set.ok()) {

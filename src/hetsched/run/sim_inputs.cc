@@ -63,6 +63,9 @@ SimOptions SimSettings::ToOptions(unsigned long long seed) const {
   o.contention = !no_contention;
   o.measured_always_consolidated = assume_consolidated;
   o.skip_unfit_jobs = skip_unfit;
+  o.goodput_restart_delay_s = goodput_delay_s;
+  o.goodput_interval_s = goodput_interval_s;
+  o.goodput_round_epochs = goodput_round_epochs;
   return o;
 }
 

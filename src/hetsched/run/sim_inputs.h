@@ -48,6 +48,10 @@ struct SimSettings {
   bool no_contention = false;
   bool assume_consolidated = false;
   bool skip_unfit = false;
+  // Goodput jobs (SimOptions::goodput_*; docs/goodput.md).
+  double goodput_delay_s = 30;
+  double goodput_interval_s = 60;
+  bool goodput_round_epochs = false;
   SimOptions ToOptions(unsigned long long seed) const;
 };
 

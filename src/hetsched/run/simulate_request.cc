@@ -58,6 +58,11 @@ const std::vector<Setting>& Settings() {
       {"--assume-consolidated", BoolCheck(),
        [](R& r, std::string_view v) { r.sim.assume_consolidated = ParseBoolText(v); }},
       {"--skip-unfit", BoolCheck(), [](R& r, std::string_view v) { r.sim.skip_unfit = ParseBoolText(v); }},
+      {"--goodput-delay", NumberAtLeastCheck(0), [](R& r, std::string_view v) { r.sim.goodput_delay_s = Number(v); }},
+      {"--goodput-interval", NumberAboveCheck(0),
+       [](R& r, std::string_view v) { r.sim.goodput_interval_s = Number(v); }},
+      {"--goodput-round-epochs", BoolCheck(),
+       [](R& r, std::string_view v) { r.sim.goodput_round_epochs = ParseBoolText(v); }},
       {"--throughputs", AnyText(), [](R& r, std::string_view v) { r.sim.throughputs = v; }},
       {"--policy", AnyText(), [](R& r, std::string_view v) { r.methods.policy = v; }},
       {"--placer", AnyText(), [](R& r, std::string_view v) { r.methods.placer = v; }},
@@ -168,6 +173,10 @@ std::string DescribeSimulation(const std::vector<RunRecord>& runs, const Summary
     out += fmt::format("truth   : {} job(s) at measured throughputs, {} mixed (a GPU count the table lacks), {} at "
                        "their trace's run time, {} at the performance model\n",
                        run.jobs_truth_measured, run.jobs_truth_mixed, run.jobs_truth_runtime, run.jobs_truth_model);
+    if (run.jobs_truth_goodput > 0) {
+      out += fmt::format("          {} goodput job(s) at their application's measured profile (docs/goodput.md)\n",
+                         run.jobs_truth_goodput);
+    }
   }
   if (run.jobs_rejected > 0) out += fmt::format("{} job(s) could never fit and were skipped\n", run.jobs_rejected);
   if (run.jobs_dropped > 0) {

@@ -450,9 +450,10 @@ Status Simulator::CloseRecord() {
     }
     record(run).first_start_s = status_[i].first_start_s;
     // The same precedence as the speed itself (TrueIterationS): measured table, trace run time, model.
-    ++(run.measured_type >= 0 ? (run.measured_fallback ? record_.jobs_truth_mixed : record_.jobs_truth_measured)
-       : run.runtime_rate > 0 ? record_.jobs_truth_runtime
-                              : record_.jobs_truth_model);
+    ++(run.goodput >= 0         ? record_.jobs_truth_goodput
+       : run.measured_type >= 0 ? (run.measured_fallback ? record_.jobs_truth_mixed : record_.jobs_truth_measured)
+       : run.runtime_rate > 0   ? record_.jobs_truth_runtime
+                                : record_.jobs_truth_model);
   }
   traffic_.Report(&record_.link_peaks);
   record_.events = events_processed_;
