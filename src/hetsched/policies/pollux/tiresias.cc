@@ -38,21 +38,37 @@ class PolluxTiresias final : public JobScheduler {
   void OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) override { Forget(job.spec->id); }
   void OnJobRequeued(const JobStatus& job, SchedContext& /*ctx*/) override {
     auto it = jobs_.find(job.spec->id);
-    if (it != jobs_.end()) it->second.nodes.clear();  // it lost its GPUs: placed again if it runs
+    if (it == jobs_.end()) {
+      arrived_.push_back(job.spec->id);
+    } else {
+      it->second.nodes.clear();  // it lost its GPUs: placed again while it is let run
+    }
   }
-  void OnJobRunning(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  // A job a back end found running (the Slurm agent at a restart): its own, in queue 0.
+  void OnJobRunning(const JobStatus& job, SchedContext& ctx) override {
+    const JobId id = job.spec->id;
+    if (jobs_.contains(id)) return;
+    Job& j = jobs_[id];
+    j.running = true;
+    j.last_check = static_cast<long long>(ctx.now());
+    for (DeviceId d : job.devices) j.nodes.push_back(ctx.cluster().device(d).node);
+    queue0_.push_back(id);
+    order_.push_back(id);
+  }
 
   void Schedule(SchedContext& ctx) override {
     // Rounds on the grid round, 2 round, ... (Pollux's simulator calls its policy after each step,
-    // the first at one interval); calls between them change nothing.
+    // the first at one interval); calls between them change nothing. After a time with no job
+    // the grid resumes at its next point; a back end that calls late (the Slurm agent's polls)
+    // gets the round that is due.
     const double now = ctx.now();
-    if (now < next_round_s_ || now != std::ceil(now / round_s_) * round_s_) {
-      next_round_s_ = std::max(next_round_s_, std::ceil(now / round_s_) * round_s_);
-      if (next_round_s_ == now) next_round_s_ += round_s_;
-      if (!order_.empty() || !arrived_.empty()) ctx.WakeUpAt(next_round_s_);
+    if (!armed_ && now > next_round_s_) next_round_s_ = std::ceil(now / round_s_) * round_s_;
+    if (now < next_round_s_) {
+      if (!order_.empty() || !arrived_.empty()) Arm(ctx);
       return;
     }
-    next_round_s_ = now + round_s_;
+    next_round_s_ = (std::floor(now / round_s_) + 1) * round_s_;
+    armed_ = false;
     for (JobId id : arrived_) {
       jobs_[id] = Job{};
       queue0_.push_back(id);
@@ -64,7 +80,7 @@ class PolluxTiresias final : public JobScheduler {
     UpdateQueues(ctx, event_time);
     std::vector<JobId> run = Admit(ctx);
     Allocate(ctx, run);
-    ctx.WakeUpAt(next_round_s_);
+    Arm(ctx);
   }
 
  private:
@@ -73,6 +89,11 @@ class PolluxTiresias final : public JobScheduler {
     long long last_check = 0, executed = 0;
     std::vector<NodeId> nodes;  // one entry per GPU, in the order given (empty: none)
   };
+
+  void Arm(SchedContext& ctx) {
+    ctx.WakeUpAt(next_round_s_);
+    armed_ = true;
+  }
 
   void Forget(JobId id) {
     jobs_.erase(id);
@@ -156,6 +177,7 @@ class PolluxTiresias final : public JobScheduler {
 
   double round_s_, threshold_;
   double next_round_s_;  // no round before this time (a multiple of round_s_)
+  bool armed_ = false;   // a wake-up for next_round_s_ was asked for
   std::map<JobId, Job> jobs_;
   std::vector<JobId> queue0_, queue1_;
   std::vector<JobId> order_;    // the jobs seen, in arrival order (Pollux's job list)
