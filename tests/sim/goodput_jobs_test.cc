@@ -13,7 +13,7 @@
 
 #include "hetsched/sched/methods.h"
 #include "hetsched/sim/simulator.h"
-#include "hetsched/trace/goodput_application.h"
+#include "hetsched/perf/goodput_application.h"
 #include "sim_world.h"
 
 namespace hetsched {

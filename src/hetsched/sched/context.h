@@ -13,6 +13,7 @@
 
 #include "hetsched/model/model_zoo.h"
 #include "hetsched/sched/cluster_state.h"
+#include "hetsched/sched/goodput_view.h"
 #include "hetsched/sched/job_status.h"
 #include "hetsched/sched/placer.h"
 #include "hetsched/sched/planner.h"
@@ -85,6 +86,12 @@ class SchedBackend {
   // does not (the default, the Slurm agent). Gavel's simulator acts on it when a round ran
   // nothing (scheduler.py:1273-1295).
   virtual ArrivalsLeft arrivals_left() const { return ArrivalsLeft::kUnknown; }
+  // What goodput job `id` reports of itself now (sched/goodput_view.h), its fitted model only
+  // `with_model` (a fit is costly); nullopt for another job, or where the back end runs none (the
+  // default; the Slurm agent). An error (its throughput fit failed) is a fault.
+  virtual Result<std::optional<GoodputJobView>> goodput_job(JobId /*id*/, bool /*with_model*/) const {
+    return std::optional<GoodputJobView>();
+  }
 };
 
 class SchedContext {
@@ -136,6 +143,13 @@ class SchedContext {
   // fault, so the run ends with it instead of going on with a decision the policy could not make.
   void Fail(Status status) { KeepError(std::move(status)); }
   void WakeUpAt(double time_s) { backend_.RequestWakeUp(time_s); }
+  // SchedBackend::goodput_job; a fault is kept (the run ends with it) and nullopt returned.
+  std::optional<GoodputJobView> goodput_job(JobId id, bool with_model = false) {
+    auto view = backend_.goodput_job(id, with_model);
+    if (view.ok()) return std::move(view).value();
+    KeepError(view.status());
+    return std::nullopt;
+  }
   ArrivalsLeft arrivals_left() const { return backend_.arrivals_left(); }
   // SchedBackend::DropJob: true when the job was dropped; false when the back end cannot (a
   // fault is kept for TakeError()).

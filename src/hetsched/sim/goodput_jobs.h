@@ -24,7 +24,7 @@
 
 #include "hetsched/perf/goodput.h"
 #include "hetsched/perf/goodput_fit.h"
-#include "hetsched/trace/goodput_application.h"
+#include "hetsched/perf/goodput_application.h"
 #include "hetsched/util/status.h"
 
 namespace hetsched::sim_internal {

@@ -89,6 +89,36 @@ Status Simulator::GoodputEpochEnds(JobId id, bool* decide) {
   return GoodputBoundaryStep(id, /*repick=*/true);
 }
 
+Result<std::optional<GoodputJobView>> Simulator::goodput_job(JobId id, bool with_model) const {
+  if (id < 0 || static_cast<size_t>(id) >= runs_.size() || runs_[static_cast<size_t>(id)].goodput < 0) {
+    return std::optional<GoodputJobView>();
+  }
+  const RunState& job = runs_[static_cast<size_t>(id)];
+  // What it measured since its last boundary counts once it has progressed (it measures itself
+  // as it begins to: simulator.py:117-121); its model is refitted on demand.
+  GoodputJob& g = const_cast<Simulator*>(this)->goodput_[static_cast<size_t>(job.goodput)];
+  if (job.active >= 0 && !active(job).idle && g.observe_due &&
+      now_ > std::max(g.boundary_s, active(job).progress_from_s)) {
+    HETSCHED_RETURN_IF_ERROR(GoodputSteps::Observe(g).WithContext("job " + std::to_string(id)));
+    g.observe_due = false;
+  }
+  GoodputJobView v;
+  if (with_model) {
+    HETSCHED_ASSIGN_OR_RETURN(v.params, GoodputSteps::Params(g));
+  }
+  v.application = g.app;
+  v.adaptive = g.adaptive;
+  v.target_batch = g.target_batch;
+  v.epoch = g.epoch;
+  v.placement = g.placement;
+  v.atomic_bsz = g.atomic_bsz;
+  v.accum_steps = g.accum_steps;
+  v.restarts = std::max(0, g.restarts);
+  for (const ThroughputSample& s : g.samples) v.max_profiled_replicas = std::max(v.max_profiled_replicas, s.replicas);
+  v.grad = g.grad;
+  return std::optional<GoodputJobView>(std::move(v));
+}
+
 Status Simulator::GoodputTick() {
   const double now = now_;
   bool adaptive_running = false;

@@ -75,6 +75,7 @@ class Simulator final : public SchedBackend {
     // Strictly in the future: a scheduler cannot make the clock stand still.
     if (time_s > now_ && std::isfinite(time_s)) events_.AddWakeUp(time_s);
   }
+  Result<std::optional<GoodputJobView>> goodput_job(JobId id, bool with_model) const override;
   void NoteUnplaced(JobId id, std::string_view reason) override {
     status_[static_cast<size_t>(id)].pending_reason.assign(reason);
   }

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "hetsched/trace/formats.h"
-#include "hetsched/trace/goodput_application.h"
+#include "hetsched/trace/goodput_catalog.h"
 #include "hetsched/trace/reader_common.h"
 #include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"

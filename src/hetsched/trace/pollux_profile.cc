@@ -92,12 +92,6 @@ constexpr std::string_view kValidationColumns[] = {"progress", "iteration", "met
 
 }  // namespace
 
-int PolluxPlacementRow::replicas() const {
-  int n = 0;
-  for (char c : placement) n += c - '0';
-  return n;
-}
-
 Result<std::vector<PolluxPlacementRow>> ParsePolluxPlacements(std::string_view text, const std::string& origin) {
   std::vector<PolluxPlacementRow> rows;
   const auto parse = [&](const ProfileRow& row) -> Status {

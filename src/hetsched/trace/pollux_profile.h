@@ -14,35 +14,10 @@
 #include <string_view>
 #include <vector>
 
+#include "hetsched/perf/measured_profile.h"
 #include "hetsched/util/status.h"
 
 namespace hetsched {
-
-struct PolluxPlacementRow {
-  std::string placement;  // digits 1-9: GPUs used on each node
-  int local_bsz = 0;
-  double step_time_s = 0, sync_time_s = 0;
-  int nodes() const { return static_cast<int>(placement.size()); }
-  int replicas() const;
-};
-
-struct PolluxScalabilityRow {
-  int num_nodes = 0, num_replicas = 0, local_bsz = 0;
-  double step_time_s = 0, sync_time_s = 0;
-};
-
-struct PolluxValidationRow {
-  double progress = 0;  // cumulative, at the end of the epoch
-  long long iteration = 0;
-  double metric = 0, grad_sqr = 0, grad_var = 0;
-};
-
-struct PolluxModelProfile {
-  std::string model;
-  std::vector<PolluxPlacementRow> placements;
-  std::vector<PolluxScalabilityRow> scalability;
-  std::map<int, std::vector<PolluxValidationRow>> validation;  // by total batch size
-};
 
 Result<std::vector<PolluxPlacementRow>> ParsePolluxPlacements(std::string_view text, const std::string& origin);
 Result<std::vector<PolluxScalabilityRow>> ParsePolluxScalability(std::string_view text, const std::string& origin);

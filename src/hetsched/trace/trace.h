@@ -12,7 +12,7 @@
 #include "hetsched/model/device.h"
 #include "hetsched/model/job.h"
 #include "hetsched/model/model_zoo.h"
-#include "hetsched/trace/goodput_application.h"
+#include "hetsched/perf/goodput_application.h"
 #include "hetsched/util/status.h"
 
 namespace hetsched {
@@ -29,7 +29,7 @@ struct TraceReadOptions {
   // jobs would need more (kBytesPerJob each, plus its text) is refused before it is parsed.
   uint64_t memory_limit_bytes = 0;
   // Goodput workloads (Pollux's and Sia's): the profile directory of their applications
-  // (DIR/<application>/placements[-TYPE].csv ...; trace/goodput_application.h) and its GPU-type
+  // (DIR/<application>/placements[-TYPE].csv ...; trace/goodput_catalog.h) and its GPU-type
   // suffix. Empty: the built-in copy of Pollux's T4 profiles (GoodputCatalog::kBuiltInDir).
   std::string goodput_profiles;
   std::string goodput_gpu_type;

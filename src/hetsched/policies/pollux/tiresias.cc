@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "hetsched/policies/pollux/common.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/registry.h"
@@ -29,7 +30,7 @@ namespace {
 class PolluxTiresias final : public JobScheduler {
  public:
   PolluxTiresias(double round_s, double threshold_gpu_s)
-      : round_s_(round_s), threshold_(threshold_gpu_s), next_round_s_(round_s) {}
+      : round_s_(round_s), threshold_(threshold_gpu_s), grid_(round_s) {}
 
   std::string_view name() const override { return "pollux-tiresias"; }
   double round_period_s() const override { return round_s_; }
@@ -57,18 +58,8 @@ class PolluxTiresias final : public JobScheduler {
   }
 
   void Schedule(SchedContext& ctx) override {
-    // Rounds on the grid round, 2 round, ... (Pollux's simulator calls its policy after each step,
-    // the first at one interval); calls between them change nothing. After a time with no job
-    // the grid resumes at its next point; a back end that calls late (the Slurm agent's polls)
-    // gets the round that is due.
+    if (!grid_.Due(ctx, !order_.empty() || !arrived_.empty())) return;
     const double now = ctx.now();
-    if (!armed_ && now > next_round_s_) next_round_s_ = std::ceil(now / round_s_) * round_s_;
-    if (now < next_round_s_) {
-      if (!order_.empty() || !arrived_.empty()) Arm(ctx);
-      return;
-    }
-    next_round_s_ = (std::floor(now / round_s_) + 1) * round_s_;
-    armed_ = false;
     for (JobId id : arrived_) {
       jobs_[id] = Job{};
       queue0_.push_back(id);
@@ -80,7 +71,7 @@ class PolluxTiresias final : public JobScheduler {
     UpdateQueues(ctx, event_time);
     std::vector<JobId> run = Admit(ctx);
     Allocate(ctx, run);
-    Arm(ctx);
+    grid_.Next(ctx, !order_.empty());
   }
 
  private:
@@ -89,11 +80,6 @@ class PolluxTiresias final : public JobScheduler {
     long long last_check = 0, executed = 0;
     std::vector<NodeId> nodes;  // one entry per GPU, in the order given (empty: none)
   };
-
-  void Arm(SchedContext& ctx) {
-    ctx.WakeUpAt(next_round_s_);
-    armed_ = true;
-  }
 
   void Forget(JobId id) {
     jobs_.erase(id);
@@ -146,38 +132,27 @@ class PolluxTiresias final : public JobScheduler {
     return run;
   }
 
-  // GPUs for the running jobs that hold none: from the node with the most free GPUs first
-  // (Counter.most_common: ties to the lowest node id), as many as fit there (tiresias.py:68-78).
+  // GPUs for the running jobs that hold none (tiresias.py:68-78).
   void Allocate(SchedContext& ctx, const std::vector<JobId>& run) {
     const Cluster& cluster = ctx.cluster();
-    std::vector<int> free(static_cast<size_t>(cluster.num_nodes()));
-    for (NodeId n = 0; n < cluster.num_nodes(); ++n) free[static_cast<size_t>(n)] = ctx.state().free_on_node(n);
     for (JobId id : run) {
       Job& j = jobs_.at(id);
       if (!j.nodes.empty() || ctx.job(id).state == JobState::kRunning) continue;
-      const int need = ctx.job(id).spec->num_gpus;
-      std::vector<DeviceId> devices;
-      std::vector<NodeId> nodes;
-      while (static_cast<int>(nodes.size()) < need) {
-        const auto most = std::max_element(free.begin(), free.end());  // first of the largest
-        if (*most <= 0) break;
-        const NodeId n = static_cast<NodeId>(most - free.begin());
-        const int take = std::min(*most, need - static_cast<int>(nodes.size()));
-        std::vector<DeviceId> on_node;
-        ctx.state().AppendFreeDevices(n, &on_node);
-        // Devices this round's earlier starts took are no longer free in the state either.
-        on_node.resize(std::min<size_t>(on_node.size(), static_cast<size_t>(take)));
-        devices.insert(devices.end(), on_node.begin(), on_node.end());
-        nodes.insert(nodes.end(), static_cast<size_t>(take), n);
-        *most -= take;
+      const JobSpec& spec = *ctx.job(id).spec;
+      if (spec.application.empty()) {  // not Pollux's: the placer places it
+        if (ctx.TryStart(id, spec.num_gpus)) {
+          for (DeviceId d : ctx.job(id).devices) j.nodes.push_back(cluster.device(d).node);
+        }
+        continue;
       }
-      if (static_cast<int>(devices.size()) == need && ctx.StartOn(id, devices)) j.nodes = std::move(nodes);
+      const std::vector<DeviceId> devices = pollux_internal::FreestNodesFirst(ctx, id, spec.num_gpus);
+      if (devices.empty() || !ctx.StartOn(id, devices)) continue;
+      for (DeviceId d : devices) j.nodes.push_back(cluster.device(d).node);
     }
   }
 
   double round_s_, threshold_;
-  double next_round_s_;  // no round before this time (a multiple of round_s_)
-  bool armed_ = false;   // a wake-up for next_round_s_ was asked for
+  pollux_internal::RoundGrid grid_;
   std::map<JobId, Job> jobs_;
   std::vector<JobId> queue0_, queue1_;
   std::vector<JobId> order_;    // the jobs seen, in arrival order (Pollux's job list)

@@ -1,7 +1,7 @@
-// GoodputApplication (trace/goodput_application.h) on a profile made by hand: step times that are
+// GoodputApplication (perf/goodput_application.h) on a profile made by hand: step times that are
 // linear in (nodes, replicas, local batch), so that every interpolation has a value worked out on
 // paper whatever the triangulation.
-#include "hetsched/trace/goodput_application.h"
+#include "hetsched/perf/goodput_application.h"
 
 #include <gtest/gtest.h>
 
@@ -144,30 +144,6 @@ TEST(GoodputApplicationTest, RefusesProfilesItCannotUse) {
   ApplicationSettings small_batch;
   small_batch.max_batch_size = 16;  // below the smallest local batch, 32
   EXPECT_FALSE(GoodputApplication::Create(Toy(), small_batch).ok());
-}
-
-TEST(GoodputApplicationTest, BuildsFromPolluxsShippedProfiles) {
-  // The project's copy of Pollux's cifar10 profile (data/real/pollux, Apache-2.0): 6 validated
-  // sizes 128-4096, 100 epochs each; Pollux runs it for 100 epochs.
-  auto profile = LoadPolluxModelProfile(HETSCHED_SOURCE_DIR "/data/real/pollux/traces", "cifar10");
-  ASSERT_TRUE(profile.ok()) << profile.status().message();
-  auto app = GoodputApplication::Create(std::move(profile).value());
-  ASSERT_TRUE(app.ok()) << app.status().message();
-  EXPECT_EQ((*app)->init_batch_size(), 128);
-  EXPECT_EQ((*app)->max_batch_size(), 4096);
-  EXPECT_EQ((*app)->max_epochs(), 100);
-  // placements.csv's first rows: "1" at local batch 32 and 45.
-  const std::vector<int> one = {1};
-  auto t = (*app)->StepTime(one, 32);
-  ASSERT_TRUE(t.ok());
-  EXPECT_DOUBLE_EQ(t->step_s, 0.0427886962890625);
-  EXPECT_DOUBLE_EQ(t->sync_s, 0.0004995360016822816);
-  // 16 nodes x 4 GPUs was never measured as a placement: interpolated, and positive.
-  const std::vector<int> big(16, 4);
-  auto wide = (*app)->StepTime(big, 64);
-  ASSERT_TRUE(wide.ok()) << wide.status().message();
-  EXPECT_GT(wide->step_s, wide->sync_s);
-  EXPECT_GT(wide->sync_s, 0);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // One application's measured truth for goodput-adaptive runs: how long a step really takes in any
 // placement and batch size, and how much progress a sample makes in each epoch. Built from a
-// Pollux-format profile (trace/pollux_profile.h), as Pollux's simulator reads it [SRC:
+// Pollux-format profile (read by trace/pollux_profile.h), as Pollux's simulator reads it [SRC:
 // petuum/adaptdl @ osdi21-artifact, simulator/applications.py:23-227 (Apache-2.0); Sia's simulator
 // (siasosp23/artifacts, sia-simulator/applications.py) does the same per GPU type]:
 //  - init batch size: the smallest validated one; max batch size: the largest; local batch range:
@@ -25,12 +25,11 @@
 #include <memory>
 #include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "hetsched/perf/goodput.h"
 #include "hetsched/perf/interpolate.h"
-#include "hetsched/trace/pollux_profile.h"
+#include "hetsched/perf/measured_profile.h"
 #include "hetsched/util/status.h"
 
 namespace hetsched {
@@ -82,31 +81,6 @@ class GoodputApplication {
   std::map<std::string, Interp1d> by_placement_;  // measured placements, by their digits
   std::unique_ptr<DelaunayInterpolator> scattered_;
   std::vector<double> progress_at_;  // ProgressAt(e) for e in [0, max_epochs]
-};
-
-// Pollux's own settings of its six applications [SRC: simulator/applications.py:230-238]: max
-// epochs bert 2, cifar10 100, ncf 10, imagenet 90, deepspeech2 80, yolov3 50, and yolov3's largest
-// local batch 8. Another name: everything from its files.
-ApplicationSettings PolluxApplicationSettings(std::string_view application);
-
-// The applications of one profile directory (DIR/<application>/, one GPU type: Pollux's files, or
-// Sia's with a type suffix), each loaded and triangulated once, on first use.
-class GoodputCatalog {
- public:
-  // `dir` as given, or under the data tree beside the program (util/file_io.h FindDataDirectory).
-  static Result<GoodputCatalog> Open(const std::string& dir, std::string gpu_type = "");
-
-  // The built-in copy of Pollux's T4 profiles (data/real/pollux/traces, Apache-2.0).
-  static constexpr const char* kBuiltInDir = "data/real/pollux/traces";
-
-  Result<std::shared_ptr<const GoodputApplication>> Get(const std::string& application);
-  // The applications the directory holds (its subdirectories), sorted.
-  std::vector<std::string> Available() const;
-  const std::string& dir() const { return dir_; }
-
- private:
-  std::string dir_, gpu_type_;
-  std::map<std::string, std::shared_ptr<const GoodputApplication>, std::less<>> loaded_;
 };
 
 }  // namespace hetsched

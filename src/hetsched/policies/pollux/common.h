@@ -1,0 +1,87 @@
+// Internal to policies/pollux/: what the policies of Pollux's simulator share.
+//
+// RoundGrid: the rounds of Pollux's simulator, which calls its policy after each
+// `interval`-second step, on the grid interval, 2 interval, ... (simulator.py:402-416), and only
+// while some job is active. Calls between them change nothing; after a time with no job the grid
+// resumes at its next point; a back end that calls late (the Slurm agent's polls) gets the round
+// that is due.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "hetsched/sched/context.h"
+
+namespace hetsched::pollux_internal {
+
+class RoundGrid {
+ public:
+  explicit RoundGrid(double interval_s) : interval_s_(interval_s), next_s_(interval_s) {}
+
+  // True when a round is due now (it is then taken); otherwise a wake-up is asked for the next
+  // one while `active` (jobs are known or arriving).
+  bool Due(SchedContext& ctx, bool active) {
+    const double now = ctx.now();
+    if (!armed_ && now > next_s_) next_s_ = std::ceil(now / interval_s_) * interval_s_;
+    if (now < next_s_) {
+      if (active) Arm(ctx);
+      return false;
+    }
+    next_s_ = (std::floor(now / interval_s_) + 1) * interval_s_;
+    armed_ = false;
+    return true;
+  }
+  // After a round: the next one, while jobs remain.
+  void Next(SchedContext& ctx, bool active) {
+    if (active) Arm(ctx);
+  }
+  double interval_s() const { return interval_s_; }
+
+ private:
+  void Arm(SchedContext& ctx) {
+    ctx.WakeUpAt(next_s_);
+    armed_ = true;
+  }
+
+  double interval_s_;
+  double next_s_;
+  bool armed_ = false;
+};
+
+// GPUs for a job of `need` GPUs as tiresias.py and optimus.py place it: from the node with the most
+// free GPUs (Counter.most_common: ties to the lowest node id), as many as fit there, then the next.
+// Only nodes of a type the job allows count, and all of one type (Pollux's clusters have one). The
+// devices are the nodes' first free ones in the cluster state, node after node (the placement the
+// job runs in: GPUs per node in that order). Empty when the free GPUs do not suffice.
+inline std::vector<DeviceId> FreestNodesFirst(const SchedContext& ctx, JobId id, int need) {
+  const Cluster& cluster = ctx.cluster();
+  const JobSpec& spec = *ctx.job(id).spec;
+  std::vector<int> free(static_cast<size_t>(cluster.num_nodes()));
+  for (NodeId n = 0; n < cluster.num_nodes(); ++n) {
+    const bool allowed = spec.AllowsType(cluster.node(n).device_type, cluster.device_catalog());
+    free[static_cast<size_t>(n)] = allowed ? ctx.state().free_on_node(n) : 0;
+  }
+  std::vector<DeviceId> devices;
+  int got = 0;
+  while (got < need) {
+    const auto most = std::max_element(free.begin(), free.end());
+    if (most == free.end() || *most <= 0) return {};
+    const NodeId n = static_cast<NodeId>(most - free.begin());
+    if (got == 0) {  // the first node's type for all
+      for (NodeId m = 0; m < cluster.num_nodes(); ++m) {
+        if (cluster.node(m).device_type != cluster.node(n).device_type) free[static_cast<size_t>(m)] = 0;
+      }
+    }
+    const int take = std::min(*most, need - got);
+    std::vector<DeviceId> on_node;
+    ctx.state().AppendFreeDevices(n, &on_node);
+    if (static_cast<int>(on_node.size()) < take) return {};
+    devices.insert(devices.end(), on_node.begin(), on_node.begin() + take);
+    *most -= take;
+    got += take;
+  }
+  return devices;
+}
+
+}  // namespace hetsched::pollux_internal

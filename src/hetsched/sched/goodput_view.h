@@ -1,0 +1,30 @@
+// What a goodput-adaptive job reports of itself to a scheduler (docs/goodput.md): adaptdl's agent
+// in a job tells Pollux's scheduler its fitted throughput model and gradient statistics; Pollux's
+// and Sia's simulators hand their policies the same (simulator.py:299-366). The application's
+// profile comes with it: its limits (batch sizes, local batches, epochs) are what the user
+// declares; its measured step times are an oracle that only an "+Oracle" baseline reads
+// (Pollux's Optimus+Oracle).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "hetsched/perf/goodput.h"
+#include "hetsched/perf/goodput_application.h"
+
+namespace hetsched {
+
+struct GoodputJobView {
+  const GoodputApplication* application = nullptr;
+  bool adaptive = false;        // it picks its batch size (JobSpec::adaptive_batch, under a policy that adapts)
+  int target_batch = 0;         // the total batch its user tuned
+  int epoch = 0;                // epochs it has completed
+  std::vector<int> placement;   // GPUs on each node it runs on now; empty: none
+  int atomic_bsz = 0, accum_steps = 0;
+  int restarts = 0;             // placements after its first (0 before any)
+  int max_profiled_replicas = 0;  // the most GPUs it has measured itself on
+  std::optional<ThroughputParams> params;  // its fitted model (when asked for); none before it measured itself
+  std::optional<GradientStats> grad;       // its last measured gradient statistics
+};
+
+}  // namespace hetsched
