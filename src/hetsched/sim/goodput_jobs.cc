@@ -64,6 +64,13 @@ Status GoodputSteps::Observe(GoodputJob& job) {
   return Status::Ok();
 }
 
+Status GoodputSteps::ObserveIfRan(GoodputJob& job, double now_s, double progress_from_s) {
+  if (!job.observe_due || !(now_s > std::max(job.boundary_s, progress_from_s))) return Status::Ok();
+  HETSCHED_RETURN_IF_ERROR(Observe(job));
+  job.observe_due = false;
+  return Status::Ok();
+}
+
 Result<std::optional<ThroughputParams>> GoodputSteps::Params(GoodputJob& job) {
   if (job.samples.empty()) return std::optional<ThroughputParams>();
   if (job.refit_due) {

@@ -63,6 +63,9 @@ class GoodputSteps {
   // update_params(): the job measures its current configuration (its true step and sync times,
   // its epoch's true gradient statistics at its batch); a new configuration makes a refit due.
   static Status Observe(GoodputJob& job);
+  // Observe, where a measurement is due (GoodputJob::observe_due) and the job has progressed
+  // since its last boundary (it measures itself as it begins to: simulator.py:117-121).
+  static Status ObserveIfRan(GoodputJob& job, double now_s, double progress_from_s);
   // The fitted model, refitted first if due; nullopt before any observation.
   static Result<std::optional<ThroughputParams>> Params(GoodputJob& job);
   // The job's true goodput (progress per second) in its current configuration.

@@ -42,12 +42,7 @@ Status Simulator::GoodputBoundaryStep(JobId id, bool repick) {
   GoodputJob& g = goodput(job);
   const ActiveRun& run = active(job);
   const std::string who = "job " + std::to_string(id) + " (" + g.app->name() + ")";
-  // It measured its configuration when it began to progress in it (simulator.py:117-121): only if
-  // it did progress since its last boundary.
-  if (g.observe_due && now_ > std::max(g.boundary_s, run.progress_from_s)) {
-    HETSCHED_RETURN_IF_ERROR(GoodputSteps::Observe(g).WithContext(who));
-    g.observe_due = false;
-  }
+  HETSCHED_RETURN_IF_ERROR(GoodputSteps::ObserveIfRan(g, now_, run.progress_from_s).WithContext(who));
   if (repick) HETSCHED_RETURN_IF_ERROR(GoodputSteps::RepickBatch(g).WithContext(who));
   auto rate = GoodputSteps::TrueGoodput(g);
   if (!rate.ok()) return rate.status().WithContext(who);
@@ -73,11 +68,8 @@ Status Simulator::GoodputEpochEnds(JobId id, bool* decide) {
                             std::to_string(boundary));
   }
   // Measured in the epoch that ends (its gradient statistics), then the next begins.
-  if (g.observe_due && now_ > std::max(g.boundary_s, run.progress_from_s)) {
-    HETSCHED_RETURN_IF_ERROR(
-        GoodputSteps::Observe(g).WithContext("job " + std::to_string(id) + " (" + g.app->name() + ")"));
-    g.observe_due = false;
-  }
+  HETSCHED_RETURN_IF_ERROR(GoodputSteps::ObserveIfRan(g, now_, run.progress_from_s)
+                               .WithContext("job " + std::to_string(id) + " (" + g.app->name() + ")"));
   ++g.epoch;
   job.done_at_update = boundary;
   run.update_s = now_;
@@ -94,13 +86,12 @@ Result<std::optional<GoodputJobView>> Simulator::goodput_job(JobId id, bool with
     return std::optional<GoodputJobView>();
   }
   const RunState& job = runs_[static_cast<size_t>(id)];
-  // What it measured since its last boundary counts once it has progressed (it measures itself
-  // as it begins to: simulator.py:117-121); its model is refitted on demand.
+  // What it measured since its last boundary counts once it has progressed; its model is
+  // refitted on demand.
   GoodputJob& g = const_cast<Simulator*>(this)->goodput_[static_cast<size_t>(job.goodput)];
-  if (job.active >= 0 && !active(job).idle && g.observe_due &&
-      now_ > std::max(g.boundary_s, active(job).progress_from_s)) {
-    HETSCHED_RETURN_IF_ERROR(GoodputSteps::Observe(g).WithContext("job " + std::to_string(id)));
-    g.observe_due = false;
+  if (job.active >= 0 && !active(job).idle) {
+    HETSCHED_RETURN_IF_ERROR(
+        GoodputSteps::ObserveIfRan(g, now_, active(job).progress_from_s).WithContext("job " + std::to_string(id)));
   }
   GoodputJobView v;
   if (with_model) {

@@ -199,9 +199,7 @@ Status Simulator::StopRun(JobId id) {
   if (job.goodput >= 0 && !run.idle) {
     // What it measured in the run that stops, then no placement (simulator.py:176-178).
     GoodputJob& g = goodput(job);
-    if (g.observe_due && now_ > std::max(g.boundary_s, run.progress_from_s)) {
-      HETSCHED_RETURN_IF_ERROR(GoodputSteps::Observe(g).WithContext("job " + std::to_string(id)));
-    }
+    HETSCHED_RETURN_IF_ERROR(GoodputSteps::ObserveIfRan(g, now_, run.progress_from_s).WithContext("job " + std::to_string(id)));
     g.observe_due = false;
     HETSCHED_RETURN_IF_ERROR(GoodputSteps::Place(g, {}));
   }
