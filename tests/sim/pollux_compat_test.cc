@@ -6,7 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "hetsched/metrics/summary.h"
 #include "hetsched/run/simulate_request.h"
@@ -47,6 +51,52 @@ TEST(PolluxCompatTest, TiresiasOnWorkloadSixIsThePeersToTheSecond) {
   EXPECT_DOUBLE_EQ(jct / 160, 3469.69375);
   EXPECT_EQ(last, 78609);
   EXPECT_EQ(last - first, 78556);
+}
+
+// Pollux's published results (simulator/results-jobload/<policy>-1.0/summary.json, copied in
+// data/real/pollux/results-jobload/): each job's JCT on each of the 8 workloads.
+nlohmann::json Published(const std::string& policy) {
+  std::ifstream in(std::string(HETSCHED_SOURCE_DIR) + "/data/real/pollux/results-jobload/" + policy +
+                   "-1.0/summary.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str());
+}
+
+TEST(PolluxCompatTest, TiresiasGivesEveryJobOfEveryWorkloadItsPublishedJct) {
+  const nlohmann::json published = Published("tiresias");
+  for (int w = 1; w <= 8; ++w) {
+    const std::string workload = "workload-" + std::to_string(w);
+    SCOPED_TRACE(workload);
+    auto run = RunPollux(workload + ".csv", "pollux-tiresias");
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    const nlohmann::json& jcts = published["jcts"][workload];
+    ASSERT_EQ(run->jobs.size(), jcts.size());
+    for (const JobRecord& j : run->jobs) EXPECT_DOUBLE_EQ(j.jct_s(), jcts.at(j.name).get<double>()) << j.name;
+  }
+}
+
+// Optimus+Oracle is within 0.6% of the published average JCT on every workload, most jobs to the
+// second (docs/validation.md, "Pollux": 126-156 of 160).
+TEST(PolluxCompatTest, OptimusIsWithinHalfAPercentOfThePublishedAverages) {
+  const nlohmann::json published = Published("optimus");
+  for (int w = 1; w <= 8; ++w) {
+    const std::string workload = "workload-" + std::to_string(w);
+    SCOPED_TRACE(workload);
+    auto run = RunPollux(workload + ".csv", "pollux-optimus");
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    double sum = 0;
+    int same = 0;
+    const nlohmann::json& jcts = published["jcts"][workload];
+    for (const JobRecord& j : run->jobs) {
+      sum += j.jct_s();
+      same += std::abs(j.jct_s() - jcts.at(j.name).get<double>()) < 1e-6;
+    }
+    const double avg = sum / static_cast<double>(run->jobs.size());
+    const double want = published["avgs"][workload].get<double>();
+    EXPECT_NEAR(avg / want, 1.0, 0.006) << avg << " vs " << want;
+    EXPECT_GE(same, 120) << same << " jobs equal";
+  }
 }
 
 TEST(PolluxCompatTest, ItsClusterYieldsToAGivenOne) {
