@@ -9,7 +9,7 @@ namespace {
 
 using trace_test::Parse;
 
-constexpr const char* kHeader = "name,time,application,num_replicas,batch_size\n";
+constexpr const char* kPolluxHeader = "name,time,application,num_replicas,batch_size\n";
 
 TraceReadOptions WithPolluxProfiles() {
   TraceReadOptions o;
@@ -18,7 +18,7 @@ TraceReadOptions WithPolluxProfiles() {
 }
 
 TEST(PolluxFormatTest, ReadsJobsWithTheirApplicationsAndTunedBatches) {
-  const std::string text = std::string(kHeader) +
+  const std::string text = std::string(kPolluxHeader) +
                            "cifar10-0,107,cifar10,6,2048\n"
                            "bert-1,110,bert,2,18\n"
                            "cifar10-2,50,cifar10,4,1536\n";
@@ -78,7 +78,7 @@ TEST(PolluxFormatTest, BadRowsNameLineAndField) {
       {"a,-5,cifar10,1,128", "t.csv:2: field 'time'"},
   };
   for (const Case& c : cases) {
-    auto w = Parse(std::string(kHeader) + c.row + "\n", "pollux", WithPolluxProfiles());
+    auto w = Parse(std::string(kPolluxHeader) + c.row + "\n", "pollux", WithPolluxProfiles());
     ASSERT_FALSE(w.ok()) << c.row;
     EXPECT_NE(w.status().message().find(c.expected), std::string::npos) << w.status().message();
   }
@@ -88,14 +88,14 @@ TEST(PolluxFormatTest, BadRowsNameLineAndField) {
   EXPECT_NE(bad_category.status().message().find("t.csv:2: field 'category'"), std::string::npos);
   TraceReadOptions nowhere;
   nowhere.goodput_profiles = "/nonexistent/profiles";
-  auto missing = Parse(std::string(kHeader) + "a,0,cifar10,1,128\n", "pollux", nowhere);
+  auto missing = Parse(std::string(kPolluxHeader) + "a,0,cifar10,1,128\n", "pollux", nowhere);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("/nonexistent/profiles"), std::string::npos);
 }
 
 TEST(PolluxFormatTest, DetectedFromItsHeaderWithTheBuiltInProfiles) {
   // No profile directory given: the copy of Pollux's profiles in the data tree beside the program.
-  auto w = Parse(std::string(kHeader) + "a,0,imagenet,8,1600\n", "auto");
+  auto w = Parse(std::string(kPolluxHeader) + "a,0,imagenet,8,1600\n", "auto");
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   EXPECT_EQ(w->jobs[0].spec.model, "resnet50");
   EXPECT_EQ(w->jobs[0].spec.application, "imagenet");

@@ -57,6 +57,12 @@ LayerProfile ConvLayer(std::string name, Shape in, const ConvSpec& s, Shape out)
 }
 }  // namespace
 
+void AddConv(std::vector<LayerProfile>* layers, const std::string& name, Shape* x, const ConvSpec& spec) {
+  Shape out;
+  layers->push_back(Conv2d(name, *x, spec, &out));
+  *x = out;
+}
+
 LayerProfile Conv2d(std::string name, Shape in, const ConvSpec& s, Shape* out) {
   return Conv2dStrides(std::move(name), in, s, s.stride, s.stride, out);
 }

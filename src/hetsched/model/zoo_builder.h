@@ -48,6 +48,8 @@ LayerProfile Conv2d(std::string name, Shape in, const ConvSpec& spec, Shape* out
 // (2, 1)-strided second convolution.
 LayerProfile Conv2dStrides(std::string name, Shape in, const ConvSpec& spec, int stride_h,
                            int stride_w, Shape* out);
+// Appends one conv (+BN) layer reading `*x` to `layers` and moves `*x` to its output.
+void AddConv(std::vector<LayerProfile>* layers, const std::string& name, Shape* x, const ConvSpec& spec);
 // Transposed convolution (upsampling by `stride`, output = in * stride), as in CycleGAN.
 LayerProfile ConvTranspose2d(std::string name, Shape in, const ConvSpec& spec, Shape* out);
 // Max or average pooling: k*k FLOPs per output element, no parameters.

@@ -13,14 +13,6 @@ namespace hetsched::zoo {
 
 namespace {
 
-// Appends one conv (+BN) layer reading `*x` and moves `*x` to its output.
-void AddConv(std::vector<LayerProfile>* layers, const std::string& name, Shape* x,
-             const ConvSpec& spec) {
-  Shape out;
-  layers->push_back(Conv2d(name, *x, spec, &out));
-  *x = out;
-}
-
 // NeuMF (He et al. 2017), benchmark/models/ncf: config.py trains 'NeuMF-end' (no pre-training)
 // on 'ml-1m'; main.py's defaults factor_num 32, num_layers 3, dropout 0, batch 256. model.py:
 // GMF embeddings of factor_num per user and item; MLP embeddings of factor_num x 2^(num_layers-1)

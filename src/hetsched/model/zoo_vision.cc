@@ -9,14 +9,6 @@ namespace hetsched::zoo {
 
 namespace {
 
-// Appends one conv (+BN) layer reading `*x` and moves `*x` to its output.
-void AddConv(std::vector<LayerProfile>* layers, const std::string& name, Shape* x,
-             const ConvSpec& spec) {
-  Shape out;
-  layers->push_back(Conv2d(name, *x, spec, &out));
-  *x = out;
-}
-
 // torchvision's ResNet v1.5 bottleneck (He et al. 2016, stride on the 3x3 conv): 1x1 -> 3x3 ->
 // 1x1 (x4 width), each followed by BN; the first block of a stage adds a 1x1 projection
 // shortcut. The shortcut conv is listed after the main path; the residual add is not counted.
