@@ -101,11 +101,6 @@ Result<std::shared_ptr<const GoodputApplication>> GoodputApplication::Create(Pol
     HETSCHED_ASSIGN_OR_RETURN(Interp1d line, Interp1d::Create(x, ys[placement], 2));
     a.by_placement_.emplace(placement, std::move(line));
   }
-  std::vector<double> points, values;
-  ScatteredPoints(profile, &points, &values);
-  auto scattered = DelaunayInterpolator::Create(points, 3, values, 2);
-  if (!scattered.ok()) return scattered.status().WithContext(who + ": (nodes, replicas, local batch) -> step time");
-  a.scattered_ = std::make_unique<DelaunayInterpolator>(std::move(scattered).value());
   a.profile_ = std::move(profile);
   return std::shared_ptr<const GoodputApplication>(std::move(app));
 }
@@ -132,10 +127,27 @@ Result<StepTimes> GoodputApplication::StepTime(std::span<const int> gpus_per_nod
     for (char c : key) replicas += c - '0';
     const double x[3] = {static_cast<double>(std::min<int>(static_cast<int>(key.size()), kMaxInterpolatedNodes)),
                          static_cast<double>(replicas), local_bsz};
-    v = scattered_->At(x);
+    HETSCHED_ASSIGN_OR_RETURN(const DelaunayInterpolator* scattered, Scattered());
+    v = scattered->At(x);
     if (!v) return Status::InvalidArgument(where() + " (outside the measured nodes, replicas and local batches)");
   }
   return StepTimes{(*v)[0], (*v)[1]};
+}
+
+Result<const DelaunayInterpolator*> GoodputApplication::Scattered() const {
+  std::call_once(scattered_once_, [this] {
+    std::vector<double> points, values;
+    ScatteredPoints(profile_, &points, &values);
+    auto made = DelaunayInterpolator::Create(points, 3, values, 2);
+    if (made.ok()) {
+      scattered_ = std::make_unique<DelaunayInterpolator>(std::move(made).value());
+    } else {
+      scattered_error_ = made.status().WithContext("application " + Quoted(name()) +
+                                                   ": (nodes, replicas, local batch) -> step time");
+    }
+  });
+  if (scattered_ == nullptr) return scattered_error_;
+  return scattered_.get();
 }
 
 Result<std::pair<int, int>> GoodputApplication::Bracket(double batch_size) const {

@@ -23,6 +23,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -49,7 +50,8 @@ struct StepTimes {
 class GoodputApplication {
  public:
   // Errors: a profile without placements, a validation file with fewer rows than max_epochs, a
-  // batch range the local batches cannot reach, the triangulation's failure.
+  // batch range the local batches cannot reach. (The triangulation is built, and fails, at its first
+  // use by StepTime.)
   static Result<std::shared_ptr<const GoodputApplication>> Create(PolluxModelProfile profile,
                                                                   const ApplicationSettings& settings = {});
 
@@ -79,7 +81,12 @@ class GoodputApplication {
   PolluxModelProfile profile_;
   int init_batch_size_ = 0, max_batch_size_ = 0, min_local_bsz_ = 0, max_local_bsz_ = 0, max_epochs_ = 0;
   std::map<std::string, Interp1d> by_placement_;  // measured placements, by their digits
-  std::unique_ptr<DelaunayInterpolator> scattered_;
+  // The triangulation of the unmeasured placements, built at its first use (many runs need none;
+  // a run's policies may ask from several threads).
+  Result<const DelaunayInterpolator*> Scattered() const;
+  mutable std::once_flag scattered_once_;
+  mutable std::unique_ptr<DelaunayInterpolator> scattered_;
+  mutable Status scattered_error_;
   std::vector<double> progress_at_;  // ProgressAt(e) for e in [0, max_epochs]
 };
 
