@@ -80,6 +80,9 @@ TEST(GoodputJobsTest, ProgressIsEfficiencyWeightedAndEndsWithTheLastEpoch) {
   EXPECT_NEAR(run->jobs[1].finish_s, 57.5, 1e-9);
   // Both held their GPU from 0: the delay is paid holding it.
   EXPECT_NEAR(run->jobs[0].gpu_seconds, 50, 1e-9);
+  // Alone, each would have run exactly so: its ideal run time, a slowdown of 1.
+  EXPECT_NEAR(run->jobs[0].ideal_runtime_s, 50, 1e-9);
+  EXPECT_NEAR(run->jobs[1].ideal_runtime_s, 57.5, 1e-9);
 }
 
 TEST(GoodputJobsTest, PolluxRoundsEachEpochToWholeSeconds) {

@@ -134,6 +134,7 @@ Status Simulator::PrepareJob(size_t i) {
     run.runtime_rate = run.total_iterations / job.truth.runtime_s;
   }
   Status fits = CheckFits(static_cast<JobId>(i));
+  if (fits.ok() && run.goodput >= 0) record(run).ideal_runtime_s = GoodputIdealS(i);
   if (!fits.ok()) {
     if (!options_.skip_unfit_jobs) return fits;
     rejected_[i] = true;
@@ -162,6 +163,33 @@ Status Simulator::PrepareGoodputJob(size_t i) {
   run.goodput = static_cast<int32_t>(goodput_.size());
   goodput_.push_back(std::move(g));
   return Status::Ok();
+}
+
+double Simulator::GoodputIdealS(size_t i) const {
+  // Alone from its arrival: its requested GPUs on the fewest nodes of its allowed type that hold
+  // them, its tuned batch, every epoch at its true goodput, after one re-allocation delay. 0 (no
+  // ideal: left out of slowdowns and fairness) where its profile has no time for that placement.
+  const JobSpec& spec = workload_.jobs[i].spec;
+  const RunState& run = runs_[i];
+  GoodputJob g = goodput_[static_cast<size_t>(run.goodput)];
+  int per_node = 0;
+  for (NodeId n = 0; n < cluster_.num_nodes(); ++n) {
+    if (spec.AllowsType(cluster_.node(n).device_type, cluster_.device_catalog())) {
+      per_node = std::max(per_node, cluster_.node(n).num_devices);
+    }
+  }
+  if (per_node < 1) return 0;
+  std::vector<int> placement;
+  for (int left = spec.num_gpus; left > 0; left -= per_node) placement.push_back(std::min(left, per_node));
+  g.adaptive = false;
+  if (!GoodputSteps::Place(g, std::move(placement)).ok()) return 0;
+  double seconds = options_.goodput_restart_delay_s;
+  for (g.epoch = 0; g.epoch < g.app->max_epochs(); ++g.epoch) {
+    const Result<double> rate = GoodputSteps::TrueGoodput(g);
+    if (!rate.ok() || !(*rate > 0)) return 0;
+    seconds += (g.app->ProgressAt(g.epoch + 1) - g.app->ProgressAt(g.epoch)) / *rate;
+  }
+  return seconds;
 }
 
 void Simulator::Sample() {

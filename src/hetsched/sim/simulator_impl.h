@@ -92,6 +92,8 @@ class Simulator final : public SchedBackend {
   Status PrepareJob(size_t i);
   // A goodput job's own state (goodput_jobs.h) and its work in progress units.
   Status PrepareGoodputJob(size_t i);
+  // Its ideal run time (JobRecord::ideal_runtime_s; goodput_run.cc's model, alone).
+  double GoodputIdealS(size_t i) const;
   // The steps of Run(), in order.
   Result<bool> AdvanceClock();
   Status CompleteDue(bool* decide);
