@@ -44,8 +44,14 @@ Status Simulator::CheckFits(JobId id) {
   const std::string who = "job " + std::to_string(id) + " ('" + spec.name + "', model " + spec.model +
                           ", submitted at " + std::to_string(spec.submit_time_s) + " s)";
   if (largest < spec.num_gpus) {
+    // A goodput job runs only where its application's profiles were measured (docs/goodput.md).
+    const std::string goodput = spec.application.empty()
+                                    ? ""
+                                    : " (a goodput job runs only on its profiles' device type; --compat pollux "
+                                      "sets Pollux's cluster, 16 nodes of 4 t4)";
     return Status::Infeasible(who + " can never fit: it needs " + std::to_string(spec.num_gpus) +
-                              " devices of one allowed type, the cluster has at most " + std::to_string(largest));
+                              " devices of one allowed type, the cluster has at most " + std::to_string(largest) +
+                              goodput);
   }
   return Status::Infeasible(who + " can never fit: " + std::to_string(spec.num_gpus) +
                             " devices of every allowed type lack the memory for its model and batch");
