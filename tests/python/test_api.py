@@ -38,6 +38,19 @@ def test_simulate_writes_what_the_command_line_writes(tmp_path):
     assert {"time_s", "busy_devices", "pending_jobs"} <= set(r.timeline.columns)
 
 
+def test_a_pollux_workload_runs_as_pollux_simulator_runs_it():
+    # Pollux's workload-6 under its Tiresias (--compat pollux): the peer's published 3,469.69 s
+    # average JCT (docs/validation.md, "Pollux"), the profiles given as a keyword like the flag.
+    workload = os.path.join(SOURCE, "data", "real", "pollux", "workloads", "workload-6.csv")
+    r = hetsched.simulate(workload, compat="pollux", policy="pollux-tiresias",
+                          profiles=os.path.join(SOURCE, "data", "real", "pollux", "traces"))
+    assert len(r.jobs) == 160
+    assert r.jobs["jct_s"].mean() == pytest.approx(3469.69375, abs=1e-9)
+    with pytest.raises(hetsched.Error) as bad:
+        hetsched.simulate(workload, compat="pollux", policy="pollux-tiresias", profiles="/nonexistent")
+    assert "/nonexistent" in str(bad.value)
+
+
 def test_default_run_keeps_no_files():
     r = hetsched.simulate(SMALL_CASE, gpus="v100=8", gpus_per_server=4)
     assert r.out_dir is None and r.summary["jobs_finished"] == 100
