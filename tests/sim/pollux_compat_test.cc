@@ -1,8 +1,8 @@
 // `--compat pollux` against Pollux's own simulator (petuum/adaptdl @ osdi21-artifact, simulator/),
 // on the project's copy of its workloads and profiles (data/real/pollux, Apache-2.0). The figures
 // are the peer's (its simulator, `simulator.py workloads/workload-6.csv --policy tiresias`, run on
-// this machine: average JCT 3,469.69 s, makespan 78,556 s; ../shared/peers/README.md and
-// docs/validation.md, "Pollux"), which hetsched reproduces to the second.
+// the development machine: average JCT 3,469.69 s, makespan 78,556 s; docs/validation.md,
+// "Pollux"), which hetsched reproduces to the second.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -209,4 +209,15 @@ int GoodputApplication::EpochAt(double progress) const {
   return static_cast<int>(most);
 }
 
+BatchSplit SplitBatch(const GoodputApplication& app, double batch, int replicas, bool accumulate_alone) {
+  BatchSplit out;
+  const double local = std::ceil(batch / replicas - 1e-8);
+  out.accum_steps = static_cast<int>(std::ceil(local / app.max_local_bsz() - 1e-8)) - 1;
+  if (accumulate_alone) out.accum_steps = std::max(1, out.accum_steps);
+  out.atomic_bsz = static_cast<int>(std::ceil(local / (out.accum_steps + 1) - 1e-8));
+  const int count = replicas * (out.accum_steps + 1);
+  out.atomic_bsz = std::min(out.atomic_bsz, static_cast<int>(static_cast<double>(app.max_batch_size()) / count));
+  return out;
+}
+
 }  // namespace hetsched

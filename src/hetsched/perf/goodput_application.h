@@ -90,4 +90,15 @@ class GoodputApplication {
   std::vector<double> progress_at_;  // ProgressAt(e) for e in [0, max_epochs]
 };
 
+// A total batch split over `replicas` GPUs as Pollux's simulator splits a tuned one
+// (simulator.py:75-83; optimus.py:68-75): the local batch ceil(batch / replicas), accumulated in
+// as few passes as the application's largest local batch allows, at least two when
+// `accumulate_alone` (the job: one GPU above the initial batch; Optimus's prediction: any single
+// GPU), the atomic batch capped so that the total stays within the largest batch.
+struct BatchSplit {
+  int atomic_bsz = 0;
+  int accum_steps = 0;
+};
+BatchSplit SplitBatch(const GoodputApplication& app, double batch, int replicas, bool accumulate_alone);
+
 }  // namespace hetsched

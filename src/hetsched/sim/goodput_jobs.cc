@@ -42,14 +42,13 @@ Status GoodputSteps::RepickBatch(GoodputJob& job) {
     const BatchChoice choice = model.Optimize(nodes, replicas, limits);
     job.atomic_bsz = choice.atomic_bsz;
     job.accum_steps = choice.accum_steps;
-  } else {
-    const double local = std::ceil(batch / replicas - 1e-8);
-    job.accum_steps = static_cast<int>(std::ceil(local / app.max_local_bsz() - 1e-8)) - 1;
-    if (replicas == 1 && batch > app.init_batch_size()) job.accum_steps = std::max(1, job.accum_steps);
-    job.atomic_bsz = static_cast<int>(std::ceil(local / (job.accum_steps + 1) - 1e-8));
+    const int count = replicas * (job.accum_steps + 1);
+    job.atomic_bsz = std::min(job.atomic_bsz, static_cast<int>(static_cast<double>(app.max_batch_size()) / count));
+    return Status::Ok();
   }
-  const int count = replicas * (job.accum_steps + 1);
-  job.atomic_bsz = std::min(job.atomic_bsz, static_cast<int>(static_cast<double>(app.max_batch_size()) / count));
+  const BatchSplit split = SplitBatch(app, batch, replicas, replicas == 1 && batch > app.init_batch_size());
+  job.atomic_bsz = split.atomic_bsz;
+  job.accum_steps = split.accum_steps;
   return Status::Ok();
 }
 
@@ -80,6 +79,13 @@ Result<std::optional<ThroughputParams>> GoodputSteps::Params(GoodputJob& job) {
     job.refit_due = false;
   }
   return job.params;
+}
+
+Status GoodputSteps::BeginChunk(GoodputJob& job, double now_s) {
+  HETSCHED_ASSIGN_OR_RETURN(job.rate, TrueGoodput(job));
+  job.boundary_s = now_s;
+  job.observe_due = true;
+  return Status::Ok();
 }
 
 Result<double> GoodputSteps::TrueGoodput(const GoodputJob& job) {

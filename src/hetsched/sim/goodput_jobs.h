@@ -70,6 +70,9 @@ class GoodputSteps {
   static Result<std::optional<ThroughputParams>> Params(GoodputJob& job);
   // The job's true goodput (progress per second) in its current configuration.
   static Result<double> TrueGoodput(const GoodputJob& job);
+  // A progress boundary at `now_s` (a placement, an epoch's end, a tick): its rate from now, and
+  // the chunk that begins measures itself when it progresses.
+  static Status BeginChunk(GoodputJob& job, double now_s);
 };
 
 }  // namespace hetsched::sim_internal

@@ -24,12 +24,7 @@ Status Simulator::GoodputPlace(JobId id, const Plan& plan) {
     last = n;
   }
   HETSCHED_RETURN_IF_ERROR(GoodputSteps::Place(g, std::move(placement)).WithContext("job " + std::to_string(id)));
-  auto rate = GoodputSteps::TrueGoodput(g);
-  if (!rate.ok()) return rate.status().WithContext("job " + std::to_string(id) + " (" + g.app->name() + ")");
-  g.rate = *rate;
-  g.boundary_s = now_;
-  g.observe_due = true;
-  return Status::Ok();
+  return GoodputSteps::BeginChunk(g, now_).WithContext("job " + std::to_string(id) + " (" + g.app->name() + ")");
 }
 
 double Simulator::GoodputBoundary(const RunState& job) const {
@@ -44,11 +39,7 @@ Status Simulator::GoodputBoundaryStep(JobId id, bool repick) {
   const std::string who = "job " + std::to_string(id) + " (" + g.app->name() + ")";
   HETSCHED_RETURN_IF_ERROR(GoodputSteps::ObserveIfRan(g, now_, run.progress_from_s).WithContext(who));
   if (repick) HETSCHED_RETURN_IF_ERROR(GoodputSteps::RepickBatch(g).WithContext(who));
-  auto rate = GoodputSteps::TrueGoodput(g);
-  if (!rate.ok()) return rate.status().WithContext(who);
-  g.rate = *rate;
-  g.boundary_s = now_;
-  g.observe_due = true;  // the chunk that begins measures itself when it progresses
+  HETSCHED_RETURN_IF_ERROR(GoodputSteps::BeginChunk(g, now_).WithContext(who));
   Retime(id);
   return Status::Ok();
 }

@@ -108,14 +108,9 @@ class PolluxOptimus final : public JobScheduler {
     const GoodputApplication& app = *p.view.application;
     std::vector<int> placement;
     for (int left = n; left > 0; left -= 4) placement.push_back(std::min(left, 4));
-    const double local = std::ceil(static_cast<double>(p.view.target_batch) / n - 1e-8);
-    int accum = static_cast<int>(std::ceil(local / app.max_local_bsz() - 1e-8)) - 1;
-    if (n == 1) accum = std::max(1, accum);
-    int atomic = static_cast<int>(std::ceil(local / (accum + 1) - 1e-8));
-    const int count = n * (accum + 1);
-    atomic = std::min(atomic, static_cast<int>(static_cast<double>(app.max_batch_size()) / count));
-    HETSCHED_ASSIGN_OR_RETURN(const StepTimes t, app.StepTime(placement, atomic));
-    return t.step_s + (t.step_s - t.sync_s) * accum;
+    const BatchSplit split = SplitBatch(app, p.view.target_batch, n, /*accumulate_alone=*/n == 1);
+    HETSCHED_ASSIGN_OR_RETURN(const StepTimes t, app.StepTime(placement, split.atomic_bsz));
+    return t.step_s + (t.step_s - t.sync_s) * split.accum_steps;
   }
 
   Result<double> Gain(const Plan& p, int free) const {
