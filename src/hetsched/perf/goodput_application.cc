@@ -74,6 +74,8 @@ Result<std::shared_ptr<const GoodputApplication>> GoodputApplication::Create(Pol
   }
   a.min_local_bsz_ = settings.min_local_bsz > 0 ? settings.min_local_bsz : min_local;
   a.max_local_bsz_ = settings.max_local_bsz > 0 ? settings.max_local_bsz : max_local;
+  a.max_replicas_ = std::max(0, settings.max_replicas);
+  a.pinned_batch_size_ = std::max(0, settings.pinned_batch_size);
   if (a.max_batch_size_ < a.min_local_bsz_) {
     return Status::InvalidArgument(who + ": its largest batch size (" + std::to_string(a.max_batch_size_) +
                                    ") is below its smallest local batch (" + std::to_string(a.min_local_bsz_) + ")");

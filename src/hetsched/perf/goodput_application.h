@@ -40,6 +40,11 @@ struct ApplicationSettings {
   int max_epochs = 0;
   int init_batch_size = 0, max_batch_size = 0;
   int min_local_bsz = 0, max_local_bsz = 0;
+  // The most GPUs a policy gives it (0: no limit of its own), and the one batch it runs at where a
+  // policy would adapt its batch (0: none: it adapts). Pollux's and Sia's simulators pin ncf to
+  // one GPU and batch 32768 (simulator.py:271-274, 330-331, 349-350).
+  int max_replicas = 0;
+  int pinned_batch_size = 0;
 };
 
 struct StepTimes {
@@ -62,6 +67,8 @@ class GoodputApplication {
   int max_local_bsz() const { return max_local_bsz_; }
   int max_epochs() const { return max_epochs_; }
   int completion_epoch() const { return max_epochs_ - 1; }
+  int max_replicas() const { return max_replicas_; }          // 0: no limit of its own
+  int pinned_batch_size() const { return pinned_batch_size_; }  // 0: it adapts its batch
 
   // `gpus_per_node`: the GPUs the job uses on each node it spans (zeros allowed, ignored).
   Result<StepTimes> StepTime(std::span<const int> gpus_per_node, double local_bsz) const;
@@ -80,6 +87,7 @@ class GoodputApplication {
 
   PolluxModelProfile profile_;
   int init_batch_size_ = 0, max_batch_size_ = 0, min_local_bsz_ = 0, max_local_bsz_ = 0, max_epochs_ = 0;
+  int max_replicas_ = 0, pinned_batch_size_ = 0;
   std::map<std::string, Interp1d> by_placement_;  // measured placements, by their digits
   // The triangulation of the unmeasured placements, built at its first use (many runs need none;
   // a run's policies may ask from several threads).

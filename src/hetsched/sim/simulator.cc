@@ -164,6 +164,10 @@ Status Simulator::PrepareGoodputJob(size_t i) {
   g.app = it->second.get();
   g.adaptive = spec.adaptive_batch && methods_.scheduler->adapts_batch_sizes();
   g.target_batch = spec.total_batch_size > 0 ? spec.total_batch_size : spec.num_gpus * std::max(spec.batch_size, 1);
+  if (g.adaptive && g.app->pinned_batch_size() > 0) {  // it would adapt, but its application runs one batch
+    g.adaptive = false;
+    g.target_batch = g.app->pinned_batch_size();
+  }
   // Its work: the progress (iterations at the initial batch size) at which its last epoch ends.
   run.total_iterations = g.app->ProgressAt(g.app->max_epochs());
   run.goodput = static_cast<int32_t>(goodput_.size());

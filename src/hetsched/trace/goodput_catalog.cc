@@ -13,7 +13,11 @@ ApplicationSettings PolluxApplicationSettings(std::string_view application) {
   ApplicationSettings s;
   if (application == "bert") s.max_epochs = 2;
   if (application == "cifar10") s.max_epochs = 100;
-  if (application == "ncf") s.max_epochs = 10;
+  if (application == "ncf") {
+    s.max_epochs = 10;
+    s.max_replicas = 1;
+    s.pinned_batch_size = 32768;
+  }
   if (application == "imagenet") s.max_epochs = 90;
   if (application == "deepspeech2") s.max_epochs = 80;
   if (application == "yolov3") {

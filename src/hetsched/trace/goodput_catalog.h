@@ -15,8 +15,9 @@
 namespace hetsched {
 
 // Pollux's own settings of its six applications [SRC: simulator/applications.py:230-238]: max
-// epochs bert 2, cifar10 100, ncf 10, imagenet 90, deepspeech2 80, yolov3 50, and yolov3's largest
-// local batch 8. Another name: everything from its files.
+// epochs bert 2, cifar10 100, ncf 10, imagenet 90, deepspeech2 80, yolov3 50; yolov3's largest
+// local batch 8; ncf on one GPU at most, and at batch 32768 where a policy adapts batches
+// (simulator.py:271-274, 330-331, 349-350). Another name: everything from its files.
 ApplicationSettings PolluxApplicationSettings(std::string_view application);
 
 // The applications of one profile directory (DIR/<application>/, one GPU type: Pollux's files, or

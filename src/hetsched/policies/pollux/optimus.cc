@@ -99,7 +99,8 @@ class PolluxOptimus final : public JobScheduler {
       }
       p->remaining = *end - *now;
     }
-    p->max_replicas = app.name() == "ncf" ? 1 : static_cast<int>(p->view.target_batch / app.min_local_bsz());
+    p->max_replicas = static_cast<int>(p->view.target_batch / app.min_local_bsz());
+    if (app.max_replicas() > 0) p->max_replicas = std::min(p->max_replicas, app.max_replicas());
     return true;
   }
 
