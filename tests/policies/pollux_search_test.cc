@@ -143,6 +143,20 @@ TEST(PolluxProblemTest, RepairKeepsPolluxsRules) {
     p.Repair(x, rng);
     EXPECT_EQ(x, (Genome{2, 2, 0, 0, 0, 1}));
   }
+  {  // From the second distributed job on node 0, every job loses node 0, distributed or not; a
+     // single-node job before it keeps it (pollux.py:376-379).
+    auto jobs = TwoJobs();
+    jobs.insert(jobs.begin() + 1, jobs[1]);
+    jobs.push_back(jobs[1]);
+    for (PolluxJobRow& j : jobs) {
+      j.current = {0, 0, 0};
+      j.node_limit = {8, 8, 8};
+    }
+    const PolluxProblem p(jobs, {8, 8, 8}, 1.0 / 24);
+    Genome x{2, 2, 0, 1, 0, 0, 1, 0, 1, 1, 0, 0};
+    p.Repair(x, rng);
+    EXPECT_EQ(x, (Genome{2, 2, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0}));
+  }
   {  // Node capacity goes to jobs in job order.
     const PolluxProblem p(TwoJobs(), {4, 4}, 1.0 / 8);
     Genome x{3, 0, 3, 0};

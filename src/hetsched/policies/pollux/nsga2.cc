@@ -2,16 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <numeric>
 #include <unordered_set>
 
 #include <pagmo/utils/multi_objective.hpp>
 
+#include "hetsched/util/units.h"
+
 namespace hetsched::pollux_internal {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kDuplicateEps = 1e-24;  // pymoo's calc_crowding_distance: find_duplicates(F, 1e-24)
 
 // Offspring equal to a member are dropped (pymoo's DefaultDuplicateElimination: distance below

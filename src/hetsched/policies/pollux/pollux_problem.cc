@@ -144,21 +144,20 @@ void PolluxProblem::Repair(Genome& x, Rng& rng) const {
     if (keep == 0 && *c > 0) --nodes[static_cast<size_t>(j)];
     *c = keep;
   };
-  // At most one distributed job on a node: the first in job order keeps it (the jobs that count
-  // are those distributed before this step).
+  // At most one distributed job on a node, as pollux.py:376-379 computes it: on a node where a
+  // second distributed job (in job order) has GPUs, that job and every job after it, distributed
+  // or not, lose their GPUs there (the running count of distributed jobs stays above 1). The jobs
+  // that count are those distributed before this step.
   if (distributed > 1) {
-    std::vector<char>& taken = scratch_used_;
-    taken.assign(static_cast<size_t>(nn), 0);
+    std::vector<char>& count = scratch_used_;
+    count.assign(static_cast<size_t>(nn), 0);
     for (int j = 0; j < nj; ++j) {
-      if (nodes[static_cast<size_t>(j)] <= 1) continue;
+      const bool is_distributed = nodes[static_cast<size_t>(j)] > 1;
       int* r = row(j);
       for (int n = 0; n < nn; ++n) {
-        if (r[n] == 0) continue;
-        if (taken[static_cast<size_t>(n)]) {
-          drop(j, &r[n], 0);
-        } else {
-          taken[static_cast<size_t>(n)] = 1;
-        }
+        char& c = count[static_cast<size_t>(n)];
+        if (is_distributed && r[n] > 0 && c < 2) ++c;
+        if (c > 1 && r[n] > 0) drop(j, &r[n], 0);
       }
     }
   }

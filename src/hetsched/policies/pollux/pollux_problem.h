@@ -13,8 +13,9 @@
 // states; mutation resets a row to the current one (probability 0.1 a row), zeroes entries of a
 // row (0.1 a row, then 0.1 an entry), and raises entries on nodes with a free GPU to a random count
 // up to the node's limit (each job with probability 1/(jobs), more for the jobs already on the
-// node: 1/(jobs there)); repair keeps at most one distributed job on a node (the first in job order),
-// the job's replica limit and at most 16 nodes (over nodes in a random order), the nodes' capacity
+// node: 1/(jobs there)); repair keeps at most one distributed job on a node as pollux.py:376-379
+// does (from the second distributed job in job order with GPUs on a node, every job loses its GPUs
+// there, distributed or not), the job's replica limit and at most 16 nodes (over nodes in a random order), the nodes' capacity
 // (to jobs in job order), and zeroes a row below the job's least replicas.
 // Beyond Pollux's one-type clusters [REC]: a job's count on a node of a type it may not use is 0
 // (its limit there), and mutation only raises it where its limit is above 0.
