@@ -136,19 +136,21 @@ TEST(PolluxCompatTest, PolluxFinishesEveryJobAndRepeatsForItsSeed) {
   EXPECT_NE(AverageJct(*run), AverageJct(*other));
 }
 
-// The spread to be held (set from the measured runs below).
-constexpr double kPolluxSpreadLow = 2300, kPolluxSpreadHigh = 2700;
+// Workload-6 under Pollux's policy: the authors' published average JCT and their Tiresias's.
+constexpr double kPolluxPublishedJct = 2446.13, kTiresiasPublishedJct = 3469.69;
 
-// The full search on the whole of workload-6 against the peer's runs (docs/validation.md,
-// "Pollux"): its average JCT within the spread of the peer's and of hetsched's seeds, and well
-// below Pollux's Tiresias (3,469.69 s).
+// The full search on the whole of workload-6 (docs/validation.md, "Pollux"). The peer's search is
+// unseeded: its published run and its reruns here lie within [0%, +2%] of 2,446.13 s, hetsched's
+// seeds 1-3 within [+2.5%, +3.8%]; the band, -5% to +6%, leaves room for another CPU's floating
+// point. Well below Pollux's Tiresias, as in the paper.
 TEST(PolluxCompatTest, PolluxOnWorkloadSixIsWithinThePeersSpread) {
   auto run = RunPollux("workload-6.csv", "pollux");
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   for (const JobRecord& j : run->jobs) ASSERT_TRUE(j.finished()) << j.name;
   const double avg = AverageJct(*run);
-  EXPECT_GT(avg, kPolluxSpreadLow);
-  EXPECT_LT(avg, kPolluxSpreadHigh);
+  EXPECT_GT(avg, 0.95 * kPolluxPublishedJct);
+  EXPECT_LT(avg, 1.06 * kPolluxPublishedJct);
+  EXPECT_LT(avg, 0.8 * kTiresiasPublishedJct);
 }
 
 TEST(PolluxCompatTest, ItsClusterYieldsToAGivenOne) {
