@@ -153,6 +153,39 @@ TEST(PolluxCompatTest, PolluxOnWorkloadSixIsWithinThePeersSpread) {
   EXPECT_LT(avg, 0.8 * kTiresiasPublishedJct);
 }
 
+// Sia's policy on Pollux's workload-6, first 24 jobs (one GPU type: its integer program over
+// Pollux's cluster's 18 configurations): every job finishes, ncf on one GPU at most, the same run
+// twice (CBC is deterministic); keeping the nodes of a job whose configuration stays restarts no
+// more jobs than Sia's simulator's placer, which places every job afresh each round.
+TEST(PolluxCompatTest, SiaFinishesEveryJobAndRepeats) {
+  const std::vector<std::pair<std::string, std::string>> first24{{"--max-jobs", "24"}};
+  auto run = RunPollux("workload-6.csv", "sia", first24);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  ASSERT_EQ(run->jobs.size(), 24u);
+  long long restarts = 0;
+  for (const JobRecord& j : run->jobs) {
+    ASSERT_TRUE(j.finished()) << j.name;
+    restarts += j.preemptions;
+    if (j.name.rfind("ncf", 0) == 0) {
+      EXPECT_LE(j.gpu_seconds, j.finish_s - j.first_start_s + 1e-6) << j.name;
+    }
+  }
+  auto again = RunPollux("workload-6.csv", "sia", first24);
+  ASSERT_TRUE(again.ok());
+  for (size_t i = 0; i < run->jobs.size(); ++i) EXPECT_EQ(run->jobs[i].finish_s, again->jobs[i].finish_s);
+  auto keep = RunPollux("workload-6.csv", "sia", first24, {{"placement", "keep"}});
+  ASSERT_TRUE(keep.ok()) << keep.status().ToString();
+  long long kept_restarts = 0;
+  for (const JobRecord& j : keep->jobs) {
+    ASSERT_TRUE(j.finished()) << j.name;
+    kept_restarts += j.preemptions;
+  }
+  EXPECT_LE(kept_restarts, restarts);
+  auto bad = RunPollux("workload-6.csv", "sia", first24, {{"p", "0.5"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("option 'p' must be < 0"), std::string::npos) << bad.status().ToString();
+}
+
 TEST(PolluxCompatTest, ItsClusterYieldsToAGivenOne) {
   SimulateRequest r;
   ASSERT_TRUE(r.Set("--compat", "pollux").ok());

@@ -22,6 +22,7 @@ struct GoodputJobView {
   std::vector<int> placement;   // GPUs on each node it runs on now; empty: none
   int atomic_bsz = 0, accum_steps = 0;
   int restarts = 0;             // placements after its first (0 before any)
+  double delay_left_s = 0;      // what remains of its re-allocation delay (checkpoint-restore)
   int max_profiled_replicas = 0;  // the most GPUs it has measured itself on
   std::optional<ThroughputParams> params;  // its fitted model (when asked for); none before it measured itself
   std::optional<GradientStats> grad;       // its last measured gradient statistics

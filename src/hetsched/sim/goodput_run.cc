@@ -96,6 +96,7 @@ Result<std::optional<GoodputJobView>> Simulator::goodput_job(JobId id, bool with
   v.atomic_bsz = g.atomic_bsz;
   v.accum_steps = g.accum_steps;
   v.restarts = std::max(0, g.restarts);
+  if (job.active >= 0 && !active(job).idle) v.delay_left_s = std::max(0.0, active(job).progress_from_s - now_);
   for (const ThroughputSample& s : g.samples) v.max_profiled_replicas = std::max(v.max_profiled_replicas, s.replicas);
   v.grad = g.grad;
   return std::optional<GoodputJobView>(std::move(v));

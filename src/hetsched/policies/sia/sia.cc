@@ -1,0 +1,311 @@
+// Sia's scheduling policy as its simulator runs it [SRC: Jayaram Subramanya et al., SOSP 2023,
+// sec. 3-4; siasosp23/artifacts, sia-simulator/sia.py, cluster.py:340-430, job.py:240-260 (no
+// licence: behaviour reproduced, nothing copied)]: every `round` seconds (60) while jobs are
+// active, an integer program (sia_problem.h, CBC) gives each job at most one configuration, GPUs
+// of one node group on whole nodes or within one node, for the least sum of each job's
+// normalised goodput to the power p (-0.5) plus lambda_n (1.1) per job left without GPUs. A job's
+// goodputs come from what it reports of itself (SchedContext::goodput_job with its model): its
+// goodput at the batch it would pick within its largest batch (the user's batch size when it has
+// one, as Sia's job.py:253-255 passes it; else its application's); a job that has not measured
+// itself yet may have one GPU. Its GPUs range from 1 to twice the most it has measured itself on
+// (at most 64, its largest batch over its smallest local batch, and its application's own limit).
+// A job whose configuration changes pays the re-allocation factor on every other configuration
+// (restart penalty per application, sia.py:22-34); one still in its checkpoint-restore delay
+// keeps its configuration. Placement: Sia's fast placer, recomputed each round over each group's
+// GPUs; a job whose nodes change is stopped and started on the new ones (cluster.py:185-216).
+//
+// Beyond Sia's simulator [REC]: a job that is not a goodput job, or is not elastic, is one of
+// Sia's rigid jobs: its requested GPUs on any node group of a type it allows, each worth its GPU
+// count (Sia scales rigid jobs' throughputs across types by the profiles' ratios, which only
+// goodput jobs have here); a goodput job has one model, for its profiles' type, the only one it
+// may run on (Sia keeps one per GPU type and projects between them: a later slice).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hetsched/perf/goodput.h"
+#include "hetsched/policies/pollux/common.h"
+#include "hetsched/policies/sia/sia_problem.h"
+#include "hetsched/sched/context.h"
+#include "hetsched/sched/job_scheduler.h"
+#include "hetsched/sched/registry.h"
+
+namespace hetsched {
+namespace {
+
+using sia_internal::NodeGroup;
+using sia_internal::SiaConfig;
+using sia_internal::SiaJobRow;
+using sia_internal::SiaOption;
+
+constexpr int kSiaMaxReplicas = 64;  // cluster.py:380, "simulator can't handle more"
+
+struct SiaPolicySettings {
+  double round_s = 60;
+  double restart_penalty_s = -1;  // < 0: Sia's per-application table
+  bool keep_placements = false;   // a job whose configuration stays keeps its nodes [REC]; Sia's simulator re-places all
+  bool batch_from_job = true;     // the largest batch its goodputs assume: the user's (Sia), else the application's
+  sia_internal::SiaSettings solve;
+};
+
+class Sia final : public JobScheduler {
+ public:
+  explicit Sia(const SiaPolicySettings& s) : s_(s), grid_(s.round_s) {}
+
+  std::string_view name() const override { return "sia"; }
+  double round_period_s() const override { return s_.round_s; }
+  bool adapts_batch_sizes() const override { return true; }
+
+  void OnJobSubmitted(const JobStatus& job, SchedContext& /*ctx*/) override { Add(job.spec->id); }
+  void OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) override {
+    const JobId id = job.spec->id;
+    active_.erase(std::remove(active_.begin(), active_.end(), id), active_.end());
+    previous_.erase(id);
+    nodes_of_.erase(id);
+  }
+  void OnJobRequeued(const JobStatus& job, SchedContext& /*ctx*/) override { Add(job.spec->id); }
+  void OnJobRunning(const JobStatus& job, SchedContext& /*ctx*/) override { Add(job.spec->id); }
+
+  void Schedule(SchedContext& ctx) override {
+    if (!grid_.Due(ctx, !active_.empty())) return;
+    if (active_.empty()) return;
+    if (groups_.empty()) {
+      groups_ = sia_internal::GroupNodes(ctx.cluster());
+      configs_ = sia_internal::Configurations(groups_);
+    }
+    std::vector<SiaJobRow> rows(active_.size());
+    for (size_t j = 0; j < active_.size(); ++j) {
+      if (!Describe(ctx, active_[j], &rows[j])) return;  // a fault, kept in the context
+    }
+    // Each group's GPUs: those free and those the active jobs hold (in the Slurm agent, none of a
+    // node that is down).
+    std::vector<int> node_gpus(static_cast<size_t>(ctx.cluster().num_nodes()), 0);
+    for (NodeId n = 0; n < ctx.cluster().num_nodes(); ++n) node_gpus[static_cast<size_t>(n)] = ctx.state().free_on_node(n);
+    for (JobId id : active_) {
+      for (DeviceId d : ctx.job(id).devices) ++node_gpus[static_cast<size_t>(ctx.cluster().device(d).node)];
+    }
+    std::vector<int> capacity;
+    for (const NodeGroup& g : groups_) {
+      int sum = 0;
+      for (NodeId n : g.nodes) sum += node_gpus[static_cast<size_t>(n)];
+      capacity.push_back(sum);
+    }
+    Result<std::vector<int>> choice = sia_internal::SolveRound(capacity, rows, s_.solve);
+    if (!choice.ok()) {
+      ctx.Fail(choice.status().WithContext("policy 'sia' at " + std::to_string(ctx.now()) + " s"));
+      return;
+    }
+    Apply(ctx, rows, *choice, node_gpus);
+    grid_.Next(ctx, !active_.empty());
+  }
+
+ private:
+  void Add(JobId id) {
+    if (std::find(active_.begin(), active_.end(), id) == active_.end()) active_.push_back(id);
+  }
+
+  bool Describe(SchedContext& ctx, JobId id, SiaJobRow* row) {
+    const Cluster& cluster = ctx.cluster();
+    const JobStatus& st = ctx.job(id);
+    const JobSpec& spec = *st.spec;
+    std::vector<bool> allowed(groups_.size());
+    for (size_t g = 0; g < groups_.size(); ++g) allowed[g] = spec.AllowsType(groups_[g].type, cluster.device_catalog());
+    std::optional<GoodputJobView> view = ctx.goodput_job(id, /*with_model=*/true);
+    if (ctx.failed()) return false;
+    const double age = ctx.now() - spec.submit_time_s;
+    const int restarts = view ? view->restarts : 0;
+    std::string application = view && view->application ? view->application->name() : spec.model;
+    const double penalty = s_.restart_penalty_s >= 0 ? s_.restart_penalty_s : sia_internal::RestartPenalty(application);
+    row->realloc_factor = sia_internal::ReallocFactor(age, restarts, penalty);
+    row->hold = view && view->delay_left_s > 0;
+    if (!view || !spec.elastic) {
+      for (size_t g = 0; g < groups_.size(); ++g) {
+        const int total = groups_[g].gpus_per_node * static_cast<int>(groups_[g].nodes.size());
+        if (allowed[g] && spec.num_gpus <= total) row->options.push_back({static_cast<int>(g), spec.num_gpus, double(spec.num_gpus)});
+      }
+    } else {
+      AdaptiveOptions(*view, allowed, &row->options);
+    }
+    row->previous = -1;
+    if (auto it = previous_.find(id); it != previous_.end()) {
+      for (size_t o = 0; o < row->options.size(); ++o) {
+        if (row->options[o].group == it->second.group && row->options[o].gpus == it->second.gpus) {
+          row->previous = static_cast<int>(o);
+        }
+      }
+    }
+    if (row->previous < 0) row->hold = false;
+    return true;
+  }
+
+  void AdaptiveOptions(const GoodputJobView& view, const std::vector<bool>& allowed, std::vector<SiaOption>* options) const {
+    const GoodputApplication& app = *view.application;
+    int max_replicas = std::min({std::max(2 * view.max_profiled_replicas, 1), kSiaMaxReplicas,
+                                 app.max_batch_size() / app.min_local_bsz()});
+    if (app.max_replicas() > 0) max_replicas = std::min(max_replicas, app.max_replicas());
+    const bool has_model = view.params.has_value() && view.grad.has_value();
+    std::unique_ptr<GoodputModel> model;
+    BatchLimits limits;
+    if (has_model) {
+      model = std::make_unique<GoodputModel>(*view.params, *view.grad, app.init_batch_size());
+      limits.max_batch_size = s_.batch_from_job && view.target_batch > 0 ? view.target_batch : app.max_batch_size();
+      limits.min_atomic_bsz = app.min_local_bsz();
+      limits.max_atomic_bsz = app.max_local_bsz();
+      limits.accumulation = true;
+    }
+    std::vector<double> raw(configs_.size(), 0.0);
+    std::vector<bool> group_has_model(groups_.size());
+    for (size_t g = 0; g < groups_.size(); ++g) group_has_model[g] = has_model && allowed[g];
+    for (size_t c = 0; c < configs_.size(); ++c) {
+      const SiaConfig& cfg = configs_[c];
+      if (!group_has_model[static_cast<size_t>(cfg.group)] || cfg.gpus > max_replicas) continue;
+      raw[c] = model->Optimize(cfg.nodes, cfg.gpus, limits).goodput;
+    }
+    const std::vector<double> g = sia_internal::NormaliseGoodputs(configs_, std::move(raw), group_has_model);
+    for (size_t c = 0; c < configs_.size(); ++c) {
+      if (allowed[static_cast<size_t>(configs_[c].group)]) options->push_back({configs_[c].group, configs_[c].gpus, g[c]});
+    }
+  }
+
+  // The placer's node lists, then: jobs whose list changed are stopped, and started on theirs.
+  void Apply(SchedContext& ctx, const std::vector<SiaJobRow>& rows, const std::vector<int>& choice,
+             const std::vector<int>& node_gpus) {
+    std::vector<std::vector<NodeId>> lists(active_.size());
+    std::vector<int> room = node_gpus;
+    std::vector<bool> kept(active_.size(), false);
+    if (s_.keep_placements) {
+      for (size_t j = 0; j < active_.size(); ++j) {
+        auto it = nodes_of_.find(active_[j]);
+        if (choice[j] < 0 || choice[j] != rows[j].previous || it == nodes_of_.end() ||
+            ctx.job(active_[j]).state != JobState::kRunning) {
+          continue;
+        }
+        kept[j] = true;
+        lists[j] = it->second;
+        for (NodeId n : lists[j]) --room[static_cast<size_t>(n)];
+      }
+    }
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      std::vector<size_t> members;
+      std::vector<int> gpus;
+      for (size_t j = 0; j < active_.size(); ++j) {
+        if (choice[j] < 0 || kept[j]) continue;
+        const SiaOption& opt = rows[j].options[static_cast<size_t>(choice[j])];
+        if (opt.group != static_cast<int>(g)) continue;
+        members.push_back(j);
+        gpus.push_back(opt.gpus);
+      }
+      if (members.empty()) continue;
+      std::vector<int> free;
+      for (NodeId n : groups_[g].nodes) free.push_back(room[static_cast<size_t>(n)]);
+      const std::vector<std::vector<int>> placed = sia_internal::PlaceFast(gpus, std::move(free));
+      for (size_t k = 0; k < members.size(); ++k) {
+        for (int local : placed[k]) lists[members[k]].push_back(groups_[g].nodes[static_cast<size_t>(local)]);
+      }
+    }
+    std::vector<size_t> to_start;
+    for (size_t j = 0; j < active_.size(); ++j) {
+      const JobId id = active_[j];
+      if (choice[j] >= 0) {
+        const SiaOption& opt = rows[j].options[static_cast<size_t>(choice[j])];
+        previous_[id] = Chosen{opt.group, opt.gpus};
+      } else {
+        previous_.erase(id);
+      }
+      const bool running = ctx.job(id).state == JobState::kRunning;
+      auto it = nodes_of_.find(id);
+      if (running && it != nodes_of_.end() && it->second == lists[j]) continue;
+      if (running) ctx.Preempt(id);
+      if (!lists[j].empty()) to_start.push_back(j);
+      nodes_of_[id] = lists[j];
+    }
+    // A back end that frees a preempted job's GPUs later (the Slurm agent) may not have them free
+    // yet: such a job waits for the next round.
+    std::vector<DeviceId> devices, on_node;
+    for (size_t j : to_start) {
+      devices.clear();
+      std::map<NodeId, int> want;
+      for (NodeId n : lists[j]) ++want[n];
+      bool all_free = true;
+      for (const auto& [n, count] : want) {
+        on_node.clear();
+        ctx.state().AppendFreeDevices(n, &on_node);
+        if (static_cast<int>(on_node.size()) < count) {
+          all_free = false;
+          break;
+        }
+        devices.insert(devices.end(), on_node.begin(), on_node.begin() + count);
+      }
+      if (!all_free) {
+        nodes_of_.erase(active_[j]);
+        continue;
+      }
+      ctx.StartOn(active_[j], devices);
+      if (ctx.failed()) return;
+    }
+  }
+
+  struct Chosen {
+    int group = 0, gpus = 0;
+  };
+
+  SiaPolicySettings s_;
+  pollux_internal::RoundGrid grid_;
+  std::vector<NodeGroup> groups_;
+  std::vector<SiaConfig> configs_;
+  std::vector<JobId> active_;              // submitted, not finished, in arrival order
+  std::map<JobId, Chosen> previous_;       // each job's option last round
+  std::map<JobId, std::vector<NodeId>> nodes_of_;  // the placer's node list it was started on
+};
+
+Result<std::unique_ptr<JobScheduler>> MakeSia(const Options& options) {
+  SiaPolicySettings s;
+  HETSCHED_ASSIGN_OR_RETURN(s.round_s, options.GetDouble("round", 60));
+  HETSCHED_ASSIGN_OR_RETURN(s.solve.p, options.GetDouble("p", -0.5));
+  HETSCHED_ASSIGN_OR_RETURN(s.solve.lambda_n, options.GetDouble("lambda_n", 1.1));
+  HETSCHED_ASSIGN_OR_RETURN(s.restart_penalty_s, options.GetDouble("restart_penalty", -1));
+  HETSCHED_ASSIGN_OR_RETURN(s.solve.relative_gap, options.GetDouble("gap", 1e-4));
+  const std::string max_batch = options.GetString("max_batch", "job");
+  if (max_batch != "job" && max_batch != "application") {
+    return Status::InvalidArgument("policy 'sia': option 'max_batch' must be 'job' (Sia: the user's batch size caps the goodputs it "
+                                   "weighs) or 'application' (its application's largest batch, as Pollux)");
+  }
+  s.batch_from_job = max_batch == "job";
+  const std::string placement = options.GetString("placement", "fast");
+  if (placement != "fast" && placement != "keep") {
+    return Status::InvalidArgument("policy 'sia': option 'placement' must be 'fast' (Sia's simulator: every job placed afresh each "
+                                   "round) or 'keep' (a job whose configuration stays keeps its nodes)");
+  }
+  s.keep_placements = placement == "keep";
+  if (!(s.round_s > 0) || !std::isfinite(s.round_s)) {
+    return Status::InvalidArgument("policy 'sia': option 'round' must be > 0 seconds");
+  }
+  if (!(s.solve.p < 0) || !std::isfinite(s.solve.p)) {
+    return Status::InvalidArgument("policy 'sia': option 'p' must be < 0 (Sia minimises goodput^p; Sia's value: -0.5)");
+  }
+  if (!(s.solve.lambda_n >= 0) || !std::isfinite(s.solve.lambda_n)) {
+    return Status::InvalidArgument("policy 'sia': option 'lambda_n' must be >= 0");
+  }
+  if (!std::isfinite(s.restart_penalty_s)) {
+    return Status::InvalidArgument("policy 'sia': option 'restart_penalty' must be seconds (< 0: Sia's per-application table)");
+  }
+  if (!(s.solve.relative_gap >= 0 && s.solve.relative_gap < 1)) {
+    return Status::InvalidArgument("policy 'sia': option 'gap' must be in [0, 1)");
+  }
+  return std::unique_ptr<JobScheduler>(std::make_unique<Sia>(s));
+}
+
+const MethodInfo kSiaInfo{
+    "sia",
+    "Sia: each job's GPU type, count and batch size for goodput, an integer program each round",
+    "[SRC] Jayaram Subramanya et al., SOSP 2023; siasosp23/artifacts sia-simulator/sia.py (CBC, p = -0.5, lambda_n = 1.1)"};
+
+}  // namespace
+
+HETSCHED_REGISTER_IMPL(JobScheduler, kSiaRegistered, kSiaInfo, MakeSia)
+
+}  // namespace hetsched

@@ -1,0 +1,104 @@
+// Internal to policies/sia/: one round of Sia's optimisation as its simulator poses it
+// [SRC: Jayaram Subramanya et al., "Sia: Heterogeneity-aware, goodput-optimized ML-cluster
+// scheduling", SOSP 2023, sec. 3-4; siasosp23/artifacts, sia-simulator/sia.py (no licence: read,
+// not copied; what follows is written from its behaviour, with file:line references)].
+//
+// The cluster is cut into node groups (Sia's "clusters": nodes of one GPU type; here of one type
+// and one GPU count per node). Each group offers configurations (sia.py:13-17, 100-144): on a node
+// of g GPUs, 1, 2, 4, ... GPUs up to g on one node, then k x g GPUs on k whole nodes, up to the
+// group's nodes and 64 GPUs. A job's row holds its goodput in every configuration, normalised so
+// that its smallest positive entry is 1 (sia.py:656-725); every entry but the job's last
+// configuration is multiplied by its re-allocation factor (sia.py:860-873). The integer program
+// (sia.py:844-1010): one binary x per job and configuration,
+//     minimise  sum x * round(G^p, 2)  +  lambda_n * (jobs - sum x)      (p < 0; G^p capped at 3000)
+// with at most one configuration per job, each group's GPUs within its capacity, and a job in
+// the middle of a checkpoint-restore held to its configuration. Placement (sia.py:155-204, the
+// simulator's "fast" placer): per group, jobs by GPUs (most first; ties in job order), whole free
+// nodes first for a job of a node or more, then any free GPUs, from a node pointer that moves on
+// past the last node each job touched.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hetsched/model/cluster.h"
+#include "hetsched/util/status.h"
+
+namespace hetsched::sia_internal {
+
+inline constexpr double kZeroAllocGain = 1e-4;  // sia.py:19, ZERO_ALLOC_GAIN
+inline constexpr double kGoodputClip = 3000;    // simulator_config.py: sia_goodput_clip_val
+inline constexpr int kMaxConfigGpus = 64;       // the largest configuration, sia.py:13-17
+
+// Nodes of one GPU type and one GPU count per node, in the cluster's order.
+struct NodeGroup {
+  DeviceTypeId type = kNoDeviceType;
+  int gpus_per_node = 0;
+  std::vector<NodeId> nodes;
+};
+
+// The cluster's node groups, ordered by their first node.
+std::vector<NodeGroup> GroupNodes(const Cluster& cluster);
+
+struct SiaConfig {
+  int group = 0;
+  int nodes = 0;
+  int gpus = 0;
+};
+
+// Every group's configurations, group after group.
+std::vector<SiaConfig> Configurations(const std::vector<NodeGroup>& groups);
+
+// One job's raw goodputs for each configuration (0 where not valid) and, per group, whether the
+// job has a model there (Sia computes goodputs only where it has one). Normalised as sia.py does:
+// divided by the smallest entry above kZeroAllocGain among the groups with a model (1 when there
+// is none); a group without a model, or without a valid configuration, gets 1 at its one-GPU
+// configuration; every entry at or below kZeroAllocGain becomes kZeroAllocGain.
+std::vector<double> NormaliseGoodputs(const std::vector<SiaConfig>& configs, std::vector<double> raw,
+                                      const std::vector<bool>& group_has_model);
+
+// Sia's re-allocation factor: max(age - restarts x penalty, 0) / (age + penalty), 1 for a job
+// younger than its penalty (sia.py:728-744).
+double ReallocFactor(double age_s, int restarts, double penalty_s);
+
+// Sia's restart penalty by application, measured on its physical cluster (sia.py:22-34).
+double RestartPenalty(const std::string& application);
+
+// A configuration a job may be given, with its normalised goodput there.
+struct SiaOption {
+  int group = 0;
+  int gpus = 0;
+  double goodput = 0;
+};
+
+// A job's row of the integer program: an adaptive job's options are its GPU types'
+// configurations; a rigid one's, its GPU count on each of its types (sia.py:587-600, 747-761).
+struct SiaJobRow {
+  std::vector<SiaOption> options;
+  int previous = -1;            // its option last round; -1: none
+  double realloc_factor = 1;
+  bool hold = false;            // in a checkpoint-restore: keeps `previous`
+};
+
+struct SiaSettings {
+  double p = -0.5;         // simulator_config.py: sia_default_p_val
+  double lambda_n = 1.1;   // sia_default_lambda_n
+  double relative_gap = 1e-4;  // sia_solver_thresh
+  double time_limit_s = 60;
+};
+
+// The integer program's coefficient of x[j][c]: round(G'^p, 2), capped (sia.py:887-902), where G'
+// is the goodput after the re-allocation factor.
+double PoweredCoefficient(double goodput, double p);
+
+// Solves one round: for each job, the index of its option (-1: none). Errors: the solver's
+// failure, or no solution (a held job whose option no longer fits).
+Result<std::vector<int>> SolveRound(const std::vector<int>& group_capacity, const std::vector<SiaJobRow>& jobs,
+                                    const SiaSettings& settings);
+
+// Sia's fast placer for one group: `gpus[k]` GPUs for each of the group's jobs (in job order);
+// `free[n]` the GPUs on the group's n-th node. Returns, per job, the node (index into the group)
+// of each GPU, in the order taken.
+std::vector<std::vector<int>> PlaceFast(const std::vector<int>& gpus, std::vector<int> free);
+
+}  // namespace hetsched::sia_internal

@@ -1,0 +1,137 @@
+// Sia's round worked by hand: its configurations on its paper's cluster, the goodput rows'
+// normalisation, the re-allocation factor, the integer program's coefficients and choices, and
+// its fast placer (sia_problem.h).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <tuple>
+
+#include "fake_backend.h"
+#include "hetsched/policies/sia/sia_problem.h"
+
+namespace hetsched::sia_internal {
+namespace {
+
+using test::TestCluster;
+using test::kFast;
+using test::kSlow;
+
+std::vector<std::tuple<int, int, int>> Triples(const std::vector<SiaConfig>& configs) {
+  std::vector<std::tuple<int, int, int>> out;
+  for (const SiaConfig& c : configs) out.emplace_back(c.group, c.nodes, c.gpus);
+  return out;
+}
+
+// Sia's paper cluster: 6 nodes of 4 T4, 2 of 8 A100, 3 of 8 RTX 2080Ti: 8 + 5 + 6 = 19
+// configurations (sia.py:13-17 cut to each type's nodes). Here three groups by (type, GPUs a node).
+TEST(SiaProblemTest, ConfigurationsOfSiasCluster) {
+  TestCluster c({{kFast, 4}, {kFast, 4}, {kFast, 4}, {kFast, 4}, {kFast, 4}, {kFast, 4},
+                 {kSlow, 8}, {kSlow, 8}, {kFast, 8}, {kFast, 8}, {kFast, 8}});
+  const std::vector<NodeGroup> groups = GroupNodes(c.cluster());
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0].nodes, (std::vector<NodeId>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(groups[1].gpus_per_node, 8);
+  EXPECT_EQ(groups[2].nodes, (std::vector<NodeId>{8, 9, 10}));
+  const auto configs = Configurations(groups);
+  const std::vector<std::tuple<int, int, int>> want{
+      {0, 1, 1}, {0, 1, 2}, {0, 1, 4}, {0, 2, 8}, {0, 3, 12}, {0, 4, 16}, {0, 5, 20}, {0, 6, 24},
+      {1, 1, 1}, {1, 1, 2}, {1, 1, 4}, {1, 1, 8}, {1, 2, 16},
+      {2, 1, 1}, {2, 1, 2}, {2, 1, 4}, {2, 1, 8}, {2, 2, 16}, {2, 3, 24}};
+  EXPECT_EQ(Triples(configs), want);
+  // 16 nodes of 4: CONFIGS_4GPU whole (18, up to 64 GPUs); 20 nodes of 8: CONFIGS_8GPU (11).
+  std::vector<std::pair<DeviceTypeId, int>> sixteen(16, {kFast, 4}), twenty(20, {kFast, 8});
+  EXPECT_EQ(Configurations(GroupNodes(TestCluster(sixteen).cluster())).size(), 18u);
+  const auto eights = Configurations(GroupNodes(TestCluster(twenty).cluster()));
+  ASSERT_EQ(eights.size(), 11u);
+  EXPECT_EQ(eights.back().gpus, 64);
+  EXPECT_EQ(eights.back().nodes, 8);
+}
+
+TEST(SiaProblemTest, GoodputRowsNormalisedAsSiaDoes) {
+  const std::vector<SiaConfig> configs{{0, 1, 1}, {0, 1, 2}, {0, 1, 4}, {0, 2, 8},
+                                       {1, 1, 1}, {1, 1, 2}, {1, 1, 4}, {1, 1, 8}};
+  // A model on group 0 (8 GPUs not valid: 0); none on group 1: its one-GPU entry is 1.
+  const auto row = NormaliseGoodputs(configs, {50, 90, 160, 0, 0, 0, 0, 0}, {true, false});
+  const std::vector<double> want{1, 1.8, 3.2, kZeroAllocGain, 1, kZeroAllocGain, kZeroAllocGain, kZeroAllocGain};
+  ASSERT_EQ(row.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_DOUBLE_EQ(row[i], want[i]) << i;
+  // No model anywhere: one GPU of any group, worth 1.
+  const auto none = NormaliseGoodputs(configs, std::vector<double>(8, 0), {false, false});
+  EXPECT_EQ(none[0], 1);
+  EXPECT_EQ(none[4], 1);
+  EXPECT_EQ(none[1], kZeroAllocGain);
+  // Models on both: the smallest positive goodput of either is 1.
+  const auto both = NormaliseGoodputs(configs, {40, 60, 0, 0, 20, 30, 0, 0}, {true, true});
+  EXPECT_DOUBLE_EQ(both[0], 2);
+  EXPECT_DOUBLE_EQ(both[4], 1);
+  EXPECT_DOUBLE_EQ(both[5], 1.5);
+}
+
+TEST(SiaProblemTest, ReallocFactorPenaltiesAndCoefficients) {
+  EXPECT_DOUBLE_EQ(ReallocFactor(100, 2, 30), 40.0 / 130);
+  EXPECT_EQ(ReallocFactor(20, 5, 30), 1);  // younger than its penalty
+  EXPECT_EQ(ReallocFactor(50, 3, 30), 0);
+  EXPECT_EQ(RestartPenalty("imagenet"), 250);
+  EXPECT_EQ(RestartPenalty("cifar10"), 30);
+  EXPECT_EQ(RestartPenalty("bert"), 120);
+  EXPECT_EQ(RestartPenalty("deepspeech2"), 25);
+  EXPECT_EQ(RestartPenalty("yolov3"), 45);
+  EXPECT_EQ(RestartPenalty("ncf"), 30);
+  EXPECT_DOUBLE_EQ(PoweredCoefficient(4, -0.5), 0.5);
+  EXPECT_DOUBLE_EQ(PoweredCoefficient(3, -0.5), 0.58);     // 0.57735 to two decimals
+  EXPECT_DOUBLE_EQ(PoweredCoefficient(64, -0.5), 0.12);    // 12.5 hundredths: half to even, as numpy
+  EXPECT_DOUBLE_EQ(PoweredCoefficient(kZeroAllocGain, -0.5), 100);
+  EXPECT_DOUBLE_EQ(PoweredCoefficient(1e-9, -0.5), kGoodputClip);
+}
+
+// Two jobs on one 4-GPU group. Coefficients minus lambda_n = 1.1 per job placed:
+//   A: 1 GPU 1 -> 1, 2 GPUs 1.96 -> 0.71, 4 GPUs 3.61 -> 0.53;  B: 1 -> 1, 2: 1.44 -> 0.83, 4: 1.69 -> 0.77.
+// Best: A 2 + B 2 = 1.54 (A 4 alone: 0.53 + 1.1 = 1.63; A 2 + B 1: 1.71).
+TEST(SiaProblemTest, TheIntegerProgramByHand) {
+  auto job = [](std::vector<double> g) {
+    SiaJobRow r;
+    const int gpus[] = {1, 2, 4};
+    for (size_t i = 0; i < g.size(); ++i) r.options.push_back({0, gpus[i], g[i]});
+    return r;
+  };
+  std::vector<SiaJobRow> jobs{job({1, 1.96, 3.61}), job({1, 1.44, 1.69})};
+  auto choice = SolveRound({4}, jobs, SiaSettings{});
+  ASSERT_TRUE(choice.ok()) << choice.status().ToString();
+  EXPECT_EQ(*choice, (std::vector<int>{1, 1}));
+  // A had 4 GPUs and pays 0.5 to change: 1 GPU 0.5 -> 1.41, 2 GPUs 0.98 -> 1.01. A 4 + B none
+  // (1.63) beats A 2 + B 2 (1.84).
+  jobs[0].previous = 2;
+  jobs[0].realloc_factor = 0.5;
+  choice = SolveRound({4}, jobs, SiaSettings{});
+  ASSERT_TRUE(choice.ok());
+  EXPECT_EQ(*choice, (std::vector<int>{2, -1}));
+  // B is in its checkpoint-restore on 1 GPU: held there; A gets 2 (1.01 + 1 against 1.41 + 1).
+  jobs[1].previous = 0;
+  jobs[1].hold = true;
+  choice = SolveRound({4}, jobs, SiaSettings{});
+  ASSERT_TRUE(choice.ok());
+  EXPECT_EQ(*choice, (std::vector<int>{1, 0}));
+  // Nothing to place: no program.
+  EXPECT_TRUE(SolveRound({4}, {}, SiaSettings{}).ok());
+}
+
+TEST(SiaProblemTest, FastPlacerByHand) {
+  // By GPUs (8, 2, 1, 1): whole nodes 0 and 1 for the 8; then from node 2: the 2, and the two
+  // single GPUs after it (the pointer wraps past the full nodes).
+  const auto placed = PlaceFast({1, 8, 2, 1}, {4, 4, 4});
+  EXPECT_EQ(placed[1], (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1}));
+  EXPECT_EQ(placed[2], (std::vector<int>{2, 2}));
+  EXPECT_EQ(placed[0], (std::vector<int>{2}));
+  EXPECT_EQ(placed[3], (std::vector<int>{2}));
+  // The pointer moves on past each job's last node: two single GPUs go to two nodes.
+  const auto spread = PlaceFast({1, 1}, {4, 4});
+  EXPECT_EQ(spread[0], (std::vector<int>{0}));
+  EXPECT_EQ(spread[1], (std::vector<int>{1}));
+  // "A whole node" is the most GPUs free on one node (sia.py:162, over the group's GPUs, all of
+  // them free when it runs): a 4-GPU job takes node 1's 3, then 1 from node 0.
+  const auto split = PlaceFast({4}, {2, 3});
+  EXPECT_EQ(split[0], (std::vector<int>{1, 1, 1, 0}));
+}
+
+}  // namespace
+}  // namespace hetsched::sia_internal
