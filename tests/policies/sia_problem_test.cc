@@ -22,22 +22,22 @@ std::vector<std::tuple<int, int, int>> Triples(const std::vector<SiaConfig>& con
   return out;
 }
 
-// Sia's paper cluster: 6 nodes of 4 T4, 2 of 8 A100, 3 of 8 RTX 2080Ti: 8 + 5 + 6 = 19
-// configurations (sia.py:13-17 cut to each type's nodes). Here three groups by (type, GPUs a node).
+// Sia's configurations (sia.py:13-17) cut to each type's nodes: on its paper's cluster 6 nodes of
+// 4 T4 give 8, 2 of 8 A100 give 5, 3 of 8 RTX 2080Ti give 6 (19 in all).
 TEST(SiaProblemTest, ConfigurationsOfSiasCluster) {
-  TestCluster c({{kFast, 4}, {kFast, 4}, {kFast, 4}, {kFast, 4}, {kFast, 4}, {kFast, 4},
-                 {kSlow, 8}, {kSlow, 8}, {kFast, 8}, {kFast, 8}, {kFast, 8}});
+  TestCluster c({{kFast, 4}, {kFast, 4}, {kFast, 4}, {kFast, 4}, {kFast, 4}, {kFast, 4}, {kSlow, 8}, {kSlow, 8}});
   const std::vector<NodeGroup> groups = GroupNodes(c.cluster());
-  ASSERT_EQ(groups.size(), 3u);
+  ASSERT_EQ(groups.size(), 2u);
   EXPECT_EQ(groups[0].nodes, (std::vector<NodeId>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(groups[1].gpus_per_node, 8);
-  EXPECT_EQ(groups[2].nodes, (std::vector<NodeId>{8, 9, 10}));
-  const auto configs = Configurations(groups);
+  EXPECT_EQ(groups[1].nodes, (std::vector<NodeId>{6, 7}));
   const std::vector<std::tuple<int, int, int>> want{
       {0, 1, 1}, {0, 1, 2}, {0, 1, 4}, {0, 2, 8}, {0, 3, 12}, {0, 4, 16}, {0, 5, 20}, {0, 6, 24},
-      {1, 1, 1}, {1, 1, 2}, {1, 1, 4}, {1, 1, 8}, {1, 2, 16},
-      {2, 1, 1}, {2, 1, 2}, {2, 1, 4}, {2, 1, 8}, {2, 2, 16}, {2, 3, 24}};
-  EXPECT_EQ(Triples(configs), want);
+      {1, 1, 1}, {1, 1, 2}, {1, 1, 4}, {1, 1, 8}, {1, 2, 16}};
+  EXPECT_EQ(Triples(Configurations(groups)), want);
+  TestCluster rtx({{kSlow, 8}, {kSlow, 8}, {kSlow, 8}});
+  EXPECT_EQ(Triples(Configurations(GroupNodes(rtx.cluster()))),
+            (std::vector<std::tuple<int, int, int>>{{0, 1, 1}, {0, 1, 2}, {0, 1, 4}, {0, 1, 8}, {0, 2, 16}, {0, 3, 24}}));
   // 16 nodes of 4: CONFIGS_4GPU whole (18, up to 64 GPUs); 20 nodes of 8: CONFIGS_8GPU (11).
   std::vector<std::pair<DeviceTypeId, int>> sixteen(16, {kFast, 4}), twenty(20, {kFast, 8});
   EXPECT_EQ(Configurations(GroupNodes(TestCluster(sixteen).cluster())).size(), 18u);
@@ -45,6 +45,12 @@ TEST(SiaProblemTest, ConfigurationsOfSiasCluster) {
   ASSERT_EQ(eights.size(), 11u);
   EXPECT_EQ(eights.back().gpus, 64);
   EXPECT_EQ(eights.back().nodes, 8);
+  // One type, nodes of 4, 4 and 2 [REC]: one group, configurations of its largest node.
+  TestCluster uneven({{kFast, 4}, {kFast, 4}, {kFast, 2}});
+  const auto one = GroupNodes(uneven.cluster());
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].gpus_per_node, 4);
+  EXPECT_EQ(Configurations(one).back().gpus, 12);
 }
 
 TEST(SiaProblemTest, GoodputRowsNormalisedAsSiaDoes) {
@@ -111,6 +117,16 @@ TEST(SiaProblemTest, TheIntegerProgramByHand) {
   choice = SolveRound({4}, jobs, SiaSettings{});
   ASSERT_TRUE(choice.ok());
   EXPECT_EQ(*choice, (std::vector<int>{1, 0}));
+  // Three jobs without a model yet (one GPU each, worth 1: 1 - 1.1 each) on four groups with room
+  // for all: every one gets a GPU.
+  // A job without a configuration pays no re-allocation factor, whatever it is.
+  std::vector<SiaJobRow> fresh(3);
+  fresh[0].options = {{2, 1, 1}};
+  fresh[0].realloc_factor = 0.01;
+  for (int k = 1; k < 3; ++k) fresh[static_cast<size_t>(k)].options = {{0, 1, 1}, {1, 1, 1}, {2, 1, 1}, {3, 1, 1}};
+  choice = SolveRound({2, 1, 6, 2}, fresh, SiaSettings{});
+  ASSERT_TRUE(choice.ok());
+  for (int c : *choice) EXPECT_GE(c, 0);
   // Nothing to place: no program.
   EXPECT_TRUE(SolveRound({4}, {}, SiaSettings{}).ok());
 }

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "hetsched/sched/context.h"
@@ -80,6 +81,21 @@ inline std::vector<DeviceId> FreestNodesFirst(const SchedContext& ctx, JobId id,
     devices.insert(devices.end(), on_node.begin(), on_node.begin() + take);
     *most -= take;
     got += take;
+  }
+  return devices;
+}
+
+// The devices for `want` (GPUs on each node, in order): each node's first free ones. Empty when a
+// node has fewer free than wanted: a back end that frees a preempted job's GPUs later (the Slurm
+// agent: Slurm requeues it asynchronously) may not have them yet, and the job waits a round.
+inline std::vector<DeviceId> FreeDevicesFor(const SchedContext& ctx, const std::vector<std::pair<NodeId, int>>& want) {
+  std::vector<DeviceId> devices, on_node;
+  for (const auto& [n, count] : want) {
+    if (count <= 0) continue;
+    on_node.clear();
+    ctx.state().AppendFreeDevices(n, &on_node);
+    if (static_cast<int>(on_node.size()) < count) return {};
+    devices.insert(devices.end(), on_node.begin(), on_node.begin() + count);
   }
   return devices;
 }

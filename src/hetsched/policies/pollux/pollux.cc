@@ -219,22 +219,13 @@ class Pollux final : public JobScheduler {
         if (ctx.job(jobs[j]).state == JobState::kRunning) ctx.Preempt(jobs[j]);
       }
     }
-    // A back end that frees a preempted job's GPUs later (the Slurm agent: Slurm requeues it
-    // asynchronously) may not have them free yet: a job whose GPUs are not all free waits for the
-    // next round, as if the state gave it none.
-    std::vector<DeviceId> devices, on_node;
+    // A job whose GPUs are not all free yet waits for the next round, as if the state gave it none.
+    std::vector<std::pair<NodeId, int>> want;
     for (size_t j : changed) {
-      devices.clear();
-      bool all_free = true;
-      for (size_t n = 0; n < nn && all_free; ++n) {
-        const int want = state[j * nn + n];
-        if (want == 0) continue;
-        on_node.clear();
-        ctx.state().AppendFreeDevices(static_cast<NodeId>(n), &on_node);
-        all_free = static_cast<int>(on_node.size()) >= want;
-        if (all_free) devices.insert(devices.end(), on_node.begin(), on_node.begin() + want);
-      }
-      if (all_free && !devices.empty()) ctx.StartOn(jobs[j], devices);
+      want.clear();
+      for (size_t n = 0; n < nn; ++n) want.emplace_back(static_cast<NodeId>(n), state[j * nn + n]);
+      const std::vector<DeviceId> devices = pollux_internal::FreeDevicesFor(ctx, want);
+      if (!devices.empty()) ctx.StartOn(jobs[j], devices);
       if (ctx.failed()) return;
     }
   }

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 #include <memory>
 #include <optional>
 #include <string>
@@ -223,24 +224,15 @@ class Sia final : public JobScheduler {
       if (!lists[j].empty()) to_start.push_back(j);
       nodes_of_[id] = lists[j];
     }
-    // A back end that frees a preempted job's GPUs later (the Slurm agent) may not have them free
-    // yet: such a job waits for the next round.
-    std::vector<DeviceId> devices, on_node;
+    // A job whose GPUs are not all free yet (the Slurm agent) waits for the next round.
     for (size_t j : to_start) {
-      devices.clear();
-      std::map<NodeId, int> want;
-      for (NodeId n : lists[j]) ++want[n];
-      bool all_free = true;
-      for (const auto& [n, count] : want) {
-        on_node.clear();
-        ctx.state().AppendFreeDevices(n, &on_node);
-        if (static_cast<int>(on_node.size()) < count) {
-          all_free = false;
-          break;
-        }
-        devices.insert(devices.end(), on_node.begin(), on_node.begin() + count);
+      std::vector<std::pair<NodeId, int>> want;
+      for (NodeId n : lists[j]) {
+        if (want.empty() || want.back().first != n) want.emplace_back(n, 0);
+        ++want.back().second;
       }
-      if (!all_free) {
+      const std::vector<DeviceId> devices = pollux_internal::FreeDevicesFor(ctx, want);
+      if (devices.empty()) {
         nodes_of_.erase(active_[j]);
         continue;
       }

@@ -13,13 +13,12 @@ std::vector<NodeGroup> GroupNodes(const Cluster& cluster) {
   std::vector<NodeGroup> groups;
   for (NodeId n = 0; n < cluster.num_nodes(); ++n) {
     const auto& node = cluster.node(n);
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const NodeGroup& g) {
-      return g.type == node.device_type && g.gpus_per_node == node.num_devices;
-    });
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const NodeGroup& g) { return g.type == node.device_type; });
     if (it == groups.end()) {
-      groups.push_back(NodeGroup{node.device_type, node.num_devices, {}});
+      groups.push_back(NodeGroup{node.device_type, 0, {}});
       it = groups.end() - 1;
     }
+    it->gpus_per_node = std::max(it->gpus_per_node, node.num_devices);
     it->nodes.push_back(n);
   }
   return groups;
@@ -97,8 +96,9 @@ Result<std::vector<int>> SolveRound(const std::vector<int>& group_capacity, cons
     row.clear();
     for (size_t o = 0; o < job.options.size(); ++o) {
       const SiaOption& opt = job.options[o];
+      // A job with a configuration pays its factor to change it (sia.py:860-873); one without none.
       const bool previous = static_cast<int>(o) == job.previous;
-      const double g = previous ? opt.goodput : opt.goodput * job.realloc_factor;
+      const double g = job.previous < 0 || previous ? opt.goodput : opt.goodput * job.realloc_factor;
       // The constant lambda_n x jobs is left out: each x carries its coefficient minus lambda_n.
       const int v = mip.AddVariable(job.hold && previous ? 1 : 0, 1, PoweredCoefficient(g, settings.p) - settings.lambda_n,
                                     /*integer=*/true);

@@ -3,8 +3,9 @@
 // scheduling", SOSP 2023, sec. 3-4; siasosp23/artifacts, sia-simulator/sia.py (no licence: read,
 // not copied; what follows is written from its behaviour, with file:line references)].
 //
-// The cluster is cut into node groups (Sia's "clusters": nodes of one GPU type; here of one type
-// and one GPU count per node). Each group offers configurations (sia.py:13-17, 100-144): on a node
+// The cluster is cut into node groups (Sia's "clusters": the nodes of one GPU type, all of one
+// size in Sia's; here [REC] a type's nodes may differ in size: its configurations follow its
+// largest node, and the placer packs the GPUs each node has). Each group offers configurations (sia.py:13-17, 100-144): on a node
 // of g GPUs, 1, 2, 4, ... GPUs up to g on one node, then k x g GPUs on k whole nodes, up to the
 // group's nodes and 64 GPUs. A job's row holds its goodput in every configuration, normalised so
 // that its smallest positive entry is 1 (sia.py:656-725); every entry but the job's last
@@ -30,10 +31,10 @@ inline constexpr double kZeroAllocGain = 1e-4;  // sia.py:19, ZERO_ALLOC_GAIN
 inline constexpr double kGoodputClip = 3000;    // simulator_config.py: sia_goodput_clip_val
 inline constexpr int kMaxConfigGpus = 64;       // the largest configuration, sia.py:13-17
 
-// Nodes of one GPU type and one GPU count per node, in the cluster's order.
+// The nodes of one GPU type, in the cluster's order.
 struct NodeGroup {
   DeviceTypeId type = kNoDeviceType;
-  int gpus_per_node = 0;
+  int gpus_per_node = 0;  // its largest node's
   std::vector<NodeId> nodes;
 };
 
