@@ -294,7 +294,8 @@ Result<std::unique_ptr<JobScheduler>> MakeSia(const Options& options) {
 const MethodInfo kSiaInfo{
     "sia",
     "Sia: each job's GPU type, count and batch size for goodput, an integer program each round",
-    "[SRC] Jayaram Subramanya et al., SOSP 2023; siasosp23/artifacts sia-simulator/sia.py (CBC, p = -0.5, lambda_n = 1.1)"};
+    "[SRC] Jayaram Subramanya et al., SOSP 2023; siasosp23/artifacts sia-simulator/sia.py (CBC, p = -0.5, lambda_n = 1.1); "
+    "[REC] non-goodput jobs as rigid, one throughput model per job (Sia: one per GPU type)"};
 
 }  // namespace
 
