@@ -57,7 +57,9 @@ void CheckRoundTrip(const Workload& w, const DeviceCatalog& devices, const Model
     const JobSpec& a = w.jobs[i].spec;
     const JobSpec& b = back->jobs[i].spec;
     if (!(OnOneLine(a.name) == b.name && OnOneLine(a.user) == b.user && a.model == b.model && a.num_gpus == b.num_gpus &&
-          a.iterations == b.iterations && a.allowed_types == b.allowed_types)) {
+          a.iterations == b.iterations && a.allowed_types == b.allowed_types && a.application == b.application &&
+          a.adaptive_batch == b.adaptive_batch && a.elastic == b.elastic &&
+          (a.application.empty() || a.total_batch_size == b.total_batch_size))) {
       fuzz::Fail("native round trip changes a job", "name '" + a.name + "' -> '" + b.name + "', user '" + a.user +
                                                         "' -> '" + b.user + "', model " + a.model + " -> " + b.model);
     }

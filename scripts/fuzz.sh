@@ -23,7 +23,7 @@ work=build/fuzz
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(fuzz_trace_native fuzz_trace_gavel fuzz_trace_tiresias fuzz_trace_philly fuzz_trace_helios
-           fuzz_trace_pai fuzz_trace_auto fuzz_cluster_spec fuzz_model_profile fuzz_squeue_text
+           fuzz_trace_pai fuzz_trace_pollux fuzz_trace_auto fuzz_cluster_spec fuzz_model_profile fuzz_squeue_text
            fuzz_slurm_json fuzz_journal)
 fi
 
@@ -33,6 +33,7 @@ data_files() {
     fuzz_trace_gavel) ls data/real/gavel/traces/*.trace data/traces/*.trace ;;
     fuzz_trace_tiresias) ls data/real/tiresias/60_job.csv ;;
     fuzz_trace_philly) ls data/real/philly/philly_runtime.csv ;;
+    fuzz_trace_pollux) ls data/real/pollux/workloads/workload-1.csv data/real/pollux/workloads/workload-6.csv ;;
     fuzz_cluster_spec) ls data/*.yaml data/real/gavel/cluster_specs_heterogeneous.json ;;
     fuzz_slurm_json) ls tests/data/slurm/*.json ;;
   esac

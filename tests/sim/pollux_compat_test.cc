@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +19,7 @@
 #include "hetsched/run/simulate_request.h"
 #include "hetsched/sched/methods.h"
 #include "hetsched/sim/simulator.h"
+#include "hetsched/trace/trace.h"
 
 namespace hetsched {
 namespace {
@@ -27,7 +31,7 @@ Result<RunRecord> RunPollux(const std::string& workload, const std::string& poli
   std::vector<std::pair<std::string, std::string>> flags{
       {"--compat", "pollux"},
       {"--policy", policy},
-      {"--trace", std::string(HETSCHED_SOURCE_DIR) + "/data/real/pollux/workloads/" + workload},
+      {"--trace", workload.front() == '/' ? workload : std::string(HETSCHED_SOURCE_DIR) + "/data/real/pollux/workloads/" + workload},
       {"--profiles", std::string(HETSCHED_SOURCE_DIR) + "/data/real/pollux/traces"}};
   flags.insert(flags.end(), more.begin(), more.end());
   for (const auto& [flag, value] : flags) HETSCHED_RETURN_IF_ERROR(r.Set(flag, value));
@@ -184,6 +188,31 @@ TEST(PolluxCompatTest, SiaFinishesEveryJobAndRepeats) {
   auto bad = RunPollux("workload-6.csv", "sia", first24, {{"p", "0.5"}});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("option 'p' must be < 0"), std::string::npos) << bad.status().ToString();
+}
+
+// Workload-6 written as hetsched's native CSV (its goodput columns) runs as the original does:
+// every job's JCT the same under Pollux's Tiresias.
+TEST(PolluxCompatTest, AWorkloadWrittenAsNativeRunsTheSame) {
+  std::ifstream in(std::string(HETSCHED_SOURCE_DIR) + "/data/real/pollux/workloads/workload-6.csv");
+  std::stringstream text;
+  text << in.rdbuf();
+  TraceReadOptions options;
+  options.goodput_profiles = std::string(HETSCHED_SOURCE_DIR) + "/data/real/pollux/traces";
+  auto w = ParseTrace(text.str(), "workload-6.csv", "pollux", options, DeviceCatalog::BuiltIn(), ModelZoo::BuiltIn());
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("hetsched_pollux_native_" + std::to_string(::getpid()) + ".csv");
+  std::ofstream(path) << ToNativeTrace(*w, DeviceCatalog::BuiltIn());
+  auto native = RunPollux(path.string(), "pollux-tiresias", {{"--format", "native"}});
+  std::filesystem::remove(path);
+  ASSERT_TRUE(native.ok()) << native.status().ToString();
+  auto original = RunPollux("workload-6.csv", "pollux-tiresias");
+  ASSERT_TRUE(original.ok()) << original.status().ToString();
+  ASSERT_EQ(native->jobs.size(), original->jobs.size());
+  for (size_t i = 0; i < original->jobs.size(); ++i) {
+    EXPECT_EQ(native->jobs[i].name, original->jobs[i].name);
+    EXPECT_EQ(native->jobs[i].jct_s(), original->jobs[i].jct_s()) << original->jobs[i].name;
+  }
 }
 
 TEST(PolluxCompatTest, ItsClusterYieldsToAGivenOne) {

@@ -93,6 +93,57 @@ TEST(PolluxFormatTest, BadRowsNameLineAndField) {
   EXPECT_NE(missing.status().message().find("/nonexistent/profiles"), std::string::npos);
 }
 
+// A Pollux workload written as hetsched's native CSV keeps its goodput jobs (columns application,
+// adaptive_batch, total_batch_size) and reads back to the same jobs and applications; written
+// again, the same text.
+TEST(PolluxFormatTest, GoodputJobsRoundTripThroughTheNativeFormat) {
+  const std::string text = "name,time,application,num_replicas,batch_size,category\n"
+                           "a,0,cifar10,6,2048,\n"
+                           "b,5,bert,2,18,rigid\n"
+                           "c,9,ncf,1,32768,scale-gpus\n";
+  auto w = Parse(text, "pollux", WithPolluxProfiles());
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const std::string native = ToNativeTrace(*w, DeviceCatalog::BuiltIn());
+  EXPECT_NE(native.find(",application,adaptive_batch,total_batch_size\n"), std::string::npos) << native;
+  auto back = Parse(native, "native", WithPolluxProfiles());
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->jobs.size(), w->jobs.size());
+  for (size_t i = 0; i < w->jobs.size(); ++i) {
+    const JobSpec& x = w->jobs[i].spec;
+    const JobSpec& y = back->jobs[i].spec;
+    EXPECT_EQ(y.application, x.application) << i;
+    EXPECT_EQ(y.adaptive_batch, x.adaptive_batch) << i;
+    EXPECT_EQ(y.elastic, x.elastic) << i;
+    EXPECT_EQ(y.total_batch_size, x.total_batch_size) << i;
+    EXPECT_EQ(y.batch_size, x.batch_size) << i;
+    EXPECT_EQ(y.allowed_types, x.allowed_types) << i;
+    EXPECT_EQ(back->jobs[i].truth.total_iterations, w->jobs[i].truth.total_iterations) << i;
+  }
+  EXPECT_EQ(back->applications.size(), 3u);
+  EXPECT_EQ(ToNativeTrace(*back, DeviceCatalog::BuiltIn()), native);
+}
+
+TEST(PolluxFormatTest, NativeGoodputColumnsRefuseBadInput) {
+  const std::string header = "submit_time_s,model,num_gpus,iterations,batch_size,application,adaptive_batch,total_batch_size\n";
+  auto expect_error = [&](const std::string& row, const std::string& want) {
+    auto w = Parse(header + row, "native", WithPolluxProfiles());
+    ASSERT_FALSE(w.ok()) << row;
+    EXPECT_NE(w.status().message().find(want), std::string::npos) << w.status().message();
+  };
+  expect_error("0,resnet18-cifar,1,10,128,,,256\n", "field 'total_batch_size': only a goodput job has it");
+  expect_error("0,resnet18-cifar,1,10,128,,1,\n", "field 'adaptive_batch': only a goodput job has it");
+  expect_error("0,resnet18-cifar,1,10,128,cifar11,1,128\n", "field 'application': unknown application 'cifar11'");
+  expect_error("0,resnet18-cifar,1,10,128,cifar10,maybe,128\n", "field 'adaptive_batch': expected 0, 1, true or false");
+  expect_error("0,resnet18-cifar,1,10,128,cifar10,1,0\n", "field 'total_batch_size': must be in [1, 1e9]");
+  expect_error("0,resnet18-cifar,2,10,,cifar10,1,\n", "a goodput job needs its tuned batch");
+  // Without total_batch_size: num_gpus x batch_size; without allowed_types: the profiles' device.
+  auto w = Parse(header + "0,resnet18-cifar,2,10,128,cifar10,1,\n", "native", WithPolluxProfiles());
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->jobs[0].spec.total_batch_size, 256);
+  ASSERT_EQ(w->jobs[0].spec.allowed_types.size(), 1u);
+  EXPECT_EQ(DeviceCatalog::BuiltIn().type(w->jobs[0].spec.allowed_types[0]).name, "t4");
+}
+
 TEST(PolluxFormatTest, DetectedFromItsHeaderWithTheBuiltInProfiles) {
   // No profile directory given: the copy of Pollux's profiles in the data tree beside the program.
   auto w = Parse(std::string(kPolluxHeader) + "a,0,imagenet,8,1600\n", "auto");

@@ -3,9 +3,13 @@
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
+#include <map>
+#include <memory>
+#include <optional>
 
 #include "hetsched/trace/container_fields.h"
 #include "hetsched/trace/formats.h"
+#include "hetsched/trace/goodput_catalog.h"
 #include "hetsched/trace/reader_common.h"
 #include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
@@ -19,7 +23,8 @@ constexpr std::string_view kNativeOptional[] = {"id", "name", "user", "batch_siz
                                           "allowed_types", "parallelism", "priority", "deadline_s",
                                           "true_iterations", "reference_runtime_s", "num_ps", "num_workers",
                                           "ps_cpu", "ps_memory_gib", "ps_gpus", "worker_cpu",
-                                          "worker_memory_gib", "worker_gpus", "intra_job_planner", "elastic"};
+                                          "worker_memory_gib", "worker_gpus", "intra_job_planner", "elastic",
+                                          "application", "adaptive_batch", "total_batch_size"};
 // The order ToNativeTrace writes.
 constexpr std::string_view kWriteOrder[] = {
     "id", "name", "user", "submit_time_s", "model", "batch_size", "num_gpus", "iterations",
@@ -28,11 +33,15 @@ constexpr std::string_view kWriteOrder[] = {
 constexpr std::string_view kPlannerColumn = "intra_job_planner";
 // Written last, and only when some job is elastic (older files stay as they were).
 constexpr std::string_view kElasticColumn = "elastic";
+// A goodput job's (docs/goodput.md): written after those, and only when some job has an
+// application. The application names a folder of the goodput profiles (TraceReadOptions::
+// goodput_profiles), loaded as the pollux format loads them.
+constexpr std::string_view kGoodputColumns[] = {"application", "adaptive_batch", "total_batch_size"};
 
 // Column indices resolved once from the header; -1 = column absent.
 struct Columns {
   int id, name, user, submit, model, batch, gpus, iterations, estimate, allowed, parallelism,
-      priority, deadline, truth, reference, planner, elastic;
+      priority, deadline, truth, reference, planner, elastic, application, adaptive, total_batch;
 };
 
 Columns ResolveColumns(const ColumnMap& map) {
@@ -42,14 +51,30 @@ Columns ResolveColumns(const ColumnMap& map) {
                  map.Index("allowed_types"), map.Index("parallelism"), map.Index("priority"),
                  map.Index("deadline_s"), map.Index("true_iterations"),
                  map.Index("reference_runtime_s"), map.Index(std::string(kPlannerColumn)),
-                 map.Index(std::string(kElasticColumn))};
+                 map.Index(std::string(kElasticColumn)), map.Index("application"), map.Index("adaptive_batch"),
+                 map.Index("total_batch_size")};
+}
+
+// 0, 1, true or false.
+Status ParseFlagField(const RowRef& row, std::string_view field, std::string_view text, bool* out) {
+  const std::string value = ToLower(Trim(text));
+  if (value == "1" || value == "true") {
+    *out = true;
+  } else if (value == "0" || value == "false") {
+    *out = false;
+  } else {
+    return FieldError(row, field, fmt::format("expected 0, 1, true or false, got {}", Quoted(text)));
+  }
+  return Status::Ok();
 }
 
 class NativeRowParser {
  public:
   NativeRowParser(const Columns& cols, const ContainerColumns& containers, const DeviceCatalog& devices,
-                  const ModelZoo& zoo)
-      : cols_(cols), containers_(containers), models_(zoo), device_lists_(devices) {}
+                  const ModelZoo& zoo, const TraceReadOptions& options)
+      : cols_(cols), containers_(containers), models_(zoo), device_lists_(devices), devices_(devices), options_(options) {}
+
+  std::map<std::string, std::shared_ptr<const GoodputApplication>> TakeApplications() { return std::move(used_); }
 
   Status Parse(const RowRef& row, const std::vector<std::string_view>& f, Job* job) {
     auto has = [&](int c) { return c >= 0 && !Trim(f[static_cast<size_t>(c)]).empty(); };
@@ -140,24 +165,73 @@ class NativeRowParser {
       s.intra_job_planner = std::string(name);
     }
     if (has(cols_.elastic)) {
-      const std::string value = ToLower(Trim(at(cols_.elastic)));
-      if (value == "1" || value == "true") {
-        s.elastic = true;
-      } else if (value != "0" && value != "false") {
-        return FieldError(row, kElasticColumn, fmt::format("expected 0, 1, true or false, got {}", Quoted(at(cols_.elastic))));
-      }
+      HETSCHED_RETURN_IF_ERROR(ParseFlagField(row, kElasticColumn, at(cols_.elastic), &s.elastic));
       if (s.elastic && s.num_ps > 0) {
         return FieldError(row, kElasticColumn, "a container job (num_ps >= 1) cannot be elastic");
       }
     }
-    return Status::Ok();
+    return ParseGoodput(row, f, job);
   }
 
  private:
+  // application, adaptive_batch, total_batch_size: a goodput job, its truth its application's
+  // profile (as the pollux format reads it); the others need an application.
+  Status ParseGoodput(const RowRef& row, const std::vector<std::string_view>& f, Job* job) {
+    auto has = [&](int c) { return c >= 0 && !Trim(f[static_cast<size_t>(c)]).empty(); };
+    auto at = [&](int c) { return f[static_cast<size_t>(c)]; };
+    JobSpec& s = job->spec;
+    if (!has(cols_.application)) {
+      if (has(cols_.adaptive)) HETSCHED_RETURN_IF_ERROR(ParseFlagField(row, "adaptive_batch", at(cols_.adaptive), &s.adaptive_batch));
+      if (s.adaptive_batch || has(cols_.total_batch)) {
+        return FieldError(row, has(cols_.total_batch) ? "total_batch_size" : "adaptive_batch",
+                          "only a goodput job has it: give its application (column 'application')");
+      }
+      return Status::Ok();
+    }
+    if (s.num_ps > 0) return FieldError(row, "application", "a container job (num_ps >= 1) cannot be a goodput job");
+    const std::string application(Trim(at(cols_.application)));
+    if (!catalog_) {
+      const std::string& dir = options_.goodput_profiles.empty() ? std::string(GoodputCatalog::kBuiltInDir)
+                                                                  : options_.goodput_profiles;
+      Result<GoodputCatalog> opened = GoodputCatalog::Open(dir, options_.goodput_gpu_type);
+      if (!opened.ok()) return FieldError(row, "application", opened.status().message());
+      catalog_ = std::move(opened).value();
+    }
+    auto app = catalog_->Get(application);
+    if (!app.ok()) return FieldError(row, "application", app.status().message());
+    s.application = application;
+    if (has(cols_.adaptive)) HETSCHED_RETURN_IF_ERROR(ParseFlagField(row, "adaptive_batch", at(cols_.adaptive), &s.adaptive_batch));
+    if (has(cols_.total_batch)) {
+      long long b = 0;
+      HETSCHED_RETURN_IF_ERROR(ParseIntField(row, "total_batch_size", at(cols_.total_batch), &b));
+      if (b < 1 || b > 1'000'000'000) return FieldError(row, "total_batch_size", fmt::format("must be in [1, 1e9], got {}", b));
+      s.total_batch_size = static_cast<int>(b);
+    } else if (s.batch_size > 0) {
+      s.total_batch_size = s.batch_size * s.num_gpus;
+    } else {
+      return FieldError(row, "total_batch_size", "a goodput job needs its tuned batch: total_batch_size, or batch_size");
+    }
+    if (s.batch_size == 0) s.batch_size = (s.total_batch_size + s.num_gpus - 1) / s.num_gpus;
+    if (s.allowed_types.empty()) {  // its truth is measured on the profiles' type only
+      const DeviceTypeId device = devices_.Find(options_.goodput_device);
+      if (device == kNoDeviceType) {
+        return FieldError(row, "application", "the goodput profiles' device, " + Quoted(options_.goodput_device) +
+                                                  ", is not in the device catalog");
+      }
+      s.allowed_types = {device};
+    }
+    used_.emplace(application, *app);
+    return Status::Ok();
+  }
+
   Columns cols_;
   ContainerColumns containers_;
   ModelResolver models_;
   DeviceListResolver device_lists_;
+  const DeviceCatalog& devices_;
+  const TraceReadOptions& options_;
+  std::optional<GoodputCatalog> catalog_;  // opened at the first goodput job
+  std::map<std::string, std::shared_ptr<const GoodputApplication>> used_;
 };
 
 // Appends `v` in the shortest form that reads back to the same double.
@@ -197,7 +271,7 @@ Result<Workload> ParseNative(const FormatInput& in) {
   std::optional<NativeRowParser> parser;
   builder.jobs().reserve(static_cast<size_t>(std::count(in.text.begin(), in.text.end(), '\n')) + 1);
   auto header = [&](const RowRef& /*row*/, const ColumnMap& cols) {
-    parser.emplace(ResolveColumns(cols), ResolveContainerColumns(cols), in.devices, in.zoo);
+    parser.emplace(ResolveColumns(cols), ResolveContainerColumns(cols), in.devices, in.zoo, in.options);
     return Status::Ok();
   };
   auto parse = [&](const RowRef& row, const std::vector<std::string_view>& fields, Job* job) -> Result<RowOutcome> {
@@ -207,7 +281,9 @@ Result<Workload> ParseNative(const FormatInput& in) {
   const CsvTable table{kNativeRequired, kNativeOptional, /*allow_unknown=*/false, /*comments=*/true};
   HETSCHED_ASSIGN_OR_RETURN(const bool found_header, ForEachCsvRow(in.origin, in.text, table, &builder, header, parse));
   if (!found_header) return Status::ParseError(in.origin + ": empty file (expected a header row and jobs)");
-  return builder.Finish();
+  Workload out = builder.Finish();
+  out.applications = parser->TakeApplications();
+  return out;
 }
 
 }  // namespace trace_internal
@@ -230,6 +306,14 @@ std::string ToNativeTrace(const Workload& workload, const DeviceCatalog& devices
   if (any_elastic) {
     out.push_back(',');
     out.append(trace_internal::kElasticColumn);
+  }
+  const bool any_goodput =
+      std::any_of(workload.jobs.begin(), workload.jobs.end(), [](const Job& j) { return !j.spec.application.empty(); });
+  if (any_goodput) {
+    for (std::string_view column : trace_internal::kGoodputColumns) {
+      out.push_back(',');
+      out.append(column);
+    }
   }
   out.push_back('\n');
   using trace_internal::AppendDouble;
@@ -273,6 +357,16 @@ std::string ToNativeTrace(const Workload& workload, const DeviceCatalog& devices
     out.push_back(',');
     trace_internal::AppendText(&out, s.intra_job_planner);
     if (any_elastic) out.append(s.elastic ? ",1" : ",0");
+    if (any_goodput) {
+      out.push_back(',');
+      trace_internal::AppendText(&out, s.application);
+      if (s.application.empty()) {
+        out.append(",,");
+      } else {
+        out.append(s.adaptive_batch ? ",1," : ",0,");
+        AppendInt(&out, s.total_batch_size > 0 ? s.total_batch_size : static_cast<long long>(s.batch_size) * s.num_gpus);
+      }
+    }
     out.push_back('\n');
   }
   return out;

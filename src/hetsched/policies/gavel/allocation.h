@@ -155,6 +155,9 @@ class GavelFtfState {
 // cannot all be met the LP is solved without them (note says so).
 Result<Allocation> SolveMaxThroughputPerDollar(const AllocationProblem& problem, lp::WarmStartLpSolver& solver);
 
+// gavel-throughput (Gavel's max_sum_throughput_perf): max sum_j sum_k T[j][k] X[j][k].
+Result<Allocation> SolveMaxSumThroughput(const AllocationProblem& problem, lp::WarmStartLpSolver& solver);
+
 // ---- Shared by the solve functions (one per policy file) ----
 
 // Share variables X[r][k] in [0, 1] for rows r (a job, or a class of identical jobs), only where
