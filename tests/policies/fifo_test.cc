@@ -26,6 +26,28 @@ TEST(FifoTest, StrictOrderWithHeadOfLineBlocking) {
   EXPECT_THAT(h.TakeLog(), ElementsAre("start 2 on [0,1]", "start 3 on [2]"));
 }
 
+// Tiresias' fjf (fifo backfill=any): the same queue, but job 3 fits and starts past the blocked
+// job 2, and so does any later job that fits, with no reservation: job 4 (1 GPU, very long) takes
+// the last free GPU, so job 2 (2 GPUs) waits for job 1 and for it.
+TEST(FifoTest, FitFirstStartsEveryJobThatFitsWithoutReservation) {
+  for (const char* policy : {"fjf", "fifo"}) {
+    PolicyHarness h({{kFast, 4}}, policy, policy == std::string("fifo") ? std::vector<std::string>{"backfill=any"}
+                                                                        : std::vector<std::string>{});
+    h.Submit(1, 3, 0, 100);
+    h.Submit(2, 2, 1, 100);
+    h.Submit(3, 1, 2, 10);
+    h.ScheduleAt(2);
+    EXPECT_THAT(h.TakeLog(), ElementsAre("start 1 on [0,1,2]", "start 3 on [3]")) << policy;
+    h.Finish(3, 12);
+    h.Submit(4, 1, 12, 1000);
+    h.ScheduleAt(12);
+    EXPECT_THAT(h.TakeLog(), ElementsAre("start 4 on [3]")) << policy;
+    h.Finish(1, 100);
+    h.ScheduleAt(100);
+    EXPECT_THAT(h.TakeLog(), ElementsAre("start 2 on [0,1]")) << policy;
+  }
+}
+
 TEST(FifoTest, ArrivalOrderIsSubmitTimeThenId) {
   PolicyHarness h({{kFast, 1}}, "fifo");
   h.Submit(7, 1, 5, 10);
@@ -127,6 +149,8 @@ TEST(FifoTest, NothingToDoOnEmptyQueue) {
 TEST(FifoTest, RejectsBadOptions) {
   Options bad;
   bad.Set("backfill", "conservative");
+  EXPECT_NE(Registry<JobScheduler>::Instance().Create("fifo", bad).status().message().find("easy, none or any"),
+            std::string::npos);
   EXPECT_FALSE(Registry<JobScheduler>::Instance().Create("fifo", bad).ok());
   Options depth;
   depth.Set("backfill_depth", "-1");

@@ -57,6 +57,7 @@ CompatProfile MakeTiresiasProfile() {
   };
   p.reproduces = {
       {"fifo", "fifo", "run_sim.py:272-335 (one_queue_fifo_sim_jobs)"},
+      {"fjf", "fjf", "run_sim.py:338-395 (fit_first_sim_jobs)"},
       {"dlas", "dlas", "run_sim.py:959-1242 (dlas_sim_jobs, gputime=False)"},
       {"dlas-gpu", "dlas-gpu", "run_sim.py:959-1242 (dlas_sim_jobs, gputime=True)"},
       {"yarn", "yarn", "cluster.py:894-904, switch.py:197-214 (ms_yarn_placement)"},

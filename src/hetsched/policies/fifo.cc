@@ -1,4 +1,4 @@
-// FIFO with optional EASY backfilling.
+// FIFO with optional EASY backfilling, or with any job that fits started (Tiresias' `fjf`).
 //
 // Strict arrival order (submit time, then id) with head-of-line blocking. With backfill=easy
 // (Lifka 1995, "The ANL/IBM SP scheduling system"; Mu'alem & Feitelson 2001, IEEE TPDS 12(6)),
@@ -6,9 +6,12 @@
 // time enough devices of one of its types are free); later jobs may start now if they fit and
 // either end before the shadow time or only use the devices the head will not need at that time
 // (the "extra" devices). Heterogeneity: the reservation is on the head's type with the earliest
-// shadow time; devices of other types are not reserved.
+// shadow time; devices of other types are not reserved. With backfill=any (registered as `fjf`:
+// Tiresias' simulator, fit_first_sim_jobs, run_sim.py:338-395), every pending job that fits starts,
+// in arrival order, with no reservation, until no GPU is free: the head may then wait for good.
 #include <algorithm>
 #include <map>
+#include <string>
 #include <set>
 #include <unordered_map>
 #include <utility>
@@ -23,11 +26,14 @@
 namespace hetsched {
 namespace {
 
+enum class Backfill { kNone, kEasy, kAny };
+
 class FifoScheduler : public JobScheduler {
  public:
-  FifoScheduler(bool backfill, int backfill_depth) : backfill_(backfill), backfill_depth_(backfill_depth) {}
+  FifoScheduler(std::string name, Backfill backfill, int backfill_depth)
+      : name_(std::move(name)), backfill_(backfill), backfill_depth_(backfill_depth) {}
 
-  std::string_view name() const override { return "fifo"; }
+  std::string_view name() const override { return name_; }
 
   void OnJobSubmitted(const JobStatus& job, SchedContext& /*ctx*/) override { Enqueue(job); }
   void OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) override {
@@ -49,7 +55,8 @@ class FifoScheduler : public JobScheduler {
       pending_.Erase(head.time_s, head.id);
       RecordStart(ctx, head.id);
     }
-    if (backfill_ && pending_.size() > 1) Backfill(ctx);
+    if (backfill_ == Backfill::kEasy && pending_.size() > 1) BackfillEasy(ctx);
+    if (backfill_ == Backfill::kAny && pending_.size() > 1) StartAnyThatFits(ctx);
   }
 
  private:
@@ -101,7 +108,30 @@ class FifoScheduler : public JobScheduler {
     return best;
   }
 
-  void Backfill(SchedContext& ctx) {
+  // After the head: each job in arrival order that fits starts, while a GPU is free (run_sim.py:
+  // 369-382, `continue` past a job that does not fit); jobs needing more GPUs than any type has free
+  // are skipped by the index, as they would fail.
+  void StartAnyThatFits(SchedContext& ctx) {
+    size_t rank = 1;
+    while (rank < pending_.size()) {
+      int most_free = 0;
+      for (DeviceTypeId t : ctx.cluster().present_types()) most_free = std::max(most_free, ctx.state().free_of_type(t));
+      if (most_free <= 0) break;
+      const size_t next = pending_.FirstFitting(rank, most_free);
+      if (next >= pending_.size()) break;
+      const PendingIndex::Entry entry = pending_.At(next);
+      if (ctx.TryStart(entry.id, entry.need)) {
+        pending_.Erase(entry.time_s, entry.id);
+        RecordStart(ctx, entry.id);
+        rank = next;
+      } else {
+        rank = next + 1;
+      }
+      if (ctx.failed()) return;
+    }
+  }
+
+  void BackfillEasy(SchedContext& ctx) {
     const Reservation res = Reserve(ctx, pending_.At(0).id);
     if (res.type == kNoDeviceType) return;  // no estimate tells when the head can start
     int extra = res.extra;
@@ -147,7 +177,8 @@ class FifoScheduler : public JobScheduler {
     }
   }
 
-  bool backfill_;
+  std::string name_;
+  Backfill backfill_;
   int backfill_depth_;
   PendingIndex pending_;                                       // by (submit time, id)
   std::map<DeviceTypeId, std::set<Key>> ends_by_type_;         // running: (estimated end, id)
@@ -156,20 +187,30 @@ class FifoScheduler : public JobScheduler {
 
 Result<std::unique_ptr<JobScheduler>> MakeFifo(const Options& options) {
   const std::string backfill = options.GetString("backfill", "easy");
-  if (backfill != "easy" && backfill != "none") {
-    return Status::InvalidArgument("policy 'fifo': option 'backfill' must be easy or none, got '" + backfill + "'");
+  if (backfill != "easy" && backfill != "none" && backfill != "any") {
+    return Status::InvalidArgument("policy 'fifo': option 'backfill' must be easy, none or any, got '" + backfill + "'");
   }
   HETSCHED_ASSIGN_OR_RETURN(const long long depth, options.GetInt("backfill_depth", 100));
   if (depth < 0) return Status::InvalidArgument("policy 'fifo': option 'backfill_depth' must be >= 0");
-  return std::unique_ptr<JobScheduler>(std::make_unique<FifoScheduler>(backfill == "easy", static_cast<int>(depth)));
+  const Backfill mode = backfill == "easy" ? Backfill::kEasy : backfill == "any" ? Backfill::kAny : Backfill::kNone;
+  return std::unique_ptr<JobScheduler>(std::make_unique<FifoScheduler>("fifo", mode, static_cast<int>(depth)));
+}
+
+Result<std::unique_ptr<JobScheduler>> MakeFitFirst(const Options& /*options*/) {
+  return std::unique_ptr<JobScheduler>(std::make_unique<FifoScheduler>("fjf", Backfill::kAny, 0));
 }
 
 const MethodInfo kFifoInfo{
-    "fifo", "first come first served, head-of-line blocking, EASY backfilling (backfill=easy|none)",
+    "fifo", "first come first served, head-of-line blocking, EASY backfilling (backfill=easy|none|any)",
     "[CLASSIC] FCFS; EASY backfilling (Lifka 1995; Mu'alem & Feitelson, IEEE TPDS 2001)"};
+
+const MethodInfo kFitFirstInfo{
+    "fjf", "fit first: arrival order, every job that fits starts (no reservation), non-preemptive",
+    "[SRC] Tiresias' simulator (SymbioticLab/Tiresias run_sim.py fit_first_sim_jobs)"};
 
 }  // namespace
 
 HETSCHED_REGISTER_IMPL(JobScheduler, kFifoRegistered, kFifoInfo, MakeFifo)
+HETSCHED_REGISTER_IMPL(JobScheduler, kFitFirstRegistered, kFitFirstInfo, MakeFitFirst)
 
 }  // namespace hetsched
