@@ -1,8 +1,8 @@
 // Regression against Tiresias' own simulator (SymbioticLab/Tiresias @ 959f9b0, simulator/): the
 // first 100 jobs of three Gavel msr traces (tests/data/tiresias/, SOURCES.md there) on 16 V100s
 // in 4 servers of 4 (Tiresias' cluster file n4g4.csv), run the way `--compat tiresias` runs them:
-// no preemption cost, no link contention, the `yarn` placer, fifo without backfilling, dlas and
-// dlas-gpu counting devices (placement=count). The peer's figures are stored below with the
+// no preemption cost, no link contention, the `yarn` placer, fifo without backfilling, fjf, dlas
+// and dlas-gpu counting devices (placement=count). The peer's figures are stored below with the
 // command that produced them; ours must stay within the targets of issue 18: average JCT within
 // 2 %, makespan within 5 % (docs/validation.md, "Tiresias").
 #include <gtest/gtest.h>
@@ -34,6 +34,9 @@ constexpr PeerFigure kPeer[] = {
     {"s11cb48", "dlas", 130772.8, 4265122},   {"s11cb48", "dlas-gpu", 130807.4, 4264579},
     {"sb436b2", "fifo", 2040450.4, 3577321},  {"sb436b2", "dlas", 484662.2, 2800329},
     {"sb436b2", "dlas-gpu", 469490.4, 2793134},
+    // --schedule=fjf, measured 2026-12-03 (every job starts and ends at the peer's second).
+    {"s6c71a0", "fjf", 2287852.9, 5588849},   {"s11cb48", "fjf", 131956.2, 4263766},
+    {"sb436b2", "fjf", 536771.6, 2839147},
 };
 
 class TiresiasReproductionTest : public ::testing::TestWithParam<PeerFigure> {};
@@ -47,9 +50,10 @@ TEST_P(TiresiasReproductionTest, WithinTargets) {
   ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
   MethodChoice choice;
   choice.policy = peer.policy;
-  const bool fifo = choice.policy == "fifo";
-  choice.policy_options =
-      *Options::Parse(fifo ? std::vector<std::string>{"backfill=none"} : std::vector<std::string>{"placement=count"});
+  const bool fifo = choice.policy == "fifo", dlas = choice.policy.rfind("dlas", 0) == 0;
+  choice.policy_options = *Options::Parse(fifo   ? std::vector<std::string>{"backfill=none"}
+                                          : dlas ? std::vector<std::string>{"placement=count"}
+                                                 : std::vector<std::string>{});
   choice.placer = "yarn";
   SimOptions options;
   options.restart_cost_s = 0;
