@@ -8,8 +8,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev libspdlog-dev
   libeigen3-dev coinor-libcbc-dev coinor-libclp-dev
-  # The goodput model's fit (perf/goodput_fit.cc, issue 46): NLopt's bounded L-BFGS.
-  libnlopt-cxx-dev
+  # The goodput model's fit (perf/goodput_fit.cc, issue 46): L-BFGS-B 3.0, as scipy runs it.
+  liblbfgsb-dev
   # The peers' measured profiles interpolated over a Delaunay triangulation (perf/interpolate.cc).
   libqhull-dev
   # Pollux's genetic search (policies/pollux/nsga2.cc): pagmo's non-dominated sorting.

@@ -81,6 +81,10 @@ constexpr GavelFigures kFigures[] = {
      "v100=16,p100=12,k80=8"},
     {"ue13805", "fifo", "-", "gavel-fifo", 1396544.260, 12640845.369, 300, "v100=8,p100=8,k80=8", "2"},
     {"ue13805", "fifo_perf", "-", "gavel-fifo-perf", 1090735.633, 7513690.488, 300, "v100=8,p100=8,k80=8", "2"},
+    // Measured 2026-12-03 (session 34, a helper), cvxopt. On sb436b2 (Gavel 133,551.251 s, makespan
+    // 1,537,643.523 s) ours is +0.3% JCT and +4.6% makespan, the vertex against cvxopt's interior
+    // point of a degenerate LP (Gavel's own HiGHS run is +4.6% there too): not held here.
+    {"s6c71a0", "max_sum_throughput_perf", "cvxopt", "gavel-throughput", 663131.716, 4948619.652},
 };
 
 struct Ours {

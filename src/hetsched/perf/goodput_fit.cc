@@ -1,14 +1,12 @@
 #include "hetsched/perf/goodput_fit.h"
 
-#include <nlopt.hpp>
-
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
-#include <new>
 #include <set>
-#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hetsched/util/units.h"
@@ -75,55 +73,76 @@ double Objective(const Vec& v, std::span<const ThroughputSample> samples, Vec* g
   return err1 + err2 + reg1 + reg2;
 }
 
-struct Problem {
-  std::span<const ThroughputSample> samples;
-  Vec full;                 // pinned values, and the free ones as last evaluated
-  std::vector<int> free;    // indices of the free parameters
-  // The best point evaluated. With one sample per kind the objective has a kink at its minimum
-  // (an RMS of one error is its absolute value), where L-BFGS's line search may give up: NLopt
-  // then reports a failure, scipy an abnormal termination, and either's best point stands.
-  double best_f = std::numeric_limits<double>::infinity();
-  Vec best{};
-};
+// L-BFGS-B 3.0 (Zhu, Byrd, Lu, Nocedal; Morales and Nocedal's 2011 correction), Debian's
+// liblbfgsb: the Fortran code scipy.optimize.minimize(method="L-BFGS-B") drives. Reverse
+// communication: `task` says whether the caller is to evaluate f and g at x (FG), a new iterate
+// was accepted (NEW_X), or the run stopped (CONVERGENCE, ABNORMAL_TERMINATION_IN_LNSRCH, ...).
+extern "C" void setulb_(const int* n, const int* m, double* x, const double* l, const double* u, const int* nbd,
+                        double* f, double* g, const double* factr, const double* pgtol, double* wa, int* iwa,
+                        char* task, const int* iprint, char* csave, int* lsave, int* isave, double* dsave,
+                        size_t task_len, size_t csave_len);
 
-double NloptObjective(const std::vector<double>& x, std::vector<double>& grad, void* data) {
-  auto* p = static_cast<Problem*>(data);
-  for (size_t i = 0; i < p->free.size(); ++i) p->full[static_cast<size_t>(p->free[i])] = x[i];
-  Vec g{};
-  const double f = Objective(p->full, p->samples, grad.empty() ? nullptr : &g);
-  for (size_t i = 0; i < grad.size(); ++i) grad[i] = g[static_cast<size_t>(p->free[i])];
-  if (f < p->best_f) {
-    p->best_f = f;
-    p->best = p->full;
-  }
-  return f;
+constexpr size_t kTaskLen = 60;
+
+void SetTask(std::array<char, kTaskLen>& task, std::string_view text) {
+  task.fill(' ');
+  std::copy(text.begin(), text.end(), task.begin());
 }
 
-// NLopt's bounded L-BFGS over the free parameters from x; problem->full ends at the best point
-// evaluated (a failure at a kink keeps it).
-Status Minimise(Problem* problem, std::vector<double> x, const std::vector<double>& lo, const std::vector<double>& hi) {
-  nlopt::opt opt(nlopt::LD_LBFGS, static_cast<unsigned>(x.size()));
-  opt.set_lower_bounds(lo);
-  opt.set_upper_bounds(hi);
-  opt.set_min_objective(NloptObjective, problem);
-  opt.set_ftol_rel(1e-12);
-  opt.set_xtol_rel(1e-10);
-  opt.set_maxeval(15000);
-  double f = 0;
-  try {
-    opt.optimize(x, f);
-  } catch (const nlopt::roundoff_limited&) {
-    // As close as floating point allows.
-  } catch (const std::invalid_argument& e) {
-    return Status::Internal(std::string("throughput fit: NLopt refused the problem: ") + e.what());
-  } catch (const std::bad_alloc&) {
-    return Status::Internal("throughput fit: out of memory");
-  } catch (const std::runtime_error&) {
-    // nlopt::failure: the line search gave up at a kink (Problem::best).
+bool TaskIs(const std::array<char, kTaskLen>& task, std::string_view prefix) {
+  return std::string_view(task.data(), prefix.size()) == prefix;
+}
+
+// Minimises from `x` over all 7 parameters within [lower, upper] (a pinned one has lower =
+// upper) as scipy 1.10's _minimize_lbfgsb does with Pollux's call: x0 clipped to the bounds,
+// m = 10, factr = ftol / eps = 1e7, pgtol = 1e-5, at most 15000 iterations and 15000
+// evaluations; the result is the last iterate (after a failed line search, the one before it).
+Result<Vec> Minimise(std::span<const ThroughputSample> samples, Vec x, const Vec& lower, const Vec& upper) {
+  constexpr int n = kParams, m = 10, iprint = -1;
+  constexpr double factr = 1e7, pgtol = 1e-5;
+  constexpr int kMaxIterations = 15000, kMaxEvaluations = 15000;
+  std::array<int, kParams> nbd{};
+  for (int i = 0; i < n; ++i) {
+    const size_t k = static_cast<size_t>(i);
+    x[k] = std::clamp(x[k], lower[k], upper[k]);
+    nbd[k] = std::isfinite(upper[k]) ? 2 : 1;  // every lower bound is finite here
   }
-  if (!std::isfinite(problem->best_f)) return Status::Internal("throughput fit: no finite value of the objective");
-  problem->full = problem->best;
-  return Status::Ok();
+  std::vector<double> wa(static_cast<size_t>(2 * m * n + 5 * n + 11 * m * m + 8 * m));
+  std::vector<int> iwa(static_cast<size_t>(3 * n));
+  std::array<char, kTaskLen> task{}, csave{};
+  std::array<int, 4> lsave{};
+  std::array<int, 44> isave{};
+  std::array<double, 29> dsave{};
+  SetTask(task, "START");
+  csave.fill(' ');
+  double f = 0;
+  Vec g{};
+  int iterations = 0, evaluations = 0;
+  while (true) {
+    setulb_(&n, &m, x.data(), lower.data(), upper.data(), nbd.data(), &f, g.data(), &factr, &pgtol, wa.data(),
+            iwa.data(), task.data(), &iprint, csave.data(), lsave.data(), isave.data(), dsave.data(), kTaskLen,
+            kTaskLen);
+    if (TaskIs(task, "FG")) {
+      f = Objective(x, samples, &g);
+      ++evaluations;
+    } else if (TaskIs(task, "NEW_X")) {
+      ++iterations;
+      if (iterations >= kMaxIterations) {
+        SetTask(task, "STOP: TOTAL NO. of ITERATIONS REACHED LIMIT");
+      } else if (evaluations > kMaxEvaluations) {
+        SetTask(task, "STOP: TOTAL NO. of f AND g EVALUATIONS EXCEEDS LIMIT");
+      }
+    } else {
+      break;
+    }
+  }
+  if (TaskIs(task, "ERROR")) {
+    std::string text(task.data(), kTaskLen);
+    text.erase(text.find_last_not_of(' ') + 1);
+    return Status::Internal("throughput fit: L-BFGS-B refused the problem: " + text);
+  }
+  if (!std::isfinite(Objective(x, samples, nullptr))) return Status::Internal("throughput fit: no finite value of the objective");
+  return x;
 }
 
 }  // namespace
@@ -158,17 +177,11 @@ Result<ThroughputParams> FitThroughputParams(std::span<const ThroughputSample> s
   if (!multi_node) pin(2, kLow), pin(3, kLow);
   if (!single_node_multi) pin(4, kLow), pin(5, kLow);
   if (!over_two) pin(3, kLow), pin(5, kLow);
-  Problem problem{samples, start, {}, std::numeric_limits<double>::infinity(), start};
-  std::vector<double> x, lo, hi;
   for (int i = 0; i < kParams; ++i) {
-    if (pinned[static_cast<size_t>(i)]) continue;
-    problem.free.push_back(i);
-    x.push_back(start[static_cast<size_t>(i)]);
-    lo.push_back(lower[static_cast<size_t>(i)]);
-    hi.push_back(upper[static_cast<size_t>(i)]);
+    if (pinned[static_cast<size_t>(i)]) lower[static_cast<size_t>(i)] = upper[static_cast<size_t>(i)] = start[static_cast<size_t>(i)];
   }
-  if (!x.empty()) HETSCHED_RETURN_IF_ERROR(Minimise(&problem, std::move(x), lo, hi));
-  ThroughputParams fitted = ParamsOf(problem.full);
+  HETSCHED_ASSIGN_OR_RETURN(const Vec x, Minimise(samples, start, lower, upper));
+  ThroughputParams fitted = ParamsOf(x);
   if (!multi_node) {
     // The prior: synchronising across nodes costs at least 1.1 x within one.
     fitted.alpha_n = std::max(fitted.alpha_n, fitted.alpha_r * 1.1);

@@ -9,9 +9,10 @@
 // raised to 1.1 x alpha_r, beta_r after the fit); alpha_r, beta_r without a single-node
 // multi-GPU one; beta_n, beta_r without one over 2 GPUs.
 //
-// [REC] Pollux minimises with scipy's L-BFGS-B (autograd's gradient); this uses NLopt's L-BFGS
-// with bounds and the analytic gradient, on the free parameters only. Both stop near the same
-// minimum; the last digits of the parameters differ (docs/goodput.md).
+// The minimiser is Pollux's: L-BFGS-B 3.0 (Debian's liblbfgsb, the Fortran code under scipy's
+// L-BFGS-B) with scipy 1.10's settings, over all 7 parameters (a pinned one with equal bounds),
+// from the start clipped to the bounds; its last iterate is the fit, as scipy returns it. The
+// gradient is analytic (Pollux's: autograd's), so the last digits can differ (docs/goodput.md).
 #pragma once
 
 #include <span>
