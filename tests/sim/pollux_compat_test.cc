@@ -144,8 +144,8 @@ TEST(PolluxCompatTest, PolluxFinishesEveryJobAndRepeatsForItsSeed) {
 constexpr double kPolluxPublishedJct = 2446.13, kTiresiasPublishedJct = 3469.69;
 
 // The full search on the whole of workload-6 (docs/validation.md, "Pollux"). The peer's search is
-// unseeded: its published run and its reruns here lie within [0%, +2%] of 2,446.13 s, hetsched's
-// seeds 1-3 within [+2.5%, +3.8%]; the band, -5% to +6%, leaves room for another CPU's floating
+// unseeded: its published run and its rerun here lie within [0%, +2%] of 2,446.13 s, hetsched's
+// seeds 1-3 within [0%, +0.9%]; the band, -5% to +6%, leaves room for another CPU's floating
 // point. Well below Pollux's Tiresias, as in the paper.
 TEST(PolluxCompatTest, PolluxOnWorkloadSixIsWithinThePeersSpread) {
   auto run = RunPollux("workload-6.csv", "pollux");
