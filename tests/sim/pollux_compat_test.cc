@@ -144,7 +144,7 @@ TEST(PolluxCompatTest, PolluxFinishesEveryJobAndRepeatsForItsSeed) {
 constexpr double kPolluxPublishedJct = 2446.13, kTiresiasPublishedJct = 3469.69;
 
 // The full search on the whole of workload-6 (docs/validation.md, "Pollux"). The peer's search is
-// unseeded: its published run and its rerun here lie within [0%, +2%] of 2,446.13 s, hetsched's
+// unseeded: its published run and its reruns here lie within [0%, +2%] of 2,446.13 s, hetsched's
 // seeds 1-3 within [0%, +0.9%]; the band, -5% to +6%, leaves room for another CPU's floating
 // point. Well below Pollux's Tiresias, as in the paper.
 TEST(PolluxCompatTest, PolluxOnWorkloadSixIsWithinThePeersSpread) {
