@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "hetsched/perf/goodput.h"
 #include "hetsched/sched/context.h"
 
 namespace hetsched::pollux_internal {
@@ -83,6 +84,40 @@ inline std::vector<DeviceId> FreestNodesFirst(const SchedContext& ctx, JobId id,
     got += take;
   }
   return devices;
+}
+
+// A goodput job's most GPUs in Pollux's and Sia's simulators (simulator.py:326-331, Sia's
+// cluster.py:377-381): twice the most it has measured itself on (1 before any), at most 64
+// ("simulator can't handle more") and its largest batch over its smallest local batch, and its
+// application's own limit (Pollux's ncf: 1).
+inline int GoodputMaxReplicas(const GoodputJobView& view) {
+  const GoodputApplication& app = *view.application;
+  int most = std::min({std::max(2 * view.max_profiled_replicas, 1), 64, app.max_batch_size() / app.min_local_bsz()});
+  if (app.max_replicas() > 0) most = std::min(most, app.max_replicas());
+  return most;
+}
+
+// The batch limits a goodput job's speedup is weighed under (speedup.py's SpeedupFunction with
+// accumulation): its application's local batches, the largest total batch given.
+inline BatchLimits GoodputBatchLimits(const GoodputApplication& app, double max_batch_size) {
+  BatchLimits limits;
+  limits.max_batch_size = max_batch_size;
+  limits.min_atomic_bsz = app.min_local_bsz();
+  limits.max_atomic_bsz = app.max_local_bsz();
+  limits.accumulation = true;
+  return limits;
+}
+
+// Each node's GPUs for a round that re-plans `jobs`: those free and those the jobs hold (in the
+// simulator, all of them; in the Slurm agent, none of a node that is down).
+inline std::vector<int> RoundNodeGpus(const SchedContext& ctx, const std::vector<JobId>& jobs) {
+  const Cluster& cluster = ctx.cluster();
+  std::vector<int> gpus(static_cast<size_t>(cluster.num_nodes()));
+  for (NodeId n = 0; n < cluster.num_nodes(); ++n) gpus[static_cast<size_t>(n)] = ctx.state().free_on_node(n);
+  for (JobId id : jobs) {
+    for (DeviceId d : ctx.job(id).devices) ++gpus[static_cast<size_t>(cluster.device(d).node)];
+  }
+  return gpus;
 }
 
 // The devices for `want` (GPUs on each node, in order): each node's first free ones. Empty when a

@@ -41,8 +41,6 @@ using pollux_internal::Genome;
 using pollux_internal::PolluxJobRow;
 using pollux_internal::PolluxProblem;
 
-constexpr int kMaxReplicas = 64;  // simulator.py:329: "simulator can't handle more"
-
 struct PolluxSettings {
   double round_s = 60;
   double delay_s = 30;  // the restart penalty's delay (pollux.py:322)
@@ -74,15 +72,7 @@ class Pollux final : public JobScheduler {
     for (JobId id : jobs) {
       if (!Describe(ctx, id, jobs.size(), &rows.emplace_back())) return;  // a fault, kept in the context
     }
-    // Each node's GPUs for the search: those free and those the active jobs hold (in the
-    // simulator, all of them; in the Slurm agent, none of a node that is down).
-    std::vector<int> capacity;
-    for (NodeId n = 0; n < ctx.cluster().num_nodes(); ++n) {
-      int gpus = ctx.state().free_on_node(n);
-      for (const PolluxJobRow& row : rows) gpus += row.current[static_cast<size_t>(n)];
-      capacity.push_back(gpus);
-    }
-    const PolluxProblem problem(std::move(rows), std::move(capacity), Share(ctx));
+    const PolluxProblem problem(std::move(rows), pollux_internal::RoundNodeGpus(ctx, jobs), Share(ctx));
     pollux_internal::Nsga2Front front = pollux_internal::RunNsga2(Sampling(problem, jobs), s_.ga, problem.Operators(), rng_);
     size_t best = 0;  // numpy.argmin: the first of the best power means
     for (size_t i = 1; i < front.f.size(); ++i) {
@@ -154,19 +144,13 @@ class Pollux final : public JobScheduler {
     }
     const GoodputApplication& app = *view->application;
     row->min_replicas = 0;
-    row->max_replicas = std::min({std::max(2 * view->max_profiled_replicas, 1), kMaxReplicas,
-                                  app.max_batch_size() / app.min_local_bsz()});
-    if (app.max_replicas() > 0) row->max_replicas = std::min(row->max_replicas, app.max_replicas());
+    row->max_replicas = pollux_internal::GoodputMaxReplicas(*view);
     if (!view->params) {
       row->speedup = by_count;
       return true;
     }
     auto model = std::make_shared<GoodputModel>(*view->params, view->grad.value_or(GradientStats{}), app.init_batch_size());
-    BatchLimits limits;
-    limits.max_batch_size = app.max_batch_size();
-    limits.min_atomic_bsz = app.min_local_bsz();
-    limits.max_atomic_bsz = app.max_local_bsz();
-    limits.accumulation = true;
+    const BatchLimits limits = pollux_internal::GoodputBatchLimits(app, app.max_batch_size());
     double base = model->Optimize(std::min(fair_nodes, fair_replicas), fair_replicas, limits).goodput;
     if (!(base > 0)) base = model->Optimize(1, 1, limits).goodput;
     if (!(base > 0)) {

@@ -43,8 +43,6 @@ using sia_internal::SiaConfig;
 using sia_internal::SiaJobRow;
 using sia_internal::SiaOption;
 
-constexpr int kSiaMaxReplicas = 64;  // cluster.py:380, "simulator can't handle more"
-
 struct SiaPolicySettings {
   double round_s = 60;
   double restart_penalty_s = -1;  // < 0: Sia's per-application table
@@ -82,13 +80,8 @@ class Sia final : public JobScheduler {
     for (size_t j = 0; j < active_.size(); ++j) {
       if (!Describe(ctx, active_[j], &rows[j])) return;  // a fault, kept in the context
     }
-    // Each group's GPUs: those free and those the active jobs hold (in the Slurm agent, none of a
-    // node that is down).
-    std::vector<int> node_gpus(static_cast<size_t>(ctx.cluster().num_nodes()), 0);
-    for (NodeId n = 0; n < ctx.cluster().num_nodes(); ++n) node_gpus[static_cast<size_t>(n)] = ctx.state().free_on_node(n);
-    for (JobId id : active_) {
-      for (DeviceId d : ctx.job(id).devices) ++node_gpus[static_cast<size_t>(ctx.cluster().device(d).node)];
-    }
+    // Each group's GPUs: those free and those the active jobs hold.
+    const std::vector<int> node_gpus = pollux_internal::RoundNodeGpus(ctx, active_);
     std::vector<int> capacity;
     for (const NodeGroup& g : groups_) {
       int sum = 0;
@@ -145,18 +138,14 @@ class Sia final : public JobScheduler {
 
   void AdaptiveOptions(const GoodputJobView& view, const std::vector<bool>& allowed, std::vector<SiaOption>* options) const {
     const GoodputApplication& app = *view.application;
-    int max_replicas = std::min({std::max(2 * view.max_profiled_replicas, 1), kSiaMaxReplicas,
-                                 app.max_batch_size() / app.min_local_bsz()});
-    if (app.max_replicas() > 0) max_replicas = std::min(max_replicas, app.max_replicas());
+    const int max_replicas = pollux_internal::GoodputMaxReplicas(view);
     const bool has_model = view.params.has_value() && view.grad.has_value();
     std::unique_ptr<GoodputModel> model;
     BatchLimits limits;
     if (has_model) {
       model = std::make_unique<GoodputModel>(*view.params, *view.grad, app.init_batch_size());
-      limits.max_batch_size = s_.batch_from_job && view.target_batch > 0 ? view.target_batch : app.max_batch_size();
-      limits.min_atomic_bsz = app.min_local_bsz();
-      limits.max_atomic_bsz = app.max_local_bsz();
-      limits.accumulation = true;
+      limits = pollux_internal::GoodputBatchLimits(
+          app, s_.batch_from_job && view.target_batch > 0 ? view.target_batch : app.max_batch_size());
     }
     std::vector<double> raw(configs_.size(), 0.0);
     std::vector<bool> group_has_model(groups_.size());
