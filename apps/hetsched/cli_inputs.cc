@@ -49,6 +49,17 @@ void WorkloadArgs::Add(CLI::App& app) {
                  "Goodput applications' profiles, DIR/<application>/ (Pollux's and Sia's traces/ layout; default: "
                  "Pollux's, built in): the truth of a Pollux or Sia workload's jobs (docs/goodput.md)")
       ->excludes(synthetic_opt);
+  app.add_option("--profile-types", profile_types,
+                 "The profiles' GPU types, SUFFIX=TYPE,...: placements-SUFFIX.csv was measured on device type TYPE "
+                 "(Sia's: aws=t4,dgx-ext=a100-40gb,rtx=rtx-2080ti); a bare TYPE names the unsuffixed files "
+                 "(default: t4, Pollux's). A goodput job may run on these types, each at its own measured speed")
+      ->check(ProfileTypes())
+      ->excludes(synthetic_opt);
+  app.add_option("--profile-settings", profile_settings,
+                 "Whose settings the applications get beside their files: pollux (yolov3's local batch 8, ncf on one "
+                 "GPU at batch 32768) or sia (deepspeech2's local batch 57 on rtx)")
+      ->check(OneOf({"pollux", "sia"}))
+      ->excludes(synthetic_opt);
   app.add_option("--seed", seed, "Seed for every random choice (same seed, same output)")->check(SeedValue());
 }
 

@@ -14,6 +14,7 @@ namespace hetsched::cli {
 // 0.000000 to 1.79...e308"). The option's name is prefixed by CLI11; a failure exits 2.
 CLI::Validator WholeAtLeast(long long min);        // an integer >= min
 CLI::Validator NumberAbove(double min);            // a finite number > min
+CLI::Validator ProfileTypes();                     // SUFFIX=TYPE,... of built-in device types
 CLI::Validator DeviceCounts();                     // TYPE=COUNT,... of built-in device types, counts >= 1
 CLI::Validator NumberAtLeast(double min);          // a finite number >= min
 CLI::Validator WholeInRange(long long min, long long max);  // an integer in [min, max]

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "hetsched/run/compat_apply.h"
+#include "hetsched/run/sim_inputs.h"
 #include "hetsched/run/simulate_request.h"
 #include "hetsched/run/value_checks.h"
 
@@ -146,4 +147,16 @@ TEST(ValueChecksTest, EachCheckSaysWhatItExpects) {
 }
 
 }  // namespace
+TEST(SimulateRequestTest, ProfileTypesAsAUserWritesThem) {
+  auto t = ParseProfileTypes("aws=t4, dgx-ext=a100-40gb,rtx=rtx-2080ti");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(*t, (std::vector<std::pair<std::string, std::string>>{{"aws", "t4"}, {"dgx-ext", "a100-40gb"}, {"rtx", "rtx-2080ti"}}));
+  auto bare = ParseProfileTypes("t4");
+  ASSERT_TRUE(bare.ok());
+  EXPECT_EQ(*bare, (std::vector<std::pair<std::string, std::string>>{{"", "t4"}}));
+  for (const char* bad : {"", "aws=", "../x=t4", "a/b=t4"}) {
+    EXPECT_FALSE(ParseProfileTypes(bad).ok()) << bad;
+  }
+}
+
 }  // namespace hetsched

@@ -68,7 +68,7 @@ Result<RunRecord> RunToy(const Workload& workload, bool round_epochs) {
 
 TEST(GoodputJobsTest, ProgressIsEfficiencyWeightedAndEndsWithTheLastEpoch) {
   Workload workload = MakeWorkload({ToyJob(0, 0, 32), ToyJob(1, 0, 64)});
-  workload.applications["toy"] = Toy();
+  workload.applications["toy"] = GoodputTruth::Untyped(Toy());
   auto run = RunToy(workload, /*round_epochs=*/false);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   // Job 0, batch 32 on one GPU: one pass of 0.1 s at the initial batch (gain 1): 10 progress/s.
@@ -88,7 +88,7 @@ TEST(GoodputJobsTest, ProgressIsEfficiencyWeightedAndEndsWithTheLastEpoch) {
 TEST(GoodputJobsTest, PolluxRoundsEachEpochToWholeSeconds) {
   Workload workload = MakeWorkload({ToyJob(1, 0, 64)});
   workload.jobs[0].spec.id = 0;
-  workload.applications["toy"] = Toy();
+  workload.applications["toy"] = GoodputTruth::Untyped(Toy());
   auto run = RunToy(workload, /*round_epochs=*/true);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   // Epoch 0 takes 12.5 s, which Python's round() makes 12 (half to even): it ends at 42 with its

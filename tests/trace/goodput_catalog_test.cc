@@ -11,13 +11,19 @@
 namespace hetsched {
 namespace {
 
+// One application's truth on the catalog's first (here: only) type.
+Result<std::shared_ptr<const GoodputApplication>> AppOf(GoodputCatalog& catalog, const std::string& name) {
+  HETSCHED_ASSIGN_OR_RETURN(GoodputTruth truth, catalog.Get(name));
+  return truth.by_type.front().app;
+}
+
 TEST(GoodputCatalogTest, LoadsPolluxsApplicationsWithItsSettings) {
   auto catalog = GoodputCatalog::Open(HETSCHED_SOURCE_DIR "/data/real/pollux/traces");
   ASSERT_TRUE(catalog.ok()) << catalog.status().message();
   EXPECT_EQ(catalog->Available(),
             (std::vector<std::string>{"bert", "cifar10", "deepspeech2", "imagenet", "ncf", "yolov3"}));
   // cifar10: 6 validated sizes 128-4096, 100 epochs each; Pollux runs it for 100 epochs.
-  auto app = catalog->Get("cifar10");
+  auto app = AppOf(*catalog, "cifar10");
   ASSERT_TRUE(app.ok()) << app.status().message();
   EXPECT_EQ((*app)->init_batch_size(), 128);
   EXPECT_EQ((*app)->max_batch_size(), 4096);
@@ -35,11 +41,11 @@ TEST(GoodputCatalogTest, LoadsPolluxsApplicationsWithItsSettings) {
   EXPECT_GT(wide->step_s, wide->sync_s);
   EXPECT_GT(wide->sync_s, 0);
   // Pollux's own limit for yolov3's local batch (applications.py:237), and the same object twice.
-  auto yolo = catalog->Get("yolov3");
+  auto yolo = AppOf(*catalog, "yolov3");
   ASSERT_TRUE(yolo.ok());
   EXPECT_EQ((*yolo)->max_local_bsz(), 8);
   EXPECT_EQ((*yolo)->max_epochs(), 50);
-  EXPECT_EQ(catalog->Get("yolov3")->get(), yolo->get());
+  EXPECT_EQ(AppOf(*catalog, "yolov3")->get(), yolo->get());
 }
 
 // Pollux's own Application (simulator/applications.py) evaluated with scipy 1.10.1 (Qhull 2019.1)
@@ -93,7 +99,7 @@ TEST(GoodputCatalogTest, StepTimesAreScipysForPolluxsProfiles) {
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.app) + " " + std::to_string(c.placement.size()) + " nodes, local batch " +
                  std::to_string(c.local_bsz));
-    auto app = catalog->Get(c.app);
+    auto app = AppOf(*catalog, c.app);
     ASSERT_TRUE(app.ok());
     auto t = (*app)->StepTime(c.placement, c.local_bsz);
     if (std::isnan(c.step)) {
@@ -110,7 +116,7 @@ TEST(GoodputCatalogTest, RefusesWhatIsNotAnApplicationFolder) {
   auto catalog = GoodputCatalog::Open(HETSCHED_SOURCE_DIR "/data/real/pollux/traces");
   ASSERT_TRUE(catalog.ok());
   for (const char* bad : {"", "resnet", "../traces", ".", "cifar10/"}) {
-    auto app = catalog->Get(bad);
+    auto app = AppOf(*catalog, bad);
     ASSERT_FALSE(app.ok()) << bad;
     EXPECT_NE(app.status().message().find("unknown application"), std::string::npos) << app.status().message();
   }

@@ -2,7 +2,9 @@
 // Pollux's profiles (data/real/pollux/traces) as the applications' truth.
 #include <gtest/gtest.h>
 
+#include "hetsched/trace/goodput_catalog.h"
 #include "trace_test_util.h"
+#include "two_type_profiles.h"
 
 namespace hetsched {
 namespace {
@@ -48,8 +50,8 @@ TEST(PolluxFormatTest, ReadsJobsWithTheirApplicationsAndTunedBatches) {
   // 11,100.5, rounded up.
   EXPECT_EQ(c.iterations, 11101);
   ASSERT_EQ(w->applications.size(), 2u);
-  EXPECT_EQ(w->applications.at("cifar10")->max_epochs(), 100);  // Pollux's setting for cifar10
-  EXPECT_EQ(w->applications.at("bert")->max_epochs(), 2);
+  EXPECT_EQ(w->applications.at("cifar10").reference().max_epochs(), 100);  // Pollux's setting for cifar10
+  EXPECT_EQ(w->applications.at("bert").reference().max_epochs(), 2);
 }
 
 TEST(PolluxFormatTest, CategoriesSayWhatTheSystemMayChange) {
@@ -151,6 +153,59 @@ TEST(PolluxFormatTest, DetectedFromItsHeaderWithTheBuiltInProfiles) {
   EXPECT_EQ(w->jobs[0].spec.model, "resnet50");
   EXPECT_EQ(w->jobs[0].spec.application, "imagenet");
   EXPECT_EQ(w->jobs[0].spec.batch_size, 200);
+}
+
+// Sia's layout: one placements and scalability file per GPU type (here a synthetic second type,
+// the T4 times halved), the validation runs shared. A job may run on every type, each at its own
+// times; its epochs are the same on both.
+TEST(PolluxFormatTest, ProfilesOfSeveralGpuTypesGiveEachTypeItsOwnTimes) {
+  TraceReadOptions o;
+  o.goodput_profiles = testing_util::MakeScaledProfiles(trace_test::TestDir(), "cifar10", {{"slow", 1.0}, {"fast", 0.5}});
+  o.goodput_types = {{"slow", "t4"}, {"fast", "a100-40gb"}};
+  auto w = Parse(std::string(kPolluxHeader) + "cifar10-0,0,cifar10,2,256\n", "pollux", o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
+  EXPECT_EQ(w->jobs[0].spec.allowed_types, (std::vector<DeviceTypeId>{devices.Find("t4"), devices.Find("a100-40gb")}));
+  const GoodputTruth& truth = w->applications.at("cifar10");
+  ASSERT_EQ(truth.by_type.size(), 2u);
+  const GoodputApplication* slow = truth.On(devices.Find("t4"));
+  const GoodputApplication* fast = truth.On(devices.Find("a100-40gb"));
+  ASSERT_TRUE(slow != nullptr && fast != nullptr);
+  EXPECT_EQ(truth.On(devices.Find("v100")), nullptr);
+  // placements.csv's first row, "1" at local batch 32: 0.0427886962890625 s, half of it on "fast".
+  const std::vector<int> one = {1};
+  EXPECT_DOUBLE_EQ(slow->StepTime(one, 32)->step_s, 0.0427886962890625);
+  EXPECT_DOUBLE_EQ(fast->StepTime(one, 32)->step_s, 0.0427886962890625 / 2);
+  EXPECT_EQ(fast->ProgressAt(fast->max_epochs()), slow->ProgressAt(slow->max_epochs()));
+
+  auto expect_error = [&](std::vector<std::pair<std::string, std::string>> types, const std::string& want) {
+    TraceReadOptions bad = o;
+    bad.goodput_types = std::move(types);
+    auto r = Parse(std::string(kPolluxHeader) + "cifar10-0,0,cifar10,2,256\n", "pollux", bad);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find(want), std::string::npos) << r.status().message();
+  };
+  expect_error({{"slow", "t4"}, {"medium", "v100"}}, "placements-medium.csv");
+  expect_error({{"slow", "no-such-gpu"}}, "'no-such-gpu', is not in the device catalog");
+  expect_error({{"slow", "t4"}, {"fast", "t4"}}, "given twice");
+  TraceReadOptions settings = o;
+  settings.goodput_settings = "gavel";
+  auto r = Parse(std::string(kPolluxHeader) + "cifar10-0,0,cifar10,2,256\n", "pollux", settings);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("settings must be 'pollux' or 'sia'"), std::string::npos) << r.status().message();
+}
+
+// Sia's settings beside the files: no local-batch cap for yolov3 (Pollux's: 8), deepspeech2's 57
+// on rtx, ncf unpinned.
+TEST(PolluxFormatTest, SiasApplicationSettings) {
+  EXPECT_EQ(PolluxApplicationSettings("yolov3").max_local_bsz, 8);
+  EXPECT_EQ(SiaApplicationSettings("yolov3", "aws").max_local_bsz, 0);
+  EXPECT_EQ(SiaApplicationSettings("yolov3", "aws").max_epochs, 50);
+  EXPECT_EQ(SiaApplicationSettings("deepspeech2", "rtx").max_local_bsz, 57);
+  EXPECT_EQ(SiaApplicationSettings("deepspeech2", "aws").max_local_bsz, 0);
+  EXPECT_EQ(SiaApplicationSettings("ncf", "aws").pinned_batch_size, 0);
+  EXPECT_EQ(SiaApplicationSettings("ncf", "aws").max_replicas, 0);
+  EXPECT_EQ(PolluxApplicationSettings("ncf").max_replicas, 1);
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "hetsched/model/device.h"
 #include "hetsched/perf/goodput.h"
 #include "hetsched/perf/interpolate.h"
 #include "hetsched/perf/measured_profile.h"
@@ -96,6 +97,42 @@ class GoodputApplication {
   mutable std::unique_ptr<DelaunayInterpolator> scattered_;
   mutable Status scattered_error_;
   std::vector<double> progress_at_;  // ProgressAt(e) for e in [0, max_epochs]
+};
+
+// One application's truth on each GPU type it was profiled on (Sia's profiles: one set per type,
+// `placements-<type>.csv`; Pollux's: one type). The types share the application's validation runs,
+// so its epochs, progress and gradient statistics are the same on each; its step times and local
+// batch range are the type's. A type of kNoDeviceType stands for any type (a profile not tied to
+// one: the hand-made applications of tests).
+struct GoodputTruth {
+  struct OnType {
+    DeviceTypeId type = kNoDeviceType;
+    std::shared_ptr<const GoodputApplication> app;
+  };
+  std::vector<OnType> by_type;
+
+  static GoodputTruth Untyped(std::shared_ptr<const GoodputApplication> app) {
+    GoodputTruth t;
+    t.by_type.push_back({kNoDeviceType, std::move(app)});
+    return t;
+  }
+  // Its truth on `type`; null where it was not profiled there.
+  const GoodputApplication* On(DeviceTypeId type) const {
+    for (const OnType& t : by_type) {
+      if (t.type == type || t.type == kNoDeviceType) return t.app.get();
+    }
+    return nullptr;
+  }
+  // The types it was profiled on (none for an untyped truth).
+  std::vector<DeviceTypeId> types() const {
+    std::vector<DeviceTypeId> out;
+    for (const OnType& t : by_type) {
+      if (t.type != kNoDeviceType) out.push_back(t.type);
+    }
+    return out;
+  }
+  // The first type's: its epochs and progress, which every type shares.
+  const GoodputApplication& reference() const { return *by_type.front().app; }
 };
 
 // A total batch split over `replicas` GPUs as Pollux's simulator splits a tuned one

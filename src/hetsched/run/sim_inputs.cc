@@ -1,8 +1,12 @@
 #include "hetsched/run/sim_inputs.h"
 
+#include <algorithm>
+#include <cctype>
 #include <fmt/core.h>
 
 #include "hetsched/util/file_io.h"
+#include "hetsched/util/printable.h"
+#include "hetsched/util/text.h"
 
 namespace hetsched {
 
@@ -25,6 +29,26 @@ Result<Cluster> ClusterSource::Load(std::string* description) const {
   return DefaultCluster(devices, links);
 }
 
+Result<std::vector<std::pair<std::string, std::string>>> ParseProfileTypes(std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::string_view item : Split(text, ',')) {
+    item = Trim(item);
+    const size_t eq = item.find('=');
+    std::string suffix(eq == std::string_view::npos ? std::string_view() : Trim(item.substr(0, eq)));
+    std::string type(Trim(eq == std::string_view::npos ? item : item.substr(eq + 1)));
+    if (type.empty()) return Status::InvalidArgument("entry " + Quoted(item) + ": expected SUFFIX=TYPE or TYPE");
+    const bool plain = std::all_of(suffix.begin(), suffix.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    });
+    if (!plain || suffix.find("..") != std::string::npos) {
+      return Status::InvalidArgument("entry " + Quoted(item) + ": a suffix is letters, digits, '-', '_' and '.'");
+    }
+    out.emplace_back(std::move(suffix), std::move(type));
+  }
+  if (out.empty()) return Status::InvalidArgument("no type given (expected SUFFIX=TYPE,...)");
+  return out;
+}
+
 Result<Workload> WorkloadSource::Load(const DeviceCatalog& devices, const ModelZoo& zoo) const {
   const int given = (synthetic > 0) + !trace.empty() + !text_origin.empty();
   if (given > 1) {
@@ -44,6 +68,12 @@ Result<Workload> WorkloadSource::Load(const DeviceCatalog& devices, const ModelZ
   opts.max_jobs = max_jobs;
   opts.reference_device = reference_device;
   opts.goodput_profiles = profiles;
+  if (!profile_types.empty()) {
+    auto types = ParseProfileTypes(profile_types);
+    if (!types.ok()) return types.status().WithContext("--profile-types");
+    opts.goodput_types = std::move(types).value();
+  }
+  opts.goodput_settings = profile_settings;
   if (!text_origin.empty()) return ParseTrace(text, text_origin, format, opts, devices, zoo);
   if (trace.empty()) {
     const std::string demo = "data/traces/demo_gavel_msr_2869ce.trace";

@@ -23,6 +23,10 @@ struct ClusterSource {
   Result<Cluster> Load(std::string* description) const;
 };
 
+// "aws=t4,rtx=rtx-2080ti" (a bare "t4": the unsuffixed files) as (suffix, device type) pairs, the
+// types as given (checked against the catalog where the profiles are opened).
+Result<std::vector<std::pair<std::string, std::string>>> ParseProfileTypes(std::string_view text);
+
 struct WorkloadSource {
   std::string trace;            // --trace: a trace file (empty: the built-in demo trace)
   // A trace held in memory instead of a file (the Python module's DataFrame as native CSV text),
@@ -35,6 +39,10 @@ struct WorkloadSource {
   std::string on_bad_row = "stop";
   std::string reference_device = "v100";
   std::string profiles;         // --profiles: goodput applications' profiles (empty: Pollux's, built in)
+  // --profile-types: the profiles' GPU types, SUFFIX=TYPE,... (a bare TYPE: the unsuffixed files;
+  // empty: "t4", Pollux's); --profile-settings: whose application settings, "pollux" or "sia".
+  std::string profile_types;
+  std::string profile_settings = "pollux";
   unsigned long long seed = 1;  // shared with the simulation seed
   Result<Workload> Load(const DeviceCatalog& devices, const ModelZoo& zoo) const;
 };

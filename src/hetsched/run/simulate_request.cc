@@ -45,6 +45,10 @@ const std::vector<Setting>& Settings() {
       {"--on-bad-row", OneOfCheck({"stop", "skip"}), [](R& r, std::string_view v) { r.workload.on_bad_row = v; }},
       {"--reference-device", AnyText(), [](R& r, std::string_view v) { r.workload.reference_device = v; }},
       {"--profiles", AnyText(), [](R& r, std::string_view v) { r.workload.profiles = v; }, {}, "--synthetic"},
+      {"--profile-types", ProfileTypesCheck(), [](R& r, std::string_view v) { r.workload.profile_types = v; }, {},
+       "--synthetic"},
+      {"--profile-settings", OneOfCheck({"pollux", "sia"}),
+       [](R& r, std::string_view v) { r.workload.profile_settings = v; }, {}, "--synthetic"},
       {"--seed", SeedCheck(),
        [](R& r, std::string_view v) {
          const std::string_view d = Trim(v);

@@ -6,6 +6,7 @@
 
 #include "hetsched/model/cluster.h"
 #include "hetsched/model/device.h"
+#include "hetsched/run/sim_inputs.h"
 #include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
@@ -93,6 +94,17 @@ ValueCheck DeviceCountsCheck() {
             for (const auto& [type, count] : *counts) {
               if (auto known = DeviceCatalog::BuiltIn().Lookup(type); !known.ok()) return known.status().message();
               if (count < 1) return "entry " + Quoted(type + "=" + std::to_string(count)) + ": the count must be >= 1";
+            }
+            return {};
+          }};
+}
+
+ValueCheck ProfileTypesCheck() {
+  return {"SUFFIX=TYPE,...", [](std::string_view text) -> std::string {
+            auto types = ParseProfileTypes(text);
+            if (!types.ok()) return types.status().message();
+            for (const auto& [suffix, type] : *types) {
+              if (auto known = DeviceCatalog::BuiltIn().Lookup(type); !known.ok()) return known.status().message();
             }
             return {};
           }};

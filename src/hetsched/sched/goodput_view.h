@@ -14,7 +14,18 @@
 
 namespace hetsched {
 
+// What a job knows of itself on one GPU type it was profiled on (Sia's per-type profiles and
+// models: job.py:34-49, 216-238).
+struct GoodputTypeView {
+  DeviceTypeId type = kNoDeviceType;             // kNoDeviceType: a truth tied to no type (any)
+  const GoodputApplication* application = nullptr;  // its limits on that type
+  int max_profiled_replicas = 0;                 // the most GPUs it has measured itself on there
+  std::optional<ThroughputParams> params;        // its fitted model there (when asked for)
+};
+
 struct GoodputJobView {
+  // Its current type's (the one it runs on, or last ran on; the first before any): application,
+  // max_profiled_replicas and params below; every type's in `types`.
   const GoodputApplication* application = nullptr;
   bool adaptive = false;        // it picks its batch size (JobSpec::adaptive_batch, under a policy that adapts)
   int target_batch = 0;         // the total batch its user tuned
@@ -25,7 +36,8 @@ struct GoodputJobView {
   double delay_left_s = 0;      // what remains of its re-allocation delay (checkpoint-restore)
   int max_profiled_replicas = 0;  // the most GPUs it has measured itself on
   std::optional<ThroughputParams> params;  // its fitted model (when asked for); none before it measured itself
-  std::optional<GradientStats> grad;       // its last measured gradient statistics
+  std::optional<GradientStats> grad;       // its last measured gradient statistics (on any type)
+  std::vector<GoodputTypeView> types;      // one per type it was profiled on
 };
 
 }  // namespace hetsched

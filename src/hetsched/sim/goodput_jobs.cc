@@ -12,12 +12,19 @@ int GoodputJob::nodes() const {
 
 int GoodputJob::replicas() const { return std::accumulate(placement.begin(), placement.end(), 0); }
 
-Status GoodputSteps::Place(GoodputJob& job, std::vector<int> placement) {
+Status GoodputSteps::Place(GoodputJob& job, std::vector<int> placement, DeviceTypeId type) {
   job.placement = std::move(placement);
   if (job.placement.empty()) {  // de-allocated (simulator.py:176-178)
     job.atomic_bsz = 0;
     return Status::Ok();
   }
+  size_t t = 0;
+  while (t < job.types.size() && job.types[t].type != type && job.types[t].type != kNoDeviceType) ++t;
+  if (t == job.types.size()) {
+    return Status::InvalidArgument("application " + job.app->name() + " has no profile for the device type it was placed on");
+  }
+  job.on = static_cast<int>(t);
+  job.app = job.types[t].app;
   ++job.restarts;
   return RepickBatch(job);
 }
@@ -28,7 +35,7 @@ Status GoodputSteps::RepickBatch(GoodputJob& job) {
   const GoodputApplication& app = *job.app;
   const int nodes = job.nodes();
   double batch = job.adaptive ? 0.0 : static_cast<double>(job.target_batch);
-  if (job.adaptive && job.samples.empty()) {
+  if (job.adaptive && job.here().samples.empty()) {  // no model on this type yet (Sia: job.py:347-350)
     batch = std::max<double>(app.init_batch_size(), static_cast<double>(app.min_local_bsz()) * replicas);
   }
   if (batch == 0) {  // adaptive, with a model: the best goodput it expects
@@ -56,10 +63,11 @@ Status GoodputSteps::Observe(GoodputJob& job) {
   if (job.replicas() == 0) return Status::Ok();
   HETSCHED_ASSIGN_OR_RETURN(const StepTimes t, job.app->StepTime(job.placement, job.atomic_bsz));
   HETSCHED_ASSIGN_OR_RETURN(job.grad, job.app->GradStats(job.batch_size(), job.epoch));
+  GoodputTypeKnowledge& k = job.here();
   const auto key = std::make_tuple(job.nodes(), job.replicas(), job.atomic_bsz);
-  if (!job.seen.insert(key).second) return Status::Ok();
-  job.samples.push_back(ThroughputSample{job.nodes(), job.replicas(), job.atomic_bsz, t.step_s - t.sync_s, t.step_s});
-  job.refit_due = true;
+  if (!k.seen.insert(key).second) return Status::Ok();
+  k.samples.push_back(ThroughputSample{job.nodes(), job.replicas(), job.atomic_bsz, t.step_s - t.sync_s, t.step_s});
+  k.refit_due = true;
   return Status::Ok();
 }
 
@@ -71,14 +79,19 @@ Status GoodputSteps::ObserveIfRan(GoodputJob& job, double now_s, double progress
 }
 
 Result<std::optional<ThroughputParams>> GoodputSteps::Params(GoodputJob& job) {
-  if (job.samples.empty()) return std::optional<ThroughputParams>();
-  if (job.refit_due) {
-    auto fitted = FitThroughputParams(job.samples);
-    if (!fitted.ok()) return fitted.status().WithContext("application " + job.app->name() + ": throughput fit");
-    job.params = *fitted;
-    job.refit_due = false;
+  return Params(job, static_cast<size_t>(job.on));
+}
+
+Result<std::optional<ThroughputParams>> GoodputSteps::Params(GoodputJob& job, size_t t) {
+  GoodputTypeKnowledge& k = job.types[t];
+  if (k.samples.empty()) return std::optional<ThroughputParams>();
+  if (k.refit_due) {
+    auto fitted = FitThroughputParams(k.samples);
+    if (!fitted.ok()) return fitted.status().WithContext("application " + k.app->name() + ": throughput fit");
+    k.params = *fitted;
+    k.refit_due = false;
   }
-  return job.params;
+  return k.params;
 }
 
 Status GoodputSteps::BeginChunk(GoodputJob& job, double now_s) {

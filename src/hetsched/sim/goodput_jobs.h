@@ -29,8 +29,21 @@
 
 namespace hetsched::sim_internal {
 
+// What a job knows of itself on one GPU type (Sia's job.py keeps a profile and a fitted model per
+// type, the gradient statistics once: 34-49, 340-362).
+struct GoodputTypeKnowledge {
+  DeviceTypeId type = kNoDeviceType;
+  const GoodputApplication* app = nullptr;  // its truth on that type
+  std::vector<ThroughputSample> samples;    // in the order it ran them
+  std::set<std::tuple<int, int, int>> seen;  // (nodes, replicas, atomic batch) of samples
+  std::optional<ThroughputParams> params;    // fitted to samples (stale while refit_due)
+  bool refit_due = false;
+};
+
 struct GoodputJob {
-  const GoodputApplication* app = nullptr;
+  std::vector<GoodputTypeKnowledge> types;  // one per type it was profiled on
+  int on = 0;                               // the type it runs on (types[on]); its last when idle
+  const GoodputApplication* app = nullptr;  // types[on].app
   bool adaptive = false;   // picks its batch size; else keeps target_batch
   int target_batch = 0;    // the total batch its user tuned (num_gpus x per-device batch)
   int epoch = 0;
@@ -40,14 +53,10 @@ struct GoodputJob {
   double rate = 0;             // its true goodput now (TrueGoodput), progress per second
   double boundary_s = 0;       // its last progress boundary: a start, an epoch's end, a tick
   bool observe_due = false;    // it has not measured its configuration since that boundary
+  std::optional<GradientStats> grad;  // the last measured (on any type)
 
-  // Its own knowledge.
-  std::vector<ThroughputSample> samples;  // in the order it ran them
-  std::set<std::tuple<int, int, int>> seen;  // (nodes, replicas, atomic batch) of samples
-  std::optional<ThroughputParams> params;    // fitted to samples (stale while refit_due)
-  bool refit_due = false;
-  std::optional<GradientStats> grad;         // the last measured
-
+  GoodputTypeKnowledge& here() { return types[static_cast<size_t>(on)]; }
+  const GoodputTypeKnowledge& here() const { return types[static_cast<size_t>(on)]; }
   int nodes() const;
   int replicas() const;
   double batch_size() const { return static_cast<double>(replicas()) * atomic_bsz * (accum_steps + 1); }
@@ -56,8 +65,9 @@ struct GoodputJob {
 // Pollux's job steps (simulator.py), as functions of the job and its truth.
 class GoodputSteps {
  public:
-  // A new placement (empty: none): Pollux's reallocate(), which re-picks the batch.
-  static Status Place(GoodputJob& job, std::vector<int> placement);
+  // A new placement (empty: none) on GPUs of type `type` (ignored for none): Pollux's and Sia's
+  // reallocate() / migrate(), which re-pick the batch. An error if the job has no truth there.
+  static Status Place(GoodputJob& job, std::vector<int> placement, DeviceTypeId type = kNoDeviceType);
   // update_local_bsz(): the batch for the current placement from what the job knows.
   static Status RepickBatch(GoodputJob& job);
   // update_params(): the job measures its current configuration (its true step and sync times,
@@ -66,8 +76,10 @@ class GoodputSteps {
   // Observe, where a measurement is due (GoodputJob::observe_due) and the job has progressed
   // since its last boundary (it measures itself as it begins to: simulator.py:117-121).
   static Status ObserveIfRan(GoodputJob& job, double now_s, double progress_from_s);
-  // The fitted model, refitted first if due; nullopt before any observation.
+  // The fitted model on its current type (or types[t]), refitted first if due; nullopt before any
+  // observation there.
   static Result<std::optional<ThroughputParams>> Params(GoodputJob& job);
+  static Result<std::optional<ThroughputParams>> Params(GoodputJob& job, size_t t);
   // The job's true goodput (progress per second) in its current configuration.
   static Result<double> TrueGoodput(const GoodputJob& job);
   // A progress boundary at `now_s` (a placement, an epoch's end, a tick): its rate from now, and

@@ -23,7 +23,8 @@ Status Simulator::GoodputPlace(JobId id, const Plan& plan) {
     ++placement.back();
     last = n;
   }
-  HETSCHED_RETURN_IF_ERROR(GoodputSteps::Place(g, std::move(placement)).WithContext("job " + std::to_string(id)));
+  const DeviceTypeId type = plan.devices.empty() ? kNoDeviceType : cluster_.device(plan.devices.front()).type;
+  HETSCHED_RETURN_IF_ERROR(GoodputSteps::Place(g, std::move(placement), type).WithContext("job " + std::to_string(id)));
   return GoodputSteps::BeginChunk(g, now_).WithContext("job " + std::to_string(id) + " (" + g.app->name() + ")");
 }
 
@@ -85,10 +86,20 @@ Result<std::optional<GoodputJobView>> Simulator::goodput_job(JobId id, bool with
         GoodputSteps::ObserveIfRan(g, now_, active(job).progress_from_s).WithContext("job " + std::to_string(id)));
   }
   GoodputJobView v;
-  if (with_model) {
-    HETSCHED_ASSIGN_OR_RETURN(v.params, GoodputSteps::Params(g));
+  for (size_t t = 0; t < g.types.size(); ++t) {
+    GoodputTypeView tv;
+    tv.type = g.types[t].type;
+    tv.application = g.types[t].app;
+    for (const ThroughputSample& s : g.types[t].samples) tv.max_profiled_replicas = std::max(tv.max_profiled_replicas, s.replicas);
+    if (with_model) {
+      HETSCHED_ASSIGN_OR_RETURN(tv.params, GoodputSteps::Params(g, t));
+    }
+    v.types.push_back(std::move(tv));
   }
+  const GoodputTypeView& here = v.types[static_cast<size_t>(g.on)];
   v.application = g.app;
+  v.params = here.params;
+  v.max_profiled_replicas = here.max_profiled_replicas;
   v.adaptive = g.adaptive;
   v.target_batch = g.target_batch;
   v.epoch = g.epoch;
@@ -97,7 +108,6 @@ Result<std::optional<GoodputJobView>> Simulator::goodput_job(JobId id, bool with
   v.accum_steps = g.accum_steps;
   v.restarts = std::max(0, g.restarts);
   if (job.active >= 0 && !active(job).idle) v.delay_left_s = std::max(0.0, active(job).progress_from_s - now_);
-  for (const ThroughputSample& s : g.samples) v.max_profiled_replicas = std::max(v.max_profiled_replicas, s.replicas);
   v.grad = g.grad;
   return std::optional<GoodputJobView>(std::move(v));
 }

@@ -47,8 +47,8 @@ Status Simulator::CheckFits(JobId id) {
     // A goodput job runs only where its application's profiles were measured (docs/goodput.md).
     const std::string goodput = spec.application.empty()
                                     ? ""
-                                    : " (a goodput job runs only on its profiles' device type; --compat pollux "
-                                      "sets Pollux's cluster, 16 nodes of 4 t4)";
+                                    : " (a goodput job runs only on the device types its profiles were measured on, "
+                                      "--profile-types; --compat pollux sets Pollux's cluster, 16 nodes of 4 t4)";
     return Status::Infeasible(who + " can never fit: it needs " + std::to_string(spec.num_gpus) +
                               " devices of one allowed type, the cluster has at most " + std::to_string(largest) +
                               goodput);
@@ -155,13 +155,20 @@ Status Simulator::PrepareJob(size_t i) {
 Status Simulator::PrepareGoodputJob(size_t i) {
   const JobSpec& spec = workload_.jobs[i].spec;
   const auto it = workload_.applications.find(spec.application);
-  if (it == workload_.applications.end() || it->second == nullptr) {
+  if (it == workload_.applications.end() || it->second.by_type.empty() ||
+      std::any_of(it->second.by_type.begin(), it->second.by_type.end(), [](const auto& t) { return t.app == nullptr; })) {
     return Status::InvalidArgument("job " + std::to_string(i) + ": application '" + spec.application +
                                    "' has no profile in the workload (Workload::applications)");
   }
   RunState& run = runs_[i];
   GoodputJob g;
-  g.app = it->second.get();
+  for (const GoodputTruth::OnType& t : it->second.by_type) {
+    GoodputTypeKnowledge k;
+    k.type = t.type;
+    k.app = t.app.get();
+    g.types.push_back(std::move(k));
+  }
+  g.app = g.types.front().app;
   g.adaptive = spec.adaptive_batch && methods_.scheduler->adapts_batch_sizes();
   g.target_batch = spec.total_batch_size > 0 ? spec.total_batch_size : spec.num_gpus * std::max(spec.batch_size, 1);
   if (g.adaptive && g.app->pinned_batch_size() > 0) {  // it would adapt, but its application runs one batch
@@ -181,25 +188,35 @@ double Simulator::GoodputIdealS(size_t i) const {
   // ideal: left out of slowdowns and fairness) where its profile has no time for that placement.
   const JobSpec& spec = workload_.jobs[i].spec;
   const RunState& run = runs_[i];
-  GoodputJob g = goodput_[static_cast<size_t>(run.goodput)];
-  int per_node = 0;
-  for (NodeId n = 0; n < cluster_.num_nodes(); ++n) {
-    if (spec.AllowsType(cluster_.node(n).device_type, cluster_.device_catalog())) {
-      per_node = std::max(per_node, cluster_.node(n).num_devices);
+  const GoodputJob& job = goodput_[static_cast<size_t>(run.goodput)];
+  double best = 0;
+  for (const GoodputTypeKnowledge& k : job.types) {
+    int per_node = 0;
+    DeviceTypeId type = kNoDeviceType;
+    for (NodeId n = 0; n < cluster_.num_nodes(); ++n) {
+      const DeviceTypeId t = cluster_.node(n).device_type;
+      if ((k.type == kNoDeviceType || t == k.type) && spec.AllowsType(t, cluster_.device_catalog()) &&
+          cluster_.node(n).num_devices > per_node) {
+        per_node = cluster_.node(n).num_devices;
+        type = t;
+      }
     }
+    if (per_node < 1) continue;
+    std::vector<int> placement;
+    for (int left = spec.num_gpus; left > 0; left -= per_node) placement.push_back(std::min(left, per_node));
+    GoodputJob g = job;
+    g.adaptive = false;
+    if (!GoodputSteps::Place(g, std::move(placement), type).ok()) continue;
+    double seconds = options_.goodput_restart_delay_s;
+    bool timed = true;
+    for (g.epoch = 0; timed && g.epoch < g.app->max_epochs(); ++g.epoch) {
+      const Result<double> rate = GoodputSteps::TrueGoodput(g);
+      timed = rate.ok() && *rate > 0;
+      if (timed) seconds += (g.app->ProgressAt(g.epoch + 1) - g.app->ProgressAt(g.epoch)) / *rate;
+    }
+    if (timed && seconds > 0 && (best == 0 || seconds < best)) best = seconds;
   }
-  if (per_node < 1) return 0;
-  std::vector<int> placement;
-  for (int left = spec.num_gpus; left > 0; left -= per_node) placement.push_back(std::min(left, per_node));
-  g.adaptive = false;
-  if (!GoodputSteps::Place(g, std::move(placement)).ok()) return 0;
-  double seconds = options_.goodput_restart_delay_s;
-  for (g.epoch = 0; g.epoch < g.app->max_epochs(); ++g.epoch) {
-    const Result<double> rate = GoodputSteps::TrueGoodput(g);
-    if (!rate.ok() || !(*rate > 0)) return 0;
-    seconds += (g.app->ProgressAt(g.epoch + 1) - g.app->ProgressAt(g.epoch)) / *rate;
-  }
-  return seconds;
+  return best;
 }
 
 void Simulator::Sample() {

@@ -27,16 +27,51 @@ ApplicationSettings PolluxApplicationSettings(std::string_view application) {
   return s;
 }
 
-Result<GoodputCatalog> GoodputCatalog::Open(const std::string& dir, std::string gpu_type) {
+ApplicationSettings SiaApplicationSettings(std::string_view application, std::string_view suffix) {
+  ApplicationSettings s = PolluxApplicationSettings(application);
+  s.max_replicas = 0;
+  s.pinned_batch_size = 0;
+  s.max_local_bsz = application == "deepspeech2" && suffix == "rtx" ? 57 : 0;
+  return s;
+}
+
+Result<GoodputCatalog> GoodputCatalog::Open(const std::string& dir, std::vector<GoodputProfileType> types,
+                                            GoodputSettings settings) {
   GoodputCatalog out;
+  if (types.empty()) return Status::InvalidArgument("goodput profiles: no GPU type to read them for");
   auto found = FindDataDirectory(dir);
   if (!found.ok()) return found.status().WithContext("goodput profiles");
   out.dir_ = std::move(found).value();
-  out.gpu_type_ = std::move(gpu_type);
+  out.types_ = std::move(types);
+  out.settings_ = settings;
   if (out.Available().empty()) {
     return Status::InvalidArgument("goodput profiles: " + out.dir_ + " holds no application folder");
   }
   return out;
+}
+
+Result<GoodputCatalog> GoodputCatalog::OpenNamed(const std::string& dir,
+                                                 const std::vector<std::pair<std::string, std::string>>& types,
+                                                 std::string_view settings, const DeviceCatalog& devices) {
+  if (settings != "pollux" && settings != "sia") {
+    return Status::InvalidArgument("goodput profiles: settings must be 'pollux' or 'sia', got " + Quoted(settings));
+  }
+  std::vector<GoodputProfileType> resolved;
+  for (const auto& [suffix, device] : types) {
+    const DeviceTypeId id = devices.Find(device);
+    if (id == kNoDeviceType) {
+      return Status::InvalidArgument("goodput profiles: the device type of " + (suffix.empty() ? std::string("the unsuffixed files") : "suffix " + Quoted(suffix)) +
+                                     ", " + Quoted(device) + ", is not in the device catalog");
+    }
+    for (const GoodputProfileType& t : resolved) {
+      if (t.suffix == suffix || t.device == id) {
+        return Status::InvalidArgument("goodput profiles: suffix " + Quoted(suffix) + " or device type " + Quoted(device) +
+                                       " given twice");
+      }
+    }
+    resolved.push_back({suffix, id});
+  }
+  return Open(dir, std::move(resolved), settings == "sia" ? GoodputSettings::kSia : GoodputSettings::kPollux);
 }
 
 std::vector<std::string> GoodputCatalog::Available() const {
@@ -49,7 +84,7 @@ std::vector<std::string> GoodputCatalog::Available() const {
   return out;
 }
 
-Result<std::shared_ptr<const GoodputApplication>> GoodputCatalog::Get(const std::string& application) {
+Result<GoodputTruth> GoodputCatalog::Get(const std::string& application) {
   if (auto it = loaded_.find(application); it != loaded_.end()) return it->second;
   const std::vector<std::string> names = Available();
   if (application.empty() || application.find('/') != std::string::npos || application[0] == '.' ||
@@ -58,10 +93,24 @@ Result<std::shared_ptr<const GoodputApplication>> GoodputCatalog::Get(const std:
     for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
     return Status::InvalidArgument("unknown application " + Quoted(application) + " (" + dir_ + " has " + list + ")");
   }
-  HETSCHED_ASSIGN_OR_RETURN(PolluxModelProfile profile, LoadPolluxModelProfile(dir_, application, gpu_type_));
-  HETSCHED_ASSIGN_OR_RETURN(auto app, GoodputApplication::Create(std::move(profile), PolluxApplicationSettings(application)));
-  loaded_.emplace(application, app);
-  return app;
+  GoodputTruth truth;
+  for (const GoodputProfileType& type : types_) {
+    HETSCHED_ASSIGN_OR_RETURN(PolluxModelProfile profile, LoadPolluxModelProfile(dir_, application, type.suffix));
+    const ApplicationSettings settings = settings_ == GoodputSettings::kSia ? SiaApplicationSettings(application, type.suffix)
+                                                                            : PolluxApplicationSettings(application);
+    HETSCHED_ASSIGN_OR_RETURN(auto app, GoodputApplication::Create(std::move(profile), settings));
+    if (!truth.by_type.empty()) {
+      const GoodputApplication& first = truth.reference();
+      if (app->max_epochs() != first.max_epochs() || app->ProgressAt(app->max_epochs()) != first.ProgressAt(first.max_epochs())) {
+        return Status::InvalidArgument("goodput profiles: application " + Quoted(application) + " has other epochs on type " +
+                                       Quoted(type.suffix) + " than on " + Quoted(types_.front().suffix) +
+                                       " (the types must share its validation runs)");
+      }
+    }
+    truth.by_type.push_back({type.device, std::move(app)});
+  }
+  loaded_.emplace(application, truth);
+  return truth;
 }
 
 }  // namespace hetsched

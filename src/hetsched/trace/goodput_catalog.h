@@ -14,30 +14,56 @@
 
 namespace hetsched {
 
+// Whose settings an application gets beside its files: Pollux's simulator's or Sia's.
+enum class GoodputSettings { kPollux, kSia };
+
 // Pollux's own settings of its six applications [SRC: simulator/applications.py:230-238]: max
 // epochs bert 2, cifar10 100, ncf 10, imagenet 90, deepspeech2 80, yolov3 50; yolov3's largest
 // local batch 8; ncf on one GPU at most, and at batch 32768 where a policy adapts batches
 // (simulator.py:271-274, 330-331, 349-350). Another name: everything from its files.
 ApplicationSettings PolluxApplicationSettings(std::string_view application);
+// Sia's [SRC: siasosp23/artifacts sia-simulator/applications.py:37-61, 361-396]: the same epochs;
+// no local-batch cap for yolov3 (its files' largest, 16); deepspeech2's largest local batch 57 on
+// the `rtx` profiles; no replica limit or pinned batch for ncf (cluster.py:391 tests a key that
+// never matches, so Sia's simulator runs ncf as any adaptive job).
+ApplicationSettings SiaApplicationSettings(std::string_view application, std::string_view suffix);
 
-// The applications of one profile directory (DIR/<application>/, one GPU type: Pollux's files, or
-// Sia's with a type suffix), each loaded and triangulated once, on first use.
+// One GPU type of a profile folder: the suffix of its files ("" for Pollux's `placements.csv`,
+// "aws" for Sia's `placements-aws.csv`) and the catalog type they were measured on.
+struct GoodputProfileType {
+  std::string suffix;
+  DeviceTypeId device = kNoDeviceType;
+};
+
+// The applications of one profile directory (DIR/<application>/: Pollux's files, or Sia's with a
+// type suffix per GPU type), each loaded and triangulated once, on first use.
 class GoodputCatalog {
  public:
   // `dir` as given, or under the data tree beside the program (util/file_io.h FindDataDirectory).
-  static Result<GoodputCatalog> Open(const std::string& dir, std::string gpu_type = "");
+  // `types`: the GPU types whose files are read, at least one (default: Pollux's unsuffixed files,
+  // tied to no type).
+  static Result<GoodputCatalog> Open(const std::string& dir, std::vector<GoodputProfileType> types = {{}},
+                                     GoodputSettings settings = GoodputSettings::kPollux);
+
+  // The same, the types named as a user names them: (file suffix, device type name or alias of
+  // `devices`), settings "pollux" or "sia".
+  static Result<GoodputCatalog> OpenNamed(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& types,
+                                          std::string_view settings, const DeviceCatalog& devices);
 
   // The built-in copy of Pollux's T4 profiles (data/real/pollux/traces, Apache-2.0).
   static constexpr const char* kBuiltInDir = "data/real/pollux/traces";
 
-  Result<std::shared_ptr<const GoodputApplication>> Get(const std::string& application);
+  // Its truth on every type; an error if a type lacks its files or the types disagree on its epochs.
+  Result<GoodputTruth> Get(const std::string& application);
   // The applications the directory holds (its subdirectories), sorted.
   std::vector<std::string> Available() const;
   const std::string& dir() const { return dir_; }
 
  private:
-  std::string dir_, gpu_type_;
-  std::map<std::string, std::shared_ptr<const GoodputApplication>, std::less<>> loaded_;
+  std::string dir_;
+  std::vector<GoodputProfileType> types_;
+  GoodputSettings settings_ = GoodputSettings::kPollux;
+  std::map<std::string, GoodputTruth, std::less<>> loaded_;
 };
 
 }  // namespace hetsched

@@ -74,7 +74,7 @@ class NativeRowParser {
                   const ModelZoo& zoo, const TraceReadOptions& options)
       : cols_(cols), containers_(containers), models_(zoo), device_lists_(devices), devices_(devices), options_(options) {}
 
-  std::map<std::string, std::shared_ptr<const GoodputApplication>> TakeApplications() { return std::move(used_); }
+  std::map<std::string, GoodputTruth> TakeApplications() { return std::move(used_); }
 
   Status Parse(const RowRef& row, const std::vector<std::string_view>& f, Job* job) {
     auto has = [&](int c) { return c >= 0 && !Trim(f[static_cast<size_t>(c)]).empty(); };
@@ -193,12 +193,13 @@ class NativeRowParser {
     if (!catalog_) {
       const std::string& dir = options_.goodput_profiles.empty() ? std::string(GoodputCatalog::kBuiltInDir)
                                                                   : options_.goodput_profiles;
-      Result<GoodputCatalog> opened = GoodputCatalog::Open(dir, options_.goodput_gpu_type);
+      Result<GoodputCatalog> opened =
+          GoodputCatalog::OpenNamed(dir, options_.goodput_types, options_.goodput_settings, devices_);
       if (!opened.ok()) return FieldError(row, "application", opened.status().message());
       catalog_ = std::move(opened).value();
     }
-    auto app = catalog_->Get(application);
-    if (!app.ok()) return FieldError(row, "application", app.status().message());
+    auto truth = catalog_->Get(application);
+    if (!truth.ok()) return FieldError(row, "application", truth.status().message());
     s.application = application;
     if (has(cols_.adaptive)) HETSCHED_RETURN_IF_ERROR(ParseFlagField(row, "adaptive_batch", at(cols_.adaptive), &s.adaptive_batch));
     if (has(cols_.total_batch)) {
@@ -212,15 +213,18 @@ class NativeRowParser {
       return FieldError(row, "total_batch_size", "a goodput job needs its tuned batch: total_batch_size, or batch_size");
     }
     if (s.batch_size == 0) s.batch_size = (s.total_batch_size + s.num_gpus - 1) / s.num_gpus;
-    if (s.allowed_types.empty()) {  // its truth is measured on the profiles' type only
-      const DeviceTypeId device = devices_.Find(options_.goodput_device);
-      if (device == kNoDeviceType) {
-        return FieldError(row, "application", "the goodput profiles' device, " + Quoted(options_.goodput_device) +
-                                                  ", is not in the device catalog");
+    const std::vector<DeviceTypeId> profiled = truth->types();
+    if (s.allowed_types.empty()) {  // its truth is measured on the profiles' types only
+      s.allowed_types = profiled;
+    } else {
+      for (DeviceTypeId t : s.allowed_types) {
+        if (std::find(profiled.begin(), profiled.end(), t) == profiled.end()) {
+          return FieldError(row, "application", "its profiles have no times for device type " +
+                                                    Quoted(devices_.type(t).name) + ", which the job allows");
+        }
       }
-      s.allowed_types = {device};
     }
-    used_.emplace(application, *app);
+    used_.emplace(application, *truth);
     return Status::Ok();
   }
 
@@ -231,7 +235,7 @@ class NativeRowParser {
   const DeviceCatalog& devices_;
   const TraceReadOptions& options_;
   std::optional<GoodputCatalog> catalog_;  // opened at the first goodput job
-  std::map<std::string, std::shared_ptr<const GoodputApplication>> used_;
+  std::map<std::string, GoodputTruth> used_;
 };
 
 // Appends `v` in the shortest form that reads back to the same double.

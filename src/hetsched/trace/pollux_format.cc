@@ -43,14 +43,10 @@ Result<Workload> ParsePolluxWorkload(const FormatInput& in) {
   if (IsBlank(in.text)) return Status::ParseError(in.origin + ": empty file (expected a header row and jobs)");
   const std::string& dir = in.options.goodput_profiles.empty() ? std::string(GoodputCatalog::kBuiltInDir)
                                                                 : in.options.goodput_profiles;
-  HETSCHED_ASSIGN_OR_RETURN(GoodputCatalog catalog, GoodputCatalog::Open(dir, in.options.goodput_gpu_type));
-  const DeviceTypeId device = in.devices.Find(in.options.goodput_device);
-  if (device == kNoDeviceType) {
-    return Status::InvalidArgument("goodput profiles: the device they were measured on, " +
-                                   Quoted(in.options.goodput_device) + ", is not in the device catalog");
-  }
+  HETSCHED_ASSIGN_OR_RETURN(GoodputCatalog catalog, GoodputCatalog::OpenNamed(dir, in.options.goodput_types,
+                                                                              in.options.goodput_settings, in.devices));
   WorkloadBuilder builder(in.origin, in.options);
-  std::map<std::string, std::shared_ptr<const GoodputApplication>> used;
+  std::map<std::string, GoodputTruth> used;
   int c_name = 0, c_time = 0, c_app = 0, c_replicas = 0, c_batch = 0, c_category = -1;
   auto header = [&](const RowRef& /*row*/, const ColumnMap& cols) {
     c_name = cols.Index("name");
@@ -71,15 +67,16 @@ Result<Workload> ParsePolluxWorkload(const FormatInput& in) {
     HETSCHED_RETURN_IF_ERROR(ParseIntField(row, "batch_size", at(c_batch), &batch));
     if (batch < 1 || batch > 1'000'000'000) return FieldError(row, "batch_size", "must be in [1, 1e9]");
     const std::string application(Trim(at(c_app)));
-    auto app = catalog.Get(application);
-    if (!app.ok()) return FieldError(row, "application", app.status().message());
+    auto truth = catalog.Get(application);
+    if (!truth.ok()) return FieldError(row, "application", truth.status().message());
+    const GoodputApplication* app = &truth->reference();
     const ModelProfile* model = ZooModelOf(in.zoo, application);
     if (model == nullptr) {
       return FieldError(row, "application", "no model of the zoo trains " + Quoted(application));
     }
     s.model = model->name;
     s.application = application;
-    s.allowed_types = {device};  // the profiles' type: the truth is measured there only
+    s.allowed_types = truth->types();  // the profiles' types: the truth is measured there only
     s.parallelism = DefaultParallelism(s.num_gpus);
     // Per device, as Pollux splits a tuned batch: ceil(batch / replicas) (simulator.py:75).
     s.batch_size = static_cast<int>((batch + s.num_gpus - 1) / s.num_gpus);
@@ -94,11 +91,11 @@ Result<Workload> ParsePolluxWorkload(const FormatInput& in) {
       return FieldError(row, "category", "must be adaptive, rigid or scale-gpus, got " + Quoted(category));
     }
     // The iterations its validation runs took at this batch size to the end of its last epoch.
-    auto iterations = (*app)->IterationsAt(static_cast<double>(batch), (*app)->completion_epoch());
+    auto iterations = app->IterationsAt(static_cast<double>(batch), app->completion_epoch());
     if (!iterations.ok()) return FieldError(row, "batch_size", iterations.status().message());
     job->truth.total_iterations = std::max(1.0, std::ceil(*iterations));
     s.iterations = static_cast<int64_t>(job->truth.total_iterations);
-    used.emplace(application, *app);
+    used.emplace(application, *truth);
     return RowOutcome::kAdd;
   };
   HETSCHED_RETURN_IF_ERROR(

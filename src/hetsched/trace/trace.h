@@ -29,13 +29,16 @@ struct TraceReadOptions {
   // jobs would need more (kBytesPerJob each, plus its text) is refused before it is parsed.
   uint64_t memory_limit_bytes = 0;
   // Goodput workloads (Pollux's and Sia's): the profile directory of their applications
-  // (DIR/<application>/placements[-TYPE].csv ...; trace/goodput_catalog.h) and its GPU-type
-  // suffix. Empty: the built-in copy of Pollux's T4 profiles (GoodputCatalog::kBuiltInDir).
+  // (DIR/<application>/placements[-SUFFIX].csv ...; trace/goodput_catalog.h). Empty: the built-in
+  // copy of Pollux's T4 profiles (GoodputCatalog::kBuiltInDir).
   std::string goodput_profiles;
-  std::string goodput_gpu_type;
-  // The device type (catalog name) those profiles were measured on: a goodput job may run only
-  // there, its truth being that type's. Pollux's: AWS g4dn.12xlarge, 4 NVIDIA T4 per node.
-  std::string goodput_device = "t4";
+  // The GPU types the profiles hold, as (file suffix, catalog device type): a goodput job may run
+  // on these types only, its truth on each being that type's files. Default: Pollux's unsuffixed
+  // files, measured on AWS g4dn.12xlarge (4 NVIDIA T4 a node). Sia's: {aws, t4}, {dgx-ext,
+  // a100-40gb}, {rtx, rtx-2080ti}.
+  std::vector<std::pair<std::string, std::string>> goodput_types = {{"", "t4"}};
+  // Whose settings the applications get beside their files: "pollux" or "sia" (GoodputSettings).
+  std::string goodput_settings = "pollux";
 };
 
 // Memory one job takes through a whole run: its spec and truth, the simulator's per-job state and
@@ -52,8 +55,9 @@ struct Workload {
   // The device type (catalog name) on which the jobs' JobTruth::runtime_s were measured: the
   // reader's TraceReadOptions::reference_device; empty when no job has a run time.
   std::string runtime_device;
-  // The goodput applications the jobs name (JobSpec::application), by name: their truth.
-  std::map<std::string, std::shared_ptr<const GoodputApplication>> applications;
+  // The goodput applications the jobs name (JobSpec::application), by name: their truth on each
+  // GPU type they were profiled on.
+  std::map<std::string, GoodputTruth> applications;
 };
 
 // Formats: "native" (hetsched CSV), "gavel" (Gavel .trace), "tiresias" (Tiresias CSV),

@@ -90,11 +90,14 @@ inline std::vector<DeviceId> FreestNodesFirst(const SchedContext& ctx, JobId id,
 // cluster.py:377-381): twice the most it has measured itself on (1 before any), at most 64
 // ("simulator can't handle more") and its largest batch over its smallest local batch, and its
 // application's own limit (Pollux's ncf: 1).
-inline int GoodputMaxReplicas(const GoodputJobView& view) {
-  const GoodputApplication& app = *view.application;
-  int most = std::min({std::max(2 * view.max_profiled_replicas, 1), 64, app.max_batch_size() / app.min_local_bsz()});
+// Sia keeps it per GPU type: the most measured on that type, that type's limits.
+inline int GoodputMaxReplicas(const GoodputApplication& app, int max_profiled_replicas) {
+  int most = std::min({std::max(2 * max_profiled_replicas, 1), 64, app.max_batch_size() / app.min_local_bsz()});
   if (app.max_replicas() > 0) most = std::min(most, app.max_replicas());
   return most;
+}
+inline int GoodputMaxReplicas(const GoodputJobView& view) {
+  return GoodputMaxReplicas(*view.application, view.max_profiled_replicas);
 }
 
 // The batch limits a goodput job's speedup is weighed under (speedup.py's SpeedupFunction with

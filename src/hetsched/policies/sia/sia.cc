@@ -17,8 +17,9 @@
 // Beyond Sia's simulator [REC]: a job that is not a goodput job, or is not elastic, is one of
 // Sia's rigid jobs: its requested GPUs on any node group of a type it allows, each worth its GPU
 // count (Sia scales rigid jobs' throughputs across types by the profiles' ratios, which only
-// goodput jobs have here); a goodput job has one model, for its profiles' type, the only one it
-// may run on (Sia keeps one per GPU type and projects between them: a later slice).
+// goodput jobs have here). A goodput job has a model per GPU type it was profiled on, as in Sia;
+// Sia's optional projection of a model onto types a job has not run on (--project_throughputs,
+// off in its experiments) is not reproduced.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -136,28 +137,39 @@ class Sia final : public JobScheduler {
     return true;
   }
 
+  // Each group's goodputs from the job's model on the group's GPU type (Sia: one per type,
+  // sia.py:610-668); a type it has no model on yet offers one GPU only, as does every type before
+  // it has measured itself anywhere.
   void AdaptiveOptions(const GoodputJobView& view, const std::vector<bool>& allowed, std::vector<SiaOption>* options) const {
-    const GoodputApplication& app = *view.application;
-    const int max_replicas = pollux_internal::GoodputMaxReplicas(view);
-    const bool has_model = view.params.has_value() && view.grad.has_value();
-    std::unique_ptr<GoodputModel> model;
-    BatchLimits limits;
-    if (has_model) {
-      model = std::make_unique<GoodputModel>(*view.params, *view.grad, app.init_batch_size());
-      limits = pollux_internal::GoodputBatchLimits(
+    std::vector<const GoodputTypeView*> on_group(groups_.size(), nullptr);
+    std::vector<std::unique_ptr<GoodputModel>> models(groups_.size());
+    std::vector<BatchLimits> limits(groups_.size());
+    std::vector<int> max_replicas(groups_.size(), 0);
+    std::vector<bool> group_has_model(groups_.size(), false);
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      for (const GoodputTypeView& t : view.types) {
+        if (t.type == groups_[g].type || t.type == kNoDeviceType) on_group[g] = &t;
+      }
+      const GoodputTypeView* t = on_group[g];
+      if (!allowed[g] || t == nullptr || !t->params.has_value() || !view.grad.has_value()) continue;
+      const GoodputApplication& app = *t->application;
+      group_has_model[g] = true;
+      models[g] = std::make_unique<GoodputModel>(*t->params, *view.grad, app.init_batch_size());
+      limits[g] = pollux_internal::GoodputBatchLimits(
           app, s_.batch_from_job && view.target_batch > 0 ? view.target_batch : app.max_batch_size());
+      max_replicas[g] = pollux_internal::GoodputMaxReplicas(app, t->max_profiled_replicas);
     }
     std::vector<double> raw(configs_.size(), 0.0);
-    std::vector<bool> group_has_model(groups_.size());
-    for (size_t g = 0; g < groups_.size(); ++g) group_has_model[g] = has_model && allowed[g];
     for (size_t c = 0; c < configs_.size(); ++c) {
       const SiaConfig& cfg = configs_[c];
-      if (!group_has_model[static_cast<size_t>(cfg.group)] || cfg.gpus > max_replicas) continue;
-      raw[c] = model->Optimize(cfg.nodes, cfg.gpus, limits).goodput;
+      const auto g = static_cast<size_t>(cfg.group);
+      if (!group_has_model[g] || cfg.gpus > max_replicas[g]) continue;
+      raw[c] = models[g]->Optimize(cfg.nodes, cfg.gpus, limits[g]).goodput;
     }
     const std::vector<double> g = sia_internal::NormaliseGoodputs(configs_, std::move(raw), group_has_model);
     for (size_t c = 0; c < configs_.size(); ++c) {
-      if (allowed[static_cast<size_t>(configs_[c].group)]) options->push_back({configs_[c].group, configs_[c].gpus, g[c]});
+      const auto group = static_cast<size_t>(configs_[c].group);
+      if (allowed[group] && on_group[group] != nullptr) options->push_back({configs_[c].group, configs_[c].gpus, g[c]});
     }
   }
 
@@ -284,7 +296,7 @@ const MethodInfo kSiaInfo{
     "sia",
     "Sia: each job's GPU type, count and batch size for goodput, an integer program each round",
     "[SRC] Jayaram Subramanya et al., SOSP 2023; siasosp23/artifacts sia-simulator/sia.py (CBC, p = -0.5, lambda_n = 1.1); "
-    "[REC] non-goodput jobs as rigid, one throughput model per job (Sia: one per GPU type)"};
+    "[REC] non-goodput jobs as rigid"};
 
 }  // namespace
 
