@@ -57,7 +57,8 @@ void WorkloadArgs::Add(CLI::App& app) {
       ->excludes(synthetic_opt);
   app.add_option("--profile-settings", profile_settings,
                  "Whose settings the applications get beside their files: pollux (yolov3's local batch 8, ncf on one "
-                 "GPU at batch 32768) or sia (deepspeech2's local batch 57 on rtx)")
+                 "GPU at batch 32768) or sia (deepspeech2's local batch 57 on rtx; Sia's re-allocation delays, calibration "
+                 "slowdowns and local batch per placement: docs/goodput.md)")
       ->check(OneOf({"pollux", "sia"}))
       ->excludes(synthetic_opt);
   app.add_option("--seed", seed, "Seed for every random choice (same seed, same output)")->check(SeedValue());
@@ -77,7 +78,8 @@ void SimArgs::Add(CLI::App& app) {
   app.add_flag("--skip-unfit", skip_unfit, "Skip (and count) jobs that can never fit the cluster instead of failing");
   app.add_option("--goodput-delay", goodput_delay_s,
                  "Seconds a goodput job (Pollux's or Sia's workloads) holds its GPUs without progress after each "
-                 "placement, its first too (docs/goodput.md)")
+                 "placement, its first too (default: its application's own under --profile-settings sia, else 30; "
+                 "docs/goodput.md)")
       ->check(NumberAtLeast(0));
   app.add_option("--goodput-interval", goodput_interval_s,
                  "Seconds between an adaptive goodput job's measurements of itself and batch re-picks")

@@ -134,6 +134,26 @@ TEST(GoodputApplicationTest, EpochsBeginAtTheSmallestProgressOfAnyValidatedSize)
   EXPECT_EQ(a.EpochAt(1000), 3);
 }
 
+// Sia's largest local batch per placement (get_max_local_bsz): a measured placement's own rows
+// (keyed by its smallest rotation), else the scalability rows on at least as many nodes and GPUs,
+// else the application's; and the largest measured on a GPU count, in any placement.
+TEST(GoodputApplicationTest, LargestLocalBatchPerPlacement) {
+  PolluxModelProfile p = Toy();
+  p.placements.push_back(Placement("4", 48));
+  auto app = GoodputApplication::Create(p);
+  ASSERT_TRUE(app.ok()) << app.status().message();
+  const GoodputApplication& a = **app;
+  EXPECT_EQ(a.MaxLocalBszOn(std::vector<int>{1}), 64);
+  EXPECT_EQ(a.MaxLocalBszOn(std::vector<int>{0, 2, 0}), 64);
+  EXPECT_EQ(a.MaxLocalBszOn(std::vector<int>{3, 1}), 32);   // "13"
+  EXPECT_EQ(a.MaxLocalBszOn(std::vector<int>{4}), 48);
+  EXPECT_EQ(a.MaxLocalBszOn(std::vector<int>{2, 2, 2}), 64);  // scalability (4, 16)
+  EXPECT_EQ(a.MaxLocalBszOn(std::vector<int>{4, 4, 4, 4, 4}), 64);  // none: the application's
+  EXPECT_EQ(a.MaxLocalBszForReplicas(4), 64);  // "22" at 64, "13" and "4" below
+  EXPECT_EQ(a.MaxLocalBszForReplicas(2), 64);
+  EXPECT_EQ(a.MaxLocalBszForReplicas(3), 0);
+}
+
 TEST(GoodputApplicationTest, RefusesProfilesItCannotUse) {
   PolluxModelProfile none = Toy();
   none.placements.clear();
@@ -144,6 +164,12 @@ TEST(GoodputApplicationTest, RefusesProfilesItCannotUse) {
   ApplicationSettings small_batch;
   small_batch.max_batch_size = 16;  // below the smallest local batch, 32
   EXPECT_FALSE(GoodputApplication::Create(Toy(), small_batch).ok());
+  ApplicationSettings negative_delay;
+  negative_delay.restart_delay_s = -1;
+  EXPECT_FALSE(GoodputApplication::Create(Toy(), negative_delay).ok());
+  ApplicationSettings no_progress;
+  no_progress.progress_scale = 0;
+  EXPECT_FALSE(GoodputApplication::Create(Toy(), no_progress).ok());
 }
 
 }  // namespace

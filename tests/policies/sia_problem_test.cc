@@ -3,10 +3,13 @@
 // its fast placer (sia_problem.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 
 #include "fake_backend.h"
+#include "hetsched/perf/goodput.h"
+#include "hetsched/perf/goodput_application.h"
 #include "hetsched/policies/sia/sia_problem.h"
 
 namespace hetsched::sia_internal {
@@ -147,6 +150,88 @@ TEST(SiaProblemTest, FastPlacerByHand) {
   // them free when it runs): a 4-GPU job takes node 1's 3, then 1 from node 0.
   const auto split = PlaceFast({4}, {2, 3});
   EXPECT_EQ(split[0], (std::vector<int>{1, 1, 1, 0}));
+}
+
+// A hand-made application whose one-GPU placements take `step` s at local batch 32 and 2 x step at
+// 64: its one-GPU throughput (Sia's largest local batch over largest step time) is 64 / (2 step).
+// Validated at batch 32 and 1024 (largest batch over smallest local batch: 32 GPUs).
+std::shared_ptr<const GoodputApplication> Hand(const char* name, double step) {
+  PolluxModelProfile p;
+  p.model = name;
+  for (const char* where : {"1", "2", "4"}) {
+    p.placements.push_back(PolluxPlacementRow{where, 32, step, 0});
+    p.placements.push_back(PolluxPlacementRow{where, 64, 2 * step, 0});
+  }
+  p.scalability = {PolluxScalabilityRow{2, 8, 32, 2 * step, step}, PolluxScalabilityRow{2, 8, 64, 3 * step, step}};
+  p.validation[32] = {PolluxValidationRow{100, 100, 0.5, 1, 1}};
+  p.validation[1024] = {PolluxValidationRow{10, 3, 0.5, 1, 3}};
+  auto app = GoodputApplication::Create(std::move(p));
+  EXPECT_TRUE(app.ok()) << app.status().ToString();
+  return *app;
+}
+
+// A job with a model on the slow type (4-GPU nodes) only; the fast type (8-GPU nodes) is twice as
+// fast on one GPU. Without projection the fast type offers one GPU, at the row's smallest value;
+// with it, every fast configuration of k GPUs is worth twice the model's goodput at k GPUs on
+// ceil(k / 4) slow nodes, and the fast type may use as many GPUs as the slow one.
+TEST(SiaProblemTest, GoodputsPerTypeAndProjectedOntoATypeWithoutAModel) {
+  TestCluster c({{kSlow, 4}, {kFast, 8}});
+  const std::vector<NodeGroup> groups = GroupNodes(c.cluster());
+  const std::vector<SiaConfig> configs = Configurations(groups);
+  ASSERT_EQ(Triples(configs), (std::vector<std::tuple<int, int, int>>{
+                                  {0, 1, 1}, {0, 1, 2}, {0, 1, 4}, {1, 1, 1}, {1, 1, 2}, {1, 1, 4}, {1, 1, 8}}));
+  const auto slow_app = Hand("toy", 0.1), fast_app = Hand("toy", 0.05);
+  EXPECT_DOUBLE_EQ(slow_app->single_gpu_throughput(), 320);
+  EXPECT_DOUBLE_EQ(fast_app->single_gpu_throughput(), 640);
+  GoodputJobView view;
+  view.application = slow_app.get();
+  view.grad = GradientStats{1, 3};
+  ThroughputParams params;
+  params.alpha_c = 0.02;
+  params.beta_c = 0.003;
+  view.types = {GoodputTypeView{groups[0].type, slow_app.get(), 4, params}, GoodputTypeView{groups[1].type, fast_app.get(), 0, {}}};
+  const std::vector<bool> allowed = {true, true};
+  const GoodputModel model(params, GradientStats{1, 3}, 32);
+  BatchLimits limits;
+  limits.max_batch_size = 1024;
+  limits.min_atomic_bsz = 32;
+  limits.max_atomic_bsz = 64;
+  limits.accumulation = true;
+  // The unit: the smallest of the slow type's goodputs (two GPUs on a node, here: the larger batch
+  // they pick costs more statistical efficiency than the second GPU brings).
+  double unit = model.Optimize(1, 1, limits).goodput;
+  for (int k : {2, 4}) unit = std::min(unit, model.Optimize(1, k, limits).goodput);
+  auto at = [](const std::vector<SiaOption>& row, int group, int gpus) {
+    for (const SiaOption& o : row) {
+      if (o.group == group && o.gpus == gpus) return o.goodput;
+    }
+    return -1.0;
+  };
+
+  GoodputRowSettings plain;
+  plain.project = false;
+  const std::vector<SiaOption> own = GoodputOptions(view, groups, configs, allowed, plain);
+  ASSERT_EQ(own.size(), configs.size());
+  for (int k : {1, 2, 4}) EXPECT_DOUBLE_EQ(at(own, 0, k), model.Optimize(1, k, limits).goodput / unit) << k;
+  EXPECT_DOUBLE_EQ(at(own, 1, 1), 1);
+  EXPECT_DOUBLE_EQ(at(own, 1, 2), kZeroAllocGain);
+  EXPECT_DOUBLE_EQ(at(own, 1, 8), kZeroAllocGain);
+
+  const std::vector<SiaOption> projected = GoodputOptions(view, groups, configs, allowed, GoodputRowSettings{});
+  for (int k : {1, 2, 4}) EXPECT_DOUBLE_EQ(at(projected, 0, k), at(own, 0, k)) << k;
+  for (int k : {1, 2, 4}) EXPECT_DOUBLE_EQ(at(projected, 1, k), 2 * at(projected, 0, k)) << k;
+  // 8 GPUs: within the shared limit (the slow type's: twice 4 measured), on two slow nodes.
+  EXPECT_DOUBLE_EQ(at(projected, 1, 8), 2 * model.Optimize(2, 8, limits).goodput / unit);
+
+  // Before the job measured itself anywhere: one GPU on each type, nothing projected.
+  view.types[0].params.reset();
+  const std::vector<SiaOption> none = GoodputOptions(view, groups, configs, allowed, GoodputRowSettings{});
+  EXPECT_DOUBLE_EQ(at(none, 0, 1), 1);
+  EXPECT_DOUBLE_EQ(at(none, 1, 1), 1);
+  EXPECT_DOUBLE_EQ(at(none, 1, 2), kZeroAllocGain);
+  // A type the job may not use is not offered.
+  const std::vector<SiaOption> slow_only = GoodputOptions(view, groups, configs, {true, false}, GoodputRowSettings{});
+  EXPECT_EQ(at(slow_only, 1, 1), -1.0);
 }
 
 }  // namespace

@@ -9,9 +9,11 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hetsched/sched/methods.h"
+#include "hetsched/sim/goodput_jobs.h"
 #include "hetsched/sim/simulator.h"
 #include "hetsched/perf/goodput_application.h"
 #include "sim_world.h"
@@ -23,7 +25,7 @@ using testing_util::MakeSimWorld;
 using testing_util::MakeWorkload;
 using testing_util::UnitJob;
 
-std::shared_ptr<const GoodputApplication> Toy() {
+std::shared_ptr<const GoodputApplication> Toy(const ApplicationSettings& settings = {}) {
   PolluxModelProfile p;
   p.model = "toy";
   auto placement = [](const char* where, int bsz, double step) {
@@ -39,7 +41,7 @@ std::shared_ptr<const GoodputApplication> Toy() {
   p.scalability = {PolluxScalabilityRow{2, 4, 32, 0.3, 0.1}, PolluxScalabilityRow{2, 4, 64, 0.4, 0.1}};
   p.validation[32] = {PolluxValidationRow{100, 100, 0.5, 1, 1}, PolluxValidationRow{200, 200, 0.6, 1, 1}};
   p.validation[64] = {PolluxValidationRow{150, 75, 0.5, 1, 3}, PolluxValidationRow{300, 150, 0.6, 1, 1}};
-  auto app = GoodputApplication::Create(std::move(p));
+  auto app = GoodputApplication::Create(std::move(p), settings);
   EXPECT_TRUE(app.ok()) << app.status().ToString();
   return *app;
 }
@@ -53,7 +55,7 @@ Job ToyJob(JobId id, double submit_s, int batch) {
   return j;
 }
 
-Result<RunRecord> RunToy(const Workload& workload, bool round_epochs) {
+Result<RunRecord> RunToy(const Workload& workload, bool round_epochs, double delay_s = -1) {
   auto w = MakeSimWorld(1, 2);
   MethodChoice choice;
   choice.policy = "fifo";
@@ -63,6 +65,7 @@ Result<RunRecord> RunToy(const Workload& workload, bool round_epochs) {
   SimOptions options;
   options.full_audit_every = 1;
   options.goodput_round_epochs = round_epochs;
+  options.goodput_restart_delay_s = delay_s;
   return Simulate(*w->cluster, w->zoo, workload, std::move(methods).value(), options);
 }
 
@@ -94,6 +97,66 @@ TEST(GoodputJobsTest, PolluxRoundsEachEpochToWholeSeconds) {
   // Epoch 0 takes 12.5 s, which Python's round() makes 12 (half to even): it ends at 42 with its
   // progress at 100 all the same; epoch 1 takes 15 s: done at 57.
   EXPECT_NEAR(run->jobs[0].finish_s, 57, 1e-9);
+}
+
+// Sia's job model (ApplicationSettings): the application's own delay, 10 s, and its progress at
+// half the rate its step times give (its calibration); the simulator's delay, when given, wins.
+TEST(GoodputJobsTest, AnApplicationsOwnDelayAndCalibration) {
+  ApplicationSettings sia;
+  sia.restart_delay_s = 10;
+  sia.progress_scale = 0.5;
+  Workload workload = MakeWorkload({ToyJob(0, 0, 32), ToyJob(1, 0, 64)});
+  workload.applications["toy"] = GoodputTruth::Untyped(Toy(sia));
+  auto run = RunToy(workload, /*round_epochs=*/false);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  // Job 0: 5 progress/s, 20 s an epoch after 10 s: 50. Job 1: epoch 0 at 4/s (25 s), epoch 1 at
+  // 3.33/s (30 s): 65.
+  EXPECT_NEAR(run->jobs[0].finish_s, 50, 1e-9);
+  EXPECT_NEAR(run->jobs[1].finish_s, 65, 1e-9);
+  EXPECT_NEAR(run->jobs[1].ideal_runtime_s, 65, 1e-9);
+  auto no_delay = RunToy(workload, false, /*delay_s=*/0);
+  ASSERT_TRUE(no_delay.ok()) << no_delay.status().ToString();
+  EXPECT_NEAR(no_delay->jobs[0].finish_s, 40, 1e-9);
+  EXPECT_NEAR(no_delay->jobs[1].finish_s, 55, 1e-9);
+}
+
+// The batch split on two GPUs of an application whose one-node pair was measured up to local
+// batch 48 only, its pairs across nodes (scalability) up to 64: Pollux takes the application's
+// largest local batch (64) everywhere; Sia the placement's, then no more than measured on as many
+// GPUs (48).
+TEST(GoodputJobsTest, SiasLocalBatchPerPlacement) {
+  auto make = [](bool per_placement) {
+    PolluxModelProfile p;
+    p.model = "pairs";
+    auto row = [](const char* where, int bsz, double step) { return PolluxPlacementRow{where, bsz, step, 0}; };
+    p.placements = {row("1", 32, 0.1), row("1", 64, 0.2), row("2", 32, 0.15), row("2", 48, 0.2)};
+    p.scalability = {PolluxScalabilityRow{2, 2, 32, 0.3, 0.1}, PolluxScalabilityRow{2, 2, 64, 0.4, 0.1}};
+    p.validation[32] = {PolluxValidationRow{100, 100, 0.5, 1, 1}};
+    p.validation[128] = {PolluxValidationRow{150, 75, 0.5, 1, 3}};
+    ApplicationSettings s;
+    s.local_batch_per_placement = per_placement;
+    auto app = GoodputApplication::Create(std::move(p), s);
+    EXPECT_TRUE(app.ok()) << app.status().ToString();
+    return *app;
+  };
+  auto split = [](const std::shared_ptr<const GoodputApplication>& app, std::vector<int> placement) {
+    sim_internal::GoodputJob job;
+    job.types.resize(1);
+    job.types[0].app = app.get();
+    job.app = app.get();
+    job.target_batch = 128;
+    const Status placed = sim_internal::GoodputSteps::Place(job, std::move(placement));
+    EXPECT_TRUE(placed.ok()) << placed.ToString();
+    return std::make_pair(job.atomic_bsz, job.accum_steps);
+  };
+  const auto pollux = make(false), sia = make(true);
+  // One node, two GPUs, local batch 64: in one pass (Pollux), in two of 32 (Sia: "2" reaches 48).
+  EXPECT_EQ(split(pollux, {2}), std::make_pair(64, 0));
+  EXPECT_EQ(split(sia, {2}), std::make_pair(32, 1));
+  // Two nodes, one GPU each: "11" is unmeasured; its scalability rows reach 64, one pass, but no
+  // two GPUs were measured above 48.
+  EXPECT_EQ(split(pollux, {1, 1}), std::make_pair(64, 0));
+  EXPECT_EQ(split(sia, {1, 1}), std::make_pair(48, 0));
 }
 
 TEST(GoodputJobsTest, AJobWhoseApplicationIsNotInTheWorkloadIsRefused) {

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../trace/two_type_profiles.h"
@@ -96,6 +98,77 @@ TEST(GoodputTypesTest, SiaChoosesAmongTheTypes) {
   auto again = RunOn(dir, "t4=8,a100-40gb=8", "sia");
   ASSERT_TRUE(again.ok());
   for (size_t i = 0; i < run->jobs.size(); ++i) EXPECT_EQ(run->jobs[i].finish_s, again->jobs[i].finish_s);
+}
+
+// `--compat sia` as a user runs it, on profiles laid out as Sia's (suffixes aws, dgx-ext and rtx;
+// synthetic: Pollux's T4 times, 0.4 and 0.7 of them): Sia's cluster of 64 GPUs, its settings
+// reported, every job finished on whole seconds, the run repeatable. A job alone (its ideal run)
+// pays its application's own delay (cifar10 50 s, bert 120 s; Pollux's settings: 30 s) and
+// trains its calibration's slowdown (1.8, 1.2) longer than under Pollux's settings.
+TEST(GoodputTypesTest, SiaCompatRunsOnSiasLayout) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "hetsched_goodput_types" / info->name();
+  std::filesystem::remove_all(dir);
+  for (const char* app : {"cifar10", "bert"}) {
+    testing_util::MakeScaledProfiles((dir / "traces").string(), app, {{"aws", 1.0}, {"dgx-ext", 0.4}, {"rtx", 0.7}});
+  }
+  std::string workload = "name,time,application,num_replicas,batch_size\n";
+  for (int i = 0; i < 6; ++i) {
+    workload += (i % 2 ? "bert-" : "cifar10-") + std::to_string(i) + "," + std::to_string(300 * i) +
+                (i % 2 ? ",bert,1,12\n" : ",cifar10,1,128\n");
+  }
+  std::ofstream(dir / "workload.csv") << workload;
+  auto prepare = [&](std::vector<std::pair<std::string, std::string>> more) -> Result<SimulateRequest> {
+    SimulateRequest r;
+    std::vector<std::pair<std::string, std::string>> flags{{"--compat", "sia"},
+                                                           {"--policy", "sia"},
+                                                           {"--trace", (dir / "workload.csv").string()},
+                                                           {"--profiles", (dir / "traces").string()}};
+    flags.insert(flags.end(), more.begin(), more.end());
+    for (const auto& [flag, value] : flags) HETSCHED_RETURN_IF_ERROR(r.Set(flag, value));
+    std::string report;
+    HETSCHED_RETURN_IF_ERROR(r.Prepare(&report));
+    EXPECT_NE(report.find("--profile-types aws=t4,dgx-ext=a100-40gb,rtx=rtx-2080ti"), std::string::npos) << report;
+    return r;
+  };
+  // Sia's cluster, from the project's description of it.
+  auto own = prepare({});
+  ASSERT_TRUE(own.ok()) << own.status().ToString();
+  auto inputs = LoadSimInputs(own->cluster, own->workload, own->sim, ModelZoo::BuiltIn());
+  ASSERT_TRUE(inputs.ok()) << inputs.status().ToString();
+  EXPECT_EQ(inputs->cluster.num_devices(), 64);
+  EXPECT_EQ(inputs->cluster.num_nodes(), 11);
+  // The runs: the same GPUs on 4-GPU nodes, the synthetic profiles' (Pollux measured no 8-GPU node).
+  auto run = [&](std::vector<std::pair<std::string, std::string>> more) -> Result<RunRecord> {
+    more.insert(more.end(), {{"--gpus", "t4=24,a100-40gb=16,rtx-2080ti=24"}, {"--gpus-per-server", "4"}});
+    HETSCHED_ASSIGN_OR_RETURN(SimulateRequest r, prepare(std::move(more)));
+    HETSCHED_ASSIGN_OR_RETURN(SimInputs in, LoadSimInputs(r.cluster, r.workload, r.sim, ModelZoo::BuiltIn()));
+    HETSCHED_ASSIGN_OR_RETURN(Methods methods, CreateMethods(r.methods, in.options.seed));
+    return Simulate(in.cluster, ModelZoo::BuiltIn(), in.workload, std::move(methods), in.options);
+  };
+  auto sia = run({});
+  ASSERT_TRUE(sia.ok()) << sia.status().ToString();
+  for (const JobRecord& j : sia->jobs) {
+    ASSERT_TRUE(j.finished()) << j.name;
+    EXPECT_EQ(j.finish_s, std::nearbyint(j.finish_s)) << j.name;
+  }
+  auto again = run({});
+  ASSERT_TRUE(again.ok());
+  for (size_t i = 0; i < sia->jobs.size(); ++i) EXPECT_EQ(sia->jobs[i].finish_s, again->jobs[i].finish_s);
+  // Pollux's settings on the same profiles: other delays, no calibration: every job sooner.
+  auto pollux = run({{"--profile-settings", "pollux"}});
+  ASSERT_TRUE(pollux.ok()) << pollux.status().ToString();
+  double sia_jct = 0, pollux_jct = 0;
+  for (size_t i = 0; i < sia->jobs.size(); ++i) {
+    sia_jct += sia->jobs[i].jct_s();
+    pollux_jct += pollux->jobs[i].jct_s();
+    const bool bert = sia->jobs[i].name.rfind("bert", 0) == 0;
+    const double train = pollux->jobs[i].ideal_runtime_s - 30;
+    EXPECT_GT(train, 100);
+    EXPECT_NEAR(sia->jobs[i].ideal_runtime_s, (bert ? 120 : 50) + (bert ? 1.2 : 1.8) * train, 1e-6 * train)
+        << sia->jobs[i].name;
+  }
+  EXPECT_LT(pollux_jct, sia_jct);
 }
 
 }  // namespace

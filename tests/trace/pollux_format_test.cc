@@ -206,6 +206,19 @@ TEST(PolluxFormatTest, SiasApplicationSettings) {
   EXPECT_EQ(SiaApplicationSettings("ncf", "aws").pinned_batch_size, 0);
   EXPECT_EQ(SiaApplicationSettings("ncf", "aws").max_replicas, 0);
   EXPECT_EQ(PolluxApplicationSettings("ncf").max_replicas, 1);
+  // Sia's job model: delays per application, calibration slowdowns, local batch per placement.
+  EXPECT_EQ(SiaApplicationSettings("cifar10", "aws").restart_delay_s, 50);
+  EXPECT_DOUBLE_EQ(SiaApplicationSettings("cifar10", "aws").progress_scale, 1 / 1.8);
+  EXPECT_EQ(SiaApplicationSettings("imagenet", "rtx").restart_delay_s, 250);
+  EXPECT_DOUBLE_EQ(SiaApplicationSettings("imagenet", "rtx").progress_scale, 1 / 1.2);
+  EXPECT_EQ(SiaApplicationSettings("ncf", "aws").restart_delay_s, 15);
+  EXPECT_DOUBLE_EQ(SiaApplicationSettings("ncf", "aws").progress_scale, 1 / 1.5);
+  EXPECT_EQ(SiaApplicationSettings("mine", "aws").restart_delay_s, 30);
+  EXPECT_EQ(SiaApplicationSettings("mine", "aws").progress_scale, 1);
+  EXPECT_TRUE(SiaApplicationSettings("bert", "aws").local_batch_per_placement);
+  EXPECT_EQ(PolluxApplicationSettings("cifar10").restart_delay_s, 0);
+  EXPECT_EQ(PolluxApplicationSettings("cifar10").progress_scale, 1);
+  EXPECT_FALSE(PolluxApplicationSettings("cifar10").local_batch_per_placement);
 }
 
 }  // namespace

@@ -76,6 +76,15 @@ Result<std::shared_ptr<const GoodputApplication>> GoodputApplication::Create(Pol
   a.max_local_bsz_ = settings.max_local_bsz > 0 ? settings.max_local_bsz : max_local;
   a.max_replicas_ = std::max(0, settings.max_replicas);
   a.pinned_batch_size_ = std::max(0, settings.pinned_batch_size);
+  if (!(settings.restart_delay_s >= 0) || !std::isfinite(settings.restart_delay_s)) {
+    return Status::InvalidArgument(who + ": its re-allocation delay must be seconds >= 0");
+  }
+  if (!(settings.progress_scale > 0) || !std::isfinite(settings.progress_scale)) {
+    return Status::InvalidArgument(who + ": its progress scale must be > 0");
+  }
+  a.restart_delay_s_ = settings.restart_delay_s;
+  a.progress_scale_ = settings.progress_scale;
+  a.local_batch_per_placement_ = settings.local_batch_per_placement;
   if (a.max_batch_size_ < a.min_local_bsz_) {
     return Status::InvalidArgument(who + ": its largest batch size (" + std::to_string(a.max_batch_size_) +
                                    ") is below its smallest local batch (" + std::to_string(a.min_local_bsz_) + ")");
@@ -103,6 +112,19 @@ Result<std::shared_ptr<const GoodputApplication>> GoodputApplication::Create(Pol
     HETSCHED_ASSIGN_OR_RETURN(Interp1d line, Interp1d::Create(x, ys[placement], 2));
     a.by_placement_.emplace(placement, std::move(line));
   }
+  for (const PolluxPlacementRow& r : profile.placements) {
+    int& on = a.max_local_by_placement_[r.placement];
+    on = std::max(on, r.local_bsz);
+    int& gpus = a.max_local_by_replicas_[r.replicas()];
+    gpus = std::max(gpus, r.local_bsz);
+  }
+  double most_bsz = 0, most_step = 0;
+  for (const PolluxPlacementRow& r : profile.placements) {
+    if (r.replicas() != 1) continue;
+    most_bsz = std::max(most_bsz, static_cast<double>(r.local_bsz));
+    most_step = std::max(most_step, r.step_time_s);
+  }
+  a.single_gpu_throughput_ = most_step > 0 ? most_bsz / most_step : 0;
   a.profile_ = std::move(profile);
   return std::shared_ptr<const GoodputApplication>(std::move(app));
 }
@@ -134,6 +156,26 @@ Result<StepTimes> GoodputApplication::StepTime(std::span<const int> gpus_per_nod
     if (!v) return Status::InvalidArgument(where() + " (outside the measured nodes, replicas and local batches)");
   }
   return StepTimes{(*v)[0], (*v)[1]};
+}
+
+int GoodputApplication::MaxLocalBszOn(std::span<const int> gpus_per_node) const {
+  const std::string key = PlacementKey(gpus_per_node);
+  if (auto it = max_local_by_placement_.find(key); it != max_local_by_placement_.end()) return it->second;
+  int nodes = 0, replicas = 0;
+  for (int g : gpus_per_node) {
+    nodes += g > 0 ? 1 : 0;
+    replicas += std::max(g, 0);
+  }
+  int most = 0;
+  for (const PolluxScalabilityRow& r : profile_.scalability) {
+    if (r.num_nodes >= nodes && r.num_replicas >= replicas) most = std::max(most, r.local_bsz);
+  }
+  return most > 0 ? most : max_local_bsz_;
+}
+
+int GoodputApplication::MaxLocalBszForReplicas(int replicas) const {
+  const auto it = max_local_by_replicas_.find(replicas);
+  return it == max_local_by_replicas_.end() ? 0 : it->second;
 }
 
 Result<const DelaunayInterpolator*> GoodputApplication::Scattered() const {
@@ -211,10 +253,12 @@ int GoodputApplication::EpochAt(double progress) const {
   return static_cast<int>(most);
 }
 
-BatchSplit SplitBatch(const GoodputApplication& app, double batch, int replicas, bool accumulate_alone) {
+BatchSplit SplitBatch(const GoodputApplication& app, double batch, int replicas, bool accumulate_alone,
+                      int max_local_bsz) {
   BatchSplit out;
   const double local = std::ceil(batch / replicas - 1e-8);
-  out.accum_steps = static_cast<int>(std::ceil(local / app.max_local_bsz() - 1e-8)) - 1;
+  const int most = max_local_bsz > 0 ? max_local_bsz : app.max_local_bsz();
+  out.accum_steps = static_cast<int>(std::ceil(local / most - 1e-8)) - 1;
   if (accumulate_alone) out.accum_steps = std::max(1, out.accum_steps);
   out.atomic_bsz = static_cast<int>(std::ceil(local / (out.accum_steps + 1) - 1e-8));
   const int count = replicas * (out.accum_steps + 1);

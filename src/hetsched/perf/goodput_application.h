@@ -46,6 +46,18 @@ struct ApplicationSettings {
   // one GPU and batch 32768 (simulator.py:271-274, 330-331, 349-350).
   int max_replicas = 0;
   int pinned_batch_size = 0;
+  // Sia's simulator's job model beside the files [SRC: siasosp23/artifacts sia-simulator/]:
+  //  - restart_delay_s: the seconds each placement holds the job's GPUs without progress, its
+  //    first too (applications.py:56-69 rescale_time; 0: the simulator's, --goodput-delay);
+  //  - progress_scale: a factor on the true progress rate (Sia's calibration to its physical
+  //    cluster, 1 / SLOWDOWNS[model]: simulator_config.py:31-33, job.py:105, 485); the step
+  //    times the job measures, and so the model it fits, do not see it;
+  //  - local_batch_per_placement: the largest local batch a placement takes is the largest its
+  //    measured rows reach there (MaxLocalBszOn), and the atomic batch is capped at the largest
+  //    measured for that GPU count (MaxLocalBszForReplicas) (job.py:340, 375-385).
+  double restart_delay_s = 0;
+  double progress_scale = 1;
+  bool local_batch_per_placement = false;
 };
 
 struct StepTimes {
@@ -70,6 +82,22 @@ class GoodputApplication {
   int completion_epoch() const { return max_epochs_ - 1; }
   int max_replicas() const { return max_replicas_; }          // 0: no limit of its own
   int pinned_batch_size() const { return pinned_batch_size_; }  // 0: it adapts its batch
+  double restart_delay_s() const { return restart_delay_s_; }   // 0: the simulator's
+  double progress_scale() const { return progress_scale_; }
+  bool local_batch_per_placement() const { return local_batch_per_placement_; }
+
+  // Sia's largest local batch in a placement (applications.py:310-324, get_max_local_bsz): the
+  // largest measured in that placement (keyed as StepTime keys it), else the largest of the
+  // scalability rows on at least as many nodes and GPUs; max_local_bsz() where neither has one
+  // (where Sia's simulator would stop on a missing value).
+  int MaxLocalBszOn(std::span<const int> gpus_per_node) const;
+  // The largest local batch measured on `replicas` GPUs in any placement; 0 where none was.
+  int MaxLocalBszForReplicas(int replicas) const;
+
+  // Sia's throughput of one GPU of this type, samples per second, for comparing types: the largest
+  // local batch over the largest step time among the one-GPU placements (each taken on its own, as
+  // Sia's cluster.py:249-262 takes them); 0 without a one-GPU placement.
+  double single_gpu_throughput() const { return single_gpu_throughput_; }
 
   // `gpus_per_node`: the GPUs the job uses on each node it spans (zeros allowed, ignored).
   Result<StepTimes> StepTime(std::span<const int> gpus_per_node, double local_bsz) const;
@@ -89,6 +117,11 @@ class GoodputApplication {
   PolluxModelProfile profile_;
   int init_batch_size_ = 0, max_batch_size_ = 0, min_local_bsz_ = 0, max_local_bsz_ = 0, max_epochs_ = 0;
   int max_replicas_ = 0, pinned_batch_size_ = 0;
+  double restart_delay_s_ = 0, progress_scale_ = 1;
+  bool local_batch_per_placement_ = false;
+  double single_gpu_throughput_ = 0;
+  std::map<std::string, int> max_local_by_placement_;
+  std::map<int, int> max_local_by_replicas_;
   std::map<std::string, Interp1d> by_placement_;  // measured placements, by their digits
   // The triangulation of the unmeasured placements, built at its first use (many runs need none;
   // a run's policies may ask from several threads).
@@ -144,6 +177,8 @@ struct BatchSplit {
   int atomic_bsz = 0;
   int accum_steps = 0;
 };
-BatchSplit SplitBatch(const GoodputApplication& app, double batch, int replicas, bool accumulate_alone);
+// `max_local_bsz`: the largest local batch the split may take (0: the application's).
+BatchSplit SplitBatch(const GoodputApplication& app, double batch, int replicas, bool accumulate_alone,
+                      int max_local_bsz = 0);
 
 }  // namespace hetsched

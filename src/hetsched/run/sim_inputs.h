@@ -57,7 +57,7 @@ struct SimSettings {
   bool assume_consolidated = false;
   bool skip_unfit = false;
   // Goodput jobs (SimOptions::goodput_*; docs/goodput.md).
-  double goodput_delay_s = 30;
+  double goodput_delay_s = -1;  // < 0: each application's own, else 30 s
   double goodput_interval_s = 60;
   bool goodput_round_epochs = false;
   SimOptions ToOptions(unsigned long long seed) const;

@@ -34,6 +34,8 @@ Status GoodputSteps::RepickBatch(GoodputJob& job) {
   if (replicas == 0) return Status::Ok();
   const GoodputApplication& app = *job.app;
   const int nodes = job.nodes();
+  // The largest local batch here: the application's, or (Sia) the placement's own.
+  const int max_local = app.local_batch_per_placement() ? app.MaxLocalBszOn(job.placement) : app.max_local_bsz();
   double batch = job.adaptive ? 0.0 : static_cast<double>(job.target_batch);
   if (job.adaptive && job.here().samples.empty()) {  // no model on this type yet (Sia: job.py:347-350)
     batch = std::max<double>(app.init_batch_size(), static_cast<double>(app.min_local_bsz()) * replicas);
@@ -44,18 +46,22 @@ Status GoodputSteps::RepickBatch(GoodputJob& job) {
     BatchLimits limits;
     limits.max_batch_size = app.max_batch_size();
     limits.min_atomic_bsz = app.min_local_bsz();
-    limits.max_atomic_bsz = app.max_local_bsz();
+    limits.max_atomic_bsz = max_local;
     limits.accumulation = true;
     const BatchChoice choice = model.Optimize(nodes, replicas, limits);
     job.atomic_bsz = choice.atomic_bsz;
     job.accum_steps = choice.accum_steps;
-    const int count = replicas * (job.accum_steps + 1);
-    job.atomic_bsz = std::min(job.atomic_bsz, static_cast<int>(static_cast<double>(app.max_batch_size()) / count));
-    return Status::Ok();
+  } else {
+    const BatchSplit split = SplitBatch(app, batch, replicas, replicas == 1 && batch > app.init_batch_size(), max_local);
+    job.atomic_bsz = split.atomic_bsz;
+    job.accum_steps = split.accum_steps;
   }
-  const BatchSplit split = SplitBatch(app, batch, replicas, replicas == 1 && batch > app.init_batch_size());
-  job.atomic_bsz = split.atomic_bsz;
-  job.accum_steps = split.accum_steps;
+  if (app.local_batch_per_placement()) {  // memory: no larger than measured on this many GPUs (job.py:375-382)
+    const int measured = app.MaxLocalBszForReplicas(replicas);
+    if (measured > 0) job.atomic_bsz = std::min(job.atomic_bsz, measured);
+  }
+  const int count = replicas * (job.accum_steps + 1);
+  job.atomic_bsz = std::min(job.atomic_bsz, static_cast<int>(static_cast<double>(app.max_batch_size()) / count));
   return Status::Ok();
 }
 
@@ -110,7 +116,7 @@ Result<double> GoodputSteps::TrueGoodput(const GoodputJob& job) {
   HETSCHED_ASSIGN_OR_RETURN(const GradientStats g, job.app->GradStats(batch, job.epoch));
   const double gain = (g.var + g.sqr) / (g.var / scale + g.sqr);
   const double total = t.step_s + accum_time * job.accum_steps;
-  return gain / total;
+  return gain / total * job.app->progress_scale();
 }
 
 }  // namespace hetsched::sim_internal

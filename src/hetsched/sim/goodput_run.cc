@@ -33,6 +33,11 @@ double Simulator::GoodputBoundary(const RunState& job) const {
   return std::min(job.total_iterations, g.app->ProgressAt(g.epoch + 1));
 }
 
+double Simulator::GoodputDelayS(const GoodputJob& g) const {
+  if (options_.goodput_restart_delay_s >= 0) return options_.goodput_restart_delay_s;
+  return g.app->restart_delay_s() > 0 ? g.app->restart_delay_s() : SimOptions::kGoodputDelayS;
+}
+
 Status Simulator::GoodputBoundaryStep(JobId id, bool repick) {
   RunState& job = runs_[static_cast<size_t>(id)];
   GoodputJob& g = goodput(job);

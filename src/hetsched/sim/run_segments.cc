@@ -36,7 +36,7 @@ ResizeCost Simulator::ResizeCostTo(JobId id, std::span<const DeviceId> devices) 
     ResizeCost cost;
     if (std::equal(st.devices.begin(), st.devices.end(), devices.begin(), devices.end())) return cost;
     cost.kind = ResizeKind::kRestart;
-    cost.pause_s = options_.goodput_restart_delay_s;
+    cost.pause_s = GoodputDelayS(goodput(runs_[static_cast<size_t>(id)]));
     return cost;
   }
   const ElasticResizeModel params{options_.resize_rendezvous_s, options_.restart_cost_s};
@@ -77,7 +77,7 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
   JobStatus& st = status_[static_cast<size_t>(id)];
   RunState& job = runs_[static_cast<size_t>(id)];
   // A goodput job pays its re-allocation delay at every placement, its first too (Pollux).
-  if (job.goodput >= 0) pause_s = options_.goodput_restart_delay_s;
+  if (job.goodput >= 0) pause_s = GoodputDelayS(goodput(job));
   if (planned.plan.containers.empty()) {
     HETSCHED_RETURN_IF_ERROR(state_.Allocate(id, planned.plan.devices));
   } else {

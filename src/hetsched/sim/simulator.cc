@@ -207,7 +207,7 @@ double Simulator::GoodputIdealS(size_t i) const {
     GoodputJob g = job;
     g.adaptive = false;
     if (!GoodputSteps::Place(g, std::move(placement), type).ok()) continue;
-    double seconds = options_.goodput_restart_delay_s;
+    double seconds = GoodputDelayS(g);
     bool timed = true;
     for (g.epoch = 0; timed && g.epoch < g.app->max_epochs(); ++g.epoch) {
       const Result<double> rate = GoodputSteps::TrueGoodput(g);

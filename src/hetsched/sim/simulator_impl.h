@@ -161,6 +161,8 @@ class Simulator final : public SchedBackend {
   Status GoodputPlace(JobId id, const Plan& plan);
   // Its last epoch boundary in progress: the end of its current epoch, or of its last.
   double GoodputBoundary(const RunState& job) const;
+  // The delay of a goodput job's placement (SimOptions::goodput_restart_delay_s).
+  double GoodputDelayS(const GoodputJob& g) const;
   // The event at its boundary: the epoch ends (the job completes after its last).
   Status GoodputEpochEnds(JobId id, bool* decide);
   // Every goodput_interval_s: running adaptive jobs measure themselves and re-pick their batch.

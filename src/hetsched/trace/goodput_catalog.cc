@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <string_view>
+#include <utility>
 
 #include "hetsched/trace/pollux_profile.h"
 #include "hetsched/util/file_io.h"
@@ -32,6 +34,21 @@ ApplicationSettings SiaApplicationSettings(std::string_view application, std::st
   s.max_replicas = 0;
   s.pinned_batch_size = 0;
   s.max_local_bsz = application == "deepspeech2" && suffix == "rtx" ? 57 : 0;
+  // Its job model: the re-allocation delay per application (applications.py:56-69), the
+  // calibration slowdown (simulator_config.py:31-33; an application it does not list: none) and
+  // the local batch per placement (job.py:340, 375-385).
+  const std::pair<std::string_view, double> kDelay[] = {{"cifar10", 50}, {"deepspeech2", 25}, {"bert", 120},
+                                                        {"yolov3", 80},  {"imagenet", 250},   {"ncf", 15}};
+  const std::pair<std::string_view, double> kSlowdown[] = {{"cifar10", 1.8}, {"imagenet", 1.2},    {"yolov3", 1.2},
+                                                           {"bert", 1.2},    {"deepspeech2", 1.2}, {"ncf", 1.5}};
+  s.restart_delay_s = 30;
+  for (const auto& [name, seconds] : kDelay) {
+    if (application == name) s.restart_delay_s = seconds;
+  }
+  for (const auto& [name, slowdown] : kSlowdown) {
+    if (application == name) s.progress_scale = 1 / slowdown;
+  }
+  s.local_batch_per_placement = true;
   return s;
 }
 

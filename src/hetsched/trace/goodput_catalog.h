@@ -25,7 +25,11 @@ ApplicationSettings PolluxApplicationSettings(std::string_view application);
 // Sia's [SRC: siasosp23/artifacts sia-simulator/applications.py:37-61, 361-396]: the same epochs;
 // no local-batch cap for yolov3 (its files' largest, 16); deepspeech2's largest local batch 57 on
 // the `rtx` profiles; no replica limit or pinned batch for ncf (cluster.py:391 tests a key that
-// never matches, so Sia's simulator runs ncf as any adaptive job).
+// never matches, so Sia's simulator runs ncf as any adaptive job); and its job model: a
+// re-allocation delay per application (cifar10 50 s, deepspeech2 25, bert 120, yolov3 80, imagenet
+// 250, ncf 15, any other 30: applications.py:56-69), progress slowed by its calibration (cifar10
+// 1.8, ncf 1.5, imagenet, yolov3, bert and deepspeech2 1.2: simulator_config.py:31-33, job.py:485)
+// and the local batch per placement (job.py:340, 375-385; ApplicationSettings).
 ApplicationSettings SiaApplicationSettings(std::string_view application, std::string_view suffix);
 
 // One GPU type of a profile folder: the suffix of its files ("" for Pollux's `placements.csv`,

@@ -17,9 +17,9 @@
 // Beyond Sia's simulator [REC]: a job that is not a goodput job, or is not elastic, is one of
 // Sia's rigid jobs: its requested GPUs on any node group of a type it allows, each worth its GPU
 // count (Sia scales rigid jobs' throughputs across types by the profiles' ratios, which only
-// goodput jobs have here). A goodput job has a model per GPU type it was profiled on, as in Sia;
-// Sia's optional projection of a model onto types a job has not run on (--project_throughputs,
-// off in its experiments) is not reproduced.
+// goodput jobs have here). A goodput job has a model per GPU type it was profiled on, as in Sia,
+// and a type it has not run on borrows a model by projection (`project`, on: Sia's experiments run
+// with --project_throughputs and --share_max_replicas, its run_experiment.sh).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -48,7 +48,8 @@ struct SiaPolicySettings {
   double round_s = 60;
   double restart_penalty_s = -1;  // < 0: Sia's per-application table
   bool keep_placements = false;   // a job whose configuration stays keeps its nodes [REC]; Sia's simulator re-places all
-  bool batch_from_job = true;     // the largest batch its goodputs assume: the user's (Sia), else the application's
+  bool batch_from_job = true;     // GoodputRowSettings
+  bool project = true;
   sia_internal::SiaSettings solve;
 };
 
@@ -123,7 +124,10 @@ class Sia final : public JobScheduler {
         if (allowed[g] && spec.num_gpus <= total) row->options.push_back({static_cast<int>(g), spec.num_gpus, double(spec.num_gpus)});
       }
     } else {
-      AdaptiveOptions(*view, allowed, &row->options);
+      sia_internal::GoodputRowSettings rs;
+      rs.batch_from_job = s_.batch_from_job;
+      rs.project = s_.project;
+      row->options = sia_internal::GoodputOptions(*view, groups_, configs_, allowed, rs);
     }
     row->previous = -1;
     if (auto it = previous_.find(id); it != previous_.end()) {
@@ -135,42 +139,6 @@ class Sia final : public JobScheduler {
     }
     if (row->previous < 0) row->hold = false;
     return true;
-  }
-
-  // Each group's goodputs from the job's model on the group's GPU type (Sia: one per type,
-  // sia.py:610-668); a type it has no model on yet offers one GPU only, as does every type before
-  // it has measured itself anywhere.
-  void AdaptiveOptions(const GoodputJobView& view, const std::vector<bool>& allowed, std::vector<SiaOption>* options) const {
-    std::vector<const GoodputTypeView*> on_group(groups_.size(), nullptr);
-    std::vector<std::unique_ptr<GoodputModel>> models(groups_.size());
-    std::vector<BatchLimits> limits(groups_.size());
-    std::vector<int> max_replicas(groups_.size(), 0);
-    std::vector<bool> group_has_model(groups_.size(), false);
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      for (const GoodputTypeView& t : view.types) {
-        if (t.type == groups_[g].type || t.type == kNoDeviceType) on_group[g] = &t;
-      }
-      const GoodputTypeView* t = on_group[g];
-      if (!allowed[g] || t == nullptr || !t->params.has_value() || !view.grad.has_value()) continue;
-      const GoodputApplication& app = *t->application;
-      group_has_model[g] = true;
-      models[g] = std::make_unique<GoodputModel>(*t->params, *view.grad, app.init_batch_size());
-      limits[g] = pollux_internal::GoodputBatchLimits(
-          app, s_.batch_from_job && view.target_batch > 0 ? view.target_batch : app.max_batch_size());
-      max_replicas[g] = pollux_internal::GoodputMaxReplicas(app, t->max_profiled_replicas);
-    }
-    std::vector<double> raw(configs_.size(), 0.0);
-    for (size_t c = 0; c < configs_.size(); ++c) {
-      const SiaConfig& cfg = configs_[c];
-      const auto g = static_cast<size_t>(cfg.group);
-      if (!group_has_model[g] || cfg.gpus > max_replicas[g]) continue;
-      raw[c] = models[g]->Optimize(cfg.nodes, cfg.gpus, limits[g]).goodput;
-    }
-    const std::vector<double> g = sia_internal::NormaliseGoodputs(configs_, std::move(raw), group_has_model);
-    for (size_t c = 0; c < configs_.size(); ++c) {
-      const auto group = static_cast<size_t>(configs_[c].group);
-      if (allowed[group] && on_group[group] != nullptr) options->push_back({configs_[c].group, configs_[c].gpus, g[c]});
-    }
   }
 
   // The placer's node lists, then: jobs whose list changed are stopped, and started on theirs.
@@ -274,6 +242,7 @@ Result<std::unique_ptr<JobScheduler>> MakeSia(const Options& options) {
                                    "round) or 'keep' (a job whose configuration stays keeps its nodes)");
   }
   s.keep_placements = placement == "keep";
+  HETSCHED_ASSIGN_OR_RETURN(s.project, options.GetBool("project", true));
   if (!(s.round_s > 0) || !std::isfinite(s.round_s)) {
     return Status::InvalidArgument("policy 'sia': option 'round' must be > 0 seconds");
   }
@@ -295,7 +264,8 @@ Result<std::unique_ptr<JobScheduler>> MakeSia(const Options& options) {
 const MethodInfo kSiaInfo{
     "sia",
     "Sia: each job's GPU type, count and batch size for goodput, an integer program each round",
-    "[SRC] Jayaram Subramanya et al., SOSP 2023; siasosp23/artifacts sia-simulator/sia.py (CBC, p = -0.5, lambda_n = 1.1); "
+    "[SRC] Jayaram Subramanya et al., SOSP 2023; siasosp23/artifacts sia-simulator/sia.py (CBC, p = -0.5, lambda_n = 1.1, "
+    "goodputs per GPU type, projected onto types a job has not run on); "
     "[REC] non-goodput jobs as rigid"};
 
 }  // namespace

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 
 #include "hetsched/lp/linear_program.h"
+#include "hetsched/perf/goodput.h"
+#include "hetsched/policies/pollux/common.h"
 #include "hetsched/util/units.h"
 
 namespace hetsched::sia_internal {
@@ -167,6 +170,73 @@ std::vector<std::vector<int>> PlaceFast(const std::vector<int>& gpus, std::vecto
       node = (node + 1) % num_nodes;
     }
     cursor = node;
+  }
+  return out;
+}
+
+std::vector<SiaOption> GoodputOptions(const GoodputJobView& view, const std::vector<NodeGroup>& groups,
+                                      const std::vector<SiaConfig>& configs, const std::vector<bool>& allowed,
+                                      const GoodputRowSettings& settings) {
+  std::vector<SiaOption> out;
+  const size_t n = groups.size();
+  std::vector<const GoodputTypeView*> on_group(n, nullptr);
+  std::vector<std::unique_ptr<GoodputModel>> models(n);
+  std::vector<BatchLimits> limits(n);
+  std::vector<int> max_replicas(n, 1);
+  int shared_max = 1;
+  for (size_t g = 0; g < n; ++g) {
+    for (const GoodputTypeView& t : view.types) {
+      if (t.type == groups[g].type || t.type == kNoDeviceType) on_group[g] = &t;
+    }
+    const GoodputTypeView* t = on_group[g];
+    if (t == nullptr) continue;
+    const GoodputApplication& app = *t->application;
+    max_replicas[g] = pollux_internal::GoodputMaxReplicas(app, t->max_profiled_replicas);
+    shared_max = std::max(shared_max, max_replicas[g]);
+    if (!allowed[g] || !t->params.has_value() || !view.grad.has_value()) continue;
+    models[g] = std::make_unique<GoodputModel>(*t->params, *view.grad, app.init_batch_size());
+    limits[g] = pollux_internal::GoodputBatchLimits(
+        app, settings.batch_from_job && view.target_batch > 0 ? view.target_batch : app.max_batch_size());
+  }
+  // Where a group without a model of its own borrows one: the first group (in the job's type
+  // order) whose type has a model.
+  std::vector<int> source(n, -1);
+  for (size_t g = 0; g < n; ++g) {
+    if (models[g]) source[g] = static_cast<int>(g);
+  }
+  if (settings.project) {
+    int first = -1;
+    for (const GoodputTypeView& t : view.types) {
+      for (size_t g = 0; first < 0 && g < n; ++g) {
+        if (models[g] && on_group[g] == &t) first = static_cast<int>(g);
+      }
+    }
+    for (size_t g = 0; g < n; ++g) {
+      if (source[g] < 0 && allowed[g] && on_group[g] != nullptr) source[g] = first;
+      max_replicas[g] = shared_max;
+    }
+  }
+  std::vector<double> raw(configs.size(), 0.0);
+  for (size_t c = 0; c < configs.size(); ++c) {
+    const SiaConfig& cfg = configs[c];
+    const auto g = static_cast<size_t>(cfg.group);
+    if (source[g] < 0 || cfg.gpus > max_replicas[g]) continue;
+    const auto d = static_cast<size_t>(source[g]);
+    if (d == g) {
+      raw[c] = models[g]->Optimize(cfg.nodes, cfg.gpus, limits[g]).goodput;
+    } else {
+      const double from = on_group[d]->application->single_gpu_throughput();
+      const double ratio = from > 0 ? on_group[g]->application->single_gpu_throughput() / from : 0;
+      const int nodes = (cfg.gpus + groups[d].gpus_per_node - 1) / groups[d].gpus_per_node;
+      raw[c] = ratio * models[d]->Optimize(nodes, cfg.gpus, limits[d]).goodput;
+    }
+  }
+  std::vector<bool> group_has_model(n);
+  for (size_t g = 0; g < n; ++g) group_has_model[g] = source[g] >= 0;
+  const std::vector<double> g = NormaliseGoodputs(configs, std::move(raw), group_has_model);
+  for (size_t c = 0; c < configs.size(); ++c) {
+    const auto group = static_cast<size_t>(configs[c].group);
+    if (allowed[group] && on_group[group] != nullptr) out.push_back({configs[c].group, configs[c].gpus, g[c]});
   }
   return out;
 }

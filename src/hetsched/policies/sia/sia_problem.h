@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "hetsched/model/cluster.h"
+#include "hetsched/sched/goodput_view.h"
 #include "hetsched/util/status.h"
 
 namespace hetsched::sia_internal {
@@ -71,6 +72,24 @@ struct SiaOption {
   int gpus = 0;
   double goodput = 0;
 };
+
+// How an adaptive job's goodputs are weighed.
+struct GoodputRowSettings {
+  bool batch_from_job = true;  // the largest batch they assume: the user's (Sia, job.py:253-255), else the application's
+  bool project = true;         // project a model onto types without one (Sia's experiments: --project_throughputs)
+};
+
+// An adaptive goodput job's options: every configuration of each group it may use (`allowed`, and
+// a type it was profiled on), with its normalised goodput there. A group's goodputs come from the
+// job's model on the group's type (Sia: one per type, sia.py:610-668); a type it has no model on
+// yet offers one GPU only (as does every type before it has measured itself anywhere), unless
+// `project`: then its goodputs are those of its first type with a model (in the job's type order)
+// at the same GPU count on that type's nodes, times the ratio of the two types' one-GPU
+// throughputs (sia.py:423-507, cluster.py:233-270), and every type shares the largest of the
+// job's per-type GPU limits (--share_max_replicas, which projection implies).
+std::vector<SiaOption> GoodputOptions(const GoodputJobView& view, const std::vector<NodeGroup>& groups,
+                                      const std::vector<SiaConfig>& configs, const std::vector<bool>& allowed,
+                                      const GoodputRowSettings& settings);
 
 // A job's row of the integer program: an adaptive job's options are its GPU types'
 // configurations; a rigid one's, its GPU count on each of its types (sia.py:587-600, 747-761).

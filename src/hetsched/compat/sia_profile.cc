@@ -1,0 +1,62 @@
+// `--compat sia`: the assumptions of Sia's simulator (siasosp23/artifacts @ aaf7a0d,
+// sia-simulator/; Jayaram Subramanya et al., SOSP 2023, sec. 4.3) for its policy, each with the
+// file and line where the peer decides it (docs/compat.md, "Sia"). Line numbers are of that
+// commit's sia-simulator/ folder. Sia's profiles and workloads carry no licence and are not in the
+// project: a run names them (--profiles SIA/sia-simulator/traces, --trace SIA/.../workload-N.csv).
+#include "hetsched/compat/compat.h"
+
+namespace hetsched {
+namespace {
+
+CompatProfile MakeSiaProfile() {
+  CompatProfile p;
+  p.name = "sia";
+  p.peer = "Sia's simulator (siasosp23/artifacts @ aaf7a0d, sia-simulator/multi_simulator.py)";
+  p.summary =
+      "6 x 4 T4 + 2 x 8 A100 + 3 x 8 RTX 2080 Ti, jobs on their profiles of each type with Sia's delays and "
+      "calibration, 60 s rounds, epochs on whole seconds";
+  p.settings = {
+      {"--cluster",
+       "data/real/sia/cluster.yaml",
+       {},
+       "simulator_config.py:9-11 (cluster_nnodes aws 6, dgx-ext 2, rtx 3; cluster_ngpus_per_node 4, 8, 8)",
+       "the peer's cluster: 64 GPUs of three types",
+       {"--gpus"}},
+      {"--profile-types",
+       "aws=t4,dgx-ext=a100-40gb,rtx=rtx-2080ti",
+       {},
+       "applications.py:37-41, 341-396 (placements-<type>.csv per GPU type); simulator_config.py:3-8",
+       "each type's step times from its own profile files"},
+      {"--profile-settings",
+       "sia",
+       {},
+       "applications.py:51-69 (deepspeech2 57 on rtx, rescale_time), simulator_config.py:31-33 (SLOWDOWNS), "
+       "job.py:340, 375-385 (local batch per placement)",
+       "Sia's application settings and job model: delays per application, calibration slowdowns, memory caps"},
+      {"--goodput-interval",
+       "60",
+       {},
+       "run_experiment.sh (--interval=60), job.py:521 (update_local_bsz at the end of each step)",
+       "an adaptive job measures itself and re-picks its batch each 60 s step"},
+      {"--goodput-round-epochs",
+       "true",
+       {},
+       "job.py:507 (delta = round(...))",
+       "an epoch ends a whole number of seconds (half to even) after the step or epoch it began in"},
+      {"--policy-opt",
+       "round=60",
+       {"sia"},
+       "run_experiment.sh (--interval=60); cluster.py:117-134 (step, then the policy)",
+       "the policy is called after each 60 s step, the first at 60 s"},
+  };
+  p.reproduces = {
+      {"sia", "sia", "sia-simulator/sia.py (SiaPolicy; --project_throughputs --share_max_replicas)"},
+  };
+  return p;
+}
+
+}  // namespace
+
+HETSCHED_REGISTER_COMPAT(kSiaCompat, MakeSiaProfile())
+
+}  // namespace hetsched
