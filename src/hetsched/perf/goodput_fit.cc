@@ -1,8 +1,15 @@
 #include "hetsched/perf/goodput_fit.h"
 
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -83,6 +90,47 @@ extern "C" void setulb_(const int* n, const int* m, double* x, const double* l, 
 
 constexpr size_t kTaskLen = 60;
 
+// Debian's liblbfgsb writes "ascent direction in projection gd = ..." to Fortran unit 6, the
+// process's standard output, whenever a line search starts uphill, whatever `iprint` says
+// (scipy's copy of the same code checks iprint, so Pollux and Sia run silently). A minimisation
+// therefore runs with file descriptor 1 on /dev/null, the C and C++ streams flushed before and
+// gfortran's unit 6 flushed into /dev/null before it is restored; one at a time. Output another
+// thread writes to standard output during those milliseconds is lost with it (hetsched writes its
+// own from the thread that runs the simulation). Best effort: where a step fails, the text shows.
+class QuietFortranOutput {
+ public:
+  QuietFortranOutput() : lock_(Mutex()) {
+    std::cout.flush();
+    std::fflush(stdout);
+    saved_ = dup(STDOUT_FILENO);
+    const int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (saved_ >= 0 && null_fd >= 0 && dup2(null_fd, STDOUT_FILENO) < 0) {
+      close(saved_);
+      saved_ = -1;
+    }
+    if (null_fd >= 0) close(null_fd);
+  }
+  ~QuietFortranOutput() {
+    if (saved_ < 0) return;
+    using FlushUnit = void (*)(int*);
+    static const auto flush_unit = reinterpret_cast<FlushUnit>(dlsym(RTLD_DEFAULT, "_gfortran_flush_i4"));
+    int unit = 6;
+    if (flush_unit != nullptr) flush_unit(&unit);
+    dup2(saved_, STDOUT_FILENO);
+    close(saved_);
+  }
+  QuietFortranOutput(const QuietFortranOutput&) = delete;
+  QuietFortranOutput& operator=(const QuietFortranOutput&) = delete;
+
+ private:
+  static std::mutex& Mutex() {
+    static std::mutex mu;
+    return mu;
+  }
+  std::lock_guard<std::mutex> lock_;
+  int saved_ = -1;
+};
+
 void SetTask(std::array<char, kTaskLen>& task, std::string_view text) {
   task.fill(' ');
   std::copy(text.begin(), text.end(), task.begin());
@@ -117,6 +165,7 @@ Result<Vec> Minimise(std::span<const ThroughputSample> samples, Vec x, const Vec
   double f = 0;
   Vec g{};
   int iterations = 0, evaluations = 0;
+  const QuietFortranOutput quiet;
   while (true) {
     setulb_(&n, &m, x.data(), lower.data(), upper.data(), nbd.data(), &f, g.data(), &factr, &pgtol, wa.data(),
             iwa.data(), task.data(), &iprint, csave.data(), lsave.data(), isave.data(), dsave.data(), kTaskLen,

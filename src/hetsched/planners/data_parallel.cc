@@ -70,6 +70,9 @@ class DataParallelPlanner : public Planner {
     plan.devices.assign(devices.begin(), devices.end());
     PrepareEstimate(model, plan, cluster, &planned.prepared);
     planned.estimate = EstimateUnderLoad(planned.prepared, model, plan, cluster);
+    // A goodput job's memory is its profile's: it runs at the local batches measured on the type
+    // (docs/goodput.md), whatever the zoo's estimate of its model at the trace's batch says.
+    if (!job.application.empty()) planned.estimate.fits_in_memory = true;
     if (!planned.estimate.fits_in_memory) {
       // Name the smallest device memory among the devices: that is the one that overflows.
       DeviceTypeId smallest = cluster.device(devices[0]).type;

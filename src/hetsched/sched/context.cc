@@ -162,7 +162,7 @@ double SchedContext::EstimateIterationS(JobId id, int num_devices, DeviceTypeId 
   const ModelProfile* model = ModelOf(id, spec);
   if (model == nullptr || num_devices < 1 || type < 0) return kInf;
   const EstimateKey key{model, spec.batch_size, static_cast<int>(spec.parallelism), num_devices, type,
-                       spec.num_ps, spec.is_container_job() ? spec.worker_request.gpus : 0};
+                       spec.num_ps, spec.is_container_job() ? spec.worker_request.gpus : 0, !spec.application.empty()};
   if (const double* known = estimate_cache_.Find(key)) return *known;
   // Packed layout on the cluster's own nodes of that type: fill the largest nodes first. This is
   // a what-if on the cluster's shape, independent of who holds the devices now.

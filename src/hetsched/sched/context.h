@@ -205,12 +205,13 @@ class SchedContext {
   struct EstimateKey {
     const ModelProfile* model;
     int batch, parallelism, count, type, servers, worker_gpus;
+    bool goodput;  // a goodput job's memory is its profile's (the planner does not check it)
     bool operator==(const EstimateKey&) const = default;
   };
   struct EstimateKeyHash {
     size_t operator()(const EstimateKey& k) const {
       size_t h = std::hash<const void*>{}(k.model);
-      for (int v : {k.batch, k.parallelism, k.count, k.type, k.servers, k.worker_gpus}) {
+      for (int v : {k.batch, k.parallelism, k.count, k.type, k.servers, k.worker_gpus, int{k.goodput}}) {
         h = h * 1000003u ^ static_cast<size_t>(static_cast<unsigned>(v));
       }
       return h;
