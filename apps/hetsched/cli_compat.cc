@@ -41,10 +41,17 @@ class CommandTarget final : public CompatTarget {
 
 }  // namespace
 
+std::string CompatNames() {
+  std::string out;
+  for (const CompatProfile* p : CompatProfiles::Instance().List()) out += (out.empty() ? "" : ", ") + p->name;
+  return out;
+}
+
 void CompatArgs::Add(CLI::App& app) {
   app.add_option("--compat", name_,
-                 "Run as a peer simulator would (gavel, tiresias): its assumptions become the defaults; "
-                 "explicit options still win (see `hetsched catalog compat`, docs/compat.md)");
+                 "Run as a peer simulator would (" + CompatNames() +
+                     "): its assumptions become the defaults; explicit options still win (see `hetsched catalog compat`, "
+                     "docs/compat.md)");
 }
 
 Status CompatArgs::ApplyToCommand(CLI::App& cmd, const std::vector<std::string>& policies) {

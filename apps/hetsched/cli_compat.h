@@ -1,4 +1,4 @@
-// `--compat NAME`: sets a run up the way a peer simulator (Gavel, Tiresias) would run it, by
+// `--compat NAME`: sets a run up the way a peer simulator (Gavel, Tiresias, Pollux, Sia) would run it, by
 // applying that peer's profile (src/hetsched/compat/) to the options the user did not give. An
 // explicit option always wins; the run prints the profile and what each setting did.
 #pragma once
@@ -11,6 +11,9 @@
 #include "hetsched/sim/runner.h"
 
 namespace hetsched::cli {
+
+// The registered profiles' names, "gavel, pollux, sia, tiresias", for help texts.
+std::string CompatNames();
 
 class CompatArgs {
  public:

@@ -14,6 +14,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "cli_compat.h"
 #include "hetsched/compat/compat.h"
 #include "hetsched/metrics/summary.h"
 #include "hetsched/report/run_record_json.h"
@@ -278,7 +279,7 @@ void AddSweepCommand(CLI::App& app, std::function<int()>* action) {
   cmd->add_option("--partition", a->partition, "Slurm partition for the array (default: Slurm's default)")->needs(slurm);
   cmd->add_option("--timeout", a->timeout_s, "--slurm: seconds to wait for the array")->check(NumberAbove(0))->needs(slurm);
   cmd->add_option("--compat", a->compat,
-                  "Compatibility profile (gavel, tiresias) for every configuration that names none");
+                  "Compatibility profile (" + CompatNames() + ") for every configuration that names none");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress line (none either when stderr is not a terminal)");
   cmd->add_option("--task", a->task, "Run only configuration I (what each array task runs)")
       ->check(WholeAtLeast(0))

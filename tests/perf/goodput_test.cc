@@ -130,6 +130,25 @@ TEST(GoodputFitTest, StopsWherePolluxsOwnFitStops) {
   }
 }
 
+// The same samples under Sia's tolerance (its fit_perf_params passes tol=1e-5: ftol and gtol 1e-5,
+// goodput.py:201-203): scipy 1.10.1 on Sia's own fit_perf_params stops at the point below
+// (development machine, 2026-12-03), earlier than Pollux's; so does the fit here, to 1e-8.
+TEST(GoodputFitTest, StopsWhereSiasLooserFitStops) {
+  const ThroughputParams truth{0.05, 0.004, 0.3, 0.02, 0.08, 0.01, 1.0};
+  const std::vector<GoodputConfig> configs = {{1, 1, 16, 0}, {1, 1, 64, 0}, {1, 2, 32, 0}, {1, 4, 32, 0},
+                                              {2, 8, 32, 0}, {4, 16, 64, 0}, {2, 4, 128, 0}};
+  auto fitted = FitThroughputParams(SamplesOf(truth, configs), 1e-5);
+  ASSERT_TRUE(fitted.ok()) << fitted.status().message();
+  const double scipy[] = {0.049999754226555886, 0.003999981844645454, 0.09169275741502678, 0.04574875582879547,
+                          0.08939253625206682,  0.0177281441705543,   1.038889554071883};
+  const double ours[] = {fitted->alpha_c, fitted->beta_c, fitted->alpha_n, fitted->beta_n,
+                         fitted->alpha_r, fitted->beta_r, fitted->gamma};
+  for (int i = 0; i < 7; ++i) EXPECT_NEAR(ours[i] / scipy[i], 1.0, 1e-8) << "parameter " << i;
+  auto tight = FitThroughputParams(SamplesOf(truth, configs));
+  ASSERT_TRUE(tight.ok());
+  EXPECT_NE(tight->gamma, fitted->gamma);
+}
+
 TEST(GoodputFitTest, PinsWhatTheSamplesCannotTell) {
   // One GPU, one batch size: alpha_c = half the mean pass time; no network seen at all, so the
   // network terms stay at their floor (and the inter-node ones at 1.1 x the intra-node ones).

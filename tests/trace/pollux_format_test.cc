@@ -216,6 +216,8 @@ TEST(PolluxFormatTest, SiasApplicationSettings) {
   EXPECT_EQ(SiaApplicationSettings("mine", "aws").restart_delay_s, 30);
   EXPECT_EQ(SiaApplicationSettings("mine", "aws").progress_scale, 1);
   EXPECT_TRUE(SiaApplicationSettings("bert", "aws").local_batch_per_placement);
+  EXPECT_EQ(SiaApplicationSettings("bert", "aws").fit_tolerance, 1e-5);
+  EXPECT_EQ(PolluxApplicationSettings("bert").fit_tolerance, 0);
   EXPECT_EQ(PolluxApplicationSettings("cifar10").restart_delay_s, 0);
   EXPECT_EQ(PolluxApplicationSettings("cifar10").progress_scale, 1);
   EXPECT_FALSE(PolluxApplicationSettings("cifar10").local_batch_per_placement);

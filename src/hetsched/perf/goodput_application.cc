@@ -85,6 +85,10 @@ Result<std::shared_ptr<const GoodputApplication>> GoodputApplication::Create(Pol
   a.restart_delay_s_ = settings.restart_delay_s;
   a.progress_scale_ = settings.progress_scale;
   a.local_batch_per_placement_ = settings.local_batch_per_placement;
+  if (!(settings.fit_tolerance >= 0) || !std::isfinite(settings.fit_tolerance)) {
+    return Status::InvalidArgument(who + ": its fit tolerance must be >= 0");
+  }
+  a.fit_tolerance_ = settings.fit_tolerance;
   if (a.max_batch_size_ < a.min_local_bsz_) {
     return Status::InvalidArgument(who + ": its largest batch size (" + std::to_string(a.max_batch_size_) +
                                    ") is below its smallest local batch (" + std::to_string(a.min_local_bsz_) + ")");

@@ -55,9 +55,12 @@ struct ApplicationSettings {
   //  - local_batch_per_placement: the largest local batch a placement takes is the largest its
   //    measured rows reach there (MaxLocalBszOn), and the atomic batch is capped at the largest
   //    measured for that GPU count (MaxLocalBszForReplicas) (job.py:340, 375-385).
+  //  - fit_tolerance: the tolerance of the job's throughput fit (perf/goodput_fit.h; 0: scipy's
+  //    defaults, as Pollux's simulator fits; Sia's passes tol=1e-5: goodput.py:201-203).
   double restart_delay_s = 0;
   double progress_scale = 1;
   bool local_batch_per_placement = false;
+  double fit_tolerance = 0;
 };
 
 struct StepTimes {
@@ -85,6 +88,7 @@ class GoodputApplication {
   double restart_delay_s() const { return restart_delay_s_; }   // 0: the simulator's
   double progress_scale() const { return progress_scale_; }
   bool local_batch_per_placement() const { return local_batch_per_placement_; }
+  double fit_tolerance() const { return fit_tolerance_; }
 
   // Sia's largest local batch in a placement (applications.py:310-324, get_max_local_bsz): the
   // largest measured in that placement (keyed as StepTime keys it), else the largest of the
@@ -119,6 +123,7 @@ class GoodputApplication {
   int max_replicas_ = 0, pinned_batch_size_ = 0;
   double restart_delay_s_ = 0, progress_scale_ = 1;
   bool local_batch_per_placement_ = false;
+  double fit_tolerance_ = 0;
   double single_gpu_throughput_ = 0;
   std::map<std::string, int> max_local_by_placement_;
   std::map<int, int> max_local_by_replicas_;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <string>
@@ -144,9 +145,12 @@ bool TaskIs(const std::array<char, kTaskLen>& task, std::string_view prefix) {
 // upper) as scipy 1.10's _minimize_lbfgsb does with Pollux's call: x0 clipped to the bounds,
 // m = 10, factr = ftol / eps = 1e7, pgtol = 1e-5, at most 15000 iterations and 15000
 // evaluations; the result is the last iterate (after a failed line search, the one before it).
-Result<Vec> Minimise(std::span<const ThroughputSample> samples, Vec x, const Vec& lower, const Vec& upper) {
+Result<Vec> Minimise(std::span<const ThroughputSample> samples, Vec x, const Vec& lower, const Vec& upper,
+                     double tolerance) {
   constexpr int n = kParams, m = 10, iprint = -1;
-  constexpr double factr = 1e7, pgtol = 1e-5;
+  // scipy: factr = ftol / eps (ftol default 2.220446049250313e-09: factr 1e7), pgtol = gtol.
+  const double factr = tolerance > 0 ? tolerance / std::numeric_limits<double>::epsilon() : 1e7;
+  const double pgtol = tolerance > 0 ? tolerance : 1e-5;
   constexpr int kMaxIterations = 15000, kMaxEvaluations = 15000;
   std::array<int, kParams> nbd{};
   for (int i = 0; i < n; ++i) {
@@ -195,7 +199,7 @@ Result<Vec> Minimise(std::span<const ThroughputSample> samples, Vec x, const Vec
 
 }  // namespace
 
-Result<ThroughputParams> FitThroughputParams(std::span<const ThroughputSample> samples) {
+Result<ThroughputParams> FitThroughputParams(std::span<const ThroughputSample> samples, double tolerance) {
   if (samples.empty()) return Status::InvalidArgument("throughput fit: no sample");
   bool multi_node = false, single_node_multi = false, over_two = false;
   std::set<int> batch_sizes;
@@ -228,7 +232,7 @@ Result<ThroughputParams> FitThroughputParams(std::span<const ThroughputSample> s
   for (int i = 0; i < kParams; ++i) {
     if (pinned[static_cast<size_t>(i)]) lower[static_cast<size_t>(i)] = upper[static_cast<size_t>(i)] = start[static_cast<size_t>(i)];
   }
-  HETSCHED_ASSIGN_OR_RETURN(const Vec x, Minimise(samples, start, lower, upper));
+  HETSCHED_ASSIGN_OR_RETURN(const Vec x, Minimise(samples, start, lower, upper, tolerance));
   ThroughputParams fitted = ParamsOf(x);
   if (!multi_node) {
     // The prior: synchronising across nodes costs at least 1.1 x within one.
@@ -239,3 +243,4 @@ Result<ThroughputParams> FitThroughputParams(std::span<const ThroughputSample> s
 }
 
 }  // namespace hetsched
+

@@ -32,6 +32,9 @@ struct ThroughputSample {
 };
 
 // The fitted parameters. Errors: no sample, or a time that is not finite and positive.
-Result<ThroughputParams> FitThroughputParams(std::span<const ThroughputSample> samples);
+// `tolerance`: scipy.optimize.minimize's `tol` (its ftol and gtol); 0: scipy's defaults, as
+// Pollux calls it (ftol 2.2e-9, gtol 1e-5). Sia's simulator passes 1e-5 ("for speed",
+// sia-simulator/goodput.py:201-203), which stops the fit far sooner: a different model.
+Result<ThroughputParams> FitThroughputParams(std::span<const ThroughputSample> samples, double tolerance = 0);
 
 }  // namespace hetsched

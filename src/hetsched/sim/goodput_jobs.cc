@@ -92,7 +92,7 @@ Result<std::optional<ThroughputParams>> GoodputSteps::Params(GoodputJob& job, si
   GoodputTypeKnowledge& k = job.types[t];
   if (k.samples.empty()) return std::optional<ThroughputParams>();
   if (k.refit_due) {
-    auto fitted = FitThroughputParams(k.samples);
+    auto fitted = FitThroughputParams(k.samples, k.app->fit_tolerance());
     if (!fitted.ok()) return fitted.status().WithContext("application " + k.app->name() + ": throughput fit");
     k.params = *fitted;
     k.refit_due = false;

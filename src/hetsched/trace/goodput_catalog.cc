@@ -49,6 +49,7 @@ ApplicationSettings SiaApplicationSettings(std::string_view application, std::st
     if (application == name) s.progress_scale = 1 / slowdown;
   }
   s.local_batch_per_placement = true;
+  s.fit_tolerance = 1e-5;  // goodput.py:201-203
   return s;
 }
 

@@ -11,8 +11,12 @@
 // (at most 64, its largest batch over its smallest local batch, and its application's own limit).
 // A job whose configuration changes pays the re-allocation factor on every other configuration
 // (restart penalty per application, sia.py:22-34); one still in its checkpoint-restore delay
-// keeps its configuration. Placement: Sia's fast placer, recomputed each round over each group's
-// GPUs; a job whose nodes change is stopped and started on the new ones (cluster.py:185-216).
+// keeps its configuration. Placement: a job whose configuration stays keeps its nodes (Sia's
+// simulator re-packs every job each round with its fast placer, sia.py:155-204, but compares a
+// job's GPUs per node, not its nodes: a job moved in the same shape neither restarts nor pays its
+// delay there, cluster.py:185-216, job.py:526-528; here a job cannot change nodes without
+// restarting, so it stays); the others are placed by Sia's fast placer around them.
+// `placement=fast` re-packs every job and restarts those whose nodes change.
 //
 // Beyond Sia's simulator [REC]: a job that is not a goodput job, or is not elastic, is one of
 // Sia's rigid jobs: its requested GPUs on any node group of a type it allows, each worth its GPU
@@ -47,7 +51,7 @@ using sia_internal::SiaOption;
 struct SiaPolicySettings {
   double round_s = 60;
   double restart_penalty_s = -1;  // < 0: Sia's per-application table
-  bool keep_placements = false;   // a job whose configuration stays keeps its nodes [REC]; Sia's simulator re-places all
+  bool keep_placements = true;    // a job whose configuration stays keeps its nodes; false: all re-packed each round
   bool batch_from_job = true;     // GoodputRowSettings
   bool project = true;
   sia_internal::SiaSettings solve;
@@ -236,10 +240,10 @@ Result<std::unique_ptr<JobScheduler>> MakeSia(const Options& options) {
                                    "weighs) or 'application' (its application's largest batch, as Pollux)");
   }
   s.batch_from_job = max_batch == "job";
-  const std::string placement = options.GetString("placement", "fast");
+  const std::string placement = options.GetString("placement", "keep");
   if (placement != "fast" && placement != "keep") {
-    return Status::InvalidArgument("policy 'sia': option 'placement' must be 'fast' (Sia's simulator: every job placed afresh each "
-                                   "round) or 'keep' (a job whose configuration stays keeps its nodes)");
+    return Status::InvalidArgument("policy 'sia': option 'placement' must be 'keep' (a job whose configuration stays keeps its "
+                                   "nodes) or 'fast' (every job re-packed each round, those moved restarted)");
   }
   s.keep_placements = placement == "keep";
   HETSCHED_ASSIGN_OR_RETURN(s.project, options.GetBool("project", true));
