@@ -15,7 +15,7 @@ namespace hetsched::cli {
 
 void ClusterArgs::Add(CLI::App& app) {
   CLI::Option* cluster = app.add_option("--cluster", file, "Cluster spec file (YAML or JSON; see docs/formats.md)")
-                             ->check(CLI::ExistingFile);
+                             ->check(DataFile());
   CLI::Option* shorthand =
       app.add_option("--gpus", gpus, "Cluster shorthand instead of a file: TYPE=COUNT,... e.g. v100=36,p100=36,k80=36")
           ->excludes(cluster)

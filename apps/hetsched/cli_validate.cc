@@ -17,6 +17,7 @@ CLI::Validator Wrap(ValueCheck c) {
 CLI::Validator WholeAtLeast(long long min) { return Wrap(WholeAtLeastCheck(min)); }
 CLI::Validator DeviceCounts() { return Wrap(DeviceCountsCheck()); }
 CLI::Validator ProfileTypes() { return Wrap(ProfileTypesCheck()); }
+CLI::Validator DataFile() { return Wrap(DataFileCheck()); }
 CLI::Validator NumberAbove(double min) { return Wrap(NumberAboveCheck(min)); }
 CLI::Validator NumberAtLeast(double min) { return Wrap(NumberAtLeastCheck(min)); }
 CLI::Validator WholeInRange(long long min, long long max) { return Wrap(WholeInRangeCheck(min, max)); }

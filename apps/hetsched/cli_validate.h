@@ -15,6 +15,7 @@ namespace hetsched::cli {
 CLI::Validator WholeAtLeast(long long min);        // an integer >= min
 CLI::Validator NumberAbove(double min);            // a finite number > min
 CLI::Validator ProfileTypes();                     // SUFFIX=TYPE,... of built-in device types
+CLI::Validator DataFile();                         // a readable file, here or in the data tree
 CLI::Validator DeviceCounts();                     // TYPE=COUNT,... of built-in device types, counts >= 1
 CLI::Validator NumberAtLeast(double min);          // a finite number >= min
 CLI::Validator WholeInRange(long long min, long long max);  // an integer in [min, max]

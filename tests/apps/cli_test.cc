@@ -108,6 +108,20 @@ TEST_F(CliTest, CatalogListsModelsPoliciesAndPlacers) {
   EXPECT_EQ(r.err, "");
 }
 
+// A cluster file of the project's data tree ("data/real/sia/cluster.yaml", what --compat sia
+// sets) is found from any directory, as the traces and profiles under data/ are; a file that is
+// nowhere is refused with exit 2.
+TEST_F(CliTest, AClusterFileOfTheDataTreeIsFoundFromAnyDirectory) {
+  const std::string trace = Write("trace.csv", kGoodTrace);
+  const CliResult r = Run({"simulate", "--trace", trace, "--format", "native", "--cluster", "data/real/sia/cluster.yaml",
+                           "-o", Path("sia_cluster"), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << Show(r);
+  EXPECT_TRUE(Contains(r.out, "64 GPUs")) << r.out;
+  const CliResult missing = Run({"simulate", "--trace", trace, "--format", "native", "--cluster", "data/real/nope.yaml", "-q"});
+  EXPECT_EQ(missing.exit_code, 2) << Show(missing);
+  EXPECT_TRUE(Contains(missing.err, "data/real/nope.yaml")) << missing.err;
+}
+
 TEST_F(CliTest, SimulateWritesTheThreeOutputs) {
   const std::string trace = Write("trace.csv", kGoodTrace);
   const std::string out = Path("out");

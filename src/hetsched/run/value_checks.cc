@@ -7,6 +7,7 @@
 #include "hetsched/model/cluster.h"
 #include "hetsched/model/device.h"
 #include "hetsched/run/sim_inputs.h"
+#include "hetsched/util/file_io.h"
 #include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
 
@@ -96,6 +97,13 @@ ValueCheck DeviceCountsCheck() {
               if (count < 1) return "entry " + Quoted(type + "=" + std::to_string(count)) + ": the count must be >= 1";
             }
             return {};
+          }};
+}
+
+ValueCheck DataFileCheck() {
+  return {"FILE", [](std::string_view text) -> std::string {
+            auto read = ReadFileOrEmbedded(std::string(text));
+            return read.ok() ? std::string() : read.status().message();
           }};
 }
 

@@ -25,8 +25,9 @@ ValueCheck NumberAtLeastCheck(double min);                   // a finite number 
 ValueCheck NumberBetweenCheck(double low, double high);      // a finite number in (low, high)
 ValueCheck FiniteNumberCheck();                              // any finite number
 ValueCheck SeedCheck();                                      // an integer in [0, 2^64 - 1]
-ValueCheck DeviceCountsCheck();
-ValueCheck ProfileTypesCheck();  // SUFFIX=TYPE,... (or TYPE) of built-in device types  // TYPE=COUNT,... of built-in device types, counts >= 1
+ValueCheck DeviceCountsCheck();   // TYPE=COUNT,... of built-in device types, counts >= 1
+ValueCheck ProfileTypesCheck();   // SUFFIX=TYPE,... (or TYPE) of built-in device types
+ValueCheck DataFileCheck();       // a readable file, here or in the project's data tree (util/file_io.h)
 ValueCheck OneOfCheck(std::vector<std::string> allowed);     // one of the words
 ValueCheck BoolCheck();                                      // true/false, 1/0, yes/no, on/off
 
