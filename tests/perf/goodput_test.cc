@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -106,47 +107,48 @@ std::vector<ThroughputSample> SamplesOf(const ThroughputParams& p, const std::ve
   return out;
 }
 
-// Seven exact samples of a model without overlap (gamma 1). Pollux's own fit does not recover it:
-// scipy 1.10.1's L-BFGS-B on Pollux's fit_perf_params (goodput.py:148-206, autograd's gradient)
-// stops at the point below, run on these samples on the development machine (2026-12-03), where
-// the relative decrease falls under factr x eps. The fit here runs the same Fortran L-BFGS-B with
-// scipy's settings and stops at the same point, to 1e-8 relative.
-TEST(GoodputFitTest, StopsWherePolluxsOwnFitStops) {
-  const ThroughputParams truth{0.05, 0.004, 0.3, 0.02, 0.08, 0.01, 1.0};
-  const std::vector<GoodputConfig> configs = {{1, 1, 16, 0}, {1, 1, 64, 0}, {1, 2, 32, 0}, {1, 4, 32, 0},
-                                              {2, 8, 32, 0}, {4, 16, 64, 0}, {2, 4, 128, 0}};
-  const auto samples = SamplesOf(truth, configs);
-  auto fitted = FitThroughputParams(samples);
-  ASSERT_TRUE(fitted.ok()) << fitted.status().message();
-  const double scipy[] = {0.049999999912609,   0.004000000010396773, 0.09167865725128237, 0.04576398283439654,
-                          0.08937146679724979, 0.017719765755366816, 1.0389192866546437};
+// Seven exact samples of a model without overlap (gamma 1), which neither peer's fit recovers.
+const ThroughputParams kSevenTruth{0.05, 0.004, 0.3, 0.02, 0.08, 0.01, 1.0};
+const std::vector<GoodputConfig> kSevenConfigs = {{1, 1, 16, 0}, {1, 1, 64, 0}, {1, 2, 32, 0}, {1, 4, 32, 0},
+                                                  {2, 8, 32, 0}, {4, 16, 64, 0}, {2, 4, 128, 0}};
+
+// The fit of the seven samples under `tolerance`, checked against scipy's, parameter by
+// parameter, to 1e-8 relative.
+ThroughputParams ExpectFitAsScipys(double tolerance, const std::array<double, 7>& scipy) {
+  auto fitted = FitThroughputParams(SamplesOf(kSevenTruth, kSevenConfigs), tolerance);
+  EXPECT_TRUE(fitted.ok()) << fitted.status().message();
+  if (!fitted.ok()) return {};
   const double ours[] = {fitted->alpha_c, fitted->beta_c, fitted->alpha_n, fitted->beta_n,
                          fitted->alpha_r, fitted->beta_r, fitted->gamma};
-  for (int i = 0; i < 7; ++i) EXPECT_NEAR(ours[i] / scipy[i], 1.0, 1e-8) << "parameter " << i;
+  for (size_t i = 0; i < 7; ++i) EXPECT_NEAR(ours[i] / scipy[i], 1.0, 1e-8) << "parameter " << i;
+  return *fitted;
+}
+
+// Scipy 1.10.1's L-BFGS-B on Pollux's fit_perf_params (goodput.py:148-206, autograd's gradient)
+// stops at the point below, run on the seven samples on the development machine (2026-12-03),
+// where the relative decrease falls under factr x eps. The fit here runs the same Fortran
+// L-BFGS-B with scipy's settings and stops at the same point.
+TEST(GoodputFitTest, StopsWherePolluxsOwnFitStops) {
+  const ThroughputParams fitted =
+      ExpectFitAsScipys(0, {0.049999999912609, 0.004000000010396773, 0.09167865725128237, 0.04576398283439654,
+                            0.08937146679724979, 0.017719765755366816, 1.0389192866546437});
   // The compute terms are found; the network ones explain the samples within 20%.
-  const GoodputModel t(truth, {1, 1}, 1), f(*fitted, {1, 1}, 1);
-  for (const GoodputConfig& c : configs) {
+  const GoodputModel t(kSevenTruth, {1, 1}, 1), f(fitted, {1, 1}, 1);
+  for (const GoodputConfig& c : kSevenConfigs) {
     EXPECT_NEAR(f.IterationTimeS(c) / t.IterationTimeS(c), 1.0, 0.2) << c.nodes << "x" << c.replicas;
   }
 }
 
 // The same samples under Sia's tolerance (its fit_perf_params passes tol=1e-5: ftol and gtol 1e-5,
 // goodput.py:201-203): scipy 1.10.1 on Sia's own fit_perf_params stops at the point below
-// (development machine, 2026-12-03), earlier than Pollux's; so does the fit here, to 1e-8.
+// (development machine, 2026-12-03), earlier than Pollux's; so does the fit here.
 TEST(GoodputFitTest, StopsWhereSiasLooserFitStops) {
-  const ThroughputParams truth{0.05, 0.004, 0.3, 0.02, 0.08, 0.01, 1.0};
-  const std::vector<GoodputConfig> configs = {{1, 1, 16, 0}, {1, 1, 64, 0}, {1, 2, 32, 0}, {1, 4, 32, 0},
-                                              {2, 8, 32, 0}, {4, 16, 64, 0}, {2, 4, 128, 0}};
-  auto fitted = FitThroughputParams(SamplesOf(truth, configs), 1e-5);
-  ASSERT_TRUE(fitted.ok()) << fitted.status().message();
-  const double scipy[] = {0.049999754226555886, 0.003999981844645454, 0.09169275741502678, 0.04574875582879547,
-                          0.08939253625206682,  0.0177281441705543,   1.038889554071883};
-  const double ours[] = {fitted->alpha_c, fitted->beta_c, fitted->alpha_n, fitted->beta_n,
-                         fitted->alpha_r, fitted->beta_r, fitted->gamma};
-  for (int i = 0; i < 7; ++i) EXPECT_NEAR(ours[i] / scipy[i], 1.0, 1e-8) << "parameter " << i;
-  auto tight = FitThroughputParams(SamplesOf(truth, configs));
+  const ThroughputParams loose =
+      ExpectFitAsScipys(1e-5, {0.049999754226555886, 0.003999981844645454, 0.09169275741502678, 0.04574875582879547,
+                               0.08939253625206682, 0.0177281441705543, 1.038889554071883});
+  auto tight = FitThroughputParams(SamplesOf(kSevenTruth, kSevenConfigs));
   ASSERT_TRUE(tight.ok());
-  EXPECT_NE(tight->gamma, fitted->gamma);
+  EXPECT_NE(tight->gamma, loose.gamma);
 }
 
 TEST(GoodputFitTest, PinsWhatTheSamplesCannotTell) {
