@@ -124,5 +124,17 @@ TEST(GoodputCatalogTest, RefusesWhatIsNotAnApplicationFolder) {
   EXPECT_FALSE(GoodputCatalog::Open(HETSCHED_SOURCE_DIR "/data/real/pollux/workloads").ok());  // no folders
 }
 
+// Sia's type suffixes asked of the built-in profiles (Pollux's, unsuffixed): the error says where
+// Sia's are to come from.
+TEST(GoodputCatalogTest, SiasSuffixesOnTheBuiltInProfilesSayWhereSiasAre) {
+  auto catalog = GoodputCatalog::Open(GoodputCatalog::kBuiltInDir, {{"aws", DeviceCatalog::BuiltIn().Lookup("t4").value()}},
+                                      GoodputSettings::kSia);
+  ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
+  auto app = catalog->Get("cifar10");
+  ASSERT_FALSE(app.ok());
+  EXPECT_NE(app.status().message().find("placements-aws.csv"), std::string::npos) << app.status().message();
+  EXPECT_NE(app.status().message().find("--profiles SIA/sia-simulator/traces"), std::string::npos) << app.status().message();
+}
+
 }  // namespace
 }  // namespace hetsched

@@ -62,6 +62,7 @@ Result<GoodputCatalog> GoodputCatalog::Open(const std::string& dir, std::vector<
   out.dir_ = std::move(found).value();
   out.types_ = std::move(types);
   out.settings_ = settings;
+  out.built_in_ = dir == kBuiltInDir;
   if (out.Available().empty()) {
     return Status::InvalidArgument("goodput profiles: " + out.dir_ + " holds no application folder");
   }
@@ -113,7 +114,13 @@ Result<GoodputTruth> GoodputCatalog::Get(const std::string& application) {
   }
   GoodputTruth truth;
   for (const GoodputProfileType& type : types_) {
-    HETSCHED_ASSIGN_OR_RETURN(PolluxModelProfile profile, LoadPolluxModelProfile(dir_, application, type.suffix));
+    Result<PolluxModelProfile> loaded = LoadPolluxModelProfile(dir_, application, type.suffix);
+    if (!loaded.ok() && !type.suffix.empty() && built_in_) {
+      return Status::NotFound(loaded.status().message() +
+                              " (the built-in profiles are Pollux's T4 files, without a type suffix; Sia's per-type "
+                              "profiles are not in the project: give --profiles SIA/sia-simulator/traces)");
+    }
+    HETSCHED_ASSIGN_OR_RETURN(PolluxModelProfile profile, std::move(loaded));
     const ApplicationSettings settings = settings_ == GoodputSettings::kSia ? SiaApplicationSettings(application, type.suffix)
                                                                             : PolluxApplicationSettings(application);
     HETSCHED_ASSIGN_OR_RETURN(auto app, GoodputApplication::Create(std::move(profile), settings));

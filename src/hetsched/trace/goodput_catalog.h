@@ -67,6 +67,7 @@ class GoodputCatalog {
   std::string dir_;
   std::vector<GoodputProfileType> types_;
   GoodputSettings settings_ = GoodputSettings::kPollux;
+  bool built_in_ = false;  // the built-in copy of Pollux's profiles
   std::map<std::string, GoodputTruth, std::less<>> loaded_;
 };
 
