@@ -84,6 +84,9 @@ void SimArgs::Add(CLI::App& app) {
   app.add_option("--goodput-interval", goodput_interval_s,
                  "Seconds between an adaptive goodput job's measurements of itself and batch re-picks")
       ->check(NumberAbove(0));
+  app.add_flag("--goodput-free-moves", goodput_free_moves,
+               "A goodput job moved at once to GPUs of the same type, as many per node, continues without delay or "
+               "restart, as Sia's simulator lets it (docs/compat.md, \"Sia\")");
   app.add_flag("--goodput-round-epochs", goodput_round_epochs,
                "A goodput job's epoch ends on a whole second after its last boundary, as Pollux's simulator rounds it");
   app.add_flag("-q,--quiet", quiet, "No progress bar");

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "hetsched/sched/context.h"
 #include "hetsched/sched/methods.h"
 #include "hetsched/sim/goodput_jobs.h"
 #include "hetsched/sim/simulator.h"
@@ -157,6 +158,64 @@ TEST(GoodputJobsTest, SiasLocalBatchPerPlacement) {
   // two GPUs were measured above 48.
   EXPECT_EQ(split(pollux, {1, 1}), std::make_pair(64, 0));
   EXPECT_EQ(split(sia, {1, 1}), std::make_pair(48, 0));
+}
+
+// Starts job 0 on node 0's GPU at 0, then at `move_s` stops it and starts it on node 1's.
+class MoveScheduler final : public JobScheduler {
+ public:
+  explicit MoveScheduler(double move_s) : move_s_(move_s) {}
+  std::string_view name() const override { return "move"; }
+  void OnJobSubmitted(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void OnJobFinished(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void OnJobRequeued(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void OnJobRunning(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void Schedule(SchedContext& ctx) override {
+    const DeviceId first[] = {0}, second[] = {1};
+    if (ctx.now() == 0) {
+      EXPECT_TRUE(ctx.StartOn(0, first));
+      ctx.WakeUpAt(move_s_);
+    } else if (ctx.now() == move_s_ && ctx.job(0).state == JobState::kRunning) {
+      ctx.Preempt(0);
+      EXPECT_TRUE(ctx.StartOn(0, second));
+    }
+  }
+
+ private:
+  double move_s_;
+};
+
+// Job 0 (batch 32 on one GPU: 10 progress/s, epochs of 10 s after the 30 s delay) moved to the
+// other node's GPU. As a cluster moves it, it restarts and pays the delay again: moved at 35 (50
+// progress done), it resumes at 65 and ends at 80, one preemption. With free moves (Sia's
+// simulator) it runs on: done at 50, no preemption; moved at 10, inside its delay, the 20 s left
+// of it run on: done at 50 too.
+TEST(GoodputJobsTest, FreeMovesInTheSameShape) {
+  Workload workload = MakeWorkload({ToyJob(0, 0, 32)});
+  workload.applications["toy"] = GoodputTruth::Untyped(Toy());
+  auto run = [&](double move_s, bool free) {
+    auto w = MakeSimWorld(2, 1);
+    MethodChoice choice;
+    choice.policy = "fifo";
+    choice.placer = "first-fit";
+    auto methods = CreateMethods(choice);
+    EXPECT_TRUE(methods.ok());
+    methods->scheduler = std::make_unique<MoveScheduler>(move_s);
+    SimOptions options;
+    options.full_audit_every = 1;
+    options.goodput_free_moves = free;
+    return Simulate(*w->cluster, w->zoo, workload, std::move(methods).value(), options);
+  };
+  auto moved = run(35, false);
+  ASSERT_TRUE(moved.ok()) << moved.status().ToString();
+  EXPECT_NEAR(moved->jobs[0].finish_s, 80, 1e-9);
+  EXPECT_EQ(moved->jobs[0].preemptions, 1);
+  auto free = run(35, true);
+  ASSERT_TRUE(free.ok()) << free.status().ToString();
+  EXPECT_NEAR(free->jobs[0].finish_s, 50, 1e-9);
+  EXPECT_EQ(free->jobs[0].preemptions, 0);
+  auto early = run(10, true);
+  ASSERT_TRUE(early.ok()) << early.status().ToString();
+  EXPECT_NEAR(early->jobs[0].finish_s, 50, 1e-9);
 }
 
 TEST(GoodputJobsTest, AJobWhoseApplicationIsNotInTheWorkloadIsRefused) {

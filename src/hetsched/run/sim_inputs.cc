@@ -96,6 +96,7 @@ SimOptions SimSettings::ToOptions(unsigned long long seed) const {
   o.goodput_restart_delay_s = goodput_delay_s;
   o.goodput_interval_s = goodput_interval_s;
   o.goodput_round_epochs = goodput_round_epochs;
+  o.goodput_free_moves = goodput_free_moves;
   return o;
 }
 

@@ -60,6 +60,7 @@ struct SimSettings {
   double goodput_delay_s = -1;  // < 0: each application's own, else 30 s
   double goodput_interval_s = 60;
   bool goodput_round_epochs = false;
+  bool goodput_free_moves = false;
   SimOptions ToOptions(unsigned long long seed) const;
 };
 

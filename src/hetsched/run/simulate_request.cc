@@ -67,6 +67,8 @@ const std::vector<Setting>& Settings() {
        [](R& r, std::string_view v) { r.sim.goodput_interval_s = Number(v); }},
       {"--goodput-round-epochs", BoolCheck(),
        [](R& r, std::string_view v) { r.sim.goodput_round_epochs = ParseBoolText(v); }},
+      {"--goodput-free-moves", BoolCheck(),
+       [](R& r, std::string_view v) { r.sim.goodput_free_moves = ParseBoolText(v); }},
       {"--throughputs", AnyText(), [](R& r, std::string_view v) { r.sim.throughputs = v; }},
       {"--policy", AnyText(), [](R& r, std::string_view v) { r.methods.policy = v; }},
       {"--placer", AnyText(), [](R& r, std::string_view v) { r.methods.placer = v; }},

@@ -54,6 +54,15 @@ struct GoodputJob {
   double boundary_s = 0;       // its last progress boundary: a start, an epoch's end, a tick
   bool observe_due = false;    // it has not measured its configuration since that boundary
   std::optional<GradientStats> grad;  // the last measured (on any type)
+  // Where it was when last stopped (SimOptions::goodput_free_moves): the time, its placement, type
+  // and batch, and what was left of its delay.
+  struct Left {
+    double at_s = -1;
+    std::vector<int> placement;
+    int on = 0, atomic_bsz = 0, accum_steps = 0;
+    double delay_left_s = 0;
+    bool preempted = false;  // stopped by a preemption (counted as one until it moves freely)
+  } left;
 
   GoodputTypeKnowledge& here() { return types[static_cast<size_t>(on)]; }
   const GoodputTypeKnowledge& here() const { return types[static_cast<size_t>(on)]; }

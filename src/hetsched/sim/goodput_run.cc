@@ -11,20 +11,49 @@
 
 namespace hetsched::sim_internal {
 
-Status Simulator::GoodputPlace(JobId id, const Plan& plan) {
-  RunState& job = runs_[static_cast<size_t>(id)];
-  GoodputJob& g = goodput(job);
-  // GPUs per node, a new entry whenever the node changes (Pollux's allocation list to placement).
+namespace {
+
+// GPUs per node, a new entry whenever the node changes (Pollux's allocation list to placement).
+std::vector<int> PlacementOf(const Cluster& cluster, std::span<const DeviceId> devices) {
   std::vector<int> placement;
   NodeId last = -1;
-  for (DeviceId d : plan.devices) {
-    const NodeId n = cluster_.device(d).node;
+  for (DeviceId d : devices) {
+    const NodeId n = cluster.device(d).node;
     if (placement.empty() || n != last) placement.push_back(0);
     ++placement.back();
     last = n;
   }
-  const DeviceTypeId type = plan.devices.empty() ? kNoDeviceType : cluster_.device(plan.devices.front()).type;
-  HETSCHED_RETURN_IF_ERROR(GoodputSteps::Place(g, std::move(placement), type).WithContext("job " + std::to_string(id)));
+  return placement;
+}
+
+}  // namespace
+
+bool Simulator::GoodputSameShape(const GoodputJob& g, const std::vector<int>& placement, int on,
+                                 std::span<const DeviceId> devices) const {
+  if (!options_.goodput_free_moves || devices.empty() || placement.empty()) return false;
+  const DeviceTypeId was = g.types[static_cast<size_t>(on)].type;
+  return (was == kNoDeviceType || was == cluster_.device(devices.front()).type) &&
+         PlacementOf(cluster_, devices) == placement;
+}
+
+bool Simulator::GoodputFreeMove(const GoodputJob& g, const Plan& plan) const {
+  return g.left.at_s == now_ && GoodputSameShape(g, g.left.placement, g.left.on, plan.devices);
+}
+
+Status Simulator::GoodputPlace(JobId id, const Plan& plan, bool free_move) {
+  RunState& job = runs_[static_cast<size_t>(id)];
+  GoodputJob& g = goodput(job);
+  if (free_move) {  // as it was: its placement, type and batch, no restart
+    g.placement = g.left.placement;
+    g.on = g.left.on;
+    g.app = g.types[static_cast<size_t>(g.on)].app;
+    g.atomic_bsz = g.left.atomic_bsz;
+    g.accum_steps = g.left.accum_steps;
+  } else {
+    const DeviceTypeId type = plan.devices.empty() ? kNoDeviceType : cluster_.device(plan.devices.front()).type;
+    HETSCHED_RETURN_IF_ERROR(
+        GoodputSteps::Place(g, PlacementOf(cluster_, plan.devices), type).WithContext("job " + std::to_string(id)));
+  }
   return GoodputSteps::BeginChunk(g, now_).WithContext("job " + std::to_string(id) + " (" + g.app->name() + ")");
 }
 

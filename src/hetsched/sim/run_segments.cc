@@ -35,8 +35,13 @@ ResizeCost Simulator::ResizeCostTo(JobId id, std::span<const DeviceId> devices) 
     // Any other placement re-allocates the job: its delay, the job restarting from its checkpoint.
     ResizeCost cost;
     if (std::equal(st.devices.begin(), st.devices.end(), devices.begin(), devices.end())) return cost;
+    const GoodputJob& g = goodput(runs_[static_cast<size_t>(id)]);
+    if (GoodputSameShape(g, g.placement, g.on, devices)) {  // a free move: no pause, no restart
+      cost.kind = ResizeKind::kElastic;
+      return cost;
+    }
     cost.kind = ResizeKind::kRestart;
-    cost.pause_s = GoodputDelayS(goodput(runs_[static_cast<size_t>(id)]));
+    cost.pause_s = GoodputDelayS(g);
     return cost;
   }
   const ElasticResizeModel params{options_.resize_rendezvous_s, options_.restart_cost_s};
@@ -76,8 +81,20 @@ Status Simulator::ResizeJob(JobId id, const PlannedJob& planned) {
 Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) {
   JobStatus& st = status_[static_cast<size_t>(id)];
   RunState& job = runs_[static_cast<size_t>(id)];
-  // A goodput job pays its re-allocation delay at every placement, its first too (Pollux).
-  if (job.goodput >= 0) pause_s = GoodputDelayS(goodput(job));
+  // A goodput job pays its re-allocation delay at every placement, its first too (Pollux), but
+  // for a free move (SimOptions::goodput_free_moves), which is no preemption either.
+  const bool free_move = job.goodput >= 0 && GoodputFreeMove(goodput(job), planned.plan);
+  if (free_move) {
+    GoodputJob::Left& left = goodput(job).left;
+    pause_s = left.delay_left_s;
+    if (left.preempted) {
+      --st.preemptions;
+      --record(job).preemptions;
+      left.preempted = false;
+    }
+  } else if (job.goodput >= 0) {
+    pause_s = GoodputDelayS(goodput(job));
+  }
   if (planned.plan.containers.empty()) {
     HETSCHED_RETURN_IF_ERROR(state_.Allocate(id, planned.plan.devices));
   } else {
@@ -117,7 +134,7 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
     run.uplinks.clear();
     run.traffic.nics.clear();
     run.traffic.uplinks.clear();
-    HETSCHED_RETURN_IF_ERROR(GoodputPlace(id, run.plan));
+    HETSCHED_RETURN_IF_ERROR(GoodputPlace(id, run.plan, free_move));
     if (goodput(job).adaptive && goodput_tick_s_ == kInf) {
       goodput_tick_s_ = (std::floor(now_ / options_.goodput_interval_s) + 1) * options_.goodput_interval_s;
     }
@@ -201,6 +218,7 @@ Status Simulator::StopRun(JobId id) {
     GoodputJob& g = goodput(job);
     HETSCHED_RETURN_IF_ERROR(GoodputSteps::ObserveIfRan(g, now_, run.progress_from_s).WithContext("job " + std::to_string(id)));
     g.observe_due = false;
+    g.left = GoodputJob::Left{now_, g.placement, g.on, g.atomic_bsz, g.accum_steps, std::max(0.0, run.progress_from_s - now_), false};
     HETSCHED_RETURN_IF_ERROR(GoodputSteps::Place(g, {}));
   }
   if (run.idle) {  // its segment, devices' busy count and traffic were closed when it was held
@@ -237,6 +255,8 @@ Status Simulator::PreemptJob(JobId id) {
     return Status::Internal("preemption of job " + std::to_string(id) + " that is not running");
   }
   HETSCHED_RETURN_IF_ERROR(StopRun(id));
+  RunState& job = runs_[static_cast<size_t>(id)];
+  if (job.goodput >= 0) goodput(job).left.preempted = true;
   st.state = JobState::kPending;
   st.queued_since_s = now_;
   ++st.preemptions;

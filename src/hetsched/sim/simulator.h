@@ -58,6 +58,11 @@ struct SimOptions {
   double goodput_restart_delay_s = -1;
   double goodput_interval_s = 60;
   bool goodput_round_epochs = false;
+  // A goodput job stopped and started again at the same instant on GPUs of the same type, in the
+  // same number per node (node after node), continues as it was: no delay (what was left of its
+  // last one runs on), no restart, the same batch. Sia's simulator does so (it hands a job GPU
+  // counts per node, not nodes: cluster.py:185-216, job.py:526-528), a cluster cannot.
+  bool goodput_free_moves = false;
   // Benchmarks only: when set, called after each Schedule() call with its wall time (seconds)
   // and the number of pending jobs at that call. Never part of the outputs.
   std::function<void(double seconds, long long pending)> decision_timing;

@@ -158,11 +158,18 @@ class Simulator final : public SchedBackend {
   Status Hold(JobId id);
   // Goodput jobs (goodput_jobs.h), in goodput_run.cc. A start: its placement (GPUs per node of the
   // plan's devices, in their order), its batch, its true goodput (GoodputJob::rate).
-  Status GoodputPlace(JobId id, const Plan& plan);
+  // `free_move`: it continues where it was (GoodputFreeMove).
+  Status GoodputPlace(JobId id, const Plan& plan, bool free_move = false);
   // Its last epoch boundary in progress: the end of its current epoch, or of its last.
   double GoodputBoundary(const RunState& job) const;
   // The delay of a goodput job's placement (SimOptions::goodput_restart_delay_s).
   double GoodputDelayS(const GoodputJob& g) const;
+  // Whether starting `g` on `plan` now is a free move (SimOptions::goodput_free_moves): it left
+  // now, and `plan` has the same type and GPUs per node as where it was.
+  bool GoodputFreeMove(const GoodputJob& g, const Plan& plan) const;
+  // With free moves: whether `devices` are of the type of g.types[on], `placement` GPUs per node.
+  bool GoodputSameShape(const GoodputJob& g, const std::vector<int>& placement, int on,
+                        std::span<const DeviceId> devices) const;
   // The event at its boundary: the epoch ends (the job completes after its last).
   Status GoodputEpochEnds(JobId id, bool* decide);
   // Every goodput_interval_s: running adaptive jobs measure themselves and re-pick their batch.
