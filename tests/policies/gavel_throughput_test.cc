@@ -47,5 +47,36 @@ TEST(GavelThroughputLpTest, TheFastestJobTakesTheGpuAndTooLargeJobsGetNone) {
   EXPECT_EQ(a->unplaceable[0], 3);
 }
 
+// point=cvxopt: where the optimum is not unique cvxopt's interior point lies inside the optimal
+// face. Two identical one-GPU jobs at 3 it/s on one GPU: every split x0 + x1 = 1 is optimal (3);
+// the simplex returns a vertex (one job all of it), cvxopt's path is symmetric in the two jobs
+// and ends at 1/2 each. Where the optimum is unique (the first case above) both agree.
+TEST(GavelThroughputLpTest, CvxoptsPointSplitsATieEvenly) {
+  AllocationProblem p;
+  p.capacity = {1};
+  p.jobs = {Job(0, {3}), Job(1, {3})};
+  lp::WarmStartLpSolver solver;
+  auto vertex = SolveMaxSumThroughput(p, solver);
+  ASSERT_TRUE(vertex.ok());
+  EXPECT_NEAR(vertex->share[0][0] * vertex->share[1][0], 0, 1e-9);
+  auto interior = SolveMaxSumThroughput(p, solver, SharePoint::kCvxopt);
+  ASSERT_TRUE(interior.ok()) << interior.status().message();
+  EXPECT_NEAR(interior->objective, 3, 1e-6);
+  EXPECT_NEAR(interior->share[0][0], 0.5, 1e-6);
+  EXPECT_NEAR(interior->share[1][0], 0.5, 1e-6);
+
+  AllocationProblem q;
+  q.capacity = {1, 1};
+  q.jobs = {Job(0, {4, 1}), Job(1, {3, 2})};
+  auto unique = SolveMaxSumThroughput(q, solver, SharePoint::kCvxopt);
+  ASSERT_TRUE(unique.ok());
+  EXPECT_NEAR(unique->objective, 6, 1e-6);
+  EXPECT_NEAR(unique->share[0][0], 1, 1e-6);
+  EXPECT_NEAR(unique->share[1][1], 1, 1e-6);
+  // No central-path point for this LP.
+  CentreProblem centre{CentreProblem::Mode::kMaxSum, {{3}, {3}}, {}, {1, 1}, {1, 1}, {1}};
+  EXPECT_FALSE(CentralShares(centre).ok());
+}
+
 }  // namespace
 }  // namespace hetsched::gavel

@@ -33,17 +33,24 @@ std::string Prepare(const std::string& workload) {
 }
 
 Result<RunRecord> RunOn(const std::string& dir, const std::string& gpus, const std::string& policy,
-                        const std::string& types = "slow=t4,fast=a100-40gb") {
+                        const std::string& types = "slow=t4,fast=a100-40gb",
+                        const std::vector<std::pair<std::string, std::string>>& more = {}) {
   SimulateRequest r;
-  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
-           {"--gpus", gpus},
-           {"--gpus-per-server", "4"},
-           {"--policy", policy},
-           {"--trace", dir + "/workload.csv"},
-           {"--profiles", dir + "/traces"},
-           {"--profile-types", types}}) {
-    HETSCHED_RETURN_IF_ERROR(r.Set(flag, value));
+  std::vector<std::pair<std::string, std::string>> flags{{"--gpus", gpus},
+                                                         {"--gpus-per-server", "4"},
+                                                         {"--policy", policy},
+                                                         {"--trace", dir + "/workload.csv"},
+                                                         {"--profiles", dir + "/traces"},
+                                                         {"--profile-types", types}};
+  for (const auto& [flag, value] : more) {
+    if (flag != "--policy-opt") {
+      flags.emplace_back(flag, value);
+      continue;
+    }
+    const size_t eq = value.find('=');  // KEY=VALUE, as the command line takes it
+    r.methods.policy_options.Set(value.substr(0, eq), value.substr(eq + 1));
   }
+  for (const auto& [flag, value] : flags) HETSCHED_RETURN_IF_ERROR(r.Set(flag, value));
   std::string report;
   HETSCHED_RETURN_IF_ERROR(r.Prepare(&report));
   HETSCHED_ASSIGN_OR_RETURN(SimInputs in, LoadSimInputs(r.cluster, r.workload, r.sim, ModelZoo::BuiltIn()));
@@ -109,6 +116,43 @@ TEST(GoodputTypesTest, SiaChoosesAmongTheTypes) {
   auto again = RunOn(dir, "t4=8,a100-40gb=8", "sia");
   ASSERT_TRUE(again.ok());
   for (size_t i = 0; i < run->jobs.size(); ++i) EXPECT_EQ(run->jobs[i].finish_s, again->jobs[i].finish_s);
+}
+
+// Sia's simulator's Gavel (gavel-throughput, mechanism=sia) on one 4-GPU node of each type, two
+// rigid 4-GPU jobs arriving at 0. The LP sums steps per second; both types are needed, and the
+// fast type doubles every job's rate, so the job with more steps per second (cifar10's small
+// steps against bert's) gains more there: X = 1 for cifar10 on a100 and bert on t4, a unique
+// optimum. The first round is at 360 s; both are chosen (priority X / (180 / 360) = 2), and each
+// round after keeps them (their priorities stay the only ones above 0). So cifar10 ends 360 s
+// after it would alone on a100 from 0 (fifo), never moved; once it has ended, the next round's
+// LP gives bert the a100s, and bert moves there (one preemption) and ends sooner than on t4.
+TEST(GoodputTypesTest, SiasGavelGivesTheFastTypeToTheJobThatGainsMost) {
+  const std::string dir =
+      Prepare("name,time,application,num_replicas,batch_size\nbert-0,0,bert,4,48\ncifar10-1,0,cifar10,4,512\n");
+  const std::vector<std::pair<std::string, std::string>> sia_gavel{{"--policy-opt", "mechanism=sia"}};
+  auto run = RunOn(dir, "t4=4,a100-40gb=4", "gavel-throughput", "slow=t4,fast=a100-40gb", sia_gavel);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  ASSERT_EQ(run->jobs.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    ASSERT_TRUE(run->jobs[i].finished()) << run->jobs[i].name;
+    EXPECT_EQ(run->jobs[i].first_start_s, 360) << run->jobs[i].name;
+    EXPECT_EQ(run->jobs[i].device_type_name, "a100-40gb") << run->jobs[i].name;
+  }
+  EXPECT_EQ(run->jobs[1].preemptions, 0);
+  EXPECT_EQ(run->jobs[0].preemptions, 1);
+  // Each alone on its type, from 0.
+  std::ofstream(dir + "/workload.csv") << "name,time,application,num_replicas,batch_size\nbert-0,0,bert,4,48\n";
+  auto bert = RunOn(dir, "t4=4", "fifo");
+  std::ofstream(dir + "/workload.csv") << "name,time,application,num_replicas,batch_size\ncifar10-1,0,cifar10,4,512\n";
+  auto cifar = RunOn(dir, "a100-40gb=4", "fifo");
+  ASSERT_TRUE(bert.ok() && cifar.ok());
+  EXPECT_NEAR(run->jobs[1].finish_s, 360 + cifar->jobs[0].finish_s, 1e-6);
+  EXPECT_GT(run->jobs[0].finish_s, run->jobs[1].finish_s);
+  EXPECT_LT(run->jobs[0].finish_s, 360 + bert->jobs[0].finish_s);
+  // The mechanism is one of three.
+  auto bad = RunOn(dir, "t4=4", "gavel-throughput", "slow=t4,fast=a100-40gb", {{"--policy-opt", "mechanism=sai"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("'hetsched', 'gavel' or 'sia'"), std::string::npos) << bad.status().ToString();
 }
 
 // `--compat sia` as a user runs it, on profiles laid out as Sia's (suffixes aws, dgx-ext and rtx;

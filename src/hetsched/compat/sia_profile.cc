@@ -3,18 +3,25 @@
 // file and line where the peer decides it (docs/compat.md, "Sia"). Line numbers are of that
 // commit's sia-simulator/ folder. Sia's profiles and workloads carry no licence and are not in the
 // project: a run names them (--profiles SIA/sia-simulator/traces, --trace SIA/.../workload-N.csv).
+#include <string>
+#include <vector>
+
 #include "hetsched/compat/compat.h"
 
 namespace hetsched {
 namespace {
 
 CompatProfile MakeSiaProfile() {
+  // Sia's simulator runs Gavel's LP policies (simulator_config.py:73-75, gavel_default_policy) through
+  // its own rounds (gavel.py).
+  const std::vector<std::string> gavel_policies{"gavel-throughput", "gavel-las", "gavel-las-agnostic",
+                                                "gavel-makespan",   "gavel-ftf", "gavel-cost"};
   CompatProfile p;
   p.name = "sia";
   p.peer = "Sia's simulator (siasosp23/artifacts @ aaf7a0d, sia-simulator/multi_simulator.py)";
   p.summary =
       "6 x 4 T4 + 2 x 8 A100 + 3 x 8 RTX 2080 Ti, jobs on their profiles of each type with Sia's delays and "
-      "calibration, 60 s rounds, epochs on whole seconds";
+      "calibration, 60 s rounds (Gavel's 360 s), epochs on whole seconds";
   p.settings = {
       {"--cluster",
        "data/real/sia/cluster.yaml",
@@ -58,9 +65,21 @@ CompatProfile MakeSiaProfile() {
        {"sia"},
        "run_experiment.sh (--interval=60); cluster.py:117-134 (step, then the policy)",
        "the policy is called after each 60 s step, the first at 60 s"},
+      {"--policy-opt",
+       "mechanism=sia",
+       gavel_policies,
+       "gavel.py:107-117, 238-332, 360-465 (GavelPolicy); cluster.py:75-85, 185-216",
+       "Sia's own Gavel rounds: priority = X / share of the type's time received, pairs taken by priority "
+       "where the type has room, workers from a pointer over the servers, jobs at the workload's GPUs and batch"},
+      {"--policy-opt",
+       "round=360",
+       gavel_policies,
+       "run_experiment.sh (--interval=360 for gavel); cluster.py:117-134",
+       "the policy is called after each 360 s step, the first at 360 s"},
   };
   p.reproduces = {
       {"sia", "sia", "sia-simulator/sia.py (SiaPolicy; --project_throughputs --share_max_replicas)"},
+      {"gavel-throughput", "gavel", "sia-simulator/gavel.py (GavelPolicy, max_sum_throughput_perf: TunedJobs)"},
   };
   return p;
 }

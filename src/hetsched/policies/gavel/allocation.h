@@ -156,7 +156,9 @@ class GavelFtfState {
 Result<Allocation> SolveMaxThroughputPerDollar(const AllocationProblem& problem, lp::WarmStartLpSolver& solver);
 
 // gavel-throughput (Gavel's max_sum_throughput_perf): max sum_j sum_k T[j][k] X[j][k].
-Result<Allocation> SolveMaxSumThroughput(const AllocationProblem& problem, lp::WarmStartLpSolver& solver);
+// `point`: kVertex (the simplex's) or kCvxopt (cvxopt's interior point; gavel_cvxopt.h).
+Result<Allocation> SolveMaxSumThroughput(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
+                                         SharePoint point = SharePoint::kVertex);
 
 // ---- Shared by the solve functions (one per policy file) ----
 

@@ -210,6 +210,9 @@ Status CopyShares(const VectorXd& x, size_t types, std::vector<std::vector<doubl
 }  // namespace
 
 Result<CentreResult> CentralShares(const CentreProblem& p, double gap) {
+  if (p.mode == CentreProblem::Mode::kMaxSum) {
+    return Status::InvalidArgument("central shares: a max-sum LP has cvxopt's point only (point=cvxopt)");
+  }
   const size_t rows = p.a.size(), types = p.capacity.size();
   CentreResult out;
   out.share.assign(rows, std::vector<double>(types, 0.0));

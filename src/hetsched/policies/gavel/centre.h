@@ -22,9 +22,10 @@ namespace hetsched::gavel {
 //   X[r][k] >= 0,  sum_k X[r][k] <= 1,  sum_r count[r] gpus[r] X[r][k] <= capacity[k],
 // and one more row per r: a[r].X[r] >= z (kMaxMin: maximise z) or a[r].X[r] >= floor[r]
 // (kFeasible: the analytic centre of the feasible set, which is what an interior-point solver
-// returns for an LP without objective).
+// returns for an LP without objective); kMaxSum has no such row and maximises sum_r a[r].X[r]
+// (Gavel's max_sum_throughput_perf; cvxopt's point only, CvxoptShares).
 struct CentreProblem {
-  enum class Mode { kMaxMin, kFeasible };
+  enum class Mode { kMaxMin, kFeasible, kMaxSum };
   Mode mode = Mode::kMaxMin;
   std::vector<std::vector<double>> a;  // [row][type], >= 0, some > 0 per row
   std::vector<double> floor;           // kFeasible only, > 0

@@ -35,7 +35,7 @@ class NormalSolver {
     for (long k = 0; k < K; ++k) schur(k, k) = 1 / w[k];
     for (long r = 0; r < R; ++r) {
       const VectorXd& a = lp.a(r);
-      MatrixXd b = w[lp.Job(r)] * MatrixXd::Ones(K, K) + w[lp.Epi(r)] * a * a.transpose();
+      MatrixXd b = w[lp.Job(r)] * MatrixXd::Ones(K, K) + lp.EpiWeight(w, r) * a * a.transpose();
       for (long k = 0; k < K; ++k) b(k, k) += w[lp.Nonneg(r, k)];
       blocks_.emplace_back(b);
       zr_[static_cast<size_t>(r)] = blocks_.back().solve(MatrixXd::Identity(K, K) * lp.gpus(r));
@@ -110,6 +110,7 @@ class DenseNormal {
       const long b = lp.X(r, 0);
       u.segment(b, K).setConstant(std::sqrt(w[lp.Job(r)]));
       Update(&u, b, b + K);
+      if (!lp.epi()) continue;
       u.segment(b, K) = std::sqrt(w[lp.Epi(r)]) * lp.a(r);
       Update(&u, b, b + K);
     }

@@ -18,10 +18,14 @@ using Eigen::VectorXd;
 
 // min c'u s.t. G u <= h for a CentreProblem with every class expanded into its jobs. Variables:
 // x[r][k] at r * K + k, then (kMaxMin) the epigraph variable z. Rows: capacity k, job r,
-// epigraph (z - a_r.x_r <= 0) or floor (-a_r.x_r <= -floor_r) r, then -x[r][k] <= 0.
+// epigraph (z - a_r.x_r <= 0) or floor (-a_r.x_r <= -floor_r) r (none for kMaxSum, whose
+// objective is -sum a_r.x_r), then -x[r][k] <= 0.
 class ShareLp {
  public:
-  explicit ShareLp(const CentreProblem& p) : types_(static_cast<long>(p.capacity.size())), maxmin_(p.mode == CentreProblem::Mode::kMaxMin) {
+  explicit ShareLp(const CentreProblem& p)
+      : types_(static_cast<long>(p.capacity.size())),
+        maxmin_(p.mode == CentreProblem::Mode::kMaxMin),
+        epi_(p.mode != CentreProblem::Mode::kMaxSum) {
     for (size_t r = 0; r < p.a.size(); ++r) {
       const long copies = std::lround(p.count[r]);
       for (long c = 0; c < copies; ++c) {
@@ -34,24 +38,31 @@ class ShareLp {
     rows_ = static_cast<long>(a_.size());
     c_ = VectorXd::Zero(n());
     if (maxmin_) c_[n() - 1] = -1;
+    if (!epi_) {
+      for (long r = 0; r < rows_; ++r) c_.segment(X(r, 0), types_) = -a(r);
+    }
     h_ = VectorXd::Zero(m());
     for (long k = 0; k < types_; ++k) h_[k] = p.capacity[static_cast<size_t>(k)];
     for (long r = 0; r < rows_; ++r) {
       h_[Job(r)] = 1;
-      h_[Epi(r)] = maxmin_ ? 0.0 : -p.floor[static_cast<size_t>(source(r))];
+      if (epi_) h_[Epi(r)] = maxmin_ ? 0.0 : -p.floor[static_cast<size_t>(source(r))];
     }
   }
 
   long rows() const { return rows_; }
   long types() const { return types_; }
   bool maxmin() const { return maxmin_; }
+  // Whether each job has its epigraph or floor row (not for kMaxSum).
+  bool epi() const { return epi_; }
   long n() const { return rows_ * types_ + (maxmin_ ? 1 : 0); }
-  long m() const { return types_ + 2 * rows_ + rows_ * types_; }
+  long m() const { return types_ + (epi_ ? 2 : 1) * rows_ + rows_ * types_; }
   long X(long r, long k) const { return r * types_ + k; }
   long Z() const { return rows_ * types_; }
   long Job(long r) const { return types_ + r; }
   long Epi(long r) const { return types_ + rows_ + r; }
-  long Nonneg(long r, long k) const { return types_ + 2 * rows_ + r * types_ + k; }
+  long Nonneg(long r, long k) const { return types_ + (epi_ ? 2 : 1) * rows_ + r * types_ + k; }
+  // The weight of job r's epigraph or floor row in `w` (0 where it has none).
+  double EpiWeight(const VectorXd& w, long r) const { return epi_ ? w[Epi(r)] : 0.0; }
   double gpus(long r) const { return gpus_[static_cast<size_t>(r)]; }
   const VectorXd& a(long r) const { return a_[static_cast<size_t>(r)]; }
   long source(long r) const { return source_[static_cast<size_t>(r)]; }
@@ -65,7 +76,7 @@ class ShareLp {
       const auto xr = u.segment(X(r, 0), types_);
       out.head(types_) += gpus(r) * xr;
       out[Job(r)] = xr.sum();
-      out[Epi(r)] = z - a(r).dot(xr);
+      if (epi_) out[Epi(r)] = z - a(r).dot(xr);
       out.segment(Nonneg(r, 0), types_) = -xr;
     }
     return out;
@@ -75,8 +86,8 @@ class ShareLp {
     VectorXd out(n());
     const auto cap = v.head(types_);
     for (long r = 0; r < rows_; ++r) {
-      out.segment(X(r, 0), types_) =
-          gpus(r) * cap + VectorXd::Constant(types_, v[Job(r)]) - v[Epi(r)] * a(r) - v.segment(Nonneg(r, 0), types_);
+      out.segment(X(r, 0), types_) = gpus(r) * cap + VectorXd::Constant(types_, v[Job(r)]) -
+                                     (epi_ ? v[Epi(r)] : 0.0) * a(r) - v.segment(Nonneg(r, 0), types_);
     }
     if (maxmin_) out[Z()] = v.segment(Epi(0), rows_).sum();
     return out;
@@ -85,6 +96,7 @@ class ShareLp {
  private:
   long types_;
   bool maxmin_;
+  bool epi_;
   long rows_ = 0;
   std::vector<long> source_;
   std::vector<double> gpus_;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include "hetsched/util/file_io.h"
 
@@ -10,6 +12,27 @@ namespace hetsched::gavel {
 namespace {
 // Round ticks within this many seconds count as due (floating-point slack).
 constexpr double kRoundSlackS = 1e-6;
+
+// What a Gavel policy reads of a goodput job (sched/goodput_view.h): its steps per second on `gpus`
+// devices of `type` at its user's batch, from its application's measured step times (the oracle
+// throughputs Gavel's policies read; Sia's simulator's gavel.py:510-546 predict_throughput): packed
+// `per_node` to a node, its batch split as the job splits it (on one GPU in at least two passes,
+// as gavel.py predicts it), times its calibration to the peer's cluster (progress_scale). 0 where
+// it was not profiled.
+Result<double> GoodputTunedRate(const GoodputJobView& view, DeviceTypeId type, int gpus, int per_node) {
+  const GoodputApplication* app = view.types.empty() ? view.application : nullptr;
+  for (const GoodputTypeView& t : view.types) {
+    if (t.type == type || t.type == kNoDeviceType) app = t.application;
+  }
+  if (app == nullptr || gpus <= 0 || per_node <= 0) return 0.0;
+  std::vector<int> placement;
+  for (int left = gpus; left > 0; left -= per_node) placement.push_back(std::min(left, per_node));
+  const int max_local = app->local_batch_per_placement() ? app->MaxLocalBszOn(placement) : app->max_local_bsz();
+  const BatchSplit split = SplitBatch(*app, view.target_batch, gpus, gpus == 1, max_local);
+  HETSCHED_ASSIGN_OR_RETURN(const StepTimes t, app->StepTime(placement, split.atomic_bsz));
+  const double iteration_s = t.step_s + (t.step_s - t.sync_s) * split.accum_steps;
+  return iteration_s > 0 ? app->progress_scale() / iteration_s : 0.0;
+}
 }  // namespace
 
 Result<double> RoundOption(const Options& options) {
@@ -37,10 +60,11 @@ Result<std::unique_ptr<JobScheduler>> MakeLpRoundPolicy(const Options& options, 
 Result<GavelMechanismOptions> MechanismOption(const Options& options, const std::string& default_mechanism) {
   GavelMechanismOptions out;
   const std::string mechanism = options.GetString("mechanism", default_mechanism);
-  if (mechanism != "hetsched" && mechanism != "gavel") {
-    return Status::InvalidArgument("option 'mechanism' must be 'hetsched' or 'gavel', got '" + mechanism + "'");
+  if (mechanism != "hetsched" && mechanism != "gavel" && mechanism != "sia") {
+    return Status::InvalidArgument("option 'mechanism' must be 'hetsched', 'gavel' or 'sia', got '" + mechanism + "'");
   }
   out.enabled = mechanism == "gavel";
+  out.sia = mechanism == "sia";
   HETSCHED_ASSIGN_OR_RETURN(out.reset_interval_s,
                             options.GetDouble("reset_interval", GavelRoundMechanism::kDefaultResetIntervalS));
   if (!(out.reset_interval_s >= 0) || !std::isfinite(out.reset_interval_s)) {
@@ -98,6 +122,7 @@ void RoundPolicy::Init(SchedContext& ctx) {
     type_shuffler_ = std::make_unique<PythonRandom>(gavel_options_.seed + 5);
     gavel_type_order_ = GavelTypeOrder(cluster);
   }
+  if (gavel_options_.sia) InitSia(cluster);
   if (!profile_rows_.empty()) {
     auto table = MeasuredThroughputs::FromRows(profile_rows_, cluster.device_catalog(), profile_origin_);
     if (table.ok()) {
@@ -122,8 +147,19 @@ void RoundPolicy::OnJobSubmitted(const JobStatus& job, SchedContext& ctx) {
   a.throughput.assign(types_.size(), 0.0);
   a.runnable.assign(types_.size(), 0.0);
   std::vector<double> modelled(types_.size(), 0.0);  // 0: the job cannot run there
+  const std::optional<GoodputJobView> goodput = ctx.goodput_job(spec.id);
   for (size_t k = 0; k < types_.size(); ++k) {
     if (!spec.AllowsType(types_[k], ctx.cluster().device_catalog()) || spec.num_gpus > capacity_[k]) continue;
+    if (goodput) {
+      Result<double> rate = GoodputTunedRate(*goodput, types_[k], spec.num_gpus,
+                                             ctx.cluster().max_devices_per_node(types_[k]));
+      if (!rate.ok()) {
+        ctx.Fail(rate.status().WithContext(std::string(name()) + ": job " + std::to_string(spec.id)));
+        return;
+      }
+      modelled[k] = *rate;
+      continue;
+    }
     const double iteration_s = ctx.EstimateIterationS(spec.id, spec.num_gpus, types_[k]);
     if (std::isfinite(iteration_s) && iteration_s > 0) modelled[k] = 1.0 / iteration_s;
   }
@@ -157,6 +193,7 @@ void RoundPolicy::OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) {
 
 void RoundPolicy::ForgetJob(JobId id) {
   if (active_.erase(id) > 0) dirty_ = true;
+  sia_jobs_.erase(id);
   if (mechanism_) mechanism_->Forget(id);
   if (gavel_) gavel_->RemoveJob(id);
 }
@@ -220,6 +257,11 @@ void RoundPolicy::Resolve(SchedContext& ctx) {
   for (auto& [id, a] : active_) {
     if (ok) {
       a.share = allocation->share[i];
+      // Sia's simulator rounds X to 5 decimals (numpy's round: half to even) and clips it to [0, 1]
+      // (policies/max_sum_throughput.py:90).
+      if (gavel_options_.sia) {
+        for (double& x : a.share) x = std::clamp(std::nearbyint(x * 1e5) / 1e5, 0.0, 1.0);
+      }
     } else {
       // The LP ended without an optimum (numerical trouble; should not happen): fall back to "the
       // fastest type, all the time" for this solve, counted in solve_failures_; the mechanism
@@ -237,6 +279,10 @@ void RoundPolicy::Schedule(SchedContext& ctx) {
   Init(ctx);
   if (gavel_) {
     ScheduleGavel(ctx);
+    return;
+  }
+  if (gavel_options_.sia) {
+    ScheduleSia(ctx);
     return;
   }
   const double now = ctx.now();

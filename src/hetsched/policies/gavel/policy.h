@@ -22,16 +22,20 @@
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/options.h"
 #include "hetsched/sched/round_mechanism.h"
+#include "hetsched/sched/round_grid.h"
 #include "hetsched/sched/round_mechanism_gavel.h"
 #include "hetsched/util/python_random.h"
 
 namespace hetsched::gavel {
 
 // Which round mechanism runs the allocation (option `mechanism`): hetsched's (the paper's,
-// sched/round_mechanism.h; the default) or Gavel's simulator's (sched/round_mechanism_gavel.h,
-// with its round timing and placement: policies/gavel/round_gavel.cc), which `--compat gavel` sets.
+// sched/round_mechanism.h; the default), Gavel's simulator's (sched/round_mechanism_gavel.h,
+// with its round timing and placement: policies/gavel/round_gavel.cc), which `--compat gavel` sets,
+// or Sia's simulator's re-implementation of Gavel (policies/gavel/round_sia.cc), which
+// `--compat sia` sets.
 struct GavelMechanismOptions {
-  bool enabled = false;
+  bool enabled = false;  // Gavel's simulator's
+  bool sia = false;      // Sia's simulator's
   double reset_interval_s = GavelRoundMechanism::kDefaultResetIntervalS;
   // Fill the types in a new random order every round (Gavel does for policies without "Perf"
   // in their name, scheduler.py:879-881), from Python's Random(seed + 5) (:325-326).
@@ -117,6 +121,22 @@ class RoundPolicy : public JobScheduler {
   // Gavel's charge for a micro-task ending at `end_s` (scheduler.py:1307-1311).
   double MicroTaskCharge(double end_s) const { return end_s - busy_round_end_s_; }
   std::vector<int> GavelTypeOrder(const Cluster& cluster) const;
+  // Sia's simulator's mechanism (round_sia.cc): one round every round_s_ while jobs are active.
+  void ScheduleSia(SchedContext& ctx);
+  // The types (indices into types_) in the order their first node comes in the cluster, and each
+  // type's workers: its nodes' devices in cluster order (Sia's worker ids, gavel.py:80-104).
+  void InitSia(const Cluster& cluster);
+  // Sia's gavel.py selection: the (job, type) pairs by priority, each job at most once, each
+  // within its type's free GPUs; (index into `jobs`, type index) in the order chosen.
+  std::vector<std::pair<size_t, int>> SiaSelect(const SchedContext& ctx, const std::vector<JobId>& jobs) const;
+  // Sia's worker assignment on type k: widest first, a job kept on its last round's workers where
+  // none is taken, the others from a pointer over the servers. Adds each of the type's jobs to
+  // `workers`.
+  Status SiaAssignWorkers(const SchedContext& ctx, int k, const std::vector<JobId>& jobs,
+                          const std::vector<std::pair<size_t, int>>& selected,
+                          std::map<JobId, std::vector<int>>& workers) const;
+  // Starts, moves or pauses each job to its workers' nodes (sia_jobs_).
+  void SiaApply(SchedContext& ctx, const std::vector<JobId>& jobs);
 
   std::string name_;
   std::vector<GavelThroughputRow> profile_rows_;
@@ -138,6 +158,19 @@ class RoundPolicy : public JobScheduler {
   // any). A micro-task is charged its end minus this (scheduler.py:1286-1290, :1307-1311).
   double busy_round_end_s_ = 0;
   bool micro_tasks_last_round_ = false;
+  // Sia's mechanism: each job's time received per type (starting at half a round, gavel.py:107-117)
+  // and its workers of the last round (type index, Sia's worker ids on that type); each
+  // type's total (finished jobs' included: Sia never takes them out).
+  struct SiaJob {
+    std::vector<double> time_on_type;
+    int type = -1;
+    std::vector<int> workers;
+  };
+  std::unique_ptr<RoundGrid> sia_grid_;
+  std::map<JobId, SiaJob> sia_jobs_;
+  std::vector<double> sia_type_time_;
+  std::vector<int> sia_type_order_;
+  std::vector<std::vector<NodeId>> sia_worker_node_;  // per type index: the node of each of its workers
   bool arrived_since_round_ = false;
   std::map<JobId, ActiveJob> active_;  // ordered: deterministic problems and rounds
   bool dirty_ = false;

@@ -1,10 +1,6 @@
 // Internal to policies/pollux/: what the policies of Pollux's simulator share.
 //
-// RoundGrid: the rounds of Pollux's simulator, which calls its policy after each
-// `interval`-second step, on the grid interval, 2 interval, ... (simulator.py:402-416), and only
-// while some job is active. Calls between them change nothing; after a time with no job the grid
-// resumes at its next point; a back end that calls late (the Slurm agent's polls) gets the round
-// that is due.
+// RoundGrid (sched/round_grid.h) is shared with Sia's simulator's Gavel mechanism.
 #pragma once
 
 #include <algorithm>
@@ -14,42 +10,11 @@
 
 #include "hetsched/perf/goodput.h"
 #include "hetsched/sched/context.h"
+#include "hetsched/sched/round_grid.h"
 
 namespace hetsched::pollux_internal {
 
-class RoundGrid {
- public:
-  explicit RoundGrid(double interval_s) : interval_s_(interval_s), next_s_(interval_s) {}
-
-  // True when a round is due now (it is then taken); otherwise a wake-up is asked for the next
-  // one while `active` (jobs are known or arriving).
-  bool Due(SchedContext& ctx, bool active) {
-    const double now = ctx.now();
-    if (!armed_ && now > next_s_) next_s_ = std::ceil(now / interval_s_) * interval_s_;
-    if (now < next_s_) {
-      if (active) Arm(ctx);
-      return false;
-    }
-    next_s_ = (std::floor(now / interval_s_) + 1) * interval_s_;
-    armed_ = false;
-    return true;
-  }
-  // After a round: the next one, while jobs remain.
-  void Next(SchedContext& ctx, bool active) {
-    if (active) Arm(ctx);
-  }
-  double interval_s() const { return interval_s_; }
-
- private:
-  void Arm(SchedContext& ctx) {
-    ctx.WakeUpAt(next_s_);
-    armed_ = true;
-  }
-
-  double interval_s_;
-  double next_s_;
-  bool armed_ = false;
-};
+using hetsched::RoundGrid;
 
 // GPUs for a job of `need` GPUs as tiresias.py and optimus.py place it: from the node with the most
 // free GPUs (Counter.most_common: ties to the lowest node id), as many as fit there, then the next.
