@@ -160,6 +160,39 @@ TEST(GoodputJobsTest, SiasLocalBatchPerPlacement) {
   EXPECT_EQ(split(sia, {1, 1}), std::make_pair(48, 0));
 }
 
+// A job of two GPU types ("t4" and "a100": the toy application on each) measures one GPU at its
+// tuned batch on t4, then the same configuration on a100. Per type (Sia's jobs) each type keeps
+// its sample and its model; pooled (a heterogeneity-unaware job, Sia's baseline Pollux) the
+// a100 measurement of a configuration already measured on t4 is not taken, and both types read
+// the one model fitted to the t4 sample.
+TEST(GoodputJobsTest, APooledJobKeepsOneModelOverItsTypes) {
+  const auto app = Toy();
+  const DeviceCatalog& catalog = DeviceCatalog::BuiltIn();
+  const DeviceTypeId t4 = catalog.Find("t4"), a100 = catalog.Find("a100-40gb");
+  for (bool pooled : {false, true}) {
+    sim_internal::GoodputJob job;
+    job.types.resize(2);
+    job.types[0].type = t4;
+    job.types[1].type = a100;
+    for (auto& t : job.types) t.app = app.get();
+    job.app = app.get();
+    job.pooled = pooled;
+    job.target_batch = 32;
+    ASSERT_TRUE(sim_internal::GoodputSteps::Place(job, {1}, t4).ok());
+    ASSERT_TRUE(sim_internal::GoodputSteps::Observe(job).ok());
+    ASSERT_TRUE(sim_internal::GoodputSteps::Place(job, {1}, a100).ok());
+    EXPECT_EQ(job.on, 1);
+    ASSERT_TRUE(sim_internal::GoodputSteps::Observe(job).ok());
+    EXPECT_EQ(job.types[0].samples.size(), 1u) << pooled;
+    EXPECT_EQ(job.types[1].samples.size(), pooled ? 0u : 1u);
+    EXPECT_EQ(job.learned(1).samples.size(), 1u);
+    EXPECT_EQ(&job.learned(1) == &job.types[0], pooled);
+    auto on_a100 = sim_internal::GoodputSteps::Params(job, 1);
+    ASSERT_TRUE(on_a100.ok());
+    EXPECT_TRUE(on_a100->has_value());
+  }
+}
+
 // Starts job 0 on node 0's GPU at 0, then at `move_s` stops it and starts it on node 1's.
 class MoveScheduler final : public JobScheduler {
  public:

@@ -155,6 +155,61 @@ TEST(GoodputTypesTest, SiasGavelGivesTheFastTypeToTheJobThatGainsMost) {
   EXPECT_NE(bad.status().message().find("'hetsched', 'gavel' or 'sia'"), std::string::npos) << bad.status().ToString();
 }
 
+// Sia's heterogeneity-unaware Pollux (pollux, unaware=true) on a 4-GPU t4 node and an 8-GPU a100
+// node (three virtual nodes of 4): every job finishes, each on one type at a time, and the run
+// repeats with its seed. A cluster whose nodes are not whole multiples of the smallest (4 and 6)
+// is refused, naming the node.
+TEST(GoodputTypesTest, UnawarePolluxRunsOnVirtualNodes) {
+  std::string workload = "name,time,application,num_replicas,batch_size\n";
+  for (int i = 0; i < 6; ++i) {
+    workload += (i % 2 ? "bert-" : "cifar10-") + std::to_string(i) + "," + std::to_string(200 * i) +
+                (i % 2 ? ",bert,1,12\n" : ",cifar10,1,128\n");
+  }
+  const std::string dir = Prepare(workload);
+  auto cluster = [&](int a100_gpus) {
+    const std::string path = dir + "/cluster-" + std::to_string(a100_gpus) + ".yaml";
+    std::ofstream(path) << "name: two\nracks:\n  - name: r\n    nodes:\n      - device: t4\n        num_devices: 4\n"
+                           "      - device: a100-40gb\n        num_devices: "
+                        << a100_gpus << "\n";
+    return path;
+  };
+  auto run = [&](int a100_gpus) -> Result<RunRecord> {
+    SimulateRequest r;
+    for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+             {"--cluster", cluster(a100_gpus)},
+             {"--policy", "pollux"},
+             {"--trace", dir + "/workload.csv"},
+             {"--profiles", dir + "/traces"},
+             {"--profile-types", "slow=t4,fast=a100-40gb"}}) {
+      HETSCHED_RETURN_IF_ERROR(r.Set(flag, value));
+    }
+    r.methods.policy_options.Set("unaware", "true");
+    r.methods.policy_options.Set("max_replicas", "4");  // within the synthetic profiles (4-GPU nodes)
+    r.methods.policy_options.Set("population", "20");   // a small search: the test's time
+    r.methods.policy_options.Set("generations", "20");
+    std::string report;
+    HETSCHED_RETURN_IF_ERROR(r.Prepare(&report));
+    HETSCHED_ASSIGN_OR_RETURN(SimInputs in, LoadSimInputs(r.cluster, r.workload, r.sim, ModelZoo::BuiltIn()));
+    HETSCHED_ASSIGN_OR_RETURN(Methods methods, CreateMethods(r.methods, in.options.seed));
+    return Simulate(in.cluster, ModelZoo::BuiltIn(), in.workload, std::move(methods), in.options);
+  };
+  auto first = run(8);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  std::set<std::string> types;
+  for (const JobRecord& j : first->jobs) {
+    ASSERT_TRUE(j.finished()) << j.name;
+    types.insert(j.device_type_name);
+  }
+  EXPECT_FALSE(types.empty());
+  auto again = run(8);
+  ASSERT_TRUE(again.ok());
+  for (size_t i = 0; i < first->jobs.size(); ++i) EXPECT_EQ(first->jobs[i].finish_s, again->jobs[i].finish_s);
+  auto uneven = run(6);
+  ASSERT_FALSE(uneven.ok());
+  EXPECT_NE(uneven.status().message().find("not a multiple of the smallest node's 4"), std::string::npos)
+      << uneven.status().ToString();
+}
+
 // `--compat sia` as a user runs it, on profiles laid out as Sia's (suffixes aws, dgx-ext and rtx;
 // synthetic: Pollux's T4 times, 0.4 and 0.7 of them): Sia's cluster of 64 GPUs, its settings
 // reported, every job finished on whole seconds, the run repeatable. A job alone (its ideal run)

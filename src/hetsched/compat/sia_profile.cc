@@ -66,6 +66,17 @@ CompatProfile MakeSiaProfile() {
        "run_experiment.sh (--interval=60); cluster.py:117-134 (step, then the policy)",
        "the policy is called after each 60 s step, the first at 60 s"},
       {"--policy-opt",
+       "unaware=true",
+       {"pollux"},
+       "multi_simulator_unaware.py; cluster_unaware.py:41-51, 448-503; job.py:39-49, 216-245 (h_unaware)",
+       "Sia's heterogeneity-unaware Pollux: the search sees 16 virtual nodes of 4 GPUs, a job fits one model over "
+       "every type, and GPUs of all but the type a job has most of stay idle"},
+      {"--policy-opt",
+       "max_replicas=16",
+       {"pollux"},
+       "cluster_unaware.py:549-570 (the cluster-wide cap on a job's GPUs)",
+       "no job is given more than 16 GPUs"},
+      {"--policy-opt",
        "mechanism=sia",
        gavel_policies,
        "gavel.py:107-117, 238-332, 360-465 (GavelPolicy); cluster.py:75-85, 185-216",
@@ -80,6 +91,7 @@ CompatProfile MakeSiaProfile() {
   p.reproduces = {
       {"sia", "sia", "sia-simulator/sia.py (SiaPolicy; --project_throughputs --share_max_replicas)"},
       {"gavel-throughput", "gavel", "sia-simulator/gavel.py (GavelPolicy, max_sum_throughput_perf: TunedJobs)"},
+      {"pollux", "pollux", "sia-simulator/multi_simulator_unaware.py, pollux_unaware.py (p = -1)"},
   };
   return p;
 }

@@ -24,6 +24,9 @@ class JobScheduler {
   // for their goodput, as Pollux and Sia do; otherwise every job keeps the batch its user tuned
   // (the peers' "TunedJobs" baselines).
   virtual bool adapts_batch_sizes() const { return false; }
+  // Whether a goodput job under this policy fits one throughput model over every GPU type it runs
+  // on (a heterogeneity-unaware job: Sia's simulator's baseline Pollux) rather than one per type.
+  virtual bool pools_goodput_models() const { return false; }
 
   virtual void OnJobSubmitted(const JobStatus& job, SchedContext& ctx) = 0;
   virtual void OnJobFinished(const JobStatus& job, SchedContext& ctx) = 0;

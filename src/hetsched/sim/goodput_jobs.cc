@@ -37,7 +37,7 @@ Status GoodputSteps::RepickBatch(GoodputJob& job) {
   // The largest local batch here: the application's, or (Sia) the placement's own.
   const int max_local = app.local_batch_per_placement() ? app.MaxLocalBszOn(job.placement) : app.max_local_bsz();
   double batch = job.adaptive ? 0.0 : static_cast<double>(job.target_batch);
-  if (job.adaptive && job.here().samples.empty()) {  // no model on this type yet (Sia: job.py:347-350)
+  if (job.adaptive && job.learned(static_cast<size_t>(job.on)).samples.empty()) {  // no model on this type yet (Sia: job.py:347-350)
     batch = std::max<double>(app.init_batch_size(), static_cast<double>(app.min_local_bsz()) * replicas);
   }
   if (batch == 0) {  // adaptive, with a model: the best goodput it expects
@@ -69,7 +69,7 @@ Status GoodputSteps::Observe(GoodputJob& job) {
   if (job.replicas() == 0) return Status::Ok();
   HETSCHED_ASSIGN_OR_RETURN(const StepTimes t, job.app->StepTime(job.placement, job.atomic_bsz));
   HETSCHED_ASSIGN_OR_RETURN(job.grad, job.app->GradStats(job.batch_size(), job.epoch));
-  GoodputTypeKnowledge& k = job.here();
+  GoodputTypeKnowledge& k = job.learned(static_cast<size_t>(job.on));
   const auto key = std::make_tuple(job.nodes(), job.replicas(), job.atomic_bsz);
   if (!k.seen.insert(key).second) return Status::Ok();
   k.samples.push_back(ThroughputSample{job.nodes(), job.replicas(), job.atomic_bsz, t.step_s - t.sync_s, t.step_s});
@@ -89,7 +89,7 @@ Result<std::optional<ThroughputParams>> GoodputSteps::Params(GoodputJob& job) {
 }
 
 Result<std::optional<ThroughputParams>> GoodputSteps::Params(GoodputJob& job, size_t t) {
-  GoodputTypeKnowledge& k = job.types[t];
+  GoodputTypeKnowledge& k = job.learned(t);
   if (k.samples.empty()) return std::optional<ThroughputParams>();
   if (k.refit_due) {
     auto fitted = FitThroughputParams(k.samples, k.app->fit_tolerance());

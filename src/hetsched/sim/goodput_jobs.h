@@ -64,8 +64,16 @@ struct GoodputJob {
     bool preempted = false;  // stopped by a preemption (counted as one until it moves freely)
   } left;
 
+  // One model over every type (JobScheduler::pools_goodput_models: a heterogeneity-unaware job,
+  // Sia's h_unaware jobs, job.py:39-49, 216-245): its samples, their configurations and its fitted
+  // model are kept once (in types[0]), whatever type it measured them on; a configuration measured
+  // on one type is not measured again on another.
+  bool pooled = false;
+
   GoodputTypeKnowledge& here() { return types[static_cast<size_t>(on)]; }
   const GoodputTypeKnowledge& here() const { return types[static_cast<size_t>(on)]; }
+  // What it has learned on types[t] (its samples and model there): its own, or the pooled ones.
+  GoodputTypeKnowledge& learned(size_t t) { return types[pooled ? 0 : t]; }
   int nodes() const;
   int replicas() const;
   double batch_size() const { return static_cast<double>(replicas()) * atomic_bsz * (accum_steps + 1); }

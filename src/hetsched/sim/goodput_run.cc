@@ -124,7 +124,7 @@ Result<std::optional<GoodputJobView>> Simulator::goodput_job(JobId id, bool with
     GoodputTypeView tv;
     tv.type = g.types[t].type;
     tv.application = g.types[t].app;
-    for (const ThroughputSample& s : g.types[t].samples) tv.max_profiled_replicas = std::max(tv.max_profiled_replicas, s.replicas);
+    for (const ThroughputSample& s : g.learned(t).samples) tv.max_profiled_replicas = std::max(tv.max_profiled_replicas, s.replicas);
     if (with_model) {
       HETSCHED_ASSIGN_OR_RETURN(tv.params, GoodputSteps::Params(g, t));
     }

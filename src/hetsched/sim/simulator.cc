@@ -170,6 +170,7 @@ Status Simulator::PrepareGoodputJob(size_t i) {
   }
   g.app = g.types.front().app;
   g.adaptive = spec.adaptive_batch && methods_.scheduler->adapts_batch_sizes();
+  g.pooled = methods_.scheduler->pools_goodput_models();
   g.target_batch = spec.total_batch_size > 0 ? spec.total_batch_size : spec.num_gpus * std::max(spec.batch_size, 1);
   if (g.adaptive && g.app->pinned_batch_size() > 0) {  // it would adapt, but its application runs one batch
     g.adaptive = false;

@@ -21,6 +21,7 @@
 // replaces it).
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -45,6 +46,8 @@ struct PolluxSettings {
   double round_s = 60;
   double delay_s = 30;  // the restart penalty's delay (pollux.py:322)
   uint64_t seed = 1;
+  int max_replicas = 64;  // the most GPUs a job is given (Pollux: 64; Sia's unaware baseline: 16)
+  bool unaware = false;   // Sia's heterogeneity-unaware Pollux (below)
   pollux_internal::Nsga2Options ga;
 };
 
@@ -55,10 +58,12 @@ class Pollux final : public JobScheduler {
   std::string_view name() const override { return "pollux"; }
   double round_period_s() const override { return s_.round_s; }
   bool adapts_batch_sizes() const override { return true; }
+  bool pools_goodput_models() const override { return s_.unaware; }
 
   void OnJobSubmitted(const JobStatus& job, SchedContext& /*ctx*/) override { Add(job.spec->id); }
   void OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) override {
     active_.erase(std::remove(active_.begin(), active_.end(), job.spec->id), active_.end());
+    vnode_alloc_.erase(job.spec->id);
   }
   void OnJobRequeued(const JobStatus& job, SchedContext& /*ctx*/) override { Add(job.spec->id); }
   void OnJobRunning(const JobStatus& job, SchedContext& /*ctx*/) override { Add(job.spec->id); }
@@ -66,19 +71,26 @@ class Pollux final : public JobScheduler {
   void Schedule(SchedContext& ctx) override {
     if (!grid_.Due(ctx, !active_.empty())) return;
     if (active_.empty()) return;
+    if (s_.unaware && vnode_node_.empty() && !InitVnodes(ctx)) return;
     std::vector<JobId> jobs = OrderedJobs(ctx);
     std::vector<PolluxJobRow> rows;
     rows.reserve(jobs.size());
     for (JobId id : jobs) {
       if (!Describe(ctx, id, jobs.size(), &rows.emplace_back())) return;  // a fault, kept in the context
     }
-    const PolluxProblem problem(std::move(rows), pollux_internal::RoundNodeGpus(ctx, jobs), Share(ctx));
+    const std::vector<int> node_gpus =
+        s_.unaware ? std::vector<int>(vnode_node_.size(), vnode_gpus_) : pollux_internal::RoundNodeGpus(ctx, jobs);
+    const PolluxProblem problem(std::move(rows), node_gpus, Share(ctx));
     pollux_internal::Nsga2Front front = pollux_internal::RunNsga2(Sampling(problem, jobs), s_.ga, problem.Operators(), rng_);
     size_t best = 0;  // numpy.argmin: the first of the best power means
     for (size_t i = 1; i < front.f.size(); ++i) {
       if (front.f[i][0] < front.f[best][0]) best = i;
     }
-    Apply(ctx, jobs, problem, front.x[best]);
+    if (s_.unaware) {
+      ApplyUnaware(ctx, jobs, front.x[best]);
+    } else {
+      Apply(ctx, jobs, problem, front.x[best]);
+    }
     prev_states_ = std::move(front.x);
     prev_jobs_ = std::move(jobs);
     grid_.Next(ctx, !active_.empty());
@@ -118,15 +130,19 @@ class Pollux final : public JobScheduler {
     const Cluster& cluster = ctx.cluster();
     const JobStatus& st = ctx.job(id);
     const JobSpec& spec = *st.spec;
-    const int nn = cluster.num_nodes();
-    row->current.assign(static_cast<size_t>(nn), 0);
-    for (DeviceId d : st.devices) ++row->current[static_cast<size_t>(cluster.device(d).node)];
-    row->node_limit.assign(static_cast<size_t>(nn), 0);
-    for (NodeId n = 0; n < nn; ++n) {
-      if (spec.AllowsType(cluster.node(n).device_type, cluster.device_catalog())) {
-        row->node_limit[static_cast<size_t>(n)] = cluster.node(n).num_devices;
+    if (s_.unaware) {
+      DescribeVnodes(ctx, id, row);
+    } else {
+      row->current.assign(static_cast<size_t>(cluster.num_nodes()), 0);
+      for (DeviceId d : st.devices) ++row->current[static_cast<size_t>(cluster.device(d).node)];
+      row->node_limit.assign(static_cast<size_t>(cluster.num_nodes()), 0);
+      for (NodeId n = 0; n < cluster.num_nodes(); ++n) {
+        if (spec.AllowsType(cluster.node(n).device_type, cluster.device_catalog())) {
+          row->node_limit[static_cast<size_t>(n)] = cluster.node(n).num_devices;
+        }
       }
     }
+    const int nn = static_cast<int>(row->node_limit.size());
     std::optional<GoodputJobView> view = ctx.goodput_job(id, /*with_model=*/true);
     if (ctx.failed()) return false;
     // Fair share: ceil(1 / share / jobs) GPUs on ceil(nodes x share) nodes, in the peer's floats.
@@ -142,9 +158,12 @@ class Pollux final : public JobScheduler {
       row->speedup = by_count;
       return true;
     }
-    const GoodputApplication& app = *view->application;
+    // The unaware job's limits are those of its first profile type's application (Sia's: "aws",
+    // job.py:224-245).
+    const GoodputApplication& app =
+        s_.unaware && !view->types.empty() ? *view->types.front().application : *view->application;
     row->min_replicas = 0;
-    row->max_replicas = pollux_internal::GoodputMaxReplicas(*view);
+    row->max_replicas = std::min(pollux_internal::GoodputMaxReplicas(app, view->max_profiled_replicas), s_.max_replicas);
     if (!view->params) {
       row->speedup = by_count;
       return true;
@@ -214,12 +233,120 @@ class Pollux final : public JobScheduler {
     }
   }
 
+  // Sia's heterogeneity-unaware Pollux [SRC: siasosp23/artifacts sia-simulator/cluster_unaware.py,
+  // pollux_unaware.py (no licence: behaviour reproduced, nothing copied)]: the search sees every
+  // node as virtual nodes of the smallest node's GPU count (Sia's cluster: 16 of 4,
+  // cluster_unaware.py:41-51); a job given GPUs of several types keeps those of the type it has
+  // most of (on a tie, the more powerful by peak tensor FLOP/s: Sia's order A100, V100, Quadro
+  // RTX 6000, RTX 2080 Ti, T4) and the others stay idle (:448-503); a job's GPUs per real node are
+  // its virtual nodes' summed.
+  bool InitVnodes(SchedContext& ctx) {
+    const Cluster& cluster = ctx.cluster();
+    vnode_gpus_ = 0;
+    for (NodeId n = 0; n < cluster.num_nodes(); ++n) {
+      const int d = cluster.node(n).num_devices;
+      if (d > 0) vnode_gpus_ = vnode_gpus_ == 0 ? d : std::min(vnode_gpus_, d);
+    }
+    for (NodeId n = 0; n < cluster.num_nodes(); ++n) {
+      const int d = cluster.node(n).num_devices;
+      if (vnode_gpus_ == 0 || d % vnode_gpus_ != 0) {
+        ctx.Fail(Status::InvalidArgument("policy 'pollux' option unaware=true: node '" + cluster.node(n).name + "' has " +
+                                         std::to_string(d) + " GPU(s), not a multiple of the smallest node's " +
+                                         std::to_string(vnode_gpus_) + " (its virtual nodes)"));
+        return false;
+      }
+      for (int v = 0; v < d / vnode_gpus_; ++v) vnode_node_.push_back(n);
+    }
+    return true;
+  }
+
+  void DescribeVnodes(const SchedContext& ctx, JobId id, PolluxJobRow* row) const {
+    const Cluster& cluster = ctx.cluster();
+    const JobSpec& spec = *ctx.job(id).spec;
+    const size_t nv = vnode_node_.size();
+    row->current.assign(nv, 0);
+    auto it = vnode_alloc_.find(id);
+    if (it != vnode_alloc_.end() && ctx.job(id).state == JobState::kRunning) row->current = it->second;
+    row->node_limit.assign(nv, 0);
+    for (size_t v = 0; v < nv; ++v) {
+      if (spec.AllowsType(cluster.node(vnode_node_[v]).device_type, cluster.device_catalog())) {
+        row->node_limit[v] = vnode_gpus_;
+      }
+    }
+  }
+
+  // Keeps each job's GPUs of one type (above), then starts, moves or pauses it to their real nodes.
+  void ApplyUnaware(SchedContext& ctx, const std::vector<JobId>& jobs, const Genome& state) {
+    const Cluster& cluster = ctx.cluster();
+    const DeviceCatalog& catalog = cluster.device_catalog();
+    const size_t nv = vnode_node_.size();
+    auto power = [&](DeviceTypeId t) {
+      const DeviceType& d = catalog.type(t);
+      return d.tensor_flops > 0 ? d.tensor_flops : d.fp32_flops;
+    };
+    std::vector<std::pair<JobId, std::vector<std::pair<NodeId, int>>>> to_start;
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      std::vector<int> alloc(state.begin() + static_cast<std::ptrdiff_t>(j * nv),
+                             state.begin() + static_cast<std::ptrdiff_t>((j + 1) * nv));
+      // GPUs per type, types in the order of their first virtual node (Counter's order).
+      std::vector<std::pair<DeviceTypeId, int>> counts;
+      for (size_t v = 0; v < nv; ++v) {
+        if (alloc[v] == 0) continue;
+        const DeviceTypeId t = cluster.node(vnode_node_[v]).device_type;
+        auto c = std::find_if(counts.begin(), counts.end(), [t](const auto& e) { return e.first == t; });
+        if (c == counts.end()) {
+          counts.emplace_back(t, alloc[v]);
+        } else {
+          c->second += alloc[v];
+        }
+      }
+      if (counts.size() > 1) {
+        std::stable_sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+        DeviceTypeId keep = counts[0].first;
+        if (counts[1].second == counts[0].second && power(counts[1].first) > power(counts[0].first)) keep = counts[1].first;
+        for (size_t v = 0; v < nv; ++v) {
+          if (cluster.node(vnode_node_[v]).device_type != keep) alloc[v] = 0;
+        }
+      }
+      std::vector<std::pair<NodeId, int>> want;
+      for (size_t v = 0; v < nv; ++v) {
+        if (alloc[v] == 0) continue;
+        if (!want.empty() && want.back().first == vnode_node_[v]) {
+          want.back().second += alloc[v];
+        } else {
+          want.emplace_back(vnode_node_[v], alloc[v]);
+        }
+      }
+      std::vector<std::pair<NodeId, int>> now;
+      for (DeviceId d : ctx.job(jobs[j]).devices) {
+        const NodeId n = cluster.device(d).node;
+        if (now.empty() || now.back().first != n) now.emplace_back(n, 0);
+        ++now.back().second;
+      }
+      vnode_alloc_[jobs[j]] = std::move(alloc);
+      const bool running = ctx.job(jobs[j]).state == JobState::kRunning;
+      if (running && now == want) continue;
+      if (running) ctx.Preempt(jobs[j]);
+      if (!want.empty()) to_start.emplace_back(jobs[j], std::move(want));
+    }
+    for (const auto& [id, want] : to_start) {
+      const std::vector<DeviceId> devices = pollux_internal::FreeDevicesFor(ctx, want);
+      if (!devices.empty()) ctx.StartOn(id, devices);
+      if (ctx.failed()) return;
+    }
+  }
+
   PolluxSettings s_;
   pollux_internal::RoundGrid grid_;
   Rng rng_;
   std::vector<JobId> active_;  // submitted, not finished, in arrival order
   std::vector<Genome> prev_states_;  // last round's first front, over prev_jobs_
   std::vector<JobId> prev_jobs_;
+  // unaware: each real node's virtual nodes (vnode_node_[v]: its node), their GPUs, and each job's
+  // GPUs per virtual node after the last round's repair.
+  std::vector<NodeId> vnode_node_;
+  int vnode_gpus_ = 0;
+  std::map<JobId, std::vector<int>> vnode_alloc_;
 };
 
 Result<std::unique_ptr<JobScheduler>> MakePollux(const Options& options) {
@@ -229,6 +356,12 @@ Result<std::unique_ptr<JobScheduler>> MakePollux(const Options& options) {
   HETSCHED_ASSIGN_OR_RETURN(const long long seed, options.GetInt("seed", 1));
   HETSCHED_ASSIGN_OR_RETURN(const long long pop, options.GetInt("population", 100));
   HETSCHED_ASSIGN_OR_RETURN(const long long gens, options.GetInt("generations", 100));
+  HETSCHED_ASSIGN_OR_RETURN(const long long max_replicas, options.GetInt("max_replicas", 64));
+  HETSCHED_ASSIGN_OR_RETURN(s.unaware, options.GetBool("unaware", false));
+  if (max_replicas < 1 || max_replicas > 100000) {
+    return Status::InvalidArgument("policy 'pollux': option 'max_replicas' must be in [1, 100000]");
+  }
+  s.max_replicas = static_cast<int>(max_replicas);
   if (!(s.round_s > 0) || !std::isfinite(s.round_s)) {
     return Status::InvalidArgument("policy 'pollux': option 'round' must be > 0 seconds");
   }
