@@ -14,6 +14,9 @@
 #                    on a 2-core machine; 1 for a quick look). The tie_break=none rows, which are
 #                    for information and take 7-20 s, run once.
 #     --quick        skip the two 1,000,000-job runs (a minute or more each on a 2-core machine)
+#                    and Pollux's own policy on its workload-6 (~20 s)
+#   SIA=PATH/sia-simulator (a fetched copy of Sia's simulator; its data cannot be shipped) adds
+#   Sia's saturn/workload-1 under --compat sia.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=build/release
@@ -69,6 +72,25 @@ for policy in gavel-makespan gavel-ftf; do
     "$B/bin/hetsched" simulate --policy "$policy" --policy-opt tie_break=none --trace "$trace" --format gavel \
     "${gavel_cluster[@]}" -q -o "$out/run"
 done
+# Pollux's workload-6 (its data is in the project) under --compat pollux: targets are the peer's own
+# simulator's time on this machine / 100 (docs/PERFORMANCE.md, "Pollux's simulator": tiresias 15.3 s,
+# optimus 51.3 s, pollux 1,829 s CPU).
+pollux_w6=(--compat pollux --trace data/real/pollux/workloads/workload-6.csv -q -o "$out/run")
+measure "Pollux workload-6: pollux-tiresias" 0.153 "$repeat" "$B/bin/hetsched" simulate --policy pollux-tiresias "${pollux_w6[@]}"
+measure "Pollux workload-6: pollux-optimus" 0.513 "$repeat" "$B/bin/hetsched" simulate --policy pollux-optimus "${pollux_w6[@]}"
+if [[ $quick == 0 ]]; then
+  measure "Pollux workload-6: pollux" 18.3 1 "$B/bin/hetsched" simulate --policy pollux "${pollux_w6[@]}"
+fi
+# Sia's workloads cannot be shipped (no licence): with SIA=PATH/sia-simulator (a fetched copy),
+# saturn/workload-1 under --compat sia; targets: the peer's CPU time here / 100 (issue #46's target
+# for these runs; the --compat target is 20x; docs/PERFORMANCE.md, "Sia's simulator": sia 231 s
+# with CBC, gavel 21.2 s).
+if [[ -n "${SIA:-}" ]]; then
+  sia_w1=(--compat sia --profiles "$SIA/traces" --trace "$SIA/workloads/saturn/workload-1.csv" -q -o "$out/run")
+  measure "Sia saturn/workload-1: sia" 2.31 1 "$B/bin/hetsched" simulate --policy sia "${sia_w1[@]}"
+  measure "Sia saturn/workload-1: gavel-throughput" 0.212 "$repeat" \
+    "$B/bin/hetsched" simulate --policy gavel-throughput "${sia_w1[@]}"
+fi
 if [[ $quick == 0 ]]; then
   for policy in fifo tiresias-las; do
     target=15

@@ -150,5 +150,26 @@ TEST(CliGavelCompatTest, AJobWithFewerStepsLeftThanGpusIsDroppedAsInGavel) {
   fs::remove_all(dir);
 }
 
+// A job that Gavel's measured table (the policy's view under --compat gavel) has no throughput
+// for at its GPU count on any type of the cluster can never be given a share: Gavel's simulator
+// would loop for ever. The run stops when nothing else can progress, as an input error (exit 1,
+// not 3: the workload, not a bug), naming the job and why, and writes nothing.
+TEST(CliGavelCompatTest, AJobThePolicyCanNeverPlaceIsAnInputError) {
+  const std::string dir = FreshDir("gavel_compat_never");
+  WriteWholeFile(dir + "/never.trace",
+                 "Recommendation (batch size 8192)\tcd %s/x && python3 train.py --batch_size 8192\t-n\t1\t557847\t"
+                 "1456.000000\t4\n");
+  const auto r = RunCli({"simulate", "--compat", "gavel", "--policy", "gavel-las", "--gpus", "v100=8",
+                         "--gpus-per-server", "8", "--trace", dir + "/never.trace", "-o", dir + "/out"},
+                        dir + "/cap");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("policy 'gavel-las' cannot run job 0 ('Recommendation (batch size 8192)', 4 GPU(s)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("can never give it a share"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir + "/out/summary.json"));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace hetsched

@@ -76,6 +76,11 @@ class SchedBackend {
   // A container job the placer could not place now stays queued; `reason` says why (shown in
   // the job's status). Default: ignored.
   virtual void NoteUnplaced(JobId /*id*/, std::string_view /*reason*/) {}
+  // A job the scheduler can never place on this cluster (no type it could run it on, by what the
+  // scheduler sees); `reason` says why. The simulator, when nothing else can progress, stops the
+  // run with it as an input error (the workload cannot run under this policy); a live back end
+  // shows it as the job's pending reason (the default).
+  virtual void NoteNeverPlaceable(JobId id, std::string_view reason) { NoteUnplaced(id, reason); }
   // Ends a job unfinished, running or pending: it leaves the queue and frees its devices, and is
   // reported as dropped, not finished. kInfeasible: this back end cannot (the default; the Slurm
   // agent). Any other error is a fault, as for StartJob.
@@ -156,6 +161,7 @@ class SchedContext {
   bool DropJob(JobId id) { return Accept(backend_.DropJob(id)); }
   // Why a pending job cannot start (kept in its status; the simulator's stall error quotes it).
   void NoteUnplaced(JobId id, std::string_view reason) { backend_.NoteUnplaced(id, reason); }
+  void NoteNeverPlaceable(JobId id, std::string_view reason) { backend_.NoteNeverPlaceable(id, reason); }
 
   // The visible performance model's estimate of one iteration of `id` on `num_devices` devices
   // of `type`, packed on as few nodes as possible and with no contention. Infinity if it cannot

@@ -91,6 +91,7 @@ Status Simulator::Prepare() {
   runs_.resize(n);
   contention_.Reset(n);
   rejected_.assign(n, false);
+  never_placeable_.assign(n, false);
   busy_by_type_.assign(static_cast<size_t>(cluster_.device_catalog().size()), 0);
   present_types_ = cluster_.present_types();
   if (!workload_.runtime_device.empty()) {
@@ -263,16 +264,27 @@ Status Simulator::StalledHeldJobs(const JobScheduler& scheduler) const {
 }
 
 Status Simulator::Stalled(const JobScheduler& scheduler) const {
+  // The first waiting job, one the scheduler said it can never place if there is one.
   JobId first = -1;
-  for (size_t i = 0; i < status_.size() && first < 0; ++i) {
+  bool never = false;
+  for (size_t i = 0; i < status_.size() && !never; ++i) {
     const JobStatus& st = status_[i];
     if (!rejected_[i] && (st.state == JobState::kPending || (st.state == JobState::kRunning && st.idle))) {
-      first = static_cast<JobId>(i);
+      if (first < 0 || never_placeable_[i]) first = static_cast<JobId>(i);
+      never = never_placeable_[i];
     }
   }
   const JobSpec& spec = *status_[static_cast<size_t>(first)].spec;
   const std::string& reason = status_[static_cast<size_t>(first)].pending_reason;  // the scheduler's, if any
   const long long waiting = pending_ + idle_jobs_;
+  if (never) {  // the workload, not the policy: it cannot run this job on this cluster
+    return Status::Infeasible("policy '" + std::string(scheduler.name()) + "' cannot run job " + std::to_string(first) +
+                              " ('" + spec.name + "', " + std::to_string(spec.num_gpus) + " GPU(s), submitted at " +
+                              std::to_string(spec.submit_time_s) + " s): " + reason + "; " +
+                              std::to_string(waiting) + " job(s) were left waiting when nothing else could progress. "
+                              "Remove such jobs from the workload, or run it on a cluster or under a policy that can "
+                              "place them");
+  }
   return Status::Internal("policy '" + std::string(scheduler.name()) + "' makes no progress: job " +
                           std::to_string(first) + " ('" + spec.name + "', " + std::to_string(spec.num_gpus) +
                           " GPU(s), submitted at " + std::to_string(spec.submit_time_s) + " s)" +

@@ -79,6 +79,10 @@ class Simulator final : public SchedBackend {
   void NoteUnplaced(JobId id, std::string_view reason) override {
     status_[static_cast<size_t>(id)].pending_reason.assign(reason);
   }
+  void NoteNeverPlaceable(JobId id, std::string_view reason) override {
+    NoteUnplaced(id, reason);
+    never_placeable_[static_cast<size_t>(id)] = true;
+  }
   ArrivalsLeft arrivals_left() const override {
     size_t next = arrival_cursor_;
     while (next < rejected_.size() && rejected_[next]) ++next;
@@ -210,6 +214,7 @@ class Simulator final : public SchedBackend {
   // takes one instead of allocating its own.
   std::vector<std::vector<DeviceId>> spare_devices_;
   std::vector<bool> rejected_;
+  std::vector<bool> never_placeable_;  // jobs the scheduler said it can never place (NoteNeverPlaceable)
   std::vector<GoodputJob> goodput_;            // the goodput jobs' own state (RunState::goodput)
   double goodput_tick_s_ = kInf;               // the next GoodputTick, while adaptive jobs run
   double round_s_ = 0;                         // the scheduler's round period, read once per run

@@ -246,7 +246,7 @@ void RoundPolicy::Resolve(SchedContext& ctx) {
   // now or ever: say why, so that a run it keeps from ending says so (the simulator's stall error).
   for (JobId id : allocation->unplaceable) {
     const JobStatus& st = ctx.job(id);
-    ctx.NoteUnplaced(id, std::string(name()) + " can never give it a share: no GPU type of the cluster has " +
+    ctx.NoteNeverPlaceable(id, std::string(name()) + " can never give it a share: no GPU type of the cluster has " +
                              std::to_string(st.spec->num_gpus) + " device(s) and a positive throughput for " +
                              st.spec->model + " at that count (the policy's throughputs: its profile or the model)");
   }
