@@ -251,6 +251,67 @@ TEST(GoodputJobsTest, FreeMovesInTheSameShape) {
   EXPECT_NEAR(early->jobs[0].finish_s, 50, 1e-9);
 }
 
+// Starts job 0 on both GPUs of node 0 at 0 and, with rounds of 25 s, at `move_s` (when it still
+// runs) stops it and starts it on one GPU.
+class ShrinkScheduler final : public JobScheduler {
+ public:
+  explicit ShrinkScheduler(double move_s) : move_s_(move_s) {}
+  std::string_view name() const override { return "shrink"; }
+  double round_period_s() const override { return 25; }
+  void OnJobSubmitted(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void OnJobFinished(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void OnJobRequeued(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void OnJobRunning(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void Schedule(SchedContext& ctx) override {
+    const DeviceId both[] = {0, 1}, one[] = {0};
+    if (ctx.now() == 0) {
+      EXPECT_TRUE(ctx.StartOn(0, both));
+    } else if (ctx.now() == move_s_ && ctx.job(0).state == JobState::kRunning) {
+      ctx.Preempt(0);
+      EXPECT_TRUE(ctx.StartOn(0, one));
+    }
+  }
+
+ private:
+  double move_s_;
+};
+
+// Pollux's and Sia's steps see an epoch's end only when its exact time falls within the step,
+// though they round it. Job 0 (batch 64) on two GPUs: 32 each, 0.15 s a step; after the 30 s
+// delay epoch 0 (gain 1.6: 10.67/s) takes 9.375 s, rounded 9: it ends at 39; epoch 1 (gain 4/3:
+// 8.89/s) takes 11.25 s, rounded 11: the job would end at 50, but exactly at 50.25, after the
+// round at 50. Left alone it ends at 50 all the same. Shrunk at 50 to one GPU (two passes of 32,
+// 0.2 s: 6.67/s), it is not done: 2.22 of its progress are left, 0.33 s rounded to 0 after the
+// new delay: done at 80. Without rounding (exact epochs: 39.375, then 50.625) it is shrunk at 50
+// with 5.56 of its progress left: 0.83 s at 6.67/s after the delay, done at 80.83.
+TEST(GoodputJobsTest, AnEpochThatEndsJustAfterARoundEndsInTheNextStep) {
+  Workload workload = MakeWorkload({ToyJob(0, 0, 64)});
+  workload.applications["toy"] = GoodputTruth::Untyped(Toy());
+  auto run = [&](double move_s, bool round_epochs) {
+    auto w = MakeSimWorld(1, 2);
+    MethodChoice choice;
+    choice.policy = "fifo";
+    choice.placer = "first-fit";
+    auto methods = CreateMethods(choice);
+    EXPECT_TRUE(methods.ok());
+    methods->scheduler = std::make_unique<ShrinkScheduler>(move_s);
+    SimOptions options;
+    options.full_audit_every = 1;
+    options.goodput_round_epochs = round_epochs;
+    return Simulate(*w->cluster, w->zoo, workload, std::move(methods).value(), options);
+  };
+  auto alone = run(-1, true);
+  ASSERT_TRUE(alone.ok()) << alone.status().ToString();
+  EXPECT_NEAR(alone->jobs[0].finish_s, 50, 1e-9);
+  auto shrunk = run(50, true);
+  ASSERT_TRUE(shrunk.ok()) << shrunk.status().ToString();
+  EXPECT_NEAR(shrunk->jobs[0].finish_s, 80, 1e-9);
+  EXPECT_EQ(shrunk->jobs[0].preemptions, 1);
+  auto exact = run(50, false);
+  ASSERT_TRUE(exact.ok()) << exact.status().ToString();
+  EXPECT_NEAR(exact->jobs[0].finish_s, 80 + 5.0 / 6, 1e-9);
+}
+
 TEST(GoodputJobsTest, AJobWhoseApplicationIsNotInTheWorkloadIsRefused) {
   Workload workload = MakeWorkload({ToyJob(0, 0, 32)});
   auto run = RunToy(workload, false);

@@ -126,6 +126,7 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
   run.segment_start_s = now_;
   run.segment_start_iterations = job.done_at_update;
   run.mark = kInf;
+  run.epoch_deferred_at_s = -1;
   run.idle = false;
   st.idle = false;
   if (job.goodput >= 0) {

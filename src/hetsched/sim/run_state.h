@@ -32,6 +32,9 @@ struct ActiveRun {
   double segment_start_iterations = 0;
   double mark = kInf;             // RunUntil: progress stops here (iterations in all)
   bool idle = false;              // held at `mark`: devices kept, no progress, no traffic
+  // A goodput job's epoch end put off to after the scheduler's call at this time (a step's end,
+  // SimOptions::goodput_round_epochs: Simulator::DeferEpochEnd); -1: none.
+  double epoch_deferred_at_s = -1;
   JobId job = -1;                 // the job in this slot; -1 while the slot is free
 };
 

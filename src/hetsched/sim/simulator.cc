@@ -381,6 +381,7 @@ Status Simulator::CompleteDue(bool* decide) {
     ++events_processed_;
     const RunState& run = runs_[static_cast<size_t>(done)];
     if (run.goodput >= 0 && active(run).mark >= GoodputBoundary(run)) {
+      if (DeferEpochEnd(done)) continue;
       HETSCHED_RETURN_IF_ERROR(GoodputEpochEnds(done, decide));
     } else if (active(run).mark < run.total_iterations) {
       HETSCHED_RETURN_IF_ERROR(Hold(done));
@@ -390,6 +391,38 @@ Status Simulator::CompleteDue(bool* decide) {
     }
   }
   return Status::Ok();
+}
+
+// Pollux's and Sia's simulators step every job a round at a time and see an epoch end within a
+// step only when its exact time falls within it, though they then round that time to the second
+// (Pollux simulator.py:132-150, Sia job.py:489-512). So an epoch whose exact end lies less than
+// half a second after a step's end, but rounds to it, ends in the next step, after the policy's
+// call: when the job runs on, at that same second; when the policy moves or stops it, the rest of
+// the epoch is carried to where it goes. With SimOptions::goodput_round_epochs (their compat
+// profiles) the steps are the scheduler's rounds.
+bool Simulator::DeferEpochEnd(JobId id) {
+  if (!options_.goodput_round_epochs || !(round_s_ > 0) || std::fmod(now_, round_s_) != 0) return false;
+  RunState& run = runs_[static_cast<size_t>(id)];
+  ActiveRun& a = active(run);
+  if (a.epoch_deferred_at_s == now_) return false;  // its turn, after the scheduler's call
+  const double boundary = GoodputBoundary(run);
+  if (!(ProgressAt(run, now_) < boundary - 1e-9 * std::max(1.0, boundary))) return false;
+  a.epoch_deferred_at_s = now_;
+  events_.SetCompletion(id, EventQueue::kNever);  // set again by ResumeDeferredEpochEnds
+  a.completion_s = EventQueue::kNever;
+  deferred_epoch_ends_.push_back(id);
+  return true;
+}
+
+// Epoch ends DeferEpochEnd put off, once the scheduler has been called: each job still in the run
+// it was in ends its epoch now (its event is set again at now_).
+void Simulator::ResumeDeferredEpochEnds() {
+  for (JobId id : deferred_epoch_ends_) {
+    const RunState& run = runs_[static_cast<size_t>(id)];
+    if (run.active < 0 || active(run).epoch_deferred_at_s != now_) continue;  // stopped or moved meanwhile
+    Reschedule(id);
+  }
+  deferred_epoch_ends_.clear();
 }
 
 // Arrivals at now_, told to the scheduler in trace order.
@@ -479,11 +512,13 @@ Result<RunRecord> Simulator::Run() {
     const int timers = events_.PopTimersAt(now_);  // round ticks and wake-ups
     events_processed_ += timers;
     if (!decide && timers == 0) {  // only holds: nothing for the scheduler to decide
+      ResumeDeferredEpochEnds();
       Sample();
       traffic_.Settle();
       continue;
     }
     HETSCHED_RETURN_IF_ERROR(CallScheduler());
+    ResumeDeferredEpochEnds();
     HETSCHED_RETURN_IF_ERROR(AfterStep());
   }
   if (options_.check_invariants) HETSCHED_RETURN_IF_ERROR(Audit());

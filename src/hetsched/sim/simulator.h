@@ -53,7 +53,9 @@ struct SimOptions {
   // adaptive job measures itself and re-picks its batch every goodput_interval_s of simulated time
   // (Pollux's round: its step() re-picks at its end), on a grid from 0; and with
   // goodput_round_epochs an epoch ends on a whole number of seconds after its last progress
-  // boundary (Pollux rounds, half to even: simulator.py:144), else exactly.
+  // boundary (Pollux rounds, half to even: simulator.py:144), else exactly; there, one whose
+  // exact end falls just after a scheduler round's end (its step's), though it rounds to it,
+  // ends after the scheduler's call at that round, as in the peers' steps (DeferEpochEnd).
   static constexpr double kGoodputDelayS = 30;
   double goodput_restart_delay_s = -1;
   double goodput_interval_s = 60;

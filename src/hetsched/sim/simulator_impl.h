@@ -101,6 +101,10 @@ class Simulator final : public SchedBackend {
   // The steps of Run(), in order.
   Result<bool> AdvanceClock();
   Status CompleteDue(bool* decide);
+  // A goodput epoch end at a step's end whose exact time is after it: put off to after the
+  // scheduler's call (simulator.cc). True when it was.
+  bool DeferEpochEnd(JobId id);
+  void ResumeDeferredEpochEnds();
   Status ArriveDue(bool* decide);
   Status CallScheduler();
   Status AfterStep();
@@ -214,6 +218,7 @@ class Simulator final : public SchedBackend {
   // takes one instead of allocating its own.
   std::vector<std::vector<DeviceId>> spare_devices_;
   std::vector<bool> rejected_;
+  std::vector<JobId> deferred_epoch_ends_;  // DeferEpochEnd's, until the scheduler's call
   std::vector<bool> never_placeable_;  // jobs the scheduler said it can never place (NoteNeverPlaceable)
   std::vector<GoodputJob> goodput_;            // the goodput jobs' own state (RunState::goodput)
   double goodput_tick_s_ = kInf;               // the next GoodputTick, while adaptive jobs run
