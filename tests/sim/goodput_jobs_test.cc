@@ -193,29 +193,46 @@ TEST(GoodputJobsTest, APooledJobKeepsOneModelOverItsTypes) {
   }
 }
 
-// Starts job 0 on node 0's GPU at 0, then at `move_s` stops it and starts it on node 1's.
+// Starts job 0 on `from` at 0, then at `move_s` (when it still runs) stops it and starts it on
+// `to`; rounds of `round_s` seconds (0: none).
 class MoveScheduler final : public JobScheduler {
  public:
-  explicit MoveScheduler(double move_s) : move_s_(move_s) {}
+  MoveScheduler(double move_s, std::vector<DeviceId> from, std::vector<DeviceId> to, double round_s = 0)
+      : move_s_(move_s), from_(std::move(from)), to_(std::move(to)), round_s_(round_s) {}
   std::string_view name() const override { return "move"; }
+  double round_period_s() const override { return round_s_; }
   void OnJobSubmitted(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
   void OnJobFinished(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
   void OnJobRequeued(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
   void OnJobRunning(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
   void Schedule(SchedContext& ctx) override {
-    const DeviceId first[] = {0}, second[] = {1};
     if (ctx.now() == 0) {
-      EXPECT_TRUE(ctx.StartOn(0, first));
-      ctx.WakeUpAt(move_s_);
+      EXPECT_TRUE(ctx.StartOn(0, from_));
+      if (move_s_ > 0) ctx.WakeUpAt(move_s_);
     } else if (ctx.now() == move_s_ && ctx.job(0).state == JobState::kRunning) {
       ctx.Preempt(0);
-      EXPECT_TRUE(ctx.StartOn(0, second));
+      EXPECT_TRUE(ctx.StartOn(0, to_));
     }
   }
 
  private:
   double move_s_;
+  std::vector<DeviceId> from_, to_;
+  double round_s_;
 };
+
+// The toy workload `workload` on `nodes` nodes of `gpus` GPUs under `scheduler`.
+Result<RunRecord> RunScripted(const Workload& workload, int nodes, int gpus, std::unique_ptr<JobScheduler> scheduler,
+                              SimOptions options) {
+  auto w = MakeSimWorld(nodes, gpus);
+  MethodChoice choice;
+  choice.policy = "fifo";
+  choice.placer = "first-fit";
+  HETSCHED_ASSIGN_OR_RETURN(Methods methods, CreateMethods(choice));
+  methods.scheduler = std::move(scheduler);
+  options.full_audit_every = 1;
+  return Simulate(*w->cluster, w->zoo, workload, std::move(methods), options);
+}
 
 // Job 0 (batch 32 on one GPU: 10 progress/s, epochs of 10 s after the 30 s delay) moved to the
 // other node's GPU. As a cluster moves it, it restarts and pays the delay again: moved at 35 (50
@@ -226,17 +243,10 @@ TEST(GoodputJobsTest, FreeMovesInTheSameShape) {
   Workload workload = MakeWorkload({ToyJob(0, 0, 32)});
   workload.applications["toy"] = GoodputTruth::Untyped(Toy());
   auto run = [&](double move_s, bool free) {
-    auto w = MakeSimWorld(2, 1);
-    MethodChoice choice;
-    choice.policy = "fifo";
-    choice.placer = "first-fit";
-    auto methods = CreateMethods(choice);
-    EXPECT_TRUE(methods.ok());
-    methods->scheduler = std::make_unique<MoveScheduler>(move_s);
     SimOptions options;
-    options.full_audit_every = 1;
     options.goodput_free_moves = free;
-    return Simulate(*w->cluster, w->zoo, workload, std::move(methods).value(), options);
+    return RunScripted(workload, 2, 1, std::make_unique<MoveScheduler>(move_s, std::vector<DeviceId>{0}, std::vector<DeviceId>{1}),
+                       options);
   };
   auto moved = run(35, false);
   ASSERT_TRUE(moved.ok()) << moved.status().ToString();
@@ -251,31 +261,6 @@ TEST(GoodputJobsTest, FreeMovesInTheSameShape) {
   EXPECT_NEAR(early->jobs[0].finish_s, 50, 1e-9);
 }
 
-// Starts job 0 on both GPUs of node 0 at 0 and, with rounds of 25 s, at `move_s` (when it still
-// runs) stops it and starts it on one GPU.
-class ShrinkScheduler final : public JobScheduler {
- public:
-  explicit ShrinkScheduler(double move_s) : move_s_(move_s) {}
-  std::string_view name() const override { return "shrink"; }
-  double round_period_s() const override { return 25; }
-  void OnJobSubmitted(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
-  void OnJobFinished(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
-  void OnJobRequeued(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
-  void OnJobRunning(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
-  void Schedule(SchedContext& ctx) override {
-    const DeviceId both[] = {0, 1}, one[] = {0};
-    if (ctx.now() == 0) {
-      EXPECT_TRUE(ctx.StartOn(0, both));
-    } else if (ctx.now() == move_s_ && ctx.job(0).state == JobState::kRunning) {
-      ctx.Preempt(0);
-      EXPECT_TRUE(ctx.StartOn(0, one));
-    }
-  }
-
- private:
-  double move_s_;
-};
-
 // Pollux's and Sia's steps see an epoch's end only when its exact time falls within the step,
 // though they round it. Job 0 (batch 64) on two GPUs: 32 each, 0.15 s a step; after the 30 s
 // delay epoch 0 (gain 1.6: 10.67/s) takes 9.375 s, rounded 9: it ends at 39; epoch 1 (gain 4/3:
@@ -288,17 +273,12 @@ TEST(GoodputJobsTest, AnEpochThatEndsJustAfterARoundEndsInTheNextStep) {
   Workload workload = MakeWorkload({ToyJob(0, 0, 64)});
   workload.applications["toy"] = GoodputTruth::Untyped(Toy());
   auto run = [&](double move_s, bool round_epochs) {
-    auto w = MakeSimWorld(1, 2);
-    MethodChoice choice;
-    choice.policy = "fifo";
-    choice.placer = "first-fit";
-    auto methods = CreateMethods(choice);
-    EXPECT_TRUE(methods.ok());
-    methods->scheduler = std::make_unique<ShrinkScheduler>(move_s);
     SimOptions options;
-    options.full_audit_every = 1;
     options.goodput_round_epochs = round_epochs;
-    return Simulate(*w->cluster, w->zoo, workload, std::move(methods).value(), options);
+    // Both GPUs of node 0 from 0; rounds of 25 s; at move_s, one GPU.
+    return RunScripted(workload, 1, 2,
+                       std::make_unique<MoveScheduler>(move_s, std::vector<DeviceId>{0, 1}, std::vector<DeviceId>{0}, 25),
+                       options);
   };
   auto alone = run(-1, true);
   ASSERT_TRUE(alone.ok()) << alone.status().ToString();
