@@ -61,7 +61,8 @@ HETSCHED_REGISTER_IMPL(JobScheduler, kGavelThroughputRegistered,
                        (MethodInfo{"gavel-throughput",
                                    "Gavel max-sum-throughput: the cluster's total throughput over time shares, rounds",
                                    "[SRC] Gavel (Narayanan et al., OSDI 2020) max_sum_throughput_perf "
-                                   "(scheduler/policies/max_sum_throughput.py); the optimum kept where not unique: the simplex's vertex [REC]"}),
+                                   "(scheduler/policies/max_sum_throughput.py); the optimum kept where not unique: the simplex's vertex [REC], "
+                                   "or cvxopt's interior point (point=cvxopt)"}),
                        [](const Options& o) -> Result<std::unique_ptr<JobScheduler>> {
                          HETSCHED_ASSIGN_OR_RETURN(const SharePoint point, PointOption(o));
                          if (point == SharePoint::kCentre) {
