@@ -237,8 +237,9 @@ class Pollux final : public JobScheduler {
   // pollux_unaware.py (no licence: behaviour reproduced, nothing copied)]: the search sees every
   // node as virtual nodes of the smallest node's GPU count (Sia's cluster: 16 of 4,
   // cluster_unaware.py:41-51); a job given GPUs of several types keeps those of the type it has
-  // most of (on a tie, the more powerful by peak tensor FLOP/s: Sia's order A100, V100, Quadro
-  // RTX 6000, RTX 2080 Ti, T4) and the others stay idle (:448-503); a job's GPUs per real node are
+  // most of (on a tie, the more powerful by peak FP32 FLOP/s: Sia's order A100, V100, Quadro
+  // RTX 6000, RTX 2080 Ti, T4 but for V100 and the Quadro, which FP32 swaps; tensor FLOP/s would
+  // put the T4 above the RTX 2080 Ti) and the others stay idle (:448-503); a job's GPUs per real node are
   // its virtual nodes' summed.
   bool InitVnodes(SchedContext& ctx) {
     const Cluster& cluster = ctx.cluster();
@@ -280,10 +281,7 @@ class Pollux final : public JobScheduler {
     const Cluster& cluster = ctx.cluster();
     const DeviceCatalog& catalog = cluster.device_catalog();
     const size_t nv = vnode_node_.size();
-    auto power = [&](DeviceTypeId t) {
-      const DeviceType& d = catalog.type(t);
-      return d.tensor_flops > 0 ? d.tensor_flops : d.fp32_flops;
-    };
+    auto power = [&](DeviceTypeId t) { return catalog.type(t).fp32_flops; };
     std::vector<std::pair<JobId, std::vector<std::pair<NodeId, int>>>> to_start;
     for (size_t j = 0; j < jobs.size(); ++j) {
       std::vector<int> alloc(state.begin() + static_cast<std::ptrdiff_t>(j * nv),
