@@ -39,8 +39,9 @@ CompatProfile MakePolluxProfile() {
       {"--goodput-round-epochs",
        "true",
        {},
-       "simulator.py:144 (delta = round(...))",
-       "an epoch ends a whole number of seconds (half to even) after the step or epoch it began in"},
+       "simulator.py:132-150 (an epoch seen within a step only at its exact time; delta = round(...))",
+       "an epoch ends a whole number of seconds (half to even) after the step or epoch it began in; one whose exact "
+       "end falls after a round's end ends after the policy's call there"},
       {"--policy-opt",
        "round=60",
        {"pollux-tiresias"},

@@ -48,8 +48,9 @@ CompatProfile MakeSiaProfile() {
       {"--goodput-round-epochs",
        "true",
        {},
-       "job.py:507 (delta = round(...))",
-       "an epoch ends a whole number of seconds (half to even) after the step or epoch it began in"},
+       "job.py:489-512 (an epoch seen within a step only at its exact time; delta = round(...))",
+       "an epoch ends a whole number of seconds (half to even) after the step or epoch it began in; one whose exact "
+       "end falls after a round's end ends after the policy's call there"},
       {"--goodput-free-moves",
        "true",
        {},
