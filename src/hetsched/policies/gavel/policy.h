@@ -135,7 +135,7 @@ class RoundPolicy : public JobScheduler {
   Status SiaAssignWorkers(const SchedContext& ctx, int k, const std::vector<JobId>& jobs,
                           const std::vector<std::pair<size_t, int>>& selected,
                           std::map<JobId, std::vector<int>>& workers) const;
-  // Starts, moves or pauses each job to its workers' nodes (sia_jobs_).
+  // Moves each job to its workers' nodes (sia_jobs_; MoveToNodeCounts).
   void SiaApply(SchedContext& ctx, const std::vector<JobId>& jobs);
 
   std::string name_;

@@ -30,27 +30,17 @@
 #include <vector>
 
 #include "hetsched/policies/gavel/policy.h"
+#include "hetsched/sched/node_counts.h"
 
 namespace hetsched::gavel {
 
 namespace {
 
 // A job's workers as (node, GPUs there) in worker order.
-std::vector<std::pair<NodeId, int>> NodesOf(const std::vector<int>& workers, const std::vector<NodeId>& worker_node) {
-  std::vector<std::pair<NodeId, int>> out;
+NodeCounts NodesOf(const std::vector<int>& workers, const std::vector<NodeId>& worker_node) {
+  NodeCounts out;
   for (int w : workers) {
     const NodeId n = worker_node[static_cast<size_t>(w)];
-    if (out.empty() || out.back().first != n) out.emplace_back(n, 0);
-    ++out.back().second;
-  }
-  return out;
-}
-
-// A running job's devices as (node, GPUs there) in device order.
-std::vector<std::pair<NodeId, int>> NodesOf(const Cluster& cluster, const std::vector<DeviceId>& devices) {
-  std::vector<std::pair<NodeId, int>> out;
-  for (DeviceId d : devices) {
-    const NodeId n = cluster.device(d).node;
     if (out.empty() || out.back().first != n) out.emplace_back(n, 0);
     ++out.back().second;
   }
@@ -88,9 +78,8 @@ std::vector<std::pair<size_t, int>> RoundPolicy::SiaSelect(const SchedContext& c
       if (!(a.runnable[kk] > 0)) continue;  // a type it cannot run on (Sia's jobs run on all)
       const double share = a.share.empty() ? 0.0 : a.share[kk];
       const double fraction = sia_type_time_[kk] > 0 ? sia_jobs_.at(jobs[i]).time_on_type[kk] / sia_type_time_[kk] : 0.0;
-      double priority = share * 1e9;
-      if (share > 0 && fraction > 0) priority = share / fraction;
-      entries.push_back(Entry{i, k, share > 0 ? priority : 0.0, share});
+      const double priority = share <= 0 ? 0.0 : fraction > 0 ? share / fraction : share * 1e9;
+      entries.push_back(Entry{i, k, priority, share});
     }
   }
   std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
@@ -169,30 +158,13 @@ Status RoundPolicy::SiaAssignWorkers(const SchedContext& ctx, int k, const std::
 }
 
 void RoundPolicy::SiaApply(SchedContext& ctx, const std::vector<JobId>& jobs) {
-  const Cluster& cluster = ctx.cluster();
-  std::vector<std::pair<JobId, std::vector<std::pair<NodeId, int>>>> to_start;
+  std::vector<std::pair<JobId, NodeCounts>> plan;
+  plan.reserve(jobs.size());
   for (JobId id : jobs) {
     const SiaJob& sj = sia_jobs_.at(id);
-    const std::vector<std::pair<NodeId, int>> want =
-        sj.type < 0 ? std::vector<std::pair<NodeId, int>>{}
-                    : NodesOf(sj.workers, sia_worker_node_[static_cast<size_t>(sj.type)]);
-    const JobStatus& st = ctx.job(id);
-    const bool running = st.state == JobState::kRunning;
-    if (running && NodesOf(cluster, st.devices) == want) continue;  // its nodes stay: it runs on
-    if (running) ctx.Preempt(id);
-    if (!want.empty()) to_start.emplace_back(id, want);
+    plan.emplace_back(id, sj.type < 0 ? NodeCounts{} : NodesOf(sj.workers, sia_worker_node_[static_cast<size_t>(sj.type)]));
   }
-  std::vector<DeviceId> devices, on_node;
-  for (const auto& [id, want] : to_start) {
-    devices.clear();
-    for (const auto& [n, count] : want) {
-      on_node.clear();
-      ctx.state().AppendFreeDevices(n, &on_node);
-      if (static_cast<int>(on_node.size()) < count) break;  // a back end that frees GPUs later: next round
-      devices.insert(devices.end(), on_node.begin(), on_node.begin() + count);
-    }
-    if (static_cast<int>(devices.size()) == ctx.job(id).spec->num_gpus) ctx.StartOn(id, devices);
-  }
+  MoveToNodeCounts(ctx, plan);
 }
 
 void RoundPolicy::ScheduleSia(SchedContext& ctx) {

@@ -10,6 +10,7 @@
 
 #include "hetsched/perf/goodput.h"
 #include "hetsched/sched/context.h"
+#include "hetsched/sched/node_counts.h"
 #include "hetsched/sched/round_grid.h"
 
 namespace hetsched::pollux_internal {
@@ -86,21 +87,6 @@ inline std::vector<int> RoundNodeGpus(const SchedContext& ctx, const std::vector
     for (DeviceId d : ctx.job(id).devices) ++gpus[static_cast<size_t>(cluster.device(d).node)];
   }
   return gpus;
-}
-
-// The devices for `want` (GPUs on each node, in order): each node's first free ones. Empty when a
-// node has fewer free than wanted: a back end that frees a preempted job's GPUs later (the Slurm
-// agent: Slurm requeues it asynchronously) may not have them yet, and the job waits a round.
-inline std::vector<DeviceId> FreeDevicesFor(const SchedContext& ctx, const std::vector<std::pair<NodeId, int>>& want) {
-  std::vector<DeviceId> devices, on_node;
-  for (const auto& [n, count] : want) {
-    if (count <= 0) continue;
-    on_node.clear();
-    ctx.state().AppendFreeDevices(n, &on_node);
-    if (static_cast<int>(on_node.size()) < count) return {};
-    devices.insert(devices.end(), on_node.begin(), on_node.begin() + count);
-  }
-  return devices;
 }
 
 }  // namespace hetsched::pollux_internal

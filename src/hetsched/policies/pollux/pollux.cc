@@ -227,7 +227,7 @@ class Pollux final : public JobScheduler {
     for (size_t j : changed) {
       want.clear();
       for (size_t n = 0; n < nn; ++n) want.emplace_back(static_cast<NodeId>(n), state[j * nn + n]);
-      const std::vector<DeviceId> devices = pollux_internal::FreeDevicesFor(ctx, want);
+      const std::vector<DeviceId> devices = FreeDevicesFor(ctx, want);
       if (!devices.empty()) ctx.StartOn(jobs[j], devices);
       if (ctx.failed()) return;
     }
@@ -276,13 +276,13 @@ class Pollux final : public JobScheduler {
     }
   }
 
-  // Keeps each job's GPUs of one type (above), then starts, moves or pauses it to their real nodes.
+  // Keeps each job's GPUs of one type (above), then moves it to their real nodes (MoveToNodeCounts).
   void ApplyUnaware(SchedContext& ctx, const std::vector<JobId>& jobs, const Genome& state) {
     const Cluster& cluster = ctx.cluster();
     const DeviceCatalog& catalog = cluster.device_catalog();
     const size_t nv = vnode_node_.size();
     auto power = [&](DeviceTypeId t) { return catalog.type(t).fp32_flops; };
-    std::vector<std::pair<JobId, std::vector<std::pair<NodeId, int>>>> to_start;
+    std::vector<std::pair<JobId, NodeCounts>> plan;
     for (size_t j = 0; j < jobs.size(); ++j) {
       std::vector<int> alloc(state.begin() + static_cast<std::ptrdiff_t>(j * nv),
                              state.begin() + static_cast<std::ptrdiff_t>((j + 1) * nv));
@@ -306,7 +306,7 @@ class Pollux final : public JobScheduler {
           if (cluster.node(vnode_node_[v]).device_type != keep) alloc[v] = 0;
         }
       }
-      std::vector<std::pair<NodeId, int>> want;
+      NodeCounts want;
       for (size_t v = 0; v < nv; ++v) {
         if (alloc[v] == 0) continue;
         if (!want.empty() && want.back().first == vnode_node_[v]) {
@@ -315,23 +315,10 @@ class Pollux final : public JobScheduler {
           want.emplace_back(vnode_node_[v], alloc[v]);
         }
       }
-      std::vector<std::pair<NodeId, int>> now;
-      for (DeviceId d : ctx.job(jobs[j]).devices) {
-        const NodeId n = cluster.device(d).node;
-        if (now.empty() || now.back().first != n) now.emplace_back(n, 0);
-        ++now.back().second;
-      }
       vnode_alloc_[jobs[j]] = std::move(alloc);
-      const bool running = ctx.job(jobs[j]).state == JobState::kRunning;
-      if (running && now == want) continue;
-      if (running) ctx.Preempt(jobs[j]);
-      if (!want.empty()) to_start.emplace_back(jobs[j], std::move(want));
+      plan.emplace_back(jobs[j], std::move(want));
     }
-    for (const auto& [id, want] : to_start) {
-      const std::vector<DeviceId> devices = pollux_internal::FreeDevicesFor(ctx, want);
-      if (!devices.empty()) ctx.StartOn(id, devices);
-      if (ctx.failed()) return;
-    }
+    MoveToNodeCounts(ctx, plan);
   }
 
   PolluxSettings s_;

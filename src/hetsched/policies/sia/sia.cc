@@ -204,7 +204,7 @@ class Sia final : public JobScheduler {
         if (want.empty() || want.back().first != n) want.emplace_back(n, 0);
         ++want.back().second;
       }
-      const std::vector<DeviceId> devices = pollux_internal::FreeDevicesFor(ctx, want);
+      const std::vector<DeviceId> devices = FreeDevicesFor(ctx, want);
       if (devices.empty()) {
         nodes_of_.erase(active_[j]);
         continue;
