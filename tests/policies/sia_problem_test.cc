@@ -234,5 +234,63 @@ TEST(SiaProblemTest, GoodputsPerTypeAndProjectedOntoATypeWithoutAModel) {
   EXPECT_EQ(at(slow_only, 1, 1), -1.0);
 }
 
+// sia-plus's parts [REC] by hand.
+TEST(SiaProblemTest, SiaPlusPricedFactorAndPriorOptions) {
+  // Sia's form with the change's own price, a young job not exempt.
+  EXPECT_DOUBLE_EQ(PricedFactor(100, 2, 30), 40.0 / 130);
+  EXPECT_DOUBLE_EQ(PricedFactor(20, 0, 30), 20.0 / 50);  // Sia: 1 (younger than its penalty)
+  EXPECT_DOUBLE_EQ(PricedFactor(20, 5, 10), 0);
+  EXPECT_DOUBLE_EQ(PricedFactor(990, 0, 10), 0.99);
+  // Before a job has measured itself: its configurations up to its user's 4 GPUs, worth GPUs x the
+  // type's one-GPU throughput (320 and 640 samples/s), normalised to the smallest (1 slow GPU).
+  TestCluster c({{kSlow, 4}, {kFast, 8}});
+  const std::vector<NodeGroup> groups = GroupNodes(c.cluster());
+  const std::vector<SiaConfig> configs = Configurations(groups);
+  const auto slow_app = Hand("toy", 0.1), fast_app = Hand("toy", 0.05);
+  GoodputJobView view;
+  view.application = slow_app.get();
+  view.types = {GoodputTypeView{groups[0].type, slow_app.get(), 0, {}}, GoodputTypeView{groups[1].type, fast_app.get(), 0, {}}};
+  std::vector<std::tuple<int, int, double>> got;
+  for (const SiaOption& o : PriorOptions(view, groups, configs, {true, true}, 4)) got.emplace_back(o.group, o.gpus, o.goodput);
+  EXPECT_EQ(got, (std::vector<std::tuple<int, int, double>>{{0, 1, 1}, {0, 2, 2}, {0, 4, 4}, {1, 1, 2}, {1, 2, 4}, {1, 4, 8}}));
+  got.clear();
+  for (const SiaOption& o : PriorOptions(view, groups, configs, {false, true}, 0)) got.emplace_back(o.group, o.gpus, o.goodput);
+  EXPECT_EQ(got, (std::vector<std::tuple<int, int, double>>{{1, 1, 1}}));  // at least one GPU; the unit is the fast one
+}
+
+// An elastic change inside a group: keep the job's own GPUs where it holds most, take room beside.
+TEST(SiaProblemTest, SiaPlusResizeWithinByHand) {
+  // Grow 2 (node 1) to 4 on one node: node 1 has room for 2 more.
+  EXPECT_EQ(ResizeWithin({0, 2, 0}, {4, 2, 4}, 4, 1), (std::vector<int>{0, 4, 0}));
+  // Grow 2 to 8 on one 8-GPU node: node 1 holds 2 and has room for 3 only: no such change.
+  EXPECT_TRUE(ResizeWithin({0, 2, 0}, {8, 3, 8}, 8, 1).empty());
+  // Grow 8 (node 0, whole) to 16 on two nodes: node 0 and the node with the most room (2).
+  EXPECT_EQ(ResizeWithin({8, 0, 0}, {0, 5, 8}, 16, 2), (std::vector<int>{8, 0, 8}));
+  // Shrink 16 on two nodes to 8 on one: the lower of the two equal nodes keeps all 8.
+  EXPECT_EQ(ResizeWithin({8, 0, 8}, {0, 5, 0}, 8, 1), (std::vector<int>{8, 0, 0}));
+  // Shrink 3 + 1 to 2: the node where it holds most.
+  EXPECT_EQ(ResizeWithin({1, 3}, {0, 0}, 2, 1), (std::vector<int>{0, 2}));
+  // A job holding nothing in the group cannot change there elastically.
+  EXPECT_TRUE(ResizeWithin({0, 0}, {4, 4}, 2, 1).empty());
+}
+
+// The elastic group's options other than the job's last are weighed with the elastic factor. One
+// 4-GPU group; job A had 2 GPUs (its option 1) and changes at factor 0.5 (restart) or 0.95
+// (elastic): 4 GPUs 3.61 -> x 0.5: 1.805 -> 0.74, x 0.95: 3.43 -> 0.54; staying at 2: 1.96 -> 0.71.
+TEST(SiaProblemTest, SiaPlusElasticFactorInTheIntegerProgram) {
+  SiaJobRow a;
+  a.options = {{0, 1, 1}, {0, 2, 1.96}, {0, 4, 3.61}};
+  a.previous = 1;
+  a.realloc_factor = 0.5;
+  auto choice = SolveRound({4}, {a}, SiaSettings{});
+  ASSERT_TRUE(choice.ok()) << choice.status().ToString();
+  EXPECT_EQ(*choice, (std::vector<int>{1}));
+  a.elastic_group = 0;
+  a.elastic_factor = 0.95;
+  choice = SolveRound({4}, {a}, SiaSettings{});
+  ASSERT_TRUE(choice.ok());
+  EXPECT_EQ(*choice, (std::vector<int>{2}));
+}
+
 }  // namespace
 }  // namespace hetsched::sia_internal

@@ -197,8 +197,11 @@ TEST(GoodputJobsTest, APooledJobKeepsOneModelOverItsTypes) {
 // `to`; rounds of `round_s` seconds (0: none).
 class MoveScheduler final : public JobScheduler {
  public:
-  MoveScheduler(double move_s, std::vector<DeviceId> from, std::vector<DeviceId> to, double round_s = 0)
-      : move_s_(move_s), from_(std::move(from)), to_(std::move(to)), round_s_(round_s) {}
+  // `resize`: the move is an elastic resize (ResizeOn), its announced price kept in `*announced`.
+  MoveScheduler(double move_s, std::vector<DeviceId> from, std::vector<DeviceId> to, double round_s = 0,
+                bool resize = false, double* announced = nullptr)
+      : move_s_(move_s), from_(std::move(from)), to_(std::move(to)), round_s_(round_s), resize_(resize),
+        announced_(announced) {}
   std::string_view name() const override { return "move"; }
   double round_period_s() const override { return round_s_; }
   void OnJobSubmitted(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
@@ -210,6 +213,11 @@ class MoveScheduler final : public JobScheduler {
       EXPECT_TRUE(ctx.StartOn(0, from_));
       if (move_s_ > 0) ctx.WakeUpAt(move_s_);
     } else if (ctx.now() == move_s_ && ctx.job(0).state == JobState::kRunning) {
+      if (resize_) {
+        if (announced_ != nullptr) *announced_ = ctx.ResizePauseS(0, to_);
+        EXPECT_TRUE(ctx.ResizeOn(0, to_));
+        return;
+      }
       ctx.Preempt(0);
       EXPECT_TRUE(ctx.StartOn(0, to_));
     }
@@ -219,6 +227,8 @@ class MoveScheduler final : public JobScheduler {
   double move_s_;
   std::vector<DeviceId> from_, to_;
   double round_s_;
+  bool resize_ = false;
+  double* announced_ = nullptr;
 };
 
 // The toy workload `workload` on `nodes` nodes of `gpus` GPUs under `scheduler`.
@@ -290,6 +300,45 @@ TEST(GoodputJobsTest, AnEpochThatEndsJustAfterARoundEndsInTheNextStep) {
   auto exact = run(50, false);
   ASSERT_TRUE(exact.ok()) << exact.status().ToString();
   EXPECT_NEAR(exact->jobs[0].finish_s, 80 + 5.0 / 6, 1e-9);
+}
+
+// A goodput job resized by its scheduler (SchedContext::ResizeOn) pays the back end's price:
+// elastic (docs/elastic.md) where it declares itself elastic and keeps a GPU of its type, its
+// application's re-allocation delay otherwise. Job 0 (batch 64) on both GPUs of node 0 from 0:
+// after the 30 s delay, epoch 0 (gain 1.6, 0.15 s a step) at 10.67/s. Shrunk at 35 to GPU 0
+// (53.33 progress done): elastically, the unit model's rendezvous only (5 s, no parameters to
+// broadcast), it resumes at 40 on one GPU (two passes of 32, 0.2 s: 8/s): epoch 0 ends at
+// 40 + 46.67 / 8 = 45.83, epoch 1 (gain 4/3: 6.67/s) takes 15 s: done at 60.83, no preemption.
+// Not elastic: a restart, resumed at 65, done at 85.83, one preemption. Shrunk at 10, inside its
+// delay, the 20 s left of it are not forgiven: progress from 10 + 20 + 5 = 35 at 8/s, epoch 0 ends
+// at 47.5, done at 62.5.
+TEST(GoodputJobsTest, AResizeIsElasticAtTheBackEndsPrice) {
+  auto run = [&](double move_s, bool elastic, double* announced) {
+    Job job = ToyJob(0, 0, 64);
+    job.spec.elastic = elastic;
+    Workload workload = MakeWorkload({job});
+    workload.applications["toy"] = GoodputTruth::Untyped(Toy());
+    SimOptions options;
+    options.resize_rendezvous_s = 5;
+    return RunScripted(workload, 1, 2,
+                       std::make_unique<MoveScheduler>(move_s, std::vector<DeviceId>{0, 1}, std::vector<DeviceId>{0}, 0,
+                                                       /*resize=*/true, announced),
+                       options);
+  };
+  double announced = -1;
+  auto elastic = run(35, true, &announced);
+  ASSERT_TRUE(elastic.ok()) << elastic.status().ToString();
+  EXPECT_DOUBLE_EQ(announced, 5);
+  EXPECT_NEAR(elastic->jobs[0].finish_s, 60 + 5.0 / 6, 1e-9);
+  EXPECT_EQ(elastic->jobs[0].preemptions, 0);
+  auto restarted = run(35, false, &announced);
+  ASSERT_TRUE(restarted.ok()) << restarted.status().ToString();
+  EXPECT_DOUBLE_EQ(announced, 30);
+  EXPECT_NEAR(restarted->jobs[0].finish_s, 85 + 5.0 / 6, 1e-9);
+  EXPECT_EQ(restarted->jobs[0].preemptions, 1);
+  auto early = run(10, true, nullptr);
+  ASSERT_TRUE(early.ok()) << early.status().ToString();
+  EXPECT_NEAR(early->jobs[0].finish_s, 62.5, 1e-9);
 }
 
 TEST(GoodputJobsTest, AJobWhoseApplicationIsNotInTheWorkloadIsRefused) {

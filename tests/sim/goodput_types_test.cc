@@ -118,6 +118,49 @@ TEST(GoodputTypesTest, SiaChoosesAmongTheTypes) {
   for (size_t i = 0; i < run->jobs.size(); ++i) EXPECT_EQ(run->jobs[i].finish_s, again->jobs[i].finish_s);
 }
 
+// sia-plus (docs/goodput.md, "sia-plus") with every part off is Sia's policy, to the second; with
+// its parts it finishes every job, repeats, and resizes jobs inside their type at the elastic
+// price. A part's value is one of two words.
+TEST(GoodputTypesTest, SiaPlusIsSiaWithParts) {
+  std::string workload = "name,time,application,num_replicas,batch_size\n";
+  for (int i = 0; i < 8; ++i) {
+    workload += (i % 2 ? "bert-" : "cifar10-") + std::to_string(i) + "," + std::to_string(150 * i) +
+                (i % 2 ? ",bert,2,24\n" : ",cifar10,4,512\n");
+  }
+  const std::string dir = Prepare(workload);
+  const std::string types = "slow=t4,fast=a100-40gb";
+  auto sia = RunOn(dir, "t4=8,a100-40gb=8", "sia");
+  ASSERT_TRUE(sia.ok()) << sia.status().ToString();
+  auto off = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus", types,
+                   {{"--policy-opt", "resize=restart"}, {"--policy-opt", "moves=sia"}, {"--policy-opt", "start=one"}});
+  ASSERT_TRUE(off.ok()) << off.status().ToString();
+  ASSERT_EQ(off->jobs.size(), sia->jobs.size());
+  for (size_t i = 0; i < sia->jobs.size(); ++i) {
+    EXPECT_EQ(off->jobs[i].finish_s, sia->jobs[i].finish_s) << sia->jobs[i].name;
+    EXPECT_EQ(off->jobs[i].preemptions, sia->jobs[i].preemptions) << sia->jobs[i].name;
+  }
+  auto plus = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus");
+  ASSERT_TRUE(plus.ok()) << plus.status().ToString();
+  int resizes = 0;
+  double pause_s = 0;
+  for (const JobRecord& j : plus->jobs) {
+    ASSERT_TRUE(j.finished()) << j.name;
+    resizes += j.resizes;
+    pause_s += j.resize_pause_s;
+  }
+  // Each at the elastic price (10 s and a broadcast of milliseconds), not the 30 s restart.
+  ASSERT_GT(resizes, 0);
+  EXPECT_GT(pause_s / resizes, 10);
+  EXPECT_LT(pause_s / resizes, 10.5);
+  auto again = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus");
+  ASSERT_TRUE(again.ok());
+  for (size_t i = 0; i < plus->jobs.size(); ++i) EXPECT_EQ(plus->jobs[i].finish_s, again->jobs[i].finish_s);
+  auto bad = RunOn(dir, "t4=8", "sia-plus", types, {{"--policy-opt", "resize=sometimes"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("option 'resize' must be 'elastic' or 'restart'"), std::string::npos)
+      << bad.status().ToString();
+}
+
 // Sia's simulator's Gavel (gavel-throughput, mechanism=sia) on one 4-GPU node of each type, two
 // rigid 4-GPU jobs arriving at 0. The LP sums steps per second; both types are needed, and the
 // fast type doubles every job's rate, so the job with more steps per second (cifar10's small

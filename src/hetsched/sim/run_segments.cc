@@ -32,7 +32,6 @@ Status Simulator::StartJob(JobId id, const PlannedJob& planned) {
 ResizeCost Simulator::ResizeCostTo(JobId id, std::span<const DeviceId> devices) const {
   const JobStatus& st = status_[static_cast<size_t>(id)];
   if (runs_[static_cast<size_t>(id)].goodput >= 0) {
-    // Any other placement re-allocates the job: its delay, the job restarting from its checkpoint.
     ResizeCost cost;
     if (std::equal(st.devices.begin(), st.devices.end(), devices.begin(), devices.end())) return cost;
     const GoodputJob& g = goodput(runs_[static_cast<size_t>(id)]);
@@ -40,8 +39,13 @@ ResizeCost Simulator::ResizeCostTo(JobId id, std::span<const DeviceId> devices) 
       cost.kind = ResizeKind::kElastic;
       return cost;
     }
-    cost.kind = ResizeKind::kRestart;
-    cost.pause_s = GoodputDelayS(g);
+    // An elastic job that keeps a worker on its type re-forms its ring at the elastic price
+    // (docs/elastic.md); any other change re-allocates it: its application's delay, the job
+    // restarting from its checkpoint.
+    const ElasticResizeModel params{options_.resize_rendezvous_s, GoodputDelayS(g)};
+    cost = ResizeCostOf(*runs_[static_cast<size_t>(id)].model, cluster_, st.devices, devices, st.spec->elastic, params);
+    // On the peers' clock of whole seconds (--goodput-round-epochs) a pause ends on a second.
+    if (options_.goodput_round_epochs) cost.pause_s = std::ceil(cost.pause_s);
     return cost;
   }
   const ElasticResizeModel params{options_.resize_rendezvous_s, options_.restart_cost_s};
@@ -75,14 +79,15 @@ Status Simulator::ResizeJob(JobId id, const PlannedJob& planned) {
     ++st.preemptions;
     ++rec.preemptions;
   }
-  return BeginRun(id, planned, owed + cost.pause_s);
+  return BeginRun(id, planned, owed + cost.pause_s, /*priced=*/true);
 }
 
-Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) {
+Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s, bool priced) {
   JobStatus& st = status_[static_cast<size_t>(id)];
   RunState& job = runs_[static_cast<size_t>(id)];
   // A goodput job pays its re-allocation delay at every placement, its first too (Pollux), but
-  // for a free move (SimOptions::goodput_free_moves), which is no preemption either.
+  // for a free move (SimOptions::goodput_free_moves), which is no preemption either, and for a
+  // resize, priced by ResizeCostTo.
   const bool free_move = job.goodput >= 0 && GoodputFreeMove(goodput(job), planned.plan);
   if (free_move) {
     GoodputJob::Left& left = goodput(job).left;
@@ -92,7 +97,7 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s) 
       --record(job).preemptions;
       left.preempted = false;
     }
-  } else if (job.goodput >= 0) {
+  } else if (job.goodput >= 0 && !priced) {
     pause_s = GoodputDelayS(goodput(job));
   }
   if (planned.plan.containers.empty()) {

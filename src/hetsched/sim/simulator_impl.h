@@ -152,7 +152,8 @@ class Simulator final : public SchedBackend {
   SegmentTotals CloseSegment(JobId id);
   Status StopRun(JobId id);
   // Takes `planned`'s devices for a pending job and starts it; its progress resumes after pause_s.
-  Status BeginRun(JobId id, const PlannedJob& planned, double pause_s);
+  // `priced`: a resize, whose pause ResizeCostTo set (a goodput job's start pays its delay).
+  Status BeginRun(JobId id, const PlannedJob& planned, double pause_s, bool priced = false);
   // A free slot of active_ (a reused one first, else a new one with its contention slot).
   int32_t TakeActiveSlot();
   // The NICs and rack uplinks a starting run's plan uses, its prepared estimate (the planner's own

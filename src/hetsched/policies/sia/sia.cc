@@ -55,13 +55,18 @@ struct SiaPolicySettings {
   bool batch_from_job = true;     // GoodputRowSettings
   bool project = true;
   sia_internal::SiaSettings solve;
+  // sia-plus's parts [REC] (all off: Sia):
+  bool resize_elastic = false;  // a change inside the job's own group resizes it (SchedContext::ResizeOn)
+  bool priced_moves = false;    // PricedFactor with the change's own price, no young job exempt
+  bool prior_start = false;     // PriorOptions before a job has measured itself
+  std::string name = "sia";
 };
 
 class Sia final : public JobScheduler {
  public:
   explicit Sia(const SiaPolicySettings& s) : s_(s), grid_(s.round_s) {}
 
-  std::string_view name() const override { return "sia"; }
+  std::string_view name() const override { return s_.name; }
   double round_period_s() const override { return s_.round_s; }
   bool adapts_batch_sizes() const override { return true; }
 
@@ -81,6 +86,10 @@ class Sia final : public JobScheduler {
     if (groups_.empty()) {
       groups_ = sia_internal::GroupNodes(ctx.cluster());
       configs_ = sia_internal::Configurations(groups_);
+      node_group_.assign(static_cast<size_t>(ctx.cluster().num_nodes()), -1);
+      for (size_t g = 0; g < groups_.size(); ++g) {
+        for (NodeId n : groups_[g].nodes) node_group_[static_cast<size_t>(n)] = static_cast<int>(g);
+      }
     }
     std::vector<SiaJobRow> rows(active_.size());
     for (size_t j = 0; j < active_.size(); ++j) {
@@ -119,9 +128,21 @@ class Sia final : public JobScheduler {
     const double age = ctx.now() - spec.submit_time_s;
     const int restarts = view ? view->restarts : 0;
     std::string application = view && view->application ? view->application->name() : spec.model;
-    const double penalty = s_.restart_penalty_s >= 0 ? s_.restart_penalty_s : sia_internal::RestartPenalty(application);
-    row->realloc_factor = sia_internal::ReallocFactor(age, restarts, penalty);
+    double penalty = s_.restart_penalty_s >= 0 ? s_.restart_penalty_s : sia_internal::RestartPenalty(application);
+    if (s_.priced_moves && s_.restart_penalty_s < 0 && view && view->application->restart_delay_s() > 0) {
+      penalty = view->application->restart_delay_s();  // what a restart costs it, as its application declares
+    }
+    row->realloc_factor = s_.priced_moves ? sia_internal::PricedFactor(age, restarts, penalty)
+                                          : sia_internal::ReallocFactor(age, restarts, penalty);
     row->hold = view && view->delay_left_s > 0;
+    row->elastic_group = -1;
+    if (s_.resize_elastic && st.state == JobState::kRunning && spec.elastic) {
+      const double pause = ElasticPauseS(ctx, id);
+      if (std::isfinite(pause)) {
+        row->elastic_group = node_group_[static_cast<size_t>(cluster.device(st.devices.front()).node)];
+        row->elastic_factor = sia_internal::PricedFactor(age, restarts, pause);
+      }
+    }
     if (!view || !spec.elastic) {
       for (size_t g = 0; g < groups_.size(); ++g) {
         const int total = groups_[g].gpus_per_node * static_cast<int>(groups_[g].nodes.size());
@@ -131,7 +152,9 @@ class Sia final : public JobScheduler {
       sia_internal::GoodputRowSettings rs;
       rs.batch_from_job = s_.batch_from_job;
       rs.project = s_.project;
-      row->options = sia_internal::GoodputOptions(*view, groups_, configs_, allowed, rs);
+      row->options = s_.prior_start && !view->grad.has_value()
+                         ? sia_internal::PriorOptions(*view, groups_, configs_, allowed, spec.num_gpus)
+                         : sia_internal::GoodputOptions(*view, groups_, configs_, allowed, rs);
     }
     row->previous = -1;
     if (auto it = previous_.find(id); it != previous_.end()) {
@@ -145,29 +168,50 @@ class Sia final : public JobScheduler {
     return true;
   }
 
-  // The placer's node lists, then: jobs whose list changed are stopped, and started on theirs.
+  // What a change of the job inside its type costs it at the back end's price: a shrink by one GPU,
+  // or a growth by one free GPU of its nodes' type; infinity where the back end cannot resize it.
+  static double ElasticPauseS(SchedContext& ctx, JobId id) {
+    std::vector<DeviceId> devices = ctx.job(id).devices;
+    if (devices.size() >= 2) {
+      devices.pop_back();
+      return ctx.ResizePauseS(id, devices);
+    }
+    const Cluster& cluster = ctx.cluster();
+    const DeviceTypeId type = cluster.device(devices.front()).type;
+    for (DeviceId d = 0; d < cluster.num_devices(); ++d) {
+      if (cluster.device(d).type == type && ctx.state().owner(d) == kNoJob) {
+        devices.push_back(d);
+        return ctx.ResizePauseS(id, devices);
+      }
+    }
+    return kInf;
+  }
+
+  // Each job's GPUs as node lists (one node per GPU), then the moves: jobs whose list changed are
+  // stopped (or, resizing elastically, resized) and started on theirs.
   void Apply(SchedContext& ctx, const std::vector<SiaJobRow>& rows, const std::vector<int>& choice,
              const std::vector<int>& node_gpus) {
-    std::vector<std::vector<NodeId>> lists(active_.size());
+    const size_t num_jobs = active_.size();
+    std::vector<std::vector<NodeId>> lists(num_jobs);
     std::vector<int> room = node_gpus;
-    std::vector<bool> kept(active_.size(), false);
+    std::vector<bool> kept(num_jobs, false), resized(num_jobs, false);
+    auto running = [&](size_t j) { return ctx.job(active_[j]).state == JobState::kRunning; };
     if (s_.keep_placements) {
-      for (size_t j = 0; j < active_.size(); ++j) {
+      for (size_t j = 0; j < num_jobs; ++j) {
         auto it = nodes_of_.find(active_[j]);
-        if (choice[j] < 0 || choice[j] != rows[j].previous || it == nodes_of_.end() ||
-            ctx.job(active_[j]).state != JobState::kRunning) {
-          continue;
-        }
+        if (choice[j] < 0 || choice[j] != rows[j].previous || it == nodes_of_.end() || !running(j)) continue;
         kept[j] = true;
         lists[j] = it->second;
         for (NodeId n : lists[j]) --room[static_cast<size_t>(n)];
       }
     }
+    std::vector<size_t> resize_order;  // shrinks, then growths
+    if (s_.resize_elastic) resize_order = PlanResizes(ctx, rows, choice, kept, &room, &lists, &resized);
     for (size_t g = 0; g < groups_.size(); ++g) {
       std::vector<size_t> members;
       std::vector<int> gpus;
-      for (size_t j = 0; j < active_.size(); ++j) {
-        if (choice[j] < 0 || kept[j]) continue;
+      for (size_t j = 0; j < num_jobs; ++j) {
+        if (choice[j] < 0 || kept[j] || resized[j]) continue;
         const SiaOption& opt = rows[j].options[static_cast<size_t>(choice[j])];
         if (opt.group != static_cast<int>(g)) continue;
         members.push_back(j);
@@ -182,7 +226,8 @@ class Sia final : public JobScheduler {
       }
     }
     std::vector<size_t> to_start;
-    for (size_t j = 0; j < active_.size(); ++j) {
+    std::vector<bool> to_resize(num_jobs, false);
+    for (size_t j = 0; j < num_jobs; ++j) {
       const JobId id = active_[j];
       if (choice[j] >= 0) {
         const SiaOption& opt = rows[j].options[static_cast<size_t>(choice[j])];
@@ -190,12 +235,26 @@ class Sia final : public JobScheduler {
       } else {
         previous_.erase(id);
       }
-      const bool running = ctx.job(id).state == JobState::kRunning;
       auto it = nodes_of_.find(id);
-      if (running && it != nodes_of_.end() && it->second == lists[j]) continue;
-      if (running) ctx.Preempt(id);
-      if (!lists[j].empty()) to_start.push_back(j);
+      if (running(j) && it != nodes_of_.end() && it->second == lists[j]) continue;
       nodes_of_[id] = lists[j];
+      if (resized[j]) {
+        to_resize[j] = true;
+        continue;
+      }
+      if (running(j)) ctx.Preempt(id);
+      if (!lists[j].empty()) to_start.push_back(j);
+    }
+    // Shrinks before growths (PlanResizes' order), each onto its own devices and free ones; a
+    // resize the back end refuses becomes a restart on the same nodes.
+    for (size_t j : resize_order) {
+      if (!to_resize[j]) continue;
+      const JobId id = active_[j];
+      const std::vector<DeviceId> devices = ResizedDevices(ctx, id, lists[j]);
+      if (!devices.empty() && ctx.ResizeOn(id, devices)) continue;
+      if (ctx.failed()) return;
+      ctx.Preempt(id);
+      to_start.push_back(j);
     }
     // A job whose GPUs are not all free yet (the Slurm agent) waits for the next round.
     for (size_t j : to_start) {
@@ -214,6 +273,73 @@ class Sia final : public JobScheduler {
     }
   }
 
+  // sia-plus: the running jobs whose new configuration is in the group they run in change there
+  // elastically where ResizeWithin finds GPUs (shrinks first, then growths by most GPUs); the
+  // others are placed afresh.
+  // Returns the jobs resized, in that order.
+  std::vector<size_t> PlanResizes(SchedContext& ctx, const std::vector<SiaJobRow>& rows, const std::vector<int>& choice,
+                   const std::vector<bool>& kept, std::vector<int>* room, std::vector<std::vector<NodeId>>* lists,
+                   std::vector<bool>* resized) {
+    const Cluster& cluster = ctx.cluster();
+    std::vector<size_t> shrinks, grows;
+    for (size_t j = 0; j < active_.size(); ++j) {
+      if (choice[j] < 0 || kept[j] || rows[j].elastic_group < 0 || choice[j] == rows[j].previous) continue;
+      const SiaOption& opt = rows[j].options[static_cast<size_t>(choice[j])];
+      if (opt.group != rows[j].elastic_group) continue;
+      const int holds = static_cast<int>(ctx.job(active_[j]).devices.size());
+      (opt.gpus < holds ? shrinks : grows).push_back(j);
+    }
+    auto gpus_of = [&](size_t j) { return rows[j].options[static_cast<size_t>(choice[j])].gpus; };
+    std::stable_sort(grows.begin(), grows.end(), [&](size_t a, size_t b) { return gpus_of(a) > gpus_of(b); });
+    shrinks.insert(shrinks.end(), grows.begin(), grows.end());
+    std::vector<size_t> order;
+    for (size_t j : shrinks) {
+      const SiaOption& opt = rows[j].options[static_cast<size_t>(choice[j])];
+      const NodeGroup& g = groups_[static_cast<size_t>(opt.group)];
+      std::vector<int> held(g.nodes.size(), 0), free(g.nodes.size(), 0);
+      for (DeviceId d : ctx.job(active_[j]).devices) {
+        const auto it = std::find(g.nodes.begin(), g.nodes.end(), cluster.device(d).node);
+        if (it != g.nodes.end()) ++held[static_cast<size_t>(it - g.nodes.begin())];
+      }
+      // `room` counts the active jobs' GPUs as free, this job's too.
+      for (size_t k = 0; k < g.nodes.size(); ++k) free[k] = (*room)[static_cast<size_t>(g.nodes[k])] - held[k];
+      const int max_nodes = opt.gpus <= g.gpus_per_node ? 1 : (opt.gpus + g.gpus_per_node - 1) / g.gpus_per_node;
+      const std::vector<int> counts = sia_internal::ResizeWithin(held, free, opt.gpus, max_nodes);
+      if (counts.empty()) continue;
+      (*resized)[j] = true;
+      order.push_back(j);
+      for (size_t k = 0; k < g.nodes.size(); ++k) {
+        (*room)[static_cast<size_t>(g.nodes[k])] -= counts[k];
+        (*lists)[j].insert((*lists)[j].end(), static_cast<size_t>(counts[k]), g.nodes[k]);
+      }
+    }
+    return order;
+  }
+
+  // The devices of an elastic change to `list` (one node per GPU): on each node, the job's own
+  // devices first, then free ones; empty where a node lacks free devices (the Slurm agent frees a
+  // preempted job's later).
+  static std::vector<DeviceId> ResizedDevices(const SchedContext& ctx, JobId id, const std::vector<NodeId>& list) {
+    const Cluster& cluster = ctx.cluster();
+    const std::vector<DeviceId>& own = ctx.job(id).devices;
+    std::vector<DeviceId> out;
+    for (size_t i = 0; i < list.size();) {
+      const NodeId node = list[i];
+      size_t want = 0;
+      while (i < list.size() && list[i] == node) ++want, ++i;
+      for (DeviceId d : own) {
+        if (want > 0 && cluster.device(d).node == node) out.push_back(d), --want;
+      }
+      std::vector<DeviceId> free;
+      ctx.state().AppendFreeDevices(node, &free);
+      for (DeviceId d : free) {
+        if (want > 0) out.push_back(d), --want;
+      }
+      if (want > 0) return {};
+    }
+    return out;
+  }
+
   struct Chosen {
     int group = 0, gpus = 0;
   };
@@ -222,13 +348,15 @@ class Sia final : public JobScheduler {
   pollux_internal::RoundGrid grid_;
   std::vector<NodeGroup> groups_;
   std::vector<SiaConfig> configs_;
+  std::vector<int> node_group_;            // each node's group
   std::vector<JobId> active_;              // submitted, not finished, in arrival order
   std::map<JobId, Chosen> previous_;       // each job's option last round
   std::map<JobId, std::vector<NodeId>> nodes_of_;  // the placer's node list it was started on
 };
 
-Result<std::unique_ptr<JobScheduler>> MakeSia(const Options& options) {
-  SiaPolicySettings s;
+// The options both policies read; `s` holds the policy's defaults and its name.
+Status ReadSiaOptions(const Options& options, SiaPolicySettings& s) {
+  const std::string who = "policy '" + s.name + "': ";
   HETSCHED_ASSIGN_OR_RETURN(s.round_s, options.GetDouble("round", 60));
   HETSCHED_ASSIGN_OR_RETURN(s.solve.p, options.GetDouble("p", -0.5));
   HETSCHED_ASSIGN_OR_RETURN(s.solve.lambda_n, options.GetDouble("lambda_n", 1.1));
@@ -236,32 +364,61 @@ Result<std::unique_ptr<JobScheduler>> MakeSia(const Options& options) {
   HETSCHED_ASSIGN_OR_RETURN(s.solve.relative_gap, options.GetDouble("gap", 1e-4));
   const std::string max_batch = options.GetString("max_batch", "job");
   if (max_batch != "job" && max_batch != "application") {
-    return Status::InvalidArgument("policy 'sia': option 'max_batch' must be 'job' (Sia: the user's batch size caps the goodputs it "
+    return Status::InvalidArgument(who + "option 'max_batch' must be 'job' (Sia: the user's batch size caps the goodputs it "
                                    "weighs) or 'application' (its application's largest batch, as Pollux)");
   }
   s.batch_from_job = max_batch == "job";
-  const std::string placement = options.GetString("placement", "keep");
+  const std::string placement = options.GetString("placement", s.keep_placements ? "keep" : "fast");
   if (placement != "fast" && placement != "keep") {
-    return Status::InvalidArgument("policy 'sia': option 'placement' must be 'keep' (a job whose configuration stays keeps its "
+    return Status::InvalidArgument(who + "option 'placement' must be 'keep' (a job whose configuration stays keeps its "
                                    "nodes) or 'fast' (every job re-packed each round, those moved restarted)");
   }
   s.keep_placements = placement == "keep";
   HETSCHED_ASSIGN_OR_RETURN(s.project, options.GetBool("project", true));
   if (!(s.round_s > 0) || !std::isfinite(s.round_s)) {
-    return Status::InvalidArgument("policy 'sia': option 'round' must be > 0 seconds");
+    return Status::InvalidArgument(who + "option 'round' must be > 0 seconds");
   }
   if (!(s.solve.p < 0) || !std::isfinite(s.solve.p)) {
-    return Status::InvalidArgument("policy 'sia': option 'p' must be < 0 (Sia minimises goodput^p; Sia's value: -0.5)");
+    return Status::InvalidArgument(who + "option 'p' must be < 0 (Sia minimises goodput^p; Sia's value: -0.5)");
   }
   if (!(s.solve.lambda_n >= 0) || !std::isfinite(s.solve.lambda_n)) {
-    return Status::InvalidArgument("policy 'sia': option 'lambda_n' must be >= 0");
+    return Status::InvalidArgument(who + "option 'lambda_n' must be >= 0");
   }
   if (!std::isfinite(s.restart_penalty_s)) {
-    return Status::InvalidArgument("policy 'sia': option 'restart_penalty' must be seconds (< 0: Sia's per-application table)");
+    return Status::InvalidArgument(who + "option 'restart_penalty' must be seconds (< 0: Sia's per-application table)");
   }
   if (!(s.solve.relative_gap >= 0 && s.solve.relative_gap < 1)) {
-    return Status::InvalidArgument("policy 'sia': option 'gap' must be in [0, 1)");
+    return Status::InvalidArgument(who + "option 'gap' must be in [0, 1)");
   }
+  return Status::Ok();
+}
+
+// A choice between two words, `on` setting the part.
+Status ReadPart(const Options& options, const std::string& who, const std::string& key, const std::string& on,
+                const std::string& off, bool* part) {
+  const std::string v = options.GetString(key, *part ? on : off);
+  if (v != on && v != off) {
+    return Status::InvalidArgument(who + "option '" + key + "' must be '" + on + "' or '" + off + "', got '" + v + "'");
+  }
+  *part = v == on;
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<JobScheduler>> MakeSia(const Options& options) {
+  SiaPolicySettings s;
+  HETSCHED_RETURN_IF_ERROR(ReadSiaOptions(options, s));
+  return std::unique_ptr<JobScheduler>(std::make_unique<Sia>(s));
+}
+
+Result<std::unique_ptr<JobScheduler>> MakeSiaPlus(const Options& options) {
+  SiaPolicySettings s;
+  s.name = "sia-plus";
+  s.resize_elastic = s.priced_moves = s.prior_start = true;
+  HETSCHED_RETURN_IF_ERROR(ReadSiaOptions(options, s));
+  const std::string who = "policy 'sia-plus': ";
+  HETSCHED_RETURN_IF_ERROR(ReadPart(options, who, "resize", "elastic", "restart", &s.resize_elastic));
+  HETSCHED_RETURN_IF_ERROR(ReadPart(options, who, "moves", "priced", "sia", &s.priced_moves));
+  HETSCHED_RETURN_IF_ERROR(ReadPart(options, who, "start", "prior", "one", &s.prior_start));
   return std::unique_ptr<JobScheduler>(std::make_unique<Sia>(s));
 }
 
@@ -272,8 +429,17 @@ const MethodInfo kSiaInfo{
     "goodputs per GPU type, projected onto types a job has not run on); "
     "[REC] non-goodput jobs as rigid"};
 
+const MethodInfo kSiaPlusInfo{
+    "sia-plus",
+    "Sia's integer program with hetsched's parts: elastic resizes at their price, moves priced, a prior start "
+    "(resize=elastic|restart, moves=priced|sia, start=prior|one; all off: sia)",
+    "[SRC] Sia's program (as 'sia'); [REC] the parts: elastic resizes inside a job's type priced by the back end "
+    "(docs/elastic.md), re-allocations weighed at their own price, a first placement from the application's "
+    "one-GPU throughputs up to the user's GPUs (docs/goodput.md, \"sia-plus\")"};
+
 }  // namespace
 
 HETSCHED_REGISTER_IMPL(JobScheduler, kSiaRegistered, kSiaInfo, MakeSia)
+HETSCHED_REGISTER_IMPL(JobScheduler, kSiaPlusRegistered, kSiaPlusInfo, MakeSiaPlus)
 
 }  // namespace hetsched

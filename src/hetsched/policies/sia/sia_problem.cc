@@ -79,6 +79,10 @@ double RestartPenalty(const std::string& application) {
   return 30;
 }
 
+double PricedFactor(double age_s, int restarts, double pause_s) {
+  return std::max(age_s - restarts * pause_s, 0.0) / (age_s + pause_s);
+}
+
 double PoweredCoefficient(double goodput, double p) {
   // numpy.round(x, 2): x * 100 rounded half to even, over 100.
   const double v = std::nearbyint(std::pow(goodput, p) * 100.0) / 100.0;
@@ -101,7 +105,8 @@ Result<std::vector<int>> SolveRound(const std::vector<int>& group_capacity, cons
       const SiaOption& opt = job.options[o];
       // A job with a configuration pays its factor to change it (sia.py:860-873); one without none.
       const bool previous = static_cast<int>(o) == job.previous;
-      const double g = job.previous < 0 || previous ? opt.goodput : opt.goodput * job.realloc_factor;
+      const double factor = opt.group == job.elastic_group ? job.elastic_factor : job.realloc_factor;
+      const double g = job.previous < 0 || previous ? opt.goodput : opt.goodput * factor;
       // The constant lambda_n x jobs is left out: each x carries its coefficient minus lambda_n.
       const int v = mip.AddVariable(job.hold && previous ? 1 : 0, 1, PoweredCoefficient(g, settings.p) - settings.lambda_n,
                                     /*integer=*/true);
@@ -238,6 +243,68 @@ std::vector<SiaOption> GoodputOptions(const GoodputJobView& view, const std::vec
     const auto group = static_cast<size_t>(configs[c].group);
     if (allowed[group] && on_group[group] != nullptr) out.push_back({configs[c].group, configs[c].gpus, g[c]});
   }
+  return out;
+}
+
+}  // namespace hetsched::sia_internal
+
+namespace hetsched::sia_internal {
+
+std::vector<SiaOption> PriorOptions(const GoodputJobView& view, const std::vector<NodeGroup>& groups,
+                                    const std::vector<SiaConfig>& configs, const std::vector<bool>& allowed,
+                                    int requested) {
+  std::vector<SiaOption> out;
+  double lowest = kInf;
+  for (const SiaConfig& c : configs) {
+    const auto g = static_cast<size_t>(c.group);
+    if (!allowed[g] || c.gpus > std::max(requested, 1)) continue;
+    const GoodputApplication* app = nullptr;
+    for (const GoodputTypeView& t : view.types) {
+      if (t.type == groups[g].type || t.type == kNoDeviceType) app = t.application;
+    }
+    if (app == nullptr || !(app->single_gpu_throughput() > 0)) continue;
+    const double worth = c.gpus * app->single_gpu_throughput();
+    lowest = std::min(lowest, worth);
+    out.push_back({c.group, c.gpus, worth});
+  }
+  for (SiaOption& o : out) o.goodput /= lowest;
+  return out;
+}
+
+std::vector<int> ResizeWithin(const std::vector<int>& held, const std::vector<int>& room, int gpus, int max_nodes) {
+  const size_t n = held.size();
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  // Its own nodes by what it holds there, then the others by their room; ties to the lower node.
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if ((held[a] > 0) != (held[b] > 0)) return held[a] > 0;
+    if (held[a] != held[b]) return held[a] > held[b];
+    return held[a] + room[a] > held[b] + room[b];
+  });
+  std::vector<size_t> chosen;
+  int capacity = 0;
+  for (size_t k : order) {
+    if (capacity >= gpus) break;
+    if (held[k] + room[k] <= 0) continue;
+    chosen.push_back(k);
+    capacity += held[k] + room[k];
+  }
+  if (capacity < gpus || static_cast<int>(chosen.size()) > max_nodes || chosen.empty() || held[chosen.front()] == 0) {
+    return {};
+  }
+  std::vector<int> out(n, 0);
+  int left = gpus;
+  for (size_t k : chosen) {  // its own GPUs first
+    const int take = std::min(left, held[k]);
+    out[k] = take;
+    left -= take;
+  }
+  for (size_t k : chosen) {  // then the room beside them
+    const int take = std::min(left, room[k]);
+    out[k] += take;
+    left -= take;
+  }
+  // A node the fill left empty is not used.
   return out;
 }
 

@@ -66,6 +66,11 @@ double ReallocFactor(double age_s, int restarts, double penalty_s);
 // Sia's restart penalty by application, measured on its physical cluster (sia.py:22-34).
 double RestartPenalty(const std::string& application);
 
+// sia-plus's re-allocation factor [REC]: Sia's form with the change's own price `pause_s` (the
+// back end's elastic pause, or the application's re-allocation delay), a young job not exempt:
+// max(age - restarts x pause, 0) / (age + pause).
+double PricedFactor(double age_s, int restarts, double pause_s);
+
 // A configuration a job may be given, with its normalised goodput there.
 struct SiaOption {
   int group = 0;
@@ -91,6 +96,14 @@ std::vector<SiaOption> GoodputOptions(const GoodputJobView& view, const std::vec
                                       const std::vector<SiaConfig>& configs, const std::vector<bool>& allowed,
                                       const GoodputRowSettings& settings);
 
+// sia-plus's options for an adaptive job that has not measured itself yet [REC] (Sia offers it one
+// GPU): every configuration of each group it may use up to its user's GPU count `requested`, worth
+// its GPUs times its application's one-GPU throughput on the group's type (the ratio Sia's
+// projection uses), normalised so that the smallest is 1.
+std::vector<SiaOption> PriorOptions(const GoodputJobView& view, const std::vector<NodeGroup>& groups,
+                                    const std::vector<SiaConfig>& configs, const std::vector<bool>& allowed,
+                                    int requested);
+
 // A job's row of the integer program: an adaptive job's options are its GPU types'
 // configurations; a rigid one's, its GPU count on each of its types (sia.py:587-600, 747-761).
 struct SiaJobRow {
@@ -98,6 +111,10 @@ struct SiaJobRow {
   int previous = -1;            // its option last round; -1: none
   double realloc_factor = 1;
   bool hold = false;            // in a checkpoint-restore: keeps `previous`
+  // sia-plus [REC]: the options of this group (the job's own, where it can resize elastically)
+  // other than `previous` are weighed with `elastic_factor` instead of `realloc_factor`.
+  int elastic_group = -1;
+  double elastic_factor = 1;
 };
 
 struct SiaSettings {
@@ -120,5 +137,11 @@ Result<std::vector<int>> SolveRound(const std::vector<int>& group_capacity, cons
 // `free[n]` the GPUs on the group's n-th node. Returns, per job, the node (index into the group)
 // of each GPU, in the order taken.
 std::vector<std::vector<int>> PlaceFast(const std::vector<int>& gpus, std::vector<int> free);
+
+// sia-plus's elastic change of a job inside its group [REC]: `held[n]` its GPUs on the group's n-th
+// node, `room[n]` the free GPUs there. Returns its GPUs per node for `gpus` GPUs on at most
+// `max_nodes` nodes, keeping as many of its own as it can (at least one): the nodes where it holds
+// most first, then the nodes with the most room; empty when no such change exists.
+std::vector<int> ResizeWithin(const std::vector<int>& held, const std::vector<int>& room, int gpus, int max_nodes);
 
 }  // namespace hetsched::sia_internal
