@@ -84,7 +84,16 @@ int RunCompare(CompareArgs& a, CLI::App& cmd) {
              a.out);
   if (a.demo) {
     if (int rc = RunDemoPlanning(a.workload.seed); rc != kExitOk) return rc;
-    if (int rc = RunDemoPlacement(a.out + "/placement", a.workload.seed, threads); rc != kExitOk) return rc;
+    if (int rc = RunDemoExperiment("dltap", "placement: parameter-server containers on 8 T4 servers", a.out + "/placement",
+                                   a.workload.seed, threads);
+        rc != kExitOk) {
+      return rc;
+    }
+    if (int rc = RunDemoExperiment("goodput", "goodput-adaptive: Sia, its unaware Pollux and sia-plus on 64 GPUs of three types",
+                                   a.out + "/goodput", a.workload.seed, threads);
+        rc != kExitOk) {
+      return rc;
+    }
     fmt::print("\nreport  : open {}/report.html in a browser\n", a.out);
   }
   return kExitOk;

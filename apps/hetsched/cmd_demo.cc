@@ -108,8 +108,9 @@ int RunDemoPlanning(unsigned long long seed) {
   return kExitOk;
 }
 
-int RunDemoPlacement(const std::string& out_dir, unsigned long long seed, int threads) {
-  auto experiment = Registry<Experiment>::Instance().Create("dltap", Options());
+int RunDemoExperiment(const std::string& name, const std::string& title, const std::string& out_dir,
+                      unsigned long long seed, int threads) {
+  auto experiment = Registry<Experiment>::Instance().Create(name, Options());
   if (!experiment.ok()) return ReportError(experiment.status());
   ExperimentContext ctx;
   ctx.out_dir = out_dir;
@@ -118,7 +119,7 @@ int RunDemoPlacement(const std::string& out_dir, unsigned long long seed, int th
   ctx.threads = threads;
   std::string printed;
   ctx.print = [&printed](const std::string& s) { printed += s; };
-  fmt::print("\nplacement: parameter-server containers on 8 T4 servers (experiment dltap --quick)\n");
+  fmt::print("\n{} (experiment {} --quick)\n", title, name);
   Status st = MakeDirs(out_dir);
   if (st.ok()) st = (*experiment)->Run(ctx);
   if (!st.ok()) return ReportError(st);

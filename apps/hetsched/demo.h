@@ -1,6 +1,7 @@
 // What `hetsched demo` adds to a comparison: its default runs, one-line findings computed from
-// them, one HeterPS plan against simple baselines and the exact optimum, and the DLTAP
-// placement experiment (quick form) against Kubernetes spread.
+// them, one HeterPS plan against simple baselines and the exact optimum, the DLTAP placement
+// experiment (quick form) against Kubernetes spread, and the goodput experiment (quick form):
+// Sia, its unaware Pollux and sia-plus.
 #pragma once
 
 #include <string>
@@ -19,7 +20,9 @@ std::vector<std::string> DemoFindings(const std::vector<std::string>& labels, co
 
 // Prints the planning part; returns a CLI exit code.
 int RunDemoPlanning(unsigned long long seed);
-// Prints the placement part (experiment dltap --quick, outputs under out_dir); returns an exit code.
-int RunDemoPlacement(const std::string& out_dir, unsigned long long seed, int threads);
+// Prints one experiment's quick form under `title` (the placement part: dltap; the goodput part:
+// goodput), outputs under out_dir, and its finding; returns an exit code.
+int RunDemoExperiment(const std::string& name, const std::string& title, const std::string& out_dir,
+                      unsigned long long seed, int threads);
 
 }  // namespace hetsched::cli

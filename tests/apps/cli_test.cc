@@ -377,7 +377,8 @@ TEST_F(CliTest, CompareWritesATableAndOneDirectoryPerRun) {
 }
 
 // The README's first command: heterogeneity-aware and seed policies beside baselines on the
-// built-in cluster and demo trace, then a plan and a placement experiment, each with a finding.
+// built-in cluster and demo trace, then a plan, a placement experiment and the goodput one, each
+// with a finding.
 TEST_F(CliTest, DemoShowsTheMission) {
   const std::string out = Path("demo");
   const CliResult r = Run({"demo", "-o", out, "-q", "-j", "2"});
@@ -400,6 +401,8 @@ TEST_F(CliTest, DemoShowsTheMission) {
       << Show(r);
   EXPECT_TRUE(Contains(r.out, "finding : dltap moves")) << Show(r);
   EXPECT_TRUE(fs::is_regular_file(out + "/placement/dltap.csv"));
+  EXPECT_TRUE(Contains(r.out, "finding : sia-plus's average JCT is")) << Show(r);
+  EXPECT_TRUE(fs::is_regular_file(out + "/goodput/goodput.csv"));
 
   // `hetsched report` rebuilds the page from the run directories alone.
   const std::string page = Path("rebuilt.html");

@@ -53,6 +53,24 @@ ApplicationSettings SiaApplicationSettings(std::string_view application, std::st
   return s;
 }
 
+namespace {
+
+struct ZooModel {
+  std::string_view application, model;
+};
+constexpr ZooModel kPolluxZooModels[] = {{"bert", "bert-base"},     {"cifar10", "resnet18-cifar"},
+                                         {"imagenet", "resnet50"},  {"ncf", "neumf"},
+                                         {"deepspeech2", "deepspeech2"}, {"yolov3", "yolov3"}};
+
+}  // namespace
+
+const ModelProfile* ZooModelOfApplication(const ModelZoo& zoo, std::string_view application) {
+  for (const ZooModel& m : kPolluxZooModels) {
+    if (m.application == application) return zoo.Find(std::string(m.model));
+  }
+  return zoo.Find(std::string(application));
+}
+
 Result<GoodputCatalog> GoodputCatalog::Open(const std::string& dir, std::vector<GoodputProfileType> types,
                                             GoodputSettings settings) {
   GoodputCatalog out;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hetsched/model/model_zoo.h"
 #include "hetsched/perf/goodput_application.h"
 #include "hetsched/util/status.h"
 
@@ -31,6 +32,12 @@ ApplicationSettings PolluxApplicationSettings(std::string_view application);
 // 1.8, ncf 1.5, imagenet, yolov3, bert and deepspeech2 1.2: simulator_config.py:31-33, job.py:485)
 // and the local batch per placement (job.py:340, 375-385; ApplicationSettings).
 ApplicationSettings SiaApplicationSettings(std::string_view application, std::string_view suffix);
+
+// The zoo model a goodput application trains (Pollux's: its benchmark/models/: BERT-base
+// fine-tuned on SQuAD, ResNet-18 on CIFAR-10, ResNet-50 on ImageNet, NeuMF on MovieLens,
+// DeepSpeech2 on CMU-ARCTIC, YOLOv3 on PASCAL VOC); another application is looked up in the zoo by
+// its own name. nullptr: none.
+const ModelProfile* ZooModelOfApplication(const ModelZoo& zoo, std::string_view application);
 
 // One GPU type of a profile folder: the suffix of its files ("" for Pollux's `placements.csv`,
 // "aws" for Sia's `placements-aws.csv`) and the catalog type they were measured on.

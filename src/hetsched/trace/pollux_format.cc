@@ -20,23 +20,6 @@ namespace {
 constexpr std::string_view kPolluxRequired[] = {"name", "time", "application", "num_replicas", "batch_size"};
 constexpr std::string_view kPolluxOptional[] = {"category"};
 
-// The zoo model each of Pollux's applications trains (its benchmark/models/: BERT-base fine-tuned
-// on SQuAD, ResNet-18 on CIFAR-10, ResNet-50 on ImageNet, NeuMF on MovieLens, DeepSpeech2 on
-// CMU-ARCTIC, YOLOv3 on PASCAL VOC). Another application is looked up in the zoo by its own name.
-struct ZooModel {
-  std::string_view application, model;
-};
-constexpr ZooModel kPolluxZooModels[] = {{"bert", "bert-base"},     {"cifar10", "resnet18-cifar"},
-                                         {"imagenet", "resnet50"},  {"ncf", "neumf"},
-                                         {"deepspeech2", "deepspeech2"}, {"yolov3", "yolov3"}};
-
-const ModelProfile* ZooModelOf(const ModelZoo& zoo, std::string_view application) {
-  for (const ZooModel& m : kPolluxZooModels) {
-    if (m.application == application) return zoo.Find(std::string(m.model));
-  }
-  return zoo.Find(std::string(application));
-}
-
 }  // namespace
 
 Result<Workload> ParsePolluxWorkload(const FormatInput& in) {
@@ -70,7 +53,7 @@ Result<Workload> ParsePolluxWorkload(const FormatInput& in) {
     auto truth = catalog.Get(application);
     if (!truth.ok()) return FieldError(row, "application", truth.status().message());
     const GoodputApplication* app = &truth->reference();
-    const ModelProfile* model = ZooModelOf(in.zoo, application);
+    const ModelProfile* model = ZooModelOfApplication(in.zoo, application);
     if (model == nullptr) {
       return FieldError(row, "application", "no model of the zoo trains " + Quoted(application));
     }

@@ -1,0 +1,66 @@
+// The "goodput" experiment in quick mode (the first 12 jobs of Pollux's workload 6): the derived
+// profiles are written, every policy finishes every job, its table has one row per policy, the
+// headline compares sia-plus with Sia from the same rows, and a second run gives the same rows.
+// The full run's figures are in docs/experiments/goodput.md.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "hetsched/experiments/experiment.h"
+#include "hetsched/sched/registry.h"
+
+namespace hetsched {
+namespace {
+
+std::string SlurpGoodput(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Status RunGoodput(const std::string& dir, const std::string& workloads, std::string* printed, std::string* headline) {
+  auto made = Registry<Experiment>::Instance().Create("goodput", Options());
+  if (!made.ok()) return made.status();
+  ExperimentContext ctx;
+  ctx.out_dir = dir;
+  ctx.quick = true;
+  ctx.options.Set("jobs", "12");
+  ctx.options.Set("workloads", workloads);
+  ctx.print = [&](const std::string& s) { *printed += s; };
+  Status st = (*made)->Run(ctx);
+  *headline = ctx.headline;
+  return st;
+}
+
+TEST(GoodputExperimentTest, QuickModeRunsThreePoliciesOnDerivedProfiles) {
+  const std::string dir = (std::filesystem::path(::testing::TempDir()) / "hetsched_goodput_experiment").string();
+  std::filesystem::remove_all(dir);
+  std::string printed, headline;
+  Status st = RunGoodput(dir, "6", &printed, &headline);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  for (const char* f : {"profiles/cifar10/placements.csv", "profiles/cifar10/placements-v100.csv",
+                        "profiles/imagenet/scalability-p100.csv", "cluster.yaml", "goodput.svg"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + f)) << f;
+  }
+  const std::string csv = SlurpGoodput(dir + "/goodput.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);  // header + 3 policies
+  for (const char* p : {"6,sia,12,", "6,pollux,12,", "6,sia-plus,12,"}) EXPECT_NE(csv.find(p), std::string::npos) << p << csv;
+  EXPECT_NE(headline.find("sia-plus's average JCT is"), std::string::npos) << headline;
+  std::string again_printed, again_headline;
+  ASSERT_TRUE(RunGoodput(dir, "6", &again_printed, &again_headline).ok());
+  EXPECT_EQ(SlurpGoodput(dir + "/goodput.csv"), csv);
+}
+
+TEST(GoodputExperimentTest, AWorkloadPolluxDoesNotHaveIsRefused) {
+  std::string printed, headline;
+  Status st = RunGoodput(::testing::TempDir(), "7-9", &printed, &headline);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("option 'workloads'"), std::string::npos) << st.ToString();
+}
+
+}  // namespace
+}  // namespace hetsched
