@@ -1,4 +1,4 @@
-// The "goodput" experiment in quick mode (the first 12 jobs of Pollux's workload 6): the derived
+// The "goodput" experiment in quick mode (the first 8 jobs of Pollux's workload 6): the derived
 // profiles are written, every policy finishes every job, its table has one row per policy, the
 // headline compares sia-plus with Sia from the same rows, and a second run gives the same rows.
 // The full run's figures are in docs/experiments/goodput.md.
@@ -28,7 +28,7 @@ Status RunGoodput(const std::string& dir, const std::string& workloads, std::str
   ExperimentContext ctx;
   ctx.out_dir = dir;
   ctx.quick = true;
-  ctx.options.Set("jobs", "12");
+  ctx.options.Set("jobs", "8");
   ctx.options.Set("workloads", workloads);
   ctx.print = [&](const std::string& s) { *printed += s; };
   Status st = (*made)->Run(ctx);
@@ -48,7 +48,7 @@ TEST(GoodputExperimentTest, QuickModeRunsThreePoliciesOnDerivedProfiles) {
   }
   const std::string csv = SlurpGoodput(dir + "/goodput.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);  // header + 3 policies
-  for (const char* p : {"6,sia,12,", "6,pollux,12,", "6,sia-plus,12,"}) EXPECT_NE(csv.find(p), std::string::npos) << p << csv;
+  for (const char* p : {"6,sia,8,", "6,pollux,8,", "6,sia-plus,8,"}) EXPECT_NE(csv.find(p), std::string::npos) << p << csv;
   EXPECT_NE(headline.find("sia-plus's average JCT is"), std::string::npos) << headline;
   std::string again_printed, again_headline;
   ASSERT_TRUE(RunGoodput(dir, "6", &again_printed, &again_headline).ok());
