@@ -85,6 +85,11 @@ constexpr GavelFigures kFigures[] = {
     // 1,537,643.523 s) ours is +0.3% JCT and +4.6% makespan, the vertex against cvxopt's interior
     // point of a degenerate LP (Gavel's own HiGHS run is +4.6% there too): not held here.
     {"s6c71a0", "max_sum_throughput_perf", "cvxopt", "gavel-throughput", 663131.716, 4948619.652},
+    // Measured 2026-12-04 (session 37; no solver): ours equal to the millisecond on all six cases of
+    // docs/validation.md, "Gavel's isolated".
+    {"s6c71a0", "isolated", "-", "gavel-isolated", 1026718.724, 7026628.755},
+    {"sb436b2", "isolated", "-", "gavel-isolated", 396152.914, 2350333.647, 100, "v100=16,p100=16,k80=16"},
+    {"u2869ce", "isolated", "-", "gavel-isolated", 56228.740, 4589513.285, 300},
 };
 
 struct Ours {

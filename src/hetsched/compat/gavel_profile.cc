@@ -11,7 +11,7 @@ namespace {
 
 CompatProfile MakeGavelProfile() {
   const std::vector<std::string> lp_policies{"gavel-las", "gavel-las-agnostic", "gavel-makespan", "gavel-ftf",
-                                             "gavel-cost", "gavel-throughput"};
+                                             "gavel-cost", "gavel-throughput", "gavel-isolated"};
   std::vector<std::string> round_policies = lp_policies;
   round_policies.insert(round_policies.end(), {"gavel-fifo", "gavel-fifo-perf"});
   const std::vector<std::string> las{"gavel-las", "gavel-las-agnostic"};
@@ -66,6 +66,7 @@ CompatProfile MakeGavelProfile() {
       {"gavel-ftf", "finish_time_fairness_perf",
        "scheduler/policies/finish_time_fairness.py (FinishTimeFairnessPolicyWithPerf)"},
       {"gavel-throughput", "max_sum_throughput_perf", "scheduler/policies/max_sum_throughput.py (ThroughputSumWithPerf)"},
+      {"gavel-isolated", "isolated", "scheduler/policies/isolated.py (IsolatedPolicy)"},
   };
   return p;
 }

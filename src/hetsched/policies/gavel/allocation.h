@@ -155,6 +155,10 @@ class GavelFtfState {
 // cannot all be met the LP is solved without them (note says so).
 Result<Allocation> SolveMaxThroughputPerDollar(const AllocationProblem& problem, lp::WarmStartLpSolver& solver);
 
+// gavel-isolated (isolated.cc): the cluster split evenly over the jobs, W_k / (n g_j) of each type,
+// each row scaled to at most 1; 0 where a job cannot run.
+Allocation SolveIsolated(const AllocationProblem& problem);
+
 // gavel-throughput (Gavel's max_sum_throughput_perf): max sum_j sum_k T[j][k] X[j][k].
 // `point`: kVertex (the simplex's) or kCvxopt (cvxopt's interior point; gavel_cvxopt.h).
 Result<Allocation> SolveMaxSumThroughput(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
