@@ -90,6 +90,11 @@ constexpr GavelFigures kFigures[] = {
     {"s6c71a0", "isolated", "-", "gavel-isolated", 1026718.724, 7026628.755},
     {"sb436b2", "isolated", "-", "gavel-isolated", 396152.914, 2350333.647, 100, "v100=16,p100=16,k80=16"},
     {"u2869ce", "isolated", "-", "gavel-isolated", 56228.740, 4589513.285, 300},
+    // The heterogeneity-blind min_total_duration and finish_time_fairness (session 37), cvxopt.
+    {"s6c71a0", "min_total_duration", "cvxopt", "gavel-makespan-agnostic", 1026834.257, 7028447.292},
+    {"sb436b2", "finish_time_fairness", "cvxopt", "gavel-ftf-agnostic", 189607.190, 2331060.280},
+    {"sb436b2", "min_total_duration", "cvxopt", "gavel-makespan-agnostic", 428370.074, 2294967.513, 100,
+     "v100=16,p100=16,k80=16"},
 };
 
 struct Ours {

@@ -1,7 +1,9 @@
-// gavel-isolated (Gavel's isolated policy) by hand: the cluster split evenly over the jobs.
+// gavel-isolated (Gavel's isolated policy) by hand: the cluster split evenly over the jobs; and
+// what the LP of a Gavel policy sees of a job, aware and blind (SeenThroughputs).
 #include <gtest/gtest.h>
 
 #include "hetsched/policies/gavel/allocation.h"
+#include "hetsched/policies/gavel/policy.h"
 
 namespace hetsched::gavel {
 namespace {
@@ -36,6 +38,21 @@ TEST(GavelIsolatedTest, AnEqualShareOfEveryType) {
   const Allocation alone = SolveIsolated(p);
   EXPECT_NEAR(alone.share[0][0] + alone.share[0][1], 1, 1e-12);
   EXPECT_NEAR(alone.share[0][0], 4.0 / 6, 1e-12);
+}
+
+// What a Gavel policy's LP sees of a job on types (v100, p100, k80) where it runs at (4, 2, 0)
+// steps/s and the model gives it no speed on k80: the aware view its speeds; max_min_fairness's
+// blind view 1 on each type it can use; min_total_duration's and finish_time_fairness's its V100
+// speed on each (Gavel copies it to every type); without a V100 in the cluster, or none for the
+// job there, its largest.
+TEST(GavelSeenThroughputsTest, AwareBlindAndByReference) {
+  const std::vector<double> runnable{4, 2, 0}, modelled{1, 1, 0};
+  EXPECT_EQ(SeenThroughputs(runnable, modelled, false, -1, false), (std::vector<double>{4, 2, 0}));
+  EXPECT_EQ(SeenThroughputs(runnable, modelled, true, -1, false), (std::vector<double>{1, 1, 0}));
+  EXPECT_EQ(SeenThroughputs(runnable, modelled, true, 0, true), (std::vector<double>{4, 4, 0}));
+  EXPECT_EQ(SeenThroughputs({1, 3, 0}, modelled, true, 0, true), (std::vector<double>{1, 1, 0}));
+  EXPECT_EQ(SeenThroughputs({0, 3, 2}, {0, 1, 1}, true, 0, true), (std::vector<double>{0, 3, 3}));
+  EXPECT_EQ(SeenThroughputs({1, 3, 2}, {1, 1, 1}, true, -1, true), (std::vector<double>{3, 3, 3}));
 }
 
 }  // namespace

@@ -10,8 +10,9 @@ namespace hetsched {
 namespace {
 
 CompatProfile MakeGavelProfile() {
-  const std::vector<std::string> lp_policies{"gavel-las", "gavel-las-agnostic", "gavel-makespan", "gavel-ftf",
-                                             "gavel-cost", "gavel-throughput", "gavel-isolated"};
+  const std::vector<std::string> lp_policies{"gavel-las",        "gavel-las-agnostic", "gavel-makespan",
+                                             "gavel-makespan-agnostic", "gavel-ftf",  "gavel-ftf-agnostic",
+                                             "gavel-cost",       "gavel-throughput",   "gavel-isolated"};
   std::vector<std::string> round_policies = lp_policies;
   round_policies.insert(round_policies.end(), {"gavel-fifo", "gavel-fifo-perf"});
   const std::vector<std::string> las{"gavel-las", "gavel-las-agnostic"};
@@ -43,17 +44,18 @@ CompatProfile MakeGavelProfile() {
        "normalised by ProportionalPolicy's throughput sum_k T W_k / sum_k W_k, times the scale factor"},
       {"--policy-opt", "second_phase=false", las, "scheduler/policies/max_min_fairness.py:69-76",
        "one LP (max of the min), no second phase"},
-      {"--policy-opt", "bisection=true", {"gavel-makespan"}, "scheduler/policies/min_total_duration.py:74-96",
+      {"--policy-opt", "bisection=true", {"gavel-makespan", "gavel-makespan-agnostic"}, "scheduler/policies/min_total_duration.py:74-96",
        "bisection on the makespan over feasibility LPs to a 5% bracket"},
-      {"--policy-opt", "point=cvxopt", {"gavel-las", "gavel-las-agnostic", "gavel-makespan", "gavel-ftf"},
+      {"--policy-opt", "point=cvxopt",
+       {"gavel-las", "gavel-las-agnostic", "gavel-makespan", "gavel-makespan-agnostic", "gavel-ftf", "gavel-ftf-agnostic"},
        "scheduler/policies/policy.py:11 (ECOS), scheduler.py:2443-2463; peers' gavel_cvxpy_shim.py (cvxopt)",
        "the point the yardstick's interior-point solver (cvxopt, standing in for ECOS) stops at, not a vertex: "
        "its small positive shares are priorities (x 1e9) in the per-type queues"},
-      {"--policy-opt", "reference=gavel", {"gavel-ftf"}, "scheduler/policies/finish_time_fairness.py:76-96, isolated.py:25-47",
+      {"--policy-opt", "reference=gavel", {"gavel-ftf", "gavel-ftf-agnostic"}, "scheduler/policies/finish_time_fairness.py:76-96, isolated.py:25-47",
        "rho's denominator is the cumulative isolated time plus remaining / IsolatedPolicy's throughput"},
-      {"--policy-opt", "second_phase=false", {"gavel-ftf"}, "scheduler/policies/finish_time_fairness.py:97-106",
+      {"--policy-opt", "second_phase=false", {"gavel-ftf", "gavel-ftf-agnostic"}, "scheduler/policies/finish_time_fairness.py:97-106",
        "one min-max solve, no work-conserving second LP (the stand-in's level LP at the optimum)"},
-      {"--policy-opt", "tolerance=1e-7", {"gavel-ftf"}, "scheduler/policies/policy.py:11 (ECOS)",
+      {"--policy-opt", "tolerance=1e-7", {"gavel-ftf", "gavel-ftf-agnostic"}, "scheduler/policies/policy.py:11 (ECOS)",
        "rho solved to an interior-point solver's precision, not 0.1%"},
   };
   p.reproduces = {
@@ -67,6 +69,8 @@ CompatProfile MakeGavelProfile() {
        "scheduler/policies/finish_time_fairness.py (FinishTimeFairnessPolicyWithPerf)"},
       {"gavel-throughput", "max_sum_throughput_perf", "scheduler/policies/max_sum_throughput.py (ThroughputSumWithPerf)"},
       {"gavel-isolated", "isolated", "scheduler/policies/isolated.py (IsolatedPolicy)"},
+      {"gavel-makespan-agnostic", "min_total_duration", "scheduler/policies/min_total_duration.py (MinTotalDurationPolicy)"},
+      {"gavel-ftf-agnostic", "finish_time_fairness", "scheduler/policies/finish_time_fairness.py (FinishTimeFairnessPolicy)"},
   };
   return p;
 }

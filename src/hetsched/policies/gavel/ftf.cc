@@ -293,44 +293,57 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
   return out;
 }
 
+namespace {
+
+// `agnostic`: Gavel's finish_time_fairness (every type at the job's V100 throughput).
+Result<std::unique_ptr<JobScheduler>> MakeFtf(const Options& o, bool agnostic) {
+  const std::string name = agnostic ? "gavel-ftf-agnostic" : "gavel-ftf";
+  const std::string blind_reference = agnostic ? "v100" : "";
+  FtfOptions ftf;
+  HETSCHED_ASSIGN_OR_RETURN(ftf.tolerance, o.GetDouble("tolerance", 1e-3));
+  if (!(ftf.tolerance > 0 && ftf.tolerance < 1)) {
+    return Status::InvalidArgument(name + ": option 'tolerance' must be in (0, 1)");
+  }
+  HETSCHED_ASSIGN_OR_RETURN(ftf.second_phase, o.GetBool("second_phase", true));
+  HETSCHED_ASSIGN_OR_RETURN(ftf.point, PointOption(o));
+  HETSCHED_ASSIGN_OR_RETURN(ftf.tie_break, TieBreakOption(o));
+  // The tie-broken form starts each re-solve from the previous basis by job; the stand-in's
+  // (--compat gavel) keeps its cold solves.
+  const bool tie_broken = ftf.tie_break == TieBreak::kRanked && ftf.second_phase && ftf.point == SharePoint::kVertex;
+  HETSCHED_ASSIGN_OR_RETURN(const lp::WarmStartMatch warm_start, WarmStartOption(o, tie_broken ? "by-job" : "same-shape"));
+  const std::string reference = o.GetString("reference", "equal-share");
+  if (reference != "equal-share" && reference != "gavel") {
+    return Status::InvalidArgument(name + ": option 'reference' must be 'equal-share' or 'gavel', got '" + reference + "'");
+  }
+  if (reference == "equal-share") {
+    return MakeLpRoundPolicy(o, name, agnostic,
+                             [ftf](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+                               return SolveFinishTimeFairness(p, solver, ftf);
+                             }, warm_start, blind_reference);
+  }
+  auto state = std::make_shared<GavelFtfState>();
+  return MakeLpRoundPolicy(o, name, agnostic,
+                           [ftf, state](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+                             const std::vector<double> isolated = state->IsolatedTimes(p);
+                             return SolveFinishTimeFairness(p, solver, ftf, &isolated);
+                           }, warm_start, blind_reference);
+}
+
+}  // namespace
+
 HETSCHED_REGISTER_IMPL(JobScheduler, kGavelFtfRegistered,
                        (MethodInfo{"gavel-ftf",
                                    "Gavel finish-time fairness (Themis rho), min max rho by bisection over LPs, rounds",
                                    "[SRC] Gavel (Narayanan et al., OSDI 2020) sec. 4.2 / Themis (NSDI 2020) rho; "
                                    "reference=gavel: Gavel's simulator's isolated time [SRC]; "
                                    "bisection and the equal-share reference [REC]"}),
-                       [](const Options& o) -> Result<std::unique_ptr<JobScheduler>> {
-                         FtfOptions ftf;
-                         HETSCHED_ASSIGN_OR_RETURN(ftf.tolerance, o.GetDouble("tolerance", 1e-3));
-                         if (!(ftf.tolerance > 0 && ftf.tolerance < 1)) {
-                           return Status::InvalidArgument("gavel-ftf: option 'tolerance' must be in (0, 1)");
-                         }
-                         HETSCHED_ASSIGN_OR_RETURN(ftf.second_phase, o.GetBool("second_phase", true));
-                         HETSCHED_ASSIGN_OR_RETURN(ftf.point, PointOption(o));
-                         HETSCHED_ASSIGN_OR_RETURN(ftf.tie_break, TieBreakOption(o));
-                         // The tie-broken form starts each re-solve from the previous basis by job;
-                         // the stand-in's (--compat gavel) keeps its cold solves.
-                         const bool tie_broken = ftf.tie_break == TieBreak::kRanked && ftf.second_phase &&
-                                                 ftf.point == SharePoint::kVertex;
-                         HETSCHED_ASSIGN_OR_RETURN(const lp::WarmStartMatch warm_start,
-                                                   WarmStartOption(o, tie_broken ? "by-job" : "same-shape"));
-                         const std::string reference = o.GetString("reference", "equal-share");
-                         if (reference != "equal-share" && reference != "gavel") {
-                           return Status::InvalidArgument("gavel-ftf: option 'reference' must be 'equal-share' or 'gavel', got '" +
-                                                          reference + "'");
-                         }
-                         if (reference == "equal-share") {
-                           return MakeLpRoundPolicy(o, "gavel-ftf", false,
-                                                    [ftf](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
-                                                      return SolveFinishTimeFairness(p, solver, ftf);
-                                                    }, warm_start);
-                         }
-                         auto state = std::make_shared<GavelFtfState>();
-                         return MakeLpRoundPolicy(o, "gavel-ftf", false,
-                                                  [ftf, state](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
-                                                    const std::vector<double> isolated = state->IsolatedTimes(p);
-                                                    return SolveFinishTimeFairness(p, solver, ftf, &isolated);
-                                                  }, warm_start);
-                       })
+                       [](const Options& o) { return MakeFtf(o, false); })
+HETSCHED_REGISTER_IMPL(JobScheduler, kGavelFtfAgnosticRegistered,
+                       (MethodInfo{"gavel-ftf-agnostic",
+                                   "Gavel finish-time fairness, heterogeneity-blind: every type at the job's V100 throughput, rounds",
+                                   "[SRC] Gavel's finish_time_fairness (scheduler/policies/finish_time_fairness.py "
+                                   "FinishTimeFairnessPolicy); [REC] as gavel-ftf, the largest throughput where there is "
+                                   "no V100"}),
+                       [](const Options& o) { return MakeFtf(o, true); })
 
 }  // namespace hetsched::gavel

@@ -168,7 +168,10 @@ Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& probl
 
 namespace {
 
-Result<std::unique_ptr<JobScheduler>> MakeMakespan(const Options& options) {
+// `agnostic`: Gavel's min_total_duration (every type at the job's V100 throughput).
+Result<std::unique_ptr<JobScheduler>> MakeMakespan(const Options& options, bool agnostic) {
+  const std::string name = agnostic ? "gavel-makespan-agnostic" : "gavel-makespan";
+  const std::string reference = agnostic ? "v100" : "";
   HETSCHED_ASSIGN_OR_RETURN(const bool bisection, options.GetBool("bisection", false));
   HETSCHED_ASSIGN_OR_RETURN(const SharePoint point, PointOption(options));
   HETSCHED_ASSIGN_OR_RETURN(const TieBreak tie_break, TieBreakOption(options));
@@ -177,18 +180,18 @@ Result<std::unique_ptr<JobScheduler>> MakeMakespan(const Options& options) {
   HETSCHED_ASSIGN_OR_RETURN(const lp::WarmStartMatch warm_start,
                             WarmStartOption(options, bisection || tie_break == TieBreak::kNone ? "same-shape" : "by-job"));
   if (point != SharePoint::kVertex && !bisection) {
-    return Status::InvalidArgument("gavel-makespan: option 'point' other than 'vertex' needs 'bisection=true'");
+    return Status::InvalidArgument(name + ": option 'point' other than 'vertex' needs 'bisection=true'");
   }
   if (bisection) {
-    return MakeLpRoundPolicy(options, "gavel-makespan", false,
+    return MakeLpRoundPolicy(options, name, agnostic,
                              [point](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
                                return SolveMinTotalDurationBisection(p, solver, point);
-                             }, warm_start);
+                             }, warm_start, reference);
   }
-  return MakeLpRoundPolicy(options, "gavel-makespan", false,
+  return MakeLpRoundPolicy(options, name, agnostic,
                            [tie_break](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
                              return SolveMinMakespan(p, solver, tie_break);
-                           }, warm_start);
+                           }, warm_start, reference);
 }
 
 }  // namespace
@@ -198,6 +201,13 @@ HETSCHED_REGISTER_IMPL(JobScheduler, kGavelMakespanRegistered,
                                    "Gavel minimum makespan over the active jobs (one LP, theta = 1/makespan), rounds",
                                    "[SRC] Gavel (Narayanan et al., OSDI 2020) sec. 4.2 makespan; linearisation and "
                                    "second phase [REC]"}),
-                       MakeMakespan)
+                       [](const Options& o) { return MakeMakespan(o, false); })
+HETSCHED_REGISTER_IMPL(JobScheduler, kGavelMakespanAgnosticRegistered,
+                       (MethodInfo{"gavel-makespan-agnostic",
+                                   "Gavel minimum makespan, heterogeneity-blind: every type at the job's V100 throughput, rounds",
+                                   "[SRC] Gavel's min_total_duration (scheduler/policies/min_total_duration.py "
+                                   "MinTotalDurationPolicy); [REC] as gavel-makespan, the largest throughput where "
+                                   "there is no V100"}),
+                       [](const Options& o) { return MakeMakespan(o, true); })
 
 }  // namespace hetsched::gavel

@@ -43,9 +43,23 @@ Result<double> RoundOption(const Options& options) {
   return round_s;
 }
 
+std::vector<double> SeenThroughputs(const std::vector<double>& runnable, const std::vector<double>& modelled, bool blind,
+                                    int reference, bool by_reference) {
+  std::vector<double> seen(runnable.size(), 0.0);
+  double value = 1.0;
+  if (blind && by_reference && !runnable.empty()) {
+    value = reference >= 0 && runnable[static_cast<size_t>(reference)] > 0 ? runnable[static_cast<size_t>(reference)]
+                                                                            : *std::max_element(runnable.begin(), runnable.end());
+  }
+  for (size_t k = 0; k < runnable.size(); ++k) {
+    if (modelled[k] > 0) seen[k] = blind ? value : runnable[k];
+  }
+  return seen;
+}
+
 Result<std::unique_ptr<JobScheduler>> MakeLpRoundPolicy(const Options& options, std::string name,
                                                         bool heterogeneity_blind, LpRoundPolicy::SolveFn solve,
-                                                        lp::WarmStartMatch warm_start) {
+                                                        lp::WarmStartMatch warm_start, const std::string& blind_reference) {
   HETSCHED_ASSIGN_OR_RETURN(const double round_s, RoundOption(options));
   HETSCHED_ASSIGN_OR_RETURN(GavelMechanismOptions mechanism, MechanismOption(options, "hetsched"));
   // Gavel shuffles the types for every policy without "Perf" in its name: the blind variants.
@@ -54,6 +68,7 @@ Result<std::unique_ptr<JobScheduler>> MakeLpRoundPolicy(const Options& options, 
                                                  warm_start);
   HETSCHED_RETURN_IF_ERROR(ProfileOption(options, *policy));
   policy->SetGavelMechanism(mechanism);
+  policy->SetBlindReference(blind_reference);
   return std::unique_ptr<JobScheduler>(std::move(policy));
 }
 
@@ -169,10 +184,12 @@ void RoundPolicy::OnJobSubmitted(const JobStatus& job, SchedContext& ctx) {
   a.runnable = profile_ == nullptr ? modelled
                                    : ProfiledSpeeds(*profile_, profile_->JobTypeIndex(spec.name), spec.num_gpus,
                                                     types_, modelled, gavel_options_.enabled);
+  int reference = -1;
   for (size_t k = 0; k < types_.size(); ++k) {
-    // Gavel's agnostic policies give the LP 1 on every type (max_min_fairness.py:24-28).
-    if (modelled[k] > 0) a.throughput[k] = blind_ ? 1.0 : a.runnable[k];
+    if (ctx.cluster().device_catalog().type(types_[k]).name == blind_reference_) reference = static_cast<int>(k);
   }
+  a.throughput = SeenThroughputs(a.runnable, modelled, blind_, blind_reference_.empty() ? -1 : reference,
+                                 !blind_reference_.empty());
   a.last_accounted_s = ctx.now();
   dirty_ = true;
   if (gavel_) {

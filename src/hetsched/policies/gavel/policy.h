@@ -52,6 +52,12 @@ class RoundPolicy : public JobScheduler {
 
   RoundPolicy(std::string name, double round_s, bool heterogeneity_blind)
       : name_(std::move(name)), round_s_(round_s), blind_(heterogeneity_blind) {}
+  // A heterogeneity-blind policy sees T = 1 on every type a job can run on (Gavel's
+  // max_min_fairness), or, with a reference type, the job's throughput there on every such type
+  // (Gavel's min_total_duration and finish_time_fairness copy the job's "v100" throughput to every
+  // type, min_total_duration.py:24-29, finish_time_fairness.py:27-34). [REC] Where the cluster
+  // lacks the reference type, or the job cannot run there, its largest throughput.
+  void SetBlindReference(std::string type_name) { blind_reference_ = std::move(type_name); }
 
   // A profiler's output (Gavel's throughputs.csv rows): T[j][k] is then the measured steps/s of
   // the job's type (looked up by JobSpec::name, as Gavel's profiler keys jobs by type) on its
@@ -144,6 +150,7 @@ class RoundPolicy : public JobScheduler {
   std::unique_ptr<MeasuredThroughputs> profile_;
   double round_s_;
   bool blind_;
+  std::string blind_reference_;  // SetBlindReference; empty: T = 1
   bool initialised_ = false;
   std::vector<DeviceTypeId> types_;  // present in the cluster, catalog order
   std::vector<int> capacity_;
@@ -198,9 +205,18 @@ class LpRoundPolicy final : public RoundPolicy {
 };
 
 // Builds an LpRoundPolicy after reading the options every Gavel policy takes (`round`, `profile`).
+// The throughputs a policy's LP sees of one job on each type (AllocationJob::throughput): 0 where
+// the model gives it no speed (`modelled`), else its speed there (`runnable`: the profile's or the
+// model's); a blind policy sees 1 everywhere, or with `by_reference` its speed on type `reference`
+// (-1: none in the cluster) and, where it has none there, its largest.
+std::vector<double> SeenThroughputs(const std::vector<double>& runnable, const std::vector<double>& modelled, bool blind,
+                                    int reference, bool by_reference);
+
+// `blind_reference`: a blind policy's reference type (RoundPolicy::SetBlindReference).
 Result<std::unique_ptr<JobScheduler>> MakeLpRoundPolicy(const Options& options, std::string name,
                                                         bool heterogeneity_blind, LpRoundPolicy::SolveFn solve,
-                                                        lp::WarmStartMatch warm_start = lp::WarmStartMatch::kShape);
+                                                        lp::WarmStartMatch warm_start = lp::WarmStartMatch::kShape,
+                                                        const std::string& blind_reference = "");
 
 // Reads the option `round` (seconds, > 0; default 360) shared by every Gavel policy.
 Result<double> RoundOption(const Options& options);
