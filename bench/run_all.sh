@@ -72,6 +72,16 @@ for policy in gavel-makespan gavel-ftf; do
     "$B/bin/hetsched" simulate --policy "$policy" --policy-opt tie_break=none --trace "$trace" --format gavel \
     "${gavel_cluster[@]}" -q -o "$out/run"
 done
+# Gavel's 100-job cases (tests/data/gavel) under --compat gavel, policies of session 37: targets are
+# Gavel's own simulator's CPU time on this machine / 20 (the --compat target; docs/validation.md,
+# "gavel-isolated", "gavel-makespan-agnostic and gavel-ftf-agnostic").
+gavel_compat=(--compat gavel --gpus v100=36,p100=36,k80=36 --gpus-per-server 4 -q -o "$out/run")
+measure "Gavel s6c71a0 --compat: gavel-isolated" 1.57 "$repeat" \
+  "$B/bin/hetsched" simulate --policy gavel-isolated --trace tests/data/gavel/s6c71a0.7f.trace "${gavel_compat[@]}"
+measure "Gavel s6c71a0 --compat: gavel-makespan-agnostic" 1.95 "$repeat" \
+  "$B/bin/hetsched" simulate --policy gavel-makespan-agnostic --trace tests/data/gavel/s6c71a0.7f.trace "${gavel_compat[@]}"
+measure "Gavel sb436b2 --compat: gavel-ftf-agnostic" 0.495 "$repeat" \
+  "$B/bin/hetsched" simulate --policy gavel-ftf-agnostic --trace tests/data/gavel/sb436b2.7f.trace "${gavel_compat[@]}"
 # Pollux's workload-6 (its data is in the project) under --compat pollux: targets are the peer's own
 # simulator's time on this machine / 100 (docs/PERFORMANCE.md, "Pollux's simulator": tiresias 15.3 s,
 # optimus 51.3 s, pollux 1,829 s CPU).
