@@ -58,6 +58,13 @@ CompatProfile MakeTiresiasProfile() {
   p.reproduces = {
       {"fifo", "fifo", "run_sim.py:272-335 (one_queue_fifo_sim_jobs)"},
       {"fjf", "fjf", "run_sim.py:338-395 (fit_first_sim_jobs)"},
+      {"tiresias-sjf", "sjf",
+       "run_sim.py:454-580 (smallest_first_sim_jobs; the peer with cluster.py:98's memory leak fixed)"},
+      {"tiresias-shortest", "shortest",
+       "run_sim.py:592-725 (shortest_first_sim_jobs; durations=TRACE; cluster.py:98 fixed)"},
+      {"tiresias-shortest-gpu", "shortest-gpu",
+       "run_sim.py:592-725 (shortest_first_sim_jobs, gputime=True; durations=TRACE; cluster.py:98 fixed)"},
+      {"tiresias-lpjf", "lpjf", "run_sim.py:1773-1830 (longest_pending_first_sim_jobs)"},
       {"dlas", "dlas", "run_sim.py:959-1242 (dlas_sim_jobs, gputime=False)"},
       {"dlas-gpu", "dlas-gpu", "run_sim.py:959-1242 (dlas_sim_jobs, gputime=True)"},
       {"yarn", "yarn", "cluster.py:894-904, switch.py:197-214 (ms_yarn_placement)"},

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "hetsched/policies/job_estimates.h"
+#include "hetsched/policies/tiresias/yarn_replan.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/registry.h"
@@ -157,25 +158,16 @@ class TiresiasDlasScheduler : public JobScheduler {
     for (JobId id : stop_) ctx.Preempt(id);
     for (const auto& [id, type] : start_) {
       const int n = ctx.job(id).spec->num_gpus;
-      if (count_only_ ? StartOnLowestFree(ctx, id, n, type) : ctx.TryStart(id, n, type)) keep_.insert(id);
+      // placement=count: whichever `n` free devices of `type` come first in id order (the peer only
+      // counts them); false if the planner refuses them.
+      const bool started =
+          count_only_ ? StartOnLowestFree(ctx, id, n, type, &devices_) : ctx.TryStart(id, n, type);
+      if (started) keep_.insert(id);
     }
     // Running jobs first, then pending ones, each in their old order.
     for (auto& queue : queues_) {
       std::stable_partition(queue.begin(), queue.end(), [&](JobId id) { return keep_.count(id) > 0; });
     }
-  }
-
-  // placement=count: the job's devices are whichever `n` free devices of `type` come first in id
-  // order (the peer only counts them). False if the planner refuses them.
-  bool StartOnLowestFree(SchedContext& ctx, JobId id, int n, DeviceTypeId type) {
-    devices_.clear();
-    for (NodeId node : ctx.state().nodes_of_type(type)) {
-      if (static_cast<int>(devices_.size()) >= n) break;
-      if (ctx.state().free_on_node(node) > 0) ctx.state().AppendFreeDevices(node, &devices_);
-    }
-    if (static_cast<int>(devices_.size()) < n) return false;
-    devices_.resize(static_cast<size_t>(n));
-    return ctx.StartOn(id, devices_);
   }
 
   void AskForNextJump(SchedContext& ctx) {
