@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "hetsched/experiments/experiment.h"
+#include "hetsched/experiments/seeds.h"
 #include "hetsched/metrics/summary.h"
 #include "hetsched/model/cluster.h"
 #include "hetsched/report/format.h"
@@ -77,18 +78,15 @@ class GoodputExperiment final : public Experiment {
   Status Run(ExperimentContext& ctx) override {
     const std::string workloads_text = ctx.options.GetString("workloads", ctx.quick ? "6" : "1-8");
     HETSCHED_ASSIGN_OR_RETURN(const long long max_jobs, ctx.options.GetInt("jobs", ctx.quick ? 30 : -1));
+    // The list syntax of --seeds (ParseSeedList: "1-8", "1,6", "1-3,7"), each one of Pollux's 8.
+    const Result<std::vector<unsigned long long>> listed = ParseSeedList(workloads_text);
     std::vector<int> workloads;
-    for (std::string_view item : Split(workloads_text, ',')) {
-      const size_t dash = item.find('-');
-      HETSCHED_ASSIGN_OR_RETURN(const long long lo, ParseInt(item.substr(0, dash), "experiment goodput: option 'workloads'"));
-      long long hi = lo;
-      if (dash != std::string_view::npos) {
-        HETSCHED_ASSIGN_OR_RETURN(hi, ParseInt(item.substr(dash + 1), "experiment goodput: option 'workloads'"));
-      }
-      if (lo < 1 || hi > 8 || lo > hi) {
-        return Status::InvalidArgument("experiment goodput: option 'workloads' takes Pollux's workloads 1-8, e.g. '1-8' or '1,6'");
-      }
-      for (long long w = lo; w <= hi; ++w) workloads.push_back(static_cast<int>(w));
+    if (listed.ok()) {
+      for (unsigned long long w : *listed) workloads.push_back(w >= 1 && w <= 8 ? static_cast<int>(w) : 0);
+    }
+    if (!listed.ok() || std::count(workloads.begin(), workloads.end(), 0) > 0) {
+      return Status::InvalidArgument("experiment goodput: option 'workloads' takes Pollux's workloads 1-8, e.g. '1-8' or '1,6'" +
+                                     (listed.ok() ? std::string() : " (" + listed.status().message() + ")"));
     }
     if (max_jobs == 0 || max_jobs < -1) return Status::InvalidArgument("experiment goodput: option 'jobs' must be >= 1");
     if (ctx.check_only) return Status::Ok();
