@@ -73,5 +73,26 @@ TEST(ElasticResizeTest, RestartWhenNotElasticNoSurvivorOrAnotherType) {
   EXPECT_DOUBLE_EQ(c.pause_s, 0);
 }
 
+TEST(ElasticResizeTest, AHandOverToAnotherTypeTakesTwoRendezvousAndOneBroadcast) {
+  auto w = MakeWorld();
+  const RackId r = w->AddRack();
+  const NodeId n0 = w->AddNode(r, w->gpu_a, 2), n1 = w->AddNode(r, w->gpu_b, 2);
+  // The joint ring (2 old + 2 new workers) crosses the 25 GbE NIC, 2.1875e9 B/s effective, 20 us:
+  // broadcast 1e8 / 2.1875e9 + 3 x 20e-6 = 0.045774286 s; the old devices are free after the
+  // first rendezvous and the broadcast (10.045774 s), the job runs again after the second (20.045774 s).
+  const ResizeCost c = HandOverCostOf(OneLayerModel(), w->cluster, w->DevicesOf(n0, 2), w->DevicesOf(n1, 2), kParams);
+  EXPECT_EQ(c.kind, ResizeKind::kElastic);
+  EXPECT_NEAR(c.broadcast_s, 0.045774285714, 1e-9);
+  EXPECT_NEAR(c.release_s, 10.045774285714, 1e-9);
+  EXPECT_NEAR(c.pause_s, 20.045774285714, 1e-9);
+  // One old worker to one new one on the same server: over NVLink (120e9 B/s, 2 us).
+  const NodeId n2 = w->AddNode(r, w->gpu_a, 4);
+  const std::vector<DeviceId> four = w->DevicesOf(n2, 4);
+  const ResizeCost d = HandOverCostOf(OneLayerModel(), w->cluster, std::vector<DeviceId>{four[0]},
+                                      std::vector<DeviceId>{four[3]}, kParams);
+  EXPECT_NEAR(d.broadcast_s, 1e8 / 120e9 + 2e-6, 1e-15);
+  EXPECT_NEAR(d.pause_s, 20 + 1e8 / 120e9 + 2e-6, 1e-12);
+}
+
 }  // namespace
 }  // namespace hetsched

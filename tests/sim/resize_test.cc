@@ -4,6 +4,7 @@
 // parameters, so an elastic resize costs exactly the rendezvous time, no broadcast).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -141,6 +142,104 @@ TEST(ResizeGoldenTest, TheSameDevicesCostNothing) {
   const ResizeOutcome o = RunScript(*w, true, {0, 1}, {1, 0});
   ASSERT_TRUE(o.accepted);
   EXPECT_DOUBLE_EQ(o.announced_pause_s, 0);
+  EXPECT_NEAR(o.run.jobs[0].finish_s, 30, 1e-6);
+  EXPECT_EQ(o.run.jobs[0].resizes, 0);
+}
+
+// Hand-overs (SchedContext::HandOver, perf/elastic_resize.h HandOverCostOf): job 0 starts on
+// `start` at t = 0; at t = 10 it is handed over to `to`, and job 1 (when the workload has it) is
+// started on job 0's old devices at once.
+class ScriptedHandOver : public JobScheduler {
+ public:
+  ScriptedHandOver(std::vector<DeviceId> start, std::vector<DeviceId> to, bool second_job, ResizeSeen* seen)
+      : start_(std::move(start)), to_(std::move(to)), second_job_(second_job), seen_(seen) {}
+  std::string_view name() const override { return "scripted-hand-over"; }
+  void OnJobSubmitted(const JobStatus&, SchedContext&) override {}
+  void OnJobFinished(const JobStatus&, SchedContext&) override {}
+  void OnJobRequeued(const JobStatus&, SchedContext&) override {}
+  void OnJobRunning(const JobStatus&, SchedContext&) override {}
+  void Schedule(SchedContext& ctx) override {
+    if (ctx.now() == 0 && ctx.job(0).state == JobState::kPending) {
+      ASSERT_TRUE(ctx.StartOn(0, start_));
+      ctx.WakeUpAt(10);
+    } else if (ctx.now() == 10 && !done_) {
+      done_ = true;
+      seen_->announced_pause_s = ctx.HandOverPauseS(0, to_);
+      seen_->accepted = ctx.HandOver(0, to_);
+      if (second_job_) {
+        ASSERT_TRUE(ctx.StartOn(1, start_));
+      }
+    }
+  }
+
+ private:
+  std::vector<DeviceId> start_, to_;
+  bool second_job_;
+  ResizeSeen* seen_;
+  bool done_ = false;
+};
+
+ResizeOutcome RunHandOver(bool elastic, std::vector<DeviceId> start, std::vector<DeviceId> to, bool second_job) {
+  auto w = MakeSimWorld(/*nodes=*/2, /*per_node=*/4);
+  Job job = UnitJob(0, 0, 2, 30);
+  job.spec.elastic = elastic;
+  std::vector<Job> jobs{job};
+  if (second_job) jobs.push_back(UnitJob(1, 0, 2, 30));
+  const Workload workload = MakeWorkload(jobs);
+  MethodChoice choice;
+  choice.placer = "first-fit";
+  Result<Methods> methods = CreateMethods(choice);
+  EXPECT_TRUE(methods.ok());
+  ResizeSeen seen;
+  methods->scheduler = std::make_unique<ScriptedHandOver>(std::move(start), std::move(to), second_job, &seen);
+  SimOptions options;
+  options.restart_cost_s = 7;
+  options.resize_rendezvous_s = 5;
+  options.full_audit_every = 1;
+  Result<RunRecord> run = Simulate(*w->cluster, w->zoo, workload, std::move(methods).value(), options);
+  EXPECT_TRUE(run.ok()) << run.status().ToString();
+  ResizeOutcome out;
+  if (run.ok()) out.run = std::move(run).value();
+  out.accepted = seen.accepted;
+  out.announced_pause_s = seen.announced_pause_s;
+  return out;
+}
+
+TEST(HandOverGoldenTest, AnElasticJobMovesOffItsNodeForTwoRendezvous) {
+  // Node 0's devices 0,1 to node 1's 4,5: the unit model has no state to broadcast (and the links
+  // no latency), so the pause is two rendezvous: 10 s. 0-10 s: 10 s of work; 10-20 s: paused on
+  // 4,5; the last 20 s of work: ends at 40 s. No preemption: the job kept its state in memory.
+  const ResizeOutcome o = RunHandOver(true, {0, 1}, {4, 5}, false);
+  ASSERT_TRUE(o.accepted);
+  EXPECT_DOUBLE_EQ(o.announced_pause_s, 10);
+  const JobRecord& j = o.run.jobs[0];
+  EXPECT_NEAR(j.finish_s, 40, 1e-6);
+  EXPECT_EQ(j.resizes, 1);
+  EXPECT_DOUBLE_EQ(j.resize_pause_s, 10);
+  EXPECT_EQ(j.preemptions, 0);
+  EXPECT_NEAR(j.gpu_seconds, 2 * 10 + 2 * 30, 1e-6);
+}
+
+TEST(HandOverGoldenTest, AJobStartedOnTheDevicesLeftWaitsForTheBroadcast) {
+  // Job 1 starts on 0,1 at t = 10, as job 0 leaves them: their old workers hold them through the
+  // first rendezvous and the broadcast (5 s), so job 1 runs from 15 s and ends at 45 s.
+  const ResizeOutcome o = RunHandOver(true, {0, 1}, {4, 5}, true);
+  ASSERT_TRUE(o.accepted);
+  EXPECT_NEAR(o.run.jobs[0].finish_s, 40, 1e-6);
+  EXPECT_NEAR(o.run.jobs[1].first_start_s, 10, 1e-12);
+  EXPECT_NEAR(o.run.jobs[1].finish_s, 45, 1e-6);
+}
+
+TEST(HandOverGoldenTest, NoHandOverForARigidJobOrOntoItsOwnDevices) {
+  // Not elastic: the back end cannot (infinite price, refused); the job runs on where it was.
+  ResizeOutcome o = RunHandOver(false, {0, 1}, {4, 5}, false);
+  EXPECT_FALSE(o.accepted);
+  EXPECT_TRUE(std::isinf(o.announced_pause_s));
+  EXPECT_NEAR(o.run.jobs[0].finish_s, 30, 1e-6);
+  // Onto a device it holds: refused (a hand-over takes free devices only).
+  o = RunHandOver(true, {0, 1}, {1, 4}, false);
+  EXPECT_FALSE(o.accepted);
+  EXPECT_TRUE(std::isinf(o.announced_pause_s));
   EXPECT_NEAR(o.run.jobs[0].finish_s, 30, 1e-6);
   EXPECT_EQ(o.run.jobs[0].resizes, 0);
 }

@@ -8,6 +8,20 @@
 
 namespace hetsched {
 
+namespace {
+
+// A pipelined ring broadcast of the model's state over `ring`: P over its slowest hop, one latency
+// per hop; 0 on one device.
+double BroadcastS(const ModelProfile& model, const Cluster& cluster, std::span<const DeviceId> ring) {
+  if (ring.size() < 2) return 0;
+  const RingLinks hop = DescribeRing(cluster, ring).bottleneck;
+  const double bytes = model.total_param_bytes() + model.total_embedding_bytes();
+  if (!(hop.bandwidth_Bps > 0) || !std::isfinite(hop.bandwidth_Bps)) return 0;
+  return bytes / hop.bandwidth_Bps + static_cast<double>(ring.size() - 1) * hop.latency_s;
+}
+
+}  // namespace
+
 ResizeCost ResizeCostOf(const ModelProfile& model, const Cluster& cluster, std::span<const DeviceId> from,
                         std::span<const DeviceId> to, bool job_elastic, const ElasticResizeModel& params) {
   std::vector<DeviceId> a(from.begin(), from.end()), b(to.begin(), to.end());
@@ -25,14 +39,20 @@ ResizeCost ResizeCostOf(const ModelProfile& model, const Cluster& cluster, std::
     return cost;
   }
   cost.kind = ResizeKind::kElastic;
-  if (to.size() > 1) {
-    const RingLinks hop = DescribeRing(cluster, to).bottleneck;
-    const double bytes = model.total_param_bytes() + model.total_embedding_bytes();
-    if (hop.bandwidth_Bps > 0 && std::isfinite(hop.bandwidth_Bps)) {
-      cost.broadcast_s = bytes / hop.bandwidth_Bps + static_cast<double>(to.size() - 1) * hop.latency_s;
-    }
-  }
+  cost.broadcast_s = BroadcastS(model, cluster, to);
   cost.pause_s = params.rendezvous_s + cost.broadcast_s;
+  return cost;
+}
+
+ResizeCost HandOverCostOf(const ModelProfile& model, const Cluster& cluster, std::span<const DeviceId> from,
+                          std::span<const DeviceId> to, const ElasticResizeModel& params) {
+  std::vector<DeviceId> joint(from.begin(), from.end());
+  joint.insert(joint.end(), to.begin(), to.end());
+  ResizeCost cost;
+  cost.kind = ResizeKind::kElastic;
+  cost.broadcast_s = BroadcastS(model, cluster, joint);
+  cost.release_s = params.rendezvous_s + cost.broadcast_s;
+  cost.pause_s = cost.release_s + params.rendezvous_s;
   return cost;
 }
 

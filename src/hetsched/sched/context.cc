@@ -135,7 +135,11 @@ void SchedContext::RunUntil(JobId id, double iterations) {
   Accept(backend_.RunUntil(id, iterations));
 }
 
-bool SchedContext::ResizeOn(JobId id, std::span<const DeviceId> devices) {
+bool SchedContext::ResizeOn(JobId id, std::span<const DeviceId> devices) { return Change(id, devices, false); }
+
+bool SchedContext::HandOver(JobId id, std::span<const DeviceId> devices) { return Change(id, devices, true); }
+
+bool SchedContext::Change(JobId id, std::span<const DeviceId> devices, bool hand_over) {
   const JobStatus& status = job(id);
   if (status.state != JobState::kRunning || status.spec->is_container_job() || devices.empty() || failed()) {
     return false;
@@ -143,18 +147,24 @@ bool SchedContext::ResizeOn(JobId id, std::span<const DeviceId> devices) {
   for (DeviceId d : devices) {
     if (d < 0 || d >= cluster().num_devices()) return false;
     const JobId holder = state_.owner(d);
-    if (holder != kNoJob && holder != id) return false;
+    // A hand-over moves the job to devices it does not hold.
+    if (holder != kNoJob && (holder != id || hand_over)) return false;
   }
   const ModelProfile* model = ModelOf(id, *status.spec);
   if (model == nullptr) return false;
   auto planned = planner_.PlanJob(*status.spec, *model, devices, cluster());
   if (!AcceptPlan(planned.status())) return false;
-  return Accept(backend_.ResizeJob(id, *planned));
+  return Accept(hand_over ? backend_.HandOverJob(id, *planned) : backend_.ResizeJob(id, *planned));
 }
 
 double SchedContext::ResizePauseS(JobId id, std::span<const DeviceId> devices) const {
   if (job(id).state != JobState::kRunning || devices.empty()) return std::numeric_limits<double>::infinity();
   return backend_.ResizePauseS(id, devices);
+}
+
+double SchedContext::HandOverPauseS(JobId id, std::span<const DeviceId> devices) const {
+  if (job(id).state != JobState::kRunning || devices.empty()) return std::numeric_limits<double>::infinity();
+  return backend_.HandOverPauseS(id, devices);
 }
 
 double SchedContext::EstimateIterationS(JobId id, int num_devices, DeviceTypeId type) {

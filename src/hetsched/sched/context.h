@@ -73,6 +73,18 @@ class SchedBackend {
   virtual double ResizePauseS(JobId /*id*/, std::span<const DeviceId> /*devices*/) const {
     return std::numeric_limits<double>::infinity();
   }
+  // Moves a running elastic job onto `planned.plan.devices`, all free and none its own, by a
+  // hand-over (perf/elastic_resize.h HandOverCostOf: its old and new workers meet, the state is
+  // broadcast, the old ones leave) instead of a checkpoint restart. kInfeasible: this back end
+  // cannot (the default; also for a job that is not elastic). Otherwise as ResizeJob.
+  virtual Status HandOverJob(JobId /*id*/, const PlannedJob& /*planned*/) {
+    return Status::Infeasible("this back end cannot hand a running job over to other devices");
+  }
+  // Seconds without progress that HandOverJob onto `devices` would cost the job; infinity where
+  // it cannot (the default). REQUIRES: the job is running.
+  virtual double HandOverPauseS(JobId /*id*/, std::span<const DeviceId> /*devices*/) const {
+    return std::numeric_limits<double>::infinity();
+  }
   // A container job the placer could not place now stays queued; `reason` says why (shown in
   // the job's status). Default: ignored.
   virtual void NoteUnplaced(JobId /*id*/, std::string_view /*reason*/) {}
@@ -138,6 +150,13 @@ class SchedContext {
   // What ResizeOn(id, devices) would cost the job in seconds without progress; infinity when the
   // back end cannot resize or the job is not running.
   double ResizePauseS(JobId id, std::span<const DeviceId> devices) const;
+  // Moves a running elastic job onto `devices` (free, none its own) by a hand-over
+  // (SchedBackend::HandOverJob): true when done; false, with nothing changed, as for ResizeOn, or
+  // when a device is its own or the back end cannot (the Slurm agent; a job not elastic).
+  bool HandOver(JobId id, std::span<const DeviceId> devices);
+  // What HandOver(id, devices) would cost the job in seconds without progress; infinity where it
+  // cannot.
+  double HandOverPauseS(JobId id, std::span<const DeviceId> devices) const;
 
   // The first fault a back end reported through this context (see SchedBackend::StartJob), and
   // Ok after it is taken. A back end calls it after every call into the scheduler and ends the
@@ -194,6 +213,8 @@ class SchedContext {
   // it does not fit their memory) is an outcome; any other error is a fault, kept as kInternal
   // ("planner: ...") so that the run stops with it (exit 3) instead of taking it for no room.
   bool AcceptPlan(const Status& status);
+  // ResizeOn (hand_over false) and HandOver.
+  bool Change(JobId id, std::span<const DeviceId> devices, bool hand_over);
   // placer_.Place into scratch_, then the placer's own fault taken (Placer::TakeError).
   bool PlaceDevices(const PlacementRequest& request);
   // Keeps `status` in error_ unless it is Ok or an earlier fault is kept: the first fault wins.

@@ -58,17 +58,56 @@ double Simulator::ResizePauseS(JobId id, std::span<const DeviceId> devices) cons
   return ResizeCostTo(id, devices).pause_s;
 }
 
-Status Simulator::ResizeJob(JobId id, const PlannedJob& planned) {
+ResizeCost Simulator::HandOverCostTo(JobId id, std::span<const DeviceId> devices) const {
+  const JobStatus& st = status_[static_cast<size_t>(id)];
+  ResizeCost cost;
+  cost.kind = ResizeKind::kRestart;
+  cost.pause_s = kInf;
+  if (st.state != JobState::kRunning || devices.empty() || st.spec->is_container_job() || !st.spec->elastic) return cost;
+  for (DeviceId d : devices) {
+    if (std::find(st.devices.begin(), st.devices.end(), d) != st.devices.end()) return cost;
+  }
+  const RunState& job = runs_[static_cast<size_t>(id)];
+  const ElasticResizeModel params{options_.resize_rendezvous_s, options_.restart_cost_s};
+  cost = HandOverCostOf(*job.model, cluster_, st.devices, devices, params);
+  // On the peers' clock of whole seconds (--goodput-round-epochs) a pause ends on a second.
+  if (job.goodput >= 0 && options_.goodput_round_epochs) {
+    cost.release_s = std::ceil(cost.release_s);
+    cost.pause_s = std::ceil(cost.pause_s);
+  }
+  return cost;
+}
+
+double Simulator::HandOverPauseS(JobId id, std::span<const DeviceId> devices) const {
+  return HandOverCostTo(id, devices).pause_s;
+}
+
+Status Simulator::ResizeJob(JobId id, const PlannedJob& planned) { return ChangeJob(id, planned, false); }
+
+Status Simulator::HandOverJob(JobId id, const PlannedJob& planned) {
+  if (!std::isfinite(HandOverCostTo(id, planned.plan.devices).pause_s)) {
+    return Status::Infeasible("job " + std::to_string(id) + " cannot be handed over to these devices");
+  }
+  return ChangeJob(id, planned, true);
+}
+
+Status Simulator::ChangeJob(JobId id, const PlannedJob& planned, bool hand_over) {
   JobStatus& st = status_[static_cast<size_t>(id)];
   if (st.state != JobState::kRunning || st.spec->is_container_job() || !planned.plan.containers.empty() ||
       planned.plan.devices.empty()) {
     return Status::Internal("resize of job " + std::to_string(id) + " that is not a running device job");
   }
-  const ResizeCost cost = ResizeCostTo(id, planned.plan.devices);
+  const ResizeCost cost = hand_over ? HandOverCostTo(id, planned.plan.devices) : ResizeCostTo(id, planned.plan.devices);
   if (cost.kind == ResizeKind::kNone) return Status::Ok();
   RunState& job = runs_[static_cast<size_t>(id)];
   // The part of the pause a previous change left still runs: it is not forgiven.
   const double owed = std::max(0.0, active(job).progress_from_s - now_);
+  if (hand_over) {
+    // Its old workers hold their devices until the state is broadcast.
+    if (released_at_s_.empty()) released_at_s_.assign(static_cast<size_t>(cluster_.num_devices()), -kInf);
+    for (DeviceId d : st.devices) released_at_s_[static_cast<size_t>(d)] = now_ + owed + cost.release_s;
+    last_release_s_ = std::max(last_release_s_, now_ + owed + cost.release_s);
+  }
   HETSCHED_RETURN_IF_ERROR(StopRun(id));
   st.state = JobState::kPending;  // for the instant of the change: BeginRun takes a pending job
   ++pending_;
@@ -99,6 +138,10 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s, 
     }
   } else if (job.goodput >= 0 && !priced) {
     pause_s = GoodputDelayS(goodput(job));
+  }
+  // Devices a hand-over is leaving are free once its broadcast ends: a job started on them waits.
+  if (last_release_s_ > now_) {
+    for (DeviceId d : planned.plan.devices) pause_s = std::max(pause_s, released_at_s_[static_cast<size_t>(d)] - now_);
   }
   if (planned.plan.containers.empty()) {
     HETSCHED_RETURN_IF_ERROR(state_.Allocate(id, planned.plan.devices));

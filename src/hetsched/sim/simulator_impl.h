@@ -71,6 +71,8 @@ class Simulator final : public SchedBackend {
   Status DropJob(JobId id) override;
   Status ResizeJob(JobId id, const PlannedJob& planned) override;
   double ResizePauseS(JobId id, std::span<const DeviceId> devices) const override;
+  Status HandOverJob(JobId id, const PlannedJob& planned) override;
+  double HandOverPauseS(JobId id, std::span<const DeviceId> devices) const override;
   void RequestWakeUp(double time_s) override {
     // Strictly in the future: a scheduler cannot make the clock stand still.
     if (time_s > now_ && std::isfinite(time_s)) events_.AddWakeUp(time_s);
@@ -160,6 +162,12 @@ class Simulator final : public SchedBackend {
   // when it has one) and the traffic it puts on them.
   void SetRunLayout(ActiveRun& run, const ModelProfile& model, const PlannedJob& planned);
   ResizeCost ResizeCostTo(JobId id, std::span<const DeviceId> devices) const;
+  // A hand-over's cost (perf/elastic_resize.h); pause infinite where it cannot be: the job is not a
+  // running elastic device job, or `devices` include its own.
+  ResizeCost HandOverCostTo(JobId id, std::span<const DeviceId> devices) const;
+  // ResizeJob and HandOverJob: the job stops and begins again on the plan's devices, paused for
+  // the change's cost (a pause still owed included).
+  Status ChangeJob(JobId id, const PlannedJob& planned, bool hand_over);
   Status Complete(JobId id);
   // Gives a job's emptied device list to spare_devices_ (the job has ended).
   void RecycleDevices(JobStatus& st);
@@ -219,6 +227,10 @@ class Simulator final : public SchedBackend {
   // takes one instead of allocating its own.
   std::vector<std::vector<DeviceId>> spare_devices_;
   std::vector<bool> rejected_;
+  // When each device that a hand-over left is free of its old worker (-inf: never left so;
+  // allocated on the first hand-over); the latest of them.
+  std::vector<double> released_at_s_;
+  double last_release_s_ = -kInf;
   std::vector<JobId> deferred_epoch_ends_;  // DeferEpochEnd's, until the scheduler's call
   std::vector<bool> never_placeable_;  // jobs the scheduler said it can never place (NoteNeverPlaceable)
   std::vector<GoodputJob> goodput_;            // the goodput jobs' own state (RunState::goodput)

@@ -59,6 +59,7 @@ struct SiaPolicySettings {
   bool resize_elastic = false;  // a change inside the job's own group resizes it (SchedContext::ResizeOn)
   bool priced_moves = false;    // PricedFactor with the change's own price, no young job exempt
   bool prior_start = false;     // PriorOptions before a job has measured itself
+  bool hand_over = false;       // a move off its nodes hands the job over (SchedContext::HandOver)
   std::string name = "sia";
 };
 
@@ -132,6 +133,11 @@ class Sia final : public JobScheduler {
     if (s_.priced_moves && s_.restart_penalty_s < 0 && view && view->application->restart_delay_s() > 0) {
       penalty = view->application->restart_delay_s();  // what a restart costs it, as its application declares
     }
+    // A move is still weighed at the restart's price where it can be handed over: weighed at the
+    // hand-over's, the program moved jobs more often than the cheaper moves paid for
+    // (docs/goodput.md, "sia-plus").
+    row->hand_over = s_.hand_over && st.state == JobState::kRunning && spec.elastic &&
+                     std::isfinite(HandOverProbeS(ctx, id));
     row->realloc_factor = s_.priced_moves ? sia_internal::PricedFactor(age, restarts, penalty)
                                           : sia_internal::ReallocFactor(age, restarts, penalty);
     row->hold = view && view->delay_left_s > 0;
@@ -187,8 +193,23 @@ class Sia final : public JobScheduler {
     return kInf;
   }
 
+  // What a hand-over costs the job: to as many devices on nodes it does not use (the joint ring
+  // crosses nodes wherever it goes); infinity where the back end cannot, or no such devices exist.
+  static double HandOverProbeS(SchedContext& ctx, JobId id) {
+    const Cluster& cluster = ctx.cluster();
+    const std::vector<DeviceId>& own = ctx.job(id).devices;
+    std::vector<bool> used(static_cast<size_t>(cluster.num_nodes()), false);
+    for (DeviceId d : own) used[static_cast<size_t>(cluster.device(d).node)] = true;
+    std::vector<DeviceId> probe;
+    for (DeviceId d = 0; d < cluster.num_devices() && probe.size() < own.size(); ++d) {
+      if (!used[static_cast<size_t>(cluster.device(d).node)]) probe.push_back(d);
+    }
+    return probe.size() == own.size() ? ctx.HandOverPauseS(id, probe) : kInf;
+  }
+
   // Each job's GPUs as node lists (one node per GPU), then the moves: jobs whose list changed are
-  // stopped (or, resizing elastically, resized) and started on theirs.
+  // stopped (or, resizing elastically, resized; or, moving off its nodes, handed over) and started
+  // on theirs.
   void Apply(SchedContext& ctx, const std::vector<SiaJobRow>& rows, const std::vector<int>& choice,
              const std::vector<int>& node_gpus) {
     const size_t num_jobs = active_.size();
@@ -225,7 +246,7 @@ class Sia final : public JobScheduler {
         for (int local : placed[k]) lists[members[k]].push_back(groups_[g].nodes[static_cast<size_t>(local)]);
       }
     }
-    std::vector<size_t> to_start;
+    std::vector<size_t> to_start, hand_overs;
     std::vector<bool> to_resize(num_jobs, false);
     for (size_t j = 0; j < num_jobs; ++j) {
       const JobId id = active_[j];
@@ -242,6 +263,10 @@ class Sia final : public JobScheduler {
         to_resize[j] = true;
         continue;
       }
+      if (running(j) && rows[j].hand_over && !lists[j].empty() && OffItsNodes(ctx, id, lists[j])) {
+        hand_overs.push_back(j);
+        continue;
+      }
       if (running(j)) ctx.Preempt(id);
       if (!lists[j].empty()) to_start.push_back(j);
     }
@@ -256,14 +281,26 @@ class Sia final : public JobScheduler {
       ctx.Preempt(id);
       to_start.push_back(j);
     }
+    // Hand-overs, once their new devices are free: a job waits for others to leave them; where
+    // none can move (a cycle), the first restarts.
+    while (!hand_overs.empty()) {
+      std::vector<size_t> waiting;
+      for (size_t j : hand_overs) {
+        const std::vector<DeviceId> devices = FreeDevicesFor(ctx, Want(lists[j]));
+        if (!devices.empty() && ctx.HandOver(active_[j], devices)) continue;
+        if (ctx.failed()) return;
+        waiting.push_back(j);
+      }
+      if (waiting.size() == hand_overs.size()) {
+        ctx.Preempt(active_[waiting.front()]);
+        to_start.push_back(waiting.front());
+        waiting.erase(waiting.begin());
+      }
+      hand_overs = std::move(waiting);
+    }
     // A job whose GPUs are not all free yet (the Slurm agent) waits for the next round.
     for (size_t j : to_start) {
-      std::vector<std::pair<NodeId, int>> want;
-      for (NodeId n : lists[j]) {
-        if (want.empty() || want.back().first != n) want.emplace_back(n, 0);
-        ++want.back().second;
-      }
-      const std::vector<DeviceId> devices = FreeDevicesFor(ctx, want);
+      const std::vector<DeviceId> devices = FreeDevicesFor(ctx, Want(lists[j]));
       if (devices.empty()) {
         nodes_of_.erase(active_[j]);
         continue;
@@ -271,6 +308,25 @@ class Sia final : public JobScheduler {
       ctx.StartOn(active_[j], devices);
       if (ctx.failed()) return;
     }
+  }
+
+  // A node list (one node per GPU) as (node, GPUs) runs.
+  static std::vector<std::pair<NodeId, int>> Want(const std::vector<NodeId>& list) {
+    std::vector<std::pair<NodeId, int>> want;
+    for (NodeId n : list) {
+      if (want.empty() || want.back().first != n) want.emplace_back(n, 0);
+      ++want.back().second;
+    }
+    return want;
+  }
+
+  // Whether `list` uses none of the nodes the job runs on (a hand-over takes only free devices).
+  static bool OffItsNodes(const SchedContext& ctx, JobId id, const std::vector<NodeId>& list) {
+    const Cluster& cluster = ctx.cluster();
+    for (DeviceId d : ctx.job(id).devices) {
+      if (std::find(list.begin(), list.end(), cluster.device(d).node) != list.end()) return false;
+    }
+    return true;
   }
 
   // sia-plus: the running jobs whose new configuration is in the group they run in change there
@@ -413,12 +469,13 @@ Result<std::unique_ptr<JobScheduler>> MakeSia(const Options& options) {
 Result<std::unique_ptr<JobScheduler>> MakeSiaPlus(const Options& options) {
   SiaPolicySettings s;
   s.name = "sia-plus";
-  s.resize_elastic = s.priced_moves = true;  // start=prior: measured no gain beside elastic resizes (docs/goodput.md)
+  s.resize_elastic = s.priced_moves = s.hand_over = true;  // start=prior: measured no gain beside elastic resizes (docs/goodput.md)
   HETSCHED_RETURN_IF_ERROR(ReadSiaOptions(options, s));
   const std::string who = "policy 'sia-plus': ";
   HETSCHED_RETURN_IF_ERROR(ReadPart(options, who, "resize", "elastic", "restart", &s.resize_elastic));
   HETSCHED_RETURN_IF_ERROR(ReadPart(options, who, "moves", "priced", "sia", &s.priced_moves));
   HETSCHED_RETURN_IF_ERROR(ReadPart(options, who, "start", "prior", "one", &s.prior_start));
+  HETSCHED_RETURN_IF_ERROR(ReadPart(options, who, "handover", "on", "off", &s.hand_over));
   return std::unique_ptr<JobScheduler>(std::make_unique<Sia>(s));
 }
 
@@ -432,10 +489,11 @@ const MethodInfo kSiaInfo{
 const MethodInfo kSiaPlusInfo{
     "sia-plus",
     "Sia's integer program with hetsched's parts: elastic resizes at their price, moves priced, a prior start "
-    "(resize=elastic|restart, moves=priced|sia, start=one|prior; all off: sia)",
+    "and hand-overs (resize=elastic|restart, moves=priced|sia, start=one|prior, handover=on|off; all off: sia)",
     "[SRC] Sia's program (as 'sia'); [REC] the parts: elastic resizes inside a job's type priced by the back end "
     "(docs/elastic.md), re-allocations weighed at their own price, a first placement from the application's "
-    "one-GPU throughputs up to the user's GPUs (docs/goodput.md, \"sia-plus\")"};
+    "one-GPU throughputs up to the user's GPUs, moves to other nodes or types as elastic hand-overs "
+    "(docs/goodput.md, \"sia-plus\")"};
 
 }  // namespace
 

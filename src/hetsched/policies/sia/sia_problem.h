@@ -115,6 +115,8 @@ struct SiaJobRow {
   // other than `previous` are weighed with `elastic_factor` instead of `realloc_factor`.
   int elastic_group = -1;
   double elastic_factor = 1;
+  // sia-plus [REC]: a move off its nodes hands it over (SchedContext::HandOver).
+  bool hand_over = false;
 };
 
 struct SiaSettings {
