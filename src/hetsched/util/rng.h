@@ -3,6 +3,7 @@
 // gives the same stream on every platform. Pass an Rng explicitly; there is no global one.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -26,12 +27,7 @@ class Rng {
   double Uniform() { return static_cast<double>(NextU64() >> 11) * 0x1.0p-53; }
   double Uniform(double lo, double hi) { return lo + (hi - lo) * Uniform(); }
   // Uniform integer in [0, n). REQUIRES: n > 0. Rejection sampling: exactly uniform.
-  uint64_t Below(uint64_t n) {
-    const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-    uint64_t x = NextU64();
-    while (x >= limit) x = NextU64();
-    return x % n;
-  }
+  uint64_t Below(uint64_t n);
   double Exponential(double rate) { return -std::log1p(-Uniform()) / rate; }
   // Standard normal by Box-Muller (one of the pair is discarded to keep the stream simple).
   double Normal() {
@@ -48,7 +44,38 @@ class Rng {
   Rng Fork() { return Rng(NextU64()); }
 
  private:
+  static constexpr size_t kSmallBounds = 64;
+  template <uint64_t N>
+  uint64_t BelowConst() {
+    if constexpr (N == 0) {
+      return 0;  // never called: Below requires n > 0
+    } else {
+      constexpr uint64_t limit = UINT64_MAX - UINT64_MAX % N;
+      uint64_t x = NextU64();
+      while (x >= limit) x = NextU64();
+      return x % N;
+    }
+  }
+  template <size_t... I>
+  static constexpr std::array<uint64_t (Rng::*)(), sizeof...(I)> SmallTable(std::index_sequence<I...>) {
+    return {&Rng::BelowConst<I>...};
+  }
+
   uint64_t state_;
 };
+
+inline uint64_t Rng::Below(uint64_t n) {
+  // Small bounds (shuffles of a few dozen items, a GA's random counts) by a divisor known at
+  // compile time: the compiler's multiply-and-shift instead of two 64-bit divisions; the same
+  // draws and values as the general form.
+  if (n <= kSmallBounds) {
+    static constexpr auto kTable = SmallTable(std::make_index_sequence<kSmallBounds + 1>());
+    return (this->*kTable[n])();
+  }
+  const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+  uint64_t x = NextU64();
+  while (x >= limit) x = NextU64();
+  return x % n;
+}
 
 }  // namespace hetsched

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <unordered_set>
 
 #include <pagmo/utils/multi_objective.hpp>
 
@@ -34,10 +33,41 @@ struct GenomeHash {
     return static_cast<size_t>(((h[0] * kPrime ^ h[1]) * kPrime ^ h[2]) * kPrime ^ h[3]);
   }
 };
-struct GenomeEqual {
-  bool operator()(const Genome* a, const Genome* b) const { return *a == *b; }
+// Open addressing with linear probing over a power-of-two table: no node to allocate per insert
+// (a node-based set allocated one per offspring, a tenth of a run's time with its hashing).
+class GenomeSet {
+ public:
+  void reserve(size_t n) {
+    size_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    slots_.assign(cap, nullptr);
+    size_ = 0;
+  }
+  // False when an equal genome is already in.
+  bool insert(const Genome* x) {
+    if (2 * (size_ + 1) > slots_.size()) Grow();
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = GenomeHash{}(x) & mask;; i = (i + 1) & mask) {
+      if (slots_[i] == nullptr) {
+        slots_[i] = x;
+        ++size_;
+        return true;
+      }
+      if (*slots_[i] == *x) return false;
+    }
+  }
+
+ private:
+  void Grow() {
+    std::vector<const Genome*> old = std::move(slots_);
+    reserve(std::max<size_t>(old.size(), 8));
+    for (const Genome* g : old) {
+      if (g != nullptr) insert(g);
+    }
+  }
+  std::vector<const Genome*> slots_;
+  size_t size_ = 0;
 };
-using GenomeSet = std::unordered_set<const Genome*, GenomeHash, GenomeEqual>;
 
 struct Individual {
   Genome x;
@@ -67,20 +97,100 @@ bool NearlyEqual(const std::vector<double>& a, const std::vector<double>& b) {
   return std::sqrt(d2) < kDuplicateEps;
 }
 
+using ObjectiveRefs = std::vector<const std::vector<double>*>;
+
+std::vector<std::vector<size_t>> Fronts(const ObjectiveRefs& f) {
+  if (f.empty()) return {};
+  if (f.size() == 1) return {{0}};
+  std::vector<std::vector<size_t>> out;
+  if (f[0]->size() == 2) {
+    // Two objectives: a sweep in O(n log n) (Jensen, IEEE TEC 2003) instead of pagmo's O(n^2)
+    // pairwise comparisons (two thirds of a Pollux run's time). In order of (f0, f1), a point is
+    // dominated by a front when the front's last point has a smaller f1, or the same f1 and a
+    // smaller f0; fronts dominate in order, so the first that does not is found by bisection.
+    std::vector<size_t> order(f.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      if ((*f[a])[0] != (*f[b])[0]) return (*f[a])[0] < (*f[b])[0];
+      if ((*f[a])[1] != (*f[b])[1]) return (*f[a])[1] < (*f[b])[1];
+      return a < b;
+    });
+    std::vector<size_t> last;  // each front's last point
+    for (size_t i : order) {
+      auto dominated_by = [&](size_t k) {
+        const std::vector<double>& q = *f[last[k]];
+        const std::vector<double>& p = *f[i];
+        return q[1] < p[1] || (q[1] == p[1] && q[0] < p[0]);
+      };
+      size_t lo = 0, hi = last.size();
+      while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (dominated_by(mid)) lo = mid + 1; else hi = mid;
+      }
+      if (lo == last.size()) {
+        last.push_back(i);
+        out.emplace_back();
+      } else {
+        last[lo] = i;
+      }
+      out[lo].push_back(i);
+    }
+  } else {
+    std::vector<std::vector<double>> copy;
+    copy.reserve(f.size());
+    for (const std::vector<double>* v : f) copy.push_back(*v);
+    auto fronts = std::get<0>(pagmo::fast_non_dominated_sorting(copy));
+    for (auto& front : fronts) out.emplace_back(front.begin(), front.end());
+  }
+  for (auto& front : out) std::sort(front.begin(), front.end());
+  return out;
+}
+
+std::vector<double> Crowding(const ObjectiveRefs& f) {
+  const size_t n = f.size();
+  if (n <= 2) return std::vector<double>(n, kInf);
+  const size_t n_obj = f[0]->size();
+  std::vector<size_t> unique;
+  for (size_t i = 0; i < n; ++i) {
+    bool dup = false;
+    for (size_t j = 0; j < i && !dup; ++j) dup = NearlyEqual(*f[i], *f[j]);
+    if (!dup) unique.push_back(i);
+  }
+  std::vector<double> out(n, 0.0);
+  std::vector<double> cd(unique.size(), 0.0);
+  const size_t m = unique.size();
+  for (size_t k = 0; k < n_obj; ++k) {
+    std::vector<size_t> order(m);  // positions in `unique`, by this objective (stable)
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return (*f[unique[a]])[k] < (*f[unique[b]])[k]; });
+    const double norm = (*f[unique[order.back()]])[k] - (*f[unique[order.front()]])[k];
+    if (!(norm > 0)) continue;  // no spread: NaN in pymoo, counted 0
+    for (size_t p = 0; p < m; ++p) {
+      const double v = (*f[unique[order[p]]])[k];
+      const double last = p == 0 ? kInf : (v - (*f[unique[order[p - 1]]])[k]) / norm;
+      const double next = p + 1 == m ? kInf : ((*f[unique[order[p + 1]]])[k] - v) / norm;
+      cd[order[p]] += last + next;
+    }
+  }
+  for (size_t i = 0; i < m; ++i) out[unique[i]] = cd[i] / static_cast<double>(n_obj);
+  return out;
+}
+
 // RankAndCrowdingSurvival: the best `n_survive` of `pop` by rank, the front that does not fit by
 // descending crowding distance, its ties in a random order. Sets rank and crowding.
 std::vector<Individual> Survive(std::vector<Individual> pop, size_t n_survive, Rng& rng) {
-  std::vector<std::vector<double>> f;
+  ObjectiveRefs f;
   f.reserve(pop.size());
-  for (const Individual& ind : pop) f.push_back(ind.f);
+  for (const Individual& ind : pop) f.push_back(&ind.f);
   std::vector<Individual> survivors;
   survivors.reserve(n_survive);
-  const std::vector<std::vector<size_t>> fronts = NonDominatedFronts(f);
+  const std::vector<std::vector<size_t>> fronts = Fronts(f);
+  ObjectiveRefs front_f;
   for (size_t k = 0; k < fronts.size() && survivors.size() < n_survive; ++k) {
     const std::vector<size_t>& front = fronts[k];
-    std::vector<std::vector<double>> front_f;
-    for (size_t i : front) front_f.push_back(pop[i].f);
-    const std::vector<double> crowding = CrowdingDistance(front_f);
+    front_f.clear();
+    for (size_t i : front) front_f.push_back(&pop[i].f);
+    const std::vector<double> crowding = Crowding(front_f);
     for (size_t j = 0; j < front.size(); ++j) {
       pop[front[j]].rank = static_cast<int>(k);
       pop[front[j]].crowding = crowding[j];
@@ -148,7 +258,7 @@ std::vector<Individual> Offspring(const std::vector<Individual>& pop, const Nsga
       ops.repair(c, rng);
       if (off.size() >= want) break;  // the surplus is cut
       off.push_back(Individual{std::move(c), {}, 0, 0});
-      if (!known.insert(&off.back().x).second) off.pop_back();
+      if (!known.insert(&off.back().x)) off.pop_back();
     }
   }
   for (Individual& ind : off) ind.f = ops.evaluate(ind.x);
@@ -158,76 +268,15 @@ std::vector<Individual> Offspring(const std::vector<Individual>& pop, const Nsga
 }  // namespace
 
 std::vector<std::vector<size_t>> NonDominatedFronts(const std::vector<std::vector<double>>& f) {
-  if (f.empty()) return {};
-  if (f.size() == 1) return {{0}};
-  std::vector<std::vector<size_t>> out;
-  if (f[0].size() == 2) {
-    // Two objectives: a sweep in O(n log n) (Jensen, IEEE TEC 2003) instead of pagmo's O(n^2)
-    // pairwise comparisons (two thirds of a Pollux run's time). In order of (f0, f1), a point is
-    // dominated by a front when the front's last point has a smaller f1, or the same f1 and a
-    // smaller f0; fronts dominate in order, so the first that does not is found by bisection.
-    std::vector<size_t> order(f.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      if (f[a][0] != f[b][0]) return f[a][0] < f[b][0];
-      if (f[a][1] != f[b][1]) return f[a][1] < f[b][1];
-      return a < b;
-    });
-    std::vector<size_t> last;  // each front's last point
-    for (size_t i : order) {
-      auto dominated_by = [&](size_t k) {
-        const std::vector<double>& q = f[last[k]];
-        return q[1] < f[i][1] || (q[1] == f[i][1] && q[0] < f[i][0]);
-      };
-      size_t lo = 0, hi = last.size();
-      while (lo < hi) {
-        const size_t mid = (lo + hi) / 2;
-        if (dominated_by(mid)) lo = mid + 1; else hi = mid;
-      }
-      if (lo == last.size()) {
-        last.push_back(i);
-        out.emplace_back();
-      } else {
-        last[lo] = i;
-      }
-      out[lo].push_back(i);
-    }
-  } else {
-    auto fronts = std::get<0>(pagmo::fast_non_dominated_sorting(f));
-    for (auto& front : fronts) out.emplace_back(front.begin(), front.end());
-  }
-  for (auto& front : out) std::sort(front.begin(), front.end());
-  return out;
+  ObjectiveRefs refs;
+  for (const std::vector<double>& v : f) refs.push_back(&v);
+  return Fronts(refs);
 }
 
 std::vector<double> CrowdingDistance(const std::vector<std::vector<double>>& f) {
-  const size_t n = f.size();
-  if (n <= 2) return std::vector<double>(n, kInf);
-  const size_t n_obj = f[0].size();
-  std::vector<size_t> unique;
-  for (size_t i = 0; i < n; ++i) {
-    bool dup = false;
-    for (size_t j = 0; j < i && !dup; ++j) dup = NearlyEqual(f[i], f[j]);
-    if (!dup) unique.push_back(i);
-  }
-  std::vector<double> out(n, 0.0);
-  std::vector<double> cd(unique.size(), 0.0);
-  const size_t m = unique.size();
-  for (size_t k = 0; k < n_obj; ++k) {
-    std::vector<size_t> order(m);  // positions in `unique`, by this objective (stable)
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return f[unique[a]][k] < f[unique[b]][k]; });
-    const double norm = f[unique[order.back()]][k] - f[unique[order.front()]][k];
-    if (!(norm > 0)) continue;  // no spread: NaN in pymoo, counted 0
-    for (size_t p = 0; p < m; ++p) {
-      const double v = f[unique[order[p]]][k];
-      const double last = p == 0 ? kInf : (v - f[unique[order[p - 1]]][k]) / norm;
-      const double next = p + 1 == m ? kInf : (f[unique[order[p + 1]]][k] - v) / norm;
-      cd[order[p]] += last + next;
-    }
-  }
-  for (size_t i = 0; i < m; ++i) out[unique[i]] = cd[i] / static_cast<double>(n_obj);
-  return out;
+  ObjectiveRefs refs;
+  for (const std::vector<double>& v : f) refs.push_back(&v);
+  return Crowding(refs);
 }
 
 Nsga2Front RunNsga2(const std::vector<Genome>& sampling, const Nsga2Options& options, const Nsga2Operators& ops,
@@ -239,7 +288,7 @@ Nsga2Front RunNsga2(const std::vector<Genome>& sampling, const Nsga2Options& opt
   for (Genome x : sampling) {
     ops.repair(x, rng);
     pop.push_back(Individual{std::move(x), {}, 0, 0});
-    if (!seen.insert(&pop.back().x).second) pop.pop_back();
+    if (!seen.insert(&pop.back().x)) pop.pop_back();
   }
   for (Individual& ind : pop) ind.f = ops.evaluate(ind.x);
   const size_t sampled = pop.size();

@@ -19,6 +19,15 @@ PolluxProblem::PolluxProblem(std::vector<PolluxJobRow> jobs, std::vector<int> ca
     for (size_t n = 0; n < capacity_.size(); ++n) node_limited_ |= jobs_[j].node_limit[n] < capacity_[n];
     memo_[j].assign(static_cast<size_t>((num_nodes() + 1) * (jobs_[j].max_replicas + 1)), -1.0);
   }
+  fit_.assign(capacity_.size(), 0);
+  fit_limit_.assign(jobs_.size() * capacity_.size(), 0);
+  for (size_t j = 0; j < jobs_.size(); ++j) {
+    for (size_t n = 0; n < capacity_.size(); ++n) {
+      const int may = jobs_[j].node_limit[n] >= 1 ? 1 : 0;
+      fit_limit_[j * capacity_.size() + n] = may;
+      fit_[n] += may;
+    }
+  }
 }
 
 Genome PolluxProblem::BaseState() const {
@@ -40,30 +49,31 @@ double PolluxProblem::Speedup(int j, int nodes, int replicas) const {
 std::vector<double> PolluxProblem::Evaluate(const Genome& x) const {
   const int nj = num_jobs(), nn = num_nodes();
   double inverse_sum = 0, speedup_sum = 0;
-  std::vector<char>& used = scratch_used_;
-  used.assign(static_cast<size_t>(nn), 0);
+  // GPUs per node over all jobs (a node is in use where it is above 0). The loops below read rows
+  // through restrict pointers so that the compiler vectorises them (a row never aliases the sums).
+  std::vector<int>& column = scratch_column_;
+  column.assign(static_cast<size_t>(nn), 0);
+  int* __restrict on = column.data();
   for (int j = 0; j < nj; ++j) {
-    int replicas = 0, nodes = 0;
-    bool changed = false;
     const PolluxJobRow& job = jobs_[static_cast<size_t>(j)];
+    const int* __restrict r = x.data() + static_cast<ptrdiff_t>(j) * nn;
+    const int* __restrict cur = job.current.data();
+    int replicas = 0, nodes = 0, differs = 0;
     for (int n = 0; n < nn; ++n) {
-      const int c = at(x, j, n);
-      replicas += c;
-      if (c > 0) {
-        ++nodes;
-        used[static_cast<size_t>(n)] = 1;
-      }
-      if (c != job.current[static_cast<size_t>(n)]) changed = true;
+      replicas += r[n];
+      nodes += r[n] > 0 ? 1 : 0;
+      differs |= r[n] ^ cur[n];
     }
+    for (int n = 0; n < nn; ++n) on[n] += r[n];
     const double speedup = Speedup(j, nodes, replicas);
     speedup_sum += speedup;
     double scaled = speedup * share_ * nn;
-    if (changed) scaled *= job.restart_factor;
+    if (differs != 0) scaled *= job.restart_factor;
     inverse_sum += 1.0 / (scaled + kMeanEps);  // (s + 1e-3)^p, p = -1
   }
   const double mean = nj / inverse_sum;  // (sum / jobs)^(1/p)
   int used_gpus = 0;
-  for (int n = 0; n < nn; ++n) used_gpus += used[static_cast<size_t>(n)] ? capacity_[static_cast<size_t>(n)] : 0;
+  for (int n = 0; n < nn; ++n) used_gpus += on[n] > 0 ? capacity_[static_cast<size_t>(n)] : 0;
   const double utility = used_gpus > 0 ? speedup_sum / used_gpus : 0.0;
   return {-mean, -utility};
 }
@@ -88,24 +98,31 @@ void PolluxProblem::Mutate(Genome& x, Rng& rng) const {
       if (rng.Uniform() < kEntryProb) at(x, j, n) = 0;
     }
   }
-  // (3) entries raised on nodes with a free GPU (as the state was before any is raised).
+  // (3) entries raised on nodes with a free GPU (as the state was before any is raised), and the
+  // jobs already on each node.
   std::vector<int>& free = scratch_free_;
+  std::vector<int>& here = scratch_column_;
   free.assign(capacity_.begin(), capacity_.end());
-  for (int j = 0; j < nj; ++j) {
-    const int* r = x.data() + static_cast<ptrdiff_t>(j) * nn;
-    for (int n = 0; n < nn; ++n) free[static_cast<size_t>(n)] -= r[n];
+  here.assign(static_cast<size_t>(nn), 0);
+  {
+    int* __restrict f = free.data();
+    int* __restrict h = here.data();
+    const int* __restrict limited = fit_limit_.data();  // [j][n]: 1 where the job may use the node
+    for (int j = 0; j < nj; ++j) {
+      const int* __restrict r = x.data() + static_cast<ptrdiff_t>(j) * nn;
+      const int* __restrict l = limited + static_cast<ptrdiff_t>(j) * nn;
+      for (int n = 0; n < nn; ++n) {
+        f[n] -= r[n];
+        h[n] += (r[n] > 0 ? 1 : 0) & l[n];
+      }
+    }
   }
   // Per node with a free GPU, over the jobs that may use it: each with probability 1/(such jobs),
   // more for the jobs already there (1/(such jobs there)): pollux.py:366-369 normalise over the
   // jobs axis.
   for (int n = 0; n < nn; ++n) {
     if (free[static_cast<size_t>(n)] < 1) continue;
-    int fit = 0, fit_here = 0;
-    for (int j = 0; j < nj; ++j) {
-      if (jobs_[static_cast<size_t>(j)].node_limit[static_cast<size_t>(n)] < 1) continue;
-      ++fit;
-      if (at(x, j, n) > 0) ++fit_here;
-    }
+    const int fit = fit_[static_cast<size_t>(n)], fit_here = here[static_cast<size_t>(n)];
     if (fit == 0) continue;
     const double p1 = 1.0 / fit;
     for (int j = 0; j < nj; ++j) {
@@ -130,14 +147,18 @@ void PolluxProblem::Repair(Genome& x, Rng& rng) const {
   std::vector<int>& on_node = scratch_free_;  // each node's GPUs before the steps (they only lower)
   on_node.assign(static_cast<size_t>(nn), 0);
   int distributed = 0;
+  int* __restrict on = on_node.data();
   for (int j = 0; j < nj; ++j) {
-    const int* r = row(j);
+    const int* __restrict r = row(j);
+    int sum = 0, count = 0;
     for (int n = 0; n < nn; ++n) {
-      replicas[static_cast<size_t>(j)] += r[n];
-      nodes[static_cast<size_t>(j)] += r[n] > 0 ? 1 : 0;
-      on_node[static_cast<size_t>(n)] += r[n];
+      sum += r[n];
+      count += r[n] > 0 ? 1 : 0;
     }
-    distributed += nodes[static_cast<size_t>(j)] > 1 ? 1 : 0;
+    for (int n = 0; n < nn; ++n) on[n] += r[n];
+    replicas[static_cast<size_t>(j)] = sum;
+    nodes[static_cast<size_t>(j)] = count;
+    distributed += count > 1 ? 1 : 0;
   }
   auto drop = [&](int j, int* c, int keep) {  // an entry lowered to `keep`
     replicas[static_cast<size_t>(j)] -= *c - keep;
@@ -149,15 +170,26 @@ void PolluxProblem::Repair(Genome& x, Rng& rng) const {
   // or not, lose their GPUs there (the running count of distributed jobs stays above 1). The jobs
   // that count are those distributed before this step.
   if (distributed > 1) {
-    std::vector<char>& count = scratch_used_;
-    count.assign(static_cast<size_t>(nn), 0);
+    // Per node, the second distributed job (in job order) with GPUs there (nj: none); from it on,
+    // every job's GPUs there go.
+    std::vector<int>& second = scratch_second_;
+    std::vector<char>& seen = scratch_used_;
+    second.assign(static_cast<size_t>(nn), nj);
+    seen.assign(static_cast<size_t>(nn), 0);
     for (int j = 0; j < nj; ++j) {
-      const bool is_distributed = nodes[static_cast<size_t>(j)] > 1;
-      int* r = row(j);
+      if (nodes[static_cast<size_t>(j)] <= 1) continue;
+      const int* r = row(j);
       for (int n = 0; n < nn; ++n) {
-        char& c = count[static_cast<size_t>(n)];
-        if (is_distributed && r[n] > 0 && c < 2) ++c;
-        if (c > 1 && r[n] > 0) drop(j, &r[n], 0);
+        if (r[n] <= 0) continue;
+        char& c = seen[static_cast<size_t>(n)];
+        if (c == 1) second[static_cast<size_t>(n)] = j;
+        if (c < 2) ++c;
+      }
+    }
+    for (int n = 0; n < nn; ++n) {
+      for (int j = second[static_cast<size_t>(n)]; j < nj; ++j) {
+        int* c = row(j) + n;
+        if (*c > 0) drop(j, c, 0);
       }
     }
   }

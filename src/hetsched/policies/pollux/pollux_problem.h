@@ -70,6 +70,10 @@ class PolluxProblem {
   mutable std::vector<int> scratch_free_;   // Mutate's free GPUs, Repair's node order
   mutable std::vector<int> scratch_replicas_, scratch_nodes_;  // Repair's row counts
   mutable std::vector<int> scratch_order_;                    // Repair's node order
+  mutable std::vector<int> scratch_second_;  // Repair's second distributed job on each node
+  mutable std::vector<int> scratch_column_;  // Evaluate's GPUs per node, Mutate's jobs on each node
+  std::vector<int> fit_;        // per node: the jobs that may use it (node_limit >= 1)
+  std::vector<int> fit_limit_;  // [job][node]: 1 where the job may use the node
   bool node_limited_ = false;  // some job may have fewer GPUs on some node than the node holds
 };
 
