@@ -88,8 +88,12 @@ class Sia final : public JobScheduler {
       groups_ = sia_internal::GroupNodes(ctx.cluster());
       configs_ = sia_internal::Configurations(groups_);
       node_group_.assign(static_cast<size_t>(ctx.cluster().num_nodes()), -1);
+      index_in_group_.assign(static_cast<size_t>(ctx.cluster().num_nodes()), -1);
       for (size_t g = 0; g < groups_.size(); ++g) {
-        for (NodeId n : groups_[g].nodes) node_group_[static_cast<size_t>(n)] = static_cast<int>(g);
+        for (size_t k = 0; k < groups_[g].nodes.size(); ++k) {
+          node_group_[static_cast<size_t>(groups_[g].nodes[k])] = static_cast<int>(g);
+          index_in_group_[static_cast<size_t>(groups_[g].nodes[k])] = static_cast<int>(k);
+        }
       }
     }
     std::vector<SiaJobRow> rows(active_.size());
@@ -182,13 +186,13 @@ class Sia final : public JobScheduler {
       devices.pop_back();
       return ctx.ResizePauseS(id, devices);
     }
-    const Cluster& cluster = ctx.cluster();
-    const DeviceTypeId type = cluster.device(devices.front()).type;
-    for (DeviceId d = 0; d < cluster.num_devices(); ++d) {
-      if (cluster.device(d).type == type && ctx.state().owner(d) == kNoJob) {
-        devices.push_back(d);
-        return ctx.ResizePauseS(id, devices);
-      }
+    const DeviceTypeId type = ctx.cluster().device(devices.front()).type;
+    std::vector<DeviceId> free;
+    for (NodeId n : ctx.state().nodes_of_type(type)) {
+      if (ctx.state().free_on_node(n) == 0) continue;
+      ctx.state().AppendFreeDevices(n, &free);
+      devices.push_back(free.front());
+      return ctx.ResizePauseS(id, devices);
     }
     return kInf;
   }
@@ -354,8 +358,8 @@ class Sia final : public JobScheduler {
       const NodeGroup& g = groups_[static_cast<size_t>(opt.group)];
       std::vector<int> held(g.nodes.size(), 0), free(g.nodes.size(), 0);
       for (DeviceId d : ctx.job(active_[j]).devices) {
-        const auto it = std::find(g.nodes.begin(), g.nodes.end(), cluster.device(d).node);
-        if (it != g.nodes.end()) ++held[static_cast<size_t>(it - g.nodes.begin())];
+        const NodeId node = cluster.device(d).node;
+        if (node_group_[static_cast<size_t>(node)] == opt.group) ++held[static_cast<size_t>(index_in_group_[static_cast<size_t>(node)])];
       }
       // `room` counts the active jobs' GPUs as free, this job's too.
       for (size_t k = 0; k < g.nodes.size(); ++k) free[k] = (*room)[static_cast<size_t>(g.nodes[k])] - held[k];
@@ -405,6 +409,7 @@ class Sia final : public JobScheduler {
   std::vector<NodeGroup> groups_;
   std::vector<SiaConfig> configs_;
   std::vector<int> node_group_;            // each node's group
+  std::vector<int> index_in_group_;        // each node's index in its group's node list
   std::vector<JobId> active_;              // submitted, not finished, in arrival order
   std::map<JobId, Chosen> previous_;       // each job's option last round
   std::map<JobId, std::vector<NodeId>> nodes_of_;  // the placer's node list it was started on
