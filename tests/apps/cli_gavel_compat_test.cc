@@ -95,6 +95,20 @@ constexpr GavelFigures kFigures[] = {
     {"sb436b2", "finish_time_fairness", "cvxopt", "gavel-ftf-agnostic", 189607.190, 2331060.280},
     {"sb436b2", "min_total_duration", "cvxopt", "gavel-makespan-agnostic", 428370.074, 2294967.513, 100,
      "v100=16,p100=16,k80=16"},
+    // Gavel's water filling (2026-12-04, a helper), cvxopt (its MILP by GLPK): ours within 0.23% JCT
+    // and 0.20% makespan on ten cases (docs/validation.md, "Gavel's water filling").
+    {"s6c71a0", "max_min_fairness_water_filling_perf", "cvxopt", "gavel-water-filling", 663156.894, 4948740.978},
+    {"s6c71a0", "max_min_fairness_water_filling", "cvxopt", "gavel-water-filling-agnostic", 1026989.573, 7026183.807},
+    {"sb436b2", "max_min_fairness_water_filling_perf", "cvxopt", "gavel-water-filling", 142916.480, 1418187.413},
+    {"sb436b2", "max_min_fairness_water_filling", "cvxopt", "gavel-water-filling-agnostic", 188561.909, 2300441.995},
+    {"sb436b2", "max_min_fairness_water_filling_perf", "cvxopt", "gavel-water-filling", 298569.591, 1624504.162, 100,
+     "v100=16,p100=16,k80=16"},
+    {"sb436b2", "max_min_fairness_water_filling", "cvxopt", "gavel-water-filling-agnostic", 395916.893, 2365600.898, 100,
+     "v100=16,p100=16,k80=16"},
+    {"u2869ce", "max_min_fairness_water_filling_perf", "cvxopt", "gavel-water-filling", 47196.535, 4580247.166, 300,
+     "v100=16,p100=16,k80=16"},
+    {"u2869ce", "max_min_fairness_water_filling", "cvxopt", "gavel-water-filling-agnostic", 63114.230, 4605204.466, 300,
+     "v100=16,p100=16,k80=16"},
 };
 
 struct Ours {

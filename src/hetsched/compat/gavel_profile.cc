@@ -12,7 +12,8 @@ namespace {
 CompatProfile MakeGavelProfile() {
   const std::vector<std::string> lp_policies{"gavel-las",        "gavel-las-agnostic", "gavel-makespan",
                                              "gavel-makespan-agnostic", "gavel-ftf",  "gavel-ftf-agnostic",
-                                             "gavel-cost",       "gavel-throughput",   "gavel-isolated"};
+                                             "gavel-cost",       "gavel-throughput",   "gavel-isolated",
+                                             "gavel-water-filling", "gavel-water-filling-agnostic"};
   std::vector<std::string> round_policies = lp_policies;
   round_policies.insert(round_policies.end(), {"gavel-fifo", "gavel-fifo-perf"});
   const std::vector<std::string> las{"gavel-las", "gavel-las-agnostic"};
@@ -47,7 +48,8 @@ CompatProfile MakeGavelProfile() {
       {"--policy-opt", "bisection=true", {"gavel-makespan", "gavel-makespan-agnostic"}, "scheduler/policies/min_total_duration.py:74-96",
        "bisection on the makespan over feasibility LPs to a 5% bracket"},
       {"--policy-opt", "point=cvxopt",
-       {"gavel-las", "gavel-las-agnostic", "gavel-makespan", "gavel-makespan-agnostic", "gavel-ftf", "gavel-ftf-agnostic"},
+       {"gavel-las", "gavel-las-agnostic", "gavel-makespan", "gavel-makespan-agnostic", "gavel-ftf", "gavel-ftf-agnostic",
+        "gavel-water-filling", "gavel-water-filling-agnostic"},
        "scheduler/policies/policy.py:11 (ECOS), scheduler.py:2443-2463; peers' gavel_cvxpy_shim.py (cvxopt)",
        "the point the yardstick's interior-point solver (cvxopt, standing in for ECOS) stops at, not a vertex: "
        "its small positive shares are priorities (x 1e9) in the per-type queues"},
@@ -71,6 +73,10 @@ CompatProfile MakeGavelProfile() {
       {"gavel-isolated", "isolated", "scheduler/policies/isolated.py (IsolatedPolicy)"},
       {"gavel-makespan-agnostic", "min_total_duration", "scheduler/policies/min_total_duration.py (MinTotalDurationPolicy)"},
       {"gavel-ftf-agnostic", "finish_time_fairness", "scheduler/policies/finish_time_fairness.py (FinishTimeFairnessPolicy)"},
+      {"gavel-water-filling", "max_min_fairness_water_filling_perf",
+       "scheduler/policies/max_min_fairness_water_filling.py (MaxMinFairnessWaterFillingPolicyWithPerf)"},
+      {"gavel-water-filling-agnostic", "max_min_fairness_water_filling",
+       "scheduler/policies/max_min_fairness_water_filling.py (MaxMinFairnessWaterFillingPolicy)"},
   };
   return p;
 }

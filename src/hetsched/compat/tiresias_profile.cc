@@ -12,7 +12,7 @@ CompatProfile MakeTiresiasProfile() {
   p.peer = "Tiresias' simulator (SymbioticLab/Tiresias @ 959f9b0, simulator/run_sim.py)";
   p.summary =
       "trace durations as run times, free preemption, no network model, YARN placement, "
-      "FIFO with head-of-line blocking, dlas/dlas-gpu re-planned at every event";
+      "FIFO with head-of-line blocking, dlas/dlas-gpu/dlas-gpu-gittins re-planned at every event";
   p.settings = {
       {"--restart-cost",
        "0",
@@ -41,12 +41,14 @@ CompatProfile MakeTiresiasProfile() {
        "fifo walks the pending queue in arrival order and stops at the first job it cannot place"},
       {"--policy-opt",
        "placement=count",
-       {"dlas", "dlas-gpu"},
-       "run_sim.py:1094-1117",
-       "dlas counts free GPUs (CLUSTER.empty_infra, free_gpu) and places nothing"},
+       {"dlas", "dlas-gpu", "dlas-gpu-gittins", "gittins", "dlas-gpu-pack", "dlas-gpu-05", "dlas-gpu-1",
+        "dlas-gpu-2", "dlas-gpu-4", "dlas-gpu-8", "dlas-gpu-10", "dlas-gpu-100", "dlas-gpu-1000",
+        "dlas-gpu-gittins-1", "dlas-gpu-gittins-2", "dlas-gpu-gittins-4", "dlas-gpu-gittins-8"},
+       "run_sim.py:1094-1117, 1378-1391",
+       "dlas and gittins count free GPUs (CLUSTER.empty_infra, free_gpu) and place nothing"},
       {"--policy-opt",
        "thresholds=3250;7200",
-       {"dlas", "dlas-gpu", "tiresias-las"},
+       {"dlas", "dlas-gpu", "tiresias-las", "dlas-gpu-gittins"},
        "jobs.py:102-104",
        "three queues, limits 3250 and 7200 (s for dlas, GPU-s for dlas-gpu); the third limit is never read"},
       {"--policy-opt",
@@ -67,6 +69,37 @@ CompatProfile MakeTiresiasProfile() {
       {"tiresias-lpjf", "lpjf", "run_sim.py:1773-1830 (longest_pending_first_sim_jobs)"},
       {"dlas", "dlas", "run_sim.py:959-1242 (dlas_sim_jobs, gputime=False)"},
       {"dlas-gpu", "dlas-gpu", "run_sim.py:959-1242 (dlas_sim_jobs, gputime=True)"},
+      {"dlas-gpu-gittins", "dlas-gpu-gittins",
+       "run_sim.py:959-1242, 1950-2009 (dlas_sim_jobs, queues sorted by Gittins index over "
+       "yarn-gput1000.csv)"},
+      {"dlas-gpu-pack", "dlas-gpu-pack",
+       "run_sim.py:1503-1770 (dlas_pack_sim_jobs: dlas-gpu, as models.py:22 gives every model a GPU share of "
+       "1)"},
+      {"multi-dlas-gpu", "multi-dlas-gpu",
+       "run_sim.py:728-957, jobs.py:596-670 (multi_dlas_sim_jobs, reserve_gpus; the peer with "
+       "--scheme=count)"},
+      {"gittins", "gittins",
+       "run_sim.py:1252-1500 (gittins_sim_jobs; the peer with JOBS.job_dist_data set, run_sim.py:2075)"},
+      {"tiresias-shortest-expected", "shortest-expected",
+       "run_sim.py:581-725 (shortest_first_sim_jobs, expected durations; cluster.py:98 fixed)"},
+      {"dlas-gpu-05", "dlas-gpu-05", "run_sim.py:959-1242, 1061-1074 (dlas_sim_jobs, solve_starvation=0.5)"},
+      {"dlas-gpu-1", "dlas-gpu-1", "run_sim.py:959-1242, 1061-1074 (dlas_sim_jobs, solve_starvation=1)"},
+      {"dlas-gpu-2", "dlas-gpu-2", "run_sim.py:959-1242, 1061-1074 (dlas_sim_jobs, solve_starvation=2)"},
+      {"dlas-gpu-4", "dlas-gpu-4", "run_sim.py:959-1242, 1061-1074 (dlas_sim_jobs, solve_starvation=4)"},
+      {"dlas-gpu-8", "dlas-gpu-8", "run_sim.py:959-1242, 1061-1074 (dlas_sim_jobs, solve_starvation=8)"},
+      {"dlas-gpu-10", "dlas-gpu-10", "run_sim.py:959-1242, 1061-1074 (dlas_sim_jobs, solve_starvation=10)"},
+      {"dlas-gpu-100", "dlas-gpu-100",
+       "run_sim.py:959-1242, 1061-1074 (dlas_sim_jobs, solve_starvation=100)"},
+      {"dlas-gpu-1000", "dlas-gpu-1000",
+       "run_sim.py:959-1242, 1061-1074 (dlas_sim_jobs, solve_starvation=1000)"},
+      {"dlas-gpu-gittins-1", "dlas-gpu-gittins-1",
+       "run_sim.py:2053-2064 (dlas_sim_jobs, solve_starvation=1; no Gittins order)"},
+      {"dlas-gpu-gittins-2", "dlas-gpu-gittins-2",
+       "run_sim.py:2053-2064 (dlas_sim_jobs, solve_starvation=2; no Gittins order)"},
+      {"dlas-gpu-gittins-4", "dlas-gpu-gittins-4",
+       "run_sim.py:2053-2064 (dlas_sim_jobs, solve_starvation=4; no Gittins order)"},
+      {"dlas-gpu-gittins-8", "dlas-gpu-gittins-8",
+       "run_sim.py:2053-2064 (dlas_sim_jobs, solve_starvation=8; no Gittins order)"},
       {"yarn", "yarn", "cluster.py:894-904, switch.py:197-214 (ms_yarn_placement)"},
   };
   return p;

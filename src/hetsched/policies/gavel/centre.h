@@ -34,10 +34,22 @@ struct CentreProblem {
   std::vector<int> capacity;
 };
 
+// Gavel's water filling's level LP (water_filling.h; cvxopt's point only, CvxoptShares): with
+// these, kMaxMin's epigraph rows read a[r].X[r] + epi_rhs[r] >= z, and each row r has one more row
+// before its epigraph row: b[r].X[r] >= lower[r]. One entry per row of the CentreProblem.
+struct WaterLevelRows {
+  std::vector<double> epi_rhs;
+  std::vector<std::vector<double>> b;
+  std::vector<double> lower;
+};
+
 struct CentreResult {
   std::vector<std::vector<double>> share;  // [row][type]
   double z = 0;                            // kMaxMin: the objective reached
   int newton_steps = 0;
+  // CvxoptShares with water filling's rows (WaterLevelRows): the shares as cvxopt returns them, not
+  // clipped to [0, 1] (Gavel's water filling reads its level off them).
+  std::vector<std::vector<double>> unclipped;
 };
 
 // kInfeasible status when kFeasible has no interior point (the caller keeps its vertex).

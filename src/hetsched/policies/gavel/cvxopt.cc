@@ -42,12 +42,14 @@ bool GapClosed(double gap, double pcost, double dcost) {
 // The shares of x / tau, clipped to [0, 1] as Gavel's policies clip them; the first job of each
 // class stands for it.
 Result<CentreResult> Answer(const ShareLp& lp, const VectorXd& x, double tau, CentreResult* out) {
+  if (lp.lower_rows()) out->unclipped = out->share;
   for (long r = 0; r < lp.rows(); ++r) {
     if (r > 0 && lp.source(r) == lp.source(r - 1)) continue;
     for (long k = 0; k < lp.types(); ++k) {
       const double v = x[lp.X(r, k)] / tau;
       if (!std::isfinite(v)) return Status::Internal("cvxopt shares: numerical failure");
       out->share[static_cast<size_t>(lp.source(r))][static_cast<size_t>(k)] = std::clamp(v, 0.0, 1.0);
+      if (lp.lower_rows()) out->unclipped[static_cast<size_t>(lp.source(r))][static_cast<size_t>(k)] = v;
     }
   }
   out->z = lp.maxmin() ? x[lp.Z()] / tau : 0.0;
@@ -285,9 +287,26 @@ Result<CentreResult> Conelp(const ShareLp& lp, bool ldl, CentreResult out, bool*
   return Status::Internal("cvxopt shares: no convergence in 100 iterations");
 }
 
+// Both CvxoptShares: `level` null for every policy but water filling.
+Result<CentreResult> CvxoptSharesOf(const CentreProblem& p, const WaterLevelRows* level, CvxoptKkt kkt);
+
 }  // namespace
 
 Result<CentreResult> CvxoptShares(const CentreProblem& p, CvxoptKkt kkt) {
+  return CvxoptSharesOf(p, nullptr, kkt);
+}
+
+Result<CentreResult> CvxoptShares(const CentreProblem& p, const WaterLevelRows& level) {
+  if (p.mode != CentreProblem::Mode::kMaxMin || level.b.size() != p.a.size() || level.lower.size() != p.a.size() ||
+      level.epi_rhs.size() != p.a.size()) {
+    return Status::InvalidArgument("cvxopt shares: water filling's rows do not match the problem");
+  }
+  return CvxoptSharesOf(p, &level, CvxoptKkt::kAuto);
+}
+
+namespace {
+
+Result<CentreResult> CvxoptSharesOf(const CentreProblem& p, const WaterLevelRows* level, CvxoptKkt kkt) {
   const size_t types = p.capacity.size();
   CentreResult out;
   out.share.assign(p.a.size(), std::vector<double>(types, 0.0));
@@ -295,7 +314,7 @@ Result<CentreResult> CvxoptShares(const CentreProblem& p, CvxoptKkt kkt) {
   for (double c : p.count) {
     if (!(c >= 1) || c != std::floor(c)) return Status::InvalidArgument("cvxopt shares: a class count is not a whole number");
   }
-  const ShareLp lp(p);
+  const ShareLp lp(p, level);
   bool unknown = false;
   if (kkt == CvxoptKkt::kLdl) return Conelp(lp, true, out, &unknown);
   Result<CentreResult> first = Conelp(lp, false, out, &unknown);
@@ -303,5 +322,7 @@ Result<CentreResult> CvxoptShares(const CentreProblem& p, CvxoptKkt kkt) {
   if (first.ok() || !unknown || lp.n() + lp.m() > kLdlMaxSize) return first;
   return Conelp(lp, true, out, &unknown);
 }
+
+}  // namespace
 
 }  // namespace hetsched::gavel

@@ -32,5 +32,8 @@ enum class CvxoptKkt { kAuto, kLdl };
 // kInfeasible status when cvxopt would report the LP primal infeasible; kInternal when it stops
 // without an answer (the caller keeps its vertex).
 Result<CentreResult> CvxoptShares(const CentreProblem& problem, CvxoptKkt kkt = CvxoptKkt::kAuto);
+// The same for a kMaxMin problem with water filling's rows (WaterLevelRows); fills
+// CentreResult::unclipped.
+Result<CentreResult> CvxoptShares(const CentreProblem& problem, const WaterLevelRows& level);
 
 }  // namespace hetsched::gavel

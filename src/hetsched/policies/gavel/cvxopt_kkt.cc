@@ -7,6 +7,9 @@
 #include <limits>
 #include <vector>
 
+#include <Eigen/SparseCore>
+#include <Eigen/SparseLU>
+
 namespace hetsched::gavel::cvxopt_internal {
 namespace {
 
@@ -37,6 +40,7 @@ class NormalSolver {
       const VectorXd& a = lp.a(r);
       MatrixXd b = w[lp.Job(r)] * MatrixXd::Ones(K, K) + lp.EpiWeight(w, r) * a * a.transpose();
       for (long k = 0; k < K; ++k) b(k, k) += w[lp.Nonneg(r, k)];
+      if (lp.lower_rows()) b += w[lp.Lower(r)] * lp.b(r) * lp.b(r).transpose();
       blocks_.emplace_back(b);
       zr_[static_cast<size_t>(r)] = blocks_.back().solve(MatrixXd::Identity(K, K) * lp.gpus(r));
       schur += lp.gpus(r) * zr_[static_cast<size_t>(r)];
@@ -110,6 +114,10 @@ class DenseNormal {
       const long b = lp.X(r, 0);
       u.segment(b, K).setConstant(std::sqrt(w[lp.Job(r)]));
       Update(&u, b, b + K);
+      if (lp.lower_rows()) {
+        u.segment(b, K) = std::sqrt(w[lp.Lower(r)]) * lp.b(r);
+        Update(&u, b, b + K);
+      }
       if (!lp.epi()) continue;
       u.segment(b, K) = std::sqrt(w[lp.Epi(r)]) * lp.a(r);
       Update(&u, b, b + K);
@@ -191,7 +199,7 @@ class Kkt::Impl {
       const long n = lp_->n();
       VectorXd rhs(n + lp_->m());
       rhs << *x, z->cwiseQuotient(d_);
-      const VectorXd u = whole_.solve(rhs);
+      const VectorXd u = sparse_whole_ ? VectorXd(sparse_.solve(rhs)) : VectorXd(whole_.solve(rhs));
       *x = u.head(n);
       *z = u.tail(lp_->m());
       return;
@@ -268,6 +276,8 @@ class Kkt::Impl {
 
   // The whole KKT matrix, its G block built column by column; false where it is singular.
   bool FactorWhole() {
+    sparse_whole_ = lp_->lower_rows();
+    if (sparse_whole_) return FactorWholeSparse();
     const long n = lp_->n(), m = lp_->m();
     MatrixXd k = MatrixXd::Zero(n + m, n + m);
     VectorXd e = VectorXd::Zero(n);
@@ -286,6 +296,42 @@ class Kkt::Impl {
     return pivots.allFinite() && (pivots.array() != 0).all();
   }
 
+  // Water filling's LPs (ShareLp::lower_rows): the same matrix by a sparse LU (COLAMD ordering,
+  // analysed once per LP; its fill is small, where the dense LU costs (n + m)^3 a factor: the
+  // stand-in's "ldl" re-solves mostly run all 100 iterations without converging, as cvxopt's do).
+  bool FactorWholeSparse() {
+    const long n = lp_->n(), m = lp_->m();
+    if (pattern_lp_ != lp_) {  // G's entries, once per LP (only the scaling changes between factors)
+      g_entries_.clear();
+      VectorXd e = VectorXd::Zero(n);
+      for (long j = 0; j < n; ++j) {
+        e[j] = 1;
+        const VectorXd g = lp_->G(e);  // column j of G
+        e[j] = 0;
+        for (long i = 0; i < m; ++i) {
+          if (g[i] != 0) g_entries_.emplace_back(static_cast<int>(i), static_cast<int>(j), g[i]);
+        }
+      }
+    }
+    std::vector<Eigen::Triplet<double>> entries;
+    entries.reserve(2 * g_entries_.size() + static_cast<size_t>(m));
+    for (const auto& t : g_entries_) {  // W^-1 G and its transpose
+      const double v = t.value() / d_[t.row()];
+      entries.emplace_back(n + t.row(), t.col(), v);
+      entries.emplace_back(t.col(), n + t.row(), v);
+    }
+    for (long i = 0; i < m; ++i) entries.emplace_back(n + i, n + i, -1.0);
+    Eigen::SparseMatrix<double> k(n + m, n + m);
+    k.setFromTriplets(entries.begin(), entries.end());
+    k.makeCompressed();
+    if (pattern_lp_ != lp_) {
+      sparse_.analyzePattern(k);
+      pattern_lp_ = lp_;
+    }
+    sparse_.factorize(k);
+    return sparse_.info() == Eigen::Success;
+  }
+
   // Factors the dense normal matrix once per scaling; false if it is not positive definite.
   bool Dense() {
     if (!dense_ready_) {
@@ -297,6 +343,10 @@ class Kkt::Impl {
 
   bool ldl_ = false;
   Eigen::PartialPivLU<MatrixXd> whole_;
+  bool sparse_whole_ = false;
+  Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> sparse_;
+  const ShareLp* pattern_lp_ = nullptr;          // the LP whose pattern sparse_ has analysed
+  std::vector<Eigen::Triplet<double>> g_entries_;  // its G, entry by entry
   const ShareLp* lp_ = nullptr;
   VectorXd d_, w_;
   NormalSolver normal_;

@@ -18,14 +18,17 @@ using Eigen::VectorXd;
 
 // min c'u s.t. G u <= h for a CentreProblem with every class expanded into its jobs. Variables:
 // x[r][k] at r * K + k, then (kMaxMin) the epigraph variable z. Rows: capacity k, job r,
-// epigraph (z - a_r.x_r <= 0) or floor (-a_r.x_r <= -floor_r) r (none for kMaxSum, whose
-// objective is -sum a_r.x_r), then -x[r][k] <= 0.
+// (water filling only, WaterLevelRows) lower bound -b_r.x_r <= -lower_r, epigraph
+// (z - a_r.x_r <= epi_rhs_r, 0 without) or floor (-a_r.x_r <= -floor_r) r (none for kMaxSum,
+// whose objective is -sum a_r.x_r), then -x[r][k] <= 0.
 class ShareLp {
  public:
-  explicit ShareLp(const CentreProblem& p)
+  // `level`: water filling's extra rows and epigraph constants (WaterLevelRows), or none.
+  explicit ShareLp(const CentreProblem& p, const WaterLevelRows* level = nullptr)
       : types_(static_cast<long>(p.capacity.size())),
         maxmin_(p.mode == CentreProblem::Mode::kMaxMin),
-        epi_(p.mode != CentreProblem::Mode::kMaxSum) {
+        epi_(p.mode != CentreProblem::Mode::kMaxSum),
+        lower_rows_(level != nullptr) {
     for (size_t r = 0; r < p.a.size(); ++r) {
       const long copies = std::lround(p.count[r]);
       for (long c = 0; c < copies; ++c) {
@@ -33,6 +36,11 @@ class ShareLp {
         gpus_.push_back(p.gpus[r]);
         a_.push_back(VectorXd::Zero(types_));
         for (long k = 0; k < types_ && k < static_cast<long>(p.a[r].size()); ++k) a_.back()[k] = p.a[r][static_cast<size_t>(k)];
+        if (lower_rows_) {
+          b_.push_back(VectorXd::Zero(types_));
+          const std::vector<double>& b = level->b[r];
+          for (long k = 0; k < types_ && k < static_cast<long>(b.size()); ++k) b_.back()[k] = b[static_cast<size_t>(k)];
+        }
       }
     }
     rows_ = static_cast<long>(a_.size());
@@ -46,6 +54,8 @@ class ShareLp {
     for (long r = 0; r < rows_; ++r) {
       h_[Job(r)] = 1;
       if (epi_) h_[Epi(r)] = maxmin_ ? 0.0 : -p.floor[static_cast<size_t>(source(r))];
+      if (lower_rows_ && maxmin_) h_[Epi(r)] = level->epi_rhs[static_cast<size_t>(source(r))];
+      if (lower_rows_) h_[Lower(r)] = -level->lower[static_cast<size_t>(source(r))];
     }
   }
 
@@ -55,12 +65,16 @@ class ShareLp {
   // Whether each job has its epigraph or floor row (not for kMaxSum).
   bool epi() const { return epi_; }
   long n() const { return rows_ * types_ + (maxmin_ ? 1 : 0); }
-  long m() const { return types_ + (epi_ ? 2 : 1) * rows_ + rows_ * types_; }
+  long m() const { return types_ + PerJobRows() * rows_ + rows_ * types_; }
   long X(long r, long k) const { return r * types_ + k; }
   long Z() const { return rows_ * types_; }
   long Job(long r) const { return types_ + r; }
-  long Epi(long r) const { return types_ + rows_ + r; }
-  long Nonneg(long r, long k) const { return types_ + (epi_ ? 2 : 1) * rows_ + r * types_ + k; }
+  long Epi(long r) const { return types_ + (lower_rows_ ? 2 : 1) * rows_ + r; }
+  long Nonneg(long r, long k) const { return types_ + PerJobRows() * rows_ + r * types_ + k; }
+  // Water filling's lower-bound rows (WaterLevelRows): whether there are any, row r's index.
+  bool lower_rows() const { return lower_rows_; }
+  long Lower(long r) const { return types_ + rows_ + r; }
+  const VectorXd& b(long r) const { return b_[static_cast<size_t>(r)]; }
   // The weight of job r's epigraph or floor row in `w` (0 where it has none).
   double EpiWeight(const VectorXd& w, long r) const { return epi_ ? w[Epi(r)] : 0.0; }
   double gpus(long r) const { return gpus_[static_cast<size_t>(r)]; }
@@ -77,6 +91,7 @@ class ShareLp {
       out.head(types_) += gpus(r) * xr;
       out[Job(r)] = xr.sum();
       if (epi_) out[Epi(r)] = z - a(r).dot(xr);
+      if (lower_rows_) out[Lower(r)] = -b(r).dot(xr);
       out.segment(Nonneg(r, 0), types_) = -xr;
     }
     return out;
@@ -88,19 +103,24 @@ class ShareLp {
     for (long r = 0; r < rows_; ++r) {
       out.segment(X(r, 0), types_) = gpus(r) * cap + VectorXd::Constant(types_, v[Job(r)]) -
                                      (epi_ ? v[Epi(r)] : 0.0) * a(r) - v.segment(Nonneg(r, 0), types_);
+      if (lower_rows_) out.segment(X(r, 0), types_) -= v[Lower(r)] * b(r);
     }
     if (maxmin_) out[Z()] = v.segment(Epi(0), rows_).sum();
     return out;
   }
 
  private:
+  long PerJobRows() const { return 1 + (epi_ ? 1 : 0) + (lower_rows_ ? 1 : 0); }
+
   long types_;
   bool maxmin_;
   bool epi_;
+  bool lower_rows_;
   long rows_ = 0;
   std::vector<long> source_;
   std::vector<double> gpus_;
   std::vector<VectorXd> a_;
+  std::vector<VectorXd> b_;  // lower-bound rows' coefficients (lower_rows_)
   VectorXd c_, h_;
 };
 

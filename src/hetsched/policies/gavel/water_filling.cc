@@ -1,0 +1,418 @@
+// Gavel's water filling (water_filling.h). The structure follows Gavel's
+// WaterFillingAlgorithm._run_get_allocation_iterations (max_min_fairness_water_filling.py:
+// 235-308): a level LP, the level added to the growing jobs' floors, a bottleneck MILP, the jobs
+// that cannot grow frozen. What Gavel does on a failed solve is kept: a level LP without an answer
+// ends the filling with the previous level's allocation (:265-275), a bottleneck MILP without one
+// (infeasible: its epsilon cannot be met below a level of epsilon / (slack - 1) = 0.1) freezes
+// every growing job (:288-298).
+#include "hetsched/policies/gavel/water_filling.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <utility>
+
+#include "hetsched/policies/gavel/cvxopt.h"
+
+namespace hetsched::gavel {
+namespace {
+
+// One level's terms: per LP row (a placeable job), its weighted gain factor g/w (0: frozen or
+// weight 0, whose term is the constant M instead) and its floor.
+struct LevelTerms {
+  std::vector<double> mult;
+  std::vector<double> floor;
+  std::vector<double>
+      base;  // g/w with the job's own weight: a non-growing row's coefficient (keeps the LP's matrix)
+};
+
+// The rows of the LPs: the placeable jobs, their normalised throughputs b[r][k] = T[j][k] / P_j
+// over every type of the cluster (0 where the job cannot run), and Gavel's big M.
+struct Rows {
+  std::vector<size_t> job_of;
+  std::vector<std::vector<double>> b;
+  std::vector<int> gpus;
+  double big_m = 0;
+  size_t size() const { return job_of.size(); }
+};
+
+Rows CollectRows(const AllocationProblem& problem, Allocation* out) {
+  Rows rows;
+  const size_t types = problem.capacity.size();
+  for (size_t j = 0; j < problem.jobs.size(); ++j) {
+    const AllocationJob& job = problem.jobs[j];
+    const double p = ProportionalThroughput(problem, j);
+    if (!Placeable(problem, j) || !(p > 0)) {
+      out->unplaceable.push_back(job.id);
+      continue;
+    }
+    std::vector<double> b(types, 0.0);
+    for (size_t k = 0; k < types && k < job.throughput.size(); ++k) {
+      b[k] = job.throughput[k] / p;
+      // M = max over jobs and types of T / P x g (max_min_fairness_water_filling.py:390-392).
+      rows.big_m = std::max(rows.big_m, b[k] * job.num_gpus);
+    }
+    rows.job_of.push_back(j);
+    rows.b.push_back(std::move(b));
+    rows.gpus.push_back(job.num_gpus);
+  }
+  return rows;
+}
+
+double Normalised(const std::vector<double>& b, const std::vector<double>& x) {
+  double n = 0;
+  for (size_t k = 0; k < b.size(); ++k) n += b[k] * x[k];
+  return n;
+}
+
+// Gavel's level: the LP objective as cvxpy evaluates it at x (min over the rows of
+// mult (n - floor) + M where mult = 0).
+double LevelAt(const Rows& rows, const LevelTerms& terms, const std::vector<std::vector<double>>& x) {
+  double c = std::numeric_limits<double>::infinity();
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const double term =
+        terms.mult[r] > 0 ? terms.mult[r] * (Normalised(rows.b[r], x[r]) - terms.floor[r]) : rows.big_m;
+    c = std::min(c, term);
+  }
+  return c;
+}
+
+// The level LP by the simplex: max t s.t. mult_r (b_r.x_r - floor_r) >= t (growing rows),
+// b_r.x_r >= floor_r (every row), t <= M where some row is not growing. x unclipped in *x. Every
+// level of one solve has the same rows (a non-growing row's epigraph row is free), so that each
+// level starts from the previous one's basis, and without entities in the loaded model.
+Result<bool> SolveLevelVertex(const AllocationProblem& problem, const Rows& rows, const LevelTerms& terms,
+                              lp::WarmStartLpSolver& solver, std::vector<std::vector<double>>* x,
+                              Allocation* out) {
+  const size_t types = problem.capacity.size();
+  lp::LinearProgram program;
+  program.SetSense(lp::Sense::kMaximize);
+  std::vector<const std::vector<double>*> thr;
+  for (const auto& b : rows.b) thr.push_back(&b);
+  const std::vector<double> count(rows.size(), 1.0);
+  const ShareVariables vars = AddShareVariables(program, thr, rows.gpus, count, problem.capacity);
+  bool all_growing = true;
+  for (double m : terms.mult) all_growing = all_growing && m > 0;
+  const int t = program.AddVariable(-lp::kInfinity, all_growing ? lp::kInfinity : rows.big_m, 1.0);
+  std::vector<std::pair<int, double>> row;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    row.clear();
+    for (size_t k = 0; k < types; ++k) {
+      if (vars.index[r][k] >= 0) row.emplace_back(vars.index[r][k], rows.b[r][k]);
+    }
+    program.AddConstraint(row, terms.floor[r], lp::kInfinity);
+    const bool growing = terms.mult[r] > 0;
+    const double coef = growing ? terms.mult[r] : terms.base[r];
+    for (auto& [v, c] : row) c *= coef;
+    row.emplace_back(t, -1.0);
+    program.AddConstraint(row, growing ? terms.mult[r] * terms.floor[r] : -lp::kInfinity, lp::kInfinity);
+  }
+  HETSCHED_ASSIGN_OR_RETURN(const lp::Solution solution, solver.Solve(program));
+  ++out->lp_solves;
+  out->simplex_iterations += solution.iterations;
+  if (solution.status != lp::SolveStatus::kOptimal) return false;
+  x->assign(rows.size(), std::vector<double>(types, 0.0));
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (size_t k = 0; k < types; ++k) {
+      const int v = vars.index[r][k];
+      if (v >= 0) (*x)[r][k] = solution.values[static_cast<size_t>(v)];
+    }
+  }
+  return true;
+}
+
+// The level LP at cvxopt's point: Gavel's LP as the peers' cvxpy stand-in hands it to cvxopt
+// (a column per job and type; rows capacity, job, floor, epigraph, x >= 0).
+bool SolveLevelCvxopt(const AllocationProblem& problem, const Rows& rows, const LevelTerms& terms,
+                      std::vector<std::vector<double>>* x, Allocation* out) {
+  CentreProblem p;
+  p.mode = CentreProblem::Mode::kMaxMin;
+  p.capacity = problem.capacity;
+  p.gpus = rows.gpus;
+  p.count.assign(rows.size(), 1.0);
+  WaterLevelRows level;
+  level.b = rows.b;
+  level.lower = terms.floor;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    std::vector<double> a = rows.b[r];
+    for (double& v : a) v *= terms.mult[r];
+    p.a.push_back(std::move(a));
+    level.epi_rhs.push_back(terms.mult[r] > 0 ? -terms.mult[r] * terms.floor[r] : rows.big_m);
+  }
+  ++out->lp_solves;
+  Result<CentreResult> c = CvxoptShares(p, level);
+  if (!c.ok()) return false;
+  *x = std::move(c->unclipped);
+  return true;
+}
+
+// The bottleneck MILP without its big M, where that is exact: a job held at z = 0 must stay in
+// [level, slack x level - epsilon], but shrinking a job's shares only frees capacity, so where that
+// interval is not empty for every job (slack x level - epsilon >= level) and no job's cap at z = 1
+// (n <= M + slack x level - epsilon) can bind, the sets of jobs that can grow together are those of
+//   max sum_j z_j  s.t.  x feasible, n_j >= level_j (every job),
+//                        n_j / level_j - (slack - 1) z_j >= 1 (each growing job),
+// whose relaxation is most often integral (then one LP answers it). Which of several largest sets
+// comes back may differ from the big-M MILP's. Returns nothing where the conditions fail.
+Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationProblem& problem,
+                                                              const Rows& rows, const LevelTerms& terms,
+                                                              const WaterFillingOptions& options,
+                                                              Allocation* out) {
+  const size_t types = problem.capacity.size();
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const double s = terms.floor[r];
+    if (!(s > 0) || options.slack * s - options.epsilon < s) return std::optional<std::vector<bool>>{};
+    const double best = *std::max_element(rows.b[r].begin(), rows.b[r].end());
+    if (terms.mult[r] > 0 && best > rows.big_m + options.slack * s - options.epsilon) {
+      return std::optional<std::vector<bool>>{};
+    }
+  }
+  std::vector<const std::vector<double>*> thr;
+  for (const auto& b : rows.b) thr.push_back(&b);
+  const std::vector<double> count(rows.size(), 1.0);
+  std::vector<std::pair<int, double>> row;
+  // The relaxation, rows scaled by 1 / level_r (the growth it tests is (slack - 1) = 1e-4 of the
+  // level: against absolute rows the solver's tolerance would blur it), one column z_r per row (0
+  // where not growing).
+  {
+    lp::LinearProgram relax;
+    relax.SetSense(lp::Sense::kMaximize);
+    const ShareVariables vars = AddShareVariables(relax, thr, rows.gpus, count, problem.capacity);
+    std::vector<int> z(rows.size());
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const bool growing = terms.mult[r] > 0;
+      z[r] = relax.AddVariable(0, growing ? 1.0 : 0.0, growing ? 1.0 : 0.0);
+      row.clear();
+      for (size_t k = 0; k < types; ++k) {
+        if (vars.index[r][k] >= 0) row.emplace_back(vars.index[r][k], rows.b[r][k] / terms.floor[r]);
+      }
+      row.emplace_back(z[r], -(options.slack - 1));
+      relax.AddConstraint(row, 1.0, lp::kInfinity);
+    }
+    // Solved cold: where several largest sets exist the vertex decides which jobs freeze, and a
+    // start from the last level's basis picks otherwise than Gavel's GLPK on the validation cases
+    // (a cold start agrees with it there).
+    HETSCHED_ASSIGN_OR_RETURN(const lp::Solution relaxed, lp::SolveLp(relax));
+    ++out->lp_solves;
+    if (relaxed.status == lp::SolveStatus::kInfeasible)
+      return std::optional<std::vector<bool>>{std::vector<bool>{}};
+    if (relaxed.status == lp::SolveStatus::kOptimal) {
+      bool integral = true;
+      std::vector<bool> grows(rows.size(), false);
+      for (size_t r = 0; r < rows.size(); ++r) {
+        if (!(terms.mult[r] > 0)) continue;
+        const double v = relaxed.values[static_cast<size_t>(z[r])];
+        integral = integral && (v <= 1e-9 || v >= 1 - 1e-9);
+        grows[r] = v > 0.5;
+      }
+      if (integral) return std::optional<std::vector<bool>>{std::move(grows)};
+    }
+  }
+  // Not integral: branch and cut on the tight MILP.
+  lp::LinearProgram mip;
+  mip.SetSense(lp::Sense::kMaximize);
+  const ShareVariables vars = AddShareVariables(mip, thr, rows.gpus, count, problem.capacity);
+  std::vector<int> z(rows.size(), -1);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const double s = terms.floor[r];
+    row.clear();
+    for (size_t k = 0; k < types; ++k) {
+      if (vars.index[r][k] >= 0) row.emplace_back(vars.index[r][k], rows.b[r][k] / s);
+    }
+    if (terms.mult[r] > 0) {
+      z[r] = mip.AddVariable(0, 1, 1.0, /*integer=*/true);
+      row.emplace_back(z[r], -(options.slack - 1));
+    }
+    mip.AddConstraint(row, 1.0, lp::kInfinity);
+  }
+  lp::SolveOptions solve;
+  solve.relative_gap = 0;
+  HETSCHED_ASSIGN_OR_RETURN(const lp::Solution sol, lp::SolveMip(mip, solve));
+  ++out->lp_solves;
+  if (sol.status != lp::SolveStatus::kOptimal || sol.values.empty())
+    return std::optional<std::vector<bool>>{std::vector<bool>{}};
+  std::vector<bool> grows(rows.size(), false);
+  for (size_t r = 0; r < rows.size(); ++r)
+    grows[r] = z[r] >= 0 && sol.values[static_cast<size_t>(z[r])] > 0.5;
+  return std::optional<std::vector<bool>>{std::move(grows)};
+}
+
+// Gavel's bottleneck MILP (_get_bottleneck_jobs, max_min_fairness_water_filling.py:154-233): the
+// most jobs z_r = 1 that can reach slack x their level together while every job keeps its floor;
+// a job with z_r = 0 must stay below slack x level - epsilon; frozen and weight-0 jobs have
+// z_r = 0. Returns z, or an empty vector where the MILP has no optimum.
+Result<std::vector<bool>> SolveBottleneck(const AllocationProblem& problem, const Rows& rows,
+                                          const LevelTerms& terms, const WaterFillingOptions& options,
+                                          Allocation* out) {
+  if (options.tight_milp) {
+    HETSCHED_ASSIGN_OR_RETURN(std::optional<std::vector<bool>> tight,
+                              SolveBottleneckTight(problem, rows, terms, options, out));
+    if (tight) return std::move(*tight);
+  }
+  const size_t types = problem.capacity.size();
+  const double m = rows.big_m;
+  lp::LinearProgram mip;
+  mip.SetSense(lp::Sense::kMaximize);
+  std::vector<const std::vector<double>*> thr;
+  for (const auto& b : rows.b) thr.push_back(&b);
+  const std::vector<double> count(rows.size(), 1.0);
+  const ShareVariables vars = AddShareVariables(mip, thr, rows.gpus, count, problem.capacity);
+  std::vector<int> z(rows.size());
+  std::vector<std::pair<int, double>> row;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    z[r] = mip.AddVariable(0, terms.mult[r] > 0 ? 1 : 0, 1.0, /*integer=*/true);
+    row.clear();
+    for (size_t k = 0; k < types; ++k) {
+      if (vars.index[r][k] >= 0) row.emplace_back(vars.index[r][k], rows.b[r][k]);
+    }
+    const double s = options.slack * terms.floor[r];
+    if (terms.floor[r] > 0) mip.AddConstraint(row, terms.floor[r], lp::kInfinity);  // n >= floor
+    // M (1 - z) >= s - n and M z >= n - s + eps: s - M <= n - M z <= s - eps.
+    row.emplace_back(z[r], -m);
+    mip.AddConstraint(row, s - m, s - options.epsilon);
+  }
+  lp::SolveOptions solve;
+  solve.relative_gap = 0;  // GLPK's default, as cvxpy's GLPK_MI (Gavel's choice, :229) runs it
+  HETSCHED_ASSIGN_OR_RETURN(const lp::Solution sol, lp::SolveMip(mip, solve));
+  ++out->lp_solves;
+  if (sol.status != lp::SolveStatus::kOptimal || sol.values.empty()) return std::vector<bool>{};
+  std::vector<bool> grows(rows.size(), false);
+  for (size_t r = 0; r < rows.size(); ++r) grows[r] = sol.values[static_cast<size_t>(z[r])] > 0.5;
+  return grows;
+}
+
+}  // namespace
+
+std::vector<double> LevelWeights(const AllocationProblem& problem, const EntityAssignment& entities,
+                                 const std::vector<bool>& frozen) {
+  const size_t n = problem.jobs.size();
+  std::vector<double> w(n, 0.0);
+  if (entities.empty()) {  // no reweighting: the jobs' own weights (:23-25)
+    for (size_t j = 0; j < n; ++j) w[j] = problem.jobs[j].weight;
+    return w;
+  }
+  // Members of each entity, in job id order (:56 sorts them for fifo; fairness is order-free).
+  std::vector<std::vector<size_t>> members(entities.entities.size());
+  std::vector<size_t> alone;
+  for (size_t j = 0; j < n; ++j) {
+    auto it = entities.entity_of.find(problem.jobs[j].id);
+    if (it == entities.entity_of.end()) {
+      alone.push_back(j);
+    } else {
+      members[static_cast<size_t>(it->second)].push_back(j);
+    }
+  }
+  for (size_t j : alone) w[j] = frozen[j] ? 0.0 : problem.jobs[j].weight;
+  for (size_t e = 0; e < members.size(); ++e) {
+    std::vector<size_t>& jobs = members[e];
+    std::sort(jobs.begin(), jobs.end(),
+              [&](size_t a, size_t b) { return problem.jobs[a].id < problem.jobs[b].id; });
+    const Entity& entity = entities.entities[e];
+    if (entity.reweighting == Reweighting::kFairness) {  // :32-50
+      double total = 0;
+      for (size_t j : jobs) {
+        if (!frozen[j]) total += problem.jobs[j].weight;
+      }
+      for (size_t j : jobs) w[j] = frozen[j] ? 0.0 : entity.weight * problem.jobs[j].weight / total;
+    } else {  // fifo, :51-65
+      bool given = false;
+      for (size_t j : jobs) {
+        if (frozen[j] || given) continue;
+        w[j] = entity.weight;
+        given = true;
+      }
+    }
+  }
+  return w;
+}
+
+Result<Allocation> SolveWaterFilling(const AllocationProblem& problem, const EntityAssignment& entities,
+                                     const WaterFillingOptions& options, lp::WarmStartLpSolver& solver,
+                                     WaterFillingTrace* trace) {
+  if (options.point == SharePoint::kCentre) {
+    return Status::InvalidArgument("water filling: point 'centre' is not supported (vertex or cvxopt)");
+  }
+  Allocation out = ZeroAllocation(problem);
+  WaterFillingTrace local;
+  WaterFillingTrace& tr = trace != nullptr ? *trace : local;
+  tr = WaterFillingTrace{};
+  tr.level.assign(problem.jobs.size(), 0.0);
+  const Rows rows = CollectRows(problem, &out);
+  const size_t n = rows.size();
+  if (n == 0) return out;
+
+  std::vector<bool> frozen_job(problem.jobs.size(), false);  // by job index, for LevelWeights
+  std::vector<bool> frozen(n, false);
+  size_t frozen_count = 0;
+  std::vector<double> so_far(n, 0.0);
+  std::vector<std::vector<double>> x, last_x;
+  bool have_x = false;
+  for (bool done = false; !done;) {
+    const std::vector<double> weight = LevelWeights(problem, entities, frozen_job);
+    LevelTerms terms;
+    terms.mult.assign(n, 0.0);
+    terms.floor = so_far;  // a frozen job's floor is its final level, which so_far keeps
+    terms.base.assign(n, 0.0);
+    for (size_t r = 0; r < n; ++r) terms.base[r] = rows.gpus[r] / problem.jobs[rows.job_of[r]].weight;
+    for (size_t r = 0; r < n; ++r) {
+      const double w = weight[rows.job_of[r]];
+      if (!frozen[r] && w > 0) terms.mult[r] = rows.gpus[r] / w;
+    }
+    ++tr.levels;
+    bool solved = false;
+    if (options.point == SharePoint::kCvxopt) {
+      solved = SolveLevelCvxopt(problem, rows, terms, &x, &out);
+      // Gavel has no answer where its first level fails (it would stop with an error); like
+      // gavel-las's interior point, fall back to the simplex's vertex there [REC].
+      if (!solved && !have_x) {
+        HETSCHED_ASSIGN_OR_RETURN(solved, SolveLevelVertex(problem, rows, terms, solver, &x, &out));
+      }
+    } else {
+      HETSCHED_ASSIGN_OR_RETURN(solved, SolveLevelVertex(problem, rows, terms, solver, &x, &out));
+    }
+    if (solved) {
+      const double c = LevelAt(rows, terms, x);
+      tr.objective.push_back(c);
+      if (tr.levels == 1) out.objective = c;
+      for (size_t r = 0; r < n; ++r) {
+        if (terms.mult[r] > 0) so_far[r] += c / terms.mult[r];
+      }
+      last_x = x;
+      have_x = true;
+    } else {
+      done = true;  // the previous level's allocation stands (:265-275)
+      if (!have_x) {
+        out.status = lp::SolveStatus::kLimitReached;
+        out.note = "water filling: the first level LP has no optimum";
+        return out;
+      }
+    }
+    LevelTerms milp_terms = terms;
+    milp_terms.floor = so_far;
+    ++tr.milps;
+    HETSCHED_ASSIGN_OR_RETURN(std::vector<bool> grows,
+                              SolveBottleneck(problem, rows, milp_terms, options, &out));
+    if (grows.empty()) {  // no optimum: every growing job is frozen (:288-298)
+      ++tr.infeasible_milps;
+      grows.assign(n, false);
+    }
+    size_t newly = 0;
+    for (size_t r = 0; r < n; ++r) {
+      if (frozen[r] || grows[r] || !(weight[rows.job_of[r]] > 0)) continue;
+      frozen[r] = true;
+      frozen_job[rows.job_of[r]] = true;
+      ++newly;
+    }
+    frozen_count += newly;
+    if (newly == 0 || frozen_count == n) done = true;
+  }
+  for (size_t r = 0; r < n; ++r) {
+    const size_t j = rows.job_of[r];
+    tr.level[j] = so_far[r];
+    for (size_t k = 0; k < problem.capacity.size(); ++k) out.share[j][k] = std::clamp(last_x[r][k], 0.0, 1.0);
+  }
+  return out;
+}
+
+}  // namespace hetsched::gavel
