@@ -131,6 +131,10 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
 // Gavel's IsolatedPolicy throughput (policies/isolated.py:25-47): x[k] = W_k / (n g_j) on every
 // type of the cluster (usable or not), scaled so that sum_k x[k] <= 1; returns sum_k T[j][k] x[k].
 double GavelIsolatedThroughput(const AllocationProblem& problem, size_t j);
+// The factor that keeps an isolated job's shares (capacity[k] / (jobs x gpus) of each type k)
+// within one round: 1 / max(sum of them, 1) (isolated.py). Shared by the isolated policy and the
+// finish-time fairness reference.
+double IsolatedShareScale(const AllocationProblem& problem, double gpus);
 
 // What Gavel's finish_time_fairness_perf keeps between solves (policies/finish_time_fairness.py:
 // 44-120): each job's cumulative isolated time C_j, grown at every solve by the steps it made

@@ -20,12 +20,17 @@
 
 namespace hetsched::gavel {
 
+double IsolatedShareScale(const AllocationProblem& problem, double gpus) {
+  const double n = static_cast<double>(problem.jobs.size());
+  double row = 0;
+  for (int w : problem.capacity) row += w / (n * gpus);
+  return 1.0 / std::max(row, 1.0);
+}
+
 double GavelIsolatedThroughput(const AllocationProblem& problem, size_t j) {
   const AllocationJob& job = problem.jobs[j];
   const double n = static_cast<double>(problem.jobs.size());
-  double row = 0;
-  for (int w : problem.capacity) row += w / (n * job.num_gpus);
-  const double scale = 1.0 / std::max(row, 1.0);
+  const double scale = IsolatedShareScale(problem, job.num_gpus);
   double thr = 0;
   for (size_t k = 0; k < problem.capacity.size() && k < job.throughput.size(); ++k) {
     thr += job.throughput[k] * problem.capacity[k] / (n * job.num_gpus) * scale;

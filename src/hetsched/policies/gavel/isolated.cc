@@ -21,9 +21,7 @@ Allocation SolveIsolated(const AllocationProblem& problem) {
   const double n = static_cast<double>(problem.jobs.size());
   for (size_t r = 0; r < placeable.size(); ++r) {
     const double g = placeable.gpus[r];
-    double row = 0;
-    for (int w : problem.capacity) row += w / (n * g);
-    const double scale = 1.0 / std::max(row, 1.0);
+    const double scale = IsolatedShareScale(problem, g);
     std::vector<double>& share = out.share[placeable.job_of[r]];
     for (size_t k = 0; k < problem.capacity.size(); ++k) {
       if ((*placeable.throughput[r])[k] > 0) share[k] = problem.capacity[k] / (n * g) * scale;
