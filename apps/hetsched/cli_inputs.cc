@@ -89,6 +89,9 @@ void SimArgs::Add(CLI::App& app) {
                "restart, as Sia's simulator lets it (docs/compat.md, \"Sia\")");
   app.add_flag("--goodput-round-epochs", goodput_round_epochs,
                "A goodput job's epoch ends on a whole second after its last boundary, as Pollux's simulator rounds it");
+  app.add_flag("--whole-second-completions", whole_second_completions,
+               "A job's completion within 1e-6 s of a whole second is that second, as on a peer whose clock counts "
+               "whole seconds (Tiresias's; set by --compat tiresias)");
   app.add_flag("-q,--quiet", quiet, "No progress bar");
   app.add_option("--throughputs", throughputs,
                  "Measured throughputs (Gavel CSV) used as the simulator's truth for the trace jobs they cover: "

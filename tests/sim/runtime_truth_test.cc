@@ -32,13 +32,14 @@ class RuntimeTruthTest : public ::testing::Test {
         v100_(*devices_.Lookup("v100")),
         k80_(*devices_.Lookup("k80")) {}
 
-  Result<RunRecord> Run(const Workload& w, bool contention) {
+  Result<RunRecord> Run(const Workload& w, bool contention, bool whole_seconds = false) {
     MethodChoice choice;
     choice.policy = "fifo";
     choice.policy_options = *Options::Parse({"backfill=none"});
     choice.placer = "first-fit";
     SimOptions options;
     options.contention = contention;
+    options.whole_second_completions = whole_seconds;
     options.full_audit_every = 1;
     return RunSimulation(cluster_, ModelZoo::BuiltIn(), w, choice, options);
   }
@@ -71,6 +72,25 @@ TEST_F(RuntimeTruthTest, RunTimeHoldsOnTheReferenceTypeAndScalesOnOthers) {
     EXPECT_NEAR(run->jobs[2].finish_s, 500 * ratio, 1e-6);
     EXPECT_NEAR(run->jobs[0].ideal_runtime_s, 500, 1e-6);
   }
+}
+
+// SimOptions::whole_second_completions (set by --compat tiresias): one iteration in 49 s runs at
+// 1/49 iterations per second, and 1 / (1/49) is 49.00000000000001 in doubles (93 s: 92.99999999999999);
+// on a peer's clock of whole seconds both jobs end on the second.
+TEST_F(RuntimeTruthTest, WholeSecondCompletionsEndOnTheSecond) {
+  Workload w;
+  w.jobs = {ResNetJob(0, 1, 49, v100_), ResNetJob(1, 1, 93, v100_)};
+  for (Job& j : w.jobs) j.spec.iterations = 1, j.truth.total_iterations = 1;
+  w.runtime_device = "v100";
+  auto exact = Run(w, false);
+  ASSERT_TRUE(exact.ok()) << exact.status().ToString();
+  EXPECT_EQ(exact->jobs[0].finish_s, 1.0 / (1.0 / 49));
+  EXPECT_NE(exact->jobs[0].finish_s, 49.0);
+  EXPECT_NE(exact->jobs[1].finish_s, 93.0);
+  auto whole = Run(w, false, /*whole_seconds=*/true);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ(whole->jobs[0].finish_s, 49.0);
+  EXPECT_EQ(whole->jobs[1].finish_s, 93.0);
 }
 
 TEST_F(RuntimeTruthTest, RunTimesNeedAReferenceDevice) {

@@ -19,6 +19,12 @@ CompatProfile MakeTiresiasProfile() {
        {},
        "run_sim.py:1207",
        "a preempted job resumes where it stopped: remaining = duration - executed time, nothing is charged"},
+      {"--whole-second-completions",
+       "true",
+       {},
+       "run_sim.py:1207-1208 (end_time = int(event_time + remaining_time)), 1227-1235 (queue jumps at int(...))",
+       "a completion within 1e-6 s of a whole second is that second: the float drift of a job's summed progress "
+       "would otherwise split or reorder events the peer handles together"},
       {"--no-contention",
        "true",
        {},

@@ -97,6 +97,7 @@ SimOptions SimSettings::ToOptions(unsigned long long seed) const {
   o.goodput_interval_s = goodput_interval_s;
   o.goodput_round_epochs = goodput_round_epochs;
   o.goodput_free_moves = goodput_free_moves;
+  o.whole_second_completions = whole_second_completions;
   return o;
 }
 

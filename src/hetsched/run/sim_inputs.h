@@ -61,6 +61,7 @@ struct SimSettings {
   double goodput_interval_s = 60;
   bool goodput_round_epochs = false;
   bool goodput_free_moves = false;
+  bool whole_second_completions = false;
   SimOptions ToOptions(unsigned long long seed) const;
 };
 

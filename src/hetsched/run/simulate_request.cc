@@ -69,6 +69,8 @@ const std::vector<Setting>& Settings() {
        [](R& r, std::string_view v) { r.sim.goodput_round_epochs = ParseBoolText(v); }},
       {"--goodput-free-moves", BoolCheck(),
        [](R& r, std::string_view v) { r.sim.goodput_free_moves = ParseBoolText(v); }},
+      {"--whole-second-completions", BoolCheck(),
+       [](R& r, std::string_view v) { r.sim.whole_second_completions = ParseBoolText(v); }},
       {"--throughputs", AnyText(), [](R& r, std::string_view v) { r.sim.throughputs = v; }},
       {"--policy", AnyText(), [](R& r, std::string_view v) { r.methods.policy = v; }},
       {"--placer", AnyText(), [](R& r, std::string_view v) { r.methods.placer = v; }},

@@ -1,12 +1,17 @@
 // A running job's speed: its estimate under the link load it shares with other jobs
 // (link_contention.h), its truth (the model, or true_rates.h), and its completion re-timed.
 #include <algorithm>
+#include <cmath>
 #include <utility>
 #include <vector>
 
 #include "hetsched/sim/simulator_impl.h"
 
 namespace hetsched::sim_internal {
+
+namespace {
+constexpr double kWholeSecondSlackS = 1e-6;  // SimOptions::whole_second_completions
+}  // namespace
 
 void Simulator::Retime(JobId id, bool estimate_current) {
   RunState& job = runs_[static_cast<size_t>(id)];
@@ -72,6 +77,10 @@ void Simulator::Reschedule(JobId id) {
       finish = std::max(from, progress_from + seconds);
     } else {
       finish = from + (std::min(job.total_iterations, run.mark) - job.done_at_update) / run.rate;
+      if (options_.whole_second_completions) {
+        const double second = std::nearbyint(finish);
+        if (std::abs(finish - second) < kWholeSecondSlackS) finish = std::max(from, second);
+      }
     }
   }
   if (finish != run.completion_s) {  // often the same: a neighbour's change left this job's speed alone
