@@ -61,18 +61,16 @@ struct ResizeOutcome {
   double announced_pause_s = -1;
 };
 
-ResizeOutcome RunScript(const testing_util::SimWorld& w, bool elastic, std::vector<DeviceId> start,
-                        std::vector<DeviceId> resize) {
-  // One job asking for 2 GPUs, 30 s of work on them (10,000 iterations of 3 ms).
-  Job job = UnitJob(0, 0, 2, 30);
-  job.spec.elastic = elastic;
-  const Workload workload = MakeWorkload({job});
+// Runs `jobs` under the scripted scheduler `make(&seen)` with restart cost 7 s and rendezvous 5 s.
+template <typename MakeScheduler>
+ResizeOutcome RunScripted(const testing_util::SimWorld& w, std::vector<Job> jobs, MakeScheduler make) {
+  const Workload workload = MakeWorkload(std::move(jobs));
   MethodChoice choice;
   choice.placer = "first-fit";
   Result<Methods> methods = CreateMethods(choice);
   EXPECT_TRUE(methods.ok());
   ResizeSeen seen;
-  methods->scheduler = std::make_unique<ScriptedResize>(std::move(start), std::move(resize), &seen);
+  methods->scheduler = make(&seen);
   SimOptions options;
   options.restart_cost_s = 7;
   options.resize_rendezvous_s = 5;
@@ -84,6 +82,16 @@ ResizeOutcome RunScript(const testing_util::SimWorld& w, bool elastic, std::vect
   out.accepted = seen.accepted;
   out.announced_pause_s = seen.announced_pause_s;
   return out;
+}
+
+ResizeOutcome RunScript(const testing_util::SimWorld& w, bool elastic, std::vector<DeviceId> start,
+                        std::vector<DeviceId> resize) {
+  // One job asking for 2 GPUs, 30 s of work on them (10,000 iterations of 3 ms).
+  Job job = UnitJob(0, 0, 2, 30);
+  job.spec.elastic = elastic;
+  return RunScripted(w, {job}, [&](ResizeSeen* seen) {
+    return std::make_unique<ScriptedResize>(std::move(start), std::move(resize), seen);
+  });
 }
 
 TEST(ResizeGoldenTest, ElasticGrowPaysTheRendezvousOnly) {
@@ -185,24 +193,9 @@ ResizeOutcome RunHandOver(bool elastic, std::vector<DeviceId> start, std::vector
   job.spec.elastic = elastic;
   std::vector<Job> jobs{job};
   if (second_job) jobs.push_back(UnitJob(1, 0, 2, 30));
-  const Workload workload = MakeWorkload(jobs);
-  MethodChoice choice;
-  choice.placer = "first-fit";
-  Result<Methods> methods = CreateMethods(choice);
-  EXPECT_TRUE(methods.ok());
-  ResizeSeen seen;
-  methods->scheduler = std::make_unique<ScriptedHandOver>(std::move(start), std::move(to), second_job, &seen);
-  SimOptions options;
-  options.restart_cost_s = 7;
-  options.resize_rendezvous_s = 5;
-  options.full_audit_every = 1;
-  Result<RunRecord> run = Simulate(*w->cluster, w->zoo, workload, std::move(methods).value(), options);
-  EXPECT_TRUE(run.ok()) << run.status().ToString();
-  ResizeOutcome out;
-  if (run.ok()) out.run = std::move(run).value();
-  out.accepted = seen.accepted;
-  out.announced_pause_s = seen.announced_pause_s;
-  return out;
+  return RunScripted(*w, std::move(jobs), [&](ResizeSeen* seen) {
+    return std::make_unique<ScriptedHandOver>(std::move(start), std::move(to), second_job, seen);
+  });
 }
 
 TEST(HandOverGoldenTest, AnElasticJobMovesOffItsNodeForTwoRendezvous) {
