@@ -12,8 +12,6 @@ PACKAGES=(
   liblbfgsb-dev
   # The peers' measured profiles interpolated over a Delaunay triangulation (perf/interpolate.cc).
   libqhull-dev
-  # Pollux's genetic search (policies/pollux/nsga2.cc): pagmo's non-dominated sorting.
-  libpagmo-dev
   libtorch-dev
   # Debian's LibTorch calls the system BLAS (libblas.so.3); without OpenBLAS that is the
   # reference Fortran BLAS, 4-6x slower on the learned planners' training (82% of its time in

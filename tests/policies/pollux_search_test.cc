@@ -25,8 +25,8 @@ TEST(Nsga2Test, FrontsByDominance) {
   EXPECT_EQ(NonDominatedFronts({{7, 7}}), (std::vector<std::vector<size_t>>{{0}}));
 }
 
-// The two-objective sweep gives pagmo's fronts (its pairwise sorting runs for three objectives; a
-// constant third changes no dominance), ties and repeated points included.
+// The two-objective sweep gives the pairwise sort's fronts (pagmo's rule; it runs for three
+// objectives, and a constant third changes no dominance), ties and repeated points included.
 TEST(Nsga2Test, TheSweepGivesPagmosFronts) {
   Rng rng(42);
   for (int trial = 0; trial < 200; ++trial) {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-
-#include <pagmo/utils/multi_objective.hpp>
+#include <utility>
+#include <vector>
 
 #include "hetsched/util/units.h"
 
@@ -99,6 +99,23 @@ bool NearlyEqual(const std::vector<double>& a, const std::vector<double>& b) {
 
 using ObjectiveRefs = std::vector<const std::vector<double>*>;
 
+// pagmo's order of objective values (pagmo/detail/custom_comparisons.hpp, less_than_f): NaN
+// above every number, equal to itself.
+bool Below(double x, double y) {
+  if (std::isnan(x)) return false;
+  if (std::isnan(y)) return true;
+  return x < y;
+}
+// pagmo's pareto_dominance (minimised): `a` is nowhere above `b` and somewhere below.
+bool Dominates(const std::vector<double>& a, const std::vector<double>& b) {
+  bool below = false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (Below(b[i], a[i])) return false;
+    if (Below(a[i], b[i])) below = true;
+  }
+  return below;
+}
+
 std::vector<std::vector<size_t>> Fronts(const ObjectiveRefs& f) {
   if (f.empty()) return {};
   if (f.size() == 1) return {{0}};
@@ -136,11 +153,39 @@ std::vector<std::vector<size_t>> Fronts(const ObjectiveRefs& f) {
       out[lo].push_back(i);
     }
   } else {
-    std::vector<std::vector<double>> copy;
-    copy.reserve(f.size());
-    for (const std::vector<double>* v : f) copy.push_back(*v);
-    auto fronts = std::get<0>(pagmo::fast_non_dominated_sorting(copy));
-    for (auto& front : fronts) out.emplace_back(front.begin(), front.end());
+    // More objectives: Deb's fast non-dominated sorting (Deb et al., IEEE TEC 2002), as pagmo's
+    // fast_non_dominated_sorting, with its dominance (pareto_dominance). The fronts are a
+    // function of the dominance alone, and each is sorted below, so any exact sort gives the same.
+    // (pagmo itself is not linked: loading libpagmo runs static initialisers of ~70 ms, more
+    // than a whole 2,000-job Tiresias run.)
+    const size_t n = f.size();
+    std::vector<std::vector<size_t>> dominates(n);
+    std::vector<size_t> dominated_by(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t j = i + 1; j < n; ++j) {
+        if (Dominates(*f[i], *f[j])) {
+          dominates[i].push_back(j);
+          ++dominated_by[j];
+        } else if (Dominates(*f[j], *f[i])) {
+          dominates[j].push_back(i);
+          ++dominated_by[i];
+        }
+      }
+    }
+    std::vector<size_t> current;
+    for (size_t i = 0; i < n; ++i) {
+      if (dominated_by[i] == 0) current.push_back(i);
+    }
+    while (!current.empty()) {
+      out.push_back(current);
+      std::vector<size_t> next;
+      for (size_t i : current) {
+        for (size_t j : dominates[i]) {
+          if (--dominated_by[j] == 0) next.push_back(j);
+        }
+      }
+      current = std::move(next);
+    }
   }
   for (auto& front : out) std::sort(front.begin(), front.end());
   return out;

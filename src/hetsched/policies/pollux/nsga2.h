@@ -15,8 +15,8 @@
 // Crowding distance as pymoo computes it: inf on fronts of at most two points; otherwise duplicates
 // (equal objectives) after the first get 0, and each unique point gets the mean over objectives of
 // the normalised gap between its neighbours (inf at the ends; 0 for an objective with no spread).
-// Non-dominated sorting: a sweep for two objectives, pagmo's fast_non_dominated_sorting for more
-// (the same fronts; a test holds them equal). Randomness is the caller's Rng:
+// Non-dominated sorting: a sweep for two objectives, Deb's pairwise sort with pagmo's dominance for
+// more (the same fronts; a test holds them equal). Randomness is the caller's Rng:
 // runs repeat for a seed; pymoo's stream is numpy's global one, so a run equals the peer's only in
 // distribution, not draw for draw.
 #pragma once

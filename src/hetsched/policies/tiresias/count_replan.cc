@@ -1,6 +1,8 @@
 // The re-plan of count_replan.h. SymbioticLab/Tiresias @ 959f9b0, simulator/run_sim.py.
 #include "hetsched/policies/tiresias/count_replan.h"
 
+#include <algorithm>
+
 #include "hetsched/policies/job_estimates.h"
 #include "hetsched/policies/tiresias/yarn_replan.h"
 
@@ -21,28 +23,58 @@ DeviceTypeId CountRoomFor(const JobSpec& spec, const Cluster& cluster, const std
 }  // namespace
 
 void TiresiasCountReplan::Apply(SchedContext& ctx, const std::vector<JobId>& order) {
-  const Cluster& cluster = ctx.cluster();
-  std::vector<int> free = cluster.devices_per_type();
+  Begin(ctx);
+  for (JobId id : order) Offer(ctx, id);
+  Finish(ctx);
+}
+
+void TiresiasCountReplan::Begin(const SchedContext& ctx) {
+  free_ = ctx.cluster().devices_per_type();
+  max_free_ = free_.empty() ? 0 : *std::max_element(free_.begin(), free_.end());
   stop_.clear();
   start_.clear();
   runs_.clear();
-  for (JobId id : order) {
-    const JobStatus& job = ctx.job(id);
-    if (job.state == JobState::kRunning) {
-      int& f = free[static_cast<size_t>(job.device_type)];
-      if (f >= job.num_devices()) {
-        f -= job.num_devices();
-        runs_.insert(id);
-      } else {
-        stop_.push_back(id);
-      }
-      continue;
+}
+
+bool TiresiasCountReplan::Offer(const SchedContext& ctx, JobId id) {
+  const JobStatus& job = ctx.job(id);
+  int* f = nullptr;
+  int n = 0;
+  if (job.state == JobState::kRunning) {
+    f = &free_[static_cast<size_t>(job.device_type)];
+    n = job.num_devices();
+    if (*f < n) {
+      stop_.push_back(id);
+      return false;
     }
-    const DeviceTypeId t = CountRoomFor(*job.spec, cluster, free);
-    if (t == kNoDeviceType) continue;
-    free[static_cast<size_t>(t)] -= job.spec->num_gpus;
+    runs_.insert(id);
+  } else {
+    const DeviceTypeId t = CountRoomFor(*job.spec, ctx.cluster(), free_);
+    if (t == kNoDeviceType) return false;
+    f = &free_[static_cast<size_t>(t)];
+    n = job.spec->num_gpus;
     start_.emplace_back(id, t);
   }
+  const bool was_max = *f == max_free_;
+  *f -= n;
+  if (was_max && n > 0) max_free_ = *std::max_element(free_.begin(), free_.end());
+  return true;
+}
+
+bool TiresiasCountReplan::KeepAll(const std::vector<int>& need) {
+  for (size_t t = 0; t < need.size(); ++t) {
+    if (need[t] > free_[t]) return false;
+  }
+  bool changed = false;
+  for (size_t t = 0; t < need.size(); ++t) {
+    free_[t] -= need[t];
+    changed = changed || need[t] > 0;
+  }
+  if (changed) max_free_ = *std::max_element(free_.begin(), free_.end());
+  return true;
+}
+
+void TiresiasCountReplan::Finish(SchedContext& ctx) {
   for (JobId id : stop_) ctx.Preempt(id);
   for (const auto& [id, type] : start_) {
     const int n = ctx.job(id).spec->num_gpus;

@@ -24,13 +24,27 @@ class TiresiasCountReplan {
   explicit TiresiasCountReplan(bool count_only) : count_only_(count_only) {}
 
   // Plans `order` (runnable jobs, pending or running, highest priority first), preempts and
-  // starts. Cost: O(jobs x device types).
+  // starts. Cost: O(jobs x device types). The same as Begin, Offer for each job, Finish.
   void Apply(SchedContext& ctx, const std::vector<JobId>& order);
+  // The same walk one job at a time, for a caller that skips jobs that cannot run: Begin empties
+  // the plan (every device free); Offer plans the next job and says whether it is kept or chosen;
+  // Finish preempts and starts. A pending job asking more devices than MaxFree() would be skipped
+  // by Offer, and MaxFree() never grows between Begin and Finish.
+  void Begin(const SchedContext& ctx);
+  bool Offer(const SchedContext& ctx, JobId id);
+  int MaxFree() const { return max_free_; }
+  // Keeps running jobs that use `need[t]` devices of each type t, all at once, when they all fit
+  // in what is free (true); else changes nothing (false). Offered one by one they would all be
+  // kept too, but Runs() does not list them.
+  bool KeepAll(const std::vector<int>& need);
+  void Finish(SchedContext& ctx);
   // Whether `id` runs after the last Apply (kept or started).
   bool Runs(JobId id) const { return runs_.count(id) > 0; }
 
  private:
   bool count_only_;
+  std::vector<int> free_;  // this plan's free devices per type
+  int max_free_ = 0;       // the largest of free_
   std::vector<JobId> stop_;  // scratch of Apply
   std::vector<std::pair<JobId, DeviceTypeId>> start_;
   std::set<JobId> runs_;

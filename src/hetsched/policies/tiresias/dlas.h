@@ -27,11 +27,15 @@ struct TiresiasDlasConfig {
   bool count_only = false;     // placement=count
   double starvation = 0;       // solve_starvation: waiting executed x this promotes; 0: none
   TiresiasQueueOrder order;    // empty: each queue keeps its list order
+  // Without `order`: re-plan incrementally (dlas.cc, "Incremental re-plan"), the same plans as
+  // the whole walk; false walks every runnable job at every event (the reference, for tests).
+  bool incremental = true;
 };
 
 // The options every dlas-family policy takes: thresholds (default 3250;7200, jobs.py:102-104),
-// placement (placer | count) and starvation (>= 0, default `starvation`). Errors name the policy
-// and the option.
+// placement (placer | count), starvation (>= 0, default `starvation`) and replan (incremental |
+// whole: the same plans, whole walks every job at every event). Errors name the policy and the
+// option.
 Result<TiresiasDlasConfig> ParseTiresiasDlasOptions(const std::string& name, bool gpu_time,
                                                     const Options& options, double starvation = 0);
 
