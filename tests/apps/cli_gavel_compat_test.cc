@@ -14,6 +14,7 @@
 // interior-point solver (cvxopt, closest to Gavel's ECOS); the FIFOs solve nothing.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -135,14 +136,26 @@ Ours RunOurs(const std::string& gavel_case, const std::string& policy, int jobs 
   return ours;
 }
 
-TEST(CliGavelCompatTest, AverageJctAndMakespanWithinTargetsOfGavelsSimulator) {
-  for (const GavelFigures& f : kFigures) {
-    SCOPED_TRACE(std::string(f.gavel_case) + " " + f.gavel_policy + " vs " + f.ours);
-    const Ours ours = RunOurs(f.gavel_case, f.ours, f.jobs, f.gpus, f.per_server);
-    EXPECT_NEAR(ours.avg_jct_s / f.avg_jct_s, 1.0, 0.02);
-    EXPECT_NEAR(ours.makespan_s / f.makespan_s, 1.0, 0.05);
-  }
+// One test per row, so that the shards of the test binary share the rows (each is a whole run).
+class CliGavelCompatRowTest : public ::testing::TestWithParam<GavelFigures> {};
+
+TEST_P(CliGavelCompatRowTest, AverageJctAndMakespanWithinTargetsOfGavelsSimulator) {
+  const GavelFigures& f = GetParam();
+  SCOPED_TRACE(std::string(f.gavel_case) + " " + f.gavel_policy + " vs " + f.ours);
+  const Ours ours = RunOurs(f.gavel_case, f.ours, f.jobs, f.gpus, f.per_server);
+  EXPECT_NEAR(ours.avg_jct_s / f.avg_jct_s, 1.0, 0.02);
+  EXPECT_NEAR(ours.makespan_s / f.makespan_s, 1.0, 0.05);
 }
+
+INSTANTIATE_TEST_SUITE_P(GavelRows, CliGavelCompatRowTest, ::testing::ValuesIn(kFigures),
+                         [](const ::testing::TestParamInfo<GavelFigures>& row) {
+                           std::string name = std::string(row.param.gavel_case) + "_" + row.param.ours + "_" +
+                                              std::to_string(row.index);
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
 
 TEST(CliGavelCompatTest, HeterogeneityAwareGainWithinThreePercent) {
   // Gavel: max_min_fairness / max_min_fairness_perf average JCT = 1026774.927 / 663306.383 = 1.548.
