@@ -27,13 +27,16 @@ struct ResizeSeen {
   double announced_pause_s = -1;
 };
 
-// Starts job 0 on `start` at t = 0, and at t = 10 moves it onto `resize` (records in `seen`
-// whether the context accepted it and the pause it announced).
-class ScriptedResize : public JobScheduler {
+// Starts job 0 on `start` at t = 0, and at t = 10 moves it onto `to` (records in `seen` whether
+// the context accepted it and the pause it announced): a resize (SchedContext::ResizeOn), or a
+// hand-over (SchedContext::HandOver), after which job 1, where `second_job`, is started on the
+// devices job 0 left.
+class ScriptedChange : public JobScheduler {
  public:
-  ScriptedResize(std::vector<DeviceId> start, std::vector<DeviceId> resize, ResizeSeen* seen)
-      : start_(std::move(start)), resize_(std::move(resize)), seen_(seen) {}
-  std::string_view name() const override { return "scripted-resize"; }
+  enum class Kind { kResize, kHandOver };
+  ScriptedChange(Kind kind, std::vector<DeviceId> start, std::vector<DeviceId> to, bool second_job, ResizeSeen* seen)
+      : kind_(kind), start_(std::move(start)), to_(std::move(to)), second_job_(second_job), seen_(seen) {}
+  std::string_view name() const override { return "scripted-change"; }
   void OnJobSubmitted(const JobStatus&, SchedContext&) override {}
   void OnJobFinished(const JobStatus&, SchedContext&) override {}
   void OnJobRequeued(const JobStatus&, SchedContext&) override {}
@@ -44,13 +47,19 @@ class ScriptedResize : public JobScheduler {
       ctx.WakeUpAt(10);
     } else if (ctx.now() == 10 && !done_) {
       done_ = true;
-      seen_->announced_pause_s = ctx.ResizePauseS(0, resize_);
-      seen_->accepted = ctx.ResizeOn(0, resize_);
+      const bool hand_over = kind_ == Kind::kHandOver;
+      seen_->announced_pause_s = hand_over ? ctx.HandOverPauseS(0, to_) : ctx.ResizePauseS(0, to_);
+      seen_->accepted = hand_over ? ctx.HandOver(0, to_) : ctx.ResizeOn(0, to_);
+      if (second_job_) {
+        ASSERT_TRUE(ctx.StartOn(1, start_));
+      }
     }
   }
 
  private:
-  std::vector<DeviceId> start_, resize_;
+  Kind kind_;
+  std::vector<DeviceId> start_, to_;
+  bool second_job_;
   ResizeSeen* seen_;
   bool done_ = false;
 };
@@ -90,7 +99,8 @@ ResizeOutcome RunScript(const testing_util::SimWorld& w, bool elastic, std::vect
   Job job = UnitJob(0, 0, 2, 30);
   job.spec.elastic = elastic;
   return RunScripted(w, {job}, [&](ResizeSeen* seen) {
-    return std::make_unique<ScriptedResize>(std::move(start), std::move(resize), seen);
+    return std::make_unique<ScriptedChange>(ScriptedChange::Kind::kResize, std::move(start), std::move(resize),
+                                            /*second_job=*/false, seen);
   });
 }
 
@@ -154,39 +164,7 @@ TEST(ResizeGoldenTest, TheSameDevicesCostNothing) {
   EXPECT_EQ(o.run.jobs[0].resizes, 0);
 }
 
-// Hand-overs (SchedContext::HandOver, perf/elastic_resize.h HandOverCostOf): job 0 starts on
-// `start` at t = 0; at t = 10 it is handed over to `to`, and job 1 (when the workload has it) is
-// started on job 0's old devices at once.
-class ScriptedHandOver : public JobScheduler {
- public:
-  ScriptedHandOver(std::vector<DeviceId> start, std::vector<DeviceId> to, bool second_job, ResizeSeen* seen)
-      : start_(std::move(start)), to_(std::move(to)), second_job_(second_job), seen_(seen) {}
-  std::string_view name() const override { return "scripted-hand-over"; }
-  void OnJobSubmitted(const JobStatus&, SchedContext&) override {}
-  void OnJobFinished(const JobStatus&, SchedContext&) override {}
-  void OnJobRequeued(const JobStatus&, SchedContext&) override {}
-  void OnJobRunning(const JobStatus&, SchedContext&) override {}
-  void Schedule(SchedContext& ctx) override {
-    if (ctx.now() == 0 && ctx.job(0).state == JobState::kPending) {
-      ASSERT_TRUE(ctx.StartOn(0, start_));
-      ctx.WakeUpAt(10);
-    } else if (ctx.now() == 10 && !done_) {
-      done_ = true;
-      seen_->announced_pause_s = ctx.HandOverPauseS(0, to_);
-      seen_->accepted = ctx.HandOver(0, to_);
-      if (second_job_) {
-        ASSERT_TRUE(ctx.StartOn(1, start_));
-      }
-    }
-  }
-
- private:
-  std::vector<DeviceId> start_, to_;
-  bool second_job_;
-  ResizeSeen* seen_;
-  bool done_ = false;
-};
-
+// Hand-overs (SchedContext::HandOver, perf/elastic_resize.h HandOverCostOf).
 ResizeOutcome RunHandOver(bool elastic, std::vector<DeviceId> start, std::vector<DeviceId> to, bool second_job) {
   auto w = MakeSimWorld(/*nodes=*/2, /*per_node=*/4);
   Job job = UnitJob(0, 0, 2, 30);
@@ -194,7 +172,8 @@ ResizeOutcome RunHandOver(bool elastic, std::vector<DeviceId> start, std::vector
   std::vector<Job> jobs{job};
   if (second_job) jobs.push_back(UnitJob(1, 0, 2, 30));
   return RunScripted(*w, std::move(jobs), [&](ResizeSeen* seen) {
-    return std::make_unique<ScriptedHandOver>(std::move(start), std::move(to), second_job, seen);
+    return std::make_unique<ScriptedChange>(ScriptedChange::Kind::kHandOver, std::move(start), std::move(to),
+                                            second_job, seen);
   });
 }
 

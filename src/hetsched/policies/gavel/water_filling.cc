@@ -37,6 +37,15 @@ struct Rows {
   size_t size() const { return job_of.size(); }
 };
 
+// The share variables of `rows` (one job each) and their capacity rows, as every LP and MILP of
+// a level poses them.
+ShareVariables AddRowShares(lp::LinearProgram& program, const AllocationProblem& problem, const Rows& rows) {
+  std::vector<const std::vector<double>*> thr;
+  for (const auto& b : rows.b) thr.push_back(&b);
+  const std::vector<double> count(rows.size(), 1.0);
+  return AddShareVariables(program, thr, rows.gpus, count, problem.capacity);
+}
+
 Rows CollectRows(const AllocationProblem& problem, Allocation* out) {
   Rows rows;
   const size_t types = problem.capacity.size();
@@ -88,10 +97,7 @@ Result<bool> SolveLevelVertex(const AllocationProblem& problem, const Rows& rows
   const size_t types = problem.capacity.size();
   lp::LinearProgram program;
   program.SetSense(lp::Sense::kMaximize);
-  std::vector<const std::vector<double>*> thr;
-  for (const auto& b : rows.b) thr.push_back(&b);
-  const std::vector<double> count(rows.size(), 1.0);
-  const ShareVariables vars = AddShareVariables(program, thr, rows.gpus, count, problem.capacity);
+  const ShareVariables vars = AddRowShares(program, problem, rows);
   bool all_growing = true;
   for (double m : terms.mult) all_growing = all_growing && m > 0;
   const int t = program.AddVariable(-lp::kInfinity, all_growing ? lp::kInfinity : rows.big_m, 1.0);
@@ -168,9 +174,6 @@ Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationPr
       return std::optional<std::vector<bool>>{};
     }
   }
-  std::vector<const std::vector<double>*> thr;
-  for (const auto& b : rows.b) thr.push_back(&b);
-  const std::vector<double> count(rows.size(), 1.0);
   std::vector<std::pair<int, double>> row;
   // The relaxation, rows scaled by 1 / level_r (the growth it tests is (slack - 1) = 1e-4 of the
   // level: against absolute rows the solver's tolerance would blur it), one column z_r per row (0
@@ -178,7 +181,7 @@ Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationPr
   {
     lp::LinearProgram relax;
     relax.SetSense(lp::Sense::kMaximize);
-    const ShareVariables vars = AddShareVariables(relax, thr, rows.gpus, count, problem.capacity);
+    const ShareVariables vars = AddRowShares(relax, problem, rows);
     std::vector<int> z(rows.size());
     for (size_t r = 0; r < rows.size(); ++r) {
       const bool growing = terms.mult[r] > 0;
@@ -212,7 +215,7 @@ Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationPr
   // Not integral: branch and cut on the tight MILP.
   lp::LinearProgram mip;
   mip.SetSense(lp::Sense::kMaximize);
-  const ShareVariables vars = AddShareVariables(mip, thr, rows.gpus, count, problem.capacity);
+  const ShareVariables vars = AddRowShares(mip, problem, rows);
   std::vector<int> z(rows.size(), -1);
   for (size_t r = 0; r < rows.size(); ++r) {
     const double s = terms.floor[r];
@@ -254,10 +257,7 @@ Result<std::vector<bool>> SolveBottleneck(const AllocationProblem& problem, cons
   const double m = rows.big_m;
   lp::LinearProgram mip;
   mip.SetSense(lp::Sense::kMaximize);
-  std::vector<const std::vector<double>*> thr;
-  for (const auto& b : rows.b) thr.push_back(&b);
-  const std::vector<double> count(rows.size(), 1.0);
-  const ShareVariables vars = AddShareVariables(mip, thr, rows.gpus, count, problem.capacity);
+  const ShareVariables vars = AddRowShares(mip, problem, rows);
   std::vector<int> z(rows.size());
   std::vector<std::pair<int, double>> row;
   for (size_t r = 0; r < rows.size(); ++r) {
