@@ -17,6 +17,7 @@
 // Few jobs per case and many cases keep the binary fast (seconds) and the coverage wide.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <string>
@@ -24,10 +25,12 @@
 
 #include "hetsched/metrics/summary.h"
 #include "hetsched/report/writers.h"
+#include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/placer.h"
 #include "hetsched/sched/registry.h"
 #include "hetsched/sim/runner.h"
+#include "hetsched/sim/simulator.h"
 #include "hetsched/util/rng.h"
 
 namespace hetsched {
@@ -199,6 +202,90 @@ std::string PairName(const ::testing::TestParamInfo<std::pair<std::string, std::
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryPolicyAndPlacer, PropertyTest, ::testing::ValuesIn(AllPairs()), PairName);
+
+// Space sharing (docs/space_sharing.md) under the same checks: a policy that starts each pending
+// job on devices of its own where it can, else co-locates it with a running job of its size
+// chosen at random, and now and then preempts a running job (its partner runs on alone), over
+// the same random cases. ClusterState refuses a third job on a device; the simulator's sharing
+// audit runs after every call.
+class RandomPacker : public JobScheduler {
+ public:
+  explicit RandomPacker(uint64_t seed, int* shared) : rng_(seed), shared_(shared) {}
+  std::string_view name() const override { return "test-random-packer"; }
+  void OnJobSubmitted(const JobStatus& job, SchedContext&) override { pending_.push_back(job.spec->id); }
+  void OnJobFinished(const JobStatus& job, SchedContext&) override { Forget(job.spec->id); }
+  void OnJobRequeued(const JobStatus& job, SchedContext&) override { pending_.push_back(job.spec->id); }
+  void OnJobRunning(const JobStatus&, SchedContext&) override {}
+  void Schedule(SchedContext& ctx) override {
+    if (!running_.empty() && rng_.Below(4) == 0) {
+      const JobId victim = running_[rng_.Below(running_.size())];
+      ctx.Preempt(victim);
+      Forget(victim);
+      pending_.push_back(victim);
+    }
+    std::vector<JobId> still;
+    for (JobId id : pending_) {
+      const int gpus = ctx.job(id).spec->num_gpus;
+      bool started = ctx.TryStart(id, gpus);
+      if (!started) {
+        std::vector<JobId> hosts;
+        for (JobId r : running_) {
+          if (ctx.job(r).sharing_with < 0 && ctx.job(r).num_devices() == gpus) hosts.push_back(r);
+        }
+        if (!hosts.empty() && ctx.StartSharing(id, hosts[rng_.Below(hosts.size())])) {
+          started = true;
+          ++*shared_;
+        }
+      }
+      if (started) {
+        running_.push_back(id);
+      } else {
+        still.push_back(id);
+      }
+    }
+    pending_ = std::move(still);
+  }
+
+ private:
+  void Forget(JobId id) { running_.erase(std::remove(running_.begin(), running_.end(), id), running_.end()); }
+  Rng rng_;
+  int* shared_;
+  std::vector<JobId> pending_, running_;
+};
+
+TEST(SpaceSharingPropertyTest, RandomCoLocationsKeepTheInvariants) {
+  int shared = 0;
+  for (int k = 0; k < 200; ++k) {
+    const uint64_t seed = 7700000 + static_cast<uint64_t>(k);
+    SCOPED_TRACE("case seed " + std::to_string(seed));
+    Rng rng(seed);
+    auto cluster = RandomCluster(rng);
+    ASSERT_TRUE(cluster.ok()) << cluster.status().ToString();
+    Workload workload = RandomWorkload(rng, *cluster);
+    const Case c{std::move(cluster).value(), std::move(workload)};
+    SimOptions options;
+    options.seed = seed;
+    options.restart_cost_s = 5;
+    options.full_audit_every = 1;
+    std::string first;
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      Result<Methods> methods = CreateMethods(MethodChoice{});
+      ASSERT_TRUE(methods.ok());
+      methods->scheduler = std::make_unique<RandomPacker>(seed, &shared);
+      auto run = Simulate(c.cluster, ModelZoo::BuiltIn(), c.workload, std::move(methods).value(), options);
+      ASSERT_TRUE(run.ok()) << run.status().ToString();
+      const std::string violation = Violation(*run, c);
+      ASSERT_TRUE(violation.empty()) << violation;
+      const std::string rendered = Render(*run);
+      if (repeat == 0) {
+        first = rendered;
+      } else {
+        ASSERT_TRUE(rendered == first) << "the second run's outputs differ from the first's";
+      }
+    }
+  }
+  EXPECT_GT(shared, 100) << "the cases hardly co-located any job: the test checks little";
+}
 
 }  // namespace
 }  // namespace hetsched

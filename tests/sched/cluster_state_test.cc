@@ -54,6 +54,50 @@ TEST(ClusterStateTest, DoubleBookingIsRejectedAndChangesNothing) {
   EXPECT_TRUE(s.CheckConsistency().ok());
 }
 
+TEST(ClusterStateTest, ASharedDeviceHoldsTwoJobsAndPassesToTheOneThatStays) {
+  auto w = MakeTinyWorld(3, 2);
+  ClusterState s(*w->cluster);
+  const std::vector<DeviceId> devs{0, 1};
+  ASSERT_TRUE(s.Allocate(7, devs).ok());
+  ASSERT_TRUE(s.AllocateShared(8, devs).ok());
+  EXPECT_EQ(s.owner(0), 7);
+  EXPECT_EQ(s.guest(0), 8);
+  EXPECT_TRUE(s.holds(8, 1));
+  EXPECT_EQ(s.total_free(), 14);  // shared devices are counted busy once
+  EXPECT_EQ(s.shared_devices(), 2);
+  EXPECT_TRUE(s.CheckConsistency().ok());
+  // The owner leaves: the guest owns the devices alone, which stay busy.
+  ASSERT_TRUE(s.Release(7, devs).ok());
+  EXPECT_EQ(s.owner(0), 8);
+  EXPECT_EQ(s.guest(0), kNoJob);
+  EXPECT_EQ(s.total_free(), 14);
+  EXPECT_EQ(s.shared_devices(), 0);
+  EXPECT_TRUE(s.CheckConsistency().ok());
+  // A guest that leaves first leaves the owner alone.
+  ASSERT_TRUE(s.AllocateShared(9, devs).ok());
+  ASSERT_TRUE(s.Release(9, devs).ok());
+  EXPECT_EQ(s.owner(1), 8);
+  EXPECT_EQ(s.guest(1), kNoJob);
+  ASSERT_TRUE(s.Release(8, devs).ok());
+  EXPECT_EQ(s.total_free(), 16);
+  EXPECT_TRUE(s.CheckConsistency().ok());
+}
+
+TEST(ClusterStateTest, SharingIsRefusedOnFreeOwnOrFullDevicesAndChangesNothing) {
+  auto w = MakeTinyWorld(3, 2);
+  ClusterState s(*w->cluster);
+  ASSERT_TRUE(s.Allocate(7, std::vector<DeviceId>{0, 1}).ok());
+  EXPECT_FALSE(s.AllocateShared(8, std::vector<DeviceId>{0, 2}).ok()) << "device 2 is free";
+  EXPECT_FALSE(s.AllocateShared(7, std::vector<DeviceId>{0}).ok()) << "its own device";
+  EXPECT_FALSE(s.AllocateShared(8, std::vector<DeviceId>{0, 0}).ok()) << "listed twice";
+  EXPECT_EQ(s.guest(0), kNoJob);
+  ASSERT_TRUE(s.AllocateShared(8, std::vector<DeviceId>{0, 1}).ok());
+  EXPECT_FALSE(s.AllocateShared(9, std::vector<DeviceId>{1}).ok()) << "a third job";
+  EXPECT_FALSE(s.Release(9, std::vector<DeviceId>{1}).ok()) << "not its device";
+  EXPECT_EQ(s.shared_devices(), 2);
+  EXPECT_TRUE(s.CheckConsistency().ok());
+}
+
 TEST(ClusterStateTest, NodeQueries) {
   auto w = MakeTinyWorld(4, 0);  // nodes 0..3, 4 devices each
   ClusterState s(*w->cluster);

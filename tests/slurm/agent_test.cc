@@ -18,6 +18,8 @@
 #include "../common/device_zero_planner.h"
 #include "fake_slurm.h"
 #include "hetsched/model/model_zoo.h"
+#include "hetsched/sched/context.h"
+#include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/registry.h"
 
 namespace hetsched::slurm {
@@ -635,6 +637,47 @@ TEST_F(AgentTest, EveryPolicyPlacesAgainAJobRequeuedAfterItWasRestoredRunning) {
 // Issue 20: a start the back end refuses as a fault (here a planner that lays the second job on
 // the first job's device) ends the agent with that error; it used to read as "no room", leaving
 // the policy and the agent disagreeing about the job. Nothing is pinned for the refused job.
+// A policy that starts the first job it sees on one GPU and asks for every other to share that
+// job's GPU (space sharing), starting it on its own GPU when refused.
+class SharingPolicy : public JobScheduler {
+ public:
+  std::string_view name() const override { return "test-sharing"; }
+  void OnJobSubmitted(const JobStatus& job, SchedContext&) override { pending_.push_back(job.spec->id); }
+  void OnJobFinished(const JobStatus&, SchedContext&) override {}
+  void OnJobRequeued(const JobStatus& job, SchedContext&) override { pending_.push_back(job.spec->id); }
+  void OnJobRunning(const JobStatus&, SchedContext&) override {}
+  void Schedule(SchedContext& ctx) override {
+    for (JobId id : pending_) {
+      if (host_ < 0) {
+        if (ctx.TryStart(id, 1)) host_ = id;
+        continue;
+      }
+      refused += ctx.StartSharing(id, host_) ? 0 : 1;
+      if (ctx.job(id).state == JobState::kPending) ctx.TryStart(id, 1);
+    }
+    pending_.clear();
+  }
+  int refused = 0;
+
+ private:
+  std::vector<JobId> pending_;
+  JobId host_ = -1;
+};
+
+TEST_F(AgentTest, SpaceSharingIsDeclinedAndReportedOnce) {
+  for (int i = 0; i < 3; ++i) slurm.Submit("a100:1");
+  Methods methods = Policy();
+  auto policy = std::make_unique<SharingPolicy>();
+  SharingPolicy* seen = policy.get();
+  methods.scheduler = std::move(policy);
+  ASSERT_NO_FATAL_FAILURE(StartAgent(AgentOptions{}.release_batch, std::move(methods)));
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(seen->refused, 2);
+  EXPECT_EQ(Reported("space sharing declined"), 1);
+  EXPECT_EQ(Reported("gres/shard"), 1);
+  RunToTheEnd(3);  // each on a GPU of its own
+}
+
 TEST_F(AgentTest, StartFaultInsideThePolicyEndsTheAgentWithTheError) {
   const long long first = slurm.Submit("a100:1");
   const long long second = slurm.Submit("a100:1");

@@ -262,21 +262,56 @@ Status ClusterState::Allocate(JobId job, std::span<const DeviceId> devices) {
   return Status::Ok();
 }
 
+Status ClusterState::AllocateShared(JobId job, std::span<const DeviceId> devices) {
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const DeviceId d = devices[i];
+    if (d < 0 || d >= cluster_->num_devices()) {
+      return Status::Internal("job " + std::to_string(job) + ": device " + std::to_string(d) + " does not exist");
+    }
+    const JobId held_by = owner_[static_cast<size_t>(d)];
+    if (held_by == kNoJob || held_by == job || guest(d) != kNoJob) {
+      return Status::Internal("space sharing: job " + std::to_string(job) + " asked to share device " +
+                              std::to_string(d) + (held_by == kNoJob ? ", which is free" : held_by == job ? ", which it holds"
+                                                                                          : ", which two jobs hold"));
+    }
+    for (size_t k = 0; k < i; ++k) {
+      if (devices[k] == d) {
+        return Status::Internal("job " + std::to_string(job) + " lists device " + std::to_string(d) + " twice");
+      }
+    }
+  }
+  if (guests_.empty()) guests_.assign(owner_.size(), kNoJob);
+  for (DeviceId d : devices) guests_[static_cast<size_t>(d)] = job;
+  shared_devices_ += static_cast<int>(devices.size());
+  return Status::Ok();
+}
+
 Status ClusterState::Release(JobId job, std::span<const DeviceId> devices) {
   for (DeviceId d : devices) {
-    if (d < 0 || d >= cluster_->num_devices() || owner_[static_cast<size_t>(d)] != job) {
+    if (d < 0 || d >= cluster_->num_devices() || !holds(job, d)) {
       return Status::Internal("job " + std::to_string(job) + " releases device " + std::to_string(d) +
                               " that it does not hold");
     }
   }
+  bool freed = false;
   for (DeviceId d : devices) {
-    owner_[static_cast<size_t>(d)] = kNoJob;
+    const size_t i = static_cast<size_t>(d);
+    if (!guests_.empty() && guests_[i] != kNoJob) {  // the other job stays, alone
+      if (owner_[i] == job) owner_[i] = guests_[i];
+      guests_[i] = kNoJob;
+      --shared_devices_;
+      continue;
+    }
+    owner_[i] = kNoJob;
     const Device& dev = cluster_->device(d);
     ++free_per_node_[static_cast<size_t>(dev.node)];
     ++free_per_type_[static_cast<size_t>(dev.type)];
     ++total_free_;
+    freed = true;
   }
-  for (DeviceId d : devices) UpdateNode(cluster_->device(d).node);
+  if (freed) {
+    for (DeviceId d : devices) UpdateNode(cluster_->device(d).node);
+  }
   return Status::Ok();
 }
 
@@ -294,6 +329,16 @@ Status ClusterState::CheckConsistency() const {
   if (node_free != free_per_node_ || type_free != free_per_type_ || total != total_free_) {
     return Status::Internal("cluster state: free-device counters disagree with device owners");
   }
+  int shared = 0;
+  for (DeviceId d = 0; d < cluster_->num_devices(); ++d) {
+    const JobId g = guest(d);
+    if (g == kNoJob) continue;
+    ++shared;
+    if (owner(d) == kNoJob || owner(d) == g) {
+      return Status::Internal("cluster state: device " + std::to_string(d) + " has a guest but no other owner");
+    }
+  }
+  if (shared != shared_devices_) return Status::Internal("cluster state: shared-device count disagrees with guests");
   for (size_t t = 0; t < nodes_of_type_.size(); ++t) {
     for (size_t i = 0; i < nodes_of_type_[t].size(); ++i) {
       const int f = free_per_node_[static_cast<size_t>(nodes_of_type_[t][i])];

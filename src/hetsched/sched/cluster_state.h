@@ -28,6 +28,11 @@ class ClusterState {
   int free_on_node(NodeId n) const { return free_per_node_[static_cast<size_t>(n)]; }
   JobId owner(DeviceId d) const { return owner_[static_cast<size_t>(d)]; }
   bool is_free(DeviceId d) const { return owner(d) == kNoJob; }
+  // Space sharing (docs/space_sharing.md): the second job co-located on a held device, or kNoJob.
+  // A shared device is not free and takes no third job.
+  JobId guest(DeviceId d) const { return guests_.empty() ? kNoJob : guests_[static_cast<size_t>(d)]; }
+  bool holds(JobId job, DeviceId d) const { return owner(d) == job || guest(d) == job; }
+  int shared_devices() const { return shared_devices_; }
 
   // Free devices of node `n`, in local-index order, appended to `out`. O(devices per node).
   void AppendFreeDevices(NodeId n, std::vector<DeviceId>* out) const;
@@ -47,7 +52,11 @@ class ClusterState {
   // Marks devices as held by `job`. Fails (and changes nothing) if any is already held: this is
   // the double-booking invariant, checked on every allocation.
   Status Allocate(JobId job, std::span<const DeviceId> devices);
-  // Frees devices held by `job`. Fails if any is not held by `job`.
+  // Co-locates `job` on devices each held by one other job and no guest (space sharing): the
+  // free counts do not change. Fails (and changes nothing) otherwise.
+  Status AllocateShared(JobId job, std::span<const DeviceId> devices);
+  // Frees devices held by `job` (as owner or guest). Fails if any is not held by `job`. A device
+  // whose owner leaves while a guest stays passes to the guest and stays busy.
   Status Release(JobId job, std::span<const DeviceId> devices);
 
   // ---- Containers of parameter-server jobs (DLTAP). ----
@@ -93,6 +102,8 @@ class ClusterState {
 
   const Cluster* cluster_;
   std::vector<JobId> owner_;
+  std::vector<JobId> guests_;  // by device; empty until the first shared allocation
+  int shared_devices_ = 0;
   std::vector<int> free_per_node_;
   std::vector<int> free_per_type_;
   int total_free_ = 0;

@@ -124,6 +124,20 @@ bool SchedContext::StartOn(JobId id, std::span<const DeviceId> devices) {
   return Accept(backend_.StartJob(id, planned_));
 }
 
+bool SchedContext::StartSharing(JobId id, JobId host) {
+  const JobStatus& status = job(id);
+  if (status.state != JobState::kPending || id == host || failed()) return false;
+  const JobStatus& other = job(host);
+  if (other.state != JobState::kRunning || other.sharing_with != kNoJob || other.devices.empty() ||
+      other.spec->is_container_job() || status.spec->is_container_job()) {
+    return false;
+  }
+  const ModelProfile* model = ModelOf(id, *status.spec);
+  if (model == nullptr) return false;
+  if (!AcceptPlan(planner_.PlanJobInto(*status.spec, *model, other.devices, cluster(), &planned_)) || failed()) return false;
+  return Accept(backend_.StartSharedJob(id, host, planned_));
+}
+
 void SchedContext::Preempt(JobId id) {
   if (job(id).state != JobState::kRunning || failed()) return;
   KeepError(backend_.PreemptJob(id));
@@ -141,7 +155,8 @@ bool SchedContext::HandOver(JobId id, std::span<const DeviceId> devices) { retur
 
 bool SchedContext::Change(JobId id, std::span<const DeviceId> devices, bool hand_over) {
   const JobStatus& status = job(id);
-  if (status.state != JobState::kRunning || status.spec->is_container_job() || devices.empty() || failed()) {
+  if (status.state != JobState::kRunning || status.spec->is_container_job() || status.sharing_with != kNoJob ||
+      devices.empty() || failed()) {
     return false;
   }
   for (DeviceId d : devices) {

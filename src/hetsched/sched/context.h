@@ -85,6 +85,15 @@ class SchedBackend {
   virtual double HandOverPauseS(JobId /*id*/, std::span<const DeviceId> /*devices*/) const {
     return std::numeric_limits<double>::infinity();
   }
+  // Space sharing (docs/space_sharing.md): starts pending job `id` co-located with running job
+  // `host`, on exactly the devices `host` holds (`planned.plan.devices`), each job then at its
+  // co-located speed until either stops. The back end updates ClusterState (AllocateShared).
+  // kInfeasible: the back end declines (the default: it cannot co-locate jobs, as the Slurm agent,
+  // docs/slurm.md; the simulator for a pair that does not fit the devices' memory). Otherwise as
+  // StartJob.
+  virtual Status StartSharedJob(JobId id, JobId /*host*/, const PlannedJob& /*planned*/) {
+    return Status::Infeasible("this back end cannot co-locate job " + std::to_string(id) + " with another (space sharing)");
+  }
   // A container job the placer could not place now stays queued; `reason` says why (shown in
   // the job's status). Default: ignored.
   virtual void NoteUnplaced(JobId /*id*/, std::string_view /*reason*/) {}
@@ -135,6 +144,11 @@ class SchedContext {
   bool StartOn(JobId id, std::span<const DeviceId> devices);
   // Would the placer find room now? Does not start anything.
   bool CanPlace(JobId id, int num_devices, DeviceTypeId type = kNoDeviceType);
+  // Space sharing: starts pending job `id` on the devices of running job `host`, co-located with it
+  // (SchedBackend::StartSharedJob). False, with nothing changed, when `host` is not running alone
+  // on its devices, the planner rejects them for `id`, or the back end declines (memory, or a back
+  // end that cannot share: the Slurm agent); a back-end fault is kept for TakeError().
+  bool StartSharing(JobId id, JobId host);
   // Preempts a running job (a job not running is left alone). A back-end failure is kept for
   // TakeError().
   void Preempt(JobId id);

@@ -32,6 +32,9 @@ struct JobStatus {
   // Running, but holding its devices without progress: it reached the mark a round-based
   // scheduler set with SchedContext::RunUntil (Gavel's micro-task end). Not a preemption.
   bool idle = false;
+  // Space sharing (docs/space_sharing.md): the running job co-located with this one on all of its
+  // devices, or -1 (kNoJob). Both jobs list the same devices.
+  JobId sharing_with = -1;
   // A pending container job the placer could not place: why (the last attempt); cleared when it
   // starts.
   std::string pending_reason;

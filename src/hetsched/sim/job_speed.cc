@@ -53,7 +53,10 @@ void Simulator::Retime(JobId id, bool estimate_current) {
     // Where the model cannot run the job (no estimate), its own rate stays the truth.
     if (truth.ok()) run.rate = *truth * truth_.ContentionSlowdown(job, run);
   }
-  if (!run.nics.empty()) traffic_.Set(job.active, run.traffic, run.estimate.iteration_s);
+  // Space sharing: its device time shared with its partner (docs/space_sharing.md).
+  const double share = ShareFactor(status_[static_cast<size_t>(id)], run);
+  run.rate *= share;
+  if (!run.nics.empty()) traffic_.Set(job.active, run.traffic, run.estimate.iteration_s / share);
   status_[static_cast<size_t>(id)].iteration_rate = run.idle ? 0.0 : run.rate;
   Reschedule(id);
 }

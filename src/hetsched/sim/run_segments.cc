@@ -54,7 +54,7 @@ ResizeCost Simulator::ResizeCostTo(JobId id, std::span<const DeviceId> devices) 
 
 double Simulator::ResizePauseS(JobId id, std::span<const DeviceId> devices) const {
   const JobStatus& st = status_[static_cast<size_t>(id)];
-  if (st.state != JobState::kRunning || devices.empty() || st.spec->is_container_job()) return kInf;
+  if (st.state != JobState::kRunning || devices.empty() || st.spec->is_container_job() || st.sharing_with >= 0) return kInf;
   return ResizeCostTo(id, devices).pause_s;
 }
 
@@ -63,7 +63,10 @@ ResizeCost Simulator::HandOverCostTo(JobId id, std::span<const DeviceId> devices
   ResizeCost cost;
   cost.kind = ResizeKind::kRestart;
   cost.pause_s = kInf;
-  if (st.state != JobState::kRunning || devices.empty() || st.spec->is_container_job() || !st.spec->elastic) return cost;
+  if (st.state != JobState::kRunning || devices.empty() || st.spec->is_container_job() || !st.spec->elastic ||
+      st.sharing_with >= 0) {
+    return cost;
+  }
   for (DeviceId d : devices) {
     if (std::find(st.devices.begin(), st.devices.end(), d) != st.devices.end()) return cost;
   }
@@ -97,6 +100,10 @@ Status Simulator::ChangeJob(JobId id, const PlannedJob& planned, bool hand_over)
       planned.plan.devices.empty()) {
     return Status::Internal("resize of job " + std::to_string(id) + " that is not a running device job");
   }
+  if (st.sharing_with >= 0) {
+    return Status::Infeasible("job " + std::to_string(id) + " shares its devices with job " +
+                              std::to_string(st.sharing_with) + ": it cannot be resized or moved");
+  }
   const ResizeCost cost = hand_over ? HandOverCostTo(id, planned.plan.devices) : ResizeCostTo(id, planned.plan.devices);
   if (cost.kind == ResizeKind::kNone) return Status::Ok();
   RunState& job = runs_[static_cast<size_t>(id)];
@@ -121,7 +128,7 @@ Status Simulator::ChangeJob(JobId id, const PlannedJob& planned, bool hand_over)
   return BeginRun(id, planned, owed + cost.pause_s, /*priced=*/true);
 }
 
-Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s, bool priced) {
+Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s, bool priced, JobId host) {
   JobStatus& st = status_[static_cast<size_t>(id)];
   RunState& job = runs_[static_cast<size_t>(id)];
   // A goodput job pays its re-allocation delay at every placement, its first too (Pollux), but
@@ -143,7 +150,9 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s, 
   if (last_release_s_ > now_) {
     for (DeviceId d : planned.plan.devices) pause_s = std::max(pause_s, released_at_s_[static_cast<size_t>(d)] - now_);
   }
-  if (planned.plan.containers.empty()) {
+  if (host >= 0) {
+    HETSCHED_RETURN_IF_ERROR(state_.AllocateShared(id, planned.plan.devices));
+  } else if (planned.plan.containers.empty()) {
     HETSCHED_RETURN_IF_ERROR(state_.Allocate(id, planned.plan.devices));
   } else {
     HETSCHED_RETURN_IF_ERROR(state_.AllocateContainers(id, planned.plan.containers));
@@ -158,7 +167,7 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s, 
   st.device_type = cluster_.device(st.devices.front()).type;
   st.last_start_s = now_;
   if (st.first_start_s < 0) st.first_start_s = now_;
-  for (DeviceId d : st.devices) ++busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
+  MarkBusy(st.devices);
   --pending_;
   ++running_;
 
@@ -177,6 +186,11 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s, 
   run.epoch_deferred_at_s = -1;
   run.idle = false;
   st.idle = false;
+  run.pair_factor = 1;
+  if (host >= 0) {
+    st.sharing_with = host;
+    status_[static_cast<size_t>(host)].sharing_with = id;
+  }
   if (job.goodput >= 0) {
     // No traffic on the links (goodput_run.cc): its speed is its application's truth.
     run.nics.clear();
@@ -248,7 +262,7 @@ SegmentTotals Simulator::CloseSegment(JobId id) {
   st.executed_s += held_s;
   st.iterations_done = job.done_at_update;
   st.iteration_rate = 0;
-  for (DeviceId d : st.devices) --busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
+  MarkNotBusy(st.devices);
   events_.CancelCompletion(id);
   run.completion_s = EventQueue::kNever;
   return seg;
@@ -273,7 +287,6 @@ Status Simulator::StopRun(JobId id) {
   if (run.idle) {  // its segment, devices' busy count and traffic were closed when it was held
     run.idle = false;
     st.idle = false;
-    idle_devices_ -= static_cast<int>(st.devices.size());
     --idle_jobs_;
   } else {
     const SegmentTotals seg = CloseSegment(id);
@@ -287,6 +300,12 @@ Status Simulator::StopRun(JobId id) {
     HETSCHED_RETURN_IF_ERROR(state_.Release(id, st.devices));
   } else {
     HETSCHED_RETURN_IF_ERROR(state_.ReleaseContainers(id));
+  }
+  if (st.sharing_with >= 0) {  // its partner runs on alone, at its own speed
+    const JobId partner = st.sharing_with;
+    status_[static_cast<size_t>(partner)].sharing_with = kNoJob;
+    st.sharing_with = kNoJob;
+    if (!status_[static_cast<size_t>(partner)].idle) Retime(partner);
   }
   st.devices.clear();
   run.nics.clear();
@@ -332,8 +351,8 @@ Status Simulator::Hold(JobId id) {
   contention_.Undefer(id);  // held: no speed to re-time until it resumes
   run.idle = true;
   st.idle = true;
-  idle_devices_ += static_cast<int>(st.devices.size());
   ++idle_jobs_;
+  RetimePartner(st);  // alone on the devices while this one is held
   return Status::Ok();
 }
 
@@ -355,15 +374,15 @@ Status Simulator::RunUntil(JobId id, double iterations) {
   // Resume on the devices it holds: a new segment, no restart cost.
   run.idle = false;
   st.idle = false;
-  idle_devices_ -= static_cast<int>(st.devices.size());
   --idle_jobs_;
-  for (DeviceId d : st.devices) ++busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
+  MarkBusy(st.devices);
   st.last_start_s = now_;
   run.update_s = now_;
   run.progress_from_s = std::max(now_, run.progress_from_s);  // a restart cost still due stays due
   run.segment_start_s = now_;
   run.segment_start_iterations = job.done_at_update;
   ChangeTraffic(id, +1);
+  RetimePartner(st);
   return Status::Ok();
 }
 

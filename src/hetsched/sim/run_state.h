@@ -32,6 +32,8 @@ struct ActiveRun {
   double segment_start_iterations = 0;
   double mark = kInf;             // RunUntil: progress stops here (iterations in all)
   bool idle = false;              // held at `mark`: devices kept, no progress, no traffic
+  // Space sharing: the factor of its speed while its partner (JobStatus::sharing_with) runs.
+  double pair_factor = 1;
   // A goodput job's epoch end put off to after the scheduler's call at this time (a step's end,
   // SimOptions::goodput_round_epochs: Simulator::DeferEpochEnd); -1: none.
   double epoch_deferred_at_s = -1;

@@ -93,6 +93,7 @@ Status Simulator::Prepare() {
   rejected_.assign(n, false);
   never_placeable_.assign(n, false);
   busy_by_type_.assign(static_cast<size_t>(cluster_.device_catalog().size()), 0);
+  device_users_.assign(static_cast<size_t>(cluster_.num_devices()), 0);
   present_types_ = cluster_.present_types();
   if (!workload_.runtime_device.empty()) {
     Result<DeviceTypeId> type = cluster_.device_catalog().Lookup(workload_.runtime_device);
@@ -222,7 +223,7 @@ double Simulator::GoodputIdealS(size_t i) const {
 }
 
 void Simulator::Sample() {
-  const int busy = cluster_.num_devices() - state_.total_free() - idle_devices_;
+  const int busy = busy_devices_;
   auto& tl = record_.timeline;
   auto& rows = record_.timeline_busy_by_type;  // one row of present_types_.size() per sample
   const size_t width = present_types_.size();
@@ -312,7 +313,13 @@ Status Simulator::Audit() const {
     if (rejected_[i]) continue;
     switch (status_[i].state) {
       case JobState::kPending: ++pending; break;
-      case JobState::kRunning: ++running; busy += status_[i].num_devices(); break;
+      case JobState::kRunning:
+        ++running;
+        // A guest (space sharing) holds devices its host holds: counted once, with the owner.
+        if (status_[i].sharing_with < 0 || state_.owner(status_[i].devices.front()) == static_cast<JobId>(i)) {
+          busy += status_[i].num_devices();
+        }
+        break;
       case JobState::kFinished: ++finished; break;
       case JobState::kDropped: ++dropped; break;
     }
@@ -321,7 +328,49 @@ Status Simulator::Audit() const {
       busy != cluster_.num_devices() - state_.total_free()) {
     return Status::Internal("invariant: job accounting disagrees at t=" + std::to_string(now_));
   }
+  HETSCHED_RETURN_IF_ERROR(AuditSharing());
   return AuditLinks();
+}
+
+Status Simulator::AuditSharing() const {
+  // Recounted from the running jobs through their run slots: the jobs on each device that run and
+  // are not held (at most two: ClusterState takes no third), and the busy devices by type.
+  std::vector<uint8_t> users(device_users_.size(), 0);
+  std::vector<DeviceId> mine, theirs;
+  for (const ActiveRun& run : active_) {
+    if (run.job < 0) continue;
+    const JobStatus& st = status_[static_cast<size_t>(run.job)];
+    for (DeviceId d : st.devices) {
+      if (!state_.holds(run.job, d)) {
+        return Status::Internal("invariant: job " + std::to_string(run.job) + " runs on device " + std::to_string(d) +
+                                " that it does not hold, at t=" + std::to_string(now_));
+      }
+      if (!run.idle) ++users[static_cast<size_t>(d)];
+    }
+    if (st.sharing_with < 0) continue;
+    const JobStatus& other = status_[static_cast<size_t>(st.sharing_with)];
+    mine.assign(st.devices.begin(), st.devices.end());
+    theirs.assign(other.devices.begin(), other.devices.end());
+    std::sort(mine.begin(), mine.end());
+    std::sort(theirs.begin(), theirs.end());
+    if (other.state != JobState::kRunning || other.sharing_with != run.job || mine != theirs ||
+        !(run.pair_factor > 0 && run.pair_factor <= 1)) {
+      return Status::Internal("invariant: job " + std::to_string(run.job) + " and its partner " +
+                              std::to_string(st.sharing_with) + " disagree on what they share, at t=" +
+                              std::to_string(now_));
+    }
+  }
+  std::vector<int> by_type(busy_by_type_.size(), 0);
+  int busy = 0;
+  for (size_t d = 0; d < users.size(); ++d) {
+    if (users[d] == 0) continue;
+    ++by_type[static_cast<size_t>(cluster_.device(static_cast<DeviceId>(d)).type)];
+    ++busy;
+  }
+  if (users != device_users_ || by_type != busy_by_type_ || busy != busy_devices_) {
+    return Status::Internal("invariant: busy-device counts disagree with the running jobs at t=" + std::to_string(now_));
+  }
+  return Status::Ok();
 }
 
 Status Simulator::AuditLinks() const {

@@ -16,6 +16,7 @@
 
 #include "hetsched/perf/elastic_resize.h"
 #include "hetsched/perf/iteration_model.h"
+#include "hetsched/perf/space_sharing.h"
 #include "hetsched/sched/cluster_state.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sim/event_queue.h"
@@ -72,6 +73,7 @@ class Simulator final : public SchedBackend {
   Status ResizeJob(JobId id, const PlannedJob& planned) override;
   double ResizePauseS(JobId id, std::span<const DeviceId> devices) const override;
   Status HandOverJob(JobId id, const PlannedJob& planned) override;
+  Status StartSharedJob(JobId id, JobId host, const PlannedJob& planned) override;
   double HandOverPauseS(JobId id, std::span<const DeviceId> devices) const override;
   void RequestWakeUp(double time_s) override {
     // Strictly in the future: a scheduler cannot make the clock stand still.
@@ -155,7 +157,25 @@ class Simulator final : public SchedBackend {
   Status StopRun(JobId id);
   // Takes `planned`'s devices for a pending job and starts it; its progress resumes after pause_s.
   // `priced`: a resize, whose pause ResizeCostTo set (a goodput job's start pays its delay).
-  Status BeginRun(JobId id, const PlannedJob& planned, double pause_s, bool priced = false);
+  // `host` >= 0: co-located with that running job on its devices (StartSharedJob).
+  Status BeginRun(JobId id, const PlannedJob& planned, double pause_s, bool priced = false, JobId host = -1);
+  // Space sharing (docs/space_sharing.md, perf/space_sharing.h): what `id` on `plan` asks of each
+  // device, from its estimate alone and contention-free.
+  DeviceDemand ShareDemand(JobId id, const Plan& plan, const IterationEstimate& alone) const;
+  // The factor the job's speed takes now: its pair factor while its partner runs and is not held.
+  double ShareFactor(const JobStatus& st, const ActiveRun& run) const {
+    if (st.sharing_with < 0) return 1.0;
+    const JobStatus& other = status_[static_cast<size_t>(st.sharing_with)];
+    return other.idle ? 1.0 : run.pair_factor;
+  }
+  // The partner of a job that stops, is held or resumes is re-timed (its factor changes).
+  void RetimePartner(const JobStatus& st) {
+    if (st.sharing_with >= 0 && !status_[static_cast<size_t>(st.sharing_with)].idle) Retime(st.sharing_with);
+  }
+  // A device is busy while some job on it runs and is not held; busy_by_type_ and busy_devices_
+  // count busy devices once, however many jobs share them.
+  void MarkBusy(std::span<const DeviceId> devices);
+  void MarkNotBusy(std::span<const DeviceId> devices);
   // A free slot of active_ (a reused one first, else a new one with its contention slot).
   int32_t TakeActiveSlot();
   // The NICs and rack uplinks a starting run's plan uses, its prepared estimate (the planner's own
@@ -200,6 +220,7 @@ class Simulator final : public SchedBackend {
   bool FullAuditDue();  // at this call (SimOptions::full_audit_every); advances the amortised schedule
   Status Audit() const;
   Status AuditLinks() const;  // part of Audit: NIC and uplink flows and lists
+  Status AuditSharing() const;  // part of Audit: shared devices, partners, busy counts
   // The error for a run that ends with jobs held idle (RunUntil) and nothing left to happen.
   Status StalledHeldJobs(const JobScheduler& scheduler) const;
   // The error for a run in which nothing progressed through kStallCalls scheduling calls.
@@ -238,7 +259,8 @@ class Simulator final : public SchedBackend {
   double round_s_ = 0;                         // the scheduler's round period, read once per run
   size_t arrival_cursor_ = 0;                  // the next job of the trace to arrive (by index)
   std::vector<int> busy_by_type_;              // by catalog type id (idle held devices not counted)
-  int idle_devices_ = 0;                       // held by idle jobs (RunUntil)
+  int busy_devices_ = 0;                       // their sum
+  std::vector<uint8_t> device_users_;          // running jobs not held, by device (0-2)
   long long idle_jobs_ = 0;
   std::vector<DeviceTypeId> present_types_;
   long long pending_ = 0, running_ = 0, finished_ = 0, arrived_ = 0, dropped_ = 0;

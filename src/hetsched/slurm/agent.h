@@ -138,6 +138,11 @@ class Agent final : public SchedBackend {
   const JobStatus& job_status(JobId id) const override;
   Status StartJob(JobId id, const PlannedJob& planned) override;
   Status PreemptJob(JobId id) override;
+  // Space sharing is declined (kInfeasible; reported once a run): Slurm gives each GPU (gres/gpu)
+  // to one job whatever the partition's OverSubscribe, which shares cores and whole nodes; two
+  // jobs on one GPU need gres/shard or gres/mps on the nodes, which the agent does not request
+  // (docs/space_sharing.md). The policy's job waits for devices of its own.
+  Status StartSharedJob(JobId id, JobId host, const PlannedJob& planned) override;
   void RequestWakeUp(double time_s) override { wakeups_.insert(time_s); }
 
  private:
@@ -264,6 +269,7 @@ class Agent final : public SchedBackend {
   double next_node_refresh_s_ = 0;
   bool changed_ = false;
   bool refresh_nodes_now_ = false;
+  bool sharing_reported_ = false;  // StartSharedJob's refusal, reported once
   long long slurm_errors_ = 0;
   long long scheduler_calls_ = 0;
   long long relisted_ = 0;  // finished jobs with rerun_cancel_s >= 0

@@ -215,6 +215,18 @@ void Agent::FlushReleases() {
   }
 }
 
+Status Agent::StartSharedJob(JobId id, JobId host, const PlannedJob& /*planned*/) {
+  const std::string why = "space sharing declined: job " + std::to_string(id) + " cannot share job " +
+                          std::to_string(host) +
+                          "'s GPUs (Slurm gives a GPU to one job whatever OverSubscribe says; co-location "
+                          "needs gres/shard or gres/mps, which the agent does not request)";
+  if (!sharing_reported_) {
+    sharing_reported_ = true;
+    Report(why + "; reported once, later refusals are silent");
+  }
+  return Status::Infeasible(why);
+}
+
 Status Agent::PreemptJob(JobId id) {
   AgentJob& job = *jobs_.at(id);
   if (job.phase != Phase::kReleased && job.phase != Phase::kRunning) {

@@ -1,0 +1,82 @@
+// Space sharing in the simulator (docs/space_sharing.md): a job started on the devices of a running
+// job, both at their co-located speeds (perf/space_sharing.h), and the busy-device counts that
+// count a shared device once.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "hetsched/sim/simulator_impl.h"
+
+namespace hetsched::sim_internal {
+
+DeviceDemand Simulator::ShareDemand(JobId id, const Plan& plan, const IterationEstimate& alone) const {
+  return DemandOf(*runs_[static_cast<size_t>(id)].model, plan.batch_per_device, cluster_, plan.devices, alone);
+}
+
+Status Simulator::StartSharedJob(JobId id, JobId host, const PlannedJob& planned) {
+  const JobStatus& st = status_[static_cast<size_t>(id)];
+  if (st.state != JobState::kPending || rejected_[static_cast<size_t>(id)] || host < 0 ||
+      static_cast<size_t>(host) >= status_.size() || host == id) {
+    return Status::Internal("shared start of job " + std::to_string(id) + " that is not pending, or with no host");
+  }
+  const JobStatus& other = status_[static_cast<size_t>(host)];
+  const RunState& host_run = runs_[static_cast<size_t>(host)];
+  const RunState& job = runs_[static_cast<size_t>(id)];
+  const std::string who = "job " + std::to_string(id) + " cannot share job " + std::to_string(host) + "'s devices: ";
+  if (other.state != JobState::kRunning || other.sharing_with >= 0) {
+    return Status::Infeasible(who + "that job is not running alone");
+  }
+  if (job.goodput >= 0 || host_run.goodput >= 0 || st.spec->is_container_job() || other.spec->is_container_job()) {
+    return Status::Infeasible(who + "goodput and container jobs do not share devices");
+  }
+  std::vector<DeviceId> mine(planned.plan.devices.begin(), planned.plan.devices.end());
+  std::vector<DeviceId> theirs(other.devices.begin(), other.devices.end());
+  std::sort(mine.begin(), mine.end());
+  std::sort(theirs.begin(), theirs.end());
+  if (mine != theirs || !planned.plan.containers.empty()) {
+    return Status::Internal(who + "the plan is not on exactly that job's devices");
+  }
+  const Plan& host_plan = active(host_run).plan;
+  const auto data_parallel = [](const Plan& p) {
+    return p.parallelism == Parallelism::kSingle || p.parallelism == Parallelism::kDataRing ||
+           p.parallelism == Parallelism::kDataPS;
+  };
+  if (!data_parallel(planned.plan) || !data_parallel(host_plan)) {
+    return Status::Infeasible(who + "only single-device and data-parallel jobs share devices");
+  }
+  const IterationEstimate guest_alone = EstimateIteration(*job.model, planned.plan, cluster_);
+  const IterationEstimate host_alone = EstimateIteration(*host_run.model, host_plan, cluster_);
+  if (!(guest_alone.iteration_s > 0) || !(host_alone.iteration_s > 0)) {
+    return Status::Infeasible(who + "no estimate of a step alone");
+  }
+  const DeviceDemand guest_demand = ShareDemand(id, planned.plan, guest_alone);
+  const DeviceDemand host_demand = ShareDemand(host, host_plan, host_alone);
+  if (!FitsTogether(guest_demand, host_demand, cluster_, planned.plan.devices)) {
+    return Status::Infeasible(who + "the two do not fit the devices' memory together");
+  }
+  HETSCHED_RETURN_IF_ERROR(BeginRun(id, planned, st.preemptions > 0 ? options_.restart_cost_s : 0.0, false, host));
+  const double factor = CoLocationFactor(guest_demand, host_demand);
+  active(runs_[static_cast<size_t>(id)]).pair_factor = factor;
+  active(runs_[static_cast<size_t>(host)]).pair_factor = factor;
+  Retime(id);
+  if (!other.idle) Retime(host);
+  return Status::Ok();
+}
+
+void Simulator::MarkBusy(std::span<const DeviceId> devices) {
+  for (DeviceId d : devices) {
+    if (device_users_[static_cast<size_t>(d)]++ > 0) continue;
+    ++busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
+    ++busy_devices_;
+  }
+}
+
+void Simulator::MarkNotBusy(std::span<const DeviceId> devices) {
+  for (DeviceId d : devices) {
+    if (--device_users_[static_cast<size_t>(d)] > 0) continue;
+    --busy_by_type_[static_cast<size_t>(cluster_.device(d).type)];
+    --busy_devices_;
+  }
+}
+
+}  // namespace hetsched::sim_internal

@@ -1,0 +1,211 @@
+// Golden scenarios for space sharing (SchedContext::StartSharing, Simulator::StartSharedJob;
+// docs/space_sharing.md), every time worked out by hand. sim_world.h's "unit" model computes for
+// its whole 3 ms step (flop share 1); the "half" model below adds 3 ms of host-side input to the
+// same layer (a 6 ms step, flop share 0.5). Together on one device the arithmetic is asked for
+// 1 + 0.5 = 1.5 times what it has, so each runs at 2/3 of its speed alone (perf/space_sharing.h).
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "hetsched/perf/iteration_model.h"
+#include "hetsched/sched/context.h"
+#include "hetsched/sched/job_scheduler.h"
+#include "hetsched/sim/runner.h"
+#include "hetsched/sim/simulator.h"
+#include "sim_world.h"
+
+namespace hetsched {
+namespace {
+
+using testing_util::MakeSimWorld;
+using testing_util::MakeWorkload;
+using testing_util::UnitJob;
+
+// A scheduler that runs a script: `on_schedule` at every call; OnJobFinished counts.
+class Scripted : public JobScheduler {
+ public:
+  explicit Scripted(std::function<void(SchedContext&)> on_schedule) : on_schedule_(std::move(on_schedule)) {}
+  std::string_view name() const override { return "scripted-sharing"; }
+  void OnJobSubmitted(const JobStatus&, SchedContext&) override {}
+  void OnJobFinished(const JobStatus&, SchedContext&) override {}
+  void OnJobRequeued(const JobStatus&, SchedContext&) override {}
+  void OnJobRunning(const JobStatus&, SchedContext&) override {}
+  void Schedule(SchedContext& ctx) override { on_schedule_(ctx); }
+
+ private:
+  std::function<void(SchedContext&)> on_schedule_;
+};
+
+// Adds the "half" model (3 ms of compute + 3 ms of host input a step) and, where `big_bytes` > 0,
+// a "big" one: the unit layer with that many parameter bytes.
+void AddModels(testing_util::SimWorld& w, double big_bytes = 0) {
+  ModelProfile half = *w.zoo.Find("unit");
+  half.name = "half";
+  half.host_seconds_per_iteration = 0.003;
+  w.zoo.Add(half);
+  if (big_bytes > 0) {
+    ModelProfile big = *w.zoo.Find("unit");
+    big.name = "big";
+    big.layers[0].param_bytes = big_bytes;
+    w.zoo.Add(big);
+  }
+}
+
+Job ModelJob(JobId id, double submit_s, const char* model, double iterations) {
+  Job j = UnitJob(id, submit_s, 1, 3);
+  j.spec.model = model;
+  j.spec.iterations = static_cast<int64_t>(iterations);
+  j.truth.total_iterations = iterations;
+  return j;
+}
+
+Result<RunRecord> RunScript(const testing_util::SimWorld& w, std::vector<Job> jobs,
+                            std::function<void(SchedContext&)> script) {
+  const Workload workload = MakeWorkload(std::move(jobs));
+  MethodChoice choice;
+  choice.placer = "first-fit";
+  Result<Methods> methods = CreateMethods(choice);
+  EXPECT_TRUE(methods.ok());
+  methods->scheduler = std::make_unique<Scripted>(std::move(script));
+  SimOptions options;
+  options.full_audit_every = 1;  // the sharing audit after every call
+  return Simulate(*w.cluster, w.zoo, workload, std::move(methods).value(), options);
+}
+
+const std::vector<DeviceId> kDevice0 = {0};
+
+TEST(SpaceSharingGoldenTest, BothRunAtTheCoLocatedSpeedUntilOneEnds) {
+  auto w = MakeSimWorld();
+  AddModels(*w);
+  // Job 0: unit, 30 s alone (10,000 steps). Job 1: half, 18 s alone (3,000 steps of 6 ms),
+  // arrives at 10 s and joins job 0 on device 0. From 10 s both run at 2/3: job 1's 18 s take
+  // 27 s (ends at 37 s); job 0 has done 10 + 27 x 2/3 = 28 s of its 30 by then, and its last 2 s
+  // run alone: it ends at 39 s. One device is busy throughout.
+  bool shared = false;
+  Result<RunRecord> run = RunScript(*w, {UnitJob(0, 0, 1, 30), ModelJob(1, 10, "half", 3000)}, [&](SchedContext& ctx) {
+    if (ctx.job(0).state == JobState::kPending) {
+      ASSERT_TRUE(ctx.StartOn(0, kDevice0));
+    }
+    if (ctx.now() == 10 && ctx.job(1).state == JobState::kPending) {
+      shared = ctx.StartSharing(1, 0);
+      EXPECT_EQ(ctx.state().owner(0), 0);
+      EXPECT_EQ(ctx.state().guest(0), 1);
+      EXPECT_EQ(ctx.job(0).sharing_with, 1);
+      EXPECT_EQ(ctx.job(1).sharing_with, 0);
+      EXPECT_EQ(ctx.state().total_free(), 3);  // a shared device is not free, and counted once
+      EXPECT_NEAR(ctx.job(0).iteration_rate, 1 / 0.003 * 2 / 3, 1e-9);
+      EXPECT_NEAR(ctx.job(1).iteration_rate, 1 / 0.006 * 2 / 3, 1e-9);
+    }
+  });
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  ASSERT_TRUE(shared);
+  EXPECT_NEAR(run->jobs[1].first_start_s, 10, 1e-9);
+  EXPECT_NEAR(run->jobs[1].finish_s, 37, 1e-6);
+  EXPECT_NEAR(run->jobs[0].finish_s, 39, 1e-6);
+  EXPECT_NEAR(run->jobs[0].iterations_run, 10000, 1e-6);
+  EXPECT_NEAR(run->jobs[1].iterations_run, 3000, 1e-6);
+  for (const TimelineSample& s : run->timeline) EXPECT_LE(s.busy_devices, 1) << "at " << s.time_s;
+}
+
+TEST(SpaceSharingGoldenTest, TheGuestKeepsTheDevicesWhenTheHostEnds) {
+  auto w = MakeSimWorld();
+  AddModels(*w);
+  // Job 0 (half, 6 s alone: 1,000 steps) from 0 s; job 1 (unit, 30 s alone) joins it at 0 s.
+  // Both at 2/3: job 0 ends at 9 s; job 1 has done 6 s by then and runs alone: ends at 33 s.
+  // At 9 s device 0 passes to job 1, and job 2 (half, 1,000 steps) can join it there: from 9 s
+  // both at 2/3 again: job 2 ends at 18 s, job 1 has done 6 + 6 = 12 s by then, ends at 36 s.
+  Result<RunRecord> run = RunScript(*w, {ModelJob(0, 0, "half", 1000), UnitJob(1, 0, 1, 30), ModelJob(2, 0, "half", 1000)},
+                                    [&](SchedContext& ctx) {
+    if (ctx.now() == 0) {
+      ASSERT_TRUE(ctx.StartOn(0, kDevice0));
+      ASSERT_TRUE(ctx.StartSharing(1, 0));
+      EXPECT_FALSE(ctx.StartSharing(2, 0)) << "a third job on a shared device";
+      EXPECT_FALSE(ctx.StartSharing(2, 1)) << "a guest is not running alone";
+    }
+    if (ctx.now() == 9 && ctx.job(2).state == JobState::kPending) {
+      EXPECT_EQ(ctx.state().owner(0), 1);
+      EXPECT_EQ(ctx.state().guest(0), kNoJob);
+      EXPECT_EQ(ctx.job(1).sharing_with, kNoJob);
+      ASSERT_TRUE(ctx.StartSharing(2, 1));
+    }
+  });
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_NEAR(run->jobs[0].finish_s, 9, 1e-6);
+  EXPECT_NEAR(run->jobs[2].first_start_s, 9, 1e-9);
+  EXPECT_NEAR(run->jobs[2].finish_s, 18, 1e-6);
+  EXPECT_NEAR(run->jobs[1].finish_s, 36, 1e-6);
+}
+
+TEST(SpaceSharingGoldenTest, AHeldPartnerLeavesTheDeviceToTheOther) {
+  auto w = MakeSimWorld();
+  AddModels(*w);
+  // Job 0 (unit, 30 s) and job 1 (half, 18 s) share device 0 from 0 s. Job 0 is held at 4 s of
+  // work (RunUntil), which at 2/3 it reaches at 6 s. Job 1 did 4 s of its 18 s by then and runs
+  // alone: ends at 20 s. Then job 0 resumes (mark raised), alone: 26 s left, ends at 46 s. Device
+  // 0 is busy throughout, counted once.
+  const double four_s = 4 / 0.003;
+  Result<RunRecord> run = RunScript(*w, {UnitJob(0, 0, 1, 30), ModelJob(1, 0, "half", 3000)}, [&](SchedContext& ctx) {
+    if (ctx.now() == 0) {
+      ASSERT_TRUE(ctx.StartOn(0, kDevice0));
+      ASSERT_TRUE(ctx.StartSharing(1, 0));
+      ctx.RunUntil(0, four_s);
+    }
+    if (ctx.job(1).state == JobState::kFinished) ctx.RunUntil(0, 1e9);
+  });
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_NEAR(run->jobs[1].finish_s, 20, 1e-6);
+  EXPECT_NEAR(run->jobs[0].finish_s, 46, 1e-6);
+  for (const TimelineSample& s : run->timeline) {
+    if (s.time_s < 46) {
+      EXPECT_EQ(s.busy_devices, 1) << "at " << s.time_s;
+    }
+  }
+}
+
+TEST(SpaceSharingTest, ASharingJobIsNeitherResizedNorHandedOver) {
+  auto w = MakeSimWorld();
+  AddModels(*w);
+  Job host = UnitJob(0, 0, 1, 3);
+  host.spec.elastic = true;
+  Result<RunRecord> run = RunScript(*w, {host, ModelJob(1, 0, "half", 100)}, [&](SchedContext& ctx) {
+    if (ctx.now() != 0) return;
+    ASSERT_TRUE(ctx.StartOn(0, kDevice0));
+    ASSERT_TRUE(ctx.StartSharing(1, 0));
+    const std::vector<DeviceId> two = {0, 1}, other = {2};
+    EXPECT_FALSE(std::isfinite(ctx.ResizePauseS(0, two)));
+    EXPECT_FALSE(ctx.ResizeOn(0, two));
+    EXPECT_FALSE(std::isfinite(ctx.HandOverPauseS(0, other)));
+    EXPECT_FALSE(ctx.HandOver(0, other));
+    EXPECT_FALSE(ctx.ResizeOn(1, two));
+  });
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+}
+
+TEST(SpaceSharingTest, JobsThatDoNotFitTheMemoryTogetherAreRefused) {
+  auto w = MakeSimWorld();
+  AddModels(*w, /*big_bytes=*/3e9);
+  // Each "big" job alone fits the 16 GB device; two of them do not (checked from the model).
+  Plan plan;
+  plan.batch_per_device = 5;
+  plan.devices = kDevice0;
+  const double bytes = EstimateIteration(*w->zoo.Find("big"), plan, *w->cluster).memory_per_device_bytes;
+  ASSERT_LE(bytes, 16e9);
+  ASSERT_GT(2 * bytes, 16e9);
+  Job a = UnitJob(0, 0, 1, 3), b = UnitJob(1, 0, 1, 3);
+  a.spec.model = b.spec.model = "big";
+  Result<RunRecord> run = RunScript(*w, {a, b}, [&](SchedContext& ctx) {
+    if (ctx.now() != 0) return;
+    ASSERT_TRUE(ctx.StartOn(0, kDevice0));
+    EXPECT_FALSE(ctx.StartSharing(1, 0));
+    EXPECT_EQ(ctx.job(1).state, JobState::kPending);
+    EXPECT_EQ(ctx.state().guest(0), kNoJob);
+    ASSERT_TRUE(ctx.TryStart(1, 1));
+  });
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+}
+
+}  // namespace
+}  // namespace hetsched
