@@ -72,6 +72,7 @@ double EqualShareThroughput(const AllocationProblem& problem, size_t j) {
 Allocation ZeroAllocation(const AllocationProblem& problem) {
   Allocation out;
   out.share.assign(problem.jobs.size(), std::vector<double>(problem.capacity.size(), 0.0));
+  out.pair_share.assign(problem.pairs.size(), std::vector<double>(problem.capacity.size(), 0.0));
   return out;
 }
 

@@ -35,15 +35,30 @@ struct AllocationJob {
   double deadline_in_s = kNoDeadlineS;  // cost: deadline minus now (SLO), or none
 };
 
+// Space sharing (Gavel's packed policies; docs/space_sharing.md): two jobs of the problem run
+// together on the same num_gpus devices of a type (both jobs ask for the same num_gpus; Gavel
+// pairs only jobs of one scale factor, scheduler.py:2208-2209).
+struct AllocationPair {
+  size_t a = 0, b = 0;               // indices into AllocationProblem::jobs, a < b
+  std::vector<double> throughput_a;  // job a's iterations/s on type k while paired there; 0: cannot pair there
+  std::vector<double> throughput_b;  // job b's
+};
+
 struct AllocationProblem {
   std::vector<int> capacity;               // W_k, devices of type k
   std::vector<std::string> type_names;     // catalog name of type k (Gavel's FIFO orders by name)
   std::vector<double> price_per_hour;      // per device of type k (cost policy)
   std::vector<AllocationJob> jobs;
+  // Packed policies only (empty otherwise): the pairs they may give time to, each pair a combination
+  // with its own shares X[p][k]. A job's time constraint then sums its own row and its pairs'
+  // (sum_k X[j][k] + sum_{p containing j} sum_k X[p][k] <= 1), and a pair takes its num_gpus
+  // devices of type k once (sum_j g_j X[j][k] + sum_p g_p X[p][k] <= W_k).
+  std::vector<AllocationPair> pairs;
 };
 
 struct Allocation {
   std::vector<std::vector<double>> share;  // X[j][k], in the order of problem.jobs
+  std::vector<std::vector<double>> pair_share;  // X[p][k], in the order of problem.pairs (packed policies)
   double objective = 0;                    // the objective's value (policy-specific, see docs)
   lp::SolveStatus status = lp::SolveStatus::kOptimal;
   long long lp_solves = 0;
