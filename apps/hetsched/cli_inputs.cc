@@ -96,6 +96,9 @@ void SimArgs::Add(CLI::App& app) {
   app.add_option("--throughputs", throughputs,
                  "Measured throughputs (Gavel CSV) used as the simulator's truth for the trace jobs they cover: "
                  "a path, 'auto' (Gavel's measured table, data/real/gavel/throughputs.csv, built in) or 'none'");
+  app.add_option("--pair-throughputs", pair_throughputs,
+                 "Measured co-location throughputs (Gavel's pairs, space sharing) added to --throughputs' table: a path, "
+                 "'auto' (data/real/gavel/pair_throughputs.csv, built in, where --throughputs is 'auto') or 'none'");
 }
 
 

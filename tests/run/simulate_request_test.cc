@@ -108,7 +108,17 @@ TEST(SimulateRequestTest, InputsComeFromTheRequestWithTheirOptionsAndTable) {
   EXPECT_EQ(in->options.max_time_s, 1000);
   ASSERT_NE(in->measured, nullptr);  // --throughputs auto: Gavel's table, built in
   EXPECT_EQ(in->options.measured_throughputs, in->measured.get());
+  EXPECT_TRUE(in->measured->has_pairs());  // --pair-throughputs auto: Gavel's co-location table too
   EXPECT_NE(DescribeSimInputs(*in).find("cluster : "), std::string::npos);
+  ASSERT_TRUE(r.Set("--pair-throughputs", "none").ok());
+  auto no_pairs = LoadSimInputs(r.cluster, r.workload, r.sim, ModelZoo::BuiltIn());
+  ASSERT_TRUE(no_pairs.ok());
+  EXPECT_FALSE(no_pairs->measured->has_pairs());
+  ASSERT_TRUE(r.Set("--pair-throughputs", "no/such/pairs.csv").ok());
+  auto missing = LoadSimInputs(r.cluster, r.workload, r.sim, ModelZoo::BuiltIn());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("--pair-throughputs"), std::string::npos) << missing.status().message();
+  r.sim.pair_throughputs = "auto";
   r.sim.throughputs = "none";
   auto none = LoadSimInputs(r.cluster, r.workload, r.sim, ModelZoo::BuiltIn());
   ASSERT_TRUE(none.ok());

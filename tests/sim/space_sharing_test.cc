@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hetsched/perf/iteration_model.h"
+#include "hetsched/perf/validation.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sim/runner.h"
@@ -62,17 +63,21 @@ Job ModelJob(JobId id, double submit_s, const char* model, double iterations) {
   return j;
 }
 
-Result<RunRecord> RunScript(const testing_util::SimWorld& w, std::vector<Job> jobs,
-                            std::function<void(SchedContext&)> script) {
+Result<RunRecord> RunScriptOn(const Cluster& cluster, const ModelZoo& zoo, std::vector<Job> jobs,
+                              std::function<void(SchedContext&)> script, SimOptions options = {}) {
   const Workload workload = MakeWorkload(std::move(jobs));
   MethodChoice choice;
   choice.placer = "first-fit";
   Result<Methods> methods = CreateMethods(choice);
   EXPECT_TRUE(methods.ok());
   methods->scheduler = std::make_unique<Scripted>(std::move(script));
-  SimOptions options;
   options.full_audit_every = 1;  // the sharing audit after every call
-  return Simulate(*w.cluster, w.zoo, workload, std::move(methods).value(), options);
+  return Simulate(cluster, zoo, workload, std::move(methods).value(), options);
+}
+
+Result<RunRecord> RunScript(const testing_util::SimWorld& w, std::vector<Job> jobs,
+                            std::function<void(SchedContext&)> script) {
+  return RunScriptOn(*w.cluster, w.zoo, std::move(jobs), std::move(script));
 }
 
 const std::vector<DeviceId> kDevice0 = {0};
@@ -205,6 +210,52 @@ TEST(SpaceSharingTest, JobsThatDoNotFitTheMemoryTogetherAreRefused) {
     ASSERT_TRUE(ctx.TryStart(1, 1));
   });
   ASSERT_TRUE(run.ok()) << run.status().ToString();
+}
+
+// With Gavel's measured table and its pairs (--pair-throughputs), two measured job types run at
+// their measured rates paired, then the survivor at its measured rate alone.
+TEST(SpaceSharingGoldenTest, MeasuredJobTypesRunAtGavelsPairRates) {
+  const DeviceCatalog devices = DeviceCatalog::BuiltIn();
+  const LinkCatalog links = LinkCatalog::BuiltIn();
+  auto cluster = MakeShorthandCluster({{"v100", 1}}, 1, devices, links);
+  ASSERT_TRUE(cluster.ok());
+  auto table = MeasuredThroughputs::Load("data/real/gavel/throughputs.csv", devices);
+  ASSERT_TRUE(table.ok());
+  ASSERT_TRUE(table->LoadPairs("data/real/gavel/pair_throughputs.csv", devices).ok());
+  const char* kSmall = "ResNet-18 (batch size 16)";
+  const char* kLarge = "ResNet-18 (batch size 64)";
+  const DeviceTypeId v100 = devices.Find("v100");
+  const double small_alone = table->StepsPerSecond(table->JobTypeIndex(kSmall), v100, 1, true);
+  const auto paired = table->PairStepsPerSecond(table->JobTypeIndex(kSmall), table->JobTypeIndex(kLarge), v100, 1);
+  const double large_alone = table->StepsPerSecond(table->JobTypeIndex(kLarge), v100, 1, true);
+  ASSERT_TRUE(paired.has_value() && small_alone > 0 && large_alone > 0);
+  auto job = [](JobId id, const char* type, int batch, double steps) {
+    Job j = UnitJob(id, 0, 1, 3);
+    j.spec.model = "resnet18-cifar";
+    j.spec.batch_size = batch;
+    j.spec.iterations = static_cast<int64_t>(steps);
+    j.truth.total_iterations = steps;
+    j.truth.measured_job_type = type;
+    return j;
+  };
+  // The large job: 3,600 s of its paired rate; the small one: 1,800 s of its. Both start at 0,
+  // paired: the small one ends at 1,800 s; the large one has 1,800 s of paired work left, run alone
+  // in 1,800 x paired / alone seconds.
+  const double small_steps = 1800 * paired->first, large_steps = 3600 * paired->second;
+  SimOptions options;
+  options.measured_throughputs = &*table;
+  options.contention = false;
+  Result<RunRecord> run = RunScriptOn(*cluster, ModelZoo::BuiltIn(), {job(0, kLarge, 64, large_steps), job(1, kSmall, 16, small_steps)},
+                                      [&](SchedContext& ctx) {
+    if (ctx.now() != 0) return;
+    ASSERT_TRUE(ctx.StartOn(0, kDevice0));
+    ASSERT_TRUE(ctx.StartSharing(1, 0));
+    EXPECT_NEAR(ctx.job(0).iteration_rate, paired->second, 1e-9);
+    EXPECT_NEAR(ctx.job(1).iteration_rate, paired->first, 1e-9);
+  }, options);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_NEAR(run->jobs[1].finish_s, 1800, 1e-6);
+  EXPECT_NEAR(run->jobs[0].finish_s, 1800 + 1800 * paired->second / large_alone, 1e-6);
 }
 
 }  // namespace

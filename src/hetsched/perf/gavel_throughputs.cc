@@ -81,6 +81,55 @@ Result<std::vector<GavelThroughputRow>> ParseGavelThroughputs(std::string_view c
   return rows;
 }
 
+Result<std::vector<GavelPairRow>> ParseGavelPairThroughputs(std::string_view csv_text, const std::string& origin) {
+  constexpr std::string_view kPairHeader =
+      "gpu_type,job_type,other_job_type,scale_factor,steps_per_second,other_steps_per_second";
+  std::vector<GavelPairRow> rows;
+  LineReader reader(csv_text);
+  std::string_view line;
+  bool seen_header = false;
+  while (reader.Next(&line)) {
+    const std::string where = origin + ":" + std::to_string(reader.line_number());
+    if (Trim(line).empty()) continue;
+    if (!seen_header) {
+      if (Trim(line) != kPairHeader) {
+        return Status::ParseError(where + ": expected the header '" + std::string(kPairHeader) + "', got '" +
+                                  std::string(line) + "'");
+      }
+      seen_header = true;
+      continue;
+    }
+    auto fields = SplitCsvLine(line);
+    if (!fields.ok()) return fields.status().WithContext(where);
+    if (fields->size() != 6) return Status::ParseError(where + ": expected 6 fields, got " + std::to_string(fields->size()));
+    GavelPairRow row;
+    row.line = reader.line_number();
+    row.gpu_type = ToLower(Trim((*fields)[0]));
+    row.job_type = std::string(Trim((*fields)[1]));
+    row.other_job_type = std::string(Trim((*fields)[2]));
+    const std::pair<const char*, const std::string*> names[] = {
+        {"gpu_type", &row.gpu_type}, {"job_type", &row.job_type}, {"other_job_type", &row.other_job_type}};
+    for (const auto& [field, value] : names) {
+      if (value->empty()) return Status::ParseError(where + ": field '" + field + "' is empty");
+    }
+    HETSCHED_ASSIGN_OR_RETURN(const long long scale, ParseInt((*fields)[3], where + ": field 'scale_factor'"));
+    if (scale < 1 || scale > 1024) {
+      return Status::ParseError(where + ": field 'scale_factor' must be in 1..1024, got " + std::to_string(scale));
+    }
+    row.scale_factor = static_cast<int>(scale);
+    HETSCHED_ASSIGN_OR_RETURN(row.steps_per_second, ParseDouble((*fields)[4], where + ": field 'steps_per_second'"));
+    HETSCHED_ASSIGN_OR_RETURN(row.other_steps_per_second,
+                              ParseDouble((*fields)[5], where + ": field 'other_steps_per_second'"));
+    if (row.steps_per_second < 0) return Status::ParseError(where + ": field 'steps_per_second' must be >= 0");
+    if (row.other_steps_per_second < 0) {
+      return Status::ParseError(where + ": field 'other_steps_per_second' must be >= 0");
+    }
+    rows.push_back(std::move(row));
+  }
+  if (!seen_header) return Status::ParseError(origin + ": empty file (no header)");
+  return rows;
+}
+
 Result<MeasuredThroughputs> MeasuredThroughputs::FromRows(std::span<const GavelThroughputRow> rows,
                                                          const DeviceCatalog& devices, const std::string& origin) {
   MeasuredThroughputs table;
@@ -102,6 +151,43 @@ Result<MeasuredThroughputs> MeasuredThroughputs::Load(const std::string& path, c
   HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFileOrEmbedded(path));
   HETSCHED_ASSIGN_OR_RETURN(const std::vector<GavelThroughputRow> rows, ParseGavelThroughputs(text, path));
   return FromRows(rows, devices, path);
+}
+
+Status MeasuredThroughputs::AddPairs(std::span<const GavelPairRow> rows, const DeviceCatalog& devices,
+                                     const std::string& origin) {
+  for (const GavelPairRow& row : rows) {
+    const std::string where = origin + ":" + std::to_string(row.line);
+    const DeviceTypeId type = devices.Find(row.gpu_type);
+    if (type == kNoDeviceType) {
+      return Status::InvalidArgument(where + ": field 'gpu_type': unknown device type '" + row.gpu_type + "'");
+    }
+    const int a = JobTypeIndex(row.job_type), b = JobTypeIndex(row.other_job_type);
+    if (a < 0) return Status::InvalidArgument(where + ": field 'job_type': '" + row.job_type + "' is not in the throughput table");
+    if (b < 0) {
+      return Status::InvalidArgument(where + ": field 'other_job_type': '" + row.other_job_type +
+                                     "' is not in the throughput table");
+    }
+    if (a <= b) {
+      pairs_[{a, b, type, row.scale_factor}] = {row.steps_per_second, row.other_steps_per_second};
+    } else {
+      pairs_[{b, a, type, row.scale_factor}] = {row.other_steps_per_second, row.steps_per_second};
+    }
+  }
+  return Status::Ok();
+}
+
+Status MeasuredThroughputs::LoadPairs(const std::string& path, const DeviceCatalog& devices) {
+  HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFileOrEmbedded(path));
+  HETSCHED_ASSIGN_OR_RETURN(const std::vector<GavelPairRow> rows, ParseGavelPairThroughputs(text, path));
+  return AddPairs(rows, devices, path);
+}
+
+std::optional<std::pair<double, double>> MeasuredThroughputs::PairStepsPerSecond(int a, int b, DeviceTypeId type,
+                                                                                 int count) const {
+  const bool swapped = a > b;
+  auto it = pairs_.find({swapped ? b : a, swapped ? a : b, type, count});
+  if (it == pairs_.end()) return std::nullopt;
+  return swapped ? std::make_pair(it->second.second, it->second.first) : it->second;
 }
 
 int MeasuredThroughputs::JobTypeIndex(std::string_view job_type) const {

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <map>
+#include <optional>
+#include <tuple>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,6 +39,21 @@ struct GavelThroughputRow {
 Result<std::vector<GavelThroughputRow>> ParseGavelThroughputs(std::string_view csv_text,
                                                               const std::string& origin);
 
+// One row of Gavel's co-location table (data/real/gavel/pair_throughputs.csv, flattened from the
+// pair entries of its simulation_throughputs.json): each job type's steps/s while the two share a
+// GPU (space sharing). 0: the pair cannot run together (Gavel skips it).
+struct GavelPairRow {
+  std::string gpu_type;
+  std::string job_type, other_job_type;
+  int scale_factor = 1;
+  double steps_per_second = 0, other_steps_per_second = 0;
+  int line = 0;
+};
+
+// Parses the CSV (header gpu_type,job_type,other_job_type,scale_factor,steps_per_second,
+// other_steps_per_second). Errors name `origin`, the line and the field.
+Result<std::vector<GavelPairRow>> ParseGavelPairThroughputs(std::string_view csv_text, const std::string& origin);
+
 // Gavel's measured throughputs as a lookup table for the simulator's truth (and for a policy that
 // is given a profiler's output): (job type, device type, GPU count, consolidated) -> steps/s.
 // GPU types resolve through the device catalog's names and aliases.
@@ -46,6 +63,16 @@ class MeasuredThroughputs {
                                               const std::string& origin);
   // Reads and parses a throughputs.csv file.
   static Result<MeasuredThroughputs> Load(const std::string& path, const DeviceCatalog& devices);
+
+  // Adds Gavel's co-location rows (space sharing). Their job types must be in the table already (an
+  // error names the file, line and field otherwise), as must their GPU types.
+  Status AddPairs(std::span<const GavelPairRow> rows, const DeviceCatalog& devices, const std::string& origin);
+  // Reads and adds a pair_throughputs.csv file (the built-in one by its data/ path).
+  Status LoadPairs(const std::string& path, const DeviceCatalog& devices);
+  bool has_pairs() const { return !pairs_.empty(); }
+  // Steps/s of job types `a` and `b` while paired on `count` devices of `type`, in that order;
+  // nullopt when the table has no entry for them ({0, 0}: measured as unable to run together).
+  std::optional<std::pair<double, double>> PairStepsPerSecond(int a, int b, DeviceTypeId type, int count) const;
 
   // Index of a measured job type ("ResNet-50 (batch size 32)"), or -1.
   int JobTypeIndex(std::string_view job_type) const;
@@ -74,6 +101,8 @@ class MeasuredThroughputs {
     }
   };
   FlatHashMap<RateKey, double, RateKeyHash> rates_;
+  // (lower job type, higher job type, device type, count) -> (lower's rate, higher's rate)
+  std::map<std::tuple<int, int, DeviceTypeId, int>, std::pair<double, double>> pairs_;
 };
 
 // A profiler's per-type speeds for one job (`modelled[k]`: the model's iterations/s on `types[k]`,

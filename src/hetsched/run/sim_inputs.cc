@@ -113,6 +113,11 @@ Result<SimInputs> LoadSimInputs(const ClusterSource& cluster, const WorkloadSour
   auto loaded = MeasuredThroughputs::Load(path, in.cluster.device_catalog());
   if (!loaded.ok()) return loaded.status().WithContext("--throughputs");
   in.measured = std::make_unique<MeasuredThroughputs>(std::move(loaded).value());
+  std::string pairs = settings.pair_throughputs;
+  if (pairs == "auto") pairs = settings.throughputs == "auto" ? "data/real/gavel/pair_throughputs.csv" : "none";
+  if (pairs != "none") {
+    HETSCHED_RETURN_IF_ERROR(in.measured->LoadPairs(pairs, in.cluster.device_catalog()).WithContext("--pair-throughputs"));
+  }
   in.options.measured_throughputs = in.measured.get();
   return in;
 }

@@ -50,6 +50,9 @@ struct WorkloadSource {
 // A simulation's settings besides its inputs and methods (SimOptions as a user gives them).
 struct SimSettings {
   std::string throughputs = "auto";  // --throughputs: measured-throughput truth table, "auto", "none"
+  // --pair-throughputs: Gavel's co-location table (space sharing) added to it; "auto": the built-in
+  // one where --throughputs is the built-in table, else none; "none"; a path.
+  std::string pair_throughputs = "auto";
   double restart_cost_s = 30;
   double resize_rendezvous_s = 10;
   double max_time_s = 1e12;

@@ -72,6 +72,7 @@ const std::vector<Setting>& Settings() {
       {"--whole-second-completions", BoolCheck(),
        [](R& r, std::string_view v) { r.sim.whole_second_completions = ParseBoolText(v); }},
       {"--throughputs", AnyText(), [](R& r, std::string_view v) { r.sim.throughputs = v; }},
+      {"--pair-throughputs", AnyText(), [](R& r, std::string_view v) { r.sim.pair_throughputs = v; }},
       {"--policy", AnyText(), [](R& r, std::string_view v) { r.methods.policy = v; }},
       {"--placer", AnyText(), [](R& r, std::string_view v) { r.methods.placer = v; }},
       {"--planner", AnyText(), [](R& r, std::string_view v) { r.methods.planner = v; }},

@@ -44,20 +44,41 @@ Status Simulator::StartSharedJob(JobId id, JobId host, const PlannedJob& planned
   if (!data_parallel(planned.plan) || !data_parallel(host_plan)) {
     return Status::Infeasible(who + "only single-device and data-parallel jobs share devices");
   }
-  const IterationEstimate guest_alone = EstimateIteration(*job.model, planned.plan, cluster_);
-  const IterationEstimate host_alone = EstimateIteration(*host_run.model, host_plan, cluster_);
-  if (!(guest_alone.iteration_s > 0) || !(host_alone.iteration_s > 0)) {
-    return Status::Infeasible(who + "no estimate of a step alone");
+  // Each job's factor while paired: Gavel's measured pair (--pair-throughputs) where both are
+  // measured job types and the table has them on this type and count (it ran, or failed to, on
+  // real GPUs: it decides, memory included); else the co-location model [REC].
+  double guest_factor = 0, host_factor = 0;
+  const MeasuredThroughputs* table = options_.measured_throughputs;
+  if (table != nullptr && table->has_pairs() && job.measured_type >= 0 && host_run.measured_type >= 0) {
+    const DeviceTypeId type = cluster_.device(planned.plan.devices.front()).type;
+    const int count = static_cast<int>(planned.plan.devices.size());
+    const auto pair = table->PairStepsPerSecond(job.measured_type, host_run.measured_type, type, count);
+    const bool consolidated = options_.measured_always_consolidated || NicsUsed(cluster_, planned.plan).empty();
+    const double guest_solo = table->StepsPerSecond(job.measured_type, type, count, consolidated);
+    const double host_solo = table->StepsPerSecond(host_run.measured_type, type, count, consolidated);
+    if (pair && guest_solo > 0 && host_solo > 0 && count == st.spec->num_gpus && count == other.spec->num_gpus) {
+      if (!(pair->first > 0 && pair->second > 0)) return Status::Infeasible(who + "Gavel measured no co-location of the two");
+      // Each is re-timed at its measured rate alone times this factor: its measured rate paired.
+      guest_factor = std::min(1.0, pair->first / guest_solo);
+      host_factor = std::min(1.0, pair->second / host_solo);
+    }
   }
-  const DeviceDemand guest_demand = ShareDemand(id, planned.plan, guest_alone);
-  const DeviceDemand host_demand = ShareDemand(host, host_plan, host_alone);
-  if (!FitsTogether(guest_demand, host_demand, cluster_, planned.plan.devices)) {
-    return Status::Infeasible(who + "the two do not fit the devices' memory together");
+  if (guest_factor == 0) {
+    const IterationEstimate guest_alone = EstimateIteration(*job.model, planned.plan, cluster_);
+    const IterationEstimate host_alone = EstimateIteration(*host_run.model, host_plan, cluster_);
+    if (!(guest_alone.iteration_s > 0) || !(host_alone.iteration_s > 0)) {
+      return Status::Infeasible(who + "no estimate of a step alone");
+    }
+    const DeviceDemand guest_demand = ShareDemand(id, planned.plan, guest_alone);
+    const DeviceDemand host_demand = ShareDemand(host, host_plan, host_alone);
+    if (!FitsTogether(guest_demand, host_demand, cluster_, planned.plan.devices)) {
+      return Status::Infeasible(who + "the two do not fit the devices' memory together");
+    }
+    guest_factor = host_factor = CoLocationFactor(guest_demand, host_demand);
   }
   HETSCHED_RETURN_IF_ERROR(BeginRun(id, planned, st.preemptions > 0 ? options_.restart_cost_s : 0.0, false, host));
-  const double factor = CoLocationFactor(guest_demand, host_demand);
-  active(runs_[static_cast<size_t>(id)]).pair_factor = factor;
-  active(runs_[static_cast<size_t>(host)]).pair_factor = factor;
+  active(runs_[static_cast<size_t>(id)]).pair_factor = guest_factor;
+  active(runs_[static_cast<size_t>(host)]).pair_factor = host_factor;
   Retime(id);
   if (!other.idle) Retime(host);
   return Status::Ok();
