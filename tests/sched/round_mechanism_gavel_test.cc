@@ -13,7 +13,7 @@ class GavelMechanismTest : public ::testing::Test {
  protected:
   GavelMechanismTest() : m_({4, 4}, 360, 1920) {
     for (JobId id : {0, 1, 2}) m_.AddJob(id);
-    m_.Reset(100, [](JobId) { return std::span<const double>(); });
+    m_.Reset(100, [](JobId, JobId) { return std::span<const double>(); });
     // Round 1: job 0 ran 360 s on type 0, job 1 360 s on type 1.
     m_.Account(0, 0, 360);
     m_.Account(1, 1, 360);
@@ -57,7 +57,7 @@ TEST_F(GavelMechanismTest, TypesAreFilledOneAfterAnother) {
 }
 
 TEST_F(GavelMechanismTest, ResetAddsDeficitsAndRestartsTimes) {
-  m_.Reset(2020, [this](JobId id) { return std::span<const double>(x_[static_cast<size_t>(id)]); });
+  m_.Reset(2020, [this](JobId id, JobId) { return std::span<const double>(x_[static_cast<size_t>(id)]); });
   // 1920 s since the last reset: deficit = X * 1920 - (time - 180).
   EXPECT_DOUBLE_EQ(m_.Deficit(0, 0), 1920 - 360);  // 1560
   EXPECT_DOUBLE_EQ(m_.Deficit(0, 1), 0);
@@ -73,7 +73,7 @@ TEST_F(GavelMechanismTest, ResetAddsDeficitsAndRestartsTimes) {
 TEST(GavelMechanism, JobOutsideTheAllocationHoldsDevicesButDoesNotRun) {
   GavelRoundMechanism m({2}, 360, 1920);
   for (JobId id : {5, 6, 7}) m.AddJob(id);
-  m.Reset(10, [](JobId) { return std::span<const double>(); });
+  m.Reset(10, [](JobId, JobId) { return std::span<const double>(); });
   const std::vector<double> zero{0.0};
   const std::vector<double> thr{1.0};
   // All three have priority 0, deficit 0, X 0: arrival order. Job 5 (not in the allocation) holds

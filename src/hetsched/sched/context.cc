@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "hetsched/perf/space_sharing.h"
 #include "hetsched/sched/container_plan.h"
 #include "hetsched/util/units.h"
 
@@ -201,6 +202,16 @@ double SchedContext::EstimateIterationS(JobId id, int num_devices, DeviceTypeId 
     estimate_cache_.Emplace(key, estimate);
     return estimate;
   }
+  const std::vector<DeviceId> devices = PackedDevices(num_devices, type);
+  if (static_cast<int>(devices.size()) == num_devices) {
+    auto planned = planner_.PlanJob(spec, *model, devices, cluster());
+    if (AcceptPlan(planned.status()) && planned->estimate.fits_in_memory) estimate = planned->estimate.iteration_s;
+  }
+  estimate_cache_.Emplace(key, estimate);
+  return estimate;
+}
+
+std::vector<DeviceId> SchedContext::PackedDevices(int num_devices, DeviceTypeId type) const {
   std::vector<DeviceId> devices;
   std::vector<NodeId> nodes;
   for (NodeId n = 0; n < cluster().num_nodes(); ++n) {
@@ -216,12 +227,34 @@ double SchedContext::EstimateIterationS(JobId id, int num_devices, DeviceTypeId 
     }
     if (static_cast<int>(devices.size()) == num_devices) break;
   }
-  if (static_cast<int>(devices.size()) == num_devices) {
-    auto planned = planner_.PlanJob(spec, *model, devices, cluster());
-    if (AcceptPlan(planned.status()) && planned->estimate.fits_in_memory) estimate = planned->estimate.iteration_s;
+  return devices;
+}
+
+std::pair<double, double> SchedContext::CoLocationFactors(JobId a, JobId b, int num_devices, DeviceTypeId type) {
+  const JobSpec& spec_a = *job(a).spec;
+  const JobSpec& spec_b = *job(b).spec;
+  const ModelProfile* model_a = ModelOf(a, spec_a);
+  const ModelProfile* model_b = ModelOf(b, spec_b);
+  if (model_a == nullptr || model_b == nullptr || num_devices < 1 || type < 0 || spec_a.is_container_job() ||
+      spec_b.is_container_job()) {
+    return {0.0, 0.0};
   }
-  estimate_cache_.Emplace(key, estimate);
-  return estimate;
+  const auto key = std::make_tuple(model_a, spec_a.batch_size, model_b, spec_b.batch_size, num_devices, type);
+  if (auto it = co_location_cache_.find(key); it != co_location_cache_.end()) return {it->second, it->second};
+  double factor = 0;
+  const std::vector<DeviceId> devices = PackedDevices(num_devices, type);
+  if (static_cast<int>(devices.size()) == num_devices) {
+    auto plan_a = planner_.PlanJob(spec_a, *model_a, devices, cluster());
+    auto plan_b = planner_.PlanJob(spec_b, *model_b, devices, cluster());
+    if (AcceptPlan(plan_a.status()) && AcceptPlan(plan_b.status()) && plan_a->estimate.iteration_s > 0 &&
+        plan_b->estimate.iteration_s > 0) {
+      const DeviceDemand da = DemandOf(*model_a, plan_a->plan.batch_per_device, cluster(), devices, plan_a->estimate);
+      const DeviceDemand db = DemandOf(*model_b, plan_b->plan.batch_per_device, cluster(), devices, plan_b->estimate);
+      if (FitsTogether(da, db, cluster(), devices)) factor = CoLocationFactor(da, db);
+    }
+  }
+  co_location_cache_.emplace(key, factor);
+  return {factor, factor};
 }
 
 }  // namespace hetsched

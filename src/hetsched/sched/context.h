@@ -9,6 +9,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "hetsched/model/model_zoo.h"
@@ -200,6 +202,11 @@ class SchedContext {
   // of `type`, packed on as few nodes as possible and with no contention. Infinity if it cannot
   // run there (memory). Cached per (job model, batch, parallelism, count, type).
   double EstimateIterationS(JobId id, int num_devices, DeviceTypeId type);
+  // Space sharing: the visible model's factor of each job's speed (a's, b's) while `a` and `b`
+  // share `num_devices` devices of `type`, packed (perf/space_sharing.h [REC]); {0, 0} where they
+  // cannot (memory together, a job that cannot run there, container jobs). Cached per (models,
+  // batches, count, type).
+  std::pair<double, double> CoLocationFactors(JobId a, JobId b, int num_devices, DeviceTypeId type);
 
   // Parameter-server container jobs: TryStart, CanPlace and StartOn go through
   // Placer::PlaceContainers and PlanContainerJob; a container job starts only on exactly its
@@ -241,6 +248,10 @@ class SchedContext {
   PlannedJob planned_;               // StartOn's plan (scratch: the planner may reuse its storage)
   std::vector<ContainerPlacement> containers_;
   std::string reason_;
+  // The first `num_devices` devices of `type`, its largest nodes first (EstimateIterationS's
+  // what-if layout); fewer where the cluster has fewer.
+  std::vector<DeviceId> PackedDevices(int num_devices, DeviceTypeId type) const;
+  std::map<std::tuple<const ModelProfile*, int, const ModelProfile*, int, int, DeviceTypeId>, double> co_location_cache_;
   // (model, batch, parallelism, count, type, servers, GPUs per worker): the last two are 0 for
   // device jobs. Hashed: policies ask at every decision (FIFO's backfill, LAS's estimates).
   struct EstimateKey {

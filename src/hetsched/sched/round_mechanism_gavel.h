@@ -31,12 +31,15 @@
 
 namespace hetsched {
 
+// A job, or a pair of jobs co-located on the same devices (Gavel's packed policies: a JobIdPair,
+// with `partner` its second job; docs/space_sharing.md).
 struct GavelRoundJob {
   JobId id = 0;
   int num_gpus = 1;
   bool in_allocation = false;           // present at the last reset
   std::span<const double> share;        // X[j][k] by type index (used only if in_allocation)
-  std::span<const double> throughput;   // > 0 where the job can run (type index)
+  std::span<const double> throughput;   // > 0 where the job can run (type index; a pair: both)
+  JobId partner = -1;                   // a pair's second job; -1: a single job
 };
 
 class GavelRoundMechanism {
@@ -51,10 +54,14 @@ class GavelRoundMechanism {
 
   // A job arrived (add_job, :496-505): time round/2 on each type, deficit 0.
   void AddJob(JobId id);
-  // A micro-task of `id` ran `seconds` on type index `type` (_done_callback, :3074-3077). The type's
-  // total counts it even when the job has just finished.
-  void Account(JobId id, int type, double seconds);
-  // A finished job leaves (its time stays in the types' totals until the next reset).
+  // A pair of active jobs became a combination (_populate_job_combination_metadata, :2218-2219):
+  // time 0 on each type (not round/2: its first reset gives it half a round of deficit), deficit 0.
+  void AddPair(JobId a, JobId b);
+  // A micro-task of `id` (with `partner`: of the pair) ran `seconds` on type index `type`
+  // (_done_callback, :3074-3077). The type's total counts it even when the job has just finished.
+  void Account(JobId id, int type, double seconds, JobId partner = -1);
+  // A finished job leaves, with every pair it is in (_remove_job, :563-582; its time stays in the
+  // types' totals until the next reset).
   void RemoveJob(JobId id);
 
   // Whether a reset is due at `now` given that the active set changed since the last one.
@@ -65,16 +72,19 @@ class GavelRoundMechanism {
   // cluster is idle with nothing left to arrive, :1277-1279).
   void ForceNextReset() { last_reset_s_ = 0; }
   // Resets at `now`: deficits grow by X_old * (now - last reset) - (time - round/2), where
-  // `old_share(id)` is X of the allocation being replaced (empty span: not in it).
-  void Reset(double now, const std::function<std::span<const double>(JobId)>& old_share);
+  // `old_share(id, partner)` is X of the job's (or the pair's) allocation being replaced (empty
+  // span: not in it).
+  void Reset(double now, const std::function<std::span<const double>(JobId, JobId)>& old_share);
   double last_reset_s() const { return last_reset_s_; }
 
   double Priority(const GavelRoundJob& job, int k) const;
-  double Deficit(JobId id, int k) const;
+  double Deficit(JobId id, int k, JobId partner = -1) const;
 
-  // The type index each job runs on in the next round (-1: none), in the order of `jobs`, which
-  // must be the arrival order. `type_order`: type indexes in the order they are filled.
-  // Cost: O(J T log J) for J jobs and T types.
+  // The type index each job (or pair) runs on in the next round (-1: none), in the order of
+  // `jobs`, which must be Gavel's order of its priority lists: each job at its arrival, followed by
+  // its pairs with the jobs active then, in their arrival order (_add_to_priorities, :2313-2333).
+  // A pair is taken only if neither of its jobs is taken yet (:814-819). `type_order`: type
+  // indexes in the order they are filled. Cost: O(J T log J) for J entries and T types.
   std::vector<int> PlanRound(std::span<const GavelRoundJob> jobs, std::span<const int> type_order,
                              bool skip_zero_priority) const;
 
@@ -88,7 +98,7 @@ class GavelRoundMechanism {
   double reset_interval_s_;
   double last_reset_s_ = 0;
   std::vector<double> type_total_s_;  // sum of the jobs' time since the last reset, by type
-  std::map<JobId, Times> jobs_;
+  std::map<std::pair<JobId, JobId>, Times> jobs_;  // (job, partner), partner -1 for the job alone
 };
 
 }  // namespace hetsched

@@ -146,6 +146,16 @@ void RoundPolicy::Init(SchedContext& ctx) {
       ctx.Fail(table.status().WithContext(std::string(name()) + ": option 'profile'"));  // ends the run
     }
   }
+  if (!pair_rows_.empty()) {
+    if (profile_ == nullptr) {
+      ctx.Fail(Status::InvalidArgument(std::string(name()) + ": option 'pair_profile' needs option 'profile' (the jobs' types)"));
+    } else if (Status st = profile_->AddPairs(pair_rows_, cluster.device_catalog(), pair_origin_); !st.ok()) {
+      ctx.Fail(st.WithContext(std::string(name()) + ": option 'pair_profile'"));
+    }
+  }
+  if (packing_ && !gavel_) {
+    ctx.Fail(Status::InvalidArgument(std::string(name()) + " runs under Gavel's round mechanism only (mechanism=gavel)"));
+  }
 }
 
 int RoundPolicy::TypeIndex(DeviceTypeId type) const {
@@ -196,6 +206,7 @@ void RoundPolicy::OnJobSubmitted(const JobStatus& job, SchedContext& ctx) {
     gavel_->AddJob(spec.id);
     arrived_since_round_ = true;
   }
+  if (packing_) AddPairs(spec.id, ctx);
 }
 
 void RoundPolicy::OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) {
@@ -205,11 +216,17 @@ void RoundPolicy::OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) {
     // Its last micro-task counts in its type's total (scheduler.py:3074-3077).
     gavel_->Account(id, it->second.micro_type, MicroTaskCharge(it->second.micro_end_s));
   }
+  for (const auto& [key, p] : pairs_) {  // a pair's micro-task it was in counts there too
+    if ((key.first == id || key.second == id) && p.micro_type >= 0) {
+      gavel_->Account(key.second, p.micro_type, MicroTaskCharge(p.micro_end_s), key.first);
+    }
+  }
   ForgetJob(id);
 }
 
 void RoundPolicy::ForgetJob(JobId id) {
   if (active_.erase(id) > 0) dirty_ = true;
+  std::erase_if(pairs_, [id](const auto& entry) { return entry.first.first == id || entry.first.second == id; });
   sia_jobs_.erase(id);
   if (mechanism_) mechanism_->Forget(id);
   if (gavel_) gavel_->RemoveJob(id);
@@ -245,6 +262,14 @@ AllocationProblem RoundPolicy::ProblemNow(const SchedContext& ctx) const {
     if (std::isfinite(spec.deadline_s)) j.deadline_in_s = spec.deadline_s - now;
     problem.jobs.push_back(std::move(j));
   }
+  if (!pairs_.empty()) {
+    std::map<JobId, size_t> index;
+    for (size_t i = 0; i < problem.jobs.size(); ++i) index.emplace(problem.jobs[i].id, i);
+    problem.pairs.reserve(pairs_.size());
+    for (const auto& [key, p] : pairs_) {
+      problem.pairs.push_back(AllocationPair{index.at(key.second), index.at(key.first), p.throughput_a, p.throughput_b});
+    }
+  }
   return problem;
 }
 
@@ -268,7 +293,14 @@ void RoundPolicy::Resolve(SchedContext& ctx) {
                              st.spec->model + " at that count (the policy's throughputs: its profile or the model)");
   }
   const bool ok = allocation.ok() && allocation->status == lp::SolveStatus::kOptimal &&
-                  allocation->share.size() == problem.jobs.size();
+                  allocation->share.size() == problem.jobs.size() &&
+                  (problem.pairs.empty() || allocation->pair_share.size() == problem.pairs.size());
+  size_t p = 0;
+  for (auto& [key, pair] : pairs_) {
+    // Without an optimum the pairs get nothing (the singles' fallback below).
+    pair.share = ok ? allocation->pair_share[p] : std::vector<double>(types_.size(), 0.0);
+    ++p;
+  }
   if (ok) lp_solves_ += allocation->lp_solves;
   size_t i = 0;
   for (auto& [id, a] : active_) {

@@ -77,6 +77,18 @@ class RoundPolicy : public JobScheduler {
   void OnJobRunning(const JobStatus& job, SchedContext& ctx) override { OnJobSubmitted(job, ctx); }
   void Schedule(SchedContext& ctx) override;
 
+  // Space sharing (Gavel's packed policies; docs/space_sharing.md): every pair of active jobs with
+  // the same GPU count is a combination the allocation may give time to (AllocationProblem::pairs),
+  // each pair run as one micro-task on shared devices. Gavel's mechanism only.
+  void SetPacking(bool packing) { packing_ = packing; }
+  // The pairs' throughputs as a profiler measured them (Gavel's pair_throughputs.csv rows, by the
+  // jobs' types as for SetProfile); pairs it lacks are 0 (Gavel has every pair of its job types).
+  // Without, the visible model's co-location factors (SchedContext::CoLocationFactors, [REC]).
+  void SetPairProfile(std::vector<GavelPairRow> rows, std::string origin) {
+    pair_rows_ = std::move(rows);
+    pair_origin_ = std::move(origin);
+  }
+
   // Switches to Gavel's simulator's round mechanism (before the first event).
   void SetGavelMechanism(const GavelMechanismOptions& options) { gavel_options_ = options; }
   const GavelMechanismOptions& gavel_mechanism() const { return gavel_options_; }
@@ -104,7 +116,28 @@ class RoundPolicy : public JobScheduler {
     bool micro_failed = false;
     int failures = 0;
   };
+  // A pair of active jobs (packing): what the policy sees of it, its share and its micro-task.
+  struct ActivePair {
+    std::vector<double> throughput_a, throughput_b;  // by type: the lower id's, the higher id's
+    std::vector<double> runnable;                    // > 0 where both run paired (the lower rate)
+    std::vector<double> share;
+    bool in_allocation = false;
+    int micro_type = -1;
+    double micro_end_s = 0;
+  };
+  // Keyed (higher id, lower id): iterated in that order, a job's pairs follow it in Gavel's
+  // priority lists (GavelRoundMechanism::PlanRound).
+  using PairKey = std::pair<JobId, JobId>;
   void Init(SchedContext& ctx);
+  // Packing: the pairs of the job that arrived with every active job of its GPU count.
+  void AddPairs(JobId id, SchedContext& ctx);
+  // Packing: the combinations of a round in Gavel's order (each job, then its pairs).
+  std::vector<GavelRoundJob> RoundCombos(const SchedContext& ctx) const;
+  // Packing: starts the round's pairs on `type` index k (StartRoundGavel's), hosts first.
+  void StartPairsGavel(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs, const std::vector<int>& plan);
+  // Packing: the pair's two micro-tasks (whole steps each at its paired speed); returns when the
+  // later ends, or -1 when the pair did not form.
+  double DispatchPair(SchedContext& ctx, const GavelRoundJob& pair, int k);
   int TypeIndex(DeviceTypeId type) const;
   // The allocation problem of the active jobs now: their throughputs, weights and the progress
   // each reports (never below 1% left: it is still active).
@@ -180,6 +213,10 @@ class RoundPolicy : public JobScheduler {
   std::vector<std::vector<NodeId>> sia_worker_node_;  // per type index: the node of each of its workers
   bool arrived_since_round_ = false;
   std::map<JobId, ActiveJob> active_;  // ordered: deterministic problems and rounds
+  bool packing_ = false;
+  std::vector<GavelPairRow> pair_rows_;
+  std::string pair_origin_;
+  std::map<PairKey, ActivePair> pairs_;
   bool dirty_ = false;
   bool round_started_ = false;
   double next_round_s_ = 0;

@@ -18,7 +18,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
+#include <utility>
 
 #include "hetsched/policies/gavel/policy.h"
 
@@ -103,6 +105,10 @@ void RoundPolicy::ScheduleGavel(SchedContext& ctx) {
 // _remove_job, :536-545: its JCT is left out of Gavel's average).
 void RoundPolicy::EndMicroTasks(SchedContext& ctx) {
   std::vector<JobId> dropped;
+  for (auto& [key, p] : pairs_) {
+    if (p.micro_type >= 0) gavel_->Account(key.second, p.micro_type, MicroTaskCharge(p.micro_end_s), key.first);
+    p.micro_type = -1;
+  }
   for (auto& [id, a] : active_) {
     if (a.micro_type >= 0) {
       gavel_->Account(id, a.micro_type, MicroTaskCharge(a.micro_end_s));
@@ -129,12 +135,17 @@ void RoundPolicy::GavelPass(SchedContext& ctx) {
   if (micro_tasks_last_round_) EndMicroTasks(ctx);
   // 2. Reset and re-solve only when due (_update_priorities, :2368-2381).
   if (gavel_->ResetDue(now, dirty_)) {
-    gavel_->Reset(now, [this](JobId id) -> std::span<const double> {
+    gavel_->Reset(now, [this](JobId id, JobId partner) -> std::span<const double> {
+      if (partner >= 0) {
+        const ActivePair& p = pairs_.at({std::max(id, partner), std::min(id, partner)});
+        return p.in_allocation ? std::span<const double>(p.share) : std::span<const double>();
+      }
       const ActiveJob& a = active_.at(id);
       return a.in_allocation ? std::span<const double>(a.share) : std::span<const double>();
     });
     Resolve(ctx);
     for (auto& [id, a] : active_) a.in_allocation = true;
+    for (auto& [key, p] : pairs_) p.in_allocation = true;
   }
 
   // 3. Plan the round over the types in Gavel's order (shuffled for the "non-Perf" policies).
@@ -151,11 +162,7 @@ void RoundPolicy::GavelPass(SchedContext& ctx) {
     round_started_ = false;
     return;
   }
-  std::vector<GavelRoundJob> jobs;
-  jobs.reserve(active_.size());
-  for (const auto& [id, a] : active_) {
-    jobs.push_back(GavelRoundJob{id, ctx.job(id).spec->num_gpus, a.in_allocation, a.share, a.runnable});
-  }
+  std::vector<GavelRoundJob> jobs = RoundCombos(ctx);
   const std::vector<int> plan = gavel_->PlanRound(jobs, order, gavel_options_.skip_zero_priority);
   placed_last_round_ = std::any_of(plan.begin(), plan.end(), [](int k) { return k >= 0; });
   StartRoundGavel(ctx, jobs, plan);
@@ -175,6 +182,10 @@ double RoundPolicy::DispatchMicroTasks(SchedContext& ctx, const std::vector<Gave
   double round_end = -1;
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (plan[i] < 0) continue;
+    if (jobs[i].partner >= 0) {
+      round_end = std::max(round_end, DispatchPair(ctx, jobs[i], plan[i]));
+      continue;
+    }
     const JobStatus& st = ctx.job(jobs[i].id);
     if (st.state != JobState::kRunning) continue;  // not placed after all
     ActiveJob& a = active_.at(jobs[i].id);
@@ -208,6 +219,10 @@ double RoundPolicy::DispatchMicroTasks(SchedContext& ctx, const std::vector<Gave
 
 void RoundPolicy::StartRoundGavel(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs,
                                   const std::vector<int>& plan) {
+  if (packing_) {
+    StartPairsGavel(ctx, jobs, plan);
+    return;
+  }
   // Jobs that move or pause give their devices back first; jobs that stay keep them.
   std::vector<std::vector<size_t>> starting(types_.size());
   std::vector<std::vector<size_t>> staying(types_.size());
@@ -244,6 +259,96 @@ void RoundPolicy::StartRoundGavel(SchedContext& ctx, const std::vector<GavelRoun
     std::sort(all.begin(), all.end());
     widest_first(all);
     for (size_t i : all) ctx.TryStart(jobs[i].id, jobs[i].num_gpus, type);
+  }
+}
+
+// Packing: as above, with pairs. A running job stays where it is when its type is planned for it
+// and it is alone or with its planned partner; a guest whose pair is not planned again leaves (its
+// host stays); of a planned pair whose two jobs run alone on the type, the higher id leaves and
+// joins the other. Then each type's new units start widest first: a single, or a pair's host
+// (joined by its guest on the same devices); re-packed as above when one cannot be consolidated.
+void RoundPolicy::StartPairsGavel(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs, const std::vector<int>& plan) {
+  std::map<JobId, std::pair<int, JobId>> planned;  // job -> (type index, planned partner or -1)
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (plan[i] < 0) continue;
+    planned[jobs[i].id] = {plan[i], jobs[i].partner};
+    if (jobs[i].partner >= 0) planned[jobs[i].partner] = {plan[i], jobs[i].id};
+  }
+  auto planned_of = [&](JobId id) {
+    auto it = planned.find(id);
+    return it == planned.end() ? std::make_pair(-1, JobId{-1}) : it->second;
+  };
+  auto running_on = [&](JobId id) {
+    const JobStatus& st = ctx.job(id);
+    return st.state == JobState::kRunning ? TypeIndex(st.device_type) : -1;
+  };
+  for (const auto& [id, a] : active_) {
+    const int current = running_on(id);
+    if (current >= 0 && current != planned_of(id).first) ctx.Preempt(id);
+  }
+  for (const auto& [id, a] : active_) {
+    const JobStatus& st = ctx.job(id);
+    if (st.state != JobState::kRunning || st.sharing_with < 0) continue;
+    if (ctx.state().guest(st.devices.front()) == id && planned_of(id).second != st.sharing_with) ctx.Preempt(id);
+  }
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (plan[i] < 0 || jobs[i].partner < 0) continue;
+    const JobStatus& low = ctx.job(jobs[i].id);
+    const JobStatus& high = ctx.job(jobs[i].partner);
+    if (running_on(jobs[i].id) == plan[i] && running_on(jobs[i].partner) == plan[i] && low.sharing_with < 0 &&
+        high.sharing_with < 0) {
+      ctx.Preempt(jobs[i].partner);
+    }
+  }
+  // The units to start, per type: (combo index, host): a single or a new pair's host starts on
+  // devices of its own (`host` < 0); a pair whose host runs already takes its guest only.
+  std::vector<std::vector<size_t>> starting(types_.size());
+  std::vector<std::vector<size_t>> on_type(types_.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (plan[i] < 0) continue;
+    const size_t k = static_cast<size_t>(plan[i]);
+    on_type[k].push_back(i);
+    const bool low_runs = running_on(jobs[i].id) == plan[i];
+    const bool high_runs = jobs[i].partner >= 0 && running_on(jobs[i].partner) == plan[i];
+    if (jobs[i].partner < 0) {
+      if (!low_runs) starting[k].push_back(i);
+    } else if (low_runs && high_runs) {
+      continue;  // the pair runs on
+    } else if (low_runs) {
+      ctx.StartSharing(jobs[i].partner, jobs[i].id);
+    } else if (high_runs) {
+      ctx.StartSharing(jobs[i].id, jobs[i].partner);
+    } else {
+      starting[k].push_back(i);
+    }
+  }
+  auto widest_first = [&](std::vector<size_t>& v) {
+    std::stable_sort(v.begin(), v.end(), [&](size_t a, size_t b) { return jobs[a].num_gpus > jobs[b].num_gpus; });
+  };
+  auto start = [&](size_t i, DeviceTypeId type) {
+    if (!ctx.TryStart(jobs[i].id, jobs[i].num_gpus, type)) return;
+    if (jobs[i].partner >= 0) ctx.StartSharing(jobs[i].partner, jobs[i].id);
+  };
+  for (size_t k = 0; k < types_.size(); ++k) {
+    const DeviceTypeId type = types_[k];
+    const int per_node = ctx.cluster().max_devices_per_node(type);
+    widest_first(starting[k]);
+    bool consolidated = true;
+    for (size_t i : starting[k]) {
+      if (!FitsConsolidated(ctx.state(), type, jobs[i].num_gpus, per_node)) {
+        consolidated = false;
+        break;
+      }
+      start(i, type);
+    }
+    if (consolidated) continue;
+    // Re-pack the type: everyone planned on it starts again, widest first (guests leave first).
+    for (size_t i : on_type[k]) {
+      if (jobs[i].partner >= 0 && ctx.job(jobs[i].partner).state == JobState::kRunning) ctx.Preempt(jobs[i].partner);
+      if (ctx.job(jobs[i].id).state == JobState::kRunning) ctx.Preempt(jobs[i].id);
+    }
+    widest_first(on_type[k]);
+    for (size_t i : on_type[k]) start(i, type);
   }
 }
 

@@ -1,0 +1,110 @@
+// RoundPolicy's space sharing under Gavel's mechanism (its packed policies; docs/space_sharing.md):
+// the pairs of active jobs (scheduler.py _populate_job_combination_metadata, :2197-2251), the
+// round's combinations in Gavel's order, and a pair's micro-task (_get_num_steps, :959-993).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "hetsched/policies/gavel/policy.h"
+
+namespace hetsched::gavel {
+
+void RoundPolicy::AddPairs(JobId id, SchedContext& ctx) {
+  const JobSpec& spec = *ctx.job(id).spec;
+  const ActiveJob& mine = active_.at(id);
+  for (const auto& [other, theirs] : active_) {
+    // Gavel pairs a job with every active job of its scale factor, whatever their rates (:2205-2209).
+    if (other == id || ctx.job(other).spec->num_gpus != spec.num_gpus) continue;
+    const JobId low = std::min(id, other), high = std::max(id, other);
+    const ActiveJob& a = low == id ? mine : theirs;
+    const ActiveJob& b = low == id ? theirs : mine;
+    ActivePair& p = pairs_[{high, low}];
+    p.throughput_a.assign(types_.size(), 0.0);
+    p.throughput_b.assign(types_.size(), 0.0);
+    p.runnable.assign(types_.size(), 0.0);
+    const int type_a = profile_ == nullptr ? -1 : profile_->JobTypeIndex(ctx.job(low).spec->name);
+    const int type_b = profile_ == nullptr ? -1 : profile_->JobTypeIndex(ctx.job(high).spec->name);
+    for (size_t k = 0; k < types_.size(); ++k) {
+      if (!(a.runnable[k] > 0) || !(b.runnable[k] > 0)) continue;
+      if (profile_ != nullptr && profile_->has_pairs() && type_a >= 0 && type_b >= 0) {
+        // Gavel's oracle pair entry; one it lacks cannot run together (Gavel has them all).
+        const auto rates = profile_->PairStepsPerSecond(type_a, type_b, types_[k], spec.num_gpus);
+        if (rates) {
+          p.throughput_a[k] = rates->first;
+          p.throughput_b[k] = rates->second;
+        }
+      } else {
+        const auto [fa, fb] = ctx.CoLocationFactors(low, high, spec.num_gpus, types_[k]);
+        p.throughput_a[k] = a.runnable[k] * fa;
+        p.throughput_b[k] = b.runnable[k] * fb;
+      }
+      p.runnable[k] = std::min(p.throughput_a[k], p.throughput_b[k]);
+    }
+    if (gavel_) gavel_->AddPair(low, high);
+  }
+}
+
+std::vector<GavelRoundJob> RoundPolicy::RoundCombos(const SchedContext& ctx) const {
+  std::vector<GavelRoundJob> jobs;
+  jobs.reserve(active_.size() + pairs_.size());
+  auto pair = pairs_.begin();
+  for (const auto& [id, a] : active_) {
+    const int gpus = ctx.job(id).spec->num_gpus;
+    jobs.push_back(GavelRoundJob{id, gpus, a.in_allocation, a.share, a.runnable});
+    // Its pairs with the jobs that were active when it arrived, in their order.
+    for (; pair != pairs_.end() && pair->first.first == id; ++pair) {
+      const ActivePair& p = pair->second;
+      jobs.push_back(GavelRoundJob{pair->first.second, gpus, p.in_allocation, p.share, p.runnable, id});
+    }
+  }
+  return jobs;
+}
+
+double RoundPolicy::DispatchPair(SchedContext& ctx, const GavelRoundJob& combo, int k) {
+  ActivePair& p = pairs_.at({combo.partner, combo.id});
+  const JobStatus& low = ctx.job(combo.id);
+  const JobStatus& high = ctx.job(combo.partner);
+  if (low.state != JobState::kRunning || low.sharing_with != combo.partner) {
+    // The pair did not form (the back end declined it): whichever member runs holds its devices
+    // idle for the round, as a micro-task that was never given workers.
+    for (const JobStatus* st : {&low, &high}) {
+      if (st->state == JobState::kRunning) ctx.RunUntil(st->spec->id, st->iterations_done);
+    }
+    return -1;
+  }
+  // Each member runs int(T_pair x round) whole steps at its paired speed, or what it has left; the
+  // micro-task lasts as long as the slower of the two (:995-1041). A member with fewer steps than
+  // GPUs fails the whole micro-task: neither progresses, nothing is charged (:2953-2963).
+  const double now = ctx.now();
+  double steps[2], left[2], done[2];
+  const double speed[2] = {p.throughput_a[static_cast<size_t>(k)], p.throughput_b[static_cast<size_t>(k)]};
+  const JobStatus* member[2] = {&low, &high};
+  bool failed = false;
+  for (int m = 0; m < 2; ++m) {
+    const JobStatus& st = *member[m];
+    done[m] = st.iterations_done;
+    if (!st.idle) done[m] += st.iteration_rate * std::max(0.0, now - st.last_start_s);
+    const double total = static_cast<double>(std::max<int64_t>(st.spec->iterations, 1));
+    left[m] = std::max(0.0, std::round(total - done[m]));
+    steps[m] = std::min(std::floor(speed[m] * round_s_), left[m]);
+    if (steps[m] < combo.num_gpus) failed = true;
+  }
+  double end = now;
+  for (int m = 0; m < 2; ++m) end = std::max(end, now + steps[m] / speed[m]);
+  for (int m = 0; m < 2; ++m) {
+    const JobId id = member[m]->spec->id;
+    if (failed) {
+      ctx.RunUntil(id, done[m]);
+      continue;
+    }
+    ctx.RunUntil(id, steps[m] >= left[m] ? std::numeric_limits<double>::infinity() : done[m] + steps[m]);
+  }
+  if (!failed) {
+    p.micro_type = k;
+    p.micro_end_s = end;
+  }
+  return end;
+}
+
+}  // namespace hetsched::gavel
