@@ -14,8 +14,11 @@ CompatProfile MakeGavelProfile() {
                                              "gavel-makespan-agnostic", "gavel-ftf",  "gavel-ftf-agnostic",
                                              "gavel-cost",       "gavel-throughput",   "gavel-isolated",
                                              "gavel-water-filling", "gavel-water-filling-agnostic"};
+  const std::vector<std::string> packed{"gavel-las-packed", "gavel-ftf-packed", "gavel-makespan-packed",
+                                        "gavel-water-filling-packed", "gavel-cost-packed", "gavel-fifo-packed"};
   std::vector<std::string> round_policies = lp_policies;
   round_policies.insert(round_policies.end(), {"gavel-fifo", "gavel-fifo-perf"});
+  round_policies.insert(round_policies.end(), packed.begin(), packed.end());
   const std::vector<std::string> las{"gavel-las", "gavel-las-agnostic"};
 
   CompatProfile p;
@@ -41,6 +44,8 @@ CompatProfile MakeGavelProfile() {
        "micro-task with fewer steps than GPUs fails, and the fifth failure in a row drops the job"},
       {"--policy-opt", "profile=data/real/gavel/throughputs.csv", round_policies, "scheduler/scheduler.py:2253-2262",
        "every policy sees the oracle throughputs (_set_initial_throughput)"},
+      {"--policy-opt", "pair_profile=data/real/gavel/pair_throughputs.csv", packed, "scheduler/scheduler.py:2241-2251",
+       "the packed policies see the oracle pair throughputs (_populate_job_combination_metadata)"},
       {"--policy-opt", "normaliser=proportional", las, "scheduler/policies/max_min_fairness.py:59-67",
        "normalised by ProportionalPolicy's throughput sum_k T W_k / sum_k W_k, times the scale factor"},
       {"--policy-opt", "second_phase=false", las, "scheduler/policies/max_min_fairness.py:69-76",
@@ -77,6 +82,17 @@ CompatProfile MakeGavelProfile() {
        "scheduler/policies/max_min_fairness_water_filling.py (MaxMinFairnessWaterFillingPolicyWithPerf)"},
       {"gavel-water-filling-agnostic", "max_min_fairness_water_filling",
        "scheduler/policies/max_min_fairness_water_filling.py (MaxMinFairnessWaterFillingPolicy)"},
+      {"gavel-las-packed", "max_min_fairness_packed",
+       "scheduler/policies/max_min_fairness.py (MaxMinFairnessPolicyWithPacking)"},
+      {"gavel-ftf-packed", "finish_time_fairness_packed",
+       "scheduler/policies/finish_time_fairness.py (FinishTimeFairnessPolicyWithPacking)"},
+      {"gavel-makespan-packed", "min_total_duration_packed",
+       "scheduler/policies/min_total_duration.py (MinTotalDurationPolicyWithPacking)"},
+      {"gavel-water-filling-packed", "max_min_fairness_water_filling_packed",
+       "scheduler/policies/max_min_fairness_water_filling.py (MaxMinFairnessWaterFillingPolicyWithPacking)"},
+      {"gavel-cost-packed", "max_sum_throughput_normalized_by_cost_packed_SLOs",
+       "scheduler/policies/max_sum_throughput.py (ThroughputNormalizedByCostSumWithPackingSLOs)"},
+      {"gavel-fifo-packed", "fifo_packed", "scheduler/policies/fifo.py (FIFOPolicyWithPacking)"},
   };
   return p;
 }

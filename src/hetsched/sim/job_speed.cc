@@ -79,7 +79,9 @@ void Simulator::Reschedule(JobId id) {
       if (options_.goodput_round_epochs) seconds = std::nearbyint(seconds);
       finish = std::max(from, progress_from + seconds);
     } else {
-      finish = from + (std::min(job.total_iterations, run.mark) - job.done_at_update) / run.rate;
+      // Never before `from`: a job re-timed at the instant it reaches its mark (its partner's
+      // change of speed, space sharing) may be a rounding past it.
+      finish = std::max(from, from + (std::min(job.total_iterations, run.mark) - job.done_at_update) / run.rate);
       if (options_.whole_second_completions) {
         const double second = std::nearbyint(finish);
         if (std::abs(finish - second) < kWholeSecondSlackS) finish = std::max(from, second);

@@ -122,6 +122,15 @@ Status ProfileOption(const Options& options, RoundPolicy& policy) {
   return Status::Ok();
 }
 
+Status PairProfileOption(const Options& options, RoundPolicy& policy) {
+  const std::string path = options.GetString("pair_profile", "");
+  if (path.empty()) return Status::Ok();
+  HETSCHED_ASSIGN_OR_RETURN(const std::string text, ReadFileOrEmbedded(path));
+  HETSCHED_ASSIGN_OR_RETURN(std::vector<GavelPairRow> rows, ParseGavelPairThroughputs(text, path));
+  policy.SetPairProfile(std::move(rows), path);
+  return Status::Ok();
+}
+
 void RoundPolicy::Init(SchedContext& ctx) {
   if (initialised_) return;
   initialised_ = true;

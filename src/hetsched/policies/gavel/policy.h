@@ -272,6 +272,9 @@ Result<lp::WarmStartMatch> WarmStartOption(const Options& options, const std::st
 Result<TieBreak> TieBreakOption(const Options& options);
 // Reads the option `profile` (a Gavel throughputs CSV path; default none) into `policy`.
 Status ProfileOption(const Options& options, RoundPolicy& policy);
+// Reads the option `pair_profile` (a Gavel pair_throughputs CSV path; default none) into `policy`
+// (RoundPolicy::SetPairProfile).
+Status PairProfileOption(const Options& options, RoundPolicy& policy);
 // Reads the options `mechanism` (hetsched | gavel; default `default_mechanism`), `reset_interval`
 // (seconds, Gavel's mechanism only; default 1920) and `seed`.
 Result<GavelMechanismOptions> MechanismOption(const Options& options, const std::string& default_mechanism);

@@ -106,7 +106,10 @@ void RoundPolicy::ScheduleGavel(SchedContext& ctx) {
 void RoundPolicy::EndMicroTasks(SchedContext& ctx) {
   std::vector<JobId> dropped;
   for (auto& [key, p] : pairs_) {
-    if (p.micro_type >= 0) gavel_->Account(key.second, p.micro_type, MicroTaskCharge(p.micro_end_s), key.first);
+    if (p.micro_type >= 0) {
+      gavel_->Account(key.second, p.micro_type, MicroTaskCharge(p.micro_end_s), key.first);
+      for (JobId member : {key.first, key.second}) active_.at(member).failures = 0;
+    }
     p.micro_type = -1;
   }
   for (auto& [id, a] : active_) {

@@ -75,7 +75,10 @@ double RoundPolicy::DispatchPair(SchedContext& ctx, const GavelRoundJob& combo, 
   }
   // Each member runs int(T_pair x round) whole steps at its paired speed, or what it has left; the
   // micro-task lasts as long as the slower of the two (:995-1041). A member with fewer steps than
-  // GPUs fails the whole micro-task: neither progresses, nothing is charged (:2953-2963).
+  // GPUs fails the whole micro-task: neither progresses, nothing is charged (:2953-2963). [REC]
+  // Such a member (in Gavel it cannot happen with single-GPU pairs; here a job whose true work
+  // outlasts the steps it reports) counts the failure as its own single micro-task's would, so that
+  // the fifth in a row drops it, as EndMicroTasks drops a single job.
   const double now = ctx.now();
   double steps[2], left[2], done[2];
   const double speed[2] = {p.throughput_a[static_cast<size_t>(k)], p.throughput_b[static_cast<size_t>(k)]};
@@ -88,7 +91,10 @@ double RoundPolicy::DispatchPair(SchedContext& ctx, const GavelRoundJob& combo, 
     const double total = static_cast<double>(std::max<int64_t>(st.spec->iterations, 1));
     left[m] = std::max(0.0, std::round(total - done[m]));
     steps[m] = std::min(std::floor(speed[m] * round_s_), left[m]);
-    if (steps[m] < combo.num_gpus) failed = true;
+    if (steps[m] < combo.num_gpus) {
+      failed = true;
+      active_.at(st.spec->id).micro_failed = true;
+    }
   }
   double end = now;
   for (int m = 0; m < 2; ++m) end = std::max(end, now + steps[m] / speed[m]);

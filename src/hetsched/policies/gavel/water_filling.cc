@@ -4,7 +4,8 @@
 // that cannot grow frozen. What Gavel does on a failed solve is kept: a level LP without an answer
 // ends the filling with the previous level's allocation (:265-275), a bottleneck MILP without one
 // (infeasible: its epsilon cannot be met below a level of epsilon / (slack - 1) = 0.1) freezes
-// every growing job (:288-298).
+// every growing job (:288-298). SolveWaterFillingPacked (packed.h) runs the same levels over the
+// packed LP's columns (singles and pairs, packed.cc's PackedLayout).
 #include "hetsched/policies/gavel/water_filling.h"
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <utility>
 
 #include "hetsched/policies/gavel/cvxopt.h"
+#include "hetsched/policies/gavel/packed.h"
 
 namespace hetsched::gavel {
 namespace {
@@ -28,34 +30,46 @@ struct LevelTerms {
 };
 
 // The rows of the LPs: the placeable jobs, their normalised throughputs b[r][k] = T[j][k] / P_j
-// over every type of the cluster (0 where the job cannot run), and Gavel's big M.
+// over every type of the cluster (0 where the job cannot run), and Gavel's big M. The share
+// variables are the columns of `layout` (packed.h): the singles' (as AddShareVariables poses them)
+// and, for the packed policy, the pairs'; `ne[r]` lists row r's normalised throughput terms
+// (column, T_i^{c,k} / P_i) and `pair_ne[r]` the pair ones among them.
 struct Rows {
   std::vector<size_t> job_of;
   std::vector<std::vector<double>> b;
   std::vector<int> gpus;
   double big_m = 0;
+  PackedLayout layout;
+  std::vector<std::vector<std::pair<int, double>>> ne;
+  std::vector<std::vector<std::pair<int, double>>> pair_ne;
+  std::vector<double> best;  // max of row r's normalised coefficients (b over every type, and its pairs')
+  bool packed = false;       // some pair column
   size_t size() const { return job_of.size(); }
 };
 
-// The share variables of `rows` (one job each) and their capacity rows, as every LP and MILP of
-// a level poses them.
-ShareVariables AddRowShares(lp::LinearProgram& program, const AllocationProblem& problem, const Rows& rows) {
-  std::vector<const std::vector<double>*> thr;
-  for (const auto& b : rows.b) thr.push_back(&b);
-  const std::vector<double> count(rows.size(), 1.0);
-  return AddShareVariables(program, thr, rows.gpus, count, problem.capacity);
+// A level LP's point: the singles' shares [row][type] (every type, as cvxopt returns them) and
+// the pairs' [problem pair][type], unclipped.
+struct LevelPoint {
+  std::vector<std::vector<double>> single;
+  std::vector<std::vector<double>> pair;
+};
+
+// The share variables of `rows` and their time and capacity rows, as every LP and MILP of a level
+// poses them (the columns first: variable = column). Returns the first column's variable (0).
+int AddRowShares(lp::LinearProgram& program, const AllocationProblem& problem, const Rows& rows) {
+  return AddPackedShares(program, problem, rows.layout);
 }
 
-Rows CollectRows(const AllocationProblem& problem, Allocation* out) {
+Rows CollectRows(const AllocationProblem& problem, Allocation* out, bool with_pairs) {
   Rows rows;
   const size_t types = problem.capacity.size();
-  for (size_t j = 0; j < problem.jobs.size(); ++j) {
+  rows.layout = MakePackedLayout(problem, out, with_pairs);
+  std::vector<double> p_of(rows.layout.rows());
+  for (size_t r = 0; r < rows.layout.rows(); ++r) {
+    const size_t j = rows.layout.job_of[r];
     const AllocationJob& job = problem.jobs[j];
-    const double p = ProportionalThroughput(problem, j);
-    if (!Placeable(problem, j) || !(p > 0)) {
-      out->unplaceable.push_back(job.id);
-      continue;
-    }
+    const double p = ProportionalThroughput(problem, j);  // > 0: the job can run somewhere
+    p_of[r] = p;
     std::vector<double> b(types, 0.0);
     for (size_t k = 0; k < types && k < job.throughput.size(); ++k) {
       b[k] = job.throughput[k] / p;
@@ -63,25 +77,44 @@ Rows CollectRows(const AllocationProblem& problem, Allocation* out) {
       rows.big_m = std::max(rows.big_m, b[k] * job.num_gpus);
     }
     rows.job_of.push_back(j);
+    rows.best.push_back(*std::max_element(b.begin(), b.end()));
     rows.b.push_back(std::move(b));
     rows.gpus.push_back(job.num_gpus);
+  }
+  rows.ne.resize(rows.size());
+  rows.pair_ne.resize(rows.size());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (const auto& [c, t] : rows.layout.terms[r]) {
+      const double coef = t / p_of[r];
+      rows.ne[r].emplace_back(c, coef);
+      const PackedLayout::Column& col = rows.layout.columns[static_cast<size_t>(c)];
+      if (col.pair < 0) continue;
+      rows.packed = true;
+      rows.pair_ne[r].emplace_back(c, coef);
+      rows.best[r] = std::max(rows.best[r], coef);
+      // Packed: M = max_i max_{c contains i, k} T_i^{c,k} g_c / P_i (:444-453).
+      rows.big_m = std::max(rows.big_m, coef * col.gpus);
+    }
   }
   return rows;
 }
 
-double Normalised(const std::vector<double>& b, const std::vector<double>& x) {
+double Normalised(const Rows& rows, size_t r, const LevelPoint& x) {
   double n = 0;
-  for (size_t k = 0; k < b.size(); ++k) n += b[k] * x[k];
+  for (size_t k = 0; k < rows.b[r].size(); ++k) n += rows.b[r][k] * x.single[r][k];
+  for (const auto& [c, coef] : rows.pair_ne[r]) {
+    const PackedLayout::Column& col = rows.layout.columns[static_cast<size_t>(c)];
+    n += coef * x.pair[static_cast<size_t>(col.pair)][col.type];
+  }
   return n;
 }
 
 // Gavel's level: the LP objective as cvxpy evaluates it at x (min over the rows of
 // mult (n - floor) + M where mult = 0).
-double LevelAt(const Rows& rows, const LevelTerms& terms, const std::vector<std::vector<double>>& x) {
+double LevelAt(const Rows& rows, const LevelTerms& terms, const LevelPoint& x) {
   double c = std::numeric_limits<double>::infinity();
   for (size_t r = 0; r < rows.size(); ++r) {
-    const double term =
-        terms.mult[r] > 0 ? terms.mult[r] * (Normalised(rows.b[r], x[r]) - terms.floor[r]) : rows.big_m;
+    const double term = terms.mult[r] > 0 ? terms.mult[r] * (Normalised(rows, r, x) - terms.floor[r]) : rows.big_m;
     c = std::min(c, term);
   }
   return c;
@@ -92,21 +125,18 @@ double LevelAt(const Rows& rows, const LevelTerms& terms, const std::vector<std:
 // level of one solve has the same rows (a non-growing row's epigraph row is free), so that each
 // level starts from the previous one's basis, and without entities in the loaded model.
 Result<bool> SolveLevelVertex(const AllocationProblem& problem, const Rows& rows, const LevelTerms& terms,
-                              lp::WarmStartLpSolver& solver, std::vector<std::vector<double>>* x,
-                              Allocation* out) {
+                              lp::WarmStartLpSolver& solver, LevelPoint* x, Allocation* out) {
   const size_t types = problem.capacity.size();
   lp::LinearProgram program;
   program.SetSense(lp::Sense::kMaximize);
-  const ShareVariables vars = AddRowShares(program, problem, rows);
+  const int first = AddRowShares(program, problem, rows);
   bool all_growing = true;
   for (double m : terms.mult) all_growing = all_growing && m > 0;
   const int t = program.AddVariable(-lp::kInfinity, all_growing ? lp::kInfinity : rows.big_m, 1.0);
   std::vector<std::pair<int, double>> row;
   for (size_t r = 0; r < rows.size(); ++r) {
     row.clear();
-    for (size_t k = 0; k < types; ++k) {
-      if (vars.index[r][k] >= 0) row.emplace_back(vars.index[r][k], rows.b[r][k]);
-    }
+    for (const auto& [c, coef] : rows.ne[r]) row.emplace_back(first + c, coef);
     program.AddConstraint(row, terms.floor[r], lp::kInfinity);
     const bool growing = terms.mult[r] > 0;
     const double coef = growing ? terms.mult[r] : terms.base[r];
@@ -118,11 +148,15 @@ Result<bool> SolveLevelVertex(const AllocationProblem& problem, const Rows& rows
   ++out->lp_solves;
   out->simplex_iterations += solution.iterations;
   if (solution.status != lp::SolveStatus::kOptimal) return false;
-  x->assign(rows.size(), std::vector<double>(types, 0.0));
-  for (size_t r = 0; r < rows.size(); ++r) {
-    for (size_t k = 0; k < types; ++k) {
-      const int v = vars.index[r][k];
-      if (v >= 0) (*x)[r][k] = solution.values[static_cast<size_t>(v)];
+  x->single.assign(rows.size(), std::vector<double>(types, 0.0));
+  x->pair.assign(problem.pairs.size(), std::vector<double>(types, 0.0));
+  for (size_t c = 0; c < rows.layout.columns.size(); ++c) {
+    const PackedLayout::Column& col = rows.layout.columns[c];
+    const double v = solution.values[static_cast<size_t>(first) + c];
+    if (col.pair < 0) {
+      x->single[static_cast<size_t>(col.row)][col.type] = v;
+    } else {
+      x->pair[static_cast<size_t>(col.pair)][col.type] = v;
     }
   }
   return true;
@@ -130,8 +164,8 @@ Result<bool> SolveLevelVertex(const AllocationProblem& problem, const Rows& rows
 
 // The level LP at cvxopt's point: Gavel's LP as the peers' cvxpy stand-in hands it to cvxopt
 // (a column per job and type; rows capacity, job, floor, epigraph, x >= 0).
-bool SolveLevelCvxopt(const AllocationProblem& problem, const Rows& rows, const LevelTerms& terms,
-                      std::vector<std::vector<double>>* x, Allocation* out) {
+bool SolveLevelCvxopt(const AllocationProblem& problem, const Rows& rows, const LevelTerms& terms, LevelPoint* x,
+                      Allocation* out) {
   CentreProblem p;
   p.mode = CentreProblem::Mode::kMaxMin;
   p.capacity = problem.capacity;
@@ -149,7 +183,8 @@ bool SolveLevelCvxopt(const AllocationProblem& problem, const Rows& rows, const 
   ++out->lp_solves;
   Result<CentreResult> c = CvxoptShares(p, level);
   if (!c.ok()) return false;
-  *x = std::move(c->unclipped);
+  x->single = std::move(c->unclipped);
+  x->pair.assign(problem.pairs.size(), std::vector<double>(problem.capacity.size(), 0.0));
   return true;
 }
 
@@ -165,12 +200,10 @@ Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationPr
                                                               const Rows& rows, const LevelTerms& terms,
                                                               const WaterFillingOptions& options,
                                                               Allocation* out) {
-  const size_t types = problem.capacity.size();
   for (size_t r = 0; r < rows.size(); ++r) {
     const double s = terms.floor[r];
     if (!(s > 0) || options.slack * s - options.epsilon < s) return std::optional<std::vector<bool>>{};
-    const double best = *std::max_element(rows.b[r].begin(), rows.b[r].end());
-    if (terms.mult[r] > 0 && best > rows.big_m + options.slack * s - options.epsilon) {
+    if (terms.mult[r] > 0 && rows.best[r] > rows.big_m + options.slack * s - options.epsilon) {
       return std::optional<std::vector<bool>>{};
     }
   }
@@ -181,15 +214,13 @@ Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationPr
   {
     lp::LinearProgram relax;
     relax.SetSense(lp::Sense::kMaximize);
-    const ShareVariables vars = AddRowShares(relax, problem, rows);
+    const int first = AddRowShares(relax, problem, rows);
     std::vector<int> z(rows.size());
     for (size_t r = 0; r < rows.size(); ++r) {
       const bool growing = terms.mult[r] > 0;
       z[r] = relax.AddVariable(0, growing ? 1.0 : 0.0, growing ? 1.0 : 0.0);
       row.clear();
-      for (size_t k = 0; k < types; ++k) {
-        if (vars.index[r][k] >= 0) row.emplace_back(vars.index[r][k], rows.b[r][k] / terms.floor[r]);
-      }
+      for (const auto& [c, coef] : rows.ne[r]) row.emplace_back(first + c, coef / terms.floor[r]);
       row.emplace_back(z[r], -(options.slack - 1));
       relax.AddConstraint(row, 1.0, lp::kInfinity);
     }
@@ -215,14 +246,12 @@ Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationPr
   // Not integral: branch and cut on the tight MILP.
   lp::LinearProgram mip;
   mip.SetSense(lp::Sense::kMaximize);
-  const ShareVariables vars = AddRowShares(mip, problem, rows);
+  const int first = AddRowShares(mip, problem, rows);
   std::vector<int> z(rows.size(), -1);
   for (size_t r = 0; r < rows.size(); ++r) {
     const double s = terms.floor[r];
     row.clear();
-    for (size_t k = 0; k < types; ++k) {
-      if (vars.index[r][k] >= 0) row.emplace_back(vars.index[r][k], rows.b[r][k] / s);
-    }
+    for (const auto& [c, coef] : rows.ne[r]) row.emplace_back(first + c, coef / s);
     if (terms.mult[r] > 0) {
       z[r] = mip.AddVariable(0, 1, 1.0, /*integer=*/true);
       row.emplace_back(z[r], -(options.slack - 1));
@@ -253,19 +282,16 @@ Result<std::vector<bool>> SolveBottleneck(const AllocationProblem& problem, cons
                               SolveBottleneckTight(problem, rows, terms, options, out));
     if (tight) return std::move(*tight);
   }
-  const size_t types = problem.capacity.size();
   const double m = rows.big_m;
   lp::LinearProgram mip;
   mip.SetSense(lp::Sense::kMaximize);
-  const ShareVariables vars = AddRowShares(mip, problem, rows);
+  const int first = AddRowShares(mip, problem, rows);
   std::vector<int> z(rows.size());
   std::vector<std::pair<int, double>> row;
   for (size_t r = 0; r < rows.size(); ++r) {
     z[r] = mip.AddVariable(0, terms.mult[r] > 0 ? 1 : 0, 1.0, /*integer=*/true);
     row.clear();
-    for (size_t k = 0; k < types; ++k) {
-      if (vars.index[r][k] >= 0) row.emplace_back(vars.index[r][k], rows.b[r][k]);
-    }
+    for (const auto& [c, coef] : rows.ne[r]) row.emplace_back(first + c, coef);
     const double s = options.slack * terms.floor[r];
     if (terms.floor[r] > 0) mip.AddConstraint(row, terms.floor[r], lp::kInfinity);  // n >= floor
     // M (1 - z) >= s - n and M z >= n - s + eps: s - M <= n - M z <= s - eps.
@@ -327,9 +353,12 @@ std::vector<double> LevelWeights(const AllocationProblem& problem, const EntityA
   return w;
 }
 
-Result<Allocation> SolveWaterFilling(const AllocationProblem& problem, const EntityAssignment& entities,
-                                     const WaterFillingOptions& options, lp::WarmStartLpSolver& solver,
-                                     WaterFillingTrace* trace) {
+namespace {
+
+// SolveWaterFilling (`with_pairs` false) and SolveWaterFillingPacked.
+Result<Allocation> FillWater(const AllocationProblem& problem, const EntityAssignment& entities,
+                             const WaterFillingOptions& options, bool with_pairs, bool extra_level,
+                             lp::WarmStartLpSolver& solver, WaterFillingTrace* trace) {
   if (options.point == SharePoint::kCentre) {
     return Status::InvalidArgument("water filling: point 'centre' is not supported (vertex or cvxopt)");
   }
@@ -338,15 +367,18 @@ Result<Allocation> SolveWaterFilling(const AllocationProblem& problem, const Ent
   WaterFillingTrace& tr = trace != nullptr ? *trace : local;
   tr = WaterFillingTrace{};
   tr.level.assign(problem.jobs.size(), 0.0);
-  const Rows rows = CollectRows(problem, &out);
+  const Rows rows = CollectRows(problem, &out, with_pairs);
   const size_t n = rows.size();
   if (n == 0) return out;
+  if (rows.packed && options.point != SharePoint::kVertex) {
+    return Status::InvalidArgument("water filling (packed): only the simplex's vertex where pairs can run");
+  }
 
   std::vector<bool> frozen_job(problem.jobs.size(), false);  // by job index, for LevelWeights
   std::vector<bool> frozen(n, false);
   size_t frozen_count = 0;
   std::vector<double> so_far(n, 0.0);
-  std::vector<std::vector<double>> x, last_x;
+  LevelPoint x, last_x;
   bool have_x = false;
   for (bool done = false; !done;) {
     const std::vector<double> weight = LevelWeights(problem, entities, frozen_job);
@@ -405,14 +437,35 @@ Result<Allocation> SolveWaterFilling(const AllocationProblem& problem, const Ent
       ++newly;
     }
     frozen_count += newly;
-    if (newly == 0 || frozen_count == n) done = true;
+    // Gavel's packed loop compares the frozen count with the number of combinations (:478), so
+    // with pairs it stops only at a level that freezes nobody: one more level after the last.
+    if (newly == 0 || (frozen_count == n && !(extra_level && rows.packed))) done = true;
   }
   for (size_t r = 0; r < n; ++r) {
     const size_t j = rows.job_of[r];
     tr.level[j] = so_far[r];
-    for (size_t k = 0; k < problem.capacity.size(); ++k) out.share[j][k] = std::clamp(last_x[r][k], 0.0, 1.0);
+    for (size_t k = 0; k < problem.capacity.size(); ++k) out.share[j][k] = std::clamp(last_x.single[r][k], 0.0, 1.0);
+  }
+  for (size_t p = 0; p < problem.pairs.size(); ++p) {
+    for (size_t k = 0; k < problem.capacity.size(); ++k) {
+      out.pair_share[p][k] = std::clamp(last_x.pair[p][k], 0.0, 1.0);
+    }
   }
   return out;
+}
+
+}  // namespace
+
+Result<Allocation> SolveWaterFilling(const AllocationProblem& problem, const EntityAssignment& entities,
+                                     const WaterFillingOptions& options, lp::WarmStartLpSolver& solver,
+                                     WaterFillingTrace* trace) {
+  return FillWater(problem, entities, options, /*with_pairs=*/false, /*extra_level=*/false, solver, trace);
+}
+
+Result<Allocation> SolveWaterFillingPacked(const AllocationProblem& problem, const EntityAssignment& entities,
+                                           const WaterFillingPackedOptions& options, lp::WarmStartLpSolver& solver,
+                                           WaterFillingTrace* trace) {
+  return FillWater(problem, entities, options.base, /*with_pairs=*/true, options.gavel_extra_level, solver, trace);
 }
 
 }  // namespace hetsched::gavel

@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "hetsched/policies/gavel/packed.h"
 #include "hetsched/policies/gavel/policy.h"
 #include "hetsched/policies/gavel/water_filling.h"
 #include "hetsched/sched/registry.h"
@@ -158,9 +159,10 @@ Result<EntityConfig> EntityOptions(const Options& options) {
 
 class WaterFillingPolicy final : public RoundPolicy {
  public:
+  // `packed`: Gavel's max_min_fairness_water_filling_packed (space sharing, SolveWaterFillingPacked).
   WaterFillingPolicy(std::string name, double round_s, bool blind, WaterFillingOptions options,
-                     EntityConfig entities)
-      : RoundPolicy(std::move(name), round_s, blind), options_(options), entities_(std::move(entities)) {}
+                     EntityConfig entities, bool packed = false)
+      : RoundPolicy(std::move(name), round_s, blind), options_(options), entities_(std::move(entities)), packed_(packed) {}
 
   void OnJobSubmitted(const JobStatus& job, SchedContext& ctx) override {
     if (entities_.source == EntitySource::kUser && !job.spec->user.empty())
@@ -174,6 +176,7 @@ class WaterFillingPolicy final : public RoundPolicy {
 
  protected:
   Result<Allocation> ComputeAllocation(const AllocationProblem& problem) override {
+    if (packed_) return SolveWaterFillingPacked(problem, AssignmentFor(problem), WaterFillingPackedOptions{options_}, solver_);
     return SolveWaterFilling(problem, AssignmentFor(problem), options_, solver_);
   }
 
@@ -204,12 +207,13 @@ class WaterFillingPolicy final : public RoundPolicy {
 
   WaterFillingOptions options_;
   EntityConfig entities_;
+  bool packed_;
   std::map<JobId, std::string> user_;  // entities=user: the active jobs' users
   lp::WarmStartLpSolver solver_;
 };
 
 Result<std::unique_ptr<JobScheduler>> MakeWaterFilling(const Options& options, const std::string& name,
-                                                       bool blind) {
+                                                       bool blind, bool packed = false) {
   WaterFillingOptions wf;
   HETSCHED_ASSIGN_OR_RETURN(wf.point, PointOption(options));
   if (wf.point == SharePoint::kCentre) {
@@ -224,12 +228,21 @@ Result<std::unique_ptr<JobScheduler>> MakeWaterFilling(const Options& options, c
     return Status::InvalidArgument("option 'epsilon' must be >= 0");
   HETSCHED_ASSIGN_OR_RETURN(EntityConfig entities, EntityOptions(options));
   HETSCHED_ASSIGN_OR_RETURN(const double round_s, RoundOption(options));
-  HETSCHED_ASSIGN_OR_RETURN(GavelMechanismOptions mechanism, MechanismOption(options, "hetsched"));
-  // Gavel shuffles the types for a policy without "Perf" in its name (scheduler.py:879-881).
-  mechanism.shuffle_types = blind;
-  auto policy = std::make_unique<WaterFillingPolicy>(name, round_s, blind, wf, std::move(entities));
+  HETSCHED_ASSIGN_OR_RETURN(GavelMechanismOptions mechanism, MechanismOption(options, packed ? "gavel" : "hetsched"));
+  if (packed && !mechanism.enabled) {
+    return Status::InvalidArgument("policy '" + name + "' runs only under Gavel's mechanism (mechanism=gavel): "
+                                   "the one that runs pairs of jobs");
+  }
+  if (packed && wf.point != SharePoint::kVertex) {
+    return Status::InvalidArgument("option 'point' of " + name + " must be 'vertex' (pairs have no other point)");
+  }
+  // Gavel shuffles the types for a policy without "Perf" or "Packing" in its name (scheduler.py:879-881).
+  mechanism.shuffle_types = blind && !packed;
+  auto policy = std::make_unique<WaterFillingPolicy>(name, round_s, blind, wf, std::move(entities), packed);
   HETSCHED_RETURN_IF_ERROR(ProfileOption(options, *policy));
+  HETSCHED_RETURN_IF_ERROR(PairProfileOption(options, *policy));
   policy->SetGavelMechanism(mechanism);
+  policy->SetPacking(packed);
   return std::unique_ptr<JobScheduler>(std::move(policy));
 }
 
@@ -249,5 +262,12 @@ HETSCHED_REGISTER_IMPL(
                 "[SRC] Gavel (Narayanan et al., OSDI 2020) max_min_fairness_water_filling "
                 "(heterogeneity-agnostic)"}),
     [](const Options& o) { return MakeWaterFilling(o, "gavel-water-filling-agnostic", true); })
+HETSCHED_REGISTER_IMPL(
+    JobScheduler, kGavelWaterFillingPackedRegistered,
+    (MethodInfo{"gavel-water-filling-packed",
+                "Gavel hierarchical max-min fairness by water filling with space sharing, Gavel's rounds",
+                "[SRC] Gavel (Narayanan et al., OSDI 2020) sec. 3.1/4.3, max_min_fairness_water_filling_packed; "
+                "entity input [REC]"}),
+    [](const Options& o) { return MakeWaterFilling(o, "gavel-water-filling-packed", false, true); })
 
 }  // namespace hetsched::gavel

@@ -1,0 +1,167 @@
+// Gavel's space-sharing ("packed") allocation policies (Narayanan et al., OSDI 2020, section 3.1:
+// "space sharing"; stanford-futuredata/gavel @ c4fa400, scheduler/policies/*.py, the classes
+// *WithPacking): the allocation LPs of allocation.h over combinations, each single job and each
+// pair of AllocationProblem::pairs a row X[c][k] of its own. Formulations, with [SRC]/[REC] tags,
+// in docs/space_sharing.md.
+//
+// Shared by every solve function here (Gavel's PolicyWithPacking.get_base_constraints,
+// policy.py:163-182, with the per-job sums built from explicit index lists rather than Gavel's
+// reshape, which is wrong when jobs have different numbers of pairs):
+//   X >= 0;  per job i: sum_k X[i][k] + sum_{p contains i} sum_k X[p][k] <= 1;
+//   per type k: sum_j g_j X[j][k] + sum_p g_p X[p][k] <= W_k (a pair takes its g devices once).
+// Job i's effective throughput: sum_k T[i][k] X[i][k] + sum_{p contains i} sum_k T_i^p[k] X[p][k].
+// Where Gavel's LPs keep a variable that can never run, these have none (X = 0) [REC]:
+//   - a single job on a type where T = 0 or g > W_k (as the non-packed solvers);
+//   - a pair on a type where either member's pair throughput is 0 (Gavel's LPs may give it time,
+//     which adds nothing to their objectives and which its round mechanism never runs,
+//     scheduler.py:821-827);
+//   - a pair whose members ask for different GPU counts (Gavel never forms one and forces X = 0 on
+//     it, max_min_fairness.py:341-344), or with a member that has no type it can run on alone.
+// Jobs with no type they can run on alone are reported in Allocation::unplaceable (X = 0 on every
+// row they are in). An empty problem is an optimal empty allocation.
+#pragma once
+
+#include <vector>
+
+#include "hetsched/lp/linear_program.h"
+#include "hetsched/policies/gavel/allocation.h"
+#include "hetsched/policies/gavel/water_filling.h"
+#include "hetsched/util/status.h"
+
+namespace hetsched::gavel {
+
+// ---- The share variables of the packed LPs ----
+
+// The columns (share variables) of a packed LP: one per placeable job and type it can run on, then
+// one per usable pair and type (both members placeable, same num_gpus, both pair throughputs > 0,
+// g <= W_k). Rows r are the placeable jobs (job_of[r]).
+struct PackedLayout {
+  struct Column {
+    int pair = -1;  // index into problem.pairs, or -1: the single job of row `row`
+    int row = -1;   // the single's row (pair == -1)
+    size_t type = 0;
+    int gpus = 1;
+  };
+  std::vector<size_t> job_of;           // row -> job index
+  std::vector<int> row_of;              // job index -> row, or -1 (unplaceable)
+  std::vector<Column> columns;
+  std::vector<std::vector<int>> single;  // [row][type] -> column, or -1
+  std::vector<std::vector<int>> pair;    // [problem pair][type] -> column, or -1
+  // Per row: the terms (column, T_i^{c,k}) of job job_of[r]'s effective throughput, its own
+  // columns first, then its pairs' in the order of problem.pairs.
+  std::vector<std::vector<std::pair<int, double>>> terms;
+  size_t rows() const { return job_of.size(); }
+};
+// The layout of `problem`; unplaceable jobs are appended to allocation->unplaceable (if given).
+// `with_pairs` false: the singles alone (the layout AddShareVariables poses).
+PackedLayout MakePackedLayout(const AllocationProblem& problem, Allocation* allocation, bool with_pairs = true);
+// Adds the layout's columns as variables [first, first + columns) with bounds [0, 1], then a time
+// row per row r (its single columns, then its pairs' columns, <= 1) and a capacity row per type
+// with a column. Returns `first`. Without pairs, exactly the program AddShareVariables builds for
+// the same rows (count 1). `keyed`: keys for lp::WarmStartMatch::kName as AddShareVariables gives
+// (a pair's column: KeyKind::kPairShare, a hash of its two job ids, k).
+int AddPackedShares(lp::LinearProgram& program, const AllocationProblem& problem, const PackedLayout& layout,
+                    bool keyed = false);
+// Reads columns from an LP solution (variable first + column), clipped to [0, 1], into
+// allocation->share and ->pair_share.
+void ReadPackedShares(const std::vector<double>& values, int first, const AllocationProblem& problem,
+                      const PackedLayout& layout, Allocation* allocation);
+
+// Job j's effective throughput under `allocation` (its own row and its pairs'), from the
+// problem's throughputs.
+double PackedEffectiveThroughput(const AllocationProblem& problem, const Allocation& allocation, size_t j);
+// Job j's total time share: sum_k X[j][k] + sum_{p contains j} sum_k X[p][k].
+double PackedTimeShare(const AllocationProblem& problem, const Allocation& allocation, size_t j);
+
+// ---- Solve functions ----
+
+// Gavel's max_min_fairness_packed (MaxMinFairnessPolicyWithPacking, max_min_fairness.py:274-358):
+//   max min_i  sum_{c contains i, k} (T_i^{c,k} / w_i) g_c X[c][k] / P_i,
+// P_i = ProportionalThroughput (isolated rates). objective = that min.
+struct MaxMinPackedOptions {
+  // false (default): the first LP's vertex, Gavel's plain max-min, whose non-bottleneck jobs get
+  // whatever the solver returns; on the reference cases of gavel_packed_test.cc it gives the same
+  // per-job rates as Gavel with HiGHS in 7 of 12, and elsewhere differs by up to 35% (the second
+  // phase: 6 of 12, up to 257%). true: a second LP keeps the min at its optimum (less 1e-7
+  // relative) and maximises the sum of the same normalised throughputs (work-conserving, as
+  // gavel-las's default) [REC].
+  bool second_phase = false;
+};
+Result<Allocation> SolveMaxMinFairnessPacked(const AllocationProblem& problem, const MaxMinPackedOptions& options,
+                                             lp::WarmStartLpSolver& solver);
+
+// Gavel's finish_time_fairness_packed (FinishTimeFairnessPolicyWithPacking,
+// finish_time_fairness.py:123-219): min max_i rho_i,
+//   rho_i = (elapsed_i + remaining_i / sum_{c contains i, k} (T_i^{c,k} / w_i) X[c][k]) / D_i,
+// D_i = `isolated_s[i]` (one per job of the problem; GavelFtfState::IsolatedTimes gives Gavel's
+// Cum_i + remaining_i / I_i with I_i = GavelIsolatedThroughput), by bisection on rho over
+// feasibility LPs (relative tolerance). objective = max_i rho_i at the allocation returned. A job
+// with nothing left to do has no need row (and no rho); one with work left but no positive finite
+// D_i is unplaceable here [REC].
+struct FtfPackedOptions {
+  double tolerance = 1e-6;
+  // false (default): the feasible vertex at the bracket's end, which on the reference cases of
+  // gavel_packed_test.cc gives Gavel's per-job rates (within 1e-5) in 5 of 12, elsewhere up to 61%
+  // apart (the second phase: 3 of 12, up to 731%); true: every feasibility LP also maximises the
+  // sum of the jobs' effective throughputs as fractions of their best rate (work-conserving, as
+  // gavel-ftf's default) [REC].
+  bool second_phase = false;
+};
+Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
+                                                 const std::vector<double>& isolated_s,
+                                                 const FtfPackedOptions& options = {});
+
+// Gavel's min_total_duration_packed (MinTotalDurationPolicyWithPacking, min_total_duration.py:99-170):
+// bisection on the horizon T over feasibility LPs
+//   sum_{c contains i, k} T_i^{c,k} X[c][k] >= remaining_i / T   (no weights, no g factor),
+// from [100 s, 1e6 s] while hi > 1.05 lo, the bracket moved up tenfold while nothing is feasible;
+// the allocation is the feasible point at the last feasible T (any feasible point: Gavel's LP has no
+// objective). objective = that T in seconds. `point`: where no pair can run (every usable column a
+// single) the problem is the non-packed one and SolveMinTotalDurationBisection answers with that
+// point; with pairs only kVertex is supported (the note says so where another was asked for).
+Result<Allocation> SolveMinTotalDurationPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
+                                               SharePoint point = SharePoint::kVertex);
+
+// Gavel's max_min_fairness_water_filling_packed (MaxMinFairnessWaterFillingPolicyWithPacking,
+// max_min_fairness_water_filling.py:431-535): SolveWaterFilling's levels (water_filling.h) over
+// the packed LP, normalised share n_i = sum_{c contains i, k} T_i^{c,k} X[c][k] / P_i, Gavel's
+// M = max_i max_{c contains i, k} T_i^{c,k} g_c / P_i. `gavel_extra_level`: Gavel's packed loop
+// stops only when a level freezes nobody (it compares the frozen count with the number of
+// combinations, :478), so after the last job freezes it solves one more level LP, whose objective
+// is constant, and returns that LP's point (any point keeping every job at its level); false: the
+// allocation of the level LP that froze the last jobs (as the non-packed loop). Only the simplex's
+// vertex (options.point kVertex) where pairs can run.
+struct WaterFillingPackedOptions {
+  WaterFillingOptions base;
+  bool gavel_extra_level = false;
+};
+Result<Allocation> SolveWaterFillingPacked(const AllocationProblem& problem, const EntityAssignment& entities,
+                                           const WaterFillingPackedOptions& options, lp::WarmStartLpSolver& solver,
+                                           WaterFillingTrace* trace = nullptr);
+
+// Gavel's max_sum_throughput_normalized_by_cost_packed_SLOs (ThroughputNormalizedByCostSumWithPackingSLOs,
+// max_sum_throughput.py:88-157): max sum_i sum_{c contains i, k} T_i^{c,k} X[c][k] / p_k (a pair
+// counts both members' rates; raw rates, no weights, no g factor; p_k = price_per_hour[k], 1 for
+// every type where the problem has no prices), with SLO rows
+// sum_{c contains i, k} T_i^{c,k} X[c][k] >= remaining_i / deadline_in_s_i for the jobs with a
+// deadline; where they cannot all be met, solved again without them (the note says so).
+// objective = the sum. (Gavel's simulator cannot run this policy from a trace, docs/space_sharing.md.)
+Result<Allocation> SolveMaxThroughputPerCostPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver);
+
+// Gavel's fifo_packed (FIFOPolicyWithPacking = FIFOPolicy(mode='packing'), fifo.py:10-196), no
+// solver: jobs in id order each take, among the types with room for their GPU count (by name), the
+// one where they are fastest (first by name on ties), the whole type (X = 1) if that throughput is
+// > 0 (else the job is passed over); the first job with no room anywhere ends the pass and is
+// lost for this call. Then, while jobs are left in the queue, its head h pairs with the allocated
+// single s (same num_gpus) on s's type k that maximises the gain
+//   T_s^{p,k} / T_s[k] + T_h^{p,k} / T_h[k]   (a member's term counted where its pair rate > 0),
+// if the gain exceeds `threshold`; the pair takes s's place (X[p][k] = 1, s's row 0). Ties go to
+// the earliest allocated. Stops at the first head with no such partner (no job jumps the queue).
+// Only pairs of problem.pairs with both pair throughputs > 0 on k count [REC: Gavel's gain also
+// counts a pair with one member at 0, which its mechanism then never runs].
+struct FifoPackedOptions {
+  double threshold = 1.5;
+};
+Allocation SolveFifoPacked(const AllocationProblem& problem, const FifoPackedOptions& options = {});
+
+}  // namespace hetsched::gavel

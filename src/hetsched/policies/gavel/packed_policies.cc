@@ -1,0 +1,112 @@
+// Gavel's space-sharing ("packed") policies as registered policies (docs/space_sharing.md): each
+// is its solver (packed.h) under Gavel's round mechanism with pairs (RoundPolicy::SetPacking).
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "hetsched/policies/gavel/packed.h"
+#include "hetsched/policies/gavel/policy.h"
+#include "hetsched/sched/registry.h"
+
+namespace hetsched::gavel {
+
+namespace {
+
+// A packed policy: Gavel's mechanism (the only one that runs pairs), its types never shuffled
+// (scheduler.py:879-881: the names hold "Packing"), the profiles of singles and pairs.
+Result<std::unique_ptr<JobScheduler>> MakePacked(const Options& options, const std::string& name,
+                                                 LpRoundPolicy::SolveFn solve, bool fifo = false) {
+  HETSCHED_ASSIGN_OR_RETURN(const double round_s, RoundOption(options));
+  HETSCHED_ASSIGN_OR_RETURN(GavelMechanismOptions mechanism, MechanismOption(options, "gavel"));
+  if (!mechanism.enabled) {
+    return Status::InvalidArgument("policy '" + name + "' runs only under Gavel's mechanism (mechanism=gavel): "
+                                   "the one that runs pairs of jobs");
+  }
+  mechanism.shuffle_types = false;
+  mechanism.skip_zero_priority = fifo;  // "FIFO_Packing" starts with "FIFO" (scheduler.py:829-832)
+  auto policy = std::make_unique<LpRoundPolicy>(name, round_s, false, std::move(solve));
+  HETSCHED_RETURN_IF_ERROR(ProfileOption(options, *policy));
+  HETSCHED_RETURN_IF_ERROR(PairProfileOption(options, *policy));
+  policy->SetGavelMechanism(mechanism);
+  policy->SetPacking(true);
+  return std::unique_ptr<JobScheduler>(std::move(policy));
+}
+
+Result<std::unique_ptr<JobScheduler>> MakeLasPacked(const Options& options) {
+  MaxMinPackedOptions mm;
+  HETSCHED_ASSIGN_OR_RETURN(mm.second_phase, options.GetBool("second_phase", false));
+  return MakePacked(options, "gavel-las-packed", [mm](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+    return SolveMaxMinFairnessPacked(p, mm, solver);
+  });
+}
+
+Result<std::unique_ptr<JobScheduler>> MakeFtfPacked(const Options& options) {
+  FtfPackedOptions ftf;
+  HETSCHED_ASSIGN_OR_RETURN(ftf.tolerance, options.GetDouble("tolerance", ftf.tolerance));
+  if (!(ftf.tolerance > 0 && ftf.tolerance < 1)) {
+    return Status::InvalidArgument("gavel-ftf-packed: option 'tolerance' must be in (0, 1)");
+  }
+  HETSCHED_ASSIGN_OR_RETURN(ftf.second_phase, options.GetBool("second_phase", false));
+  auto state = std::make_shared<GavelFtfState>();
+  return MakePacked(options, "gavel-ftf-packed", [ftf, state](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+    const std::vector<double> isolated = state->IsolatedTimes(p);
+    return SolveFinishTimeFairnessPacked(p, solver, isolated, ftf);
+  });
+}
+
+Result<std::unique_ptr<JobScheduler>> MakeMakespanPacked(const Options& options) {
+  return MakePacked(options, "gavel-makespan-packed", [](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+    return SolveMinTotalDurationPacked(p, solver);
+  });
+}
+
+Result<std::unique_ptr<JobScheduler>> MakeCostPacked(const Options& options) {
+  return MakePacked(options, "gavel-cost-packed", [](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+    return SolveMaxThroughputPerCostPacked(p, solver);
+  });
+}
+
+Result<std::unique_ptr<JobScheduler>> MakeFifoPacked(const Options& options) {
+  FifoPackedOptions fifo;
+  HETSCHED_ASSIGN_OR_RETURN(fifo.threshold, options.GetDouble("threshold", fifo.threshold));
+  if (!(fifo.threshold >= 0) || !std::isfinite(fifo.threshold)) {
+    return Status::InvalidArgument("gavel-fifo-packed: option 'threshold' must be a number >= 0");
+  }
+  return MakePacked(options, "gavel-fifo-packed", [fifo](const AllocationProblem& p, lp::WarmStartLpSolver&) -> Result<Allocation> {
+    return SolveFifoPacked(p, fifo);
+  }, /*fifo=*/true);
+}
+
+}  // namespace
+
+HETSCHED_REGISTER_IMPL(JobScheduler, kGavelLasPackedRegistered,
+                       (MethodInfo{"gavel-las-packed",
+                                   "Gavel max-min fairness with space sharing: pairs of jobs on shared GPUs, Gavel's rounds",
+                                   "[SRC] Gavel (Narayanan et al., OSDI 2020) sec. 3.1, max_min_fairness_packed; "
+                                   "co-location speeds: Gavel's measured pairs (pair_profile) or the model [REC]"}),
+                       [](const Options& o) { return MakeLasPacked(o); })
+HETSCHED_REGISTER_IMPL(JobScheduler, kGavelFtfPackedRegistered,
+                       (MethodInfo{"gavel-ftf-packed",
+                                   "Gavel finish-time fairness with space sharing, Gavel's rounds",
+                                   "[SRC] Gavel's finish_time_fairness_packed (Themis rho, Gavel's isolated time); "
+                                   "bisection [REC]"}),
+                       [](const Options& o) { return MakeFtfPacked(o); })
+HETSCHED_REGISTER_IMPL(JobScheduler, kGavelMakespanPackedRegistered,
+                       (MethodInfo{"gavel-makespan-packed",
+                                   "Gavel minimum makespan with space sharing (bisection over feasibility LPs), Gavel's rounds",
+                                   "[SRC] Gavel's min_total_duration_packed"}),
+                       [](const Options& o) { return MakeMakespanPacked(o); })
+HETSCHED_REGISTER_IMPL(JobScheduler, kGavelCostPackedRegistered,
+                       (MethodInfo{"gavel-cost-packed",
+                                   "Gavel throughput per dollar with SLOs and space sharing, Gavel's rounds",
+                                   "[SRC] Gavel's max_sum_throughput_normalized_by_cost_packed_SLOs (which Gavel's "
+                                   "trace driver cannot run: docs/space_sharing.md)"}),
+                       [](const Options& o) { return MakeCostPacked(o); })
+HETSCHED_REGISTER_IMPL(JobScheduler, kGavelFifoPackedRegistered,
+                       (MethodInfo{"gavel-fifo-packed",
+                                   "Gavel's fifo_packed: arrival order, fastest type, then pairs whose summed speed-up "
+                                   "beats 1.5, Gavel's rounds",
+                                   "[SRC] Gavel simulator (policies/fifo.py, packing mode) under its round mechanism"}),
+                       [](const Options& o) { return MakeFifoPacked(o); })
+
+}  // namespace hetsched::gavel
