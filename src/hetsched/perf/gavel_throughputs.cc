@@ -27,13 +27,11 @@ constexpr std::array<GavelJobMapping, 7> kMappings = {{
     {"CycleGAN", "cyclegan", 0},
 }};
 
-}  // namespace
-
-std::span<const GavelJobMapping> GavelJobMappings() { return kMappings; }
-
-Result<std::vector<GavelThroughputRow>> ParseGavelThroughputs(std::string_view csv_text,
-                                                              const std::string& origin) {
-  std::vector<GavelThroughputRow> rows;
+// Calls `row(fields, where, line)` for each non-empty line after `header` (which must be the first
+// non-empty line), each with exactly `count` fields; errors name `origin` and the line.
+template <typename RowFn>
+Status ForEachGavelCsvRow(std::string_view csv_text, const std::string& origin, std::string_view header, size_t count,
+                          RowFn row) {
   LineReader reader(csv_text);
   std::string_view line;
   bool seen_header = false;
@@ -41,59 +39,8 @@ Result<std::vector<GavelThroughputRow>> ParseGavelThroughputs(std::string_view c
     const std::string where = origin + ":" + std::to_string(reader.line_number());
     if (Trim(line).empty()) continue;
     if (!seen_header) {
-      if (Trim(line) != kHeader) {
-        return Status::ParseError(where + ": expected the header '" + std::string(kHeader) +
-                                  "', got '" + std::string(line) + "'");
-      }
-      seen_header = true;
-      continue;
-    }
-    auto fields = SplitCsvLine(line);
-    if (!fields.ok()) return fields.status().WithContext(where);
-    if (fields->size() != 5) {
-      return Status::ParseError(where + ": expected 5 fields, got " + std::to_string(fields->size()));
-    }
-    GavelThroughputRow row;
-    row.line = reader.line_number();
-    row.gpu_type = ToLower(Trim((*fields)[0]));
-    if (row.gpu_type.empty()) return Status::ParseError(where + ": field 'gpu_type' is empty");
-    const std::string consolidated = ToLower(Trim((*fields)[1]));
-    if (consolidated != "yes" && consolidated != "no") {
-      return Status::ParseError(where + ": field 'consolidated' must be 'yes' or 'no', got '" +
-                                (*fields)[1] + "'");
-    }
-    row.consolidated = consolidated == "yes";
-    row.job_type = std::string(Trim((*fields)[2]));
-    if (row.job_type.empty()) return Status::ParseError(where + ": field 'job_type' is empty");
-    HETSCHED_ASSIGN_OR_RETURN(const long long scale, ParseInt((*fields)[3], where + ": field 'scale_factor'"));
-    if (scale < 1 || scale > 1024) {
-      return Status::ParseError(where + ": field 'scale_factor' must be in 1..1024, got " + std::to_string(scale));
-    }
-    row.scale_factor = static_cast<int>(scale);
-    HETSCHED_ASSIGN_OR_RETURN(row.steps_per_second,
-                              ParseDouble((*fields)[4], where + ": field 'steps_per_second'"));
-    if (row.steps_per_second < 0) {
-      return Status::ParseError(where + ": field 'steps_per_second' must be >= 0");
-    }
-    rows.push_back(std::move(row));
-  }
-  if (!seen_header) return Status::ParseError(origin + ": empty file (no header)");
-  return rows;
-}
-
-Result<std::vector<GavelPairRow>> ParseGavelPairThroughputs(std::string_view csv_text, const std::string& origin) {
-  constexpr std::string_view kPairHeader =
-      "gpu_type,job_type,other_job_type,scale_factor,steps_per_second,other_steps_per_second";
-  std::vector<GavelPairRow> rows;
-  LineReader reader(csv_text);
-  std::string_view line;
-  bool seen_header = false;
-  while (reader.Next(&line)) {
-    const std::string where = origin + ":" + std::to_string(reader.line_number());
-    if (Trim(line).empty()) continue;
-    if (!seen_header) {
-      if (Trim(line) != kPairHeader) {
-        return Status::ParseError(where + ": expected the header '" + std::string(kPairHeader) + "', got '" +
+      if (Trim(line) != header) {
+        return Status::ParseError(where + ": expected the header '" + std::string(header) + "', got '" +
                                   std::string(line) + "'");
       }
       seen_header = true;
@@ -101,32 +48,78 @@ Result<std::vector<GavelPairRow>> ParseGavelPairThroughputs(std::string_view csv
     }
     auto fields = SplitCsvLine(line);
     if (!fields.ok()) return fields.status().WithContext(where);
-    if (fields->size() != 6) return Status::ParseError(where + ": expected 6 fields, got " + std::to_string(fields->size()));
+    if (fields->size() != count) {
+      return Status::ParseError(where + ": expected " + std::to_string(count) + " fields, got " +
+                                std::to_string(fields->size()));
+    }
+    HETSCHED_RETURN_IF_ERROR(row(*fields, where, reader.line_number()));
+  }
+  if (!seen_header) return Status::ParseError(origin + ": empty file (no header)");
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::span<const GavelJobMapping> GavelJobMappings() { return kMappings; }
+
+Result<std::vector<GavelThroughputRow>> ParseGavelThroughputs(std::string_view csv_text,
+                                                              const std::string& origin) {
+  std::vector<GavelThroughputRow> rows;
+  HETSCHED_RETURN_IF_ERROR(ForEachGavelCsvRow(csv_text, origin, kHeader, 5, [&](const auto& fields, const std::string& where, int line) -> Status {
+    GavelThroughputRow row;
+    row.line = line;
+    row.gpu_type = ToLower(Trim(fields[0]));
+    if (row.gpu_type.empty()) return Status::ParseError(where + ": field 'gpu_type' is empty");
+    const std::string consolidated = ToLower(Trim(fields[1]));
+    if (consolidated != "yes" && consolidated != "no") {
+      return Status::ParseError(where + ": field 'consolidated' must be 'yes' or 'no', got '" + fields[1] + "'");
+    }
+    row.consolidated = consolidated == "yes";
+    row.job_type = std::string(Trim(fields[2]));
+    if (row.job_type.empty()) return Status::ParseError(where + ": field 'job_type' is empty");
+    HETSCHED_ASSIGN_OR_RETURN(const long long scale, ParseInt(fields[3], where + ": field 'scale_factor'"));
+    if (scale < 1 || scale > 1024) {
+      return Status::ParseError(where + ": field 'scale_factor' must be in 1..1024, got " + std::to_string(scale));
+    }
+    row.scale_factor = static_cast<int>(scale);
+    HETSCHED_ASSIGN_OR_RETURN(row.steps_per_second, ParseDouble(fields[4], where + ": field 'steps_per_second'"));
+    if (row.steps_per_second < 0) return Status::ParseError(where + ": field 'steps_per_second' must be >= 0");
+    rows.push_back(std::move(row));
+    return Status::Ok();
+  }));
+  return rows;
+}
+
+Result<std::vector<GavelPairRow>> ParseGavelPairThroughputs(std::string_view csv_text, const std::string& origin) {
+  constexpr std::string_view kPairHeader =
+      "gpu_type,job_type,other_job_type,scale_factor,steps_per_second,other_steps_per_second";
+  std::vector<GavelPairRow> rows;
+  HETSCHED_RETURN_IF_ERROR(ForEachGavelCsvRow(csv_text, origin, kPairHeader, 6, [&](const auto& fields, const std::string& where, int line) -> Status {
     GavelPairRow row;
-    row.line = reader.line_number();
-    row.gpu_type = ToLower(Trim((*fields)[0]));
-    row.job_type = std::string(Trim((*fields)[1]));
-    row.other_job_type = std::string(Trim((*fields)[2]));
+    row.line = line;
+    row.gpu_type = ToLower(Trim(fields[0]));
+    row.job_type = std::string(Trim(fields[1]));
+    row.other_job_type = std::string(Trim(fields[2]));
     const std::pair<const char*, const std::string*> names[] = {
         {"gpu_type", &row.gpu_type}, {"job_type", &row.job_type}, {"other_job_type", &row.other_job_type}};
     for (const auto& [field, value] : names) {
       if (value->empty()) return Status::ParseError(where + ": field '" + field + "' is empty");
     }
-    HETSCHED_ASSIGN_OR_RETURN(const long long scale, ParseInt((*fields)[3], where + ": field 'scale_factor'"));
+    HETSCHED_ASSIGN_OR_RETURN(const long long scale, ParseInt(fields[3], where + ": field 'scale_factor'"));
     if (scale < 1 || scale > 1024) {
       return Status::ParseError(where + ": field 'scale_factor' must be in 1..1024, got " + std::to_string(scale));
     }
     row.scale_factor = static_cast<int>(scale);
-    HETSCHED_ASSIGN_OR_RETURN(row.steps_per_second, ParseDouble((*fields)[4], where + ": field 'steps_per_second'"));
+    HETSCHED_ASSIGN_OR_RETURN(row.steps_per_second, ParseDouble(fields[4], where + ": field 'steps_per_second'"));
     HETSCHED_ASSIGN_OR_RETURN(row.other_steps_per_second,
-                              ParseDouble((*fields)[5], where + ": field 'other_steps_per_second'"));
+                              ParseDouble(fields[5], where + ": field 'other_steps_per_second'"));
     if (row.steps_per_second < 0) return Status::ParseError(where + ": field 'steps_per_second' must be >= 0");
     if (row.other_steps_per_second < 0) {
       return Status::ParseError(where + ": field 'other_steps_per_second' must be >= 0");
     }
     rows.push_back(std::move(row));
-  }
-  if (!seen_header) return Status::ParseError(origin + ": empty file (no header)");
+    return Status::Ok();
+  }));
   return rows;
 }
 

@@ -195,4 +195,50 @@ Result<lp::Solution> SolveTieBreak(lp::LinearProgram& program, int work_row, con
   return s;
 }
 
+Result<double> GavelHorizonSearch(const FeasibleAt& feasible_at, lp::Solution* at, const std::string& who) {
+  double max_t = 1e6;
+  double min_t = 100;
+  double last_max_t = max_t;
+  double feasible_t = 0;
+  while (!(feasible_t > 0)) {
+    if (!std::isfinite(last_max_t)) return Status::Internal(who + ": the bisection found no feasible horizon");
+    while (1.05 * min_t < max_t) {
+      const double t = (min_t + max_t) / 2;
+      HETSCHED_ASSIGN_OR_RETURN(const bool feasible, feasible_at(t, at));
+      if (feasible) {
+        feasible_t = t;
+        max_t = t;
+      } else {
+        min_t = t;
+      }
+    }
+    max_t = last_max_t * 10;
+    min_t = last_max_t;
+    last_max_t *= 10;
+  }
+  return feasible_t;
+}
+
+Result<bool> LeastFeasible(const FeasibleAt& feasible_at, double lo, double tolerance, double* hi, lp::Solution* at_hi) {
+  *hi = std::max(lo, 1e-9);
+  bool found = false;
+  for (int i = 0; i < 80 && !found; ++i) {
+    HETSCHED_ASSIGN_OR_RETURN(found, feasible_at(*hi, at_hi));
+    if (!found) *hi *= 2;
+  }
+  if (!found) return false;
+  while (*hi - lo > tolerance * *hi) {
+    const double mid = 0.5 * (lo + *hi);
+    lp::Solution s;
+    HETSCHED_ASSIGN_OR_RETURN(const bool ok, feasible_at(mid, &s));
+    if (ok) {
+      *hi = mid;
+      *at_hi = std::move(s);
+    } else {
+      lo = mid;
+    }
+  }
+  return true;
+}
+
 }  // namespace hetsched::gavel

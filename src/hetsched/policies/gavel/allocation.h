@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
@@ -202,6 +203,20 @@ ShareVariables AddShareVariables(lp::LinearProgram& program, const std::vector<c
 enum class KeyKind : uint8_t { kTheta = 1, kShare, kTime, kCapacity, kNeed, kWork, kPairShare };
 lp::Key JobKey(KeyKind kind, JobId id = 0, size_t type = 0);
 std::vector<double> ReadShares(const lp::Solution& solution, const ShareVariables& vars, size_t row, size_t types);
+
+// The bisection solvers' searches. `feasible_at(x, &solution)`: whether the program is feasible at
+// x (its solution then written); a solver fault is an error.
+using FeasibleAt = std::function<Result<bool>(double, lp::Solution*)>;
+// Gavel's min_total_duration horizon search (min_total_duration.py:74-96, :145-166): bisection on
+// the horizon T in [100 s, 1e6 s] while the bracket is wider than 5%, moved up tenfold while nothing
+// in it is feasible. Returns the last feasible T and writes its solution. `who` names the policy in
+// the error where no horizon is (an infinite bracket).
+Result<double> GavelHorizonSearch(const FeasibleAt& feasible_at, lp::Solution* at, const std::string& who);
+// The least x >= lo at which the program is feasible, to relative `tolerance`: `*hi` starts at
+// max(lo, 1e-9), is doubled (at most 80 times) until feasible, then bisected against `lo`; `*at_hi`
+// is the solution at the returned `*hi`. False where no x was feasible. An infinite tolerance
+// keeps the first feasible hi.
+Result<bool> LeastFeasible(const FeasibleAt& feasible_at, double lo, double tolerance, double* hi, lp::Solution* at_hi);
 
 // Whether job j can run on at least one type (some T > 0 with g <= W).
 bool Placeable(const AllocationProblem& problem, size_t j);

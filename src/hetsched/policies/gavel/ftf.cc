@@ -218,26 +218,11 @@ Result<Allocation> SolveFinishTimeFairness(const AllocationProblem& problem, lp:
     lo = std::max(lo, (job.elapsed_s + job.remaining_iterations / best[r]) / isolated_s[r]);
   }
   lp::Solution at_hi;
-  double hi = std::max(lo, 1e-9);
-  bool found = false;
-  for (int i = 0; i < 80 && !found; ++i) {
-    HETSCHED_ASSIGN_OR_RETURN(found, feasible(hi, &at_hi));
-    if (!found) hi *= 2;
-  }
+  double hi = 0;
+  HETSCHED_ASSIGN_OR_RETURN(const bool found, LeastFeasible(feasible, lo, tolerance, &hi, &at_hi));
   if (!found) {
     out.status = lp::SolveStatus::kInfeasible;
     return out;
-  }
-  while (hi - lo > tolerance * hi) {
-    const double mid = 0.5 * (lo + hi);
-    lp::Solution s;
-    HETSCHED_ASSIGN_OR_RETURN(const bool ok, feasible(mid, &s));
-    if (ok) {
-      hi = mid;
-      at_hi = std::move(s);
-    } else {
-      lo = mid;
-    }
   }
   out.objective = hi;
   if (options.point != SharePoint::kVertex) {  // the level LP's interior point: no second phase

@@ -6,7 +6,6 @@
 // (SolveMinTotalDurationBisection, gavel_allocation.h).
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <utility>
 
 #include "hetsched/policies/gavel/allocation.h"
@@ -110,40 +109,21 @@ Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& probl
   MakespanProgram m = BuildMakespanProgram(problem, placeable);
   m.program.SetSense(lp::Sense::kMaximize);
   for (int v = 0; v < m.program.num_variables(); ++v) m.program.SetObjective(v, 0.0);  // feasibility only
-  auto feasible_at = [&](double makespan_s) -> Result<std::optional<lp::Solution>> {
+  // Writes the solution only where feasible: the search keeps the last feasible one.
+  auto feasible_at = [&](double makespan_s, lp::Solution* at) -> Result<bool> {
     m.program.SetVariableBounds(m.theta, kThetaUnitS / makespan_s, kThetaUnitS / makespan_s);
     HETSCHED_ASSIGN_OR_RETURN(lp::Solution s, solver.Solve(m.program));
     ++out.lp_solves;
     out.simplex_iterations += s.iterations;
-    if (s.status == lp::SolveStatus::kOptimal) return std::optional<lp::Solution>(std::move(s));
-    return std::optional<lp::Solution>();
+    if (s.status != lp::SolveStatus::kOptimal) return false;
+    *at = std::move(s);
+    return true;
   };
-  // min_total_duration.py:74-96: bisection on T in [100 s, 1e6 s] until max/min <= 1.05, the
-  // range moved up tenfold while nothing is feasible; the last feasible point is the allocation.
-  double max_t = 1e6;
-  double min_t = 100;
-  double last_max_t = max_t;
-  std::optional<lp::Solution> last_feasible;
-  double feasible_makespan_s = 0;
-  while (!last_feasible) {
-    if (!std::isfinite(last_max_t)) return Status::Internal("gavel-makespan bisection found no feasible makespan");
-    while (1.05 * min_t < max_t) {
-      const double t = (min_t + max_t) / 2;
-      HETSCHED_ASSIGN_OR_RETURN(std::optional<lp::Solution> s, feasible_at(t));
-      if (s) {
-        last_feasible = std::move(s);
-        feasible_makespan_s = t;
-        max_t = t;
-      } else {
-        min_t = t;
-      }
-    }
-    max_t = last_max_t * 10;
-    min_t = last_max_t;
-    last_max_t *= 10;
-  }
+  // min_total_duration.py:74-96; the last feasible point is the allocation.
+  lp::Solution last_feasible;
+  HETSCHED_ASSIGN_OR_RETURN(const double feasible_makespan_s, GavelHorizonSearch(feasible_at, &last_feasible, "gavel-makespan"));
   out.status = lp::SolveStatus::kOptimal;
-  out.objective = kThetaUnitS / last_feasible->values[static_cast<size_t>(m.theta)];
+  out.objective = kThetaUnitS / last_feasible.values[static_cast<size_t>(m.theta)];
   if (point != SharePoint::kVertex) {
     // The rows of min_total_duration.py:45-49: T_j.X_j >= remaining_j / T, over every type.
     CentreProblem c{CentreProblem::Mode::kFeasible, {}, {}, {}, {}, problem.capacity};
@@ -162,7 +142,7 @@ Result<Allocation> SolveMinTotalDurationBisection(const AllocationProblem& probl
     }
     // No interior point (the bracket's end is the optimum itself): keep the vertex.
   }
-  ReadAllShares(*last_feasible, m, placeable, types, &out);
+  ReadAllShares(last_feasible, m, placeable, types, &out);
   return out;
 }
 

@@ -283,26 +283,11 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
     lo = std::max(lo, (job.elapsed_s + job.remaining_iterations / best[r]) / isolated_s[layout.job_of[r]]);
   }
   lp::Solution at_hi;
-  double hi = std::max(lo, 1e-9);
-  bool found = false;
-  for (int i = 0; i < 80 && !found; ++i) {
-    HETSCHED_ASSIGN_OR_RETURN(found, feasible(hi, &at_hi));
-    if (!found) hi *= 2;
-  }
+  double hi = 0;
+  HETSCHED_ASSIGN_OR_RETURN(const bool found, LeastFeasible(feasible, lo, any ? options.tolerance : std::numeric_limits<double>::infinity(), &hi, &at_hi));
   if (!found) {
     out.status = lp::SolveStatus::kInfeasible;
     return out;
-  }
-  while (any && hi - lo > options.tolerance * hi) {
-    const double mid = 0.5 * (lo + hi);
-    lp::Solution s;
-    HETSCHED_ASSIGN_OR_RETURN(const bool ok, feasible(mid, &s));
-    if (ok) {
-      hi = mid;
-      at_hi = std::move(s);
-    } else {
-      lo = mid;
-    }
   }
   ReadPackedShares(at_hi.values, first, problem, layout, &out);
   // The objective at the allocation returned: max_i rho_i (<= hi).
@@ -347,37 +332,21 @@ Result<Allocation> SolveMinTotalDurationPacked(const AllocationProblem& problem,
     program.AddConstraint(terms, 0.0, lp::kInfinity);
   }
   program.SetSense(lp::Sense::kMaximize);
-  auto feasible_at = [&](double t_s) -> Result<std::optional<lp::Solution>> {
+  auto feasible_at = [&](double t_s, lp::Solution* at) -> Result<bool> {
     program.SetVariableBounds(theta, kThetaUnit / t_s, kThetaUnit / t_s);
     HETSCHED_ASSIGN_OR_RETURN(lp::Solution s, solver.Solve(program));
     ++out.lp_solves;
     out.simplex_iterations += s.iterations;
-    if (s.status == lp::SolveStatus::kOptimal) return std::optional<lp::Solution>(std::move(s));
-    return std::optional<lp::Solution>();
+    if (s.status != lp::SolveStatus::kOptimal) return false;
+    *at = std::move(s);
+    return true;
   };
   // min_total_duration.py:145-166.
-  double max_t = 1e6, min_t = 100, last_max_t = max_t;
-  std::optional<lp::Solution> last_feasible;
-  double feasible_t = 0;
-  while (!last_feasible) {
-    if (!std::isfinite(last_max_t)) return Status::Internal("min_total_duration_packed: no feasible horizon");
-    while (1.05 * min_t < max_t) {
-      const double t = (min_t + max_t) / 2;
-      HETSCHED_ASSIGN_OR_RETURN(std::optional<lp::Solution> s, feasible_at(t));
-      if (s) {
-        last_feasible = std::move(s);
-        feasible_t = t;
-        max_t = t;
-      } else {
-        min_t = t;
-      }
-    }
-    max_t = last_max_t * 10;
-    min_t = last_max_t;
-    last_max_t *= 10;
-  }
+  lp::Solution last_feasible;
+  HETSCHED_ASSIGN_OR_RETURN(const double feasible_t,
+                            GavelHorizonSearch(feasible_at, &last_feasible, "min_total_duration_packed"));
   out.objective = feasible_t;
-  ReadPackedShares(last_feasible->values, first, problem, layout, &out);
+  ReadPackedShares(last_feasible.values, first, problem, layout, &out);
   return out;
 }
 

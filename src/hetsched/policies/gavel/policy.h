@@ -133,8 +133,6 @@ class RoundPolicy : public JobScheduler {
   void AddPairs(JobId id, SchedContext& ctx);
   // Packing: the combinations of a round in Gavel's order (each job, then its pairs).
   std::vector<GavelRoundJob> RoundCombos(const SchedContext& ctx) const;
-  // Packing: starts the round's pairs on `type` index k (StartRoundGavel's), hosts first.
-  void StartPairsGavel(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs, const std::vector<int>& plan);
   // Packing: the pair's two micro-tasks (whole steps each at its paired speed); returns when the
   // later ends, or -1 when the pair did not form.
   double DispatchPair(SchedContext& ctx, const GavelRoundJob& pair, int k);

@@ -220,57 +220,14 @@ double RoundPolicy::DispatchMicroTasks(SchedContext& ctx, const std::vector<Gave
   return round_end;
 }
 
-void RoundPolicy::StartRoundGavel(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs,
-                                  const std::vector<int>& plan) {
-  if (packing_) {
-    StartPairsGavel(ctx, jobs, plan);
-    return;
-  }
-  // Jobs that move or pause give their devices back first; jobs that stay keep them.
-  std::vector<std::vector<size_t>> starting(types_.size());
-  std::vector<std::vector<size_t>> staying(types_.size());
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    const JobStatus& st = ctx.job(jobs[i].id);
-    const int current = st.state == JobState::kRunning ? TypeIndex(st.device_type) : -1;
-    if (current >= 0 && current != plan[i]) ctx.Preempt(jobs[i].id);
-    if (plan[i] < 0) continue;
-    (current == plan[i] ? staying : starting)[static_cast<size_t>(plan[i])].push_back(i);
-  }
-  auto widest_first = [&](std::vector<size_t>& v) {
-    std::stable_sort(v.begin(), v.end(), [&](size_t a, size_t b) { return jobs[a].num_gpus > jobs[b].num_gpus; });
-  };
-  for (size_t k = 0; k < types_.size(); ++k) {
-    const DeviceTypeId type = types_[k];
-    // Servers of this type (Gavel's cluster spec gives one server size per worker type).
-    const int per_node = ctx.cluster().max_devices_per_node(type);
-    widest_first(starting[k]);
-    bool consolidated = true;
-    for (size_t i : starting[k]) {
-      if (!FitsConsolidated(ctx.state(), type, jobs[i].num_gpus, per_node)) {
-        consolidated = false;
-        break;
-      }
-      ctx.TryStart(jobs[i].id, jobs[i].num_gpus, type);
-    }
-    if (consolidated) continue;
-    // Re-pack the type: everyone planned on it starts again, widest first.
-    std::vector<size_t> all = staying[k];
-    all.insert(all.end(), starting[k].begin(), starting[k].end());
-    for (size_t i : all) {
-      if (ctx.job(jobs[i].id).state == JobState::kRunning) ctx.Preempt(jobs[i].id);
-    }
-    std::sort(all.begin(), all.end());
-    widest_first(all);
-    for (size_t i : all) ctx.TryStart(jobs[i].id, jobs[i].num_gpus, type);
-  }
-}
-
-// Packing: as above, with pairs. A running job stays where it is when its type is planned for it
-// and it is alone or with its planned partner; a guest whose pair is not planned again leaves (its
-// host stays); of a planned pair whose two jobs run alone on the type, the higher id leaves and
-// joins the other. Then each type's new units start widest first: a single, or a pair's host
-// (joined by its guest on the same devices); re-packed as above when one cannot be consolidated.
-void RoundPolicy::StartPairsGavel(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs, const std::vector<int>& plan) {
+// Jobs that move or pause give their devices back first; jobs that stay keep them: a running job
+// stays where it is when its type is planned for it and it runs alone or with its planned partner
+// (packing); a guest whose pair is not planned again leaves (its host stays); of a planned pair whose
+// two jobs run alone on the type, the higher id leaves and joins the other. Then each type's new
+// units start widest first, consolidated: a single, or a pair's host (joined by its guest on the
+// same devices); when one cannot be consolidated the type is re-packed, everyone planned on it
+// starting again widest first (guests leave first).
+void RoundPolicy::StartRoundGavel(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs, const std::vector<int>& plan) {
   std::map<JobId, std::pair<int, JobId>> planned;  // job -> (type index, planned partner or -1)
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (plan[i] < 0) continue;
@@ -345,7 +302,6 @@ void RoundPolicy::StartPairsGavel(SchedContext& ctx, const std::vector<GavelRoun
       start(i, type);
     }
     if (consolidated) continue;
-    // Re-pack the type: everyone planned on it starts again, widest first (guests leave first).
     for (size_t i : on_type[k]) {
       if (jobs[i].partner >= 0 && ctx.job(jobs[i].partner).state == JobState::kRunning) ctx.Preempt(jobs[i].partner);
       if (ctx.job(jobs[i].id).state == JobState::kRunning) ctx.Preempt(jobs[i].id);
