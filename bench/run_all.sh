@@ -91,6 +91,20 @@ measure "Gavel s6c71a0 --compat: gavel-water-filling-agnostic" 2.06 "$repeat" \
   "$B/bin/hetsched" simulate --policy gavel-water-filling-agnostic --trace tests/data/gavel/s6c71a0.7f.trace "${gavel_compat[@]}"
 measure "Gavel sb436b2 --compat: gavel-water-filling" 0.655 "$repeat" \
   "$B/bin/hetsched" simulate --policy gavel-water-filling --trace tests/data/gavel/sb436b2.7f.trace "${gavel_compat[@]}"
+# Gavel's packed policies (space sharing, session 39): 100 single-GPU jobs of msr 6c71a0
+# (tests/data/gavel/g1s6c71a0); targets Gavel's whole-process wall time / 20 (HiGHS stand-in,
+# 2-core machine: fifo_packed 88 s, max_min_fairness_packed 113 s, water filling packed 275 s at
+# 36:36:36; finish_time_fairness_packed 423 s at 8:8:8; docs/space_sharing.md). Water filling at
+# 36:36:36 measured 24 s wall: not met.
+measure "Gavel g1s6c71a0 --compat: gavel-fifo-packed" 4.4 "$repeat" \
+  "$B/bin/hetsched" simulate --policy gavel-fifo-packed --trace tests/data/gavel/g1s6c71a0.7f.trace "${gavel_compat[@]}"
+measure "Gavel g1s6c71a0 --compat: gavel-las-packed" 5.65 "$repeat" \
+  "$B/bin/hetsched" simulate --policy gavel-las-packed --trace tests/data/gavel/g1s6c71a0.7f.trace "${gavel_compat[@]}"
+measure "Gavel g1s6c71a0 --compat: gavel-water-filling-packed" 13.75 "$repeat" \
+  "$B/bin/hetsched" simulate --policy gavel-water-filling-packed --trace tests/data/gavel/g1s6c71a0.7f.trace "${gavel_compat[@]}"
+measure "Gavel g1s6c71a0 8:8:8 --compat: gavel-ftf-packed" 21.15 "$repeat" \
+  "$B/bin/hetsched" simulate --policy gavel-ftf-packed --trace tests/data/gavel/g1s6c71a0.7f.trace --compat gavel \
+  --gpus v100=8,p100=8,k80=8 --gpus-per-server 4 -q -o "$out/run"
 # Tiresias' 100-job cases (tests/data/tiresias, 16 GPUs) under --compat tiresias, the policies of
 # issue #47 item 5: targets are Tiresias' own simulator's CPU time on this machine / 20 (2026-12-04,
 # load 10: dlas-gpu-gittins 0.47 s, gittins 0.37 s with run_sim.py:2075 fixed, shortest-expected
