@@ -198,6 +198,10 @@ double RoundPolicy::DispatchMicroTasks(SchedContext& ctx, const std::vector<Gave
     if (!st.idle) done += st.iteration_rate * std::max(0.0, now - st.last_start_s);
     const double total = static_cast<double>(std::max<int64_t>(st.spec->iterations, 1));
     const double left = std::max(0.0, std::round(total - done));  // whole steps, as Gavel counts
+    // Less than half a step left but not done: the rounding of a progress summed over many runs
+    // (Gavel's steps are whole): its last micro-task, not a failure (a job dropped after 1,286
+    // preemptions before this).
+    const bool residue = left == 0 && total - done > 0;
     const double per_round = std::floor(speed * round_s_);
     const bool last = per_round >= left;
     const double steps = last ? left : per_round;
@@ -205,7 +209,7 @@ double RoundPolicy::DispatchMicroTasks(SchedContext& ctx, const std::vector<Gave
     // the last (simulate(), :1322-1331), and a worker with 0 steps fails the micro-task
     // (:2960-2962): with fewer steps than GPUs (the last steps of a multi-GPU job, or a job
     // slower than one step per round) it runs, makes no progress and is charged nothing.
-    if (steps < jobs[i].num_gpus) {
+    if (steps < jobs[i].num_gpus && !residue) {
       ctx.RunUntil(jobs[i].id, done);  // held at once: no progress
       a.micro_failed = true;
       round_end = std::max(round_end, now + steps / speed);
@@ -214,7 +218,7 @@ double RoundPolicy::DispatchMicroTasks(SchedContext& ctx, const std::vector<Gave
     // Its last micro-task runs it to completion (even if its true work is more than it reports).
     ctx.RunUntil(jobs[i].id, last ? std::numeric_limits<double>::infinity() : done + steps);
     a.micro_type = k;
-    a.micro_end_s = now + steps / speed;
+    a.micro_end_s = now + (residue ? total - done : steps) / speed;
     round_end = std::max(round_end, a.micro_end_s);
   }
   return round_end;

@@ -80,7 +80,7 @@ double RoundPolicy::DispatchPair(SchedContext& ctx, const GavelRoundJob& combo, 
   // outlasts the steps it reports) counts the failure as its own single micro-task's would, so that
   // the fifth in a row drops it, as EndMicroTasks drops a single job.
   const double now = ctx.now();
-  double steps[2], left[2], done[2];
+  double steps[2], left[2], done[2], run_s[2];
   const double speed[2] = {p.throughput_a[static_cast<size_t>(k)], p.throughput_b[static_cast<size_t>(k)]};
   const JobStatus* member[2] = {&low, &high};
   bool failed = false;
@@ -91,13 +91,16 @@ double RoundPolicy::DispatchPair(SchedContext& ctx, const GavelRoundJob& combo, 
     const double total = static_cast<double>(std::max<int64_t>(st.spec->iterations, 1));
     left[m] = std::max(0.0, std::round(total - done[m]));
     steps[m] = std::min(std::floor(speed[m] * round_s_), left[m]);
-    if (steps[m] < combo.num_gpus) {
+    // A fraction of a step left, not done: its last micro-task (as DispatchMicroTasks's residue).
+    const bool residue = left[m] == 0 && total - done[m] > 0;
+    run_s[m] = (residue ? total - done[m] : steps[m]) / speed[m];
+    if (steps[m] < combo.num_gpus && !residue) {
       failed = true;
       active_.at(st.spec->id).micro_failed = true;
     }
   }
   double end = now;
-  for (int m = 0; m < 2; ++m) end = std::max(end, now + steps[m] / speed[m]);
+  for (int m = 0; m < 2; ++m) end = std::max(end, now + run_s[m]);
   for (int m = 0; m < 2; ++m) {
     const JobId id = member[m]->spec->id;
     if (failed) {
