@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -142,6 +143,23 @@ std::string Violation(const RunRecord& run, const Case& c) {
   return "";
 }
 
+// Runs `simulate` twice: each run keeps the invariants (Violation) and both render alike.
+void ExpectInvariantsTwice(const Case& c, const std::function<Result<RunRecord>()>& simulate) {
+  std::string first;
+  for (int repeat = 0; repeat < 2; ++repeat) {
+    auto run = simulate();
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    const std::string violation = Violation(*run, c);
+    ASSERT_TRUE(violation.empty()) << violation;
+    const std::string rendered = Render(*run);
+    if (repeat == 0) {
+      first = rendered;
+    } else {
+      ASSERT_TRUE(rendered == first) << "the second run's outputs differ from the first's";
+    }
+  }
+}
+
 // FNV-1a: the same case seeds on every platform (std::hash is not specified).
 uint64_t PairHash(const std::string& text) {
   uint64_t h = 1469598103934665603ULL;
@@ -169,19 +187,8 @@ TEST_P(PropertyTest, RandomWorkloadsKeepTheInvariants) {
     options.seed = seed;
     options.restart_cost_s = 5;
     options.full_audit_every = 1;
-    std::string first;
-    for (int repeat = 0; repeat < 2; ++repeat) {
-      auto run = RunSimulation(c.cluster, ModelZoo::BuiltIn(), c.workload, choice, options);
-      ASSERT_TRUE(run.ok()) << run.status().ToString();
-      const std::string violation = Violation(*run, c);
-      ASSERT_TRUE(violation.empty()) << violation;
-      const std::string rendered = Render(*run);
-      if (repeat == 0) {
-        first = rendered;
-      } else {
-        ASSERT_TRUE(rendered == first) << "the second run's outputs differ from the first's";
-      }
-    }
+    ASSERT_NO_FATAL_FAILURE(ExpectInvariantsTwice(
+        c, [&] { return RunSimulation(c.cluster, ModelZoo::BuiltIn(), c.workload, choice, options); }));
   }
 }
 
@@ -267,22 +274,11 @@ TEST(SpaceSharingPropertyTest, RandomCoLocationsKeepTheInvariants) {
     options.seed = seed;
     options.restart_cost_s = 5;
     options.full_audit_every = 1;
-    std::string first;
-    for (int repeat = 0; repeat < 2; ++repeat) {
-      Result<Methods> methods = CreateMethods(MethodChoice{});
-      ASSERT_TRUE(methods.ok());
-      methods->scheduler = std::make_unique<RandomPacker>(seed, &shared);
-      auto run = Simulate(c.cluster, ModelZoo::BuiltIn(), c.workload, std::move(methods).value(), options);
-      ASSERT_TRUE(run.ok()) << run.status().ToString();
-      const std::string violation = Violation(*run, c);
-      ASSERT_TRUE(violation.empty()) << violation;
-      const std::string rendered = Render(*run);
-      if (repeat == 0) {
-        first = rendered;
-      } else {
-        ASSERT_TRUE(rendered == first) << "the second run's outputs differ from the first's";
-      }
-    }
+    ASSERT_NO_FATAL_FAILURE(ExpectInvariantsTwice(c, [&]() -> Result<RunRecord> {
+      HETSCHED_ASSIGN_OR_RETURN(Methods methods, CreateMethods(MethodChoice{}));
+      methods.scheduler = std::make_unique<RandomPacker>(seed, &shared);
+      return Simulate(c.cluster, ModelZoo::BuiltIn(), c.workload, std::move(methods), options);
+    }));
   }
   EXPECT_GT(shared, 100) << "the cases hardly co-located any job: the test checks little";
 }
