@@ -230,17 +230,17 @@ std::vector<DeviceId> SchedContext::PackedDevices(int num_devices, DeviceTypeId 
   return devices;
 }
 
-std::pair<double, double> SchedContext::CoLocationFactors(JobId a, JobId b, int num_devices, DeviceTypeId type) {
+double SchedContext::CoLocationFactorOf(JobId a, JobId b, int num_devices, DeviceTypeId type) {
   const JobSpec& spec_a = *job(a).spec;
   const JobSpec& spec_b = *job(b).spec;
   const ModelProfile* model_a = ModelOf(a, spec_a);
   const ModelProfile* model_b = ModelOf(b, spec_b);
   if (model_a == nullptr || model_b == nullptr || num_devices < 1 || type < 0 || spec_a.is_container_job() ||
       spec_b.is_container_job()) {
-    return {0.0, 0.0};
+    return 0.0;
   }
   const auto key = std::make_tuple(model_a, spec_a.batch_size, model_b, spec_b.batch_size, num_devices, type);
-  if (auto it = co_location_cache_.find(key); it != co_location_cache_.end()) return {it->second, it->second};
+  if (auto it = co_location_cache_.find(key); it != co_location_cache_.end()) return it->second;
   double factor = 0;
   const std::vector<DeviceId> devices = PackedDevices(num_devices, type);
   if (static_cast<int>(devices.size()) == num_devices) {
@@ -254,7 +254,7 @@ std::pair<double, double> SchedContext::CoLocationFactors(JobId a, JobId b, int 
     }
   }
   co_location_cache_.emplace(key, factor);
-  return {factor, factor};
+  return factor;
 }
 
 }  // namespace hetsched

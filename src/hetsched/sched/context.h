@@ -202,11 +202,11 @@ class SchedContext {
   // of `type`, packed on as few nodes as possible and with no contention. Infinity if it cannot
   // run there (memory). Cached per (job model, batch, parallelism, count, type).
   double EstimateIterationS(JobId id, int num_devices, DeviceTypeId type);
-  // Space sharing: the visible model's factor of each job's speed (a's, b's) while `a` and `b`
-  // share `num_devices` devices of `type`, packed (perf/space_sharing.h [REC]); {0, 0} where they
-  // cannot (memory together, a job that cannot run there, container jobs). Cached per (models,
-  // batches, count, type).
-  std::pair<double, double> CoLocationFactors(JobId a, JobId b, int num_devices, DeviceTypeId type);
+  // Space sharing: the visible model's factor of both jobs' speeds while `a` and `b` share
+  // `num_devices` devices of `type`, packed (perf/space_sharing.h [REC]: the same for both); 0
+  // where they cannot (memory together, a job that cannot run there, container jobs). Cached per
+  // (models, batches, count, type).
+  double CoLocationFactorOf(JobId a, JobId b, int num_devices, DeviceTypeId type);
 
   // Parameter-server container jobs: TryStart, CanPlace and StartOn go through
   // Placer::PlaceContainers and PlanContainerJob; a container job starts only on exactly its

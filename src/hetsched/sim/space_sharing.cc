@@ -84,6 +84,47 @@ Status Simulator::StartSharedJob(JobId id, JobId host, const PlannedJob& planned
   return Status::Ok();
 }
 
+Status Simulator::AuditSharing() const {
+  // Recounted from the running jobs through their run slots: the jobs on each device that run and
+  // are not held (at most two: ClusterState takes no third), and the busy devices by type.
+  std::vector<uint8_t> users(device_users_.size(), 0);
+  std::vector<DeviceId> mine, theirs;
+  for (const ActiveRun& run : active_) {
+    if (run.job < 0) continue;
+    const JobStatus& st = status_[static_cast<size_t>(run.job)];
+    for (DeviceId d : st.devices) {
+      if (!state_.holds(run.job, d)) {
+        return Status::Internal("invariant: job " + std::to_string(run.job) + " runs on device " + std::to_string(d) +
+                                " that it does not hold, at t=" + std::to_string(now_));
+      }
+      if (!run.idle) ++users[static_cast<size_t>(d)];
+    }
+    if (st.sharing_with < 0) continue;
+    const JobStatus& other = status_[static_cast<size_t>(st.sharing_with)];
+    mine.assign(st.devices.begin(), st.devices.end());
+    theirs.assign(other.devices.begin(), other.devices.end());
+    std::sort(mine.begin(), mine.end());
+    std::sort(theirs.begin(), theirs.end());
+    if (other.state != JobState::kRunning || other.sharing_with != run.job || mine != theirs ||
+        !(run.pair_factor > 0 && run.pair_factor <= 1)) {
+      return Status::Internal("invariant: job " + std::to_string(run.job) + " and its partner " +
+                              std::to_string(st.sharing_with) + " disagree on what they share, at t=" +
+                              std::to_string(now_));
+    }
+  }
+  std::vector<int> by_type(busy_by_type_.size(), 0);
+  int busy = 0;
+  for (size_t d = 0; d < users.size(); ++d) {
+    if (users[d] == 0) continue;
+    ++by_type[static_cast<size_t>(cluster_.device(static_cast<DeviceId>(d)).type)];
+    ++busy;
+  }
+  if (users != device_users_ || by_type != busy_by_type_ || busy != busy_devices_) {
+    return Status::Internal("invariant: busy-device counts disagree with the running jobs at t=" + std::to_string(now_));
+  }
+  return Status::Ok();
+}
+
 void Simulator::MarkBusy(std::span<const DeviceId> devices) {
   for (DeviceId d : devices) {
     if (device_users_[static_cast<size_t>(d)]++ > 0) continue;

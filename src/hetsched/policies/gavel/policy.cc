@@ -35,6 +35,16 @@ Result<double> GoodputTunedRate(const GoodputJobView& view, DeviceTypeId type, i
 }
 }  // namespace
 
+ReportedProgress ReportedProgressOf(const JobStatus& st, double now) {
+  ReportedProgress p;
+  p.done = st.iterations_done;
+  if (st.state == JobState::kRunning && !st.idle) p.done += st.iteration_rate * std::max(0.0, now - st.last_start_s);
+  p.total = static_cast<double>(std::max<int64_t>(st.spec->iterations, 1));
+  p.left = std::max(0.0, std::round(p.total - p.done));
+  p.residue = p.left == 0 && p.total - p.done > 0;
+  return p;
+}
+
 Result<double> RoundOption(const Options& options) {
   HETSCHED_ASSIGN_OR_RETURN(const double round_s, options.GetDouble("round", RoundPolicy::kDefaultRoundS));
   if (!(round_s > 0) || !std::isfinite(round_s)) {
@@ -262,9 +272,8 @@ AllocationProblem RoundPolicy::ProblemNow(const SchedContext& ctx) const {
     j.throughput = a.throughput;
     // Progress the job itself reports: iterations done at its last allocation change plus the
     // current run at its reported rate. Never below 1% of the job (it is still active).
-    double done = st.iterations_done;
-    if (st.state == JobState::kRunning) done += st.iteration_rate * std::max(0.0, now - st.last_start_s);
-    const double total = static_cast<double>(std::max<int64_t>(spec.iterations, 1));
+    const ReportedProgress progress = ReportedProgressOf(st, now);
+    const double done = progress.done, total = progress.total;
     j.total_iterations = total;
     j.remaining_iterations = std::max(total - done, 0.01 * total);
     j.elapsed_s = std::max(0.0, now - spec.submit_time_s);

@@ -83,7 +83,7 @@ class RoundPolicy : public JobScheduler {
   void SetPacking(bool packing) { packing_ = packing; }
   // The pairs' throughputs as a profiler measured them (Gavel's pair_throughputs.csv rows, by the
   // jobs' types as for SetProfile); pairs it lacks are 0 (Gavel has every pair of its job types).
-  // Without, the visible model's co-location factors (SchedContext::CoLocationFactors, [REC]).
+  // Without, the visible model's co-location factors (SchedContext::CoLocationFactorOf, [REC]).
   void SetPairProfile(std::vector<GavelPairRow> rows, std::string origin) {
     pair_rows_ = std::move(rows);
     pair_origin_ = std::move(origin);
@@ -252,6 +252,16 @@ Result<std::unique_ptr<JobScheduler>> MakeLpRoundPolicy(const Options& options, 
                                                         bool heterogeneity_blind, LpRoundPolicy::SolveFn solve,
                                                         lp::WarmStartMatch warm_start = lp::WarmStartMatch::kShape,
                                                         const std::string& blind_reference = "");
+
+// A job's progress as it reports it: the iterations done at its last allocation change plus its
+// current run at its reported rate; its total (at least 1); the whole steps left, as Gavel counts
+// them; `residue`: less than half a step left though not done (the rounding of a progress summed
+// over many runs; Gavel's steps are whole): its last micro-task, not a failure.
+struct ReportedProgress {
+  double done = 0, total = 0, left = 0;
+  bool residue = false;
+};
+ReportedProgress ReportedProgressOf(const JobStatus& st, double now);
 
 // Reads the option `round` (seconds, > 0; default 360) shared by every Gavel policy.
 Result<double> RoundOption(const Options& options);

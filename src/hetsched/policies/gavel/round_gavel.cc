@@ -194,14 +194,9 @@ double RoundPolicy::DispatchMicroTasks(SchedContext& ctx, const std::vector<Gave
     ActiveJob& a = active_.at(jobs[i].id);
     const int k = plan[i];
     const double speed = a.runnable[static_cast<size_t>(k)];
-    double done = st.iterations_done;
-    if (!st.idle) done += st.iteration_rate * std::max(0.0, now - st.last_start_s);
-    const double total = static_cast<double>(std::max<int64_t>(st.spec->iterations, 1));
-    const double left = std::max(0.0, std::round(total - done));  // whole steps, as Gavel counts
-    // Less than half a step left but not done: the rounding of a progress summed over many runs
-    // (Gavel's steps are whole): its last micro-task, not a failure (a job dropped after 1,286
-    // preemptions before this).
-    const bool residue = left == 0 && total - done > 0;
+    // Whole steps left, as Gavel counts; a residue runs its last micro-task (ReportedProgressOf: a
+    // job was dropped after 1,286 preemptions before it did).
+    const auto [done, total, left, residue] = ReportedProgressOf(st, now);
     const double per_round = std::floor(speed * round_s_);
     const bool last = per_round >= left;
     const double steps = last ? left : per_round;

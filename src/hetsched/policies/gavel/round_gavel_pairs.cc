@@ -35,9 +35,9 @@ void RoundPolicy::AddPairs(JobId id, SchedContext& ctx) {
           p.throughput_b[k] = rates->second;
         }
       } else {
-        const auto [fa, fb] = ctx.CoLocationFactors(low, high, spec.num_gpus, types_[k]);
-        p.throughput_a[k] = a.runnable[k] * fa;
-        p.throughput_b[k] = b.runnable[k] * fb;
+        const double factor = ctx.CoLocationFactorOf(low, high, spec.num_gpus, types_[k]);
+        p.throughput_a[k] = a.runnable[k] * factor;
+        p.throughput_b[k] = b.runnable[k] * factor;
       }
       p.runnable[k] = std::min(p.throughput_a[k], p.throughput_b[k]);
     }
@@ -86,15 +86,12 @@ double RoundPolicy::DispatchPair(SchedContext& ctx, const GavelRoundJob& combo, 
   bool failed = false;
   for (int m = 0; m < 2; ++m) {
     const JobStatus& st = *member[m];
-    done[m] = st.iterations_done;
-    if (!st.idle) done[m] += st.iteration_rate * std::max(0.0, now - st.last_start_s);
-    const double total = static_cast<double>(std::max<int64_t>(st.spec->iterations, 1));
-    left[m] = std::max(0.0, std::round(total - done[m]));
+    const ReportedProgress progress = ReportedProgressOf(st, now);
+    done[m] = progress.done;
+    left[m] = progress.left;
     steps[m] = std::min(std::floor(speed[m] * round_s_), left[m]);
-    // A fraction of a step left, not done: its last micro-task (as DispatchMicroTasks's residue).
-    const bool residue = left[m] == 0 && total - done[m] > 0;
-    run_s[m] = (residue ? total - done[m] : steps[m]) / speed[m];
-    if (steps[m] < combo.num_gpus && !residue) {
+    run_s[m] = (progress.residue ? progress.total - done[m] : steps[m]) / speed[m];
+    if (steps[m] < combo.num_gpus && !progress.residue) {
       failed = true;
       active_.at(st.spec->id).micro_failed = true;
     }
