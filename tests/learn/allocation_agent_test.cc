@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <vector>
+#include <unistd.h>  // getpid: a path of its own beside concurrent test runs
 
 namespace hetsched::learn {
 namespace {
@@ -87,7 +88,8 @@ TEST(AllocationAgentTest, DeterministicAndSavedExactly) {
   AllocationAgent a = Make(Bandit()), b = Make(Bandit());
   const std::vector<float> s{0.3f, -0.2f};
   EXPECT_EQ(a.Probabilities(s), b.Probabilities(s));
-  const std::string path = (std::filesystem::temp_directory_path() / "hetsched_agent_test.bin").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("hetsched_agent_test_" + std::to_string(::getpid()) + ".bin")).string();
   ASSERT_TRUE(a.Update(s, std::vector<int>{1}, std::vector<double>{1.0}).ok());
   ASSERT_TRUE(a.Save(path).ok());
   auto loaded = AllocationAgent::Load(path);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>  // getpid: a path of its own beside concurrent test runs
 
 namespace hetsched::learn {
 namespace {
@@ -52,7 +53,8 @@ TEST(LearnBackend, MissingOrForeignModuleIsAClearError) {
                 "cannot load LibTorch's back end (for the learned components) from /nonexistent/libhetsched_learn_torch.so"),
             std::string::npos)
       << missing.status().ToString();
-  const std::string junk = (std::filesystem::temp_directory_path() / "hetsched_not_a_module.so").string();
+  const std::string junk =
+      (std::filesystem::temp_directory_path() / ("hetsched_not_a_module_" + std::to_string(::getpid()) + ".so")).string();
   std::ofstream(junk) << "not an ELF file\n";
   const auto foreign = OpenLearnBackendAt(junk);
   ASSERT_FALSE(foreign.ok());

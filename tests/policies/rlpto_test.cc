@@ -12,6 +12,7 @@
 #include <string>
 #include <tuple>
 #include <vector>
+#include <unistd.h>  // getpid: a path of its own beside concurrent test runs
 
 #include "fake_backend.h"
 #include "hetsched/learn/allocation_agent.h"
@@ -387,7 +388,8 @@ TEST(RlptoTest, TeacherWithoutYieldGolden) {
 // running and waiting jobs. Random job streams on a 2-type cluster; after every call, every
 // running job holds at least MinimumGpus(request, min_share).
 TEST(RlptoTest, PropertyNeverBelowTheMinimum) {
-  const std::string model = (std::filesystem::temp_directory_path() / "hetsched_rlpto_property_agent.bin").string();
+  const std::string model =
+      (std::filesystem::temp_directory_path() / ("hetsched_rlpto_property_agent_" + std::to_string(::getpid()) + ".bin")).string();
   long long restarts = 0;  // the property is exercised: jobs were shrunk or moved
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     learn::AllocationAgentConfig config;
@@ -556,7 +558,8 @@ TEST_P(ShippedAgentTest, Checksum) {
   auto made = Registry<JobScheduler>::Instance().Create("rlpto", *options);
   EXPECT_TRUE(made.ok()) << made.status().ToString();
 
-  const std::string dir = (std::filesystem::temp_directory_path() / "hetsched_rlpto_checksum").string();
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("hetsched_rlpto_checksum_" + std::to_string(::getpid()))).string();
   std::filesystem::create_directories(dir);
   std::string corrupted = *bytes;
   corrupted[corrupted.size() / 2] = static_cast<char>(corrupted[corrupted.size() / 2] ^ 0x01);

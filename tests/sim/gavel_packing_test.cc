@@ -66,5 +66,40 @@ TEST(GavelPackingTest, APairRunsAsOneMicroTaskOnSharedDevices) {
   EXPECT_EQ(run->jobs[0].preemptions + run->jobs[1].preemptions, 0);
 }
 
+// An allocation that gives every single job all the time on type 0.
+Result<gavel::Allocation> SinglesOnType0(const gavel::AllocationProblem& problem, lp::WarmStartLpSolver&) {
+  gavel::Allocation out = gavel::ZeroAllocation(problem);
+  for (auto& row : out.share) row[0] = 1.0;
+  return out;
+}
+
+TEST(GavelMechanismTest, AJobWhoseTrueWorkOutlastsItsStepsRunsWholeRoundsToItsEnd) {
+  auto w = MakeSimWorld(/*nodes=*/1, /*per_node=*/1);
+  // The job reports 3,000 steps of 3 ms (9 s) but its true work is 6,000 (18 s). 5 s rounds: its
+  // first micro-task runs floor(333.3 x 5) = 1,666 steps (to 4.998 s), its second the 1,334 it
+  // reports left, to its end (9 s). From then on every reported step is done: each micro-task is
+  // a whole round run towards its end ([REC] ReportedProgress::overrun; before, each failed with 0
+  // steps and the fifth dropped the job), and it ends at 18 s with no pause between.
+  Job job = UnitJob(0, 0, 1, 9);
+  job.truth.total_iterations = 6000;
+  MethodChoice choice;
+  choice.placer = "first-fit";
+  Result<Methods> methods = CreateMethods(choice);
+  ASSERT_TRUE(methods.ok());
+  auto policy = std::make_unique<gavel::LpRoundPolicy>("test-singles", 5, false, SinglesOnType0);
+  gavel::GavelMechanismOptions mechanism;
+  mechanism.enabled = true;
+  policy->SetGavelMechanism(mechanism);
+  methods->scheduler = std::move(policy);
+  SimOptions options;
+  options.restart_cost_s = 0;
+  options.full_audit_every = 1;
+  Result<RunRecord> run = Simulate(*w->cluster, w->zoo, MakeWorkload({job}), std::move(methods).value(), options);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_LT(run->jobs[0].dropped_s, 0) << "dropped at " << run->jobs[0].dropped_s;
+  EXPECT_NEAR(run->jobs[0].finish_s, 18, 1e-6);
+  EXPECT_NEAR(run->jobs[0].iterations_run, 6000, 1e-6);
+}
+
 }  // namespace
 }  // namespace hetsched

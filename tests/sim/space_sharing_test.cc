@@ -82,6 +82,15 @@ Result<RunRecord> RunScript(const testing_util::SimWorld& w, std::vector<Job> jo
 
 const std::vector<DeviceId> kDevice0 = {0};
 
+// A job's bill (sim_world.h: $0.001 and 200 J above idle per device-second): each of two jobs on a
+// device pays half of it while both run; a job alone, or beside a held partner, pays all.
+void ExpectBilledSeconds(const RunRecord& run, JobId id, double billed_s, double held_s) {
+  const JobRecord& rec = run.jobs[static_cast<size_t>(id)];
+  EXPECT_NEAR(rec.cost_usd, 0.001 * billed_s, 1e-9) << "job " << id;
+  EXPECT_NEAR(rec.busy_energy_joules, 200 * billed_s, 1e-6) << "job " << id;
+  EXPECT_NEAR(rec.gpu_seconds, held_s, 1e-6) << "job " << id << ": device-seconds held, shared or not";
+}
+
 TEST(SpaceSharingGoldenTest, BothRunAtTheCoLocatedSpeedUntilOneEnds) {
   auto w = MakeSimWorld();
   AddModels(*w);
@@ -113,6 +122,10 @@ TEST(SpaceSharingGoldenTest, BothRunAtTheCoLocatedSpeedUntilOneEnds) {
   EXPECT_NEAR(run->jobs[0].iterations_run, 10000, 1e-6);
   EXPECT_NEAR(run->jobs[1].iterations_run, 3000, 1e-6);
   for (const TimelineSample& s : run->timeline) EXPECT_LE(s.busy_devices, 1) << "at " << s.time_s;
+  // Shared from 10 s to 37 s: job 0 pays 10 + 27 / 2 + 2 = 25.5 s of its 39, job 1 13.5 of its 27;
+  // together the 39 s the device was busy.
+  ExpectBilledSeconds(*run, 0, 25.5, 39);
+  ExpectBilledSeconds(*run, 1, 13.5, 27);
 }
 
 TEST(SpaceSharingGoldenTest, TheGuestKeepsTheDevicesWhenTheHostEnds) {
@@ -142,6 +155,11 @@ TEST(SpaceSharingGoldenTest, TheGuestKeepsTheDevicesWhenTheHostEnds) {
   EXPECT_NEAR(run->jobs[2].first_start_s, 9, 1e-9);
   EXPECT_NEAR(run->jobs[2].finish_s, 18, 1e-6);
   EXPECT_NEAR(run->jobs[1].finish_s, 36, 1e-6);
+  // Job 1 shares its first 18 s (with job 0, then job 2): it pays 9 + 18 = 27 s; the others 4.5 s
+  // each; together the 36 s of device 0's busy time.
+  ExpectBilledSeconds(*run, 0, 4.5, 9);
+  ExpectBilledSeconds(*run, 1, 27, 36);
+  ExpectBilledSeconds(*run, 2, 4.5, 9);
 }
 
 TEST(SpaceSharingGoldenTest, AHeldPartnerLeavesTheDeviceToTheOther) {
@@ -168,6 +186,10 @@ TEST(SpaceSharingGoldenTest, AHeldPartnerLeavesTheDeviceToTheOther) {
       EXPECT_EQ(s.busy_devices, 1) << "at " << s.time_s;
     }
   }
+  // Shared from 0 to 6 s; job 0 then held until 20 s (not billed), alone from 20 s to 46 s: it pays
+  // 3 + 26 = 29 s; job 1 pays 3 + 14 = 17 s; together the 46 s device 0 was busy.
+  ExpectBilledSeconds(*run, 0, 29, 32);
+  ExpectBilledSeconds(*run, 1, 17, 20);
 }
 
 TEST(SpaceSharingTest, ASharingJobIsNeitherResizedNorHandedOver) {

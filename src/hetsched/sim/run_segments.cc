@@ -187,6 +187,8 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s, 
   run.idle = false;
   st.idle = false;
   run.pair_factor = 1;
+  run.shared_s = 0;
+  run.shared_from_s = -1;
   if (host >= 0) {
     st.sharing_with = host;
     status_[static_cast<size_t>(host)].sharing_with = id;
@@ -252,7 +254,12 @@ SegmentTotals Simulator::CloseSegment(JobId id) {
   Advance(job);
   const double held_s = now_ - run.segment_start_s;
   const double n = static_cast<double>(st.devices.size());
-  SegmentTotals seg = SegmentTotals::Holding(cluster_.device_catalog().type(st.device_type), n, held_s);
+  // Devices shared with a running partner: each of the two pays half their price and energy.
+  if (run.shared_from_s >= 0) run.shared_s += now_ - run.shared_from_s;
+  SegmentTotals seg = SegmentTotals::Holding(cluster_.device_catalog().type(st.device_type), n, held_s - 0.5 * run.shared_s);
+  seg.gpu_seconds = held_s * n;
+  run.shared_s = 0;
+  run.shared_from_s = -1;
   seg.cross_node_bytes = (job.done_at_update - run.segment_start_iterations) * run.estimate.cross_node_bytes;
   seg.iterations_run = job.done_at_update - run.segment_start_iterations;
   // Here rather than at the start, where the record would be read once more (a cache miss a run
@@ -305,7 +312,10 @@ Status Simulator::StopRun(JobId id) {
     const JobId partner = st.sharing_with;
     status_[static_cast<size_t>(partner)].sharing_with = kNoJob;
     st.sharing_with = kNoJob;
-    if (!status_[static_cast<size_t>(partner)].idle) Retime(partner);
+    if (!status_[static_cast<size_t>(partner)].idle) {
+      ClockSharing(partner);
+      Retime(partner);
+    }
   }
   st.devices.clear();
   run.nics.clear();
@@ -382,6 +392,7 @@ Status Simulator::RunUntil(JobId id, double iterations) {
   run.segment_start_s = now_;
   run.segment_start_iterations = job.done_at_update;
   ChangeTraffic(id, +1);
+  ClockSharing(id);
   RetimePartner(st);
   return Status::Ok();
 }

@@ -34,6 +34,10 @@ struct ActiveRun {
   bool idle = false;              // held at `mark`: devices kept, no progress, no traffic
   // Space sharing: the factor of its speed while its partner (JobStatus::sharing_with) runs.
   double pair_factor = 1;
+  // The seconds of the current segment it ran beside a running partner, and since when it does
+  // now (-1: it does not): the two split those devices' price and energy (Simulator::ClockSharing).
+  double shared_s = 0;
+  double shared_from_s = -1;
   // A goodput job's epoch end put off to after the scheduler's call at this time (a step's end,
   // SimOptions::goodput_round_epochs: Simulator::DeferEpochEnd); -1: none.
   double epoch_deferred_at_s = -1;

@@ -170,8 +170,14 @@ class Simulator final : public SchedBackend {
   }
   // The partner of a job that stops, is held or resumes is re-timed (its factor changes).
   void RetimePartner(const JobStatus& st) {
-    if (st.sharing_with >= 0 && !status_[static_cast<size_t>(st.sharing_with)].idle) Retime(st.sharing_with);
+    if (st.sharing_with >= 0 && !status_[static_cast<size_t>(st.sharing_with)].idle) {
+      ClockSharing(st.sharing_with);
+      Retime(st.sharing_with);
+    }
   }
+  // Starts or stops a running job's clock of shared time (ActiveRun::shared_s) as it begins or
+  // ceases to run beside a running partner.
+  void ClockSharing(JobId id);
   // A device is busy while some job on it runs and is not held; busy_by_type_ and busy_devices_
   // count busy devices once, however many jobs share them.
   void MarkBusy(std::span<const DeviceId> devices);

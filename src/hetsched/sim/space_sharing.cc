@@ -79,9 +79,24 @@ Status Simulator::StartSharedJob(JobId id, JobId host, const PlannedJob& planned
   HETSCHED_RETURN_IF_ERROR(BeginRun(id, planned, st.preemptions > 0 ? options_.restart_cost_s : 0.0, false, host));
   active(runs_[static_cast<size_t>(id)]).pair_factor = guest_factor;
   active(runs_[static_cast<size_t>(host)]).pair_factor = host_factor;
+  ClockSharing(id);
+  ClockSharing(host);
   Retime(id);
   if (!other.idle) Retime(host);
   return Status::Ok();
+}
+
+void Simulator::ClockSharing(JobId id) {
+  const JobStatus& st = status_[static_cast<size_t>(id)];
+  ActiveRun& run = active(runs_[static_cast<size_t>(id)]);
+  const bool sharing = !run.idle && st.sharing_with >= 0 && !status_[static_cast<size_t>(st.sharing_with)].idle;
+  if (sharing == (run.shared_from_s >= 0)) return;
+  if (sharing) {
+    run.shared_from_s = now_;
+  } else {
+    run.shared_s += now_ - run.shared_from_s;
+    run.shared_from_s = -1;
+  }
 }
 
 Status Simulator::AuditSharing() const {

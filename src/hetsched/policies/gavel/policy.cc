@@ -42,6 +42,7 @@ ReportedProgress ReportedProgressOf(const JobStatus& st, double now) {
   p.total = static_cast<double>(std::max<int64_t>(st.spec->iterations, 1));
   p.left = std::max(0.0, std::round(p.total - p.done));
   p.residue = p.left == 0 && p.total - p.done > 0;
+  p.overrun = p.total - p.done <= 0;
   return p;
 }
 

@@ -256,10 +256,22 @@ Result<std::unique_ptr<JobScheduler>> MakeLpRoundPolicy(const Options& options, 
 // A job's progress as it reports it: the iterations done at its last allocation change plus its
 // current run at its reported rate; its total (at least 1); the whole steps left, as Gavel counts
 // them; `residue`: less than half a step left though not done (the rounding of a progress summed
-// over many runs; Gavel's steps are whole): its last micro-task, not a failure.
+// over many runs; Gavel's steps are whole): its last micro-task, not a failure; `overrun`: every
+// reported step done though the job is still active (its true work outlasts the steps it reports,
+// which Gavel cannot see: its steps are its truth) [REC]: it runs whole rounds until it ends.
 struct ReportedProgress {
   double done = 0, total = 0, left = 0;
-  bool residue = false;
+  bool residue = false, overrun = false;
+
+  // Whether a micro-task of `steps` whole steps on `num_gpus` GPUs fails (Gavel's rule: a worker
+  // with 0 steps fails it, scheduler.py:2960-2962); a residue or an overrun is a last micro-task.
+  bool Fails(double steps, int num_gpus) const { return steps < num_gpus && !residue && !overrun; }
+  // How long a micro-task of `steps` at `speed` steps/s lasts: the residue's fraction of a step, an
+  // overrun's whole round.
+  double RunS(double steps, double speed, double round_s) const {
+    if (overrun) return round_s;
+    return (residue ? total - done : steps) / speed;
+  }
 };
 ReportedProgress ReportedProgressOf(const JobStatus& st, double now);
 

@@ -196,15 +196,16 @@ double RoundPolicy::DispatchMicroTasks(SchedContext& ctx, const std::vector<Gave
     const double speed = a.runnable[static_cast<size_t>(k)];
     // Whole steps left, as Gavel counts; a residue runs its last micro-task (ReportedProgressOf: a
     // job was dropped after 1,286 preemptions before it did).
-    const auto [done, total, left, residue] = ReportedProgressOf(st, now);
+    const ReportedProgress progress = ReportedProgressOf(st, now);
+    const double done = progress.done;
     const double per_round = std::floor(speed * round_s_);
-    const bool last = per_round >= left;
-    const double steps = last ? left : per_round;
+    const bool last = per_round >= progress.left;
+    const double steps = last ? progress.left : per_round;
     // Gavel splits a micro-task's steps over its workers, steps // workers each and the rest to
     // the last (simulate(), :1322-1331), and a worker with 0 steps fails the micro-task
     // (:2960-2962): with fewer steps than GPUs (the last steps of a multi-GPU job, or a job
     // slower than one step per round) it runs, makes no progress and is charged nothing.
-    if (steps < jobs[i].num_gpus && !residue) {
+    if (progress.Fails(steps, jobs[i].num_gpus)) {
       ctx.RunUntil(jobs[i].id, done);  // held at once: no progress
       a.micro_failed = true;
       round_end = std::max(round_end, now + steps / speed);
@@ -213,7 +214,7 @@ double RoundPolicy::DispatchMicroTasks(SchedContext& ctx, const std::vector<Gave
     // Its last micro-task runs it to completion (even if its true work is more than it reports).
     ctx.RunUntil(jobs[i].id, last ? std::numeric_limits<double>::infinity() : done + steps);
     a.micro_type = k;
-    a.micro_end_s = now + (residue ? total - done : steps) / speed;
+    a.micro_end_s = now + progress.RunS(steps, speed, round_s_);
     round_end = std::max(round_end, a.micro_end_s);
   }
   return round_end;

@@ -90,8 +90,8 @@ double RoundPolicy::DispatchPair(SchedContext& ctx, const GavelRoundJob& combo, 
     done[m] = progress.done;
     left[m] = progress.left;
     steps[m] = std::min(std::floor(speed[m] * round_s_), left[m]);
-    run_s[m] = (progress.residue ? progress.total - done[m] : steps[m]) / speed[m];
-    if (steps[m] < combo.num_gpus && !progress.residue) {
+    run_s[m] = progress.RunS(steps[m], speed[m], round_s_);
+    if (progress.Fails(steps[m], combo.num_gpus)) {
       failed = true;
       active_.at(st.spec->id).micro_failed = true;
     }
