@@ -1,6 +1,6 @@
-// The KKT systems of cvxopt's conelp on Gavel's share LPs (gavel_cvxopt_kkt.h): by the LP's
-// structure, by a dense Cholesky factor of the normal matrix as cvxopt's chol2, or by the whole
-// KKT matrix as its kktsolver="ldl".
+// The KKT systems of cvxopt's conelp on Gavel's share LPs (gavel_cvxopt_kkt.h): by a Cholesky
+// factor of the normal matrix as cvxopt's chol2 (explicit and dense, or in product form above
+// kDirectMaxVars), or by the whole KKT matrix as its kktsolver="ldl".
 #include "hetsched/policies/gavel/cvxopt_kkt.h"
 
 #include <cmath>
@@ -14,85 +14,8 @@ namespace hetsched::gavel::cvxopt_internal {
 namespace {
 
 constexpr int kMaxRefine = 30;
-// Up to this many variables (jobs x types + 1) the KKT systems are solved as cvxopt solves them,
-// by a dense Cholesky factor (32 MiB at the limit); above it by the structured solver (Kkt).
-constexpr long kDirectMaxVars = 2048;
 constexpr double kRefineTarget = 1e-13;  // residual of the normal equations, relative
 
-
-// Solves G' diag(w) G u = v by the LP's structure: per job a K x K block (its job, epigraph and
-// x >= 0 rows), the capacity rows as a rank-K term by Woodbury, and the epigraph variable by one
-// more Schur step. O(rows K^3), but not backward stable near an optimum (Woodbury cancels): the
-// KKT solver uses it as the preconditioner of conjugate gradients.
-class NormalSolver {
- public:
-  // false where the epigraph variable's pivot is not positive (the KKT solver then factors
-  // densely).
-  bool Factor(const ShareLp& lp, const VectorXd& w) {
-    lp_ = &lp;
-    const long K = lp.types(), R = lp.rows();
-    blocks_.clear();
-    blocks_.reserve(static_cast<size_t>(R));
-    zr_.assign(static_cast<size_t>(R), MatrixXd());
-    MatrixXd schur = MatrixXd::Zero(K, K);
-    for (long k = 0; k < K; ++k) schur(k, k) = 1 / w[k];
-    for (long r = 0; r < R; ++r) {
-      const VectorXd& a = lp.a(r);
-      MatrixXd b = w[lp.Job(r)] * MatrixXd::Ones(K, K) + lp.EpiWeight(w, r) * a * a.transpose();
-      for (long k = 0; k < K; ++k) b(k, k) += w[lp.Nonneg(r, k)];
-      if (lp.lower_rows()) b += w[lp.Lower(r)] * lp.b(r) * lp.b(r).transpose();
-      blocks_.emplace_back(b);
-      zr_[static_cast<size_t>(r)] = blocks_.back().solve(MatrixXd::Identity(K, K) * lp.gpus(r));
-      schur += lp.gpus(r) * zr_[static_cast<size_t>(r)];
-    }
-    schur_.compute(schur);
-    if (lp.maxmin()) {
-      coupling_ = VectorXd::Zero(lp.n() - 1);
-      double zz = 0;
-      for (long r = 0; r < R; ++r) {
-        coupling_.segment(lp.X(r, 0), K) = -w[lp.Epi(r)] * lp.a(r);
-        zz += w[lp.Epi(r)];
-      }
-      q_ = SolveX(coupling_);
-      pivot_ = zz - coupling_.dot(q_);
-      if (!(pivot_ > 0)) return false;
-    }
-    return true;
-  }
-
-  VectorXd Solve(const VectorXd& v) const {
-    if (!lp_->maxmin()) return SolveX(v);
-    const long nx = lp_->n() - 1;
-    const VectorXd p = SolveX(v.head(nx));
-    VectorXd out(lp_->n());
-    const double uz = (v[nx] - coupling_.dot(p)) / pivot_;
-    out.head(nx) = p - q_ * uz;
-    out[nx] = uz;
-    return out;
-  }
-
- private:
-  // (B + U E U')^-1 v over the share variables.
-  VectorXd SolveX(const VectorXd& v) const {
-    const long K = lp_->types(), R = lp_->rows();
-    VectorXd y(R * K);
-    VectorXd u = VectorXd::Zero(K);
-    for (long r = 0; r < R; ++r) {
-      y.segment(r * K, K) = blocks_[static_cast<size_t>(r)].solve(v.segment(r * K, K));
-      u += lp_->gpus(r) * y.segment(r * K, K);
-    }
-    const VectorXd cc = schur_.solve(u);
-    for (long r = 0; r < R; ++r) y.segment(r * K, K) -= zr_[static_cast<size_t>(r)] * cc;
-    return y;
-  }
-
-  const ShareLp* lp_ = nullptr;
-  std::vector<Eigen::LDLT<MatrixXd>> blocks_;
-  std::vector<MatrixXd> zr_;
-  Eigen::LDLT<MatrixXd> schur_;
-  VectorXd coupling_, q_;
-  double pivot_ = 1;
-};
 
 // The Cholesky factor of G' diag(w) G, built from the diagonal of the x >= 0 rows by rank-one
 // updates (LINPACK's dchud: backward stable, as a Cholesky factor of the whole matrix is), then
@@ -105,13 +28,12 @@ class DenseNormal {
   bool Factor(const ShareLp& lp, const VectorXd& w) {
     const long K = lp.types(), R = lp.rows(), nx = R * K;
     lp_ = &lp;
-    l_ = MatrixXd::Zero(nx, nx);
-    for (long r = 0; r < R; ++r) {
-      for (long k = 0; k < K; ++k) l_(lp.X(r, k), lp.X(r, k)) = std::sqrt(w[lp.Nonneg(r, k)]);
-    }
+    if (l_.rows() != nx) l_.resize(nx, nx);
     VectorXd u(nx);
     for (long r = 0; r < R; ++r) {  // within job r's block
       const long b = lp.X(r, 0);
+      l_.block(b, b, nx - b, K).setZero();  // the lower part of its columns (the rest is never read)
+      for (long k = 0; k < K; ++k) l_(lp.X(r, k), lp.X(r, k)) = std::sqrt(w[lp.Nonneg(r, k)]);
       u.segment(b, K).setConstant(std::sqrt(w[lp.Job(r)]));
       Update(&u, b, b + K);
       if (lp.lower_rows()) {
@@ -122,11 +44,17 @@ class DenseNormal {
       u.segment(b, K) = std::sqrt(w[lp.Epi(r)]) * lp.a(r);
       Update(&u, b, b + K);
     }
-    for (long k = 0; k < K; ++k) {  // capacity rows: dense from their first entry on
-      for (long r = 0; r < R; ++r) u[lp.X(r, k)] = std::sqrt(w[k]) * lp.gpus(r);
-      Update(&u, k, nx);
+    // The capacity rows, dense from their first entry on: K rank-one updates in one sweep over the
+    // columns (update k+1 meets each column after update k, as when they run one after another:
+    // every entry's arithmetic is the same), each column checked finite once it is final.
+    MatrixXd cap = MatrixXd::Zero(nx, K);  // column k: row k's u (nothing above entry k)
+    for (long k = 0; k < K; ++k) {
+      for (long r = 0; r < R; ++r) cap(lp.X(r, k), k) = std::sqrt(w[k]) * lp.gpus(r);
     }
-    if (!l_.allFinite()) return false;
+    for (long col = 0; col < nx; ++col) {
+      for (long k = 0; k < K && k <= col; ++k) Rotate(cap.col(k), col, nx);
+      if (!std::isfinite((l_.col(col).tail(nx - col).array() * 0.0).sum())) return false;
+    }
     if (lp.maxmin()) {  // the border: N_xz = -w_epi a, N_zz = sum w_epi
       VectorXd b(nx);
       double zz = 0;
@@ -157,18 +85,20 @@ class DenseNormal {
  private:
   // L L' += u u' for u zero outside [from, to); u is consumed.
   void Update(VectorXd* u, long from, long to) {
-    VectorXd& x = *u;
-    for (long k = from; k < to; ++k) {
-      const double lkk = l_(k, k);
-      const double r = std::hypot(lkk, x[k]);
-      const double c = r / lkk, s = x[k] / lkk;
-      l_(k, k) = r;
-      for (long i = k + 1; i < to; ++i) {
-        l_(i, k) = (l_(i, k) + s * x[i]) / c;
-        x[i] = c * x[i] - s * l_(i, k);
-      }
+    for (long k = from; k < to; ++k) Rotate(*u, k, to);
+    u->segment(from, to - from).setZero();
+  }
+  // One column of that update (LINPACK's dchud: a rotation of column k with x), rows k to `to`.
+  template <typename Vec>
+  void Rotate(Vec&& x, long k, long to) {
+    const double lkk = l_(k, k);
+    const double r = std::hypot(lkk, x[k]);
+    const double c = r / lkk, s = x[k] / lkk;
+    l_(k, k) = r;
+    for (long i = k + 1; i < to; ++i) {
+      l_(i, k) = (l_(i, k) + s * x[i]) / c;
+      x[i] = c * x[i] - s * l_(i, k);
     }
-    x.segment(from, to - from).setZero();
   }
 
   const ShareLp* lp_ = nullptr;
@@ -177,11 +107,138 @@ class DenseNormal {
   double corner_ = 1;
 };
 
+
 }  // namespace
+
+bool ProductNormal::Factor(const ShareLp& lp, const VectorXd& w) {
+  lp_ = &lp;
+  const long K = lp.types(), R = lp.rows(), nx = R * K;
+  blocks_.assign(static_cast<size_t>(R), MatrixXd());
+  VectorXd u(K);
+  for (long r = 0; r < R; ++r) {
+    MatrixXd& l = blocks_[static_cast<size_t>(r)];
+    l = MatrixXd::Zero(K, K);
+    for (long k = 0; k < K; ++k) l(k, k) = std::sqrt(w[lp.Nonneg(r, k)]);
+    u.setConstant(std::sqrt(w[lp.Job(r)]));
+    Rotate(l, u);
+    if (lp.lower_rows()) {
+      u = std::sqrt(w[lp.Lower(r)]) * lp.b(r);
+      Rotate(l, u);
+    }
+    if (lp.epi()) {
+      u = std::sqrt(w[lp.Epi(r)]) * lp.a(r);
+      Rotate(l, u);
+    }
+    if (!l.allFinite()) return false;
+  }
+  updates_.clear();
+  for (long k = 0; k < K; ++k) {
+    VectorXd cap = VectorXd::Zero(nx);
+    for (long r = 0; r < R; ++r) cap[lp.X(r, k)] = std::sqrt(w[k]) * lp.gpus(r);
+    Update up;
+    up.p = Forward(cap);
+    up.beta.resize(nx);
+    up.root_d.resize(nx);
+    double t = 1;
+    for (long j = 0; j < nx; ++j) {
+      const double next = t + up.p[j] * up.p[j];
+      up.root_d[j] = std::sqrt(next / t);
+      up.beta[j] = up.p[j] / next;
+      t = next;
+    }
+    if (!std::isfinite(t)) return false;
+    updates_.push_back(std::move(up));
+  }
+  if (lp.maxmin()) {  // the border, as DenseNormal's
+    VectorXd b(nx);
+    double zz = 0;
+    for (long r = 0; r < R; ++r) {
+      b.segment(lp.X(r, 0), K) = -w[lp.Epi(r)] * lp.a(r);
+      zz += w[lp.Epi(r)];
+    }
+    border_ = Forward(b);
+    const double pivot = zz - border_.squaredNorm();
+    if (!(pivot > 0)) return false;
+    corner_ = std::sqrt(pivot);
+  }
+  return true;
+}
+
+VectorXd ProductNormal::Solve(const VectorXd& v) const {
+  const long nx = lp_->rows() * lp_->types();
+  VectorXd y = Forward(v.head(nx));
+  if (!lp_->maxmin()) return Backward(std::move(y));
+  const double yz = (v[nx] - border_.dot(y)) / corner_;
+  const double uz = yz / corner_;
+  VectorXd out(nx + 1);
+  out.head(nx) = Backward(y - border_ * uz);
+  out[nx] = uz;
+  return out;
+}
+
+// l l' += u u' on a K x K block (DenseNormal's rotations); u is consumed.
+void ProductNormal::Rotate(MatrixXd& l, VectorXd& x) {
+  const long K = l.rows();
+  for (long k = 0; k < K; ++k) {
+    const double lkk = l(k, k);
+    const double r = std::hypot(lkk, x[k]);
+    const double c = r / lkk, s = x[k] / lkk;
+    l(k, k) = r;
+    for (long i = k + 1; i < K; ++i) {
+      l(i, k) = (l(i, k) + s * x[i]) / c;
+      x[i] = c * x[i] - s * l(i, k);
+    }
+  }
+}
+
+VectorXd ProductNormal::Forward(const VectorXd& v) const {
+  const long K = lp_->types();
+  VectorXd y(v.size());
+  for (size_t r = 0; r < blocks_.size(); ++r) {
+    const MatrixXd& l = blocks_[r];
+    const long b = static_cast<long>(r) * K;
+    for (long i = 0; i < K; ++i) {
+      double sum = v[b + i];
+      for (long j = 0; j < i; ++j) sum -= l(i, j) * y[b + j];
+      y[b + i] = sum / l(i, i);
+    }
+  }
+  for (const Update& up : updates_) {
+    double s = 0;
+    for (long i = 0; i < y.size(); ++i) {
+      const double yi = y[i] - up.p[i] * s;
+      s += up.beta[i] * yi;
+      y[i] = yi / up.root_d[i];
+    }
+  }
+  return y;
+}
+
+VectorXd ProductNormal::Backward(VectorXd y) const {
+  for (auto it = updates_.rbegin(); it != updates_.rend(); ++it) {
+    double s = 0;
+    for (long j = y.size() - 1; j >= 0; --j) {
+      const double xj = y[j] / it->root_d[j] - it->beta[j] * s;
+      s += it->p[j] * xj;
+      y[j] = xj;
+    }
+  }
+  const long K = lp_->types();
+  for (size_t r = 0; r < blocks_.size(); ++r) {
+    const MatrixXd& l = blocks_[r];
+    const long b = static_cast<long>(r) * K;
+    for (long i = K - 1; i >= 0; --i) {
+      double sum = y[b + i];
+      for (long j = i + 1; j < K; ++j) sum -= l(j, i) * y[b + j];
+      y[b + i] = sum / l(i, i);
+    }
+  }
+  return y;
+}
 
 class Kkt::Impl {
  public:
-  explicit Impl(bool ldl) : ldl_(ldl) {}
+  Impl(bool ldl, long direct_max_vars) : ldl_(ldl), direct_max_vars_(direct_max_vars) {}
 
   bool Factor(const ShareLp& lp, const VectorXd& d) {
     lp_ = &lp;
@@ -189,10 +246,10 @@ class Kkt::Impl {
     if (ldl_) return FactorWhole();
     w_ = d.array().square().inverse().matrix();
     dense_ready_ = false;
-    direct_ = lp.n() <= kDirectMaxVars;
+    direct_ = lp.n() <= direct_max_vars_;
     if (direct_) return Dense();
-    structured_ = normal_.Factor(lp, w_);
-    return structured_ || Dense();
+    product_ok_ = product_.Factor(lp, w_);
+    return product_ok_ || Dense();
   }
   void Solve(VectorXd* x, VectorXd* z) {
     if (ldl_) {
@@ -211,63 +268,23 @@ class Kkt::Impl {
   }
 
  private:
-  // Above kDirectMaxVars: CG on the structured solve, else the dense factor with refinement.
+  // Above direct_max_vars_: the product-form factor with refinement, else the dense one.
   VectorXd Iterative(const VectorXd& rhs) {
-    if (structured_) {
-      VectorXd u = Conjugate(rhs);
-      if (converged_) return u;
-    }
+    if (product_ok_) return Refine(rhs, [this](const VectorXd& v) { return product_.Solve(v); });
     Dense();
     return Refine(rhs, [this](const VectorXd& v) { return dense_.Solve(v); });
   }
 
-  // Conjugate gradients on the normal equations, preconditioned by the structured solve. Near the
-  // optimum that solve loses accuracy in the few directions the capacity and epigraph couplings
-  // span (Woodbury's cancellation), so its error has rank of about types + 1 and CG removes it in
-  // about that many steps, where plain refinement can diverge.
-  VectorXd Conjugate(const VectorXd& rhs) {
-    auto apply = [this](const VectorXd& v) { return lp_->Gt(lp_->G(v).cwiseProduct(w_)); };
-    VectorXd u = normal_.Solve(rhs);
-    VectorXd r = rhs - apply(u);
-    const double target = kRefineTarget * rhs.norm();
-    converged_ = false;
-    VectorXd zv = normal_.Solve(r), p = zv;
-    double rz = r.dot(zv);
-    for (int i = 0; i < kMaxRefine; ++i) {
-      if (r.norm() <= target) {
-        converged_ = true;
-        break;
-      }
-      const VectorXd ap = apply(p);
-      const double pap = p.dot(ap);
-      if (!(pap > 0) || !(rz > 0)) break;
-      const double alpha = rz / pap;
-      u += alpha * p;
-      r = i % 8 == 7 ? rhs - apply(u) : VectorXd(r - alpha * ap);  // the true residual now and then
-      zv = normal_.Solve(r);
-      const double rz_next = r.dot(zv);
-      p = zv + (rz_next / rz) * p;
-      rz = rz_next;
-    }
-    return u;
-  }
-
-  // Solves and refines while the residual of the normal equations halves; converged_ says
-  // whether it reached rounding level.
+  // Solves and refines while the residual of the normal equations halves, to rounding level.
   template <typename SolveFn>
   VectorXd Refine(const VectorXd& rhs, SolveFn solve) {
     VectorXd u = solve(rhs);
     const double target = kRefineTarget * rhs.norm();
     double last = std::numeric_limits<double>::infinity();
-    converged_ = false;
     for (int i = 0; i < kMaxRefine; ++i) {
       const VectorXd r = rhs - lp_->Gt(lp_->G(u).cwiseProduct(w_));
       const double norm = r.norm();
-      if (norm <= target) {
-        converged_ = true;
-        break;
-      }
-      if (!(norm < 0.5 * last)) break;
+      if (norm <= target || !(norm < 0.5 * last)) break;
       last = norm;
       u += solve(r);
     }
@@ -342,6 +359,7 @@ class Kkt::Impl {
   }
 
   bool ldl_ = false;
+  long direct_max_vars_ = kDirectMaxVars;
   Eigen::PartialPivLU<MatrixXd> whole_;
   bool sparse_whole_ = false;
   Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> sparse_;
@@ -349,16 +367,15 @@ class Kkt::Impl {
   std::vector<Eigen::Triplet<double>> g_entries_;  // its G, entry by entry
   const ShareLp* lp_ = nullptr;
   VectorXd d_, w_;
-  NormalSolver normal_;
+  ProductNormal product_;
   DenseNormal dense_;
   bool direct_ = false;
-  bool structured_ = false;
+  bool product_ok_ = false;
   bool dense_ready_ = false;
   bool dense_ok_ = false;
-  bool converged_ = false;
 };
 
-Kkt::Kkt(bool ldl) : impl_(std::make_unique<Impl>(ldl)) {}
+Kkt::Kkt(bool ldl, long direct_max_vars) : impl_(std::make_unique<Impl>(ldl, direct_max_vars)) {}
 Kkt::~Kkt() = default;
 bool Kkt::Factor(const ShareLp& lp, const VectorXd& d) { return impl_->Factor(lp, d); }
 void Kkt::Solve(VectorXd* x, VectorXd* z) { impl_->Solve(x, z); }

@@ -125,19 +125,57 @@ class ShareLp {
 };
 
 
+// The same factor in product form (Gill, Golub, Murray & Saunders 1974, "Methods for modifying
+// matrix factorizations", method C1): the per-job blocks' K x K factors L_B (by the rotations
+// above), then each capacity row's update L L' + u u' = L (I + p p') L' with p = L^-1 u, whose
+// factor I + p p' = T D T' is kept as three vectors: T unit lower with T_ij = p_i beta_j (i > j),
+// t_j = t_j-1 + p_j^2 (t_0 = 1), d_j = t_j / t_j-1, beta_j = p_j / t_j. Positive updates only, so
+// the recurrence adds and never cancels (as stable as the rotations: the solves' backward error
+// was the dense factor's to within a factor 2 on normal matrices of condition up to 1e17, checked
+// in development). A factor costs O(n K^2) and a solve O(n K) where the explicit factor costs
+// O(K n^2) and O(n^2): used by Kkt above kDirectMaxVars (docs/gavel.md, "Interior point").
+class ProductNormal {
+ public:
+  // Factors G' diag(w) G of `lp` (kept by reference); false where a factor is not finite or the
+  // epigraph variable's pivot is not positive.
+  bool Factor(const ShareLp& lp, const VectorXd& w);
+  // (G' diag(w) G)^-1 v, unrefined.
+  VectorXd Solve(const VectorXd& v) const;
+
+ private:
+  struct Update {
+    VectorXd p, beta, root_d;
+  };
+  static void Rotate(MatrixXd& l, VectorXd& x);
+  VectorXd Forward(const VectorXd& v) const;   // M^-1 v, M = L_B T_1 D_1^1/2 ... (the updates so far)
+  VectorXd Backward(VectorXd y) const;         // M'^-1 y
+
+  const ShareLp* lp_ = nullptr;
+  std::vector<MatrixXd> blocks_;
+  std::vector<Update> updates_;
+  VectorXd border_;
+  double corner_ = 1;
+};
+
+// Up to this many variables (jobs x types + 1) the KKT systems are solved as cvxopt solves them,
+// by an explicit dense Cholesky factor (32 MiB at the limit); above it by the same factor in
+// product form, refined.
+inline constexpr long kDirectMaxVars = 1024;
+
 // cvxopt's kktsolver for W = diag(d): solves [0 G'; G -W'W] [ux; uz] = [bx; bz] and returns ux
-// and W uz (the scaled z, cvxopt's convention). Up to kDirectMaxVars variables as cvxopt's chol2
-// does: one Cholesky factor of the normal matrix per scaling and plain triangular solves (no
+// and W uz (the scaled z, cvxopt's convention). Up to `direct_max_vars` variables as cvxopt's
+// chol2 does: one Cholesky factor of the normal matrix per scaling and plain triangular solves (no
 // refinement of the normal equations; f6's refinement step is cvxopt's). Above that, where the
-// dense factor's memory grows (n^2 doubles), by conjugate gradients preconditioned by the
-// structured solver, and by the dense factor where those do not converge.
+// dense factor costs O(types n^2) a scaling and O(n^2) a solve, by the same factor in product form
+// (O(n types^2) and O(n types)) with the normal equations refined to rounding level, and by the
+// dense factor where the product form fails.
 class Kkt {
  public:
   // ldl: as cvxopt's kktsolver="ldl" (the stand-in's re-solve where the default stops without an
   // answer): the whole scaled KKT matrix [0 G'W^-1; W^-1 G -I] factored at once (here by LU with
   // partial pivoting, where cvxopt uses LAPACK's symmetric indefinite sytrf), not the normal
   // equations, whose conditioning is the square of it.
-  explicit Kkt(bool ldl = false);
+  explicit Kkt(bool ldl = false, long direct_max_vars = kDirectMaxVars);
   ~Kkt();
   Kkt(const Kkt&) = delete;
   Kkt& operator=(const Kkt&) = delete;
