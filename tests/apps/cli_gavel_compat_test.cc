@@ -125,6 +125,13 @@ constexpr GavelFigures kFigures[] = {
      "v100=8,p100=8,k80=8"},
     {"g1s6c71a0", "max_min_fairness_water_filling_packed", "highs", "gavel-water-filling-packed", 1105251.775,
      5847819.799, 100, "v100=8,p100=8,k80=8"},
+    // Gavel's gandiva and allox (2026-12-04, a helper; no LP solver): ours equal to the millisecond
+    // on six cases (AlloX) and in makespan (gandiva; its average JCT 0.01-0.06% lower at 8:8:8,
+    // where Gavel records a job ending inside a pair micro-task at the micro-task's end):
+    // docs/validation.md, "Gavel's AlloX and gandiva", docs/space_sharing.md, "Gavel's gandiva".
+    {"g1s6c71a0", "gandiva", "-", "gavel-gandiva", 1321404.636, 7152649.394, 100, "v100=8,p100=8,k80=8"},
+    {"g1s6c71a0", "allox", "-", "gavel-allox", 1270109.566, 6793580.664, 100, "v100=8,p100=8,k80=8"},
+    {"g1s6c71a0", "allox", "-", "gavel-allox", 791668.367, 4948619.093},
 };
 
 struct Ours {

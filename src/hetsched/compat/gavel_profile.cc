@@ -15,9 +15,10 @@ CompatProfile MakeGavelProfile() {
                                              "gavel-cost",       "gavel-throughput",   "gavel-isolated",
                                              "gavel-water-filling", "gavel-water-filling-agnostic"};
   const std::vector<std::string> packed{"gavel-las-packed", "gavel-ftf-packed", "gavel-makespan-packed",
-                                        "gavel-water-filling-packed", "gavel-cost-packed", "gavel-fifo-packed"};
+                                        "gavel-water-filling-packed", "gavel-cost-packed", "gavel-fifo-packed",
+                                        "gavel-gandiva"};
   std::vector<std::string> round_policies = lp_policies;
-  round_policies.insert(round_policies.end(), {"gavel-fifo", "gavel-fifo-perf"});
+  round_policies.insert(round_policies.end(), {"gavel-fifo", "gavel-fifo-perf", "gavel-allox"});
   round_policies.insert(round_policies.end(), packed.begin(), packed.end());
   const std::vector<std::string> las{"gavel-las", "gavel-las-agnostic"};
 
@@ -93,6 +94,8 @@ CompatProfile MakeGavelProfile() {
       {"gavel-cost-packed", "max_sum_throughput_normalized_by_cost_packed_SLOs",
        "scheduler/policies/max_sum_throughput.py (ThroughputNormalizedByCostSumWithPackingSLOs)"},
       {"gavel-fifo-packed", "fifo_packed", "scheduler/policies/fifo.py (FIFOPolicyWithPacking)"},
+      {"gavel-gandiva", "gandiva", "scheduler/policies/gandiva.py (GandivaPolicy)"},
+      {"gavel-allox", "allox", "scheduler/policies/allox.py (AlloXPolicy)"},
   };
   return p;
 }

@@ -1,15 +1,18 @@
-// The draws of CPython's `random.Random(seed)` for the two calls Gavel's simulator makes with it:
-// `randrange(n)` and `shuffle(list)`. A peer's random choices can only be reproduced draw for
-// draw with its own generator, so this is MT19937 (Matsumoto & Nishimura 1998) seeded the way
-// CPython seeds it from an int (init_by_array over the integer's 32-bit words, least significant
-// first; Modules/_randommodule.c, random_seed), and randrange/shuffle as CPython 3.11 derives them
-// from getrandbits (Lib/random.py: _randbelow_with_getrandbits, shuffle). Checked against
-// python3 3.11 in tests/util/python_random_test.cc.
+// The draws of CPython's `random.Random(seed)` for the calls Gavel's simulator makes with it:
+// `randrange(n)`, `shuffle(list)` and `sample(list, k)` (gandiva's pairs). A peer's random
+// choices can only be reproduced draw for draw with its own generator, so this is MT19937
+// (Matsumoto & Nishimura 1998) seeded the way CPython seeds it from an int (init_by_array over the
+// integer's 32-bit words, least significant first; Modules/_randommodule.c, random_seed), and
+// randrange/shuffle/sample as CPython 3.11 derives them from getrandbits (Lib/random.py:
+// _randbelow_with_getrandbits, shuffle, sample). Checked against python3 3.11 in
+// tests/util/python_random_test.cc.
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -55,6 +58,39 @@ class PythonRandom {
       const std::size_t j = RandBelow(static_cast<uint32_t>(i + 1));
       std::swap(x[i], x[j]);
     }
+  }
+
+  // random.Random.sample(population, k) for a population of n: the positions (0 .. n-1) of the k
+  // items drawn, in draw order. CPython 3.11 takes one of two ways, by size: where a list of n is
+  // smaller than a set of k (n <= 21, plus 4^ceil(log4(3k)) when k > 5), a partial Fisher-Yates
+  // over a copy of the positions (the drawn one replaced by the last not yet drawn); otherwise
+  // randbelow(n) redrawn until unseen. REQUIRES: k <= n < 2^32.
+  std::vector<std::size_t> Sample(std::size_t n, std::size_t k) {
+    std::size_t setsize = 21;
+    if (k > 5) {
+      const double log4 = std::log(3.0 * static_cast<double>(k)) / std::log(4.0);  // math.log(3k, 4)
+      setsize += static_cast<std::size_t>(std::pow(4.0, std::ceil(log4)));
+    }
+    std::vector<std::size_t> drawn;
+    drawn.reserve(k);
+    if (n <= setsize) {
+      std::vector<std::size_t> pool(n);
+      for (std::size_t i = 0; i < n; ++i) pool[i] = i;
+      for (std::size_t i = 0; i < k; ++i) {
+        const std::size_t j = RandBelow(static_cast<uint32_t>(n - i));
+        drawn.push_back(pool[j]);
+        pool[j] = pool[n - i - 1];
+      }
+      return drawn;
+    }
+    std::unordered_set<std::size_t> seen;
+    for (std::size_t i = 0; i < k; ++i) {
+      std::size_t j = RandBelow(static_cast<uint32_t>(n));
+      while (seen.contains(j)) j = RandBelow(static_cast<uint32_t>(n));
+      seen.insert(j);
+      drawn.push_back(j);
+    }
+    return drawn;
   }
 
  private:

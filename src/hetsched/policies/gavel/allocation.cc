@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace hetsched::gavel {
 
@@ -74,6 +75,16 @@ Allocation ZeroAllocation(const AllocationProblem& problem) {
   out.share.assign(problem.jobs.size(), std::vector<double>(problem.capacity.size(), 0.0));
   out.pair_share.assign(problem.pairs.size(), std::vector<double>(problem.capacity.size(), 0.0));
   return out;
+}
+
+std::vector<size_t> TypesByName(const AllocationProblem& problem) {
+  std::vector<size_t> by_name(problem.capacity.size());
+  std::iota(by_name.begin(), by_name.end(), size_t{0});
+  if (problem.type_names.size() == by_name.size()) {
+    std::stable_sort(by_name.begin(), by_name.end(),
+                     [&](size_t a, size_t b) { return problem.type_names[a] < problem.type_names[b]; });
+  }
+  return by_name;
 }
 
 double ProportionalThroughput(const AllocationProblem& problem, size_t j) {

@@ -78,6 +78,10 @@ double EffectiveThroughput(const AllocationJob& job, const std::vector<double>& 
 // for a fraction W_k / (n g_j) of the time on each type it can use, scaled down to a total
 // fraction of at most 1. [REC] from the paper's X^equal normalisation (docs/gavel.md).
 double EqualShareThroughput(const AllocationProblem& problem, size_t j);
+// The type indices in the order of their names (Gavel's policies sort their worker types:
+// policy.py flatten); catalog order where the problem does not name every type.
+std::vector<size_t> TypesByName(const AllocationProblem& problem);
+
 // Gavel's ProportionalPolicy throughput: sum_k T[j][k] W_k / sum_k W_k (every type counts,
 // whether or not the job can use it; policies/proportional.py:27-35).
 double ProportionalThroughput(const AllocationProblem& problem, size_t j);

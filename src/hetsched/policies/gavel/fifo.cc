@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <numeric>
 #include <string>
 #include <vector>
 
@@ -39,7 +38,6 @@ class GavelFifo final : public RoundPolicy {
 
  protected:
   Result<Allocation> ComputeAllocation(const AllocationProblem& problem) override {
-    const size_t types = problem.capacity.size();
     std::vector<int> available = problem.capacity;
     if (perf_) allocation_.clear();
     std::map<JobId, size_t> position;  // active jobs, arrival (= id) order
@@ -71,10 +69,7 @@ class GavelFifo final : public RoundPolicy {
       allocation_.erase(id);
     }
     // Types with free devices, by name (fifo.py:121-126).
-    std::vector<size_t> by_name(types);
-    std::iota(by_name.begin(), by_name.end(), size_t{0});
-    std::sort(by_name.begin(), by_name.end(),
-              [&](size_t a, size_t b) { return problem.type_names[a] < problem.type_names[b]; });
+    const std::vector<size_t> by_name = TypesByName(problem);
     std::vector<size_t> open;
     for (size_t k : by_name) {
       if (available[k] > 0) open.push_back(k);

@@ -416,12 +416,7 @@ Allocation SolveFifoPacked(const AllocationProblem& problem, const FifoPackedOpt
   std::iota(queue.begin(), queue.end(), size_t{0});
   std::stable_sort(queue.begin(), queue.end(),
                    [&](size_t a, size_t b) { return problem.jobs[a].id < problem.jobs[b].id; });
-  std::vector<size_t> by_name(types);
-  std::iota(by_name.begin(), by_name.end(), size_t{0});
-  if (problem.type_names.size() == types) {
-    std::stable_sort(by_name.begin(), by_name.end(),
-                     [&](size_t a, size_t b) { return problem.type_names[a] < problem.type_names[b]; });
-  }
+  const std::vector<size_t> by_name = TypesByName(problem);
   std::vector<int> available = problem.capacity;
   auto any_free = [&] {
     for (int a : available) {

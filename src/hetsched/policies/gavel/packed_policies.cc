@@ -1,9 +1,10 @@
 // Gavel's space-sharing ("packed") policies as registered policies (docs/space_sharing.md): each
-// is its solver (packed.h) under Gavel's round mechanism with pairs (RoundPolicy::SetPacking).
+// is its solver (packed.h; gandiva.h) under Gavel's round mechanism with pairs (RoundPolicy::SetPacking).
 #include <cmath>
 #include <memory>
 #include <string>
 
+#include "hetsched/policies/gavel/gandiva.h"
 #include "hetsched/policies/gavel/packed.h"
 #include "hetsched/policies/gavel/policy.h"
 #include "hetsched/sched/registry.h"
@@ -77,6 +78,16 @@ Result<std::unique_ptr<JobScheduler>> MakeFifoPacked(const Options& options) {
   }, /*fifo=*/true);
 }
 
+// Gavel's gandiva (gandiva.h): random pairs while the cluster is oversubscribed, an equal split
+// over the combinations; its Random seeded with the run's seed, as Gavel's (utils.py get_policy).
+Result<std::unique_ptr<JobScheduler>> MakeGandiva(const Options& options) {
+  HETSCHED_ASSIGN_OR_RETURN(const GavelMechanismOptions mechanism, MechanismOption(options, "gavel"));
+  auto gandiva = std::make_shared<GandivaAllocation>(mechanism.seed);
+  return MakePacked(options, "gavel-gandiva", [gandiva](const AllocationProblem& p, lp::WarmStartLpSolver&) {
+    return gandiva->Compute(p);
+  });
+}
+
 }  // namespace
 
 HETSCHED_REGISTER_IMPL(JobScheduler, kGavelLasPackedRegistered,
@@ -108,5 +119,14 @@ HETSCHED_REGISTER_IMPL(JobScheduler, kGavelFifoPackedRegistered,
                                    "beats 1.5, Gavel's rounds",
                                    "[SRC] Gavel simulator (policies/fifo.py, packing mode) under its round mechanism"}),
                        [](const Options& o) { return MakeFifoPacked(o); })
+HETSCHED_REGISTER_IMPL(JobScheduler, kGavelGandivaRegistered,
+                       (MethodInfo{"gavel-gandiva",
+                                   "Gavel's gandiva: random pairs of jobs on shared GPUs while the cluster is "
+                                   "oversubscribed, kept while their paired speed-up is at least 1, time split evenly "
+                                   "over the combinations, Gavel's rounds",
+                                   "[SRC] Gavel simulator (policies/gandiva.py, GandivaPolicy \"Gandiva_Packing\", "
+                                   "after Xiao et al., OSDI 2018) under its round mechanism; Python's random.sample "
+                                   "draw for draw"}),
+                       [](const Options& o) { return MakeGandiva(o); })
 
 }  // namespace hetsched::gavel
