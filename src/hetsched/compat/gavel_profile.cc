@@ -76,6 +76,9 @@ CompatProfile MakeGavelProfile() {
       {"gavel-ftf", "finish_time_fairness_perf",
        "scheduler/policies/finish_time_fairness.py (FinishTimeFairnessPolicyWithPerf)"},
       {"gavel-throughput", "max_sum_throughput_perf", "scheduler/policies/max_sum_throughput.py (ThroughputSumWithPerf)"},
+      {"gavel-throughput", "max_sum_throughput_normalized_by_cost_perf",
+       "scheduler/policies/max_sum_throughput.py (ThroughputNormalizedByCostSumWithPerf: no price files, as the "
+       "trace driver runs it, and it is the same LP)"},
       {"gavel-isolated", "isolated", "scheduler/policies/isolated.py (IsolatedPolicy)"},
       {"gavel-makespan-agnostic", "min_total_duration", "scheduler/policies/min_total_duration.py (MinTotalDurationPolicy)"},
       {"gavel-ftf-agnostic", "finish_time_fairness", "scheduler/policies/finish_time_fairness.py (FinishTimeFairnessPolicy)"},
