@@ -105,6 +105,14 @@ measure "Gavel g1s6c71a0 --compat: gavel-water-filling-packed" 13.75 "$repeat" \
 measure "Gavel g1s6c71a0 8:8:8 --compat: gavel-ftf-packed" 21.15 "$repeat" \
   "$B/bin/hetsched" simulate --policy gavel-ftf-packed --trace tests/data/gavel/g1s6c71a0.7f.trace --compat gavel \
   --gpus v100=8,p100=8,k80=8 --gpus-per-server 4 -q -o "$out/run"
+# Gavel's AlloX and gandiva (session 40) on the same case at 8:8:8, where gandiva packs: targets
+# Gavel's CPU time / 20 (allox 39 s, gandiva 110 s; docs/validation.md, "Gavel's AlloX and gandiva").
+measure "Gavel g1s6c71a0 8:8:8 --compat: gavel-allox" 1.95 "$repeat" \
+  "$B/bin/hetsched" simulate --policy gavel-allox --trace tests/data/gavel/g1s6c71a0.7f.trace --compat gavel \
+  --gpus v100=8,p100=8,k80=8 --gpus-per-server 4 -q -o "$out/run"
+measure "Gavel g1s6c71a0 8:8:8 --compat: gavel-gandiva" 5.5 "$repeat" \
+  "$B/bin/hetsched" simulate --policy gavel-gandiva --trace tests/data/gavel/g1s6c71a0.7f.trace --compat gavel \
+  --gpus v100=8,p100=8,k80=8 --gpus-per-server 4 -q -o "$out/run"
 # Tiresias' 100-job cases (tests/data/tiresias, 16 GPUs) under --compat tiresias, the policies of
 # issue #47 item 5: targets are Tiresias' own simulator's CPU time on this machine / 20 (2026-12-04,
 # load 10: dlas-gpu-gittins 0.47 s, gittins 0.37 s with run_sim.py:2075 fixed, shortest-expected
