@@ -1,7 +1,7 @@
 #include "hetsched/sched/round_mechanism_gavel.h"
 
 #include <algorithm>
-#include <map>
+#include <cmath>
 #include <tuple>
 #include <utility>
 
@@ -11,131 +11,258 @@ GavelRoundMechanism::GavelRoundMechanism(std::vector<int> capacity, double round
     : capacity_(std::move(capacity)),
       half_round_s_(round_s / 2),
       reset_interval_s_(reset_interval_s),
-      type_total_s_(capacity_.size(), 0.0) {}
+      type_total_s_(capacity_.size(), 0.0),
+      positive_(capacity_.size()) {}
 
-namespace {
-std::pair<JobId, JobId> GavelComboKey(JobId id, JobId partner) {
-  if (partner < 0) return {id, JobId{-1}};
-  return {std::min(id, partner), std::max(id, partner)};
+GavelRoundMechanism::Combo GavelRoundMechanism::NewSlot() {
+  if (!free_slots_.empty()) {
+    const Combo c = free_slots_.back();
+    free_slots_.pop_back();
+    return c;
+  }
+  const Combo c = static_cast<Combo>(alive_.size());
+  const size_t types = capacity_.size();
+  alive_.push_back(0);
+  id_.push_back(0);
+  partner_.push_back(-1);
+  first_.push_back(0);
+  second_.push_back(-1);
+  member_a_.push_back(c);
+  member_b_.push_back(c);
+  num_gpus_.push_back(1);
+  in_allocation_.push_back(0);
+  taken_.push_back(0);
+  for (std::vector<double>* v : {&time_s_, &deficit_, &share_, &runnable_}) v->resize(v->size() + types, 0.0);
+  return c;
 }
-}  // namespace
 
-void GavelRoundMechanism::AddJob(JobId id) {
-  Times& t = jobs_[{id, -1}];
-  t.time_s.assign(capacity_.size(), half_round_s_);
-  t.deficit_s.assign(capacity_.size(), 0.0);
+GavelRoundMechanism::Combo GavelRoundMechanism::AddJob(JobId id, int num_gpus, std::span<const double> runnable) {
+  const Combo c = NewSlot();
+  const size_t s = static_cast<size_t>(c);
+  alive_[s] = 1;
+  id_[s] = first_[s] = id;
+  partner_[s] = second_[s] = -1;
+  member_a_[s] = member_b_[s] = c;
+  num_gpus_[s] = num_gpus;
+  in_allocation_[s] = 0;
+  for (int k = 0; k < num_types(); ++k) share_[At(c, k)] = 0.0;
+  Restart(c, runnable);
+  return c;
 }
 
-void GavelRoundMechanism::AddPair(JobId a, JobId b) {
-  Times& t = jobs_[GavelComboKey(a, b)];
-  t.time_s.assign(capacity_.size(), 0.0);
-  t.deficit_s.assign(capacity_.size(), 0.0);
+GavelRoundMechanism::Combo GavelRoundMechanism::AddPair(Combo a, Combo b, std::span<const double> runnable) {
+  const Combo c = NewSlot();
+  const size_t s = static_cast<size_t>(c);
+  const JobId ia = id_[static_cast<size_t>(a)], ib = id_[static_cast<size_t>(b)];
+  alive_[s] = 1;
+  id_[s] = second_[s] = std::min(ia, ib);
+  partner_[s] = first_[s] = std::max(ia, ib);
+  member_a_[s] = a;
+  member_b_[s] = b;
+  num_gpus_[s] = num_gpus_[static_cast<size_t>(a)];
+  in_allocation_[s] = 0;
+  for (int k = 0; k < num_types(); ++k) share_[At(c, k)] = 0.0;
+  Restart(c, runnable);
+  return c;
 }
 
-void GavelRoundMechanism::Account(JobId id, int type, double seconds, JobId partner) {
+void GavelRoundMechanism::Restart(Combo c, std::span<const double> runnable) {
+  // A job starts at half a round on each type (add_job, :496-505), a pair at 0 (:2218-2219).
+  const double start = partner_[static_cast<size_t>(c)] < 0 ? half_round_s_ : 0.0;
+  for (int k = 0; k < num_types(); ++k) {
+    time_s_[At(c, k)] = start;
+    deficit_[At(c, k)] = 0.0;
+    runnable_[At(c, k)] = static_cast<size_t>(k) < runnable.size() ? runnable[static_cast<size_t>(k)] : 0.0;
+  }
+  if (in_allocation_[static_cast<size_t>(c)]) positive_stale_ = true;  // where it runs may have changed
+}
+
+void GavelRoundMechanism::Account(Combo c, int type, double seconds) {
   if (type < 0 || type >= num_types() || seconds <= 0) return;
-  auto it = jobs_.find(GavelComboKey(id, partner));
-  if (it != jobs_.end()) it->second.time_s[static_cast<size_t>(type)] += seconds;
+  if (c != kNoCombo && alive_[static_cast<size_t>(c)]) time_s_[At(c, type)] += seconds;
   type_total_s_[static_cast<size_t>(type)] += seconds;
 }
 
-void GavelRoundMechanism::RemoveJob(JobId id) {
-  std::erase_if(jobs_, [id](const auto& entry) { return entry.first.first == id || entry.first.second == id; });
+void GavelRoundMechanism::Remove(Combo c) {
+  if (c == kNoCombo || !alive_[static_cast<size_t>(c)]) return;
+  alive_[static_cast<size_t>(c)] = 0;
+  in_allocation_[static_cast<size_t>(c)] = 0;
+  free_slots_.push_back(c);
 }
 
-void GavelRoundMechanism::Reset(double now, const std::function<std::span<const double>(JobId, JobId)>& old_share) {
+void GavelRoundMechanism::SetAllocation(Combo c, std::span<const double> share) {
+  in_allocation_[static_cast<size_t>(c)] = 1;
+  for (int k = 0; k < num_types(); ++k) {
+    const double x = static_cast<size_t>(k) < share.size() ? share[static_cast<size_t>(k)] : 0.0;
+    share_[At(c, k)] = x;
+    if (!(x >= 0)) exact_only_ = true;
+  }
+  positive_stale_ = true;
+}
+
+void GavelRoundMechanism::Reset(double now) {
   const double elapsed = now - last_reset_s_;
   std::fill(type_total_s_.begin(), type_total_s_.end(), 0.0);
-  for (auto& [key, t] : jobs_) {
-    const std::span<const double> x = old_share(key.first, key.second);
-    for (size_t k = 0; k < capacity_.size(); ++k) {
-      const double should = k < x.size() ? x[k] * elapsed : 0.0;
-      t.deficit_s[k] += should - (t.time_s[k] - half_round_s_);
-      t.time_s[k] = half_round_s_;
-      type_total_s_[k] += half_round_s_;
+  // Every term of a type's total is half a round: the order of the sum does not matter.
+  for (size_t s = 0; s < alive_.size(); ++s) {
+    if (!alive_[s]) continue;
+    const Combo c = static_cast<Combo>(s);
+    for (int k = 0; k < num_types(); ++k) {
+      const double should = in_allocation_[s] ? share_[At(c, k)] * elapsed : 0.0;
+      double& deficit = deficit_[At(c, k)];
+      deficit += should - (time_s_[At(c, k)] - half_round_s_);
+      if (std::isnan(deficit)) exact_only_ = true;
+      time_s_[At(c, k)] = half_round_s_;
+      type_total_s_[static_cast<size_t>(k)] += half_round_s_;
     }
   }
   last_reset_s_ = now;
 }
 
-double GavelRoundMechanism::Priority(const GavelRoundJob& job, int k) const {
-  const size_t kk = static_cast<size_t>(k);
-  if (!job.in_allocation || kk >= job.share.size()) return 0;
-  const double x = job.share[kk];
-  if (x == 0 || kk >= job.throughput.size() || job.throughput[kk] <= 0) return 0;
-  auto it = jobs_.find(GavelComboKey(job.id, job.partner));
-  const double total = type_total_s_[kk];
-  const double fraction = (it == jobs_.end() || total == 0) ? 0.0 : it->second.time_s[kk] / total;
+bool GavelRoundMechanism::Positive(Combo c, int k) const {
+  return in_allocation_[static_cast<size_t>(c)] && share_[At(c, k)] != 0 && runnable_[At(c, k)] > 0;
+}
+
+double GavelRoundMechanism::Priority(Combo c, int k) const {
+  if (!Positive(c, k)) return 0;
+  const double x = share_[At(c, k)];
+  const double total = type_total_s_[static_cast<size_t>(k)];
+  const double fraction = total == 0 ? 0.0 : time_s_[At(c, k)] / total;
   // Gavel does not use infinity here "so 2*new_priority > new_priority" (:2444).
   return fraction > 0 ? x / fraction : x * 1e9;
 }
 
-double GavelRoundMechanism::Deficit(JobId id, int k, JobId partner) const {
-  auto it = jobs_.find(GavelComboKey(id, partner));
-  return it == jobs_.end() ? 0.0 : it->second.deficit_s[static_cast<size_t>(k)];
+bool GavelRoundMechanism::Free(Combo c) const {
+  return !taken_[static_cast<size_t>(member_a_[static_cast<size_t>(c)])] &&
+         !taken_[static_cast<size_t>(member_b_[static_cast<size_t>(c)])];
 }
 
-std::vector<int> GavelRoundMechanism::PlanRound(std::span<const GavelRoundJob> jobs, std::span<const int> type_order,
-                                                bool skip_zero_priority) const {
+void GavelRoundMechanism::Take(Combo c) {
+  for (const Combo m : {member_a_[static_cast<size_t>(c)], member_b_[static_cast<size_t>(c)]}) {
+    if (!taken_[static_cast<size_t>(m)]) taken_list_.push_back(m);
+    taken_[static_cast<size_t>(m)] = 1;
+  }
+}
+
+void GavelRoundMechanism::Consider(Combo c, int k, double priority, bool skip_zero_priority, int* left,
+                                   std::vector<GavelPlannedCombo>* out) {
+  if (!Free(c)) return;
+  if (!(runnable_[At(c, k)] > 0)) return;
+  if (skip_zero_priority && priority <= 0) return;
+  const size_t s = static_cast<size_t>(c);
+  if (num_gpus_[s] > *left) return;
+  *left -= num_gpus_[s];
+  Take(c);
+  // A combination outside the allocation holds the count but gets no workers (:936).
+  if (in_allocation_[s]) out->push_back(GavelPlannedCombo{c, id_[s], partner_[s], num_gpus_[s], k});
+}
+
+void GavelRoundMechanism::FillTypeExact(int k, bool skip_zero_priority, std::vector<GavelPlannedCombo>* out) {
   struct Entry {
     double priority;
     double deficit;
     double share;
-    int job;
+    Combo combo;
   };
-  std::vector<int> assigned(jobs.size(), -1);
-  // Whether each job is taken this round, by its single entry's index (a pair's jobs are found
-  // through it: each has one; a pair whose job has none is never taken).
-  std::vector<char> taken(jobs.size(), 0);
-  std::map<JobId, size_t> single_of;
-  bool pairs = false;
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    if (jobs[j].partner < 0) {
-      single_of.emplace(jobs[j].id, j);
-    } else {
-      pairs = true;
-    }
+  std::vector<Combo> order;
+  for (size_t s = 0; s < alive_.size(); ++s) {
+    if (alive_[s]) order.push_back(static_cast<Combo>(s));
   }
-  std::vector<std::pair<size_t, size_t>> members(pairs ? jobs.size() : 0);
-  for (size_t j = 0; j < members.size(); ++j) {
-    if (jobs[j].partner < 0) {
-      members[j] = {j, j};
-      continue;
-    }
-    auto a = single_of.find(jobs[j].id), b = single_of.find(jobs[j].partner);
-    members[j] = a == single_of.end() || b == single_of.end() ? std::make_pair(j, j) : std::make_pair(a->second, b->second);
-    if (a == single_of.end() || b == single_of.end()) taken[j] = 1;
-  }
+  std::sort(order.begin(), order.end(), [this](Combo a, Combo b) { return Before(a, b); });
   std::vector<Entry> entries;
-  entries.reserve(jobs.size());
-  for (const int k : type_order) {
-    int left = capacity_[static_cast<size_t>(k)];
-    entries.clear();
-    for (size_t j = 0; j < jobs.size(); ++j) {
-      const GavelRoundJob& job = jobs[j];
-      const double share = job.in_allocation && static_cast<size_t>(k) < job.share.size() ? job.share[static_cast<size_t>(k)] : 0.0;
-      entries.push_back(Entry{Priority(job, k), Deficit(job.id, k, job.partner), share, static_cast<int>(j)});
-    }
-    // Python's sorted(..., reverse=True) is stable: equal keys keep the arrival order.
-    std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-      return std::tie(a.priority, a.deficit, a.share) > std::tie(b.priority, b.deficit, b.share);
-    });
-    for (const Entry& e : entries) {
-      if (left == 0) break;
-      const size_t j = static_cast<size_t>(e.job);
-      const GavelRoundJob& job = jobs[j];
-      const auto [first, second] = pairs ? members[j] : std::make_pair(j, j);
-      if (taken[j] || taken[first] || taken[second]) continue;
-      if (static_cast<size_t>(k) >= job.throughput.size() || job.throughput[static_cast<size_t>(k)] <= 0) continue;
-      if (skip_zero_priority && e.priority <= 0) continue;
-      if (job.num_gpus > left) continue;
-      left -= job.num_gpus;
-      taken[j] = taken[first] = taken[second] = 1;
-      // A job outside the allocation holds the count but gets no workers (:936).
-      if (job.in_allocation) assigned[j] = k;
-    }
+  entries.reserve(order.size());
+  for (const Combo c : order) {
+    const double share = in_allocation_[static_cast<size_t>(c)] ? share_[At(c, k)] : 0.0;
+    entries.push_back(Entry{Priority(c, k), deficit_[At(c, k)], share, c});
   }
-  return assigned;
+  // Python's sorted(..., reverse=True) is stable: equal keys keep the order of the lists.
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.priority, a.deficit, a.share) > std::tie(b.priority, b.deficit, b.share);
+  });
+  int left = capacity_[static_cast<size_t>(k)];
+  for (const Entry& e : entries) {
+    if (left == 0) break;
+    Consider(e.combo, k, e.priority, skip_zero_priority, &left, out);
+  }
+}
+
+// Gavel sorts every combination by (priority, deficit, X) and walks the list until the type is
+// full. A combination's priority is above 0 exactly where it is Positive (X > 0 where it runs, in
+// the allocation); every other one has priority 0 and, in the key, X = 0: those come after the
+// positive ones, by deficit then order. So the positive ones (at most the allocation's nonzero
+// shares) are sorted each round, and the others are drawn from a heap only while devices are left
+// (they never run under skip_zero_priority). Same walk, same result as one sort of all.
+void GavelRoundMechanism::FillType(int k, bool skip_zero_priority, std::vector<GavelPlannedCombo>* out) {
+  int left = capacity_[static_cast<size_t>(k)];
+  if (left == 0) return;
+  if (exact_only_) {
+    FillTypeExact(k, skip_zero_priority, out);
+    return;
+  }
+  struct Entry {
+    double priority;
+    double deficit;
+    double share;
+    Combo combo;
+  };
+  std::vector<Entry> positive;
+  for (const Combo c : positive_[static_cast<size_t>(k)]) {
+    if (!alive_[static_cast<size_t>(c)] || !Positive(c, k)) continue;
+    const double priority = Priority(c, k);
+    if (!(priority > 0)) {  // a share or a time not a number: the queue as written
+      FillTypeExact(k, skip_zero_priority, out);
+      return;
+    }
+    positive.push_back(Entry{priority, deficit_[At(c, k)], share_[At(c, k)], c});
+  }
+  std::sort(positive.begin(), positive.end(), [this](const Entry& a, const Entry& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.deficit != b.deficit) return a.deficit > b.deficit;
+    if (a.share != b.share) return a.share > b.share;
+    return Before(a.combo, b.combo);
+  });
+  for (const Entry& e : positive) {
+    if (left == 0) return;
+    Consider(e.combo, k, e.priority, skip_zero_priority, &left, out);
+  }
+  if (left == 0 || skip_zero_priority) return;
+  // The rest, priority 0: by deficit (decreasing), then order. A heap's top is the next one.
+  std::vector<std::pair<double, Combo>> rest;
+  for (size_t s = 0; s < alive_.size(); ++s) {
+    const Combo c = static_cast<Combo>(s);
+    if (!alive_[s] || !(runnable_[At(c, k)] > 0) || Positive(c, k) || !Free(c)) continue;
+    rest.emplace_back(deficit_[At(c, k)], c);
+  }
+  auto later = [this](const std::pair<double, Combo>& a, const std::pair<double, Combo>& b) {
+    if (a.first != b.first) return a.first < b.first;
+    return Before(b.second, a.second);
+  };
+  std::make_heap(rest.begin(), rest.end(), later);
+  while (left > 0 && !rest.empty()) {
+    std::pop_heap(rest.begin(), rest.end(), later);
+    Consider(rest.back().second, k, 0.0, skip_zero_priority, &left, out);
+    rest.pop_back();
+  }
+}
+
+std::vector<GavelPlannedCombo> GavelRoundMechanism::PlanRound(std::span<const int> type_order, bool skip_zero_priority) {
+  if (positive_stale_) {
+    for (std::vector<Combo>& list : positive_) list.clear();
+    for (size_t s = 0; s < alive_.size(); ++s) {
+      if (!alive_[s]) continue;
+      for (int k = 0; k < num_types(); ++k) {
+        if (Positive(static_cast<Combo>(s), k)) positive_[static_cast<size_t>(k)].push_back(static_cast<Combo>(s));
+      }
+    }
+    positive_stale_ = false;
+  }
+  std::vector<GavelPlannedCombo> out;
+  for (const int k : type_order) FillType(k, skip_zero_priority, &out);
+  for (const Combo m : taken_list_) taken_[static_cast<size_t>(m)] = 0;
+  taken_list_.clear();
+  std::sort(out.begin(), out.end(),
+            [this](const GavelPlannedCombo& a, const GavelPlannedCombo& b) { return Before(a.combo, b.combo); });
+  return out;
 }
 
 }  // namespace hetsched

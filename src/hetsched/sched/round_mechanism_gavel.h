@@ -22,8 +22,6 @@
 // Placement, lease extension and round timing are the caller's (policies/gavel/policy.h).
 #pragma once
 
-#include <functional>
-#include <map>
 #include <span>
 #include <vector>
 
@@ -31,38 +29,55 @@
 
 namespace hetsched {
 
-// A job, or a pair of jobs co-located on the same devices (Gavel's packed policies: a JobIdPair,
-// with `partner` its second job; docs/space_sharing.md).
-struct GavelRoundJob {
+// A combination the mechanism planned for the next round, in the allocation (Gavel gives it
+// workers): a job, or a pair of jobs co-located on the same devices (Gavel's packed policies: a
+// JobIdPair; docs/space_sharing.md) with `id` the lower id and `partner` the higher.
+struct GavelPlannedCombo {
+  int combo = -1;      // GavelRoundMechanism::Combo
   JobId id = 0;
+  JobId partner = -1;  // -1: a single job
   int num_gpus = 1;
-  bool in_allocation = false;           // present at the last reset
-  std::span<const double> share;        // X[j][k] by type index (used only if in_allocation)
-  std::span<const double> throughput;   // > 0 where the job can run (type index; a pair: both)
-  JobId partner = -1;                   // a pair's second job; -1: a single job
+  int type = -1;       // type index it runs on
 };
 
+// Gavel's time received, deficits and per-type queues over a table of combinations (each active
+// job, and with packing each pair of active jobs: O(active^2) of them). Each combination is a
+// slot of flat per-type arrays, found by its handle (Combo) in O(1); a round costs O(A log A + S)
+// for the A combinations with a positive share on a type and the S taken or skipped below them
+// in the queue (O(C) for C combinations where the positive ones leave devices free), not a sort
+// of every combination (docs/space_sharing.md, "Scale").
 class GavelRoundMechanism {
  public:
   // Gavel's minimum_time_between_allocation_resets (scheduler.py:67).
   static constexpr double kDefaultResetIntervalS = 1920;
+  // A combination's handle: its slot (reused once it is removed).
+  using Combo = int;
+  static constexpr Combo kNoCombo = -1;
 
   // capacity[k]: devices of the k-th type; round_s: the round length (the initial time is half of it).
   GavelRoundMechanism(std::vector<int> capacity, double round_s, double reset_interval_s);
 
   int num_types() const { return static_cast<int>(capacity_.size()); }
 
-  // A job arrived (add_job, :496-505): time round/2 on each type, deficit 0.
-  void AddJob(JobId id);
-  // A pair of active jobs became a combination (_populate_job_combination_metadata, :2218-2219):
-  // time 0 on each type (not round/2: its first reset gives it half a round of deficit), deficit 0.
-  void AddPair(JobId a, JobId b);
-  // A micro-task of `id` (with `partner`: of the pair) ran `seconds` on type index `type`
-  // (_done_callback, :3074-3077). The type's total counts it even when the job has just finished.
-  void Account(JobId id, int type, double seconds, JobId partner = -1);
-  // A finished job leaves, with every pair it is in (_remove_job, :563-582; its time stays in the
-  // types' totals until the next reset).
-  void RemoveJob(JobId id);
+  // A job arrived (add_job, :496-505): time round/2 on each type, deficit 0, outside the
+  // allocation until the next reset. `runnable[k]` > 0 where it can run (type index; missing: 0).
+  Combo AddJob(JobId id, int num_gpus, std::span<const double> runnable);
+  // A pair of two added jobs became a combination (_populate_job_combination_metadata,
+  // :2218-2219): time 0 on each type (not round/2: its first reset gives it half a round of
+  // deficit), deficit 0; it takes `a`'s GPU count. `runnable[k]` > 0 where both run paired.
+  Combo AddPair(Combo a, Combo b, std::span<const double> runnable);
+  // A job or pair added again (a back end announcing a job twice): its time and deficit start
+  // again as when it was added; it keeps its share. REQUIRES: `combo` is alive.
+  void Restart(Combo combo, std::span<const double> runnable);
+  // A micro-task of `combo` ran `seconds` on type index `type` (_done_callback, :3074-3077). The
+  // type's total counts it even when the job has just finished; kNoCombo: the total only.
+  void Account(Combo combo, int type, double seconds);
+  // A finished job leaves (_remove_job, :563-582; its time stays in the types' totals until the
+  // next reset): its combination and each pair it is in are removed, by the caller, one by one.
+  void Remove(Combo combo);
+  // The combination's share X[c][k] of the allocation computed at the last reset (by type index);
+  // it is then in the allocation. Set after Reset for every combination.
+  void SetAllocation(Combo combo, std::span<const double> share);
 
   // Whether a reset is due at `now` given that the active set changed since the last one.
   bool ResetDue(double now, bool active_set_changed) const {
@@ -71,34 +86,71 @@ class GavelRoundMechanism {
   // Makes the next ResetDue true whatever the interval (Gavel sets last_reset_time = 0 when the
   // cluster is idle with nothing left to arrive, :1277-1279).
   void ForceNextReset() { last_reset_s_ = 0; }
-  // Resets at `now`: deficits grow by X_old * (now - last reset) - (time - round/2), where
-  // `old_share(id, partner)` is X of the job's (or the pair's) allocation being replaced (empty
-  // span: not in it).
-  void Reset(double now, const std::function<std::span<const double>(JobId, JobId)>& old_share);
+  // Resets at `now`: deficits grow by X_old * (now - last reset) - (time - round/2), X_old the
+  // share of the allocation being replaced (0 outside it). Cost: O(combinations).
+  void Reset(double now);
   double last_reset_s() const { return last_reset_s_; }
 
-  double Priority(const GavelRoundJob& job, int k) const;
-  double Deficit(JobId id, int k, JobId partner = -1) const;
+  double Priority(Combo combo, int k) const;
+  double Deficit(Combo combo, int k) const { return deficit_[At(combo, k)]; }
 
-  // The type index each job (or pair) runs on in the next round (-1: none), in the order of
-  // `jobs`, which must be Gavel's order of its priority lists: each job at its arrival, followed by
-  // its pairs with the jobs active then, in their arrival order (_add_to_priorities, :2313-2333).
-  // A pair is taken only if neither of its jobs is taken yet (:814-819). `type_order`: type
-  // indexes in the order they are filled. Cost: O(J T log J) for J entries and T types.
-  std::vector<int> PlanRound(std::span<const GavelRoundJob> jobs, std::span<const int> type_order,
-                             bool skip_zero_priority) const;
+  // The combinations in the allocation taken for the next round, each with its type, in Gavel's
+  // order of its priority lists (a job by id, followed by its pairs with lower ids, by that id:
+  // _add_to_priorities, :2313-2333). Per type (`type_order`: the type indexes in the order they
+  // are filled), the combinations in decreasing (priority, deficit, X), ties in that order
+  // (Python's stable sort); one is taken if neither of its jobs is taken yet (:814-819), it can
+  // run there, fits the type's remaining count and, with `skip_zero_priority` (the FIFO
+  // policies), has a priority above 0 (:829-832). A combination outside the allocation can be
+  // taken (it holds its devices' count for the round) but is not returned (never given workers,
+  // :936).
+  std::vector<GavelPlannedCombo> PlanRound(std::span<const int> type_order, bool skip_zero_priority);
 
  private:
-  struct Times {
-    std::vector<double> time_s;     // since the last reset, by type index (starts at round/2)
-    std::vector<double> deficit_s;  // by type index
-  };
+  size_t At(Combo c, int k) const { return static_cast<size_t>(c) * capacity_.size() + static_cast<size_t>(k); }
+  // Gavel's order of the priority lists: (id, -1) for a job, (higher id, lower id) for a pair.
+  bool Before(Combo a, Combo b) const {
+    return first_[static_cast<size_t>(a)] != first_[static_cast<size_t>(b)]
+               ? first_[static_cast<size_t>(a)] < first_[static_cast<size_t>(b)]
+               : second_[static_cast<size_t>(a)] < second_[static_cast<size_t>(b)];
+  }
+  Combo NewSlot();
+  bool Positive(Combo c, int k) const;  // in the allocation with X != 0 where it can run
+  bool Free(Combo c) const;             // neither of its jobs taken this round
+  void Take(Combo c);
+  // One type's queue walked as Gavel walks it: the positive entries sorted, then the others by
+  // (deficit, order). `exact`: every combination sorted as one list (Gavel's code as written; the
+  // fallback where a share is negative or something is not a number).
+  void FillType(int k, bool skip_zero_priority, std::vector<GavelPlannedCombo>* out);
+  void FillTypeExact(int k, bool skip_zero_priority, std::vector<GavelPlannedCombo>* out);
+  // Takes `c` on type k if Gavel would (free, runnable, a priority above 0 where asked, fits `left`).
+  void Consider(Combo c, int k, double priority, bool skip_zero_priority, int* left,
+                std::vector<GavelPlannedCombo>* out);
+
   std::vector<int> capacity_;
   double half_round_s_;
   double reset_interval_s_;
   double last_reset_s_ = 0;
   std::vector<double> type_total_s_;  // sum of the jobs' time since the last reset, by type
-  std::map<std::pair<JobId, JobId>, Times> jobs_;  // (job, partner), partner -1 for the job alone
+  // Per slot.
+  std::vector<char> alive_;
+  std::vector<JobId> id_, partner_;          // a pair: the lower id, the higher one
+  std::vector<JobId> first_, second_;        // Before's key
+  std::vector<Combo> member_a_, member_b_;   // the jobs' own slots (a job: itself, twice)
+  std::vector<int> num_gpus_;
+  std::vector<char> in_allocation_;
+  // Per slot and type (At): time since the last reset (starts at round/2; a pair's at 0),
+  // deficit, share X, and > 0 where it can run.
+  std::vector<double> time_s_, deficit_, share_, runnable_;
+  std::vector<Combo> free_slots_;
+  // Per type: the slots with a positive share there (Positive), rebuilt after SetAllocation.
+  std::vector<std::vector<Combo>> positive_;
+  bool positive_stale_ = true;
+  // A share that is negative or not a number, or a deficit not a number, was seen: every queue is
+  // then sorted whole (FillTypeExact), as the fast walk assumes neither.
+  bool exact_only_ = false;
+  // PlanRound's scratch: whether each job slot is taken this round, and which were.
+  std::vector<char> taken_;
+  std::vector<Combo> taken_list_;
 };
 
 }  // namespace hetsched

@@ -406,12 +406,6 @@ Allocation SolveFifoPacked(const AllocationProblem& problem, const FifoPackedOpt
     if (!Placeable(problem, j)) out.unplaceable.push_back(problem.jobs[j].id);
   }
   if (n == 0 || types == 0) return out;
-  // The pair of each two jobs (problem.pairs), if any.
-  std::map<std::pair<size_t, size_t>, size_t> pair_of;
-  for (size_t p = 0; p < problem.pairs.size(); ++p) {
-    const std::pair<size_t, size_t> key = Unordered(problem.pairs[p].a, problem.pairs[p].b);
-    if (key.first != key.second && key.second < n) pair_of.emplace(key, p);
-  }
   std::vector<size_t> queue(n);  // arrival order = job id order (fifo.py:88-90)
   std::iota(queue.begin(), queue.end(), size_t{0});
   std::stable_sort(queue.begin(), queue.end(),
@@ -446,18 +440,34 @@ Allocation SolveFifoPacked(const AllocationProblem& problem, const FifoPackedOpt
     allocated.emplace_back(j, *type);
     out.share[j][*type] = 1.0;
   }
-  // _pack (fifo.py:23-71): the rest of the queue, in order, while each head finds a partner.
+  if (next >= queue.size() || allocated.empty()) return out;
+  // _pack (fifo.py:23-71): the rest of the queue, in order, while each head finds a partner. The
+  // pair of an allocated single and another job: the first of problem.pairs with the two, found
+  // through per-job lists of the pairs with an allocated single (one pass over the pairs, not a
+  // table of all O(jobs^2) of them).
+  std::vector<int> allocated_at(n, -1);  // job -> index into allocated
+  for (size_t i = 0; i < allocated.size(); ++i) allocated_at[allocated[i].first] = static_cast<int>(i);
+  std::vector<std::vector<std::pair<int, size_t>>> with_allocated(n);  // job -> (allocated index, pair)
+  for (size_t p = 0; p < problem.pairs.size(); ++p) {
+    const std::pair<size_t, size_t> key = Unordered(problem.pairs[p].a, problem.pairs[p].b);
+    if (key.first == key.second || key.second >= n) continue;
+    if (allocated_at[key.first] >= 0) with_allocated[key.second].emplace_back(allocated_at[key.first], p);
+    if (allocated_at[key.second] >= 0) with_allocated[key.first].emplace_back(allocated_at[key.second], p);
+  }
+  std::vector<long> pair_with(allocated.size(), -1);  // the head's pair with each allocated single
   std::vector<bool> in_pair(n, false);
   for (; next < queue.size(); ++next) {
     const size_t h = queue[next];
+    for (const auto& [i, p] : with_allocated[h]) {
+      if (pair_with[static_cast<size_t>(i)] < 0) pair_with[static_cast<size_t>(i)] = static_cast<long>(p);
+    }
     double best_gain = options.threshold;
     std::optional<size_t> partner;  // index into allocated
     for (size_t i = 0; i < allocated.size(); ++i) {
       const auto [s, k] = allocated[i];
       if (in_pair[s] || problem.jobs[s].num_gpus != problem.jobs[h].num_gpus) continue;
-      auto it = pair_of.find(Unordered(s, h));
-      if (it == pair_of.end()) continue;
-      const AllocationPair& pair = problem.pairs[it->second];
+      if (pair_with[i] < 0) continue;
+      const AllocationPair& pair = problem.pairs[static_cast<size_t>(pair_with[i])];
       const double ts = RateOn(pair.a == s ? pair.throughput_a : pair.throughput_b, k);
       const double th = RateOn(pair.a == h ? pair.throughput_a : pair.throughput_b, k);
       if (!(ts > 0) || !(th > 0)) continue;  // a pair its mechanism never runs [REC]
@@ -472,7 +482,8 @@ Allocation SolveFifoPacked(const AllocationProblem& problem, const FifoPackedOpt
     const auto [s, k] = allocated[*partner];
     out.share[s][k] = 0.0;
     in_pair[s] = in_pair[h] = true;
-    out.pair_share[pair_of.at(Unordered(s, h))][k] = 1.0;
+    out.pair_share[static_cast<size_t>(pair_with[*partner])][k] = 1.0;
+    for (const auto& [i, p] : with_allocated[h]) pair_with[static_cast<size_t>(i)] = -1;
   }
   return out;
 }

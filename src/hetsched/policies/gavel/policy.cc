@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -223,7 +225,11 @@ void RoundPolicy::OnJobSubmitted(const JobStatus& job, SchedContext& ctx) {
   a.last_accounted_s = ctx.now();
   dirty_ = true;
   if (gavel_) {
-    gavel_->AddJob(spec.id);
+    if (a.combo != GavelRoundMechanism::kNoCombo) {
+      gavel_->Restart(a.combo, a.runnable);  // announced again: as Gavel's add_job of a known id
+    } else {
+      a.combo = gavel_->AddJob(spec.id, spec.num_gpus, a.runnable);
+    }
     arrived_since_round_ = true;
   }
   if (packing_) AddPairs(spec.id, ctx);
@@ -234,22 +240,41 @@ void RoundPolicy::OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) {
   auto it = active_.find(id);
   if (gavel_ && it != active_.end() && it->second.micro_type >= 0) {
     // Its last micro-task counts in its type's total (scheduler.py:3074-3077).
-    gavel_->Account(id, it->second.micro_type, MicroTaskCharge(it->second.micro_end_s));
+    gavel_->Account(it->second.combo, it->second.micro_type, MicroTaskCharge(it->second.micro_end_s));
   }
-  for (const auto& [key, p] : pairs_) {  // a pair's micro-task it was in counts there too
+  for (const PairKey& key : running_pairs_) {  // a pair's micro-task it was in counts there too
+    const ActivePair& p = pairs_.at(key);
     if ((key.first == id || key.second == id) && p.micro_type >= 0) {
-      gavel_->Account(key.second, p.micro_type, MicroTaskCharge(p.micro_end_s), key.first);
+      gavel_->Account(p.combo, p.micro_type, MicroTaskCharge(p.micro_end_s));
     }
   }
   ForgetJob(id);
 }
 
 void RoundPolicy::ForgetJob(JobId id) {
-  if (active_.erase(id) > 0) dirty_ = true;
-  std::erase_if(pairs_, [id](const auto& entry) { return entry.first.first == id || entry.first.second == id; });
+  auto it = active_.find(id);
+  if (it != active_.end()) {
+    // Its pairs: (id, lower) in one run of keys, (higher, id) one per higher active job.
+    auto forget_pair = [this](std::map<PairKey, ActivePair>::iterator pair) {
+      if (gavel_) gavel_->Remove(pair->second.combo);
+      running_pairs_.erase(pair->first);
+      return pairs_.erase(pair);
+    };
+    for (auto pair = pairs_.lower_bound({id, std::numeric_limits<JobId>::min()});
+         pair != pairs_.end() && pair->first.first == id;) {
+      pair = forget_pair(pair);
+    }
+    if (!pairs_.empty()) {
+      for (auto other = std::next(it); other != active_.end(); ++other) {
+        if (auto pair = pairs_.find({other->first, id}); pair != pairs_.end()) forget_pair(pair);
+      }
+    }
+    if (gavel_) gavel_->Remove(it->second.combo);
+    active_.erase(it);
+    dirty_ = true;
+  }
   sia_jobs_.erase(id);
   if (mechanism_) mechanism_->Forget(id);
-  if (gavel_) gavel_->RemoveJob(id);
 }
 
 void RoundPolicy::OnJobRequeued(const JobStatus& /*job*/, SchedContext& /*ctx*/) {
@@ -282,11 +307,14 @@ AllocationProblem RoundPolicy::ProblemNow(const SchedContext& ctx) const {
     problem.jobs.push_back(std::move(j));
   }
   if (!pairs_.empty()) {
-    std::map<JobId, size_t> index;
-    for (size_t i = 0; i < problem.jobs.size(); ++i) index.emplace(problem.jobs[i].id, i);
+    // The jobs are in id order (active_'s): a job's index is found by bisection.
+    std::vector<JobId> ids;
+    ids.reserve(problem.jobs.size());
+    for (const AllocationJob& j : problem.jobs) ids.push_back(j.id);
+    auto index = [&ids](JobId id) { return static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin()); };
     problem.pairs.reserve(pairs_.size());
     for (const auto& [key, p] : pairs_) {
-      problem.pairs.push_back(AllocationPair{index.at(key.second), index.at(key.first), p.throughput_a, p.throughput_b});
+      problem.pairs.push_back(AllocationPair{index(key.second), index(key.first), p.throughput_a, p.throughput_b});
     }
   }
   return problem;

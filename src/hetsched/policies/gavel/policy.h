@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -106,7 +107,9 @@ class RoundPolicy : public JobScheduler {
     std::vector<double> share;
     std::vector<double> runnable;  // > 0 where the job can run (its visible speed there)
     double last_accounted_s = 0;
-    bool in_allocation = false;  // Gavel's mechanism: present at the last reset
+    // Gavel's mechanism: the job's combination there (its time, deficit and share; whether it was
+    // present at the last reset).
+    GavelRoundMechanism::Combo combo = GavelRoundMechanism::kNoCombo;
     // Gavel's mechanism: the micro-task the job runs this round (type index, -1: none) and when
     // it ends (dispatch + its whole steps / T, scheduler.py:1035).
     int micro_type = -1;
@@ -121,28 +124,26 @@ class RoundPolicy : public JobScheduler {
     std::vector<double> throughput_a, throughput_b;  // by type: the lower id's, the higher id's
     std::vector<double> runnable;                    // > 0 where both run paired (the lower rate)
     std::vector<double> share;
-    bool in_allocation = false;
+    GavelRoundMechanism::Combo combo = GavelRoundMechanism::kNoCombo;  // in Gavel's mechanism
     int micro_type = -1;
     double micro_end_s = 0;
   };
-  // Keyed (higher id, lower id): iterated in that order, a job's pairs follow it in Gavel's
-  // priority lists (GavelRoundMechanism::PlanRound).
+  // Keyed (higher id, lower id): the order of Gavel's priority lists (a job's pairs follow it,
+  // GavelRoundMechanism::PlanRound), in which the round's pairs are charged.
   using PairKey = std::pair<JobId, JobId>;
   void Init(SchedContext& ctx);
   // Packing: the pairs of the job that arrived with every active job of its GPU count.
   void AddPairs(JobId id, SchedContext& ctx);
-  // Packing: the combinations of a round in Gavel's order (each job, then its pairs).
-  std::vector<GavelRoundJob> RoundCombos(const SchedContext& ctx) const;
   // Packing: the pair's two micro-tasks (whole steps each at its paired speed); returns when the
   // later ends, or -1 when the pair did not form.
-  double DispatchPair(SchedContext& ctx, const GavelRoundJob& pair, int k);
+  double DispatchPair(SchedContext& ctx, const GavelPlannedCombo& pair);
   int TypeIndex(DeviceTypeId type) const;
   // The allocation problem of the active jobs now: their throughputs, weights and the progress
   // each reports (never below 1% left: it is still active).
   AllocationProblem ProblemNow(const SchedContext& ctx) const;
   void Resolve(SchedContext& ctx);
   // A job that ended (finished, or dropped by Gavel's mechanism) leaves the active set, the
-  // mechanism's counters and the next allocation.
+  // mechanism's counters and the next allocation, with its pairs. Cost: O(active log pairs).
   void ForgetJob(JobId id);
   // Gavel's simulator's mechanism (gavel_round_gavel.cc).
   void ScheduleGavel(SchedContext& ctx);
@@ -151,10 +152,10 @@ class RoundPolicy : public JobScheduler {
   void GavelPass(SchedContext& ctx);
   // Charges and closes the micro-tasks of the round that ends now (GavelPass's first step).
   void EndMicroTasks(SchedContext& ctx);
-  void StartRoundGavel(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs, const std::vector<int>& plan);
+  void StartRoundGavel(SchedContext& ctx, const std::vector<GavelPlannedCombo>& plan);
   // Gives each job running this round its micro-task (whole steps) and returns when the round
   // ends: the end of its longest micro-task, or -1 when none runs.
-  double DispatchMicroTasks(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs, const std::vector<int>& plan);
+  double DispatchMicroTasks(SchedContext& ctx, const std::vector<GavelPlannedCombo>& plan);
   // Gavel's charge for a micro-task ending at `end_s` (scheduler.py:1307-1311).
   double MicroTaskCharge(double end_s) const { return end_s - busy_round_end_s_; }
   std::vector<int> GavelTypeOrder(const Cluster& cluster) const;
@@ -215,6 +216,8 @@ class RoundPolicy : public JobScheduler {
   std::vector<GavelPairRow> pair_rows_;
   std::string pair_origin_;
   std::map<PairKey, ActivePair> pairs_;
+  // The pairs given a micro-task this round (DispatchPair), the only ones with micro_type >= 0.
+  std::set<PairKey> running_pairs_;
   bool dirty_ = false;
   bool round_started_ = false;
   double next_round_s_ = 0;

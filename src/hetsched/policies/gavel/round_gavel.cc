@@ -105,16 +105,19 @@ void RoundPolicy::ScheduleGavel(SchedContext& ctx) {
 // _remove_job, :536-545: its JCT is left out of Gavel's average).
 void RoundPolicy::EndMicroTasks(SchedContext& ctx) {
   std::vector<JobId> dropped;
-  for (auto& [key, p] : pairs_) {
+  // Only the round's pairs can have a micro-task (running_pairs_), in key order as in pairs_.
+  for (const PairKey& key : running_pairs_) {
+    ActivePair& p = pairs_.at(key);
     if (p.micro_type >= 0) {
-      gavel_->Account(key.second, p.micro_type, MicroTaskCharge(p.micro_end_s), key.first);
+      gavel_->Account(p.combo, p.micro_type, MicroTaskCharge(p.micro_end_s));
       for (JobId member : {key.first, key.second}) active_.at(member).failures = 0;
     }
     p.micro_type = -1;
   }
+  running_pairs_.clear();
   for (auto& [id, a] : active_) {
     if (a.micro_type >= 0) {
-      gavel_->Account(id, a.micro_type, MicroTaskCharge(a.micro_end_s));
+      gavel_->Account(a.combo, a.micro_type, MicroTaskCharge(a.micro_end_s));
       a.failures = 0;
     }
     a.micro_type = -1;
@@ -138,17 +141,11 @@ void RoundPolicy::GavelPass(SchedContext& ctx) {
   if (micro_tasks_last_round_) EndMicroTasks(ctx);
   // 2. Reset and re-solve only when due (_update_priorities, :2368-2381).
   if (gavel_->ResetDue(now, dirty_)) {
-    gavel_->Reset(now, [this](JobId id, JobId partner) -> std::span<const double> {
-      if (partner >= 0) {
-        const ActivePair& p = pairs_.at({std::max(id, partner), std::min(id, partner)});
-        return p.in_allocation ? std::span<const double>(p.share) : std::span<const double>();
-      }
-      const ActiveJob& a = active_.at(id);
-      return a.in_allocation ? std::span<const double>(a.share) : std::span<const double>();
-    });
+    gavel_->Reset(now);
     Resolve(ctx);
-    for (auto& [id, a] : active_) a.in_allocation = true;
-    for (auto& [key, p] : pairs_) p.in_allocation = true;
+    // Every active job and pair is now in the allocation, with its new share.
+    for (auto& [id, a] : active_) gavel_->SetAllocation(a.combo, a.share);
+    for (auto& [key, p] : pairs_) gavel_->SetAllocation(p.combo, p.share);
   }
 
   // 3. Plan the round over the types in Gavel's order (shuffled for the "non-Perf" policies).
@@ -165,34 +162,31 @@ void RoundPolicy::GavelPass(SchedContext& ctx) {
     round_started_ = false;
     return;
   }
-  std::vector<GavelRoundJob> jobs = RoundCombos(ctx);
-  const std::vector<int> plan = gavel_->PlanRound(jobs, order, gavel_options_.skip_zero_priority);
-  placed_last_round_ = std::any_of(plan.begin(), plan.end(), [](int k) { return k >= 0; });
-  StartRoundGavel(ctx, jobs, plan);
-  const double round_end = DispatchMicroTasks(ctx, jobs, plan);
+  const std::vector<GavelPlannedCombo> plan = gavel_->PlanRound(order, gavel_options_.skip_zero_priority);
+  placed_last_round_ = !plan.empty();
+  StartRoundGavel(ctx, plan);
+  const double round_end = DispatchMicroTasks(ctx, plan);
   micro_tasks_last_round_ = round_end >= 0;
   next_round_s_ = micro_tasks_last_round_ ? round_end : now + round_s_;
   ctx.WakeUpAt(next_round_s_);
 }
 
-double RoundPolicy::DispatchMicroTasks(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs,
-                                       const std::vector<int>& plan) {
+double RoundPolicy::DispatchMicroTasks(SchedContext& ctx, const std::vector<GavelPlannedCombo>& plan) {
   // Each job runs int(T x round) whole steps, or what it has left if fewer (_get_num_steps,
   // scheduler.py:959-993), T being the throughput the scheduler knows on its type; its
   // micro-task lasts steps / T (:1034-1036) and then its devices idle until the round ends
   // (simulate(), :1283-1290), which is when the longest micro-task ends.
   const double now = ctx.now();
   double round_end = -1;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    if (plan[i] < 0) continue;
-    if (jobs[i].partner >= 0) {
-      round_end = std::max(round_end, DispatchPair(ctx, jobs[i], plan[i]));
+  for (const GavelPlannedCombo& combo : plan) {
+    if (combo.partner >= 0) {
+      round_end = std::max(round_end, DispatchPair(ctx, combo));
       continue;
     }
-    const JobStatus& st = ctx.job(jobs[i].id);
+    const JobStatus& st = ctx.job(combo.id);
     if (st.state != JobState::kRunning) continue;  // not placed after all
-    ActiveJob& a = active_.at(jobs[i].id);
-    const int k = plan[i];
+    ActiveJob& a = active_.at(combo.id);
+    const int k = combo.type;
     const double speed = a.runnable[static_cast<size_t>(k)];
     // Whole steps left, as Gavel counts; a residue runs its last micro-task (ReportedProgressOf: a
     // job was dropped after 1,286 preemptions before it did).
@@ -205,14 +199,14 @@ double RoundPolicy::DispatchMicroTasks(SchedContext& ctx, const std::vector<Gave
     // the last (simulate(), :1322-1331), and a worker with 0 steps fails the micro-task
     // (:2960-2962): with fewer steps than GPUs (the last steps of a multi-GPU job, or a job
     // slower than one step per round) it runs, makes no progress and is charged nothing.
-    if (progress.Fails(steps, jobs[i].num_gpus)) {
-      ctx.RunUntil(jobs[i].id, done);  // held at once: no progress
+    if (progress.Fails(steps, combo.num_gpus)) {
+      ctx.RunUntil(combo.id, done);  // held at once: no progress
       a.micro_failed = true;
       round_end = std::max(round_end, now + steps / speed);
       continue;
     }
     // Its last micro-task runs it to completion (even if its true work is more than it reports).
-    ctx.RunUntil(jobs[i].id, last ? std::numeric_limits<double>::infinity() : done + steps);
+    ctx.RunUntil(combo.id, last ? std::numeric_limits<double>::infinity() : done + steps);
     a.micro_type = k;
     a.micro_end_s = now + progress.RunS(steps, speed, round_s_);
     round_end = std::max(round_end, a.micro_end_s);
@@ -227,12 +221,11 @@ double RoundPolicy::DispatchMicroTasks(SchedContext& ctx, const std::vector<Gave
 // units start widest first, consolidated: a single, or a pair's host (joined by its guest on the
 // same devices); when one cannot be consolidated the type is re-packed, everyone planned on it
 // starting again widest first (guests leave first).
-void RoundPolicy::StartRoundGavel(SchedContext& ctx, const std::vector<GavelRoundJob>& jobs, const std::vector<int>& plan) {
+void RoundPolicy::StartRoundGavel(SchedContext& ctx, const std::vector<GavelPlannedCombo>& jobs) {
   std::map<JobId, std::pair<int, JobId>> planned;  // job -> (type index, planned partner or -1)
   for (size_t i = 0; i < jobs.size(); ++i) {
-    if (plan[i] < 0) continue;
-    planned[jobs[i].id] = {plan[i], jobs[i].partner};
-    if (jobs[i].partner >= 0) planned[jobs[i].partner] = {plan[i], jobs[i].id};
+    planned[jobs[i].id] = {jobs[i].type, jobs[i].partner};
+    if (jobs[i].partner >= 0) planned[jobs[i].partner] = {jobs[i].type, jobs[i].id};
   }
   auto planned_of = [&](JobId id) {
     auto it = planned.find(id);
@@ -252,10 +245,10 @@ void RoundPolicy::StartRoundGavel(SchedContext& ctx, const std::vector<GavelRoun
     if (ctx.state().guest(st.devices.front()) == id && planned_of(id).second != st.sharing_with) ctx.Preempt(id);
   }
   for (size_t i = 0; i < jobs.size(); ++i) {
-    if (plan[i] < 0 || jobs[i].partner < 0) continue;
+    if (jobs[i].partner < 0) continue;
     const JobStatus& low = ctx.job(jobs[i].id);
     const JobStatus& high = ctx.job(jobs[i].partner);
-    if (running_on(jobs[i].id) == plan[i] && running_on(jobs[i].partner) == plan[i] && low.sharing_with < 0 &&
+    if (running_on(jobs[i].id) == jobs[i].type && running_on(jobs[i].partner) == jobs[i].type && low.sharing_with < 0 &&
         high.sharing_with < 0) {
       ctx.Preempt(jobs[i].partner);
     }
@@ -265,11 +258,10 @@ void RoundPolicy::StartRoundGavel(SchedContext& ctx, const std::vector<GavelRoun
   std::vector<std::vector<size_t>> starting(types_.size());
   std::vector<std::vector<size_t>> on_type(types_.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
-    if (plan[i] < 0) continue;
-    const size_t k = static_cast<size_t>(plan[i]);
+    const size_t k = static_cast<size_t>(jobs[i].type);
     on_type[k].push_back(i);
-    const bool low_runs = running_on(jobs[i].id) == plan[i];
-    const bool high_runs = jobs[i].partner >= 0 && running_on(jobs[i].partner) == plan[i];
+    const bool low_runs = running_on(jobs[i].id) == jobs[i].type;
+    const bool high_runs = jobs[i].partner >= 0 && running_on(jobs[i].partner) == jobs[i].type;
     if (jobs[i].partner < 0) {
       if (!low_runs) starting[k].push_back(i);
     } else if (low_runs && high_runs) {

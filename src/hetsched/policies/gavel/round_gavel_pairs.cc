@@ -41,27 +41,17 @@ void RoundPolicy::AddPairs(JobId id, SchedContext& ctx) {
       }
       p.runnable[k] = std::min(p.throughput_a[k], p.throughput_b[k]);
     }
-    if (gavel_) gavel_->AddPair(low, high);
-  }
-}
-
-std::vector<GavelRoundJob> RoundPolicy::RoundCombos(const SchedContext& ctx) const {
-  std::vector<GavelRoundJob> jobs;
-  jobs.reserve(active_.size() + pairs_.size());
-  auto pair = pairs_.begin();
-  for (const auto& [id, a] : active_) {
-    const int gpus = ctx.job(id).spec->num_gpus;
-    jobs.push_back(GavelRoundJob{id, gpus, a.in_allocation, a.share, a.runnable});
-    // Its pairs with the jobs that were active when it arrived, in their order.
-    for (; pair != pairs_.end() && pair->first.first == id; ++pair) {
-      const ActivePair& p = pair->second;
-      jobs.push_back(GavelRoundJob{pair->first.second, gpus, p.in_allocation, p.share, p.runnable, id});
+    if (!gavel_) continue;
+    if (p.combo != GavelRoundMechanism::kNoCombo) {
+      gavel_->Restart(p.combo, p.runnable);  // announced again (as Gavel's metadata of a known pair)
+    } else {
+      p.combo = gavel_->AddPair(a.combo, b.combo, p.runnable);
     }
   }
-  return jobs;
 }
 
-double RoundPolicy::DispatchPair(SchedContext& ctx, const GavelRoundJob& combo, int k) {
+double RoundPolicy::DispatchPair(SchedContext& ctx, const GavelPlannedCombo& combo) {
+  const int k = combo.type;
   ActivePair& p = pairs_.at({combo.partner, combo.id});
   const JobStatus& low = ctx.job(combo.id);
   const JobStatus& high = ctx.job(combo.partner);
@@ -109,6 +99,7 @@ double RoundPolicy::DispatchPair(SchedContext& ctx, const GavelRoundJob& combo, 
   if (!failed) {
     p.micro_type = k;
     p.micro_end_s = end;
+    running_pairs_.insert({combo.partner, combo.id});
   }
   return end;
 }
