@@ -14,6 +14,20 @@ namespace hetsched::gavel::cvxopt_internal {
 namespace {
 
 constexpr int kMaxRefine = 30;
+// One column of a rank-one update L L' += x x' (LINPACK's dchud: a rotation of column k of L with
+// x), rows k to `to`; x is updated below k for the next column.
+template <typename Vec>
+void RotateColumn(MatrixXd& l, Vec&& x, long k, long to) {
+  const double lkk = l(k, k);
+  const double r = std::hypot(lkk, x[k]);
+  const double c = r / lkk, s = x[k] / lkk;
+  l(k, k) = r;
+  for (long i = k + 1; i < to; ++i) {
+    l(i, k) = (l(i, k) + s * x[i]) / c;
+    x[i] = c * x[i] - s * l(i, k);
+  }
+}
+
 constexpr double kRefineTarget = 1e-13;  // residual of the normal equations, relative
 
 
@@ -88,17 +102,9 @@ class DenseNormal {
     for (long k = from; k < to; ++k) Rotate(*u, k, to);
     u->segment(from, to - from).setZero();
   }
-  // One column of that update (LINPACK's dchud: a rotation of column k with x), rows k to `to`.
   template <typename Vec>
   void Rotate(Vec&& x, long k, long to) {
-    const double lkk = l_(k, k);
-    const double r = std::hypot(lkk, x[k]);
-    const double c = r / lkk, s = x[k] / lkk;
-    l_(k, k) = r;
-    for (long i = k + 1; i < to; ++i) {
-      l_(i, k) = (l_(i, k) + s * x[i]) / c;
-      x[i] = c * x[i] - s * l_(i, k);
-    }
+    RotateColumn(l_, x, k, to);
   }
 
   const ShareLp* lp_ = nullptr;
@@ -178,17 +184,7 @@ VectorXd ProductNormal::Solve(const VectorXd& v) const {
 
 // l l' += u u' on a K x K block (DenseNormal's rotations); u is consumed.
 void ProductNormal::Rotate(MatrixXd& l, VectorXd& x) {
-  const long K = l.rows();
-  for (long k = 0; k < K; ++k) {
-    const double lkk = l(k, k);
-    const double r = std::hypot(lkk, x[k]);
-    const double c = r / lkk, s = x[k] / lkk;
-    l(k, k) = r;
-    for (long i = k + 1; i < K; ++i) {
-      l(i, k) = (l(i, k) + s * x[i]) / c;
-      x[i] = c * x[i] - s * l(i, k);
-    }
-  }
+  for (long k = 0; k < l.rows(); ++k) RotateColumn(l, x, k, l.rows());
 }
 
 VectorXd ProductNormal::Forward(const VectorXd& v) const {
