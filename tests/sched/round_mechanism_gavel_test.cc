@@ -174,6 +174,21 @@ TEST(GavelMechanism, QueueWalkMatchesOneSortOfEveryCombination) {
     }
     for (int a = 0; a < 6; ++a) m.Account(refs[rng() % refs.size()].combo, static_cast<int>(rng() % 2), pick({90.0, 180.0}));
     if (rng() % 2) {
+      // A job finishes (it leaves with its pairs) and another arrives in a freed slot.
+      const JobId gone = static_cast<JobId>(rng() % static_cast<unsigned>(jobs));
+      std::vector<Ref> kept;
+      for (const Ref& r : refs) {
+        if (r.id == gone || r.partner == gone) {
+          m.Remove(r.combo);
+        } else {
+          kept.push_back(r);
+        }
+      }
+      refs = std::move(kept);
+      std::vector<double> thr{pick({0.0, 1.0, 2.0}), pick({0.0, 1.0})};
+      refs.push_back(Ref{jobs, -1, 1, thr, {}, m.AddJob(jobs, 1, thr)});
+    }
+    if (rng() % 2) {
       m.Reset(2100);
       for (Ref& r : refs) {
         if (!r.x.empty()) m.SetAllocation(r.combo, r.x);

@@ -12,7 +12,29 @@ GavelRoundMechanism::GavelRoundMechanism(std::vector<int> capacity, double round
       half_round_s_(round_s / 2),
       reset_interval_s_(reset_interval_s),
       type_total_s_(capacity_.size(), 0.0),
-      positive_(capacity_.size()) {}
+      positive_(capacity_.size()),
+      rest_(capacity_.size()) {}
+
+bool GavelRoundMechanism::RestEligible(Combo c, int k) const {
+  return alive_[static_cast<size_t>(c)] && runnable_[At(c, k)] > 0 && !Positive(c, k);
+}
+
+void GavelRoundMechanism::RestErase(Combo c, int k) {
+  if (!in_rest_[At(c, k)]) return;
+  rest_[static_cast<size_t>(k)].erase(RestKey(c, k));
+  in_rest_[At(c, k)] = 0;
+}
+
+void GavelRoundMechanism::RestInsertIfEligible(Combo c, int k) {
+  if (exact_only_ || in_rest_[At(c, k)] || !RestEligible(c, k)) return;
+  rest_[static_cast<size_t>(k)].insert(RestKey(c, k));
+  in_rest_[At(c, k)] = 1;
+}
+
+void GavelRoundMechanism::DropRest() {
+  for (auto& set : rest_) set.clear();
+  std::fill(in_rest_.begin(), in_rest_.end(), 0);
+}
 
 GavelRoundMechanism::Combo GavelRoundMechanism::NewSlot() {
   if (!free_slots_.empty()) {
@@ -33,6 +55,7 @@ GavelRoundMechanism::Combo GavelRoundMechanism::NewSlot() {
   in_allocation_.push_back(0);
   taken_.push_back(0);
   for (std::vector<double>* v : {&time_s_, &deficit_, &share_, &runnable_}) v->resize(v->size() + types, 0.0);
+  in_rest_.resize(in_rest_.size() + types, 0);
   return c;
 }
 
@@ -70,9 +93,11 @@ void GavelRoundMechanism::Restart(Combo c, std::span<const double> runnable) {
   // A job starts at half a round on each type (add_job, :496-505), a pair at 0 (:2218-2219).
   const double start = partner_[static_cast<size_t>(c)] < 0 ? half_round_s_ : 0.0;
   for (int k = 0; k < num_types(); ++k) {
+    RestErase(c, k);
     time_s_[At(c, k)] = start;
     deficit_[At(c, k)] = 0.0;
     runnable_[At(c, k)] = static_cast<size_t>(k) < runnable.size() ? runnable[static_cast<size_t>(k)] : 0.0;
+    RestInsertIfEligible(c, k);
   }
   if (in_allocation_[static_cast<size_t>(c)]) positive_stale_ = true;  // where it runs may have changed
 }
@@ -85,6 +110,7 @@ void GavelRoundMechanism::Account(Combo c, int type, double seconds) {
 
 void GavelRoundMechanism::Remove(Combo c) {
   if (c == kNoCombo || !alive_[static_cast<size_t>(c)]) return;
+  for (int k = 0; k < num_types(); ++k) RestErase(c, k);
   alive_[static_cast<size_t>(c)] = 0;
   in_allocation_[static_cast<size_t>(c)] = 0;
   free_slots_.push_back(c);
@@ -96,7 +122,10 @@ void GavelRoundMechanism::SetAllocation(Combo c, std::span<const double> share) 
     const double x = static_cast<size_t>(k) < share.size() ? share[static_cast<size_t>(k)] : 0.0;
     share_[At(c, k)] = x;
     if (!(x >= 0)) exact_only_ = true;
+    if (in_rest_[At(c, k)] && !RestEligible(c, k)) RestErase(c, k);
+    RestInsertIfEligible(c, k);
   }
+  if (exact_only_) DropRest();
   positive_stale_ = true;
 }
 
@@ -110,12 +139,20 @@ void GavelRoundMechanism::Reset(double now) {
     for (int k = 0; k < num_types(); ++k) {
       const double should = in_allocation_[s] ? share_[At(c, k)] * elapsed : 0.0;
       double& deficit = deficit_[At(c, k)];
-      deficit += should - (time_s_[At(c, k)] - half_round_s_);
-      if (std::isnan(deficit)) exact_only_ = true;
+      const double next = deficit + (should - (time_s_[At(c, k)] - half_round_s_));
+      if (std::isnan(next)) exact_only_ = true;
+      if (next != deficit && in_rest_[At(c, k)] && !exact_only_) {  // its place in the rest moves
+        RestErase(c, k);
+        deficit = next;
+        RestInsertIfEligible(c, k);
+      } else {
+        deficit = next;
+      }
       time_s_[At(c, k)] = half_round_s_;
       type_total_s_[static_cast<size_t>(k)] += half_round_s_;
     }
   }
+  if (exact_only_) DropRest();
   last_reset_s_ = now;
 }
 
@@ -226,22 +263,10 @@ void GavelRoundMechanism::FillType(int k, bool skip_zero_priority, std::vector<G
     Consider(e.combo, k, e.priority, skip_zero_priority, &left, out);
   }
   if (left == 0 || skip_zero_priority) return;
-  // The rest, priority 0: by deficit (decreasing), then order. A heap's top is the next one.
-  std::vector<std::pair<double, Combo>> rest;
-  for (size_t s = 0; s < alive_.size(); ++s) {
-    const Combo c = static_cast<Combo>(s);
-    if (!alive_[s] || !(runnable_[At(c, k)] > 0) || Positive(c, k) || !Free(c)) continue;
-    rest.emplace_back(deficit_[At(c, k)], c);
-  }
-  auto later = [this](const std::pair<double, Combo>& a, const std::pair<double, Combo>& b) {
-    if (a.first != b.first) return a.first < b.first;
-    return Before(b.second, a.second);
-  };
-  std::make_heap(rest.begin(), rest.end(), later);
-  while (left > 0 && !rest.empty()) {
-    std::pop_heap(rest.begin(), rest.end(), later);
-    Consider(rest.back().second, k, 0.0, skip_zero_priority, &left, out);
-    rest.pop_back();
+  // The rest, priority 0: by deficit (decreasing), then order (rest_, kept in that order).
+  for (const RestEntry& e : rest_[static_cast<size_t>(k)]) {
+    if (left == 0) return;
+    if (Free(e.combo)) Consider(e.combo, k, 0.0, skip_zero_priority, &left, out);
   }
 }
 

@@ -22,6 +22,7 @@
 // Placement, lease extension and round timing are the caller's (policies/gavel/policy.h).
 #pragma once
 
+#include <set>
 #include <span>
 #include <vector>
 
@@ -148,6 +149,29 @@ class GavelRoundMechanism {
   // A share that is negative or not a number, or a deficit not a number, was seen: every queue is
   // then sorted whole (FillTypeExact), as the fast walk assumes neither.
   bool exact_only_ = false;
+  // Per type, the combinations of priority 0 that can run there (alive, runnable, not Positive) in
+  // the order the walk takes them after the positive ones: deficit decreasing, then Gavel's list
+  // order. Kept as combinations come and go, their shares are set and their deficits change at a
+  // reset (most do not: one that did not run and holds no share keeps its deficit), so that a round
+  // walks only the head of it, not every combination. Not kept once exact_only_ is set.
+  struct RestEntry {
+    double deficit;
+    JobId first, second;  // Before's key (unique among the live combinations)
+    Combo combo;
+    bool operator<(const RestEntry& o) const {
+      if (deficit != o.deficit) return deficit > o.deficit;
+      return first != o.first ? first < o.first : second < o.second;
+    }
+  };
+  RestEntry RestKey(Combo c, int k) const {
+    return RestEntry{deficit_[At(c, k)], first_[static_cast<size_t>(c)], second_[static_cast<size_t>(c)], c};
+  }
+  std::vector<std::set<RestEntry>> rest_;
+  std::vector<char> in_rest_;  // per slot and type (At)
+  bool RestEligible(Combo c, int k) const;
+  void RestErase(Combo c, int k);
+  void RestInsertIfEligible(Combo c, int k);
+  void DropRest();  // exact_only_ set: the sets are no longer kept
   // PlanRound's scratch: whether each job slot is taken this round, and which were.
   std::vector<char> taken_;
   std::vector<Combo> taken_list_;
