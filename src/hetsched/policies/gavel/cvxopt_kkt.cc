@@ -16,8 +16,8 @@ namespace {
 constexpr int kMaxRefine = 30;
 // One column of a rank-one update L L' += x x' (LINPACK's dchud: a rotation of column k of L with
 // x), rows k to `to`; x is updated below k for the next column.
-template <typename Vec>
-void RotateColumn(MatrixXd& l, Vec&& x, long k, long to) {
+template <typename Mat, typename Vec>
+void RotateColumn(Mat&& l, Vec&& x, long k, long to) {
   const double lkk = l(k, k);
   const double r = std::hypot(lkk, x[k]);
   const double c = r / lkk, s = x[k] / lkk;
@@ -28,6 +28,72 @@ void RotateColumn(MatrixXd& l, Vec&& x, long k, long to) {
   }
 }
 
+// Job r's own K x K part of the factor of G' diag(w) G (its x >= 0 rows' diagonal, then its job,
+// lower-bound and epigraph rows as rank-one updates), into `l`, zero on entry: a block of the
+// explicit factor or the product form's.
+template <typename Mat>
+void FactorJobBlock(const ShareLp& lp, const VectorXd& w, long r, Mat&& l) {
+  const long K = lp.types();
+  for (long k = 0; k < K; ++k) l(k, k) = std::sqrt(w[lp.Nonneg(r, k)]);
+  VectorXd u(K);
+  auto update = [&] {
+    for (long k = 0; k < K; ++k) RotateColumn(l, u, k, K);
+  };
+  u.setConstant(std::sqrt(w[lp.Job(r)]));
+  update();
+  if (lp.lower_rows()) {
+    u = std::sqrt(w[lp.Lower(r)]) * lp.b(r);
+    update();
+  }
+  if (lp.epi()) {
+    u = std::sqrt(w[lp.Epi(r)]) * lp.a(r);
+    update();
+  }
+}
+
+// Capacity row k's update vector: sqrt(w_k) g_r at each job's variable on type k.
+VectorXd CapacityUpdate(const ShareLp& lp, const VectorXd& w, long k) {
+  VectorXd cap = VectorXd::Zero(lp.rows() * lp.types());
+  for (long r = 0; r < lp.rows(); ++r) cap[lp.X(r, k)] = std::sqrt(w[k]) * lp.gpus(r);
+  return cap;
+}
+
+// The epigraph variable's border of a max-min LP's normal matrix (N_xz = -w_epi a, N_zz = sum
+// w_epi), given `forward` = M^-1 for the factor M M' of the shares' part: border = M^-1 N_xz and
+// corner = sqrt(N_zz - |border|^2); false where that pivot is not positive (not positive definite
+// to rounding: cvxopt's chol2 fails too).
+template <typename Forward>
+bool FactorBorder(const ShareLp& lp, const VectorXd& w, Forward&& forward, VectorXd* border, double* corner) {
+  const long K = lp.types();
+  VectorXd b(lp.rows() * K);
+  double zz = 0;
+  for (long r = 0; r < lp.rows(); ++r) {
+    b.segment(lp.X(r, 0), K) = -w[lp.Epi(r)] * lp.a(r);
+    zz += w[lp.Epi(r)];
+  }
+  *border = forward(b);
+  const double pivot = zz - border->squaredNorm();
+  if (!(pivot > 0)) return false;
+  *corner = std::sqrt(pivot);
+  return true;
+}
+
+// N^-1 v from M's solves (`forward` M^-1, `backward` M'^-1), bordered by the epigraph variable
+// (the last of v) where the LP is max-min.
+template <typename Forward, typename Backward>
+VectorXd SolveBordered(const ShareLp& lp, const VectorXd& v, const VectorXd& border, double corner,
+                       Forward&& forward, Backward&& backward) {
+  const long nx = lp.rows() * lp.types();
+  VectorXd y = forward(VectorXd(v.head(nx)));
+  if (!lp.maxmin()) return backward(std::move(y));
+  const double yz = (v[nx] - border.dot(y)) / corner;
+  const double uz = yz / corner;
+  VectorXd out(nx + 1);
+  out.head(nx) = backward(VectorXd(y - border * uz));
+  out[nx] = uz;
+  return out;
+}
+
 constexpr double kRefineTarget = 1e-13;  // residual of the normal equations, relative
 
 
@@ -35,77 +101,39 @@ constexpr double kRefineTarget = 1e-13;  // residual of the normal equations, re
 // updates (LINPACK's dchud: backward stable, as a Cholesky factor of the whole matrix is), then
 // bordered by the epigraph variable: the per-job rows update within their block, each capacity
 // row fills the factor in O(n^2), so a factor costs O(types n^2), not the O(n^3) of factoring the
-// dense matrix, which cvxopt's chol2 factors (its fill is complete). Used where the structured
-// solve does not reach full accuracy (near the end, where the weights span 1e-9 to 1e9 and more).
+// dense matrix, which cvxopt's chol2 factors (its fill is complete). Used up to kDirectMaxVars,
+// and above it where the product form (ProductNormal) fails.
 class DenseNormal {
  public:
   bool Factor(const ShareLp& lp, const VectorXd& w) {
     const long K = lp.types(), R = lp.rows(), nx = R * K;
     lp_ = &lp;
     if (l_.rows() != nx) l_.resize(nx, nx);
-    VectorXd u(nx);
     for (long r = 0; r < R; ++r) {  // within job r's block
       const long b = lp.X(r, 0);
       l_.block(b, b, nx - b, K).setZero();  // the lower part of its columns (the rest is never read)
-      for (long k = 0; k < K; ++k) l_(lp.X(r, k), lp.X(r, k)) = std::sqrt(w[lp.Nonneg(r, k)]);
-      u.segment(b, K).setConstant(std::sqrt(w[lp.Job(r)]));
-      Update(&u, b, b + K);
-      if (lp.lower_rows()) {
-        u.segment(b, K) = std::sqrt(w[lp.Lower(r)]) * lp.b(r);
-        Update(&u, b, b + K);
-      }
-      if (!lp.epi()) continue;
-      u.segment(b, K) = std::sqrt(w[lp.Epi(r)]) * lp.a(r);
-      Update(&u, b, b + K);
+      FactorJobBlock(lp, w, r, l_.block(b, b, K, K));
     }
     // The capacity rows, dense from their first entry on: K rank-one updates in one sweep over the
     // columns (update k+1 meets each column after update k, as when they run one after another:
     // every entry's arithmetic is the same), each column checked finite once it is final.
-    MatrixXd cap = MatrixXd::Zero(nx, K);  // column k: row k's u (nothing above entry k)
-    for (long k = 0; k < K; ++k) {
-      for (long r = 0; r < R; ++r) cap(lp.X(r, k), k) = std::sqrt(w[k]) * lp.gpus(r);
-    }
+    MatrixXd cap(nx, K);  // column k: row k's u (nothing above entry k)
+    for (long k = 0; k < K; ++k) cap.col(k) = CapacityUpdate(lp, w, k);
     for (long col = 0; col < nx; ++col) {
-      for (long k = 0; k < K && k <= col; ++k) Rotate(cap.col(k), col, nx);
+      for (long k = 0; k < K && k <= col; ++k) RotateColumn(l_, cap.col(k), col, nx);
       if (!std::isfinite((l_.col(col).tail(nx - col).array() * 0.0).sum())) return false;
     }
-    if (lp.maxmin()) {  // the border: N_xz = -w_epi a, N_zz = sum w_epi
-      VectorXd b(nx);
-      double zz = 0;
-      for (long r = 0; r < R; ++r) {
-        b.segment(lp.X(r, 0), K) = -w[lp.Epi(r)] * lp.a(r);
-        zz += w[lp.Epi(r)];
-      }
-      border_ = l_.triangularView<Eigen::Lower>().solve(b);
-      const double pivot = zz - border_.squaredNorm();
-      if (!(pivot > 0)) return false;  // not positive definite to rounding (cvxopt's chol2 fails too)
-      corner_ = std::sqrt(pivot);
-    }
-    return true;
+    return !lp.maxmin() || FactorBorder(lp, w, [this](const VectorXd& b) { return Forward(b); }, &border_, &corner_);
   }
 
   VectorXd Solve(const VectorXd& v) const {
-    const long nx = l_.rows();
-    VectorXd y = l_.triangularView<Eigen::Lower>().solve(v.head(nx));
-    if (!lp_->maxmin()) return l_.transpose().triangularView<Eigen::Upper>().solve(y);
-    const double yz = (v[nx] - border_.dot(y)) / corner_;
-    const double uz = yz / corner_;
-    VectorXd out(nx + 1);
-    out.head(nx) = l_.transpose().triangularView<Eigen::Upper>().solve(y - border_ * uz);
-    out[nx] = uz;
-    return out;
+    return SolveBordered(
+        *lp_, v, border_, corner_, [this](const VectorXd& x) { return Forward(x); },
+        [this](const VectorXd& y) { return VectorXd(l_.transpose().triangularView<Eigen::Upper>().solve(y)); });
   }
 
  private:
-  // L L' += u u' for u zero outside [from, to); u is consumed.
-  void Update(VectorXd* u, long from, long to) {
-    for (long k = from; k < to; ++k) Rotate(*u, k, to);
-    u->segment(from, to - from).setZero();
-  }
-  template <typename Vec>
-  void Rotate(Vec&& x, long k, long to) {
-    RotateColumn(l_, x, k, to);
-  }
+  VectorXd Forward(const VectorXd& v) const { return l_.triangularView<Eigen::Lower>().solve(v); }
 
   const ShareLp* lp_ = nullptr;
   MatrixXd l_;
@@ -120,29 +148,16 @@ bool ProductNormal::Factor(const ShareLp& lp, const VectorXd& w) {
   lp_ = &lp;
   const long K = lp.types(), R = lp.rows(), nx = R * K;
   blocks_.assign(static_cast<size_t>(R), MatrixXd());
-  VectorXd u(K);
   for (long r = 0; r < R; ++r) {
     MatrixXd& l = blocks_[static_cast<size_t>(r)];
     l = MatrixXd::Zero(K, K);
-    for (long k = 0; k < K; ++k) l(k, k) = std::sqrt(w[lp.Nonneg(r, k)]);
-    u.setConstant(std::sqrt(w[lp.Job(r)]));
-    Rotate(l, u);
-    if (lp.lower_rows()) {
-      u = std::sqrt(w[lp.Lower(r)]) * lp.b(r);
-      Rotate(l, u);
-    }
-    if (lp.epi()) {
-      u = std::sqrt(w[lp.Epi(r)]) * lp.a(r);
-      Rotate(l, u);
-    }
+    FactorJobBlock(lp, w, r, l);
     if (!l.allFinite()) return false;
   }
   updates_.clear();
   for (long k = 0; k < K; ++k) {
-    VectorXd cap = VectorXd::Zero(nx);
-    for (long r = 0; r < R; ++r) cap[lp.X(r, k)] = std::sqrt(w[k]) * lp.gpus(r);
     Update up;
-    up.p = Forward(cap);
+    up.p = Forward(CapacityUpdate(lp, w, k));
     up.beta.resize(nx);
     up.root_d.resize(nx);
     double t = 1;
@@ -155,36 +170,13 @@ bool ProductNormal::Factor(const ShareLp& lp, const VectorXd& w) {
     if (!std::isfinite(t)) return false;
     updates_.push_back(std::move(up));
   }
-  if (lp.maxmin()) {  // the border, as DenseNormal's
-    VectorXd b(nx);
-    double zz = 0;
-    for (long r = 0; r < R; ++r) {
-      b.segment(lp.X(r, 0), K) = -w[lp.Epi(r)] * lp.a(r);
-      zz += w[lp.Epi(r)];
-    }
-    border_ = Forward(b);
-    const double pivot = zz - border_.squaredNorm();
-    if (!(pivot > 0)) return false;
-    corner_ = std::sqrt(pivot);
-  }
-  return true;
+  return !lp.maxmin() || FactorBorder(lp, w, [this](const VectorXd& b) { return Forward(b); }, &border_, &corner_);
 }
 
 VectorXd ProductNormal::Solve(const VectorXd& v) const {
-  const long nx = lp_->rows() * lp_->types();
-  VectorXd y = Forward(v.head(nx));
-  if (!lp_->maxmin()) return Backward(std::move(y));
-  const double yz = (v[nx] - border_.dot(y)) / corner_;
-  const double uz = yz / corner_;
-  VectorXd out(nx + 1);
-  out.head(nx) = Backward(y - border_ * uz);
-  out[nx] = uz;
-  return out;
-}
-
-// l l' += u u' on a K x K block (DenseNormal's rotations); u is consumed.
-void ProductNormal::Rotate(MatrixXd& l, VectorXd& x) {
-  for (long k = 0; k < l.rows(); ++k) RotateColumn(l, x, k, l.rows());
+  return SolveBordered(
+      *lp_, v, border_, corner_, [this](const VectorXd& x) { return Forward(x); },
+      [this](VectorXd y) { return Backward(std::move(y)); });
 }
 
 VectorXd ProductNormal::Forward(const VectorXd& v) const {

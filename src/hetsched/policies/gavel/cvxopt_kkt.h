@@ -146,7 +146,6 @@ class ProductNormal {
   struct Update {
     VectorXd p, beta, root_d;
   };
-  static void Rotate(MatrixXd& l, VectorXd& x);
   VectorXd Forward(const VectorXd& v) const;   // M^-1 v, M = L_B T_1 D_1^1/2 ... (the updates so far)
   VectorXd Backward(VectorXd y) const;         // M'^-1 y
 
