@@ -8,6 +8,16 @@
 #include "hetsched/sim/simulator_impl.h"
 
 namespace hetsched::sim_internal {
+namespace {
+
+// On the peers' clock of whole seconds (--goodput-round-epochs) a pause, and a hand-over's release
+// of its old devices, end on a second.
+void OnWholeSeconds(ResizeCost& cost) {
+  cost.release_s = std::ceil(cost.release_s);
+  cost.pause_s = std::ceil(cost.pause_s);
+}
+
+}  // namespace
 
 void Simulator::PrefetchJob(JobId id) const {
   if (id < 0 || static_cast<size_t>(id) >= status_.size()) return;
@@ -44,8 +54,7 @@ ResizeCost Simulator::ResizeCostTo(JobId id, std::span<const DeviceId> devices) 
     // restarting from its checkpoint.
     const ElasticResizeModel params{options_.resize_rendezvous_s, GoodputDelayS(g)};
     cost = ResizeCostOf(*runs_[static_cast<size_t>(id)].model, cluster_, st.devices, devices, st.spec->elastic, params);
-    // On the peers' clock of whole seconds (--goodput-round-epochs) a pause ends on a second.
-    if (options_.goodput_round_epochs) cost.pause_s = std::ceil(cost.pause_s);
+    if (options_.goodput_round_epochs) OnWholeSeconds(cost);
     return cost;
   }
   const ElasticResizeModel params{options_.resize_rendezvous_s, options_.restart_cost_s};
@@ -73,11 +82,7 @@ ResizeCost Simulator::HandOverCostTo(JobId id, std::span<const DeviceId> devices
   const RunState& job = runs_[static_cast<size_t>(id)];
   const ElasticResizeModel params{options_.resize_rendezvous_s, options_.restart_cost_s};
   cost = HandOverCostOf(*job.model, cluster_, st.devices, devices, params);
-  // On the peers' clock of whole seconds (--goodput-round-epochs) a pause ends on a second.
-  if (job.goodput >= 0 && options_.goodput_round_epochs) {
-    cost.release_s = std::ceil(cost.release_s);
-    cost.pause_s = std::ceil(cost.pause_s);
-  }
+  if (job.goodput >= 0 && options_.goodput_round_epochs) OnWholeSeconds(cost);
   return cost;
 }
 
