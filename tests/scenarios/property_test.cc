@@ -201,11 +201,14 @@ std::vector<std::pair<std::string, std::string>> AllPairs() {
 }
 
 std::string PairName(const ::testing::TestParamInfo<std::pair<std::string, std::string>>& info) {
-  std::string name = info.param.first + "_" + info.param.second;
-  for (char& ch : name) {
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return name;
+  // Policy and placer apart by "__" ("pollux-tiresias" + "random" vs "pollux" + "tiresias-random").
+  const auto sanitized = [](std::string text) {
+    for (char& ch : text) {
+      if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    }
+    return text;
+  };
+  return sanitized(info.param.first) + "__" + sanitized(info.param.second);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryPolicyAndPlacer, PropertyTest, ::testing::ValuesIn(AllPairs()), PairName);

@@ -107,6 +107,13 @@ CompatProfile MakeTiresiasProfile() {
       {"dlas-gpu-gittins-8", "dlas-gpu-gittins-8",
        "run_sim.py:2053-2064 (dlas_sim_jobs, solve_starvation=8; no Gittins order)"},
       {"yarn", "yarn", "cluster.py:894-904, switch.py:197-214 (ms_yarn_placement)"},
+      {"tiresias-count", "count", "cluster.py:1373-1380, 1467-1472 (none_placement: --scheme=count)"},
+      {"tiresias-random", "random",
+       "cluster.py:907-1124 (random_placement: --scheme=random; the peer seeded with random.seed(seed), and "
+       "node.py:155 reading node_dict.get('mem', 0))"},
+      {"tiresias-crandom", "crandom",
+       "cluster.py:1127-1371 (consolidate_random_placement: --scheme=crandom; seeded and node.py:155 "
+       "fixed, as random)"},
   };
   return p;
 }

@@ -49,7 +49,15 @@ class FifoScheduler : public JobScheduler {
   void OnJobRunning(const JobStatus& job, SchedContext& ctx) override { RecordStart(ctx, job.spec->id); }
 
   void Schedule(SchedContext& ctx) override {
+    // Tiresias' fifo tries its queue only when a GPU is free (run_sim.py:305), its fjf before each
+    // attempt (369-371). A placer asked even for a job that cannot fit (Placer::asked_when_short,
+    // whose draws must fall as the peer's) is therefore not asked when none is; for the others
+    // TryStart refuses such a start without asking, so nothing changes for them.
+    const bool asked_when_short = ctx.placer().asked_when_short();
+    bool first = true;
     while (!pending_.empty()) {
+      if (asked_when_short && (first || backfill_ == Backfill::kAny) && ctx.state().total_free() == 0) break;
+      first = false;
       const PendingIndex::Entry head = pending_.At(0);
       if (!ctx.TryStart(head.id, head.need)) break;
       pending_.Erase(head.time_s, head.id);
@@ -117,7 +125,8 @@ class FifoScheduler : public JobScheduler {
       int most_free = 0;
       for (DeviceTypeId t : ctx.cluster().present_types()) most_free = std::max(most_free, ctx.state().free_of_type(t));
       if (most_free <= 0) break;
-      const size_t next = pending_.FirstFitting(rank, most_free);
+      // Such a placer is asked for every job in turn, as the peer's fjf asks its placement.
+      const size_t next = ctx.placer().asked_when_short() ? rank : pending_.FirstFitting(rank, most_free);
       if (next >= pending_.size()) break;
       const PendingIndex::Entry entry = pending_.At(next);
       if (ctx.TryStart(entry.id, entry.need)) {

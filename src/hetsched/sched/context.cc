@@ -89,9 +89,12 @@ bool SchedContext::TryStart(JobId id, int num_devices, DeviceTypeId type) {
     backend_.NoteUnplaced(id, reason_.empty() ? "the job's plan was rejected" : reason_);
     return false;
   }
-  // Cheap rejections first: they are the common case in a full cluster.
-  if (type != kNoDeviceType && state_.free_of_type(type) < num_devices) return false;
-  if (type == kNoDeviceType && state_.total_free() < num_devices) return false;
+  // Cheap rejections first: they are the common case in a full cluster (unless the placer asks
+  // to see every attempt: Placer::asked_when_short).
+  if (!placer_.asked_when_short()) {
+    if (type != kNoDeviceType && state_.free_of_type(type) < num_devices) return false;
+    if (type == kNoDeviceType && state_.total_free() < num_devices) return false;
+  }
   scratch_.clear();
   PlacementRequest request{status.spec, num_devices, type};
   if (!PlaceDevices(request)) {

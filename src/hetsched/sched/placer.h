@@ -41,6 +41,11 @@ class Placer {
                                std::vector<ContainerPlacement>* out, std::string* reason);
   // Whether PlaceContainers is implemented (the simulator refuses container jobs otherwise).
   virtual bool places_containers() const { return false; }
+  // Whether SchedContext::TryStart asks this placer even when fewer devices are free than the
+  // request needs (it refuses such a request itself otherwise, without asking). A placer that
+  // reproduces a peer whose failed attempts draw random numbers says yes, so that it is asked, and
+  // draws, exactly when the peer's placement is called (placement/tiresias/random.cc).
+  virtual bool asked_when_short() const { return false; }
   // A fault of the placer itself (one written in Python raised, or returned devices it may not
   // use), then Ok. SchedContext takes it after every Place call and keeps it like a back-end
   // fault, so the run ends with it instead of reading it as "does not fit".
