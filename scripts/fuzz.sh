@@ -40,33 +40,50 @@ data_files() {
 }
 
 max_len=8192
-failed=()
-for t in "${targets[@]}"; do
-  name=${t#fuzz_}
-  corpus=$work/corpus/$t
-  seeds=$work/seeds/$t
+# One target: its corpus, then libFuzzer; its summary (and on failure its log's tail) goes to
+# $work/$t.summary, its status is the function's.
+fuzz_one() {
+  local t=$1 name=${1#fuzz_}
+  local corpus=$work/corpus/$t seeds=$work/seeds/$t
   mkdir -p "$corpus" "$seeds" "$work/artifacts"
   rm -f "$seeds"/*
   for f in $(data_files "$t"); do head -c $max_len "$f" > "$seeds/data_$(basename "$f")"; done
-  dirs=("$corpus" "$seeds")
+  local dirs=("$corpus" "$seeds")
   [ -d "fuzz/seeds/$name" ] && dirs+=("fuzz/seeds/$name")
   [ -d "fuzz/regressions/$name" ] && dirs+=("fuzz/regressions/$name")
+  local run
   if [ "$seconds" -eq 0 ]; then
     run=(-runs=0)
   else
     run=(-max_total_time="$seconds")
   fi
   [ -n "${FUZZ_SEED:-}" ] && run+=(-seed="$FUZZ_SEED")
-  echo "fuzz: $t (${seconds} s)"
-  # -timeout: one input taking 10 s is a hang; -rss_limit_mb: a reader asking for 2 GiB on an
-  # 8 KiB input is a bug. ASan's leak check runs at exit.
-  if ! "$bin/$t" "${run[@]}" -max_len=$max_len -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-       -artifact_prefix="$work/artifacts/$t-" "${dirs[@]}" >"$work/$t.log" 2>&1; then
-    failed+=("$t")
-    tail -40 "$work/$t.log"
-  fi
-  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|INITED|DONE" "$work/$t.log" | tr '\n' ' ' | sed 's/^/  /'
-  echo
+  local rc=0
+  {
+    echo "fuzz: $t (${seconds} s)"
+    # -timeout: one input taking 10 s is a hang; -rss_limit_mb: a reader asking for 2 GiB on an
+    # 8 KiB input is a bug. ASan's leak check runs at exit.
+    "$bin/$t" "${run[@]}" -max_len=$max_len -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="$work/artifacts/$t-" "${dirs[@]}" >"$work/$t.log" 2>&1 || { rc=1; tail -40 "$work/$t.log"; }
+    grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|INITED|DONE" "$work/$t.log" | tr '\n' ' ' | sed 's/^/  /'
+    echo
+  } >"$work/$t.summary"
+  return $rc
+}
+
+# The targets run FUZZ_JOBS at a time (default: one per core; each is one single-threaded process,
+# so each still gets its SECONDS of a core); summaries print in the targets' order.
+jobs_max=${FUZZ_JOBS:-$(nproc)}
+declare -A pid_of=()
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+  fuzz_one "$t" &
+  pid_of[$t]=$!
+done
+failed=()
+for t in "${targets[@]}"; do
+  wait "${pid_of[$t]}" || failed+=("$t")
+  cat "$work/$t.summary"
 done
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: FAILED: ${failed[*]} (inputs in $work/artifacts/, logs in $work/<target>.log)"
