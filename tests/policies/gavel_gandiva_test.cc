@@ -13,6 +13,7 @@
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/options.h"
 #include "hetsched/sched/registry.h"
+#include "../common/allocation_pair.h"
 
 namespace hetsched::gavel {
 namespace {
@@ -37,13 +38,13 @@ AllocationProblem GandivaProblem(const std::vector<JobId>& ids, const std::vecto
     for (size_t b = a + 1; b < ids.size(); ++b) {
       if (gpus[a] != gpus[b]) continue;
       const double f = ids[a] == 1 && ids[b] == 2 ? 0.2 : 0.6;
-      AllocationPair pair{a, b, {}, {}};
+      std::vector<double> ta, tb;
       for (size_t k = 0; k < 2; ++k) {
         const bool zero = k == 1 && zero_on_k80.contains({ids[a], ids[b]});
-        pair.throughput_a.push_back(zero ? 0.0 : f * p.jobs[a].throughput[k]);
-        pair.throughput_b.push_back(zero ? 0.0 : f * p.jobs[b].throughput[k]);
+        ta.push_back(zero ? 0.0 : f * p.jobs[a].throughput[k]);
+        tb.push_back(zero ? 0.0 : f * p.jobs[b].throughput[k]);
       }
-      p.pairs.push_back(pair);
+      p.pairs.push_back(testing_util::TestPair(a, b, std::move(ta), std::move(tb)));
     }
   }
   return p;
@@ -58,7 +59,9 @@ std::vector<double> Alone(const AllocationProblem& p, const Allocation& x, JobId
 }
 std::vector<double> Paired(const AllocationProblem& p, const Allocation& x, JobId a, JobId b) {
   for (size_t i = 0; i < p.pairs.size(); ++i) {
-    if (p.jobs[p.pairs[i].a].id == a && p.jobs[p.pairs[i].b].id == b) return x.pair_share[i];
+    if (p.jobs[p.pairs[i].a].id == a && p.jobs[p.pairs[i].b].id == b) {
+      return std::vector<double>(x.pair_share[i].begin(), x.pair_share[i].end());
+    }
   }
   return {};
 }
@@ -73,7 +76,9 @@ TEST(GavelGandivaTest, NoPackingWhileTheJobsFit) {
   const Result<Allocation> x = gandiva.Compute(p);
   ASSERT_TRUE(x.ok()) << x.status().ToString();
   for (JobId id : {0, 1, 2}) EXPECT_EQ(Alone(p, *x, id), (std::vector<double>{0.5, 0.5}));
-  for (const auto& row : x->pair_share) EXPECT_EQ(row, (std::vector<double>{0, 0}));
+  for (size_t q = 0; q < x->pair_share.size(); ++q) {
+    EXPECT_EQ(std::vector<double>(x->pair_share[q].begin(), x->pair_share[q].end()), (std::vector<double>{0, 0}));
+  }
   EXPECT_TRUE(gandiva.pairs().empty());
 }
 

@@ -18,9 +18,13 @@
 #include "hetsched/policies/gavel/allocation.h"
 #include "hetsched/policies/gavel/packed.h"
 #include "hetsched/policies/gavel/water_filling.h"
+#include "../common/allocation_pair.h"
 
 namespace hetsched::gavel {
 namespace {
+
+using testing_util::KeptRates;
+using testing_util::TestPair;
 
 AllocationJob PackedJob(JobId id, std::vector<double> t, int gpus = 1, double remaining = 0, double elapsed = 0) {
   AllocationJob j;
@@ -39,7 +43,7 @@ AllocationProblem PackedTwoOnOne(double paired, double remaining = 900) {
   p.capacity = {1};
   p.type_names = {"v100"};
   p.jobs = {PackedJob(0, {1.0}, 1, remaining), PackedJob(1, {1.0}, 1, remaining)};
-  p.pairs = {AllocationPair{0, 1, {paired}, {paired}}};
+  p.pairs = {TestPair(0, 1, {paired}, {paired})};
   return p;
 }
 
@@ -105,8 +109,8 @@ TEST(GavelPackedTest, MaxMinPairsFullTimeWhereItDoublesThroughput) {
 // 0.8 y = 0.3 y + (1 - y): y = 1 / 1.5 = 2/3, level 0.5333.
 TEST(GavelPackedTest, MaxMinMixesPairAndSingle) {
   AllocationProblem p = PackedTwoOnOne(0.0);
-  p.pairs[0].throughput_a = {0.8};
-  p.pairs[0].throughput_b = {0.3};
+  p.pairs[0].throughput_a = KeptRates({0.8});
+  p.pairs[0].throughput_b = KeptRates({0.3});
   lp::WarmStartLpSolver solver;
   auto a = SolveMaxMinFairnessPacked(p, {}, solver);
   ASSERT_TRUE(a.ok());
@@ -196,15 +200,15 @@ TEST(GavelPackedTest, FifoHeadWithoutPartnerBlocks) {
   p.capacity = {1};
   p.type_names = {"v100"};
   p.jobs = {PackedJob(0, {1.0}), PackedJob(1, {1.0}), PackedJob(2, {1.0})};
-  p.pairs = {AllocationPair{0, 1, {0.0}, {0.0}}, AllocationPair{0, 2, {0.9}, {0.9}},
-             AllocationPair{1, 2, {0.9}, {0.9}}};
+  p.pairs = {TestPair(0, 1, {0.0}, {0.0}), TestPair(0, 2, {0.9}, {0.9}),
+             TestPair(1, 2, {0.9}, {0.9})};
   Allocation a = SolveFifoPacked(p);
   EXPECT_EQ(a.share[0][0], 1.0);
-  for (const auto& row : a.pair_share) EXPECT_EQ(row[0], 0.0);
+  for (size_t q = 0; q < a.pair_share.size(); ++q) EXPECT_EQ(a.pair_share[q][0], 0.0);
   // Jobs in id order, whatever their order in the problem: job 0 (index 2 here) runs first.
   AllocationProblem q = p;
   std::swap(q.jobs[0], q.jobs[2]);  // index 0: id 2, index 2: id 0
-  q.pairs = {AllocationPair{0, 2, {0.9}, {0.9}}, AllocationPair{1, 2, {0.9}, {0.9}}};  // ids {2, 0}, {1, 0}
+  q.pairs = {TestPair(0, 2, {0.9}, {0.9}), TestPair(1, 2, {0.9}, {0.9})};  // ids {2, 0}, {1, 0}
   Allocation b = SolveFifoPacked(q);
   EXPECT_EQ(b.share[2][0], 0.0);
   EXPECT_EQ(b.pair_share[0][0], 0.0);
@@ -231,9 +235,9 @@ TEST(GavelPackedTest, ImpossiblePairsGetNoTime) {
   p.type_names = {"a", "b"};
   p.jobs = {PackedJob(0, {1, 1}, 1, 1000), PackedJob(1, {1, 1}, 1, 1000), PackedJob(2, {1, 1}, 2, 1000),
             PackedJob(3, {0, 0}, 1, 1000)};
-  p.pairs = {AllocationPair{0, 1, {0.95, 0}, {0.95, 0.99}},   // type b: job 0 at 0
-             AllocationPair{0, 2, {0.99, 0.99}, {0.99, 0.99}},  // 1 GPU with 2 GPUs
-             AllocationPair{1, 3, {0.99, 0.99}, {0.99, 0.99}}};  // job 3 cannot run
+  p.pairs = {TestPair(0, 1, {0.95, 0}, {0.95, 0.99}),   // type b: job 0 at 0
+             TestPair(0, 2, {0.99, 0.99}, {0.99, 0.99}),  // 1 GPU with 2 GPUs
+             TestPair(1, 3, {0.99, 0.99}, {0.99, 0.99})};  // job 3 cannot run
   lp::WarmStartLpSolver solver;
   std::vector<Result<Allocation>> results;
   results.push_back(SolveMaxMinFairnessPacked(p, {}, solver));
@@ -250,8 +254,10 @@ TEST(GavelPackedTest, ImpossiblePairsGetNoTime) {
     const Allocation& a = *results[i];
     ExpectPackedFeasible(p, a);
     EXPECT_EQ(a.pair_share[0][1], 0.0);
-    EXPECT_EQ(a.pair_share[1], std::vector<double>(2, 0.0));
-    EXPECT_EQ(a.pair_share[2], std::vector<double>(2, 0.0));
+    for (const size_t q : {1, 2}) {
+      EXPECT_EQ(a.pair_share[q][0], 0.0);
+      EXPECT_EQ(a.pair_share[q][1], 0.0);
+    }
     EXPECT_EQ(a.share[3], std::vector<double>(2, 0.0));
     EXPECT_EQ(a.unplaceable, std::vector<JobId>{3});
   }
@@ -328,13 +334,13 @@ AllocationProblem PackedRandomProblem(std::mt19937& rng, bool mixed) {
   }
   for (size_t a = 0; a < p.jobs.size(); ++a) {
     for (size_t b = a + 1; b < p.jobs.size(); ++b) {
-      AllocationPair pair{a, b, {}, {}};
+      std::vector<double> ta, tb;
       for (int k = 0; k < nt; ++k) {
         const bool zero = coin(rng) == 0;
-        pair.throughput_a.push_back(zero ? 0.0 : p.jobs[a].throughput[static_cast<size_t>(k)] * frac(rng));
-        pair.throughput_b.push_back(zero ? 0.0 : p.jobs[b].throughput[static_cast<size_t>(k)] * frac(rng));
+        ta.push_back(zero ? 0.0 : p.jobs[a].throughput[static_cast<size_t>(k)] * frac(rng));
+        tb.push_back(zero ? 0.0 : p.jobs[b].throughput[static_cast<size_t>(k)] * frac(rng));
       }
-      p.pairs.push_back(pair);
+      p.pairs.push_back(TestPair(a, b, std::move(ta), std::move(tb)));
     }
   }
   return p;
@@ -608,7 +614,7 @@ AllocationProblem PackedGavelProblem(const PackedGavelCase& c, const std::vector
     p.jobs.push_back(
         PackedJob(static_cast<JobId>(j), c.isolated[j], c.gpus, remaining[j], c.elapsed[j] + since_offset_s));
   }
-  for (const PackedGavelPair& q : c.pairs) p.pairs.push_back(AllocationPair{q.a, q.b, q.ta, q.tb});
+  for (const PackedGavelPair& q : c.pairs) p.pairs.push_back(TestPair(q.a, q.b, q.ta, q.tb));
   p.price_per_hour = c.prices;
   for (size_t j = 0; j < p.jobs.size(); ++j) {
     if (c.slo[j] > 0) p.jobs[j].deadline_in_s = c.slo[j];

@@ -192,10 +192,24 @@ TEST_P(PropertyTest, RandomWorkloadsKeepTheInvariants) {
   }
 }
 
+// Every policy with every placer. Under ASan (CI's second stage, where each pair costs ~10x its
+// release time and the pairs number policies x placers) a third of them, spread so that every
+// policy still meets every third placer and every placer every third policy; the release stage
+// runs them all.
 std::vector<std::pair<std::string, std::string>> AllPairs() {
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr size_t kEvery = 3;
+#else
+  constexpr size_t kEvery = 1;
+#endif
   std::vector<std::pair<std::string, std::string>> pairs;
+  size_t i = 0;
   for (const MethodInfo& policy : Registry<JobScheduler>::Instance().List()) {
-    for (const MethodInfo& placer : Registry<Placer>::Instance().List()) pairs.emplace_back(policy.name, placer.name);
+    size_t j = 0;
+    for (const MethodInfo& placer : Registry<Placer>::Instance().List()) {
+      if ((i + j++) % kEvery == 0) pairs.emplace_back(policy.name, placer.name);
+    }
+    ++i;
   }
   return pairs;
 }

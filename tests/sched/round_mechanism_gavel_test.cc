@@ -242,5 +242,93 @@ TEST(GavelMechanism, QueueWalkMatchesOneSortOfEveryCombination) {
   }
 }
 
+// A reset visits only the combinations that ran, were added or hold a share; BeginAllocation and
+// then SetAllocation for the shares other than 0 only gives what SetAllocation for every
+// combination gives. Checked on random sequences of arrivals (with pairs), departures, charges and
+// resets: deficits against their definition (summed over resets: X_old * elapsed - (time -
+// round/2), a job's time starting at round/2, a pair's at 0), priorities and plans against a
+// mechanism given every share.
+TEST(GavelMechanism, SparseResetAndAllocationMatchEveryShareSet) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 100; ++trial) {
+    const std::vector<int> capacity{2, 3};
+    GavelRoundMechanism sparse(capacity, 360, 0), every(capacity, 360, 0);
+    struct Ref {
+      JobId id, partner;
+      Combo combo;  // the same in both: the same calls in the same order
+      std::vector<double> x{0.0, 0.0}, time, deficit{0.0, 0.0};
+      bool in_allocation = false;
+    };
+    std::vector<Ref> refs;
+    JobId next_id = 0;
+    double now = 0, last_reset = 0;
+    const std::vector<double> thr{1.0, 1.0};
+    for (int step = 0; step < 40; ++step) {
+      const unsigned op = rng() % 4;
+      if (op == 0 || refs.empty()) {  // an arrival, paired with some of the jobs there
+        const JobId id = next_id++;
+        const Combo c = sparse.AddJob(id, 1, thr);
+        ASSERT_EQ(every.AddJob(id, 1, thr), c);
+        std::vector<Ref> added{Ref{id, -1, c, {0.0, 0.0}, {180.0, 180.0}}};
+        for (const Ref& r : refs) {
+          if (r.partner >= 0 || rng() % 2) continue;
+          const Combo p = sparse.AddPair(r.combo, c, thr);
+          ASSERT_EQ(every.AddPair(r.combo, c, thr), p);
+          added.push_back(Ref{r.id, id, p, {0.0, 0.0}, {0.0, 0.0}});
+        }
+        refs.insert(refs.end(), added.begin(), added.end());
+      } else if (op == 1) {  // a departure, with its pairs
+        const JobId gone = refs[rng() % refs.size()].id;
+        std::vector<Ref> kept;
+        for (const Ref& r : refs) {
+          if (r.id == gone || r.partner == gone) {
+            sparse.Remove(r.combo);
+            every.Remove(r.combo);
+          } else {
+            kept.push_back(r);
+          }
+        }
+        refs = std::move(kept);
+      } else if (op == 2) {  // a micro-task
+        Ref& r = refs[rng() % refs.size()];
+        const int k = static_cast<int>(rng() % 2);
+        sparse.Account(r.combo, k, 90.0);
+        every.Account(r.combo, k, 90.0);
+        r.time[static_cast<size_t>(k)] += 90.0;
+      } else {  // a reset and a new allocation, most shares 0
+        now += 100 + static_cast<double>(rng() % 3000);
+        sparse.Reset(now);
+        every.Reset(now);
+        sparse.BeginAllocation();
+        for (Ref& r : refs) {
+          for (size_t k = 0; k < 2; ++k) {
+            const double should = r.in_allocation ? r.x[k] * (now - last_reset) : 0.0;
+            r.deficit[k] += should - (r.time[k] - 180.0);
+            r.time[k] = 180.0;
+            r.x[k] = rng() % 4 == 0 ? 0.25 * static_cast<double>(1 + rng() % 4) : 0.0;
+          }
+          r.in_allocation = true;
+          every.SetAllocation(r.combo, r.x);
+          if (r.x[0] != 0 || r.x[1] != 0) sparse.SetAllocation(r.combo, r.x);
+        }
+        last_reset = now;
+        for (const bool skip : {false, true}) {
+          EXPECT_EQ(Planned(sparse.PlanRound(std::vector<int>{0, 1}, skip)),
+                    Planned(every.PlanRound(std::vector<int>{0, 1}, skip)))
+              << "trial " << trial << " step " << step;
+        }
+      }
+      for (const Ref& r : refs) {
+        for (int k = 0; k < 2; ++k) {
+          EXPECT_NEAR(sparse.Deficit(r.combo, k), r.deficit[static_cast<size_t>(k)], 1e-9)
+              << "trial " << trial << " step " << step;
+          EXPECT_EQ(sparse.Deficit(r.combo, k), every.Deficit(r.combo, k));
+          EXPECT_EQ(sparse.Priority(r.combo, k), every.Priority(r.combo, k));
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hetsched

@@ -21,7 +21,7 @@ using testing_util::UnitJob;
 // An allocation that gives every pair all the time on type 0 and the singles none.
 Result<gavel::Allocation> PairsOnly(const gavel::AllocationProblem& problem, lp::WarmStartLpSolver&) {
   gavel::Allocation out = gavel::ZeroAllocation(problem);
-  for (auto& row : out.pair_share) row[0] = 1.0;
+  for (size_t p = 0; p < out.pair_share.size(); ++p) out.pair_share[p][0] = 1.0;
   return out;
 }
 

@@ -7,6 +7,19 @@
 
 namespace hetsched {
 
+namespace {
+
+// `x` added `n` times from 0, as a loop of additions gives it: n * x where every partial sum is
+// exact (an integer x whose sum stays below 2^53), else the loop.
+double RepeatedSum(double x, size_t n) {
+  if (x == std::floor(x) && std::fabs(x) * static_cast<double>(n) < 0x1p53) return x * static_cast<double>(n);
+  double sum = 0;
+  for (size_t i = 0; i < n; ++i) sum += x;
+  return sum;
+}
+
+}  // namespace
+
 GavelRoundMechanism::GavelRoundMechanism(std::vector<int> capacity, double round_s, double reset_interval_s)
     : capacity_(std::move(capacity)),
       half_round_s_(round_s / 2),
@@ -54,9 +67,17 @@ GavelRoundMechanism::Combo GavelRoundMechanism::NewSlot() {
   num_gpus_.push_back(1);
   in_allocation_.push_back(0);
   taken_.push_back(0);
+  in_moved_.push_back(0);
+  in_shared_.push_back(0);
   for (std::vector<double>* v : {&time_s_, &deficit_, &share_, &runnable_}) v->resize(v->size() + types, 0.0);
   in_rest_.resize(in_rest_.size() + types, 0);
   return c;
+}
+
+void GavelRoundMechanism::ListMoved(Combo c) {
+  if (in_moved_[static_cast<size_t>(c)]) return;
+  in_moved_[static_cast<size_t>(c)] = 1;
+  moved_.push_back(c);
 }
 
 GavelRoundMechanism::Combo GavelRoundMechanism::AddJob(JobId id, int num_gpus, std::span<const double> runnable) {
@@ -69,6 +90,8 @@ GavelRoundMechanism::Combo GavelRoundMechanism::AddJob(JobId id, int num_gpus, s
   num_gpus_[s] = num_gpus;
   in_allocation_[s] = 0;
   for (int k = 0; k < num_types(); ++k) share_[At(c, k)] = 0.0;
+  ++alive_count_;
+  outside_.push_back(c);
   Restart(c, runnable);
   return c;
 }
@@ -85,6 +108,8 @@ GavelRoundMechanism::Combo GavelRoundMechanism::AddPair(Combo a, Combo b, std::s
   num_gpus_[s] = num_gpus_[static_cast<size_t>(a)];
   in_allocation_[s] = 0;
   for (int k = 0; k < num_types(); ++k) share_[At(c, k)] = 0.0;
+  ++alive_count_;
+  outside_.push_back(c);
   Restart(c, runnable);
   return c;
 }
@@ -99,12 +124,16 @@ void GavelRoundMechanism::Restart(Combo c, std::span<const double> runnable) {
     runnable_[At(c, k)] = static_cast<size_t>(k) < runnable.size() ? runnable[static_cast<size_t>(k)] : 0.0;
     RestInsertIfEligible(c, k);
   }
+  ListMoved(c);
   if (in_allocation_[static_cast<size_t>(c)]) positive_stale_ = true;  // where it runs may have changed
 }
 
 void GavelRoundMechanism::Account(Combo c, int type, double seconds) {
   if (type < 0 || type >= num_types() || seconds <= 0) return;
-  if (c != kNoCombo && alive_[static_cast<size_t>(c)]) time_s_[At(c, type)] += seconds;
+  if (c != kNoCombo && alive_[static_cast<size_t>(c)]) {
+    time_s_[At(c, type)] += seconds;
+    ListMoved(c);
+  }
   type_total_s_[static_cast<size_t>(type)] += seconds;
 }
 
@@ -113,7 +142,21 @@ void GavelRoundMechanism::Remove(Combo c) {
   for (int k = 0; k < num_types(); ++k) RestErase(c, k);
   alive_[static_cast<size_t>(c)] = 0;
   in_allocation_[static_cast<size_t>(c)] = 0;
+  --alive_count_;
   free_slots_.push_back(c);
+}
+
+void GavelRoundMechanism::BeginAllocation() {
+  for (const Combo c : outside_) {
+    if (alive_[static_cast<size_t>(c)]) in_allocation_[static_cast<size_t>(c)] = 1;  // its shares are 0
+  }
+  outside_.clear();
+  for (const Combo c : shared_) {
+    in_shared_[static_cast<size_t>(c)] = 0;
+    if (alive_[static_cast<size_t>(c)]) SetAllocation(c, {});
+  }
+  shared_.clear();
+  positive_stale_ = true;
 }
 
 void GavelRoundMechanism::SetAllocation(Combo c, std::span<const double> share) {
@@ -122,6 +165,10 @@ void GavelRoundMechanism::SetAllocation(Combo c, std::span<const double> share) 
     const double x = static_cast<size_t>(k) < share.size() ? share[static_cast<size_t>(k)] : 0.0;
     share_[At(c, k)] = x;
     if (!(x >= 0)) exact_only_ = true;
+    if (x != 0 && !in_shared_[static_cast<size_t>(c)]) {
+      in_shared_[static_cast<size_t>(c)] = 1;
+      shared_.push_back(c);
+    }
     if (in_rest_[At(c, k)] && !RestEligible(c, k)) RestErase(c, k);
     RestInsertIfEligible(c, k);
   }
@@ -131,11 +178,13 @@ void GavelRoundMechanism::SetAllocation(Combo c, std::span<const double> share) 
 
 void GavelRoundMechanism::Reset(double now) {
   const double elapsed = now - last_reset_s_;
-  std::fill(type_total_s_.begin(), type_total_s_.end(), 0.0);
   // Every term of a type's total is half a round: the order of the sum does not matter.
-  for (size_t s = 0; s < alive_.size(); ++s) {
-    if (!alive_[s]) continue;
-    const Combo c = static_cast<Combo>(s);
+  std::fill(type_total_s_.begin(), type_total_s_.end(), RepeatedSum(half_round_s_, alive_count_));
+  // A combination that did not run since the last reset (its time is round/2) and holds no share
+  // keeps its deficit (d + (0 - 0) = d) and time: only the others are visited, each once.
+  auto visit = [&](Combo c) {
+    const size_t s = static_cast<size_t>(c);
+    if (!alive_[s]) return;
     for (int k = 0; k < num_types(); ++k) {
       const double should = in_allocation_[s] ? share_[At(c, k)] * elapsed : 0.0;
       double& deficit = deficit_[At(c, k)];
@@ -149,9 +198,14 @@ void GavelRoundMechanism::Reset(double now) {
         deficit = next;
       }
       time_s_[At(c, k)] = half_round_s_;
-      type_total_s_[static_cast<size_t>(k)] += half_round_s_;
     }
+  };
+  for (const Combo c : moved_) visit(c);
+  for (const Combo c : shared_) {
+    if (!in_moved_[static_cast<size_t>(c)]) visit(c);
   }
+  for (const Combo c : moved_) in_moved_[static_cast<size_t>(c)] = 0;
+  moved_.clear();
   if (exact_only_) DropRest();
   last_reset_s_ = now;
 }
@@ -272,11 +326,13 @@ void GavelRoundMechanism::FillType(int k, bool skip_zero_priority, std::vector<G
 
 std::vector<GavelPlannedCombo> GavelRoundMechanism::PlanRound(std::span<const int> type_order, bool skip_zero_priority) {
   if (positive_stale_) {
+    // Positive needs a share other than 0: only shared_'s slots can be (the order does not matter:
+    // FillType sorts them by a key unique to each).
     for (std::vector<Combo>& list : positive_) list.clear();
-    for (size_t s = 0; s < alive_.size(); ++s) {
-      if (!alive_[s]) continue;
+    for (const Combo c : shared_) {
+      if (!alive_[static_cast<size_t>(c)]) continue;
       for (int k = 0; k < num_types(); ++k) {
-        if (Positive(static_cast<Combo>(s), k)) positive_[static_cast<size_t>(k)].push_back(static_cast<Combo>(s));
+        if (Positive(c, k)) positive_[static_cast<size_t>(k)].push_back(c);
       }
     }
     positive_stale_ = false;

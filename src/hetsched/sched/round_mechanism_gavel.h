@@ -76,8 +76,13 @@ class GavelRoundMechanism {
   // A finished job leaves (_remove_job, :563-582; its time stays in the types' totals until the
   // next reset): its combination and each pair it is in are removed, by the caller, one by one.
   void Remove(Combo combo);
+  // A new allocation, after Reset: every live combination enters it with share 0 on every type,
+  // until SetAllocation gives it another. Cost: O(combinations added or given a share other than 0
+  // since the last call), not O(combinations).
+  void BeginAllocation();
   // The combination's share X[c][k] of the allocation computed at the last reset (by type index);
-  // it is then in the allocation. Set after Reset for every combination.
+  // it is then in the allocation. Set after Reset for every combination, or after BeginAllocation
+  // for those whose share is not 0.
   void SetAllocation(Combo combo, std::span<const double> share);
 
   // Whether a reset is due at `now` given that the active set changed since the last one.
@@ -88,7 +93,8 @@ class GavelRoundMechanism {
   // cluster is idle with nothing left to arrive, :1277-1279).
   void ForceNextReset() { last_reset_s_ = 0; }
   // Resets at `now`: deficits grow by X_old * (now - last reset) - (time - round/2), X_old the
-  // share of the allocation being replaced (0 outside it). Cost: O(combinations).
+  // share of the allocation being replaced (0 outside it). Cost: O(combinations that ran, were added
+  // or hold a share other than 0): every other one keeps its deficit and time.
   void Reset(double now);
   double last_reset_s() const { return last_reset_s_; }
 
@@ -143,7 +149,17 @@ class GavelRoundMechanism {
   // deficit, share X, and > 0 where it can run.
   std::vector<double> time_s_, deficit_, share_, runnable_;
   std::vector<Combo> free_slots_;
-  // Per type: the slots with a positive share there (Positive), rebuilt after SetAllocation.
+  size_t alive_count_ = 0;
+  // The slots a Reset must visit, each listed once (its flag set while listed; a slot removed and
+  // reused stays listed): `moved_`, those whose time left its reset value (added, restarted or
+  // charged) since the last Reset; `shared_`, those given a share other than 0 since the last
+  // BeginAllocation (a superset of those with one). `outside_`: those added since the last
+  // BeginAllocation (outside the allocation until then).
+  std::vector<Combo> moved_, shared_, outside_;
+  std::vector<char> in_moved_, in_shared_;
+  void ListMoved(Combo c);
+  // Per type: the slots with a positive share there (Positive), rebuilt from shared_ after
+  // SetAllocation.
   std::vector<std::vector<Combo>> positive_;
   bool positive_stale_ = true;
   // A share that is negative or not a number, or a deficit not a number, was seen: every queue is

@@ -70,10 +70,26 @@ double EqualShareThroughput(const AllocationProblem& problem, size_t j) {
   return thr;
 }
 
+std::span<double> ShareRows::operator[](size_t row) {
+  const size_t types = zero_.size();
+  auto [it, added] = offset_.try_emplace(row, values_.size());
+  if (added) {
+    values_.resize(values_.size() + types, 0.0);
+    written_.push_back(row);
+  }
+  return {values_.data() + it->second, types};
+}
+
+std::span<const double> ShareRows::operator[](size_t row) const {
+  const auto it = offset_.find(row);
+  if (it == offset_.end()) return zero_;
+  return {values_.data() + it->second, zero_.size()};
+}
+
 Allocation ZeroAllocation(const AllocationProblem& problem) {
   Allocation out;
   out.share.assign(problem.jobs.size(), std::vector<double>(problem.capacity.size(), 0.0));
-  out.pair_share.assign(problem.pairs.size(), std::vector<double>(problem.capacity.size(), 0.0));
+  out.pair_share = ShareRows(problem.pairs.size(), problem.capacity.size());
   return out;
 }
 

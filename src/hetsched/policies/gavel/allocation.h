@@ -13,7 +13,9 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "hetsched/lp/linear_program.h"
@@ -38,11 +40,13 @@ struct AllocationJob {
 
 // Space sharing (Gavel's packed policies; docs/space_sharing.md): two jobs of the problem run
 // together on the same num_gpus devices of a type (both jobs ask for the same num_gpus; Gavel
-// pairs only jobs of one scale factor, scheduler.py:2208-2209).
+// pairs only jobs of one scale factor, scheduler.py:2208-2209). The rates are views: whoever poses
+// the problem keeps them alive while it is solved (a policy poses O(active^2) pairs at every reset,
+// not copied).
 struct AllocationPair {
-  size_t a = 0, b = 0;               // indices into AllocationProblem::jobs, a < b
-  std::vector<double> throughput_a;  // job a's iterations/s on type k while paired there; 0: cannot pair there
-  std::vector<double> throughput_b;  // job b's
+  size_t a = 0, b = 0;                    // indices into AllocationProblem::jobs, a < b
+  std::span<const double> throughput_a;  // job a's iterations/s on type k while paired there; 0: cannot pair there
+  std::span<const double> throughput_b;  // job b's
 };
 
 struct AllocationProblem {
@@ -57,9 +61,34 @@ struct AllocationProblem {
   std::vector<AllocationPair> pairs;
 };
 
+// `rows` rows of shares by type, 0 until written. Only the rows written are stored: a packed
+// problem has O(active^2) pair rows at every reset, and most get no share (fifo and gandiva write a
+// few): no block of them all to allocate and clear.
+class ShareRows {
+ public:
+  ShareRows() = default;
+  ShareRows(size_t rows, size_t types) : rows_(rows), zero_(types, 0.0) {}
+  size_t size() const { return rows_; }
+  bool empty() const { return rows_ == 0; }
+  // Row `row` to write (stored, at 0, on first access); the view is valid until another row is
+  // first accessed. REQUIRES: row < size().
+  std::span<double> operator[](size_t row);
+  // Row `row` to read (0 where never written); valid as above.
+  std::span<const double> operator[](size_t row) const;
+  // The rows accessed for writing, in the order first accessed (every other row is 0).
+  const std::vector<size_t>& written() const { return written_; }
+
+ private:
+  size_t rows_ = 0;
+  std::vector<double> zero_;                   // a row of 0 (its length: the number of types)
+  std::unordered_map<size_t, size_t> offset_;  // row -> its values' offset in values_
+  std::vector<size_t> written_;
+  std::vector<double> values_;
+};
+
 struct Allocation {
   std::vector<std::vector<double>> share;  // X[j][k], in the order of problem.jobs
-  std::vector<std::vector<double>> pair_share;  // X[p][k], in the order of problem.pairs (packed policies)
+  ShareRows pair_share;                    // X[p][k], in the order of problem.pairs (packed policies)
   double objective = 0;                    // the objective's value (policy-specific, see docs)
   lp::SolveStatus status = lp::SolveStatus::kOptimal;
   long long lp_solves = 0;

@@ -2,8 +2,10 @@
 #include "hetsched/policies/gavel/gandiva.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <numeric>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,28 @@ double NormalizedPairThroughput(const AllocationProblem& problem, const Allocati
   return sum;
 }
 
+// The index into problem.pairs of each of `pairs` (lower id, higher id; no job in two) whose jobs
+// are both in the problem: the first problem pair with job a the lower and b the higher. One pass
+// over the problem's pairs, not a table of all O(jobs^2) of them.
+std::map<std::pair<JobId, JobId>, size_t> FindPairs(const AllocationProblem& problem,
+                                                    const std::map<JobId, size_t>& job_index,
+                                                    const std::set<std::pair<JobId, JobId>>& pairs) {
+  constexpr size_t kNone = std::numeric_limits<size_t>::max();
+  std::vector<size_t> higher_of(problem.jobs.size(), kNone);  // the lower's index -> the higher's
+  for (const auto& [low, high] : pairs) {
+    const auto l = job_index.find(low), h = job_index.find(high);
+    if (l != job_index.end() && h != job_index.end()) higher_of[l->second] = h->second;
+  }
+  std::map<std::pair<JobId, JobId>, size_t> found;
+  for (size_t p = 0; p < problem.pairs.size(); ++p) {
+    const AllocationPair& pair = problem.pairs[p];
+    if (pair.a < higher_of.size() && higher_of[pair.a] == pair.b) {
+      found.emplace(std::make_pair(problem.jobs[pair.a].id, problem.jobs[pair.b].id), p);
+    }
+  }
+  return found;
+}
+
 }  // namespace
 
 Result<Allocation> GandivaAllocation::Compute(const AllocationProblem& problem) {
@@ -35,17 +59,13 @@ Result<Allocation> GandivaAllocation::Compute(const AllocationProblem& problem) 
   const std::vector<size_t> by_name = TypesByName(problem);
   std::map<JobId, size_t> job_index;
   for (size_t j = 0; j < problem.jobs.size(); ++j) job_index.emplace(problem.jobs[j].id, j);
-  std::map<std::pair<JobId, JobId>, size_t> pair_index;
-  for (size_t p = 0; p < problem.pairs.size(); ++p) {
-    const AllocationPair& pair = problem.pairs[p];
-    pair_index.emplace(std::make_pair(problem.jobs[pair.a].id, problem.jobs[pair.b].id), p);
-  }
 
   // 1. Drop the pairs with a member gone or a normalised throughput below 1 (:67-88).
+  const std::map<std::pair<JobId, JobId>, size_t> kept_index = FindPairs(problem, job_index, pairs_);
   std::erase_if(pairs_, [&](const std::pair<JobId, JobId>& pair) {
     if (!job_index.contains(pair.first) || !job_index.contains(pair.second)) return true;
-    const auto p = pair_index.find(pair);
-    return p == pair_index.end() || NormalizedPairThroughput(problem, problem.pairs[p->second], by_name) < 1.0;
+    const auto p = kept_index.find(pair);
+    return p == kept_index.end() || NormalizedPairThroughput(problem, problem.pairs[p->second], by_name) < 1.0;
   });
 
   // 2. The combinations: every job alone while the cluster has room for all, else pairs (:90-139).
@@ -72,6 +92,7 @@ Result<Allocation> GandivaAllocation::Compute(const AllocationProblem& problem) 
       pairs_.emplace(std::min(problem.jobs[first].id, problem.jobs[second].id),
                      std::max(problem.jobs[first].id, problem.jobs[second].id));
     }
+    const std::map<std::pair<JobId, JobId>, size_t> pair_index = FindPairs(problem, job_index, pairs_);
     for (const auto& pair : pairs_) {
       const auto p = pair_index.find(pair);
       if (p == pair_index.end()) {
@@ -84,7 +105,7 @@ Result<Allocation> GandivaAllocation::Compute(const AllocationProblem& problem) 
 
   // 3. An equal split of every type over the m combinations, each row at most 1 (:19-42).
   const double m = static_cast<double>(alone.size() + paired.size());
-  auto split = [&](int gpus, std::vector<double>& row) {
+  auto split = [&](int gpus, std::span<double> row) {
     double sum = 0;
     for (size_t k : by_name) {
       row[k] = static_cast<double>(problem.capacity[k]) / m / static_cast<double>(gpus);

@@ -10,6 +10,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -17,7 +18,7 @@ namespace hetsched::gavel {
 
 namespace {
 
-double RateOn(const std::vector<double>& t, size_t k) { return k < t.size() ? t[k] : 0.0; }
+double RateOn(std::span<const double> t, size_t k) { return k < t.size() ? t[k] : 0.0; }
 
 std::pair<size_t, size_t> Unordered(size_t a, size_t b) { return {std::min(a, b), std::max(a, b)}; }
 
@@ -146,8 +147,9 @@ double PackedEffectiveThroughput(const AllocationProblem& problem, const Allocat
   for (size_t p = 0; p < problem.pairs.size() && p < allocation.pair_share.size(); ++p) {
     const AllocationPair& pair = problem.pairs[p];
     if (pair.a != j && pair.b != j) continue;
-    const std::vector<double>& t = pair.a == j ? pair.throughput_a : pair.throughput_b;
-    for (size_t k = 0; k < allocation.pair_share[p].size(); ++k) e += RateOn(t, k) * allocation.pair_share[p][k];
+    const std::span<const double> t = pair.a == j ? pair.throughput_a : pair.throughput_b;
+    const std::span<const double> x = allocation.pair_share[p];
+    for (size_t k = 0; k < x.size(); ++k) e += RateOn(t, k) * x[k];
   }
   return e;
 }
@@ -156,7 +158,8 @@ double PackedTimeShare(const AllocationProblem& problem, const Allocation& alloc
   double s = std::accumulate(allocation.share[j].begin(), allocation.share[j].end(), 0.0);
   for (size_t p = 0; p < problem.pairs.size() && p < allocation.pair_share.size(); ++p) {
     if (problem.pairs[p].a != j && problem.pairs[p].b != j) continue;
-    s += std::accumulate(allocation.pair_share[p].begin(), allocation.pair_share[p].end(), 0.0);
+    const std::span<const double> x = allocation.pair_share[p];
+    s += std::accumulate(x.begin(), x.end(), 0.0);
   }
   return s;
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
-#include <limits>
 #include <optional>
 #include <vector>
 
@@ -242,10 +241,13 @@ void RoundPolicy::OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) {
     // Its last micro-task counts in its type's total (scheduler.py:3074-3077).
     gavel_->Account(it->second.combo, it->second.micro_type, MicroTaskCharge(it->second.micro_end_s));
   }
-  for (const PairKey& key : running_pairs_) {  // a pair's micro-task it was in counts there too
-    const ActivePair& p = pairs_.at(key);
-    if ((key.first == id || key.second == id) && p.micro_type >= 0) {
-      gavel_->Account(p.combo, p.micro_type, MicroTaskCharge(p.micro_end_s));
+  // A pair's micro-task it was in counts there too (in Gavel's order, as EndMicroTasks charges).
+  std::sort(running_pairs_.begin(), running_pairs_.end(),
+            [this](GavelRoundMechanism::Combo a, GavelRoundMechanism::Combo b) { return PairBefore(a, b); });
+  for (const GavelRoundMechanism::Combo c : running_pairs_) {
+    const ActivePair& p = pairs_[static_cast<size_t>(c)];
+    if ((p.high == id || p.low == id) && p.micro_type >= 0) {
+      gavel_->Account(c, p.micro_type, MicroTaskCharge(p.micro_end_s));
     }
   }
   ForgetJob(id);
@@ -254,19 +256,30 @@ void RoundPolicy::OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) {
 void RoundPolicy::ForgetJob(JobId id) {
   auto it = active_.find(id);
   if (it != active_.end()) {
-    // Its pairs: (id, lower) in one run of keys, (higher, id) one per higher active job.
-    auto forget_pair = [this](std::map<PairKey, ActivePair>::iterator pair) {
-      if (gavel_) gavel_->Remove(pair->second.combo);
-      running_pairs_.erase(pair->first);
-      return pairs_.erase(pair);
+    // Its pairs: (id, lower) its own list, (higher, id) one in each higher active job's.
+    auto forget_pair = [this](GavelRoundMechanism::Combo c) {
+      gavel_->Remove(c);
+      if (pairs_[static_cast<size_t>(c)].micro_type >= 0) std::erase(running_pairs_, c);
+      pairs_[static_cast<size_t>(c)] = ActivePair{};
     };
-    for (auto pair = pairs_.lower_bound({id, std::numeric_limits<JobId>::min()});
-         pair != pairs_.end() && pair->first.first == id;) {
-      pair = forget_pair(pair);
+    for (const auto& [low, c] : it->second.lower_pairs) {
+      if (c != GavelRoundMechanism::kNoCombo) forget_pair(c);
     }
-    if (!pairs_.empty()) {
+    if (packing_ && gavel_) {
       for (auto other = std::next(it); other != active_.end(); ++other) {
-        if (auto pair = pairs_.find({other->first, id}); pair != pairs_.end()) forget_pair(pair);
+        ActiveJob& higher = other->second;
+        auto pair = std::lower_bound(higher.lower_pairs.begin(), higher.lower_pairs.end(), id,
+                                     [](const auto& entry, JobId low) { return entry.first < low; });
+        if (pair == higher.lower_pairs.end() || pair->first != id || pair->second == GavelRoundMechanism::kNoCombo) {
+          continue;
+        }
+        forget_pair(pair->second);
+        pair->second = GavelRoundMechanism::kNoCombo;
+        if (2 * ++higher.forgotten_pairs > higher.lower_pairs.size()) {
+          std::erase_if(higher.lower_pairs,
+                        [](const auto& entry) { return entry.second == GavelRoundMechanism::kNoCombo; });
+          higher.forgotten_pairs = 0;
+        }
       }
     }
     if (gavel_) gavel_->Remove(it->second.combo);
@@ -281,7 +294,7 @@ void RoundPolicy::OnJobRequeued(const JobStatus& /*job*/, SchedContext& /*ctx*/)
   // The job stays active; the next round places it again.
 }
 
-AllocationProblem RoundPolicy::ProblemNow(const SchedContext& ctx) const {
+AllocationProblem RoundPolicy::ProblemNow(const SchedContext& ctx, std::vector<AllocationPair> pairs) {
   const double now = ctx.now();
   AllocationProblem problem;
   problem.capacity = capacity_;
@@ -306,23 +319,30 @@ AllocationProblem RoundPolicy::ProblemNow(const SchedContext& ctx) const {
     if (std::isfinite(spec.deadline_s)) j.deadline_in_s = spec.deadline_s - now;
     problem.jobs.push_back(std::move(j));
   }
-  if (!pairs_.empty()) {
-    // The jobs are in id order (active_'s): a job's index is found by bisection.
-    std::vector<JobId> ids;
-    ids.reserve(problem.jobs.size());
-    for (const AllocationJob& j : problem.jobs) ids.push_back(j.id);
-    auto index = [&ids](JobId id) { return static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin()); };
-    problem.pairs.reserve(pairs_.size());
-    for (const auto& [key, p] : pairs_) {
-      problem.pairs.push_back(AllocationPair{index(key.second), index(key.first), p.throughput_a, p.throughput_b});
+  problem_pair_combos_.clear();
+  pairs.clear();
+  if (packing_ && gavel_) {
+    // Job by job in id order (active_'s, the problem's), each with its pairs with lower ids by that
+    // id: Gavel's order, (higher, lower); the lower's index found by walking the problem's jobs.
+    size_t high = 0;
+    for (const auto& [id, a] : active_) {
+      size_t low = 0;
+      for (const auto& [low_id, combo] : a.lower_pairs) {
+        if (combo == GavelRoundMechanism::kNoCombo) continue;
+        while (problem.jobs[low].id < low_id) ++low;
+        pairs.push_back(AllocationPair{low, high, PairRates(combo, 0), PairRates(combo, 1)});
+        problem_pair_combos_.push_back(combo);
+      }
+      ++high;
     }
   }
+  problem.pairs = std::move(pairs);
   return problem;
 }
 
 void RoundPolicy::Resolve(SchedContext& ctx) {
   dirty_ = false;
-  const AllocationProblem problem = ProblemNow(ctx);
+  AllocationProblem problem = ProblemNow(ctx, std::move(problem_pairs_storage_));
   ++allocations_computed_;
   Result<Allocation> allocation = ComputeAllocation(problem);
   if (!allocation.ok()) {
@@ -342,12 +362,17 @@ void RoundPolicy::Resolve(SchedContext& ctx) {
   const bool ok = allocation.ok() && allocation->status == lp::SolveStatus::kOptimal &&
                   allocation->share.size() == problem.jobs.size() &&
                   (problem.pairs.empty() || allocation->pair_share.size() == problem.pairs.size());
-  size_t p = 0;
-  for (auto& [key, pair] : pairs_) {
-    // Without an optimum the pairs get nothing (the singles' fallback below).
-    pair.share = ok ? allocation->pair_share[p] : std::vector<double>(types_.size(), 0.0);
-    ++p;
+  // Without an optimum the pairs get nothing (the singles' fallback below).
+  pair_shares_.clear();
+  const ShareRows& pair_rows = allocation->pair_share;
+  for (size_t i = 0; ok && i < pair_rows.written().size(); ++i) {  // every other row is 0
+    const size_t p = pair_rows.written()[i];
+    const std::span<const double> share = pair_rows[p];
+    if (std::any_of(share.begin(), share.end(), [](double x) { return x != 0; })) {
+      pair_shares_.emplace_back(problem_pair_combos_[p], std::vector<double>(share.begin(), share.end()));
+    }
   }
+  problem_pairs_storage_ = std::move(problem.pairs);
   if (ok) lp_solves_ += allocation->lp_solves;
   size_t i = 0;
   for (auto& [id, a] : active_) {

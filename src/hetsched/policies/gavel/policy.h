@@ -12,7 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -118,19 +118,32 @@ class RoundPolicy : public JobScheduler {
     // failed in a row (the job is dropped at MAX_FAILED_ATTEMPTS).
     bool micro_failed = false;
     int failures = 0;
+    // Packing: the job's pairs with each active job of a lower id (that id, the pair's
+    // combination), by that id; a forgotten pair keeps its place with kNoCombo until more than half
+    // of the list is such (`forgotten_pairs`), then the list is compacted. Walked job by job in id
+    // order, the pairs come in the order of Gavel's priority lists, (higher id, lower id) (a job's
+    // pairs follow it, GavelRoundMechanism::PlanRound).
+    std::vector<std::pair<JobId, GavelRoundMechanism::Combo>> lower_pairs;
+    size_t forgotten_pairs = 0;
   };
-  // A pair of active jobs (packing): what the policy sees of it, its share and its micro-task.
+  // A pair of active jobs (packing), at its combination's handle in pairs_: its jobs and its
+  // micro-task; its rates are in pair_rates_ (PairRates).
   struct ActivePair {
-    std::vector<double> throughput_a, throughput_b;  // by type: the lower id's, the higher id's
-    std::vector<double> runnable;                    // > 0 where both run paired (the lower rate)
-    std::vector<double> share;
-    GavelRoundMechanism::Combo combo = GavelRoundMechanism::kNoCombo;  // in Gavel's mechanism
+    JobId low = -1, high = -1;  // -1: no pair at this handle
     int micro_type = -1;
     double micro_end_s = 0;
   };
-  // Keyed (higher id, lower id): the order of Gavel's priority lists (a job's pairs follow it,
-  // GavelRoundMechanism::PlanRound), in which the round's pairs are charged.
-  using PairKey = std::pair<JobId, JobId>;
+  // A pair's rates by type while paired: member 0 the lower id's, 1 the higher id's.
+  std::span<const double> PairRates(GavelRoundMechanism::Combo combo, int member) const {
+    return {pair_rates_.data() + (2 * static_cast<size_t>(combo) + static_cast<size_t>(member)) * types_.size(),
+            types_.size()};
+  }
+  // Whether pair `a` comes before pair `b` in Gavel's priority lists, (higher id, lower id).
+  bool PairBefore(GavelRoundMechanism::Combo a, GavelRoundMechanism::Combo b) const {
+    const ActivePair& x = pairs_[static_cast<size_t>(a)];
+    const ActivePair& y = pairs_[static_cast<size_t>(b)];
+    return x.high != y.high ? x.high < y.high : x.low < y.low;
+  }
   void Init(SchedContext& ctx);
   // Packing: the pairs of the job that arrived with every active job of its GPU count.
   void AddPairs(JobId id, SchedContext& ctx);
@@ -139,11 +152,13 @@ class RoundPolicy : public JobScheduler {
   double DispatchPair(SchedContext& ctx, const GavelPlannedCombo& pair);
   int TypeIndex(DeviceTypeId type) const;
   // The allocation problem of the active jobs now: their throughputs, weights and the progress
-  // each reports (never below 1% left: it is still active).
-  AllocationProblem ProblemNow(const SchedContext& ctx) const;
+  // each reports (never below 1% left: it is still active), and with packing every pair (in
+  // `pairs`' storage, which it takes), its rates views into pair_rates_ (valid until a pair is
+  // added), its combination in problem_pair_combos_.
+  AllocationProblem ProblemNow(const SchedContext& ctx, std::vector<AllocationPair> pairs);
   void Resolve(SchedContext& ctx);
   // A job that ended (finished, or dropped by Gavel's mechanism) leaves the active set, the
-  // mechanism's counters and the next allocation, with its pairs. Cost: O(active log pairs).
+  // mechanism's counters and the next allocation, with its pairs. Cost: O(active log active).
   void ForgetJob(JobId id);
   // Gavel's simulator's mechanism (gavel_round_gavel.cc).
   void ScheduleGavel(SchedContext& ctx);
@@ -215,9 +230,20 @@ class RoundPolicy : public JobScheduler {
   bool packing_ = false;
   std::vector<GavelPairRow> pair_rows_;
   std::string pair_origin_;
-  std::map<PairKey, ActivePair> pairs_;
+  // Packing (Gavel's mechanism only): the pairs by their combinations' handles (dense slots of
+  // GavelRoundMechanism, a single job's unused), and their rates: two rows of types_.size() per
+  // handle (PairRates).
+  std::vector<ActivePair> pairs_;
+  std::vector<double> pair_rates_;
   // The pairs given a micro-task this round (DispatchPair), the only ones with micro_type >= 0.
-  std::set<PairKey> running_pairs_;
+  std::vector<GavelRoundMechanism::Combo> running_pairs_;
+  // The last allocation's pairs with a share other than 0 (combination, share by type); every
+  // other pair's is 0 (GavelRoundMechanism::BeginAllocation).
+  std::vector<std::pair<GavelRoundMechanism::Combo, std::vector<double>>> pair_shares_;
+  // The last problem's pairs' combinations, and its pair list's storage, kept for the next
+  // (O(active^2) entries: not allocated and paged in again at every reset).
+  std::vector<GavelRoundMechanism::Combo> problem_pair_combos_;
+  std::vector<AllocationPair> problem_pairs_storage_;
   bool dirty_ = false;
   bool round_started_ = false;
   double next_round_s_ = 0;

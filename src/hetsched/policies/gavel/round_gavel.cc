@@ -105,12 +105,14 @@ void RoundPolicy::ScheduleGavel(SchedContext& ctx) {
 // _remove_job, :536-545: its JCT is left out of Gavel's average).
 void RoundPolicy::EndMicroTasks(SchedContext& ctx) {
   std::vector<JobId> dropped;
-  // Only the round's pairs can have a micro-task (running_pairs_), in key order as in pairs_.
-  for (const PairKey& key : running_pairs_) {
-    ActivePair& p = pairs_.at(key);
+  // Only the round's pairs can have a micro-task (running_pairs_), charged in Gavel's order.
+  std::sort(running_pairs_.begin(), running_pairs_.end(),
+            [this](GavelRoundMechanism::Combo a, GavelRoundMechanism::Combo b) { return PairBefore(a, b); });
+  for (const GavelRoundMechanism::Combo c : running_pairs_) {
+    ActivePair& p = pairs_[static_cast<size_t>(c)];
     if (p.micro_type >= 0) {
-      gavel_->Account(p.combo, p.micro_type, MicroTaskCharge(p.micro_end_s));
-      for (JobId member : {key.first, key.second}) active_.at(member).failures = 0;
+      gavel_->Account(c, p.micro_type, MicroTaskCharge(p.micro_end_s));
+      for (JobId member : {p.high, p.low}) active_.at(member).failures = 0;
     }
     p.micro_type = -1;
   }
@@ -143,9 +145,11 @@ void RoundPolicy::GavelPass(SchedContext& ctx) {
   if (gavel_->ResetDue(now, dirty_)) {
     gavel_->Reset(now);
     Resolve(ctx);
-    // Every active job and pair is now in the allocation, with its new share.
+    // Every active job and pair is now in the allocation, with its new share (a pair's 0 unless
+    // listed).
+    gavel_->BeginAllocation();
     for (auto& [id, a] : active_) gavel_->SetAllocation(a.combo, a.share);
-    for (auto& [key, p] : pairs_) gavel_->SetAllocation(p.combo, p.share);
+    for (const auto& [combo, share] : pair_shares_) gavel_->SetAllocation(combo, share);
   }
 
   // 3. Plan the round over the types in Gavel's order (shuffled for the "non-Perf" policies).

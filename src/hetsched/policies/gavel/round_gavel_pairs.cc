@@ -11,18 +11,20 @@
 namespace hetsched::gavel {
 
 void RoundPolicy::AddPairs(JobId id, SchedContext& ctx) {
+  if (!gavel_) return;  // pairs run under Gavel's mechanism only (Init ends the run)
   const JobSpec& spec = *ctx.job(id).spec;
-  const ActiveJob& mine = active_.at(id);
-  for (const auto& [other, theirs] : active_) {
+  ActiveJob& mine = active_.at(id);
+  const size_t types = types_.size();
+  std::vector<double> rate_a(types), rate_b(types), runnable(types);
+  for (auto& [other, theirs] : active_) {
     // Gavel pairs a job with every active job of its scale factor, whatever their rates (:2205-2209).
     if (other == id || ctx.job(other).spec->num_gpus != spec.num_gpus) continue;
     const JobId low = std::min(id, other), high = std::max(id, other);
     const ActiveJob& a = low == id ? mine : theirs;
     const ActiveJob& b = low == id ? theirs : mine;
-    ActivePair& p = pairs_[{high, low}];
-    p.throughput_a.assign(types_.size(), 0.0);
-    p.throughput_b.assign(types_.size(), 0.0);
-    p.runnable.assign(types_.size(), 0.0);
+    std::fill(rate_a.begin(), rate_a.end(), 0.0);
+    std::fill(rate_b.begin(), rate_b.end(), 0.0);
+    std::fill(runnable.begin(), runnable.end(), 0.0);
     const int type_a = profile_ == nullptr ? -1 : profile_->JobTypeIndex(ctx.job(low).spec->name);
     const int type_b = profile_ == nullptr ? -1 : profile_->JobTypeIndex(ctx.job(high).spec->name);
     for (size_t k = 0; k < types_.size(); ++k) {
@@ -31,28 +33,48 @@ void RoundPolicy::AddPairs(JobId id, SchedContext& ctx) {
         // Gavel's oracle pair entry; one it lacks cannot run together (Gavel has them all).
         const auto rates = profile_->PairStepsPerSecond(type_a, type_b, types_[k], spec.num_gpus);
         if (rates) {
-          p.throughput_a[k] = rates->first;
-          p.throughput_b[k] = rates->second;
+          rate_a[k] = rates->first;
+          rate_b[k] = rates->second;
         }
       } else {
         const double factor = ctx.CoLocationFactorOf(low, high, spec.num_gpus, types_[k]);
-        p.throughput_a[k] = a.runnable[k] * factor;
-        p.throughput_b[k] = b.runnable[k] * factor;
+        rate_a[k] = a.runnable[k] * factor;
+        rate_b[k] = b.runnable[k] * factor;
       }
-      p.runnable[k] = std::min(p.throughput_a[k], p.throughput_b[k]);
+      runnable[k] = std::min(rate_a[k], rate_b[k]);
     }
-    if (!gavel_) continue;
-    if (p.combo != GavelRoundMechanism::kNoCombo) {
-      gavel_->Restart(p.combo, p.runnable);  // announced again (as Gavel's metadata of a known pair)
+    // The pair's place in the higher id's list (at the end when `id` is the highest).
+    ActiveJob& upper = high == id ? mine : theirs;
+    auto entry = std::lower_bound(upper.lower_pairs.begin(), upper.lower_pairs.end(), low,
+                                  [](const auto& e, JobId l) { return e.first < l; });
+    GavelRoundMechanism::Combo combo = GavelRoundMechanism::kNoCombo;
+    if (entry != upper.lower_pairs.end() && entry->first == low && entry->second != GavelRoundMechanism::kNoCombo) {
+      combo = entry->second;
+      gavel_->Restart(combo, runnable);  // announced again (as Gavel's metadata of a known pair)
     } else {
-      p.combo = gavel_->AddPair(a.combo, b.combo, p.runnable);
+      combo = gavel_->AddPair(a.combo, b.combo, runnable);
+      if (entry != upper.lower_pairs.end() && entry->first == low) {  // a forgotten pair's place
+        entry->second = combo;
+        --upper.forgotten_pairs;
+      } else {
+        upper.lower_pairs.insert(entry, {low, combo});
+      }
     }
+    const size_t slot = static_cast<size_t>(combo);
+    if (pairs_.size() <= slot) {
+      pairs_.resize(slot + 1);
+      pair_rates_.resize(2 * (slot + 1) * types, 0.0);
+    }
+    pairs_[slot].low = low;
+    pairs_[slot].high = high;
+    std::copy(rate_a.begin(), rate_a.end(), pair_rates_.begin() + static_cast<std::ptrdiff_t>(2 * slot * types));
+    std::copy(rate_b.begin(), rate_b.end(), pair_rates_.begin() + static_cast<std::ptrdiff_t>((2 * slot + 1) * types));
   }
 }
 
 double RoundPolicy::DispatchPair(SchedContext& ctx, const GavelPlannedCombo& combo) {
   const int k = combo.type;
-  ActivePair& p = pairs_.at({combo.partner, combo.id});
+  ActivePair& p = pairs_[static_cast<size_t>(combo.combo)];
   const JobStatus& low = ctx.job(combo.id);
   const JobStatus& high = ctx.job(combo.partner);
   if (low.state != JobState::kRunning || low.sharing_with != combo.partner) {
@@ -71,7 +93,8 @@ double RoundPolicy::DispatchPair(SchedContext& ctx, const GavelPlannedCombo& com
   // the fifth in a row drops it, as EndMicroTasks drops a single job.
   const double now = ctx.now();
   double steps[2], left[2], done[2], run_s[2];
-  const double speed[2] = {p.throughput_a[static_cast<size_t>(k)], p.throughput_b[static_cast<size_t>(k)]};
+  const double speed[2] = {PairRates(combo.combo, 0)[static_cast<size_t>(k)],
+                           PairRates(combo.combo, 1)[static_cast<size_t>(k)]};
   const JobStatus* member[2] = {&low, &high};
   bool failed = false;
   for (int m = 0; m < 2; ++m) {
@@ -99,7 +122,7 @@ double RoundPolicy::DispatchPair(SchedContext& ctx, const GavelPlannedCombo& com
   if (!failed) {
     p.micro_type = k;
     p.micro_end_s = end;
-    running_pairs_.insert({combo.partner, combo.id});
+    running_pairs_.push_back(combo.combo);
   }
   return end;
 }
