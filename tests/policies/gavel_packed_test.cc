@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <random>
 #include <set>
 #include <string>
@@ -389,6 +390,68 @@ TEST(GavelPackedTest, RandomProblemsKeepTheBaseConstraints) {
 
 // Without pairs the packed problems are the non-packed ones: max-min against gavel-las with Gavel's
 // proportional normaliser (one row per job), water filling against SolveWaterFilling.
+// The jobs [from, to) of `p` and the pairs among them (indices renumbered; ids kept): a round
+// after jobs left and arrived.
+AllocationProblem PackedSubProblem(const AllocationProblem& p, size_t from, size_t to) {
+  AllocationProblem q;
+  q.capacity = p.capacity;
+  q.type_names = p.type_names;
+  q.jobs.assign(p.jobs.begin() + static_cast<std::ptrdiff_t>(from), p.jobs.begin() + static_cast<std::ptrdiff_t>(to));
+  for (const AllocationPair& pair : p.pairs) {
+    if (pair.a < from || pair.b < from || pair.a >= to || pair.b >= to) continue;
+    q.pairs.push_back(AllocationPair{pair.a - from, pair.b - from, pair.throughput_a, pair.throughput_b});
+  }
+  return q;
+}
+
+// warm_start=by-job (lp::WarmStartMatch::kName) needs every variable and row of a packed program
+// keyed, else it silently starts each round's first program cold (as by shape): across rounds
+// whose jobs change, every solve after the first starts warm, and the optimum is a cold solve's.
+TEST(GavelPackedTest, ProgramsAreKeyedForWarmStartsByJob) {
+  std::mt19937 rng(20261204);
+  using Solve = std::function<Result<Allocation>(const AllocationProblem&, lp::WarmStartLpSolver&)>;
+  const std::vector<std::pair<std::string, Solve>> solvers = {
+      {"max-min", [](const AllocationProblem& q, lp::WarmStartLpSolver& s) { return SolveMaxMinFairnessPacked(q, {}, s); }},
+      {"makespan", [](const AllocationProblem& q, lp::WarmStartLpSolver& s) { return SolveMinTotalDurationPacked(q, s); }},
+      {"cost", [](const AllocationProblem& q, lp::WarmStartLpSolver& s) { return SolveMaxThroughputPerCostPacked(q, s); }},
+      {"finish-time", [](const AllocationProblem& q, lp::WarmStartLpSolver& s) {
+         std::vector<double> d(q.jobs.size());
+         for (size_t j = 0; j < d.size(); ++j) d[j] = 2 * q.jobs[j].remaining_iterations + 1e4;
+         return SolveFinishTimeFairnessPacked(q, s, d);
+       }}};
+  for (int trial = 0; trial < 6; ++trial) {
+    AllocationProblem p;
+    do {
+      p = PackedRandomProblem(rng, /*mixed=*/false);
+    } while (p.jobs.size() < 6);
+    const size_t n = p.jobs.size();
+    // Rounds: all but the last job, then the first leaves, then the last arrives.
+    const std::vector<AllocationProblem> rounds = {PackedSubProblem(p, 0, n - 1), PackedSubProblem(p, 1, n - 1),
+                                                   PackedSubProblem(p, 1, n)};
+    for (const auto& [name, solve] : solvers) {
+      SCOPED_TRACE("trial " + std::to_string(trial) + ", " + name);
+      lp::WarmStartLpSolver by_job(lp::WarmStartMatch::kName);
+      for (size_t round = 0; round < rounds.size(); ++round) {
+        const AllocationProblem& q = rounds[round];
+        const long long warm_before = by_job.warm_starts();
+        auto warm = solve(q, by_job);
+        ASSERT_TRUE(warm.ok()) << warm.status().message();
+        // The first round starts cold (and, in a bisection, so does each program until one has an
+        // optimum); every later one from the last optimum, the jobs that left and came included.
+        if (round > 0) {
+          EXPECT_GE(warm->lp_solves, 1);
+          EXPECT_EQ(by_job.warm_starts() - warm_before, warm->lp_solves) << "round " << round;
+        }
+        lp::WarmStartLpSolver cold;
+        auto fresh = solve(q, cold);
+        ASSERT_TRUE(fresh.ok());
+        ExpectPackedFeasible(q, *warm);
+        EXPECT_NEAR(warm->objective, fresh->objective, 1e-4 * std::max(1.0, std::abs(fresh->objective)));
+      }
+    }
+  }
+}
+
 TEST(GavelPackedTest, WithoutPairsAsTheNonPackedSolvers) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 20; ++trial) {

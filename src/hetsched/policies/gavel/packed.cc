@@ -174,7 +174,8 @@ Result<Allocation> SolveMaxMinFairnessPacked(const AllocationProblem& problem, c
   lp::LinearProgram program;
   // As SolveMaxMinFairness lays its LP out (z, then the shares): without pairs the same program.
   const int z = program.AddVariable(0, lp::kInfinity, 1.0);
-  const int first = AddPackedShares(program, problem, layout);
+  program.SetVariableKey(z, JobKey(KeyKind::kTheta));
+  const int first = AddPackedShares(program, problem, layout, /*keyed=*/true);
   std::vector<double> second(static_cast<size_t>(program.num_variables()), 0.0);
   std::vector<std::pair<int, double>> terms;
   for (size_t r = 0; r < layout.rows(); ++r) {
@@ -189,7 +190,8 @@ Result<Allocation> SolveMaxMinFairnessPacked(const AllocationProblem& problem, c
       terms.emplace_back(first + c, coef);
       second[static_cast<size_t>(first + c)] += coef;
     }
-    program.AddConstraint(terms, 0.0, lp::kInfinity);
+    const int row = program.AddConstraint(terms, 0.0, lp::kInfinity);
+    program.SetConstraintKey(row, JobKey(KeyKind::kNeed, job.id));
   }
   HETSCHED_ASSIGN_OR_RETURN(const lp::Solution solution,
                             SolveEpigraphTwoPhase(program, z, options.second_phase ? second : std::vector<double>{},
@@ -241,7 +243,7 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
     for (const auto& [c, t] : layout.terms[r]) best[r] = std::max(best[r], t * inv_w[r]);
   }
   lp::LinearProgram program;
-  const int first = AddPackedShares(program, problem, layout);
+  const int first = AddPackedShares(program, problem, layout, /*keyed=*/true);
   std::vector<int> need_row(n, -1);
   std::vector<std::pair<int, double>> terms;
   for (size_t r = 0; r < n; ++r) {
@@ -254,6 +256,7 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
       }
     }
     need_row[r] = program.AddConstraint(terms, 0.0, lp::kInfinity);
+    program.SetConstraintKey(need_row[r], JobKey(KeyKind::kNeed, problem.jobs[layout.job_of[r]].id));
   }
   program.SetSense(lp::Sense::kMaximize);
   auto active = [&](size_t r) { return problem.jobs[layout.job_of[r]].remaining_iterations > 0; };
@@ -325,14 +328,16 @@ Result<Allocation> SolveMinTotalDurationPacked(const AllocationProblem& problem,
   constexpr double kThetaUnit = 3600;  // theta = 3600 / T, coefficients of order one (makespan.cc)
   lp::LinearProgram program;
   const int theta = program.AddVariable(0, lp::kInfinity, 0.0);
-  const int first = AddPackedShares(program, problem, layout);
+  program.SetVariableKey(theta, JobKey(KeyKind::kTheta));
+  const int first = AddPackedShares(program, problem, layout, /*keyed=*/true);
   std::vector<std::pair<int, double>> terms;
   for (size_t r = 0; r < layout.rows(); ++r) {
     const AllocationJob& job = problem.jobs[layout.job_of[r]];
     if (!(job.remaining_iterations > 0)) continue;  // nothing to finish: always met
     terms.assign(1, {theta, -1.0});
     for (const auto& [c, t] : layout.terms[r]) terms.emplace_back(first + c, kThetaUnit * t / job.remaining_iterations);
-    program.AddConstraint(terms, 0.0, lp::kInfinity);
+    const int row = program.AddConstraint(terms, 0.0, lp::kInfinity);
+    program.SetConstraintKey(row, JobKey(KeyKind::kNeed, job.id));
   }
   program.SetSense(lp::Sense::kMaximize);
   auto feasible_at = [&](double t_s, lp::Solution* at) -> Result<bool> {
@@ -361,7 +366,7 @@ Result<Allocation> SolveMaxThroughputPerCostPacked(const AllocationProblem& prob
   if (layout.rows() == 0) return out;
   const bool priced = problem.price_per_hour.size() == problem.capacity.size();
   lp::LinearProgram program;
-  const int first = AddPackedShares(program, problem, layout);
+  const int first = AddPackedShares(program, problem, layout, /*keyed=*/true);
   std::vector<double> objective(layout.columns.size(), 0.0);
   std::vector<std::pair<int, double>> terms;
   std::vector<int> slo_rows;
@@ -378,6 +383,7 @@ Result<Allocation> SolveMaxThroughputPerCostPacked(const AllocationProblem& prob
       // division by a non-positive SLO gives a negative or infinite bound; left to the fallback).
       const double need = job.deadline_in_s > 0 ? job.remaining_iterations / job.deadline_in_s : lp::kInfinity;
       slo_rows.push_back(program.AddConstraint(terms, std::min(need, 1e29), lp::kInfinity));
+      program.SetConstraintKey(slo_rows.back(), JobKey(KeyKind::kNeed, job.id));
     }
   }
   for (size_t c = 0; c < objective.size(); ++c) program.SetObjective(first + static_cast<int>(c), objective[c]);
