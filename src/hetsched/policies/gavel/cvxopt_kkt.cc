@@ -244,7 +244,7 @@ class Kkt::Impl {
       const long n = lp_->n();
       VectorXd rhs(n + lp_->m());
       rhs << *x, z->cwiseQuotient(d_);
-      const VectorXd u = sparse_whole_ ? VectorXd(sparse_.solve(rhs)) : VectorXd(whole_.solve(rhs));
+      const VectorXd u = sparse_.solve(rhs);
       *x = u.head(n);
       *z = u.tail(lp_->m());
       return;
@@ -279,32 +279,14 @@ class Kkt::Impl {
     return u;
   }
 
-  // The whole KKT matrix, its G block built column by column; false where it is singular.
+  // The whole KKT matrix [0, (W^-1 G)^T; W^-1 G, -I] by a sparse LU (COLAMD ordering, analysed
+  // once per LP); false where it is singular (a zero pivot, as LAPACK's sytrf reports; an
+  // ill-conditioned matrix is not singular: near an optimum the scaling spans 1e-9 to 1e9). Its
+  // fill is small, where a dense LU cost (n + m)^3 a factor: the stand-in's "ldl" re-solves mostly
+  // run all 100 iterations without converging, as cvxopt's do (water filling's levels; the
+  // heterogeneity-blind finish-time fairness's bisection, 2.7x faster than the dense LU with the
+  // same optima to 0.1%: docs/validation.md, "gavel-makespan-agnostic and gavel-ftf-agnostic").
   bool FactorWhole() {
-    sparse_whole_ = lp_->lower_rows();
-    if (sparse_whole_) return FactorWholeSparse();
-    const long n = lp_->n(), m = lp_->m();
-    MatrixXd k = MatrixXd::Zero(n + m, n + m);
-    VectorXd e = VectorXd::Zero(n);
-    for (long j = 0; j < n; ++j) {
-      e[j] = 1;
-      const VectorXd g = lp_->G(e).cwiseQuotient(d_);  // column j of W^-1 G
-      e[j] = 0;
-      k.block(n, j, m, 1) = g;
-      k.block(j, n, 1, m) = g.transpose();
-    }
-    k.bottomRightCorner(m, m).diagonal().setConstant(-1);
-    whole_.compute(k);
-    // Singular where elimination meets a zero (or non-finite) pivot, as LAPACK's sytrf reports; an
-    // ill-conditioned matrix is not singular (near an optimum the scaling spans 1e-9 to 1e9).
-    const VectorXd pivots = whole_.matrixLU().diagonal();
-    return pivots.allFinite() && (pivots.array() != 0).all();
-  }
-
-  // Water filling's LPs (ShareLp::lower_rows): the same matrix by a sparse LU (COLAMD ordering,
-  // analysed once per LP; its fill is small, where the dense LU costs (n + m)^3 a factor: the
-  // stand-in's "ldl" re-solves mostly run all 100 iterations without converging, as cvxopt's do).
-  bool FactorWholeSparse() {
     const long n = lp_->n(), m = lp_->m();
     if (pattern_lp_ != lp_) {  // G's entries, once per LP (only the scaling changes between factors)
       g_entries_.clear();
@@ -348,8 +330,6 @@ class Kkt::Impl {
 
   bool ldl_ = false;
   long direct_max_vars_ = kDirectMaxVars;
-  Eigen::PartialPivLU<MatrixXd> whole_;
-  bool sparse_whole_ = false;
   Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> sparse_;
   const ShareLp* pattern_lp_ = nullptr;          // the LP whose pattern sparse_ has analysed
   std::vector<Eigen::Triplet<double>> g_entries_;  // its G, entry by entry
