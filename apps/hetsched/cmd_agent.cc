@@ -12,6 +12,7 @@
 #include "hetsched/metrics/summary.h"
 #include "hetsched/report/run_record_json.h"
 #include "hetsched/report/writers.h"
+#include "hetsched/run/sim_inputs.h"
 #include "hetsched/slurm/agent.h"
 #include "hetsched/util/file_io.h"
 #include "hetsched/util/printable.h"
@@ -41,6 +42,10 @@ struct AgentArgs {
   double idle_exit_s = 0;            // stop after this long with no job pending or running
   unsigned long long seed = 1;
   bool print_cluster = false;
+  std::string goodput_dir;    // goodput jobs' metrics and allocation files (empty: none run)
+  std::string profiles;       // their applications' profiles (empty: Pollux's, built in)
+  std::string profile_types;  // SUFFIX=TYPE,... (empty: t4, Pollux's)
+  std::string profile_settings = "pollux";
 };
 
 // The agent's options from the flags; a malformed --gpu-type-map item is a usage error.
@@ -53,6 +58,14 @@ Result<slurm::AgentOptions> AgentOptionsFrom(const AgentArgs& a) {
   options.release_batch = a.release_batch;
   options.default_model = a.default_model;
   options.default_iterations = a.default_iterations;
+  options.goodput_dir = a.goodput_dir;
+  options.goodput_profiles = a.profiles;
+  options.goodput_settings = a.profile_settings;
+  if (!a.profile_types.empty()) {
+    auto types = ParseProfileTypes(a.profile_types);
+    if (!types.ok()) return types.status().WithContext("--profile-types");
+    options.goodput_types = std::move(types).value();
+  }
   for (const std::string& item : a.type_map) {
     const size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
@@ -166,6 +179,17 @@ void AddAgentCommand(CLI::App& app, std::function<int()>* action) {
       ->check(WholeAtLeast(1));
   cmd->add_option("--idle-exit", a->idle_exit_s, "Stop after this many seconds with no job pending or running")
       ->check(NumberAbove(0));
+  cmd->add_option("--goodput-dir", a->goodput_dir,
+                  "Directory of goodput jobs' files (created if missing): each job appends its measurements to "
+                  "DIR/<jobid>.metrics and reads its allocation from DIR/<jobid>.alloc (docs/slurm.md, \"Goodput "
+                  "jobs\"); without it a job naming an application is rejected");
+  cmd->add_option("--profiles", a->profiles,
+                  "Goodput applications' profiles, DIR/<application>/ (as simulate's; default: Pollux's, built in)");
+  cmd->add_option("--profile-types", a->profile_types,
+                  "The profiles' GPU types, SUFFIX=TYPE,... (a bare TYPE names the unsuffixed files; default: t4)")
+      ->check(ProfileTypes());
+  cmd->add_option("--profile-settings", a->profile_settings, "Whose settings the applications get: pollux or sia")
+      ->check(OneOf({"pollux", "sia"}));
   cmd->add_option("--seed", a->seed, "Seed offered to the methods")->check(SeedValue());
   cmd->add_flag("--print-cluster", a->print_cluster, "Print the translated cluster and exit");
   cmd->callback([a, action] { *action = [a] { return RunAgent(*a); }; });

@@ -1,4 +1,4 @@
-// Goodput jobs in the simulator (sim/goodput_jobs.h, goodput_run.cc) on a hand-made application
+// Goodput jobs in the simulator (perf/goodput_job.h, sim/goodput_run.cc) on a hand-made application
 // whose every figure is chosen for a schedule worked out on paper:
 //  - step 0.1 s at local batch 32 on one GPU, 0.2 s at 64, no synchronisation time;
 //  - validated batch sizes 32 (the initial) and 64, two epochs each; epochs end at progress 100
@@ -12,11 +12,11 @@
 #include <utility>
 #include <vector>
 
+#include "hetsched/perf/goodput_application.h"
+#include "hetsched/perf/goodput_job.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/methods.h"
-#include "hetsched/sim/goodput_jobs.h"
 #include "hetsched/sim/simulator.h"
-#include "hetsched/perf/goodput_application.h"
 #include "sim_world.h"
 
 namespace hetsched {
@@ -141,12 +141,12 @@ TEST(GoodputJobsTest, SiasLocalBatchPerPlacement) {
     return *app;
   };
   auto split = [](const std::shared_ptr<const GoodputApplication>& app, std::vector<int> placement) {
-    sim_internal::GoodputJob job;
+    GoodputJob job;
     job.types.resize(1);
     job.types[0].app = app.get();
     job.app = app.get();
     job.target_batch = 128;
-    const Status placed = sim_internal::GoodputSteps::Place(job, std::move(placement));
+    const Status placed = GoodputSteps::Place(job, std::move(placement));
     EXPECT_TRUE(placed.ok()) << placed.ToString();
     return std::make_pair(job.atomic_bsz, job.accum_steps);
   };
@@ -170,7 +170,7 @@ TEST(GoodputJobsTest, APooledJobKeepsOneModelOverItsTypes) {
   const DeviceCatalog& catalog = DeviceCatalog::BuiltIn();
   const DeviceTypeId t4 = catalog.Find("t4"), a100 = catalog.Find("a100-40gb");
   for (bool pooled : {false, true}) {
-    sim_internal::GoodputJob job;
+    GoodputJob job;
     job.types.resize(2);
     job.types[0].type = t4;
     job.types[1].type = a100;
@@ -178,16 +178,16 @@ TEST(GoodputJobsTest, APooledJobKeepsOneModelOverItsTypes) {
     job.app = app.get();
     job.pooled = pooled;
     job.target_batch = 32;
-    ASSERT_TRUE(sim_internal::GoodputSteps::Place(job, {1}, t4).ok());
-    ASSERT_TRUE(sim_internal::GoodputSteps::Observe(job).ok());
-    ASSERT_TRUE(sim_internal::GoodputSteps::Place(job, {1}, a100).ok());
+    ASSERT_TRUE(GoodputSteps::Place(job, {1}, t4).ok());
+    ASSERT_TRUE(GoodputSteps::Observe(job).ok());
+    ASSERT_TRUE(GoodputSteps::Place(job, {1}, a100).ok());
     EXPECT_EQ(job.on, 1);
-    ASSERT_TRUE(sim_internal::GoodputSteps::Observe(job).ok());
+    ASSERT_TRUE(GoodputSteps::Observe(job).ok());
     EXPECT_EQ(job.types[0].samples.size(), 1u) << pooled;
     EXPECT_EQ(job.types[1].samples.size(), pooled ? 0u : 1u);
     EXPECT_EQ(job.learned(1).samples.size(), 1u);
     EXPECT_EQ(&job.learned(1) == &job.types[0], pooled);
-    auto on_a100 = sim_internal::GoodputSteps::Params(job, 1);
+    auto on_a100 = GoodputSteps::Params(job, 1);
     ASSERT_TRUE(on_a100.ok());
     EXPECT_TRUE(on_a100->has_value());
   }

@@ -66,6 +66,9 @@ struct FakeJob {
   std::vector<std::string> nodes;   // allocated while running or after
   int restart_count = 0, exit_code = 0, runs = 0, completions = 0;
   int asked_gpus = 0;               // what the user asked for in all (a pin must keep it)
+  // An elastic goodput job (comment `elastic=1`, docs/slurm.md): the agent's pin may change its GPU
+  // count, and it then asks for what the pin says.
+  bool elastic = false;
   bool priority_zero = false;       // held (pending), or `scontrol hold` of a running job
   double submit = 0, start = 0, end = 0;
   bool released_by_agent = false;
@@ -510,6 +513,11 @@ class FakeSlurm : public CommandRunner {
       if (!type_before.empty() && !type_after.empty() && type_after != type_before) j.never_runnable = true;
       if (kv.count("TresPerNode") > 0) j.tres_per_node = kv["TresPerNode"];
       if (kv.count("TresPerJob") > 0) j.tres_per_job = kv["TresPerJob"];
+      if (j.elastic) {
+        const std::string& tres = j.tres_per_node.empty() ? j.tres_per_job : j.tres_per_node;
+        const int count = std::stoi(tres.substr(tres.rfind(':') + 1));
+        j.asked_gpus = j.tres_per_node.empty() ? count : count * static_cast<int>(j.pinned.size());
+      }
       return CommandResult{0, "", ""};
     }
     if (verb == "release" || verb == "hold" || verb == "uhold" || verb == "requeuehold") {

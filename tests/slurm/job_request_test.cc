@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "hetsched/util/file_io.h"
 
 namespace hetsched::slurm {
@@ -18,9 +20,10 @@ class JobRequestTest : public ::testing::Test {
     ASSERT_TRUE(c.ok());
     cluster_ = std::move(c).value();
   }
-  Result<JobRequest> Translate(const SlurmJob& job) {
+  Result<JobRequest> Translate(const SlurmJob& job, GoodputCatalog* goodput = nullptr) {
     JobRequestOptions o;
     o.origin_s = 1000;
+    o.goodput = goodput;
     return TranslateJob(job, cluster_, ModelZoo::BuiltIn(), {}, o);
   }
   static SlurmJob Held(const std::string& tres_per_job, const std::string& comment = "") {
@@ -94,6 +97,56 @@ TEST_F(JobRequestTest, BadInputIsRejectedWithReason) {
   EXPECT_FALSE(Translate(Held("gres:gpu:1", "hetsched iterations=0")).ok());
   EXPECT_FALSE(Translate(Held("gres:gpu:1", "hetsched garbage")).ok());
   EXPECT_FALSE(Translate(Held("gres:gpu:1", "hetsched parallelism=magic")).ok());
+}
+
+// A goodput job's fields, as the native trace format reads its columns of the same names.
+TEST_F(JobRequestTest, GoodputFields) {
+  auto catalog = GoodputCatalog::OpenNamed(GoodputCatalog::kBuiltInDir, {{"", "v100"}}, "pollux", DeviceCatalog::BuiltIn());
+  ASSERT_TRUE(catalog.ok()) << catalog.status().message();
+  auto r = Translate(Held("gres:gpu:2", "hetsched application=cifar10 adaptive_batch=true elastic=1 total_batch_size=256"),
+                     &*catalog);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->spec.application, "cifar10");
+  EXPECT_TRUE(r->spec.adaptive_batch);
+  EXPECT_TRUE(r->spec.elastic);
+  EXPECT_EQ(r->spec.total_batch_size, 256);
+  EXPECT_EQ(r->spec.batch_size, 128);               // per GPU
+  EXPECT_EQ(r->spec.model, "resnet18-cifar");       // what cifar10 trains
+  ASSERT_EQ(r->spec.allowed_types.size(), 1u);      // the profiles' type
+  EXPECT_EQ(DeviceCatalog::BuiltIn().type(r->spec.allowed_types[0]).name, "v100-16gb");
+  ASSERT_EQ(r->goodput.by_type.size(), 1u);
+  auto iterations = r->goodput.reference().IterationsAt(256, r->goodput.reference().completion_epoch());
+  ASSERT_TRUE(iterations.ok());
+  EXPECT_EQ(r->spec.iterations, static_cast<long long>(std::ceil(*iterations)));
+  // Its tuned batch from batch= per GPU; rigid by default.
+  auto rigid = Translate(Held("gres:gpu:2", "hetsched application=cifar10 batch=64"), &*catalog);
+  ASSERT_TRUE(rigid.ok()) << rigid.status().message();
+  EXPECT_EQ(rigid->spec.total_batch_size, 128);
+  EXPECT_FALSE(rigid->spec.adaptive_batch);
+  EXPECT_FALSE(rigid->spec.elastic);
+  struct Bad {
+    std::string gpus, comment, needle;
+  };
+  for (const Bad& b : std::vector<Bad>{
+           {"gres:gpu:1", "hetsched application=cifar10", "a goodput job needs its tuned batch"},
+           {"gres:gpu:1", "hetsched application=cifar10 total_batch_size=0", "'total_batch_size' must be in [1, 1e9]"},
+           {"gres:gpu:1", "hetsched application=cifar10 total_batch_size=128 adaptive_batch=2", "must be 0, 1, true or false"},
+           {"gres:gpu:1", "hetsched application=../etc total_batch_size=128", "unknown application"},
+           {"gres:gpu:a100:1", "hetsched application=cifar10 total_batch_size=128", "no times for GPU type 'a100-40gb'"},
+           {"gres:gpu:1", "hetsched adaptive_batch=1", "only a goodput job has it"},
+           {"gres:gpu:1", "hetsched elastic=1", "only a goodput job may change its GPU count"},
+           {"gres:gpu:1", "hetsched model=resnet50 colour=blue", "comment field 'colour' is unknown"},
+       }) {
+    auto bad = Translate(Held(b.gpus, b.comment), &*catalog);
+    ASSERT_FALSE(bad.ok()) << b.comment;
+    EXPECT_NE(bad.status().message().find(b.needle), std::string::npos) << bad.status().message();
+  }
+  // Profiles of a type this cluster does not have: said so.
+  auto t4 = GoodputCatalog::OpenNamed(GoodputCatalog::kBuiltInDir, {{"", "t4"}}, "pollux", DeviceCatalog::BuiltIn());
+  ASSERT_TRUE(t4.ok());
+  auto none = Translate(Held("gres:gpu:1", "hetsched application=cifar10 total_batch_size=128"), &*t4);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("which this cluster does not have"), std::string::npos) << none.status().message();
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 
 #include "hetsched/perf/goodput.h"
 #include "hetsched/perf/goodput_application.h"
+#include "hetsched/perf/goodput_job.h"
+#include "hetsched/util/status.h"
 
 namespace hetsched {
 
@@ -39,5 +41,10 @@ struct GoodputJobView {
   std::optional<GradientStats> grad;       // its last measured gradient statistics (on any type)
   std::vector<GoodputTypeView> types;      // one per type it was profiled on
 };
+
+// What `job` reports of itself (both back ends build their views here): every field but
+// delay_left_s (the back end's: 0 here). `with_model`: its models are (re)fitted where due, which
+// is costly; an error when a fit fails.
+Result<GoodputJobView> GoodputJobViewOf(GoodputJob& job, bool with_model);
 
 }  // namespace hetsched

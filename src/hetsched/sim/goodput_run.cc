@@ -1,4 +1,4 @@
-// Goodput jobs in the simulator (goodput_jobs.h, docs/goodput.md): their placement, their epochs
+// Goodput jobs in the simulator (perf/goodput_job.h, docs/goodput.md): their placement, their epochs
 // as events, and the goodput interval at which adaptive jobs measure themselves and re-pick their
 // batch. Their speed is their application's truth alone: Pollux's simulator models no link
 // contention (its `interference` is 0 unless set) and Sia's turns it off, so a goodput job puts
@@ -119,30 +119,8 @@ Result<std::optional<GoodputJobView>> Simulator::goodput_job(JobId id, bool with
     HETSCHED_RETURN_IF_ERROR(
         GoodputSteps::ObserveIfRan(g, now_, active(job).progress_from_s).WithContext("job " + std::to_string(id)));
   }
-  GoodputJobView v;
-  for (size_t t = 0; t < g.types.size(); ++t) {
-    GoodputTypeView tv;
-    tv.type = g.types[t].type;
-    tv.application = g.types[t].app;
-    for (const ThroughputSample& s : g.learned(t).samples) tv.max_profiled_replicas = std::max(tv.max_profiled_replicas, s.replicas);
-    if (with_model) {
-      HETSCHED_ASSIGN_OR_RETURN(tv.params, GoodputSteps::Params(g, t));
-    }
-    v.types.push_back(std::move(tv));
-  }
-  const GoodputTypeView& here = v.types[static_cast<size_t>(g.on)];
-  v.application = g.app;
-  v.params = here.params;
-  v.max_profiled_replicas = here.max_profiled_replicas;
-  v.adaptive = g.adaptive;
-  v.target_batch = g.target_batch;
-  v.epoch = g.epoch;
-  v.placement = g.placement;
-  v.atomic_bsz = g.atomic_bsz;
-  v.accum_steps = g.accum_steps;
-  v.restarts = std::max(0, g.restarts);
+  HETSCHED_ASSIGN_OR_RETURN(GoodputJobView v, GoodputJobViewOf(g, with_model));
   if (job.active >= 0 && !active(job).idle) v.delay_left_s = std::max(0.0, active(job).progress_from_s - now_);
-  v.grad = g.grad;
   return std::optional<GoodputJobView>(std::move(v));
 }
 

@@ -163,21 +163,8 @@ Status Simulator::PrepareGoodputJob(size_t i) {
                                    "' has no profile in the workload (Workload::applications)");
   }
   RunState& run = runs_[i];
-  GoodputJob g;
-  for (const GoodputTruth::OnType& t : it->second.by_type) {
-    GoodputTypeKnowledge k;
-    k.type = t.type;
-    k.app = t.app.get();
-    g.types.push_back(std::move(k));
-  }
-  g.app = g.types.front().app;
-  g.adaptive = spec.adaptive_batch && methods_.scheduler->adapts_batch_sizes();
-  g.pooled = methods_.scheduler->pools_goodput_models();
-  g.target_batch = spec.total_batch_size > 0 ? spec.total_batch_size : spec.num_gpus * std::max(spec.batch_size, 1);
-  if (g.adaptive && g.app->pinned_batch_size() > 0) {  // it would adapt, but its application runs one batch
-    g.adaptive = false;
-    g.target_batch = g.app->pinned_batch_size();
-  }
+  GoodputJob g = GoodputSteps::New(spec, it->second, methods_.scheduler->adapts_batch_sizes(),
+                                   methods_.scheduler->pools_goodput_models());
   // Its work: the progress (iterations at the initial batch size) at which its last epoch ends.
   run.total_iterations = g.app->ProgressAt(g.app->max_epochs());
   run.goodput = static_cast<int32_t>(goodput_.size());

@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "hetsched/perf/elastic_resize.h"
+#include "hetsched/perf/goodput_job.h"
 #include "hetsched/perf/iteration_model.h"
 #include "hetsched/perf/space_sharing.h"
 #include "hetsched/sched/cluster_state.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sim/event_queue.h"
-#include "hetsched/sim/goodput_jobs.h"
 #include "hetsched/sim/link_contention.h"
 #include "hetsched/sim/link_traffic.h"
 #include "hetsched/sim/run_state.h"
@@ -98,7 +98,7 @@ class Simulator final : public SchedBackend {
   // Job i's input rules (simulator.h), its status and run state, its record; an unfit job is
   // rejected here under skip_unfit_jobs.
   Status PrepareJob(size_t i);
-  // A goodput job's own state (goodput_jobs.h) and its work in progress units.
+  // A goodput job's own state (perf/goodput_job.h) and its work in progress units.
   Status PrepareGoodputJob(size_t i);
   // Its ideal run time (JobRecord::ideal_runtime_s; goodput_run.cc's model, alone).
   double GoodputIdealS(size_t i) const;
@@ -199,7 +199,7 @@ class Simulator final : public SchedBackend {
   void RecycleDevices(JobStatus& st);
   // The job reached its RunUntil mark: it keeps its devices, idle.
   Status Hold(JobId id);
-  // Goodput jobs (goodput_jobs.h), in goodput_run.cc. A start: its placement (GPUs per node of the
+  // Goodput jobs (perf/goodput_job.h), in goodput_run.cc. A start: its placement (GPUs per node of the
   // plan's devices, in their order), its batch, its true goodput (GoodputJob::rate).
   // `free_move`: it continues where it was (GoodputFreeMove).
   Status GoodputPlace(JobId id, const Plan& plan, bool free_move = false);

@@ -85,11 +85,21 @@ Result<std::unique_ptr<Agent>> Agent::Start(CommandRunner& runner, Clock& clock,
   translate.type_map = options.type_map;
   auto cluster = TranslateCluster(*nodes, DeviceCatalog::BuiltIn(), LinkCatalog::BuiltIn(), translate, "sinfo --json");
   if (!cluster.ok()) return cluster.status();
+  std::optional<GoodputCatalog> goodput;
+  if (!options.goodput_dir.empty()) {
+    HETSCHED_RETURN_IF_ERROR(PrepareGoodputDir(options.goodput_dir).WithContext("agent"));
+    const std::string dir = options.goodput_profiles.empty() ? std::string(GoodputCatalog::kBuiltInDir) : options.goodput_profiles;
+    auto opened = GoodputCatalog::OpenNamed(dir, options.goodput_types, options.goodput_settings,
+                                            cluster->cluster.device_catalog());
+    if (!opened.ok()) return opened.status().WithContext("agent: goodput profiles");
+    goodput = std::move(opened).value();
+  }
   std::string warning;
   auto journal = Journal::Open(options.journal_path, &warning);
   if (!journal.ok()) return journal.status();
   std::unique_ptr<Agent> agent(new Agent(runner, clock, zoo, std::move(methods), std::move(options),
                                          std::move(cluster).value(), std::move(journal).value()));
+  agent->goodput_catalog_ = std::move(goodput);
   if (!warning.empty()) agent->Report("journal: " + warning);
   if (waited) agent->health_.StartUnreachable();  // its end starts the settling time
   (void)agent->health_.Settled();                 // reads the BOOT_TIME of the slurmctld it starts with
@@ -125,6 +135,8 @@ void Agent::SetPhase(AgentJob& job, Phase phase) {
   --phase_count_[static_cast<int>(job.phase)];
   ++phase_count_[static_cast<int>(phase)];
   job.phase = phase;
+  // A goodput job that holds no GPUs any more has no placement (its batch is picked at the next).
+  if (job.goodput && (phase == Phase::kPending || phase == Phase::kFinished)) GoodputSteps::Deallocate(*job.goodput);
 }
 
 Status Agent::RefreshNodes() {
@@ -149,6 +161,7 @@ Status Agent::Step() {
   const bool changed_before = changed_;
   changed_ = false;
   AdmitNew(FollowQueue(*queue));
+  if (!options_.goodput_dir.empty()) ReadGoodputMetrics();
   // A journal write that failed: nothing more is decided or sent. A restarted agent replays the
   // journal and reconciles it with Slurm.
   if (!fatal_.ok()) return fatal_;
@@ -289,6 +302,7 @@ void Agent::Admit(const SlurmJob& sj) {
   jo.default_model = options_.default_model;
   jo.default_iterations = options_.default_iterations;
   jo.origin_s = origin_s_;
+  jo.goodput = goodput_catalog_ ? &*goodput_catalog_ : nullptr;
   auto request = TranslateJob(sj, cluster_, zoo_, options_.type_map, jo);
   if (!request.ok()) {
     JournalRecord r = JournalRecord::Of("reject", sj.id, request.status().message());
@@ -304,6 +318,12 @@ void Agent::Admit(const SlurmJob& sj) {
   r.iterations = request->spec.iterations;
   r.type = request->gres_type;
   r.submit_s = sj.submit_time_s;
+  r.application = request->spec.application;
+  if (!r.application.empty()) {
+    r.total_batch = request->spec.total_batch_size;
+    r.adaptive = request->spec.adaptive_batch;
+    r.elastic = request->spec.elastic;
+  }
   if (!Append(r).ok()) return;  // kept in fatal_: the run ends, and the next agent admits it
   auto job = std::make_unique<AgentJob>();
   job->request = std::move(request).value();
@@ -311,6 +331,7 @@ void Agent::Admit(const SlurmJob& sj) {
   job->status.queued_since_s = job->request.spec.submit_time_s;
   job->policy_knows = true;
   job->restart_count = sj.restart_count;
+  if (!job->request.spec.application.empty()) MakeGoodputJob(*job);
   ++phase_count_[static_cast<int>(Phase::kPending)];
   AgentJob& ref = *job;
   jobs_[sj.id] = std::move(job);

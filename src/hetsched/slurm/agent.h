@@ -20,6 +20,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hetsched/metrics/run_record.h"
@@ -35,6 +36,7 @@
 #include "hetsched/slurm/node_book.h"
 #include "hetsched/slurm/slurm_health.h"
 #include "hetsched/slurm/squeue_text.h"
+#include "hetsched/trace/goodput_catalog.h"
 #include "hetsched/trace/trace.h"
 
 namespace hetsched::slurm {
@@ -79,6 +81,15 @@ struct AgentOptions {
   std::map<std::string, std::string> type_map;  // Slurm GRES type -> catalog name
   std::string default_model = "resnet50";
   long long default_iterations = 1000;
+  // Goodput jobs (docs/slurm.md, "Goodput jobs"): the directory where each job appends its
+  // measurements (<jobid>.metrics) and the agent writes its allocation (<jobid>.alloc), created if
+  // missing; empty: the agent runs no goodput jobs (one is rejected, saying so). The profiles of
+  // their applications as `simulate --profiles/--profile-types/--profile-settings` reads them
+  // (empty: the built-in copy of Pollux's).
+  std::string goodput_dir;
+  std::string goodput_profiles;
+  std::vector<std::pair<std::string, std::string>> goodput_types = {{"", "t4"}};
+  std::string goodput_settings = "pollux";
   // Messages for the operator (rejected jobs, requeues, failures, Slurm errors). Default: none.
   std::function<void(const std::string&)> report;
 };
@@ -144,6 +155,9 @@ class Agent final : public SchedBackend {
   // (docs/space_sharing.md). The policy's job waits for devices of its own.
   Status StartSharedJob(JobId id, JobId host, const PlannedJob& planned) override;
   void RequestWakeUp(double time_s) override { wakeups_.insert(time_s); }
+  // A goodput job's view: what it reported of itself so far (agent_goodput.cc); nullopt for
+  // another job. Its re-allocation delay is its own (delay_left_s 0).
+  Result<std::optional<GoodputJobView>> goodput_job(JobId id, bool with_model) const override;
 
  private:
   struct AgentJob;
@@ -154,7 +168,7 @@ class Agent final : public SchedBackend {
   // unfinished job reconciled with what squeue lists (`listed`, null when Slurm lists it no more):
   // an open placement completed or rolled back, an open preemption seen through.
   Status Restore();
-  void AdmitReplayed(const JournalRecord& r);
+  Status AdmitReplayed(const JournalRecord& r);
   // A record of a job's run (place, unplace, release, start) or of its end or stop (preempt,
   // cancel, hold, requeue, finish); false for a record of another kind.
   bool ReplayRun(AgentJob& job, const JournalRecord& r, std::set<JobId>* placed_open);
@@ -240,6 +254,25 @@ class Agent final : public SchedBackend {
   std::vector<DeviceId> ActualDevices(const AgentJob& job, const SlurmJob& sj) const;
   void Sample();
   void Report(const std::string& message) const;
+
+  // Goodput jobs (agent_goodput.cc). Its state from its admitted request.
+  void MakeGoodputJob(AgentJob& job);
+  // Before the pin of a goodput job: its placement and batch picked (GoodputSteps::Place) and
+  // written to its .alloc file, so that the job reads them when it starts. An error (the file
+  // cannot be written) is a fault: the job must not run on an allocation it cannot read.
+  Status PlaceGoodput(AgentJob& job, JobId id, const std::vector<DeviceId>& devices);
+  // Each poll: the new lines of every placed goodput job's metrics file, journaled (`measure`)
+  // and measured into its state; a malformed one journaled (`measure_bad`) and reported with its
+  // file, line and field, after which the file is not read and its measurements not trusted.
+  void ReadGoodputMetrics();
+  // The journal's goodput records at a restart: a placement's batch pick, a measurement, a
+  // malformed line. False for a record of another kind.
+  Result<bool> ReplayGoodput(AgentJob& job, const JournalRecord& r);
+  // Measures one reported line into the job's state, on the type of its last placement.
+  Status MeasureLine(AgentJob& job, const std::string& line, const std::string& where);
+  void DistrustMetrics(AgentJob& job);
+  // GPUs per node of `devices` in node-id order (the pin's), and the nodes' names when asked.
+  std::vector<int> GoodputPlacement(const std::vector<DeviceId>& devices, std::vector<std::string>* nodes = nullptr) const;
   double FirstSubmitS() const;
 
   CommandRunner& runner_;
@@ -252,6 +285,7 @@ class Agent final : public SchedBackend {
   SlurmHealth health_;  // whether slurmctld answers, and whether preemptions may be sent
   ClusterState state_;
   NodeBook nodes_;      // down nodes, and GPUs Slurm counts busy beyond the agent's jobs (in state_)
+  std::optional<GoodputCatalog> goodput_catalog_;  // with AgentOptions::goodput_dir
   SchedContext ctx_;
   double origin_s_ = 0;  // epoch seconds at the first start of this journal
   std::map<JobId, std::unique_ptr<AgentJob>> jobs_;

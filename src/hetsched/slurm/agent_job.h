@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "hetsched/metrics/run_record.h"
+#include "hetsched/perf/goodput_job.h"
 #include "hetsched/sched/job_status.h"
 #include "hetsched/slurm/agent.h"
+#include "hetsched/slurm/goodput_files.h"
 #include "hetsched/slurm/job_request.h"
 
 namespace hetsched::slurm {
@@ -46,6 +48,12 @@ struct Agent::AgentJob {
   double pin_retry_s = -1;            // after kPinRefusalsBeforeBackoff refusals: no pin before this
   std::string final_state;
   JobRecord record;
+  // A goodput job (request.goodput has its application): what it knows of itself (its reported
+  // measurements, its fitted models, its placement and batch), its metrics file as read so far,
+  // and whether a malformed line made the agent stop trusting that file (agent_goodput.cc).
+  std::optional<GoodputJob> goodput;
+  MetricsTail metrics;
+  bool metrics_distrusted = false;
 };
 
 const char* PhaseName(Phase p);

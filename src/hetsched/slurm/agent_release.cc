@@ -113,6 +113,7 @@ Status Agent::StartJob(JobId id, const PlannedJob& planned) {
     if (!state_.is_free(d)) return Status::Internal("job " + std::to_string(id) + ": device " + std::to_string(d) + " is busy");
   }
   HETSCHED_ASSIGN_OR_RETURN(PinUpdate pin, PinUpdateFor(cluster_, job.request, id, devices));
+  if (job.goodput) HETSCHED_RETURN_IF_ERROR(PlaceGoodput(job, id, devices));  // its .alloc, before its release
   const DeviceTypeId type = cluster_.cluster.device(devices.front()).type;
   JournalRecord placed = JournalRecord::Of("place", id);
   placed.nodes = pin.nodes;

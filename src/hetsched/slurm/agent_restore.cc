@@ -39,7 +39,7 @@ Status Agent::Restore() {
       continue;
     }
     if (r.event == "admit") {
-      AdmitReplayed(r);
+      HETSCHED_RETURN_IF_ERROR(AdmitReplayed(r));
       continue;
     }
     auto it = jobs_.find(r.job);
@@ -47,7 +47,8 @@ Status Agent::Restore() {
       return Status::ParseError(journal_.path() + ": record " + std::to_string(i + 1) + " (" + Quoted(r.event) +
                                 ") names job " + std::to_string(r.job) + ", never admitted");
     }
-    if (!ReplayRun(*it->second, r, &placed_open) && !ReplayStop(*it->second, r)) {
+    HETSCHED_ASSIGN_OR_RETURN(const bool goodput_only, ReplayGoodput(*it->second, r));
+    if (!goodput_only && !ReplayRun(*it->second, r, &placed_open) && !ReplayStop(*it->second, r)) {
       return Status::ParseError(journal_.path() + ": record " + std::to_string(i + 1) + ": unknown event " +
                                 Quoted(r.event));
     }
@@ -68,7 +69,7 @@ Status Agent::Restore() {
   return SyncJournal();
 }
 
-void Agent::AdmitReplayed(const JournalRecord& r) {
+Status Agent::AdmitReplayed(const JournalRecord& r) {
   auto job = std::make_unique<AgentJob>();
   JobSpec& spec = job->request.spec;
   spec.id = r.job;
@@ -83,10 +84,26 @@ void Agent::AdmitReplayed(const JournalRecord& r) {
     auto t = MapGresType(r.type, cluster_.cluster.device_catalog(), options_.type_map);
     if (t.ok()) spec.allowed_types = {*t};
   }
+  if (!r.application.empty()) {  // a goodput job: its fields as its comment gave them
+    const std::string who = journal_.path() + ": goodput job " + std::to_string(r.job);
+    if (!goodput_catalog_) {
+      return Status::InvalidArgument(who + " (application " + Quoted(r.application) +
+                                     ") was admitted by an agent with --goodput-dir: start this one with it too");
+    }
+    const std::map<std::string, std::string> fields = {{"application", r.application},
+                                                       {"total_batch_size", std::to_string(r.total_batch)},
+                                                       {"adaptive_batch", r.adaptive ? "1" : "0"},
+                                                       {"elastic", r.elastic ? "1" : "0"},
+                                                       {"model", r.model},
+                                                       {"iterations", std::to_string(r.iterations)}};
+    HETSCHED_RETURN_IF_ERROR(ReadGoodputFields(fields, who, cluster_, zoo_, &*goodput_catalog_, &job->request));
+    MakeGoodputJob(*job);
+  }
   job->status.spec = &job->request.spec;
   job->status.queued_since_s = spec.submit_time_s;
   jobs_[r.job] = std::move(job);
   ++phase_count_[static_cast<int>(Phase::kPending)];
+  return Status::Ok();
 }
 
 bool Agent::ReplayRun(AgentJob& job, const JournalRecord& r, std::set<JobId>* placed_open) {

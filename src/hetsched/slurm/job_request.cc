@@ -1,6 +1,7 @@
 #include "hetsched/slurm/job_request.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "hetsched/util/printable.h"
 #include "hetsched/util/text.h"
@@ -60,11 +61,31 @@ Status ReadGpuRequest(const SlurmJob& job, const SlurmCluster& cluster,
   return Status::Ok();
 }
 
+// Every key a comment may hold: a typo (`adaptive_bacth=1`) must not silently make a job rigid.
+constexpr const char* kCommentKeys[] = {"model",       "iterations",     "batch",            "priority", "parallelism",
+                                        "runtime",     "application",    "adaptive_batch",   "total_batch_size",
+                                        "elastic"};
+
+// A flag as the native trace format writes one: 0, 1, true, false.
+Result<bool> ParseFlagValue(const std::string& v, const std::string& what) {
+  const std::string lower = ToLower(v);
+  if (lower == "1" || lower == "true") return true;
+  if (lower == "0" || lower == "false") return false;
+  return Status::InvalidArgument(what + " must be 0, 1, true or false, got " + Quoted(v));
+}
+
 // hetsched's own fields from the comment: model, iterations, batch, priority, parallelism, runtime.
-Status ReadCommentFields(const SlurmJob& job, const ModelZoo& zoo, const JobRequestOptions& options,
-                         const std::string& who, JobSpec* spec) {
-  auto fields = CommentFields(job.comment, who);
-  if (!fields.ok()) return fields.status();
+Status ReadCommentFields(const std::map<std::string, std::string>& map, const ModelZoo& zoo,
+                         const JobRequestOptions& options, const std::string& who, JobSpec* spec) {
+  for (const auto& [key, value] : map) {
+    if (std::find_if(std::begin(kCommentKeys), std::end(kCommentKeys), [&](const char* k) { return key == k; }) ==
+        std::end(kCommentKeys)) {
+      std::string known;
+      for (const char* k : kCommentKeys) known += (known.empty() ? "" : ", ") + std::string(k);
+      return Status::InvalidArgument(who + ": comment field " + Quoted(key) + " is unknown (known: " + known + ")");
+    }
+  }
+  const std::map<std::string, std::string>* fields = &map;
   auto field = [&](const char* key) -> const std::string* {
     auto it = fields->find(key);
     return it == fields->end() ? nullptr : &it->second;
@@ -117,7 +138,97 @@ Status CheckFitsCluster(const JobRequest& request, const SlurmCluster& cluster, 
                             ", the cluster has at most " + std::to_string(largest) + " of one allowed type");
 }
 
+// A goodput job runs only on its profiles' types (`profiled`; none: any type): those of them the
+// cluster has, or the one its request names, which must be among them.
+Status AllowProfiledTypes(const std::vector<DeviceTypeId>& profiled, const SlurmCluster& cluster,
+                          const std::string& what, JobSpec* spec) {
+  if (profiled.empty()) return Status::Ok();
+  const DeviceCatalog& devices = cluster.cluster.device_catalog();
+  if (!spec->allowed_types.empty()) {
+    for (DeviceTypeId t : spec->allowed_types) {
+      if (std::find(profiled.begin(), profiled.end(), t) == profiled.end()) {
+        return Status::InvalidArgument(what + "'application': its profiles have no times for GPU type " +
+                                       Quoted(devices.type(t).name) + ", which the job asks for");
+      }
+    }
+    return Status::Ok();
+  }
+  for (DeviceTypeId t : profiled) {
+    if (cluster.cluster.devices_per_type()[static_cast<size_t>(t)] > 0) spec->allowed_types.push_back(t);
+  }
+  if (!spec->allowed_types.empty()) return Status::Ok();
+  std::string names;
+  for (DeviceTypeId t : profiled) names += (names.empty() ? "" : ", ") + devices.type(t).name;
+  return Status::InvalidArgument(what + "'application': its profiles were measured on " + names +
+                                 ", which this cluster does not have (" + cluster.cluster.Summary() +
+                                 "; --profile-types ties the profiles' files to GPU types)");
+}
+
 }  // namespace
+
+Status ReadGoodputFields(const std::map<std::string, std::string>& fields, const std::string& who,
+                         const SlurmCluster& cluster, const ModelZoo& zoo, GoodputCatalog* catalog, JobRequest* out) {
+  auto field = [&](const char* key) -> const std::string* {
+    auto it = fields.find(key);
+    return it == fields.end() ? nullptr : &it->second;
+  };
+  const std::string what = who + ": comment field ";
+  JobSpec& spec = out->spec;
+  const std::string* application = field("application");
+  if (application == nullptr) {
+    for (const char* key : {"adaptive_batch", "total_batch_size"}) {
+      if (field(key) != nullptr) {
+        return Status::InvalidArgument(what + Quoted(key) + ": only a goodput job has it: give its application (application=NAME)");
+      }
+    }
+    if (const auto* v = field("elastic")) {
+      HETSCHED_ASSIGN_OR_RETURN(spec.elastic, ParseFlagValue(*v, what + "'elastic'"));
+      if (spec.elastic) {
+        return Status::InvalidArgument(what + "'elastic': only a goodput job may change its GPU count here: give its "
+                                              "application (application=NAME)");
+      }
+    }
+    return Status::Ok();
+  }
+  if (catalog == nullptr) {
+    return Status::InvalidArgument(what + "'application': this agent runs no goodput jobs (start it with --goodput-dir "
+                                          "DIR, where the job reports its measurements)");
+  }
+  auto truth = catalog->Get(*application);
+  if (!truth.ok()) return Status::InvalidArgument(what + "'application': " + truth.status().message());
+  spec.application = *application;
+  if (field("model") == nullptr) {
+    const ModelProfile* model = ZooModelOfApplication(zoo, *application);
+    if (model == nullptr) return Status::InvalidArgument(what + "'application': no model of the zoo trains " + Quoted(*application) + " (give model=NAME)");
+    spec.model = model->name;
+  }
+  if (const auto* v = field("adaptive_batch")) {
+    HETSCHED_ASSIGN_OR_RETURN(spec.adaptive_batch, ParseFlagValue(*v, what + "'adaptive_batch'"));
+  }
+  if (const auto* v = field("elastic")) {
+    HETSCHED_ASSIGN_OR_RETURN(spec.elastic, ParseFlagValue(*v, what + "'elastic'"));
+  }
+  if (const auto* v = field("total_batch_size")) {
+    HETSCHED_ASSIGN_OR_RETURN(long long b, ParseInt(*v, what + "'total_batch_size'"));
+    if (b < 1 || b > 1'000'000'000) return Status::InvalidArgument(what + "'total_batch_size' must be in [1, 1e9]");
+    spec.total_batch_size = static_cast<int>(b);
+  } else if (spec.batch_size > 0) {
+    spec.total_batch_size = spec.batch_size * spec.num_gpus;
+  } else {
+    return Status::InvalidArgument(what + "'total_batch_size': a goodput job needs its tuned batch: total_batch_size=N, "
+                                          "or batch=N per GPU");
+  }
+  if (spec.batch_size == 0) spec.batch_size = (spec.total_batch_size + spec.num_gpus - 1) / spec.num_gpus;
+  const GoodputApplication& app = truth->reference();
+  if (field("iterations") == nullptr) {
+    auto iterations = app.IterationsAt(static_cast<double>(spec.total_batch_size), app.completion_epoch());
+    if (!iterations.ok()) return Status::InvalidArgument(what + "'total_batch_size': " + iterations.status().message());
+    spec.iterations = std::max<long long>(1, static_cast<long long>(std::ceil(*iterations)));
+  }
+  HETSCHED_RETURN_IF_ERROR(AllowProfiledTypes(truth->types(), cluster, what, &spec));
+  out->goodput = std::move(truth).value();
+  return Status::Ok();
+}
 
 Result<JobRequest> TranslateJob(const SlurmJob& job, const SlurmCluster& cluster, const ModelZoo& zoo,
                                 const std::map<std::string, std::string>& type_map,
@@ -129,7 +240,10 @@ Result<JobRequest> TranslateJob(const SlurmJob& job, const SlurmCluster& cluster
   out.spec.user = job.user;
   out.spec.submit_time_s = job.submit_time_s - options.origin_s;
   HETSCHED_RETURN_IF_ERROR(ReadGpuRequest(job, cluster, type_map, who, &out));
-  HETSCHED_RETURN_IF_ERROR(ReadCommentFields(job, zoo, options, who, &out.spec));
+  auto fields = CommentFields(job.comment, who);
+  if (!fields.ok()) return fields.status();
+  HETSCHED_RETURN_IF_ERROR(ReadCommentFields(*fields, zoo, options, who, &out.spec));
+  HETSCHED_RETURN_IF_ERROR(ReadGoodputFields(*fields, who, cluster, zoo, options.goodput, &out));
   HETSCHED_RETURN_IF_ERROR(CheckFitsCluster(out, cluster, who));
   return out;
 }

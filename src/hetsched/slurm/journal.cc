@@ -32,6 +32,12 @@ std::string Journal::Encode(const JournalRecord& r) {
   if (r.gpus != 0) j["gpus"] = r.gpus;
   if (r.iterations != 0) j["iterations"] = r.iterations;
   if (r.submit_s != 0) j["submit"] = r.submit_s;
+  if (!r.application.empty()) j["application"] = r.application;
+  if (r.total_batch != 0) j["total_batch_size"] = r.total_batch;
+  if (r.adaptive) j["adaptive_batch"] = true;
+  if (r.elastic) j["elastic"] = true;
+  if (r.offset != 0) j["offset"] = r.offset;
+  if (r.line != 0) j["line"] = r.line;
   // Replace invalid UTF-8 (a job name is free text) rather than failing.
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -80,6 +86,11 @@ Result<JournalRecord> Journal::Decode(const std::string& line, const std::string
   HETSCHED_ASSIGN_OR_RETURN(const long long gpus, IntegerField(j, "gpus", 0, 0, kJournalIntMax, where));
   r.gpus = static_cast<int>(gpus);
   HETSCHED_ASSIGN_OR_RETURN(r.iterations, IntegerField(j, "iterations", 0, 0, kLongMax, where));
+  HETSCHED_ASSIGN_OR_RETURN(const long long total_batch, IntegerField(j, "total_batch_size", 0, 0, kJournalIntMax, where));
+  r.total_batch = static_cast<int>(total_batch);
+  HETSCHED_ASSIGN_OR_RETURN(r.offset, IntegerField(j, "offset", 0, 0, kLongMax, where));
+  HETSCHED_ASSIGN_OR_RETURN(const long long line_no, IntegerField(j, "line", 0, 0, kJournalIntMax, where));
+  r.line = static_cast<int>(line_no);
   if (auto d = j.find("devices"); d != j.end()) {
     if (!d->is_array()) return Status::ParseError(where + ": field 'devices' must be a list of integers");
     for (const json& e : *d) {
@@ -97,6 +108,9 @@ Result<JournalRecord> Journal::Decode(const std::string& line, const std::string
     r.name = j.value("name", std::string());
     r.model = j.value("model", std::string());
     r.submit_s = j.value("submit", 0.0);
+    r.application = j.value("application", std::string());
+    r.adaptive = j.value("adaptive_batch", false);
+    r.elastic = j.value("elastic", false);
   } catch (const json::exception& e) {
     return Status::ParseError(where + ": a field has the wrong type (" + Printable(e.what()) + ")");
   }

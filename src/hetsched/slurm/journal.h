@@ -19,7 +19,8 @@ namespace hetsched::slurm {
 
 struct JournalRecord {
   std::string event;                 // "agent_start", "admit", "reject", "place", "release",
-                                     // "unplace", "start", "preempt", "hold", "requeue", "finish"
+                                     // "unplace", "start", "preempt", "hold", "requeue", "finish",
+                                     // "measure", "measure_bad"
   JobId job = -1;
   double time_s = 0;                 // epoch seconds (the agent's clock, or Slurm's time)
   std::vector<std::string> nodes;    // place/start: Slurm node names
@@ -35,6 +36,15 @@ struct JournalRecord {
   int gpus = 0;
   long long iterations = 0;
   double submit_s = 0;               // Slurm submit time, epoch seconds
+  // admit of a goodput job (docs/slurm.md, "Goodput jobs"): its comment's goodput fields, so that
+  // a restarted agent rebuilds its state without Slurm's comment.
+  std::string application;
+  int total_batch = 0;
+  bool adaptive = false, elastic = false;
+  // measure (`text` = the line, `type` = the GPU type it was measured on) and measure_bad (`text`
+  // = why): where that line of the job's metrics file ends, and its number.
+  long long offset = 0;
+  int line = 0;
 
   static JournalRecord Of(std::string ev, JobId id = -1, std::string why = {}) {
     JournalRecord r;

@@ -1,7 +1,8 @@
-// Internal to sim/: goodput-adaptive jobs, run on their application's measured truth as Pollux's
-// simulator runs them [SRC: petuum/adaptdl @ osdi21-artifact, simulator/simulator.py:21-181
-// (Apache-2.0); docs/goodput.md]. A job's progress is counted in iterations at its application's
-// initial batch size, efficiency-weighted; its speed in a placement (GPUs per node) is
+// Goodput-adaptive jobs: what such a job knows of itself, shared by both back ends, and the steps
+// of Pollux's simulator that run it on its application's measured truth [SRC: petuum/adaptdl @
+// osdi21-artifact, simulator/simulator.py:21-181 (Apache-2.0); docs/goodput.md]. A job's progress
+// is counted in iterations at its application's initial batch size, efficiency-weighted; its speed
+// in a placement (GPUs per node) is
 //   goodput = gain / T,  gain = (var + sqr) / (var / scale + sqr),  scale = batch / init batch,
 //   T = step + (step - sync) x accum_steps,
 // with the true (step, sync) of the placement at its atomic batch and the true gradient
@@ -15,6 +16,11 @@
 // a policy that adapts batches) after each re-allocation, at each epoch's end and at each goodput
 // interval (Pollux's round: its simulator re-picks at the end of every step() call); otherwise it
 // keeps the batch its user tuned, split over its GPUs.
+//
+// The simulator (sim/goodput_run.cc) runs every step here; the Slurm agent (slurm/agent_goodput.cc)
+// has no truth: a real job reports its measurements (GoodputSteps::Measure), and the agent places
+// it (Place) and picks its batch (RepickBatch) from the same knowledge. SchedContext::goodput_job's
+// view of it is built by GoodputJobViewOf (sched/goodput_view.h).
 #pragma once
 
 #include <optional>
@@ -22,12 +28,13 @@
 #include <tuple>
 #include <vector>
 
+#include "hetsched/model/job.h"
 #include "hetsched/perf/goodput.h"
-#include "hetsched/perf/goodput_fit.h"
 #include "hetsched/perf/goodput_application.h"
+#include "hetsched/perf/goodput_fit.h"
 #include "hetsched/util/status.h"
 
-namespace hetsched::sim_internal {
+namespace hetsched {
 
 // What a job knows of itself on one GPU type (Sia's job.py keeps a profile and a fitted model per
 // type, the gradient statistics once: 34-49, 340-362).
@@ -38,6 +45,7 @@ struct GoodputTypeKnowledge {
   std::set<std::tuple<int, int, int>> seen;  // (nodes, replicas, atomic batch) of samples
   std::optional<ThroughputParams> params;    // fitted to samples (stale while refit_due)
   bool refit_due = false;
+  std::vector<int> reports;                  // Measure(): the reports averaged into each sample
 };
 
 struct GoodputJob {
@@ -82,9 +90,16 @@ struct GoodputJob {
 // Pollux's job steps (simulator.py), as functions of the job and its truth.
 class GoodputSteps {
  public:
+  // A job of `spec` that has run nowhere yet, on `truth` (its application on each type; REQUIRES:
+  // at least one type, each with its application): it adapts its batch when it asks to and
+  // `adapts_batch_sizes` (the policy's JobScheduler::adapts_batch_sizes) unless its application
+  // pins one; `pooled`: JobScheduler::pools_goodput_models.
+  static GoodputJob New(const JobSpec& spec, const GoodputTruth& truth, bool adapts_batch_sizes, bool pooled);
   // A new placement (empty: none) on GPUs of type `type` (ignored for none): Pollux's and Sia's
   // reallocate() / migrate(), which re-pick the batch. An error if the job has no truth there.
   static Status Place(GoodputJob& job, std::vector<int> placement, DeviceTypeId type = kNoDeviceType);
+  // Place with no placement: the job holds no GPUs (preempted, requeued, ended); never fails.
+  static void Deallocate(GoodputJob& job);
   // update_local_bsz(): the batch for the current placement from what the job knows.
   static Status RepickBatch(GoodputJob& job);
   // update_params(): the job measures its current configuration (its true step and sync times,
@@ -93,6 +108,12 @@ class GoodputSteps {
   // Observe, where a measurement is due (GoodputJob::observe_due) and the job has progressed
   // since its last boundary (it measures itself as it begins to: simulator.py:117-121).
   static Status ObserveIfRan(GoodputJob& job, double now_s, double progress_from_s);
+  // A measurement the job reported of itself (a real job: the Slurm agent reads it from the job's
+  // metrics file): `sample`'s configuration measured on types[t], averaged with the earlier
+  // reports of the same configuration (nodes, replicas, atomic batch), and its gradient statistics
+  // (none: kept as they were). A new configuration or a changed average makes a refit due.
+  // REQUIRES: t < job.types.size(); the sample's times finite and positive.
+  static void Measure(GoodputJob& job, size_t t, const ThroughputSample& sample, std::optional<GradientStats> grad);
   // The fitted model on its current type (or types[t]), refitted first if due; nullopt before any
   // observation there.
   static Result<std::optional<ThroughputParams>> Params(GoodputJob& job);
@@ -104,4 +125,4 @@ class GoodputSteps {
   static Status BeginChunk(GoodputJob& job, double now_s);
 };
 
-}  // namespace hetsched::sim_internal
+}  // namespace hetsched

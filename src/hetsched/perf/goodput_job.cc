@@ -1,10 +1,10 @@
-#include "hetsched/sim/goodput_jobs.h"
+#include "hetsched/perf/goodput_job.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-namespace hetsched::sim_internal {
+namespace hetsched {
 
 int GoodputJob::nodes() const {
   return static_cast<int>(std::count_if(placement.begin(), placement.end(), [](int g) { return g > 0; }));
@@ -12,12 +12,36 @@ int GoodputJob::nodes() const {
 
 int GoodputJob::replicas() const { return std::accumulate(placement.begin(), placement.end(), 0); }
 
+GoodputJob GoodputSteps::New(const JobSpec& spec, const GoodputTruth& truth, bool adapts_batch_sizes, bool pooled) {
+  GoodputJob g;
+  for (const GoodputTruth::OnType& t : truth.by_type) {
+    GoodputTypeKnowledge k;
+    k.type = t.type;
+    k.app = t.app.get();
+    g.types.push_back(std::move(k));
+  }
+  g.app = g.types.front().app;
+  g.adaptive = spec.adaptive_batch && adapts_batch_sizes;
+  g.pooled = pooled;
+  g.target_batch = spec.total_batch_size > 0 ? spec.total_batch_size : spec.num_gpus * std::max(spec.batch_size, 1);
+  if (g.adaptive && g.app->pinned_batch_size() > 0) {  // it would adapt, but its application runs one batch
+    g.adaptive = false;
+    g.target_batch = g.app->pinned_batch_size();
+  }
+  return g;
+}
+
+void GoodputSteps::Deallocate(GoodputJob& job) {  // simulator.py:176-178
+  job.placement.clear();
+  job.atomic_bsz = 0;
+}
+
 Status GoodputSteps::Place(GoodputJob& job, std::vector<int> placement, DeviceTypeId type) {
-  job.placement = std::move(placement);
-  if (job.placement.empty()) {  // de-allocated (simulator.py:176-178)
-    job.atomic_bsz = 0;
+  if (placement.empty()) {
+    Deallocate(job);
     return Status::Ok();
   }
+  job.placement = std::move(placement);
   size_t t = 0;
   while (t < job.types.size() && job.types[t].type != type && job.types[t].type != kNoDeviceType) ++t;
   if (t == job.types.size()) {
@@ -84,6 +108,30 @@ Status GoodputSteps::ObserveIfRan(GoodputJob& job, double now_s, double progress
   return Status::Ok();
 }
 
+void GoodputSteps::Measure(GoodputJob& job, size_t t, const ThroughputSample& sample, std::optional<GradientStats> grad) {
+  if (grad) job.grad = grad;
+  GoodputTypeKnowledge& k = job.learned(t);
+  k.reports.resize(k.samples.size(), 1);
+  const auto key = std::make_tuple(sample.nodes, sample.replicas, sample.atomic_bsz);
+  if (k.seen.insert(key).second) {
+    k.samples.push_back(sample);
+    k.reports.push_back(1);
+    k.refit_due = true;
+    return;
+  }
+  for (size_t i = 0; i < k.samples.size(); ++i) {
+    ThroughputSample& s = k.samples[i];
+    if (std::make_tuple(s.nodes, s.replicas, s.atomic_bsz) != key) continue;
+    const double n = ++k.reports[i];
+    const double accum = s.accum_step_s + (sample.accum_step_s - s.accum_step_s) / n;
+    const double optim = s.optim_step_s + (sample.optim_step_s - s.optim_step_s) / n;
+    if (accum != s.accum_step_s || optim != s.optim_step_s) k.refit_due = true;
+    s.accum_step_s = accum;
+    s.optim_step_s = optim;
+    return;
+  }
+}
+
 Result<std::optional<ThroughputParams>> GoodputSteps::Params(GoodputJob& job) {
   return Params(job, static_cast<size_t>(job.on));
 }
@@ -119,4 +167,4 @@ Result<double> GoodputSteps::TrueGoodput(const GoodputJob& job) {
   return gain / total * job.app->progress_scale();
 }
 
-}  // namespace hetsched::sim_internal
+}  // namespace hetsched

@@ -1,0 +1,390 @@
+// Goodput jobs in the agent (docs/slurm.md, "Goodput jobs") with FakeSlurm: a job that names its
+// application in its comment reports measurements to DIR/<jobid>.metrics; the agent reads them each
+// poll into the job's state (perf/goodput_job.h), the policy (sia) sees its fitted model, and each
+// placement's batch is written to DIR/<jobid>.alloc before the job is released. The reports here
+// are what the job would measure: its application's own profile (Pollux's cifar10, on V100s).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "fake_slurm.h"
+#include "hetsched/model/model_zoo.h"
+#include "hetsched/perf/goodput_fit.h"
+#include "hetsched/perf/goodput_job.h"
+#include "hetsched/sched/registry.h"
+#include "hetsched/slurm/agent.h"
+#include "hetsched/slurm/goodput_files.h"
+#include "hetsched/trace/goodput_catalog.h"
+#include "hetsched/util/file_io.h"
+
+namespace hetsched::slurm {
+namespace {
+
+using testing::FakeSlurm;
+
+constexpr const char* kComment =
+    "hetsched application=cifar10 adaptive_batch=1 elastic=1 total_batch_size=128";
+
+std::string TestPath(const std::string& what) {
+  const std::string base = std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : ::testing::TempDir();
+  const std::string path = base + "/hetsched_agent_goodput_" + std::to_string(getpid()) + "_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + what;
+  std::filesystem::remove_all(path);
+  return path;
+}
+
+class AgentGoodputTest : public ::testing::Test {
+ public:
+  AgentGoodputTest() : slurm(clock) {
+    slurm.AddNodes(2, 2);  // 2 x 4 A100 + 2 x 8 V100; the profiles are tied to the V100s
+    auto catalog = GoodputCatalog::OpenNamed(GoodputCatalog::kBuiltInDir, {{"", "v100"}}, "pollux",
+                                             DeviceCatalog::BuiltIn());
+    EXPECT_TRUE(catalog.ok()) << catalog.status().message();
+    auto truth = catalog->Get("cifar10");
+    EXPECT_TRUE(truth.ok()) << truth.status().message();
+    cifar10 = std::move(truth).value();
+  }
+  ~AgentGoodputTest() override {
+    agent.reset();
+    std::filesystem::remove(journal);
+    std::filesystem::remove_all(dir);
+  }
+
+  void StartAgent(const std::string& goodput_dir) {
+    agent.reset();
+    AgentOptions o;
+    o.journal_path = journal;
+    o.goodput_dir = goodput_dir;
+    o.goodput_types = {{"", "v100"}};
+    o.report = [this](const std::string& m) { reports.push_back(m); };
+    auto started = Agent::Start(slurm, clock, ModelZoo::BuiltIn(),
+                                std::move(CreateMethods(MethodChoice{.policy = policy})).value(), o);
+    ASSERT_TRUE(started.ok()) << started.status().message();
+    agent = std::move(started).value();
+  }
+  void Step(double seconds = 1) {
+    clock.SleepS(seconds);
+    ASSERT_TRUE(agent->Step().ok());
+  }
+  // A cifar10 job on one GPU, admitted, placed at Sia's first round (60 s), released, started.
+  long long RunningJob() {
+    const long long id = slurm.Submit("1", kComment);
+    slurm.jobs.at(id).elastic = true;
+    EXPECT_NO_FATAL_FAILURE(StartAgent(dir));
+    EXPECT_NO_FATAL_FAILURE(Step());
+    EXPECT_NO_FATAL_FAILURE(Step(60));
+    slurm.StartReleased();
+    EXPECT_NO_FATAL_FAILURE(Step());
+    EXPECT_EQ(slurm.jobs.at(id).state, "RUNNING");
+    return id;
+  }
+  nlohmann::json Alloc(long long id) const {
+    auto text = ReadFile(AllocPath(dir, id));
+    EXPECT_TRUE(text.ok()) << text.status().message();
+    return text.ok() ? nlohmann::json::parse(*text) : nlohmann::json();
+  }
+  // What the job measures in its allocation (its profile's true times and gradient statistics).
+  struct Measured {
+    ThroughputSample sample;
+    GradientStats grad;
+    std::string line;
+  };
+  Measured Measure(const nlohmann::json& alloc, double progress) const {
+    const GoodputApplication& app = cifar10.reference();
+    const std::vector<int> placement = alloc["placement"].get<std::vector<int>>();
+    const int local = alloc["local_bsz"].get<int>(), accum = alloc["accum_steps"].get<int>();
+    int gpus = 0;
+    for (int g : placement) gpus += g;
+    auto t = app.StepTime(placement, local);
+    EXPECT_TRUE(t.ok()) << t.status().message();
+    auto g = app.GradStats(static_cast<double>(gpus) * local * (accum + 1), 0);
+    EXPECT_TRUE(g.ok()) << g.status().message();
+    Measured m;
+    m.sample = {static_cast<int>(placement.size()), gpus, local, t->step_s - t->sync_s, t->step_s};
+    m.grad = *g;
+    nlohmann::json line = {{"v", 1},
+                           {"gpus", gpus},
+                           {"nodes", placement.size()},
+                           {"local_bsz", local},
+                           {"accum_steps", accum},
+                           {"accum_step_s", m.sample.accum_step_s},
+                           {"optim_step_s", m.sample.optim_step_s},
+                           {"grad_sqr", m.grad.sqr},
+                           {"grad_var", m.grad.var},
+                           {"progress", progress}};
+    m.line = line.dump();
+    return m;
+  }
+  void AppendMetrics(long long id, const std::string& text) const {
+    std::ofstream(MetricsPath(dir, id), std::ios::app) << text;
+  }
+  std::optional<GoodputJobView> View(long long id) const {
+    auto v = agent->goodput_job(id, /*with_model=*/true);
+    EXPECT_TRUE(v.ok()) << v.status().message();
+    return v.ok() ? *v : std::nullopt;
+  }
+  int Journaled(const std::string& event) const {
+    auto j = Journal::Open(journal, nullptr);
+    EXPECT_TRUE(j.ok());
+    return static_cast<int>(std::count_if(j->replayed().begin(), j->replayed().end(),
+                                          [&](const JournalRecord& r) { return r.event == event; }));
+  }
+  int Reported(const std::string& needle) const {
+    return static_cast<int>(std::count_if(reports.begin(), reports.end(), [&](const std::string& m) {
+      return m.find(needle) != std::string::npos;
+    }));
+  }
+
+  // The batch the simulator's job of the same request picks on `placement` after `reports`.
+  GoodputJob Expected(const std::vector<int>& placement, const std::vector<Measured>& measured) const {
+    JobSpec spec;
+    spec.num_gpus = 1;
+    spec.adaptive_batch = true;
+    spec.total_batch_size = 128;
+    GoodputJob g = GoodputSteps::New(spec, cifar10, /*adapts_batch_sizes=*/true, /*pooled=*/false);
+    for (const Measured& m : measured) GoodputSteps::Measure(g, 0, m.sample, m.grad);
+    EXPECT_TRUE(GoodputSteps::Place(g, placement, DeviceCatalog::BuiltIn().Find("v100-16gb")).ok());
+    return g;
+  }
+
+  std::string policy = "sia";
+  FakeClock clock{1.8e9};
+  FakeSlurm slurm;
+  GoodputTruth cifar10;
+  std::string journal = TestPath(".jsonl");
+  std::string dir = TestPath(".goodput");
+  std::vector<std::string> reports;
+  std::unique_ptr<Agent> agent;
+};
+
+// Under each goodput policy that adapts batches.
+class AgentGoodputPolicyTest : public AgentGoodputTest, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(AgentGoodputPolicyTest, ReportsFitTheModelThePolicySeesAndPickTheBatchOfTheNextPlacement) {
+  policy = GetParam();
+  // The allocation is on disk, whole, when the job is released: read at the `scontrol release`.
+  std::vector<std::string> alloc_at_release;
+  slurm.before_command = [&](const std::vector<std::string>& argv) {
+    if (argv.size() >= 3 && argv[1] == "release") {
+      auto text = ReadFile(AllocPath(dir, std::stoll(argv[2])));
+      alloc_at_release.push_back(text.ok() ? *text : "missing: " + text.status().message());
+    }
+  };
+  const long long id = RunningJob();
+  const GoodputApplication& app = cifar10.reference();
+  ASSERT_EQ(alloc_at_release.size(), 1u);
+  const nlohmann::json first = nlohmann::json::parse(alloc_at_release[0]);
+  EXPECT_EQ(first, Alloc(id));
+  EXPECT_EQ(first["job"], id);
+  EXPECT_EQ(first["type"], "v100-16gb");
+  EXPECT_EQ(first["restarts"], 0);
+  EXPECT_EQ(first["adaptive"], true);
+  // Nothing measured yet: it starts at its application's initial batch (Sia gives it one GPU).
+  const GoodputJob unmeasured = Expected(first["placement"].get<std::vector<int>>(), {});
+  EXPECT_EQ(first["batch_size"], static_cast<int>(unmeasured.batch_size()));
+  EXPECT_EQ(first["local_bsz"], unmeasured.atomic_bsz);
+  if (policy == "sia") {
+    EXPECT_EQ(first["gpus"], 1);
+  }
+  std::optional<GoodputJobView> fresh = View(id);
+  ASSERT_TRUE(fresh.has_value());
+  EXPECT_FALSE(fresh->params.has_value());
+  EXPECT_FALSE(fresh->grad.has_value());
+
+  // One report: the policy's view carries the model fitted to it, as a job of the simulator would.
+  const Measured m = Measure(first, 50);
+  AppendMetrics(id, m.line + "\n");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  std::optional<GoodputJobView> seen = View(id);
+  ASSERT_TRUE(seen.has_value());
+  ASSERT_TRUE(seen->params.has_value());
+  const std::vector<ThroughputSample> samples = {m.sample};
+  auto fitted = FitThroughputParams(samples, app.fit_tolerance());
+  ASSERT_TRUE(fitted.ok());
+  EXPECT_EQ(seen->params->alpha_c, fitted->alpha_c);
+  EXPECT_EQ(seen->params->beta_c, fitted->beta_c);
+  ASSERT_TRUE(seen->grad.has_value());
+  EXPECT_EQ(seen->grad->sqr, m.grad.sqr);
+  EXPECT_EQ(seen->max_profiled_replicas, first["gpus"].get<int>());
+  EXPECT_EQ(Journaled("measure"), 1);
+
+  // Slurm requeues it (its node failed): the policy places it again, and the batch of that
+  // placement is the one its model picks, as the simulator's job picks it.
+  slurm.RequeueBySlurm(id);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_NO_FATAL_FAILURE(Step(60));
+  ASSERT_EQ(alloc_at_release.size(), 2u);
+  const nlohmann::json second = Alloc(id);
+  EXPECT_EQ(second["restarts"], 1);
+  const GoodputJob expected = Expected(second["placement"].get<std::vector<int>>(), {m});
+  EXPECT_EQ(second["local_bsz"], expected.atomic_bsz);
+  EXPECT_EQ(second["accum_steps"], expected.accum_steps);
+  EXPECT_EQ(second["batch_size"], static_cast<int>(expected.batch_size()));
+  EXPECT_NE(second["batch_size"], first["batch_size"]) << second.dump();
+  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+}
+
+// Sia grows a job that has measured itself on one GPU (its options reach twice that): the change is a
+// preemption (requeued held) and a new placement on two GPUs, whose pin rewrites the job's GPU count
+// and whose allocation is written before the release.
+TEST_F(AgentGoodputTest, ThePolicyGrowsARunningElasticJobThroughARequeue) {
+  const long long id = RunningJob();
+  AppendMetrics(id, Measure(Alloc(id), 50).line + "\n");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_NO_FATAL_FAILURE(Step(60));  // Sia's round: 2 GPUs, so the run on 1 is stopped
+  EXPECT_EQ(slurm.Count("requeuehold", id), 1);
+  EXPECT_EQ(slurm.jobs.at(id).restart_count, 1);
+  ASSERT_NO_FATAL_FAILURE(Step());    // seen held: pending for the policy
+  ASSERT_NO_FATAL_FAILURE(Step(60));  // the next round places it on 2 GPUs
+  const nlohmann::json alloc = Alloc(id);
+  EXPECT_EQ(alloc["gpus"], 2);
+  EXPECT_EQ(alloc["restarts"], 1);
+  EXPECT_EQ(slurm.Count("release", id), 2);
+  slurm.StartReleased();
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(slurm.jobs.at(id).state, "RUNNING");
+  EXPECT_EQ(slurm.jobs.at(id).asked_gpus, 2);
+  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+  std::optional<GoodputJobView> v = View(id);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->placement, std::vector<int>{2});
+  EXPECT_EQ(v->restarts, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, AgentGoodputPolicyTest, ::testing::Values("sia", "pollux"));
+
+TEST_F(AgentGoodputTest, AMalformedLineIsReportedWithFileLineAndFieldAndTheFileIsNotTrusted) {
+  const long long id = RunningJob();
+  const Measured m = Measure(Alloc(id), 10);
+  std::string bad = m.line;
+  bad.replace(bad.find("\"optim_step_s\":"), 15, "\"optim_step_s\":-");
+  AppendMetrics(id, m.line + "\n" + bad + "\n" + m.line + "\n");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported(MetricsPath(dir, id) + ":2: field 'optim_step_s'"), 1);
+  EXPECT_EQ(Reported("not trusted any more"), 1);
+  std::optional<GoodputJobView> v = View(id);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_FALSE(v->params.has_value());  // line 1's measurement is dropped too
+  EXPECT_FALSE(v->grad.has_value());
+  EXPECT_EQ(Journaled("measure"), 1);
+  EXPECT_EQ(Journaled("measure_bad"), 1);
+  // Nothing more is read from it, nor reported again; the job runs on.
+  AppendMetrics(id, m.line + "\n");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Journaled("measure"), 1);
+  EXPECT_EQ(Reported("not trusted any more"), 1);
+  EXPECT_EQ(agent->Jobs().front().phase, "running");
+}
+
+TEST_F(AgentGoodputTest, APartialLastLineIsWaitedFor) {
+  const long long id = RunningJob();
+  const Measured m = Measure(Alloc(id), 10);
+  AppendMetrics(id, m.line.substr(0, 40));  // the job is still writing it
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Journaled("measure"), 0);
+  EXPECT_TRUE(reports.empty()) << reports.front();
+  EXPECT_FALSE(View(id)->params.has_value());
+  AppendMetrics(id, m.line.substr(40) + "\n");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Journaled("measure"), 1);
+  EXPECT_TRUE(View(id)->params.has_value());
+  EXPECT_TRUE(reports.empty()) << reports.front();
+}
+
+TEST_F(AgentGoodputTest, ARestartedAgentKeepsTheMeasurementsAndReadsOnlyWhatIsNew) {
+  const long long id = RunningJob();
+  const nlohmann::json alloc = Alloc(id);
+  const Measured m1 = Measure(alloc, 10);
+  AppendMetrics(id, m1.line + "\n");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  const std::optional<GoodputJobView> before = View(id);
+  ASSERT_TRUE(before.has_value() && before->params.has_value());
+
+  ASSERT_NO_FATAL_FAILURE(StartAgent(dir));  // a new agent on the same journal
+  std::optional<GoodputJobView> after = View(id);
+  ASSERT_TRUE(after.has_value());
+  ASSERT_TRUE(after->params.has_value());
+  EXPECT_EQ(after->params->alpha_c, before->params->alpha_c);
+  EXPECT_EQ(after->params->beta_c, before->params->beta_c);
+  EXPECT_EQ(after->grad->var, before->grad->var);
+  EXPECT_EQ(after->placement, before->placement);
+  EXPECT_EQ(after->atomic_bsz, alloc["local_bsz"].get<int>());
+
+  // A second configuration reported after the restart: read alone (line 1 is not measured twice),
+  // and the model is fitted to both.
+  nlohmann::json other = alloc;
+  other["local_bsz"] = alloc["local_bsz"].get<int>() * 2;
+  const Measured m2 = Measure(other, 20);
+  AppendMetrics(id, m2.line + "\n");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Journaled("measure"), 2);
+  std::optional<GoodputJobView> both = View(id);
+  ASSERT_TRUE(both.has_value() && both->params.has_value());
+  const std::vector<ThroughputSample> samples = {m1.sample, m2.sample};
+  auto fitted = FitThroughputParams(samples, cifar10.reference().fit_tolerance());
+  ASSERT_TRUE(fitted.ok());
+  EXPECT_EQ(both->params->alpha_c, fitted->alpha_c);
+  EXPECT_EQ(both->params->beta_c, fitted->beta_c);
+  EXPECT_TRUE(reports.empty()) << reports.front();
+
+  // Ended: not run again by a restarted agent, and its file no longer read.
+  slurm.End(id);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_NO_FATAL_FAILURE(StartAgent(dir));
+  AppendMetrics(id, "garbage\n");
+  ASSERT_NO_FATAL_FAILURE(Step(60));
+  EXPECT_EQ(agent->Jobs().front().phase, "finished");
+  EXPECT_EQ(slurm.Count("release", id), 1);
+  EXPECT_TRUE(reports.empty()) << reports.front();
+}
+
+// An allocation that cannot be written is a fault: the agent stops before it releases the job.
+TEST_F(AgentGoodputTest, AnAllocationThatCannotBeWrittenStopsTheAgentBeforeTheRelease) {
+  const long long id = slurm.Submit("1", kComment);
+  ASSERT_NO_FATAL_FAILURE(StartAgent(dir));
+  ASSERT_NO_FATAL_FAILURE(Step());
+  std::filesystem::create_directories(AllocPath(dir, id));  // nothing can be renamed over it
+  clock.SleepS(60);
+  Status st = agent->Step();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("goodput job " + std::to_string(id) + ": its allocation cannot be written"),
+            std::string::npos)
+      << st.message();
+  EXPECT_EQ(slurm.Count("update", id), 0);
+  EXPECT_EQ(slurm.Count("release", id), 0);
+}
+
+TEST_F(AgentGoodputTest, GoodputJobsNeedTheDirectoryAndAKnownApplication) {
+  const long long no_dir = slurm.Submit("1", kComment);
+  ASSERT_NO_FATAL_FAILURE(StartAgent(""));
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("Slurm job " + std::to_string(no_dir) +
+                     ": comment field 'application': this agent runs no goodput jobs"),
+            1);
+  const long long unknown = slurm.Submit("1", "hetsched application=nosuch total_batch_size=128");
+  const long long typo =
+      slurm.Submit("1", "hetsched application=cifar10 adaptive_bacth=1 total_batch_size=128");
+  ASSERT_NO_FATAL_FAILURE(StartAgent(dir));
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Reported("Slurm job " + std::to_string(unknown) +
+                     ": comment field 'application': unknown application 'nosuch'"),
+            1);
+  EXPECT_EQ(Reported("Slurm job " + std::to_string(typo) + ": comment field 'adaptive_bacth' is unknown"), 1);
+  EXPECT_EQ(agent->counts().rejected, 3);
+  // A goodput directory that cannot be made stops the agent at its start, naming it.
+  AgentOptions o;
+  o.journal_path = journal;
+  o.goodput_dir = "/dev/null/goodput";
+  auto started = Agent::Start(slurm, clock, ModelZoo::BuiltIn(),
+                              std::move(CreateMethods(MethodChoice{.policy = "sia"})).value(), o);
+  ASSERT_FALSE(started.ok());
+  EXPECT_NE(started.status().message().find("goodput directory /dev/null/goodput"), std::string::npos)
+      << started.status().message();
+}
+
+}  // namespace
+}  // namespace hetsched::slurm
