@@ -73,6 +73,31 @@ TEST(ElasticResizeTest, RestartWhenNotElasticNoSurvivorOrAnotherType) {
   EXPECT_DOUBLE_EQ(c.pause_s, 0);
 }
 
+TEST(ElasticResizeTest, ASplitJobTakesAndGivesBackASecondTypeElastically) {
+  auto w = MakeWorld();
+  const RackId r = w->AddRack();
+  const NodeId n0 = w->AddNode(r, w->gpu_a, 2), n1 = w->AddNode(r, w->gpu_b, 2);
+  ElasticResizeModel two = kParams;
+  two.two_types = true;
+  std::vector<DeviceId> joint = w->DevicesOf(n0, 2);
+  for (DeviceId d : w->DevicesOf(n1, 2)) joint.push_back(d);
+  // Taking node 1's two GPUs of the other type beside its own: its two workers survive; the state is
+  // broadcast over the joint ring's slowest hop, the 25 GbE NIC (2.1875e9 B/s effective, 20 us):
+  // 1e8 / 2.1875e9 + 3 x 20e-6 = 0.045774286 s after the 10 s rendezvous.
+  ResizeCost c = ResizeCostOf(OneLayerModel(), w->cluster, w->DevicesOf(n0, 2), joint, true, two);
+  EXPECT_EQ(c.kind, ResizeKind::kElastic);
+  EXPECT_NEAR(c.pause_s, 10.045774285714, 1e-9);
+  // Giving them back: the new ring is node 0's two GPUs over NVLink (120e9 B/s, 2 us).
+  c = ResizeCostOf(OneLayerModel(), w->cluster, joint, w->DevicesOf(n0, 2), true, two);
+  EXPECT_EQ(c.kind, ResizeKind::kElastic);
+  EXPECT_NEAR(c.pause_s, 10 + 1e8 / 120e9 + 2e-6, 1e-12);
+  // Keeping only the second type's workers is no split: a restart. So is any of it without two_types.
+  c = ResizeCostOf(OneLayerModel(), w->cluster, joint, w->DevicesOf(n1, 2), true, two);
+  EXPECT_EQ(c.kind, ResizeKind::kRestart);
+  c = ResizeCostOf(OneLayerModel(), w->cluster, w->DevicesOf(n0, 2), joint, true, kParams);
+  EXPECT_EQ(c.kind, ResizeKind::kRestart);
+}
+
 TEST(ElasticResizeTest, AHandOverToAnotherTypeTakesTwoRendezvousAndOneBroadcast) {
   auto w = MakeWorld();
   const RackId r = w->AddRack();

@@ -119,8 +119,8 @@ TEST(GoodputTypesTest, SiaChoosesAmongTheTypes) {
 }
 
 // sia-plus (docs/goodput.md, "sia-plus") with every part off is Sia's policy, to the second; with
-// its parts it finishes every job, repeats, and resizes jobs inside their type at the elastic
-// price. A part's value is one of two words.
+// its parts it finishes every job, repeats, resizes jobs inside their type at the elastic price,
+// and lends idle GPUs of the other type. A part's value is one of two words.
 TEST(GoodputTypesTest, SiaPlusIsSiaWithParts) {
   std::string workload = "name,time,application,num_replicas,batch_size\n";
   for (int i = 0; i < 8; ++i) {
@@ -133,7 +133,7 @@ TEST(GoodputTypesTest, SiaPlusIsSiaWithParts) {
   ASSERT_TRUE(sia.ok()) << sia.status().ToString();
   auto off = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus", types,
                    {{"--policy-opt", "resize=restart"}, {"--policy-opt", "moves=sia"}, {"--policy-opt", "start=one"},
-                    {"--policy-opt", "handover=off"}});
+                    {"--policy-opt", "handover=off"}, {"--policy-opt", "split=off"}, {"--policy-opt", "history=off"}});
   ASSERT_TRUE(off.ok()) << off.status().ToString();
   ASSERT_EQ(off->jobs.size(), sia->jobs.size());
   for (size_t i = 0; i < sia->jobs.size(); ++i) {
@@ -154,7 +154,8 @@ TEST(GoodputTypesTest, SiaPlusIsSiaWithParts) {
     }
     return c;
   };
-  auto elastic = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus", types, {{"--policy-opt", "handover=off"}});
+  auto elastic = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus", types,
+                       {{"--policy-opt", "handover=off"}, {"--policy-opt", "split=off"}});
   ASSERT_TRUE(elastic.ok()) << elastic.status().ToString();
   const Changes e = count(*elastic);
   // Each at the elastic price (10 s and a broadcast of milliseconds), not the 30 s restart.
@@ -163,7 +164,7 @@ TEST(GoodputTypesTest, SiaPlusIsSiaWithParts) {
   EXPECT_LT(e.pause_s / e.resizes, 10.5);
   // With hand-overs (the default), moves between the two nodes (types) keep the job's state: fewer
   // restarts, and each change costs one rendezvous (a resize) or two (a hand-over), never 30 s.
-  auto plus = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus");
+  auto plus = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus", types, {{"--policy-opt", "split=off"}});
   ASSERT_TRUE(plus.ok()) << plus.status().ToString();
   const Changes h = count(*plus);
   ASSERT_GT(e.preemptions, 0);
@@ -171,13 +172,26 @@ TEST(GoodputTypesTest, SiaPlusIsSiaWithParts) {
   ASSERT_GT(h.resizes, e.resizes);
   EXPECT_GT(h.pause_s / h.resizes, 10.5);
   EXPECT_LT(h.pause_s / h.resizes, 20.5);
+  // Split jobs (the default, docs/goodput.md "Split jobs"): running jobs borrow the other type's
+  // idle GPUs, each loan and its return an elastic resize; every job finishes, and the run repeats.
+  auto split = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus");
+  ASSERT_TRUE(split.ok()) << split.status().ToString();
+  const Changes l = count(*split);
+  EXPECT_GT(l.resizes, h.resizes);
   auto again = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus");
   ASSERT_TRUE(again.ok());
-  for (size_t i = 0; i < plus->jobs.size(); ++i) EXPECT_EQ(plus->jobs[i].finish_s, again->jobs[i].finish_s);
+  for (size_t i = 0; i < split->jobs.size(); ++i) EXPECT_EQ(split->jobs[i].finish_s, again->jobs[i].finish_s);
   auto bad = RunOn(dir, "t4=8", "sia-plus", types, {{"--policy-opt", "resize=sometimes"}});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("option 'resize' must be 'elastic' or 'restart'"), std::string::npos)
       << bad.status().ToString();
+  bad = RunOn(dir, "t4=8", "sia-plus", types, {{"--policy-opt", "history=maybe"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("option 'history' must be 'on' or 'off'"), std::string::npos)
+      << bad.status().ToString();
+  bad = RunOn(dir, "t4=8", "sia-plus", types, {{"--policy-opt", "split_gain=-1"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("option 'split_gain' must be"), std::string::npos) << bad.status().ToString();
 }
 
 // Sia's simulator's Gavel (gavel-throughput, mechanism=sia) on one 4-GPU node of each type, two

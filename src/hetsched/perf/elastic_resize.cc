@@ -33,7 +33,10 @@ ResizeCost ResizeCostOf(const ModelProfile& model, const Cluster& cluster, std::
   const bool one_type = std::all_of(to.begin(), to.end(), [&](DeviceId d) { return cluster.device(d).type == type; });
   std::vector<DeviceId> kept;
   std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(kept));
-  if (!job_elastic || !one_type || kept.empty()) {
+  const bool kept_first = !kept.empty() && std::all_of(kept.begin(), kept.end(), [&](DeviceId d) {
+    return cluster.device(d).type == type;
+  });
+  if (!job_elastic || kept.empty() || !(one_type || (params.two_types && kept_first))) {
     cost.kind = ResizeKind::kRestart;
     cost.pause_s = params.restart_s;
     return cost;

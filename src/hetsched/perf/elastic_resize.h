@@ -16,7 +16,8 @@
 // traffic (a pipelined ring broadcast moves P over each hop once). rendezvous_s is our own figure
 // (default 10 s: process start-up and communicator re-initialisation; the frameworks publish no
 // figure). It applies when the job declares itself elastic (JobSpec::elastic), stays on one device
-// type and keeps at least one of its workers (a survivor holds the state); a move to devices it
+// type (or, with ElasticResizeModel::two_types, keeps workers of its first type) and keeps at
+// least one of its workers (a survivor holds the state); a move to devices it
 // does not hold may be a hand-over instead (HandOverCostOf, asked for apart). Any other change is a
 // checkpoint and restart, charged `restart_s` (the simulator's --restart-cost) and counted as a
 // preemption.
@@ -33,6 +34,10 @@ namespace hetsched {
 struct ElasticResizeModel {
   double rendezvous_s = 10;  // [REC] our figure for a re-rendezvous (see above)
   double restart_s = 30;     // checkpoint + restart of a change that cannot be elastic
+  // A change that keeps workers of the job's first type (that of from.front()) and adds or drops
+  // workers of other types is elastic too: a job split over two GPU types (docs/goodput.md,
+  // "Split jobs") keeps its state on the survivors of its first type.
+  bool two_types = false;
 };
 
 enum class ResizeKind { kNone, kElastic, kRestart };

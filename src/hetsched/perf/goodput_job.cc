@@ -10,6 +10,8 @@ int GoodputJob::nodes() const {
   return static_cast<int>(std::count_if(placement.begin(), placement.end(), [](int g) { return g > 0; }));
 }
 
+int GoodputJob::Second::replicas() const { return std::accumulate(placement.begin(), placement.end(), 0); }
+
 int GoodputJob::replicas() const { return std::accumulate(placement.begin(), placement.end(), 0); }
 
 GoodputJob GoodputSteps::New(const JobSpec& spec, const GoodputTruth& truth, bool adapts_batch_sizes, bool pooled) {
@@ -33,6 +35,7 @@ GoodputJob GoodputSteps::New(const JobSpec& spec, const GoodputTruth& truth, boo
 
 void GoodputSteps::Deallocate(GoodputJob& job) {  // simulator.py:176-178
   job.placement.clear();
+  job.second = GoodputJob::Second{};
   job.atomic_bsz = 0;
 }
 
@@ -42,6 +45,7 @@ Status GoodputSteps::Place(GoodputJob& job, std::vector<int> placement, DeviceTy
     return Status::Ok();
   }
   job.placement = std::move(placement);
+  job.second = GoodputJob::Second{};
   size_t t = 0;
   while (t < job.types.size() && job.types[t].type != type && job.types[t].type != kNoDeviceType) ++t;
   if (t == job.types.size()) {
@@ -57,6 +61,7 @@ Status GoodputSteps::RepickBatch(GoodputJob& job) {
   const int replicas = job.replicas();
   if (replicas == 0) return Status::Ok();
   const GoodputApplication& app = *job.app;
+  MergeHistory(job);
   const int nodes = job.nodes();
   // The largest local batch here: the application's, or (Sia) the placement's own.
   const int max_local = app.local_batch_per_placement() ? app.MaxLocalBszOn(job.placement) : app.max_local_bsz();
@@ -86,19 +91,50 @@ Status GoodputSteps::RepickBatch(GoodputJob& job) {
   }
   const int count = replicas * (job.accum_steps + 1);
   job.atomic_bsz = std::min(job.atomic_bsz, static_cast<int>(static_cast<double>(app.max_batch_size()) / count));
-  return Status::Ok();
+  return job.split() ? PickSplit(job) : Status::Ok();
 }
 
 Status GoodputSteps::Observe(GoodputJob& job) {
   if (job.replicas() == 0) return Status::Ok();
+  if (job.split() && job.second.atomic_bsz > 0) {
+    // Its gradient statistics at its joint batch, and what its workers time: each type's pass and
+    // the joint step (a step of two types is no sample of either's throughput model).
+    HETSCHED_ASSIGN_OR_RETURN(job.grad, job.app->GradStats(job.batch_size(), job.epoch));
+    const GoodputApplication& b = *job.types[static_cast<size_t>(job.second.on)].app;
+    HETSCHED_ASSIGN_OR_RETURN(const StepTimes t1, job.app->StepTime(job.placement, job.atomic_bsz));
+    HETSCHED_ASSIGN_OR_RETURN(const StepTimes t2, b.StepTime(job.second.placement, job.second.atomic_bsz));
+    HETSCHED_ASSIGN_OR_RETURN(const StepTimes joint, SplitStepTime(job));
+    const int nodes2 = static_cast<int>(
+        std::count_if(job.second.placement.begin(), job.second.placement.end(), [](int g) { return g > 0; }));
+    job.split_measured = SplitMeasurement{job.types[static_cast<size_t>(job.second.on)].type,
+                                          job.nodes(), job.replicas(), nodes2, job.second.replicas(),
+                                          job.atomic_bsz, job.second.atomic_bsz,
+                                          t1.step_s - t1.sync_s, t2.step_s - t2.sync_s, joint.step_s};
+    return Status::Ok();
+  }
   HETSCHED_ASSIGN_OR_RETURN(const StepTimes t, job.app->StepTime(job.placement, job.atomic_bsz));
   HETSCHED_ASSIGN_OR_RETURN(job.grad, job.app->GradStats(job.batch_size(), job.epoch));
   GoodputTypeKnowledge& k = job.learned(static_cast<size_t>(job.on));
   const auto key = std::make_tuple(job.nodes(), job.replicas(), job.atomic_bsz);
+  if (k.history != nullptr && job.epoch == 0 && !k.history->first_grad.has_value()) k.history->first_grad = job.grad;
   if (!k.seen.insert(key).second) return Status::Ok();
   k.samples.push_back(ThroughputSample{job.nodes(), job.replicas(), job.atomic_bsz, t.step_s - t.sync_s, t.step_s});
   k.refit_due = true;
+  if (k.history != nullptr && k.history->seen.insert(key).second) k.history->samples.push_back(k.samples.back());
   return Status::Ok();
+}
+
+void GoodputSteps::MergeHistory(GoodputJob& job) {
+  for (GoodputTypeKnowledge& k : job.types) {
+    if (k.history == nullptr) continue;
+    if (!job.grad.has_value() && k.history->first_grad.has_value()) job.grad = k.history->first_grad;
+    for (; k.history_merged < k.history->samples.size(); ++k.history_merged) {
+      const ThroughputSample& s = k.history->samples[k.history_merged];
+      if (!k.seen.insert(std::make_tuple(s.nodes, s.replicas, s.atomic_bsz)).second) continue;
+      k.samples.push_back(s);
+      k.refit_due = true;
+    }
+  }
 }
 
 Status GoodputSteps::ObserveIfRan(GoodputJob& job, double now_s, double progress_from_s) {
@@ -137,6 +173,7 @@ Result<std::optional<ThroughputParams>> GoodputSteps::Params(GoodputJob& job) {
 }
 
 Result<std::optional<ThroughputParams>> GoodputSteps::Params(GoodputJob& job, size_t t) {
+  MergeHistory(job);
   GoodputTypeKnowledge& k = job.learned(t);
   if (k.samples.empty()) return std::optional<ThroughputParams>();
   if (k.refit_due) {
@@ -157,7 +194,9 @@ Status GoodputSteps::BeginChunk(GoodputJob& job, double now_s) {
 
 Result<double> GoodputSteps::TrueGoodput(const GoodputJob& job) {
   if (job.replicas() == 0 || job.atomic_bsz < 1) return 0.0;
-  HETSCHED_ASSIGN_OR_RETURN(const StepTimes t, job.app->StepTime(job.placement, job.atomic_bsz));
+  HETSCHED_ASSIGN_OR_RETURN(const StepTimes t, job.split() && job.second.atomic_bsz > 0
+                                                   ? SplitStepTime(job)
+                                                   : job.app->StepTime(job.placement, job.atomic_bsz));
   const double accum_time = t.step_s - t.sync_s;
   const double batch = job.batch_size();
   const double scale = batch / job.app->init_batch_size();

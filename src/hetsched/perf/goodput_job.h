@@ -30,6 +30,8 @@
 
 #include "hetsched/model/job.h"
 #include "hetsched/perf/goodput.h"
+#include "hetsched/perf/goodput_fit.h"
+#include "hetsched/perf/goodput_split.h"
 #include "hetsched/perf/goodput_application.h"
 #include "hetsched/perf/goodput_fit.h"
 #include "hetsched/util/status.h"
@@ -38,6 +40,15 @@ namespace hetsched {
 
 // What a job knows of itself on one GPU type (Sia's job.py keeps a profile and a fitted model per
 // type, the gradient statistics once: 34-49, 340-362).
+// What the jobs of one application have measured on one GPU type, shared among them
+// (JobScheduler::shares_application_history) [REC]: their samples in the order measured, and the
+// first gradient statistics one of them measured (at its first epoch).
+struct ApplicationHistory {
+  std::vector<ThroughputSample> samples;
+  std::set<std::tuple<int, int, int>> seen;
+  std::optional<GradientStats> first_grad;
+};
+
 struct GoodputTypeKnowledge {
   DeviceTypeId type = kNoDeviceType;
   const GoodputApplication* app = nullptr;  // its truth on that type
@@ -46,6 +57,8 @@ struct GoodputTypeKnowledge {
   std::optional<ThroughputParams> params;    // fitted to samples (stale while refit_due)
   bool refit_due = false;
   std::vector<int> reports;                  // Measure(): the reports averaged into each sample
+  ApplicationHistory* history = nullptr;     // its application's on this type, where shared
+  size_t history_merged = 0;                 // the history's samples already merged
 };
 
 struct GoodputJob {
@@ -62,6 +75,21 @@ struct GoodputJob {
   double boundary_s = 0;       // its last progress boundary: a start, an epoch's end, a tick
   bool observe_due = false;    // it has not measured its configuration since that boundary
   std::optional<GradientStats> grad;  // the last measured (on any type)
+  // A second GPU type beside types[on] (a split job [REC], goodput_job_split.cc): data-parallel with the
+  // first, at its own local batch, one all-reduce over the joint ring each step.
+  struct Second {
+    int on = -1;                 // types[on]; -1: none
+    std::vector<int> placement;  // GPUs on each node it spans there
+    int atomic_bsz = 0;          // its local batch there; 0: those GPUs idle
+    // The joint ring's all-reduce of the job's parameters by hetsched's ring model over the
+    // cluster's links [REC]: the truth the simulator runs, and the prior the job expects (a job
+    // knows its links; it corrects the prior by what it times, split_measured).
+    double ring_sync_s = 0;
+    int replicas() const;
+  } second;
+  // What it last timed while split (each type's pass, the joint step): kept across placements,
+  // it corrects the job's prediction of its next split (perf/goodput_split.h).
+  std::optional<SplitMeasurement> split_measured;
   // Where it was when last stopped (SimOptions::goodput_free_moves): the time, its placement, type
   // and batch, and what was left of its delay.
   struct Left {
@@ -70,6 +98,7 @@ struct GoodputJob {
     int on = 0, atomic_bsz = 0, accum_steps = 0;
     double delay_left_s = 0;
     bool preempted = false;  // stopped by a preemption (counted as one until it moves freely)
+    bool split = false;      // it ran on two types: no free move back
   } left;
 
   // One model over every type (JobScheduler::pools_goodput_models: a heterogeneity-unaware job,
@@ -82,9 +111,14 @@ struct GoodputJob {
   const GoodputTypeKnowledge& here() const { return types[static_cast<size_t>(on)]; }
   // What it has learned on types[t] (its samples and model there): its own, or the pooled ones.
   GoodputTypeKnowledge& learned(size_t t) { return types[pooled ? 0 : t]; }
+  bool split() const { return second.on >= 0; }
   int nodes() const;
-  int replicas() const;
-  double batch_size() const { return static_cast<double>(replicas()) * atomic_bsz * (accum_steps + 1); }
+  int replicas() const;  // on its first type
+  // Its total batch: both types' local batches, over the accumulated passes.
+  double batch_size() const {
+    return (static_cast<double>(replicas()) * atomic_bsz + static_cast<double>(second.replicas()) * second.atomic_bsz) *
+           (accum_steps + 1);
+  }
 };
 
 // Pollux's job steps (simulator.py), as functions of the job and its truth.
@@ -96,12 +130,32 @@ class GoodputSteps {
   // pins one; `pooled`: JobScheduler::pools_goodput_models.
   static GoodputJob New(const JobSpec& spec, const GoodputTruth& truth, bool adapts_batch_sizes, bool pooled);
   // A new placement (empty: none) on GPUs of type `type` (ignored for none): Pollux's and Sia's
-  // reallocate() / migrate(), which re-pick the batch. An error if the job has no truth there.
+  // reallocate() / migrate(), which re-pick the batch. An error if the job has no truth there. It
+  // ends any split (a second type is added after, with PlaceSecond).
   static Status Place(GoodputJob& job, std::vector<int> placement, DeviceTypeId type = kNoDeviceType);
   // Place with no placement: the job holds no GPUs (preempted, requeued, ended); never fails.
   static void Deallocate(GoodputJob& job);
-  // update_local_bsz(): the batch for the current placement from what the job knows.
+  // A split job [REC] (goodput_job_split.cc): `placement` on `type` beside its first type, one
+  // all-reduce of `ring_sync_s` over the joint ring; the batch re-picked. An error if the job has
+  // no truth on `type`. REQUIRES: placed on its first type, `type` another.
+  static Status PlaceSecond(GoodputJob& job, std::vector<int> placement, DeviceTypeId type, double ring_sync_s);
+  // update_local_bsz(): the batch for the current placement from what the job knows (a split
+  // job: PickSplit after).
   static Status RepickBatch(GoodputJob& job);
+  // A split job's local batches from what it knows (goodput_job_split.cc): its models per type (a
+  // prior where it has none), what it timed while split, the ring's prior; REQUIRES: job.atomic_bsz
+  // and accum_steps as RepickBatch chose them alone.
+  static Status PickSplit(GoodputJob& job);
+  // The sides of a split as the job knows them (perf/goodput_split.h); false where it has no model
+  // on its first type.
+  static Result<bool> KnownSplitSides(GoodputJob& job, SplitSide* first, SplitSide* second);
+  // A split job's true step: each type's pass at its local batch, one all-reduce over the joint
+  // ring (goodput_job_split.cc). REQUIRES: job.split() and job.second.atomic_bsz > 0.
+  static Result<StepTimes> SplitStepTime(const GoodputJob& job);
+  // A job under a policy that shares its application's history takes in what the other jobs of
+  // its application measured since it last looked (samples it has not, each type; their first
+  // gradient statistics if it has none), and adds its own to the history (Observe).
+  static void MergeHistory(GoodputJob& job);
   // update_params(): the job measures its current configuration (its true step and sync times,
   // its epoch's true gradient statistics at its batch); a new configuration makes a refit due.
   static Status Observe(GoodputJob& job);

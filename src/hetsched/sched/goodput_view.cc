@@ -29,6 +29,11 @@ Result<GoodputJobView> GoodputJobViewOf(GoodputJob& g, bool with_model) {
   v.accum_steps = g.accum_steps;
   v.restarts = std::max(0, g.restarts);
   v.grad = g.grad;
+  if (g.split()) {
+    v.second_type = g.types[static_cast<size_t>(g.second.on)].type;
+    v.second_atomic_bsz = g.second.atomic_bsz;
+  }
+  v.split_measured = g.split_measured;
   return v;
 }
 

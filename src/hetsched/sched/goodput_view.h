@@ -13,6 +13,7 @@
 #include "hetsched/perf/goodput_application.h"
 #include "hetsched/perf/goodput_job.h"
 #include "hetsched/util/status.h"
+#include "hetsched/perf/goodput_split.h"
 
 namespace hetsched {
 
@@ -40,6 +41,11 @@ struct GoodputJobView {
   std::optional<ThroughputParams> params;  // its fitted model (when asked for); none before it measured itself
   std::optional<GradientStats> grad;       // its last measured gradient statistics (on any type)
   std::vector<GoodputTypeView> types;      // one per type it was profiled on
+  // Split over two types [REC] (perf/goodput_split.h): the second type and its local batch there
+  // (0: those GPUs idle; kNoDeviceType: not split), and what it last timed while split.
+  DeviceTypeId second_type = kNoDeviceType;
+  int second_atomic_bsz = 0;
+  std::optional<SplitMeasurement> split_measured;
 };
 
 // What `job` reports of itself (both back ends build their views here): every field but

@@ -27,6 +27,10 @@ class JobScheduler {
   // Whether a goodput job under this policy fits one throughput model over every GPU type it runs
   // on (a heterogeneity-unaware job: Sia's simulator's baseline Pollux) rather than one per type.
   virtual bool pools_goodput_models() const { return false; }
+  // Whether a goodput job under this policy starts from what the earlier jobs of its application
+  // measured (their throughput samples per GPU type and their first gradient statistics, as a
+  // scheduler keeps a history of the models it has run) [REC]; else from nothing (Pollux, Sia).
+  virtual bool shares_application_history() const { return false; }
 
   virtual void OnJobSubmitted(const JobStatus& job, SchedContext& ctx) = 0;
   virtual void OnJobFinished(const JobStatus& job, SchedContext& ctx) = 0;

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <string>
 
+#include "hetsched/perf/iteration_model.h"
+#include "hetsched/perf/ring_model.h"
 #include "hetsched/sim/simulator_impl.h"
 
 namespace hetsched::sim_internal {
@@ -37,7 +39,8 @@ bool Simulator::GoodputSameShape(const GoodputJob& g, const std::vector<int>& pl
 }
 
 bool Simulator::GoodputFreeMove(const GoodputJob& g, const Plan& plan) const {
-  return g.left.at_s == now_ && GoodputSameShape(g, g.left.placement, g.left.on, plan.devices);
+  // A job that left two types does not continue on one as it was.
+  return g.left.at_s == now_ && !g.left.split && GoodputSameShape(g, g.left.placement, g.left.on, plan.devices);
 }
 
 Status Simulator::GoodputPlace(JobId id, const Plan& plan, bool free_move) {
@@ -50,9 +53,27 @@ Status Simulator::GoodputPlace(JobId id, const Plan& plan, bool free_move) {
     g.atomic_bsz = g.left.atomic_bsz;
     g.accum_steps = g.left.accum_steps;
   } else {
+    // Its first type is its first device's; devices of one other type make it a split job
+    // (perf/goodput_job_split.cc), whose all-reduce crosses the joint ring's slowest hop.
     const DeviceTypeId type = plan.devices.empty() ? kNoDeviceType : cluster_.device(plan.devices.front()).type;
-    HETSCHED_RETURN_IF_ERROR(
-        GoodputSteps::Place(g, PlacementOf(cluster_, plan.devices), type).WithContext("job " + std::to_string(id)));
+    std::vector<DeviceId> first, second;
+    DeviceTypeId other = kNoDeviceType;
+    for (DeviceId d : plan.devices) {
+      const DeviceTypeId t = cluster_.device(d).type;
+      if (t != type && other != kNoDeviceType && t != other) {
+        return Status::InvalidArgument("job " + std::to_string(id) + ": a goodput job on more than two GPU types");
+      }
+      if (t != type) other = t;
+      (t == type ? first : second).push_back(d);
+    }
+    const std::string who = "job " + std::to_string(id);
+    HETSCHED_RETURN_IF_ERROR(GoodputSteps::Place(g, PlacementOf(cluster_, first), type).WithContext(who));
+    if (!second.empty()) {
+      const RingLinks hop = DescribeRing(cluster_, plan.devices).bottleneck;
+      const double ring_s = RingAllReduceTime(static_cast<int>(plan.devices.size()), job.model->total_param_bytes(),
+                                              hop.bandwidth_Bps, hop.latency_s);
+      HETSCHED_RETURN_IF_ERROR(GoodputSteps::PlaceSecond(g, PlacementOf(cluster_, second), other, ring_s).WithContext(who));
+    }
   }
   return GoodputSteps::BeginChunk(g, now_).WithContext("job " + std::to_string(id) + " (" + g.app->name() + ")");
 }
@@ -119,6 +140,7 @@ Result<std::optional<GoodputJobView>> Simulator::goodput_job(JobId id, bool with
     HETSCHED_RETURN_IF_ERROR(
         GoodputSteps::ObserveIfRan(g, now_, active(job).progress_from_s).WithContext("job " + std::to_string(id)));
   }
+  GoodputSteps::MergeHistory(g);
   HETSCHED_ASSIGN_OR_RETURN(GoodputJobView v, GoodputJobViewOf(g, with_model));
   if (job.active >= 0 && !active(job).idle) v.delay_left_s = std::max(0.0, active(job).progress_from_s - now_);
   return std::optional<GoodputJobView>(std::move(v));

@@ -45,14 +45,16 @@ ResizeCost Simulator::ResizeCostTo(JobId id, std::span<const DeviceId> devices) 
     ResizeCost cost;
     if (std::equal(st.devices.begin(), st.devices.end(), devices.begin(), devices.end())) return cost;
     const GoodputJob& g = goodput(runs_[static_cast<size_t>(id)]);
-    if (GoodputSameShape(g, g.placement, g.on, devices)) {  // a free move: no pause, no restart
+    if (!g.split() && GoodputSameShape(g, g.placement, g.on, devices)) {  // a free move: no pause, no restart
       cost.kind = ResizeKind::kElastic;
       return cost;
     }
     // An elastic job that keeps a worker on its type re-forms its ring at the elastic price
-    // (docs/elastic.md); any other change re-allocates it: its application's delay, the job
+    // (docs/elastic.md), one that adds or drops GPUs of a second type beside them too (a split
+    // job, docs/goodput.md); any other change re-allocates it: its application's delay, the job
     // restarting from its checkpoint.
-    const ElasticResizeModel params{options_.resize_rendezvous_s, GoodputDelayS(g)};
+    ElasticResizeModel params{options_.resize_rendezvous_s, GoodputDelayS(g)};
+    params.two_types = true;
     cost = ResizeCostOf(*runs_[static_cast<size_t>(id)].model, cluster_, st.devices, devices, st.spec->elastic, params);
     if (options_.goodput_round_epochs) OnWholeSeconds(cost);
     return cost;
@@ -293,7 +295,8 @@ Status Simulator::StopRun(JobId id) {
     GoodputJob& g = goodput(job);
     HETSCHED_RETURN_IF_ERROR(GoodputSteps::ObserveIfRan(g, now_, run.progress_from_s).WithContext("job " + std::to_string(id)));
     g.observe_due = false;
-    g.left = GoodputJob::Left{now_, g.placement, g.on, g.atomic_bsz, g.accum_steps, std::max(0.0, run.progress_from_s - now_), false};
+    g.left = GoodputJob::Left{now_, g.placement, g.on, g.atomic_bsz, g.accum_steps, std::max(0.0, run.progress_from_s - now_),
+                              false, g.split()};
     HETSCHED_RETURN_IF_ERROR(GoodputSteps::Place(g, {}));
   }
   if (run.idle) {  // its segment, devices' busy count and traffic were closed when it was held

@@ -261,6 +261,9 @@ class Simulator final : public SchedBackend {
   std::vector<JobId> deferred_epoch_ends_;  // DeferEpochEnd's, until the scheduler's call
   std::vector<bool> never_placeable_;  // jobs the scheduler said it can never place (NoteNeverPlaceable)
   std::vector<GoodputJob> goodput_;            // the goodput jobs' own state (RunState::goodput)
+  // What each application has measured per type (its truth on that type: the key), shared by its
+  // jobs under a policy that shares them (JobScheduler::shares_application_history); stable nodes.
+  std::map<const GoodputApplication*, ApplicationHistory> histories_;
   double goodput_tick_s_ = kInf;               // the next GoodputTick, while adaptive jobs run
   double round_s_ = 0;                         // the scheduler's round period, read once per run
   size_t arrival_cursor_ = 0;                  // the next job of the trace to arrive (by index)

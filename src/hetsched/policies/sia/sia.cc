@@ -23,10 +23,16 @@
 // count (Sia scales rigid jobs' throughputs across types by the profiles' ratios, which only
 // goodput jobs have here). A goodput job has a model per GPU type it was profiled on, as in Sia,
 // and a type it has not run on borrows a model by projection (`project`, on: Sia's experiments run
-// with --project_throughputs and --share_max_replicas, its run_experiment.sh).
+// with --project_throughputs and --share_max_replicas, its run_experiment.sh). sia-plus's parts
+// (docs/goodput.md, "sia-plus"): elastic resizes, priced moves, a prior start, hand-overs, split
+// jobs (split_jobs.h: after the placements, long running jobs borrow idle GPUs of a second type
+// where their own prediction says it pays, given back as soon as a round places another job there
+// or their timings say it did not pay), and jobs starting from their application's history
+// (JobScheduler::shares_application_history).
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <utility>
 #include <memory>
 #include <optional>
@@ -36,6 +42,7 @@
 #include "hetsched/perf/goodput.h"
 #include "hetsched/policies/pollux/common.h"
 #include "hetsched/policies/sia/sia_problem.h"
+#include "hetsched/policies/sia/split_jobs.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/registry.h"
@@ -60,6 +67,11 @@ struct SiaPolicySettings {
   bool priced_moves = false;    // PricedFactor with the change's own price, no young job exempt
   bool prior_start = false;     // PriorOptions before a job has measured itself
   bool hand_over = false;       // a move off its nodes hands the job over (SchedContext::HandOver)
+  bool split = false;           // running jobs borrow idle GPUs of a second type (split_jobs.h)
+  double split_per_own = 1;     // at most this many borrowed GPUs per GPU of its own
+  double split_min_left_rounds = 10;  // only a job with at least this many rounds left borrows
+  double split_gain = 0.1;      // only where the job predicts this much more goodput split than alone
+  bool history = false;         // jobs start from their application's history (shares_application_history)
   std::string name = "sia";
 };
 
@@ -70,6 +82,7 @@ class Sia final : public JobScheduler {
   std::string_view name() const override { return s_.name; }
   double round_period_s() const override { return s_.round_s; }
   bool adapts_batch_sizes() const override { return true; }
+  bool shares_application_history() const override { return s_.history; }
 
   void OnJobSubmitted(const JobStatus& job, SchedContext& /*ctx*/) override { Add(job.spec->id); }
   void OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) override {
@@ -77,6 +90,7 @@ class Sia final : public JobScheduler {
     active_.erase(std::remove(active_.begin(), active_.end(), id), active_.end());
     previous_.erase(id);
     nodes_of_.erase(id);
+    split_lost_.erase(id);
   }
   void OnJobRequeued(const JobStatus& job, SchedContext& /*ctx*/) override { Add(job.spec->id); }
   void OnJobRunning(const JobStatus& job, SchedContext& /*ctx*/) override { Add(job.spec->id); }
@@ -250,6 +264,13 @@ class Sia final : public JobScheduler {
         for (int local : placed[k]) lists[members[k]].push_back(groups_[g].nodes[static_cast<size_t>(local)]);
       }
     }
+    // Split jobs that stay give back what the lists place others on, before anything starts there.
+    std::vector<bool> stays(num_jobs, false);
+    for (size_t j = 0; j < num_jobs; ++j) {
+      auto it = nodes_of_.find(active_[j]);
+      stays[j] = running(j) && (kept[j] || (!resized[j] && it != nodes_of_.end() && it->second == lists[j]));
+    }
+    if (s_.split && !GiveBack(ctx, lists, node_gpus, stays)) return;
     std::vector<size_t> to_start, hand_overs;
     std::vector<bool> to_resize(num_jobs, false);
     for (size_t j = 0; j < num_jobs; ++j) {
@@ -312,6 +333,72 @@ class Sia final : public JobScheduler {
       ctx.StartOn(active_[j], devices);
       if (ctx.failed()) return;
     }
+    if (s_.split) Lend(ctx, stays);
+  }
+
+  // sia-plus's split jobs (split_jobs.h): a job that stays this round gives back the GPUs of its
+  // second type that the round's `lists` need, or that its split did not pay for (SplitLost: it
+  // borrows no more), in an elastic shrink onto its own; `node_gpus` as Schedule counted them.
+  // False on a back-end fault.
+  bool GiveBack(SchedContext& ctx, const std::vector<std::vector<NodeId>>& lists, const std::vector<int>& node_gpus,
+                const std::vector<bool>& stays) {
+    std::vector<int> left = node_gpus;
+    for (const std::vector<NodeId>& list : lists) {
+      for (NodeId n : list) --left[static_cast<size_t>(n)];
+    }
+    for (size_t j = 0; j < active_.size(); ++j) {
+      const std::vector<DeviceId>& devices = ctx.job(active_[j]).devices;
+      if (!stays[j]) continue;
+      const std::vector<DeviceId> own = sia_internal::FirstTypeDevices(ctx.cluster(), devices);
+      if (own.size() == devices.size()) continue;
+      bool give_back = sia_internal::MustGiveBack(ctx.cluster(), devices, &left);
+      if (!give_back) {
+        std::optional<GoodputJobView> view = ctx.goodput_job(active_[j], /*with_model=*/true);
+        if (ctx.failed()) return false;
+        if (view && sia_internal::SplitLost(ctx.cluster(), *view, devices)) {
+          give_back = true;
+          split_lost_.insert(active_[j]);
+        }
+      }
+      if (give_back && !ctx.ResizeOn(active_[j], own) && ctx.failed()) return false;
+    }
+    return true;
+  }
+
+  // Then the jobs that stay on one type, with the longest time left first, borrow idle GPUs of
+  // another: adaptive elastic goodput jobs with a model, past their delay, with at least
+  // split_min_left_rounds rounds left (a loan costs a re-rendezvous to take and one to give back),
+  // whose own prediction (PredictLoan) gains at least split_gain on those GPUs, and whose split
+  // has not failed them before.
+  void Lend(SchedContext& ctx, const std::vector<bool>& stays) {
+    const Cluster& cluster = ctx.cluster();
+    struct Candidate {
+      double left_s;
+      size_t j;
+      GoodputJobView view;
+    };
+    std::vector<Candidate> order;
+    for (size_t j = 0; j < active_.size(); ++j) {
+      const JobStatus& st = ctx.job(active_[j]);
+      if (!stays[j] || !st.spec->elastic || st.devices.empty() || split_lost_.count(active_[j]) > 0) continue;
+      if (sia_internal::FirstTypeDevices(cluster, st.devices).size() != st.devices.size()) continue;  // split already
+      std::optional<GoodputJobView> view = ctx.goodput_job(active_[j], /*with_model=*/true);
+      if (ctx.failed()) return;
+      if (!view || !view->adaptive || !view->grad.has_value() || view->delay_left_s > 0) continue;
+      const double left_s = sia_internal::RemainingS(st, *view);
+      if (left_s >= s_.split_min_left_rounds * s_.round_s) order.push_back({left_s, j, std::move(*view)});
+    }
+    std::stable_sort(order.begin(), order.end(), [](const Candidate& a, const Candidate& b) { return a.left_s > b.left_s; });
+    for (const Candidate& c : order) {
+      const JobStatus& st = ctx.job(active_[c.j]);
+      const std::vector<DeviceId> devices =
+          sia_internal::BorrowIdle(cluster, ctx.state(), groups_, *st.spec, c.view, st.devices, s_.split_per_own);
+      if (devices.empty()) continue;
+      const sia_internal::LoanPrediction p =
+          sia_internal::PredictLoan(cluster, c.view, ctx.zoo().Find(st.spec->model), devices);
+      if (!(p.alone > 0) || !(p.split >= (1 + s_.split_gain) * p.alone)) continue;
+      if (!ctx.ResizeOn(active_[c.j], devices) && ctx.failed()) return;
+    }
   }
 
   // A node list (one node per GPU) as (node, GPUs) runs.
@@ -346,7 +433,8 @@ class Sia final : public JobScheduler {
       if (choice[j] < 0 || kept[j] || rows[j].elastic_group < 0 || choice[j] == rows[j].previous) continue;
       const SiaOption& opt = rows[j].options[static_cast<size_t>(choice[j])];
       if (opt.group != rows[j].elastic_group) continue;
-      const int holds = static_cast<int>(ctx.job(active_[j]).devices.size());
+      // Its own GPUs (a split job's first type's; the borrowed ones go in the change).
+      const int holds = static_cast<int>(sia_internal::FirstTypeDevices(cluster, ctx.job(active_[j]).devices).size());
       (opt.gpus < holds ? shrinks : grows).push_back(j);
     }
     auto gpus_of = [&](size_t j) { return rows[j].options[static_cast<size_t>(choice[j])].gpus; };
@@ -413,6 +501,7 @@ class Sia final : public JobScheduler {
   std::vector<JobId> active_;              // submitted, not finished, in arrival order
   std::map<JobId, Chosen> previous_;       // each job's option last round
   std::map<JobId, std::vector<NodeId>> nodes_of_;  // the placer's node list it was started on
+  std::set<JobId> split_lost_;             // split jobs whose split did not pay (SplitLost): no more loans
 };
 
 // The options both policies read; `s` holds the policy's defaults and its name.
@@ -474,13 +563,29 @@ Result<std::unique_ptr<JobScheduler>> MakeSia(const Options& options) {
 Result<std::unique_ptr<JobScheduler>> MakeSiaPlus(const Options& options) {
   SiaPolicySettings s;
   s.name = "sia-plus";
-  s.resize_elastic = s.priced_moves = s.hand_over = true;  // start=prior: measured no gain beside elastic resizes (docs/goodput.md)
+  // start=prior: measured no gain beside elastic resizes; history: -6%, split beside it -2% average
+  // JCT on Sia's workloads (docs/goodput.md, "sia-plus").
+  s.resize_elastic = s.priced_moves = s.hand_over = s.split = s.history = true;
   HETSCHED_RETURN_IF_ERROR(ReadSiaOptions(options, s));
   const std::string who = "policy 'sia-plus': ";
   HETSCHED_RETURN_IF_ERROR(ReadPart(options, who, "resize", "elastic", "restart", &s.resize_elastic));
   HETSCHED_RETURN_IF_ERROR(ReadPart(options, who, "moves", "priced", "sia", &s.priced_moves));
   HETSCHED_RETURN_IF_ERROR(ReadPart(options, who, "start", "prior", "one", &s.prior_start));
   HETSCHED_RETURN_IF_ERROR(ReadPart(options, who, "handover", "on", "off", &s.hand_over));
+  HETSCHED_RETURN_IF_ERROR(ReadPart(options, who, "split", "on", "off", &s.split));
+  HETSCHED_RETURN_IF_ERROR(ReadPart(options, who, "history", "on", "off", &s.history));
+  HETSCHED_ASSIGN_OR_RETURN(s.split_per_own, options.GetDouble("split_per_own", s.split_per_own));
+  HETSCHED_ASSIGN_OR_RETURN(s.split_min_left_rounds, options.GetDouble("split_min_left", s.split_min_left_rounds));
+  HETSCHED_ASSIGN_OR_RETURN(s.split_gain, options.GetDouble("split_gain", s.split_gain));
+  if (!(s.split_gain >= 0) || !std::isfinite(s.split_gain)) {
+    return Status::InvalidArgument(who + "option 'split_gain' must be a finite number >= 0 (the predicted gain a loan needs, 0.1: 10%)");
+  }
+  if (!(s.split_per_own >= 0) || !std::isfinite(s.split_per_own)) {
+    return Status::InvalidArgument(who + "option 'split_per_own' must be >= 0 (borrowed GPUs per GPU of its own)");
+  }
+  if (!(s.split_min_left_rounds >= 0) || !std::isfinite(s.split_min_left_rounds)) {
+    return Status::InvalidArgument(who + "option 'split_min_left' must be >= 0 rounds");
+  }
   return std::unique_ptr<JobScheduler>(std::make_unique<Sia>(s));
 }
 
@@ -493,12 +598,15 @@ const MethodInfo kSiaInfo{
 
 const MethodInfo kSiaPlusInfo{
     "sia-plus",
-    "Sia's integer program with hetsched's parts: elastic resizes at their price, moves priced, a prior start "
-    "and hand-overs (resize=elastic|restart, moves=priced|sia, start=one|prior, handover=on|off; all off: sia)",
+    "Sia's integer program with hetsched's parts: elastic resizes at their price, moves priced, a prior start, "
+    "hand-overs and jobs split over two GPU types (resize=elastic|restart, moves=priced|sia, start=one|prior, "
+    "handover=on|off, split=on|off with split_per_own=1, split_min_left=10 rounds and split_gain=0.1, "
+    "history=on|off; all off: sia)",
     "[SRC] Sia's program (as 'sia'); [REC] the parts: elastic resizes inside a job's type priced by the back end "
     "(docs/elastic.md), re-allocations weighed at their own price, a first placement from the application's "
-    "one-GPU throughputs up to the user's GPUs, moves to other nodes or types as elastic hand-overs "
-    "(docs/goodput.md, \"sia-plus\")"};
+    "one-GPU throughputs up to the user's GPUs, moves to other nodes or types as elastic hand-overs, idle GPUs of "
+    "a second type lent to long running jobs where their own prediction says it pays, jobs starting from what "
+    "their application's earlier jobs measured (docs/goodput.md, \"sia-plus\", \"Split jobs\", \"History\")"};
 
 }  // namespace
 
