@@ -10,6 +10,7 @@
 
 #include "fake_backend.h"
 #include "hetsched/perf/goodput_application.h"
+#include "../common/toy_goodput_app.h"
 
 namespace hetsched::sia_internal {
 namespace {
@@ -65,30 +66,14 @@ TEST(SplitJobsTest, AJobBorrowsTheIdleGpusOfTheOtherTypeUpToItsShare) {
 
 // Two hand-made applications (as tests/sim/goodput_split_test.cc): fast passes 0.05 + 0.003125 b
 // (local batches 32..64), slow ones twice as long (16..32); initial batch 32, largest 256.
-PolluxPlacementRow Row(const char* where, int bsz, double step, double sync) {
-  PolluxPlacementRow r;
-  r.placement = where;
-  r.local_bsz = bsz;
-  r.step_time_s = step;
-  r.sync_time_s = sync;
-  return r;
-}
-
-std::shared_ptr<const GoodputApplication> App(double slowdown) {
-  PolluxModelProfile p;
-  p.model = "toy";
-  const double s = slowdown;
+std::shared_ptr<const GoodputApplication> App(double s) {
+  using testing_util::ToyRow;
   if (s == 1) {
-    p.placements = {Row("1", 32, 0.1, 0), Row("1", 64, 0.2, 0), Row("2", 32, 0.2, 0.05), Row("2", 64, 0.3, 0.05)};
-  } else {  // passes s / 2 times the slow type's of the sim test (slowdown 2: 0.1 + 0.00625 b)
-    p.placements = {Row("1", 16, 0.05 * s, 0), Row("1", 32, 0.1 * s, 0), Row("2", 16, 0.05 * s + 0.05, 0.05),
-                    Row("2", 32, 0.1 * s + 0.05, 0.05)};
+    return testing_util::ToyFastApplication();
   }
-  p.validation[32] = {PolluxValidationRow{100, 100, 0.5, 1, 3}, PolluxValidationRow{200, 200, 0.6, 1, 3}};
-  p.validation[256] = {PolluxValidationRow{150, 20, 0.5, 1, 3}, PolluxValidationRow{300, 40, 0.6, 1, 3}};
-  auto app = GoodputApplication::Create(std::move(p));
-  EXPECT_TRUE(app.ok()) << app.status().ToString();
-  return *app;
+  // passes s / 2 times the slow type's of the sim test (slowdown 2: 0.1 + 0.00625 b)
+  return testing_util::ToyApplication({ToyRow("1", 16, 0.05 * s, 0), ToyRow("1", 32, 0.1 * s, 0),
+                                       ToyRow("2", 16, 0.05 * s + 0.05, 0.05), ToyRow("2", 32, 0.1 * s + 0.05, 0.05)});
 }
 
 // A job that ran on both types: its models there (the first type's truth; `second` on the slow one).

@@ -14,6 +14,7 @@
 
 #include "hetsched/perf/goodput_application.h"
 #include "hetsched/perf/goodput_job.h"
+#include "../common/toy_goodput_app.h"
 
 namespace hetsched::sim_internal {
 namespace {
@@ -28,30 +29,13 @@ GoodputTypeKnowledge Know(DeviceTypeId type, const GoodputApplication* app) {
 
 constexpr DeviceTypeId kFast = 0, kSlow = 1;
 
-PolluxPlacementRow Row(const char* where, int bsz, double step, double sync) {
-  PolluxPlacementRow r;
-  r.placement = where;
-  r.local_bsz = bsz;
-  r.step_time_s = step;
-  r.sync_time_s = sync;
-  return r;
-}
-
 std::shared_ptr<const GoodputApplication> App(bool slow) {
-  PolluxModelProfile p;
-  p.model = "toy";
+  using testing_util::ToyRow;
   if (slow) {
-    p.placements = {Row("1", 16, 0.1, 0), Row("1", 32, 0.2, 0), Row("2", 16, 0.25, 0.05),
-                    Row("2", 32, 0.35, 0.05)};
-  } else {
-    p.placements = {Row("1", 32, 0.1, 0), Row("1", 64, 0.2, 0), Row("2", 32, 0.2, 0.05),
-                    Row("2", 64, 0.3, 0.05)};
+    return testing_util::ToyApplication(
+        {ToyRow("1", 16, 0.1, 0), ToyRow("1", 32, 0.2, 0), ToyRow("2", 16, 0.25, 0.05), ToyRow("2", 32, 0.35, 0.05)});
   }
-  p.validation[32] = {PolluxValidationRow{100, 100, 0.5, 1, 3}, PolluxValidationRow{200, 200, 0.6, 1, 3}};
-  p.validation[256] = {PolluxValidationRow{150, 20, 0.5, 1, 3}, PolluxValidationRow{300, 40, 0.6, 1, 3}};
-  auto app = GoodputApplication::Create(std::move(p));
-  EXPECT_TRUE(app.ok()) << app.status().ToString();
-  return *app;
+  return testing_util::ToyFastApplication();
 }
 
 // An adaptive job on 2 fast GPUs of one node whose model there is the fast type's truth (pass
