@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "hetsched/trace/formats.h"
+#include "hetsched/util/printable.h"
 #include "trace_test_util.h"
 
 namespace hetsched {
@@ -128,6 +130,19 @@ TEST(PaiFormatTest, MissingOrEmptyTablesAreErrors) {
   auto empty_tasks = ReadPai("a,i,u,Terminated,0,10\n", "\n");
   ASSERT_FALSE(empty_tasks.ok());
   EXPECT_NE(empty_tasks.status().message().find("pai_task_table.csv: empty file"), std::string::npos);
+}
+
+// The tables given in memory (as the fuzz target and the Python module do) are judged as from
+// files: an empty job table is refused, not read as a workload of no jobs (fuzz_trace_pai, CI).
+TEST(PaiFormatTest, EmptyJobTableInMemoryIsRefusedAsFromAFile) {
+  const std::string origin = "pai_job_table.csv";
+  const TraceReadOptions options;
+  for (const char* jobs : {"", "\n", " \n\n"}) {
+    const trace_internal::FormatInput in{jobs, origin, options, Devices(), trace_test::Zoo()};
+    auto w = trace_internal::ParsePaiTables(in, "a,w,1,T,0,10,1,1,100,V100\n", "pai_task_table.csv");
+    ASSERT_FALSE(w.ok()) << "jobs " << Quoted(jobs);
+    EXPECT_NE(w.status().message().find("pai_job_table.csv: empty file"), std::string::npos) << w.status().message();
+  }
 }
 
 }  // namespace

@@ -97,10 +97,16 @@ Status ParseTaskRow(const RowRef& row, const std::vector<std::string_view>& f,
 
 bool IsHeader(const std::vector<std::string_view>& f) { return !f.empty() && Trim(f[0]) == "job_name"; }
 
+Status RefuseBlankJobTable(const FormatInput& in) {
+  if (IsBlank(in.text)) return Status::ParseError(in.origin + ": empty file (expected PAI job table rows)");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<Workload> ParsePai(const FormatInput& in) {
-  if (IsBlank(in.text)) return Status::ParseError(in.origin + ": empty file (expected PAI job table rows)");
+  // Checked before the task table is looked up, so that an empty job table is named as such.
+  HETSCHED_RETURN_IF_ERROR(RefuseBlankJobTable(in));
   const std::string task_path =
       (std::filesystem::path(in.origin).parent_path() / "pai_task_table.csv").string();
   Result<std::string> task_text = ReadFile(task_path);
@@ -112,6 +118,8 @@ Result<Workload> ParsePai(const FormatInput& in) {
 }
 
 Result<Workload> ParsePaiTables(const FormatInput& in, std::string_view task_text, const std::string& task_path) {
+  // The tables from memory as from files: an empty job table is refused here too (fuzz_trace_pai).
+  HETSCHED_RETURN_IF_ERROR(RefuseBlankJobTable(in));
   if (IsBlank(task_text)) return Status::ParseError(task_path + ": empty file (expected PAI task rows)");
 
   WorkloadBuilder builder(in.origin, in.options);

@@ -29,480 +29,148 @@
 // where their own prediction says it pays, given back as soon as a round places another job there
 // or their timings say it did not pay), and jobs starting from their application's history
 // (JobScheduler::shares_application_history).
+
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <set>
-#include <utility>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "hetsched/perf/goodput.h"
-#include "hetsched/policies/pollux/common.h"
-#include "hetsched/policies/sia/sia_problem.h"
-#include "hetsched/policies/sia/split_jobs.h"
-#include "hetsched/sched/context.h"
-#include "hetsched/sched/job_scheduler.h"
+#include "hetsched/policies/sia/sia_policy.h"
 #include "hetsched/sched/registry.h"
 
 namespace hetsched {
+namespace sia_internal {
+
+void SiaPolicy::Schedule(SchedContext& ctx) {
+  if (!grid_.Due(ctx, !active_.empty())) return;
+  if (active_.empty()) return;
+  if (groups_.empty()) {
+    groups_ = sia_internal::GroupNodes(ctx.cluster());
+    configs_ = sia_internal::Configurations(groups_);
+    node_group_.assign(static_cast<size_t>(ctx.cluster().num_nodes()), -1);
+    index_in_group_.assign(static_cast<size_t>(ctx.cluster().num_nodes()), -1);
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      for (size_t k = 0; k < groups_[g].nodes.size(); ++k) {
+        node_group_[static_cast<size_t>(groups_[g].nodes[k])] = static_cast<int>(g);
+        index_in_group_[static_cast<size_t>(groups_[g].nodes[k])] = static_cast<int>(k);
+      }
+    }
+  }
+  std::vector<SiaJobRow> rows(active_.size());
+  for (size_t j = 0; j < active_.size(); ++j) {
+    if (!Describe(ctx, active_[j], &rows[j])) return;  // a fault, kept in the context
+  }
+  // Each group's GPUs: those free and those the active jobs hold.
+  const std::vector<int> node_gpus = pollux_internal::RoundNodeGpus(ctx, active_);
+  std::vector<int> capacity;
+  for (const NodeGroup& g : groups_) {
+    int sum = 0;
+    for (NodeId n : g.nodes) sum += node_gpus[static_cast<size_t>(n)];
+    capacity.push_back(sum);
+  }
+  Result<std::vector<int>> choice = sia_internal::SolveRound(capacity, rows, s_.solve);
+  if (!choice.ok()) {
+    ctx.Fail(choice.status().WithContext("policy 'sia' at " + std::to_string(ctx.now()) + " s"));
+    return;
+  }
+  Apply(ctx, rows, *choice, node_gpus);
+  grid_.Next(ctx, !active_.empty());
+}
+
+bool SiaPolicy::Describe(SchedContext& ctx, JobId id, SiaJobRow* row) {
+  const Cluster& cluster = ctx.cluster();
+  const JobStatus& st = ctx.job(id);
+  const JobSpec& spec = *st.spec;
+  std::vector<bool> allowed(groups_.size());
+  for (size_t g = 0; g < groups_.size(); ++g) allowed[g] = spec.AllowsType(groups_[g].type, cluster.device_catalog());
+  std::optional<GoodputJobView> view = ctx.goodput_job(id, /*with_model=*/true);
+  if (ctx.failed()) return false;
+  const double age = ctx.now() - spec.submit_time_s;
+  const int restarts = view ? view->restarts : 0;
+  std::string application = view && view->application ? view->application->name() : spec.model;
+  double penalty = s_.restart_penalty_s >= 0 ? s_.restart_penalty_s : sia_internal::RestartPenalty(application);
+  if (s_.priced_moves && s_.restart_penalty_s < 0 && view && view->application->restart_delay_s() > 0) {
+    penalty = view->application->restart_delay_s();  // what a restart costs it, as its application declares
+  }
+  // A move is still weighed at the restart's price where it can be handed over: weighed at the
+  // hand-over's, the program moved jobs more often than the cheaper moves paid for
+  // (docs/goodput.md, "sia-plus").
+  row->hand_over = s_.hand_over && st.state == JobState::kRunning && spec.elastic &&
+                   std::isfinite(HandOverProbeS(ctx, id));
+  row->realloc_factor = s_.priced_moves ? sia_internal::PricedFactor(age, restarts, penalty)
+                                        : sia_internal::ReallocFactor(age, restarts, penalty);
+  row->hold = view && view->delay_left_s > 0;
+  row->elastic_group = -1;
+  if (s_.resize_elastic && st.state == JobState::kRunning && spec.elastic) {
+    const double pause = ElasticPauseS(ctx, id);
+    if (std::isfinite(pause)) {
+      row->elastic_group = node_group_[static_cast<size_t>(cluster.device(st.devices.front()).node)];
+      row->elastic_factor = sia_internal::PricedFactor(age, restarts, pause);
+    }
+  }
+  if (!view || !spec.elastic) {
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      const int total = groups_[g].gpus_per_node * static_cast<int>(groups_[g].nodes.size());
+      if (allowed[g] && spec.num_gpus <= total) row->options.push_back({static_cast<int>(g), spec.num_gpus, double(spec.num_gpus)});
+    }
+  } else {
+    sia_internal::GoodputRowSettings rs;
+    rs.batch_from_job = s_.batch_from_job;
+    rs.project = s_.project;
+    row->options = s_.prior_start && !view->grad.has_value()
+                       ? sia_internal::PriorOptions(*view, groups_, configs_, allowed, spec.num_gpus)
+                       : sia_internal::GoodputOptions(*view, groups_, configs_, allowed, rs);
+  }
+  row->previous = -1;
+  if (auto it = previous_.find(id); it != previous_.end()) {
+    for (size_t o = 0; o < row->options.size(); ++o) {
+      if (row->options[o].group == it->second.group && row->options[o].gpus == it->second.gpus) {
+        row->previous = static_cast<int>(o);
+      }
+    }
+  }
+  if (row->previous < 0) row->hold = false;
+  return true;
+}
+
+double SiaPolicy::ElasticPauseS(SchedContext& ctx, JobId id) {
+  std::vector<DeviceId> devices = ctx.job(id).devices;
+  if (devices.size() >= 2) {
+    devices.pop_back();
+    return ctx.ResizePauseS(id, devices);
+  }
+  const DeviceTypeId type = ctx.cluster().device(devices.front()).type;
+  std::vector<DeviceId> free;
+  for (NodeId n : ctx.state().nodes_of_type(type)) {
+    if (ctx.state().free_on_node(n) == 0) continue;
+    ctx.state().AppendFreeDevices(n, &free);
+    devices.push_back(free.front());
+    return ctx.ResizePauseS(id, devices);
+  }
+  return kInf;
+}
+
+double SiaPolicy::HandOverProbeS(SchedContext& ctx, JobId id) {
+  const Cluster& cluster = ctx.cluster();
+  const std::vector<DeviceId>& own = ctx.job(id).devices;
+  std::vector<bool> used(static_cast<size_t>(cluster.num_nodes()), false);
+  for (DeviceId d : own) used[static_cast<size_t>(cluster.device(d).node)] = true;
+  std::vector<DeviceId> probe;
+  for (DeviceId d = 0; d < cluster.num_devices() && probe.size() < own.size(); ++d) {
+    if (!used[static_cast<size_t>(cluster.device(d).node)]) probe.push_back(d);
+  }
+  return probe.size() == own.size() ? ctx.HandOverPauseS(id, probe) : kInf;
+}
+
+}  // namespace sia_internal
+
 namespace {
 
-using sia_internal::NodeGroup;
-using sia_internal::SiaConfig;
-using sia_internal::SiaJobRow;
-using sia_internal::SiaOption;
-
-struct SiaPolicySettings {
-  double round_s = 60;
-  double restart_penalty_s = -1;  // < 0: Sia's per-application table
-  bool keep_placements = true;    // a job whose configuration stays keeps its nodes; false: all re-packed each round
-  bool batch_from_job = true;     // GoodputRowSettings
-  bool project = true;
-  sia_internal::SiaSettings solve;
-  // sia-plus's parts [REC] (all off: Sia):
-  bool resize_elastic = false;  // a change inside the job's own group resizes it (SchedContext::ResizeOn)
-  bool priced_moves = false;    // PricedFactor with the change's own price, no young job exempt
-  bool prior_start = false;     // PriorOptions before a job has measured itself
-  bool hand_over = false;       // a move off its nodes hands the job over (SchedContext::HandOver)
-  bool split = false;           // running jobs borrow idle GPUs of a second type (split_jobs.h)
-  double split_per_own = 1;     // at most this many borrowed GPUs per GPU of its own
-  double split_min_left_rounds = 10;  // only a job with at least this many rounds left borrows
-  double split_gain = 0.1;      // only where the job predicts this much more goodput split than alone
-  bool history = false;         // jobs start from their application's history (shares_application_history)
-  std::string name = "sia";
-};
-
-class Sia final : public JobScheduler {
- public:
-  explicit Sia(const SiaPolicySettings& s) : s_(s), grid_(s.round_s) {}
-
-  std::string_view name() const override { return s_.name; }
-  double round_period_s() const override { return s_.round_s; }
-  bool adapts_batch_sizes() const override { return true; }
-  bool shares_application_history() const override { return s_.history; }
-
-  void OnJobSubmitted(const JobStatus& job, SchedContext& /*ctx*/) override { Add(job.spec->id); }
-  void OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) override {
-    const JobId id = job.spec->id;
-    active_.erase(std::remove(active_.begin(), active_.end(), id), active_.end());
-    previous_.erase(id);
-    nodes_of_.erase(id);
-    split_lost_.erase(id);
-  }
-  void OnJobRequeued(const JobStatus& job, SchedContext& /*ctx*/) override { Add(job.spec->id); }
-  void OnJobRunning(const JobStatus& job, SchedContext& /*ctx*/) override { Add(job.spec->id); }
-
-  void Schedule(SchedContext& ctx) override {
-    if (!grid_.Due(ctx, !active_.empty())) return;
-    if (active_.empty()) return;
-    if (groups_.empty()) {
-      groups_ = sia_internal::GroupNodes(ctx.cluster());
-      configs_ = sia_internal::Configurations(groups_);
-      node_group_.assign(static_cast<size_t>(ctx.cluster().num_nodes()), -1);
-      index_in_group_.assign(static_cast<size_t>(ctx.cluster().num_nodes()), -1);
-      for (size_t g = 0; g < groups_.size(); ++g) {
-        for (size_t k = 0; k < groups_[g].nodes.size(); ++k) {
-          node_group_[static_cast<size_t>(groups_[g].nodes[k])] = static_cast<int>(g);
-          index_in_group_[static_cast<size_t>(groups_[g].nodes[k])] = static_cast<int>(k);
-        }
-      }
-    }
-    std::vector<SiaJobRow> rows(active_.size());
-    for (size_t j = 0; j < active_.size(); ++j) {
-      if (!Describe(ctx, active_[j], &rows[j])) return;  // a fault, kept in the context
-    }
-    // Each group's GPUs: those free and those the active jobs hold.
-    const std::vector<int> node_gpus = pollux_internal::RoundNodeGpus(ctx, active_);
-    std::vector<int> capacity;
-    for (const NodeGroup& g : groups_) {
-      int sum = 0;
-      for (NodeId n : g.nodes) sum += node_gpus[static_cast<size_t>(n)];
-      capacity.push_back(sum);
-    }
-    Result<std::vector<int>> choice = sia_internal::SolveRound(capacity, rows, s_.solve);
-    if (!choice.ok()) {
-      ctx.Fail(choice.status().WithContext("policy 'sia' at " + std::to_string(ctx.now()) + " s"));
-      return;
-    }
-    Apply(ctx, rows, *choice, node_gpus);
-    grid_.Next(ctx, !active_.empty());
-  }
-
- private:
-  void Add(JobId id) {
-    if (std::find(active_.begin(), active_.end(), id) == active_.end()) active_.push_back(id);
-  }
-
-  bool Describe(SchedContext& ctx, JobId id, SiaJobRow* row) {
-    const Cluster& cluster = ctx.cluster();
-    const JobStatus& st = ctx.job(id);
-    const JobSpec& spec = *st.spec;
-    std::vector<bool> allowed(groups_.size());
-    for (size_t g = 0; g < groups_.size(); ++g) allowed[g] = spec.AllowsType(groups_[g].type, cluster.device_catalog());
-    std::optional<GoodputJobView> view = ctx.goodput_job(id, /*with_model=*/true);
-    if (ctx.failed()) return false;
-    const double age = ctx.now() - spec.submit_time_s;
-    const int restarts = view ? view->restarts : 0;
-    std::string application = view && view->application ? view->application->name() : spec.model;
-    double penalty = s_.restart_penalty_s >= 0 ? s_.restart_penalty_s : sia_internal::RestartPenalty(application);
-    if (s_.priced_moves && s_.restart_penalty_s < 0 && view && view->application->restart_delay_s() > 0) {
-      penalty = view->application->restart_delay_s();  // what a restart costs it, as its application declares
-    }
-    // A move is still weighed at the restart's price where it can be handed over: weighed at the
-    // hand-over's, the program moved jobs more often than the cheaper moves paid for
-    // (docs/goodput.md, "sia-plus").
-    row->hand_over = s_.hand_over && st.state == JobState::kRunning && spec.elastic &&
-                     std::isfinite(HandOverProbeS(ctx, id));
-    row->realloc_factor = s_.priced_moves ? sia_internal::PricedFactor(age, restarts, penalty)
-                                          : sia_internal::ReallocFactor(age, restarts, penalty);
-    row->hold = view && view->delay_left_s > 0;
-    row->elastic_group = -1;
-    if (s_.resize_elastic && st.state == JobState::kRunning && spec.elastic) {
-      const double pause = ElasticPauseS(ctx, id);
-      if (std::isfinite(pause)) {
-        row->elastic_group = node_group_[static_cast<size_t>(cluster.device(st.devices.front()).node)];
-        row->elastic_factor = sia_internal::PricedFactor(age, restarts, pause);
-      }
-    }
-    if (!view || !spec.elastic) {
-      for (size_t g = 0; g < groups_.size(); ++g) {
-        const int total = groups_[g].gpus_per_node * static_cast<int>(groups_[g].nodes.size());
-        if (allowed[g] && spec.num_gpus <= total) row->options.push_back({static_cast<int>(g), spec.num_gpus, double(spec.num_gpus)});
-      }
-    } else {
-      sia_internal::GoodputRowSettings rs;
-      rs.batch_from_job = s_.batch_from_job;
-      rs.project = s_.project;
-      row->options = s_.prior_start && !view->grad.has_value()
-                         ? sia_internal::PriorOptions(*view, groups_, configs_, allowed, spec.num_gpus)
-                         : sia_internal::GoodputOptions(*view, groups_, configs_, allowed, rs);
-    }
-    row->previous = -1;
-    if (auto it = previous_.find(id); it != previous_.end()) {
-      for (size_t o = 0; o < row->options.size(); ++o) {
-        if (row->options[o].group == it->second.group && row->options[o].gpus == it->second.gpus) {
-          row->previous = static_cast<int>(o);
-        }
-      }
-    }
-    if (row->previous < 0) row->hold = false;
-    return true;
-  }
-
-  // What a change of the job inside its type costs it at the back end's price: a shrink by one GPU,
-  // or a growth by one free GPU of its nodes' type; infinity where the back end cannot resize it.
-  static double ElasticPauseS(SchedContext& ctx, JobId id) {
-    std::vector<DeviceId> devices = ctx.job(id).devices;
-    if (devices.size() >= 2) {
-      devices.pop_back();
-      return ctx.ResizePauseS(id, devices);
-    }
-    const DeviceTypeId type = ctx.cluster().device(devices.front()).type;
-    std::vector<DeviceId> free;
-    for (NodeId n : ctx.state().nodes_of_type(type)) {
-      if (ctx.state().free_on_node(n) == 0) continue;
-      ctx.state().AppendFreeDevices(n, &free);
-      devices.push_back(free.front());
-      return ctx.ResizePauseS(id, devices);
-    }
-    return kInf;
-  }
-
-  // What a hand-over costs the job: to as many devices on nodes it does not use (the joint ring
-  // crosses nodes wherever it goes); infinity where the back end cannot, or no such devices exist.
-  static double HandOverProbeS(SchedContext& ctx, JobId id) {
-    const Cluster& cluster = ctx.cluster();
-    const std::vector<DeviceId>& own = ctx.job(id).devices;
-    std::vector<bool> used(static_cast<size_t>(cluster.num_nodes()), false);
-    for (DeviceId d : own) used[static_cast<size_t>(cluster.device(d).node)] = true;
-    std::vector<DeviceId> probe;
-    for (DeviceId d = 0; d < cluster.num_devices() && probe.size() < own.size(); ++d) {
-      if (!used[static_cast<size_t>(cluster.device(d).node)]) probe.push_back(d);
-    }
-    return probe.size() == own.size() ? ctx.HandOverPauseS(id, probe) : kInf;
-  }
-
-  // Each job's GPUs as node lists (one node per GPU), then the moves: jobs whose list changed are
-  // stopped (or, resizing elastically, resized; or, moving off its nodes, handed over) and started
-  // on theirs.
-  void Apply(SchedContext& ctx, const std::vector<SiaJobRow>& rows, const std::vector<int>& choice,
-             const std::vector<int>& node_gpus) {
-    const size_t num_jobs = active_.size();
-    std::vector<std::vector<NodeId>> lists(num_jobs);
-    std::vector<int> room = node_gpus;
-    std::vector<bool> kept(num_jobs, false), resized(num_jobs, false);
-    auto running = [&](size_t j) { return ctx.job(active_[j]).state == JobState::kRunning; };
-    if (s_.keep_placements) {
-      for (size_t j = 0; j < num_jobs; ++j) {
-        auto it = nodes_of_.find(active_[j]);
-        if (choice[j] < 0 || choice[j] != rows[j].previous || it == nodes_of_.end() || !running(j)) continue;
-        kept[j] = true;
-        lists[j] = it->second;
-        for (NodeId n : lists[j]) --room[static_cast<size_t>(n)];
-      }
-    }
-    std::vector<size_t> resize_order;  // shrinks, then growths
-    if (s_.resize_elastic) resize_order = PlanResizes(ctx, rows, choice, kept, &room, &lists, &resized);
-    for (size_t g = 0; g < groups_.size(); ++g) {
-      std::vector<size_t> members;
-      std::vector<int> gpus;
-      for (size_t j = 0; j < num_jobs; ++j) {
-        if (choice[j] < 0 || kept[j] || resized[j]) continue;
-        const SiaOption& opt = rows[j].options[static_cast<size_t>(choice[j])];
-        if (opt.group != static_cast<int>(g)) continue;
-        members.push_back(j);
-        gpus.push_back(opt.gpus);
-      }
-      if (members.empty()) continue;
-      std::vector<int> free;
-      for (NodeId n : groups_[g].nodes) free.push_back(room[static_cast<size_t>(n)]);
-      const std::vector<std::vector<int>> placed = sia_internal::PlaceFast(gpus, std::move(free));
-      for (size_t k = 0; k < members.size(); ++k) {
-        for (int local : placed[k]) lists[members[k]].push_back(groups_[g].nodes[static_cast<size_t>(local)]);
-      }
-    }
-    // Split jobs that stay give back what the lists place others on, before anything starts there.
-    std::vector<bool> stays(num_jobs, false);
-    for (size_t j = 0; j < num_jobs; ++j) {
-      auto it = nodes_of_.find(active_[j]);
-      stays[j] = running(j) && (kept[j] || (!resized[j] && it != nodes_of_.end() && it->second == lists[j]));
-    }
-    if (s_.split && !GiveBack(ctx, lists, node_gpus, stays)) return;
-    std::vector<size_t> to_start, hand_overs;
-    std::vector<bool> to_resize(num_jobs, false);
-    for (size_t j = 0; j < num_jobs; ++j) {
-      const JobId id = active_[j];
-      if (choice[j] >= 0) {
-        const SiaOption& opt = rows[j].options[static_cast<size_t>(choice[j])];
-        previous_[id] = Chosen{opt.group, opt.gpus};
-      } else {
-        previous_.erase(id);
-      }
-      auto it = nodes_of_.find(id);
-      if (running(j) && it != nodes_of_.end() && it->second == lists[j]) continue;
-      nodes_of_[id] = lists[j];
-      if (resized[j]) {
-        to_resize[j] = true;
-        continue;
-      }
-      if (running(j) && rows[j].hand_over && !lists[j].empty() && OffItsNodes(ctx, id, lists[j])) {
-        hand_overs.push_back(j);
-        continue;
-      }
-      if (running(j)) ctx.Preempt(id);
-      if (!lists[j].empty()) to_start.push_back(j);
-    }
-    // Shrinks before growths (PlanResizes' order), each onto its own devices and free ones; a
-    // resize the back end refuses becomes a restart on the same nodes.
-    for (size_t j : resize_order) {
-      if (!to_resize[j]) continue;
-      const JobId id = active_[j];
-      const std::vector<DeviceId> devices = ResizedDevices(ctx, id, lists[j]);
-      if (!devices.empty() && ctx.ResizeOn(id, devices)) continue;
-      if (ctx.failed()) return;
-      ctx.Preempt(id);
-      to_start.push_back(j);
-    }
-    // Hand-overs, once their new devices are free: a job waits for others to leave them; where
-    // none can move (a cycle), the first restarts.
-    while (!hand_overs.empty()) {
-      std::vector<size_t> waiting;
-      for (size_t j : hand_overs) {
-        const std::vector<DeviceId> devices = FreeDevicesFor(ctx, Want(lists[j]));
-        if (!devices.empty() && ctx.HandOver(active_[j], devices)) continue;
-        if (ctx.failed()) return;
-        waiting.push_back(j);
-      }
-      if (waiting.size() == hand_overs.size()) {
-        ctx.Preempt(active_[waiting.front()]);
-        to_start.push_back(waiting.front());
-        waiting.erase(waiting.begin());
-      }
-      hand_overs = std::move(waiting);
-    }
-    // A job whose GPUs are not all free yet (the Slurm agent) waits for the next round.
-    for (size_t j : to_start) {
-      const std::vector<DeviceId> devices = FreeDevicesFor(ctx, Want(lists[j]));
-      if (devices.empty()) {
-        nodes_of_.erase(active_[j]);
-        continue;
-      }
-      ctx.StartOn(active_[j], devices);
-      if (ctx.failed()) return;
-    }
-    if (s_.split) Lend(ctx, stays);
-  }
-
-  // sia-plus's split jobs (split_jobs.h): a job that stays this round gives back the GPUs of its
-  // second type that the round's `lists` need, or that its split did not pay for (SplitLost: it
-  // borrows no more), in an elastic shrink onto its own; `node_gpus` as Schedule counted them.
-  // False on a back-end fault.
-  bool GiveBack(SchedContext& ctx, const std::vector<std::vector<NodeId>>& lists, const std::vector<int>& node_gpus,
-                const std::vector<bool>& stays) {
-    std::vector<int> left = node_gpus;
-    for (const std::vector<NodeId>& list : lists) {
-      for (NodeId n : list) --left[static_cast<size_t>(n)];
-    }
-    for (size_t j = 0; j < active_.size(); ++j) {
-      const std::vector<DeviceId>& devices = ctx.job(active_[j]).devices;
-      if (!stays[j]) continue;
-      const std::vector<DeviceId> own = sia_internal::FirstTypeDevices(ctx.cluster(), devices);
-      if (own.size() == devices.size()) continue;
-      bool give_back = sia_internal::MustGiveBack(ctx.cluster(), devices, &left);
-      if (!give_back) {
-        std::optional<GoodputJobView> view = ctx.goodput_job(active_[j], /*with_model=*/true);
-        if (ctx.failed()) return false;
-        if (view && sia_internal::SplitLost(ctx.cluster(), *view, devices)) {
-          give_back = true;
-          split_lost_.insert(active_[j]);
-        }
-      }
-      if (give_back && !ctx.ResizeOn(active_[j], own) && ctx.failed()) return false;
-    }
-    return true;
-  }
-
-  // Then the jobs that stay on one type, with the longest time left first, borrow idle GPUs of
-  // another: adaptive elastic goodput jobs with a model, past their delay, with at least
-  // split_min_left_rounds rounds left (a loan costs a re-rendezvous to take and one to give back),
-  // whose own prediction (PredictLoan) gains at least split_gain on those GPUs, and whose split
-  // has not failed them before.
-  void Lend(SchedContext& ctx, const std::vector<bool>& stays) {
-    const Cluster& cluster = ctx.cluster();
-    struct Candidate {
-      double left_s;
-      size_t j;
-      GoodputJobView view;
-    };
-    std::vector<Candidate> order;
-    for (size_t j = 0; j < active_.size(); ++j) {
-      const JobStatus& st = ctx.job(active_[j]);
-      if (!stays[j] || !st.spec->elastic || st.devices.empty() || split_lost_.count(active_[j]) > 0) continue;
-      if (sia_internal::FirstTypeDevices(cluster, st.devices).size() != st.devices.size()) continue;  // split already
-      std::optional<GoodputJobView> view = ctx.goodput_job(active_[j], /*with_model=*/true);
-      if (ctx.failed()) return;
-      if (!view || !view->adaptive || !view->grad.has_value() || view->delay_left_s > 0) continue;
-      const double left_s = sia_internal::RemainingS(st, *view);
-      if (left_s >= s_.split_min_left_rounds * s_.round_s) order.push_back({left_s, j, std::move(*view)});
-    }
-    std::stable_sort(order.begin(), order.end(), [](const Candidate& a, const Candidate& b) { return a.left_s > b.left_s; });
-    for (const Candidate& c : order) {
-      const JobStatus& st = ctx.job(active_[c.j]);
-      const std::vector<DeviceId> devices =
-          sia_internal::BorrowIdle(cluster, ctx.state(), groups_, *st.spec, c.view, st.devices, s_.split_per_own);
-      if (devices.empty()) continue;
-      const sia_internal::LoanPrediction p =
-          sia_internal::PredictLoan(cluster, c.view, ctx.zoo().Find(st.spec->model), devices);
-      if (!(p.alone > 0) || !(p.split >= (1 + s_.split_gain) * p.alone)) continue;
-      if (!ctx.ResizeOn(active_[c.j], devices) && ctx.failed()) return;
-    }
-  }
-
-  // A node list (one node per GPU) as (node, GPUs) runs.
-  static std::vector<std::pair<NodeId, int>> Want(const std::vector<NodeId>& list) {
-    std::vector<std::pair<NodeId, int>> want;
-    for (NodeId n : list) {
-      if (want.empty() || want.back().first != n) want.emplace_back(n, 0);
-      ++want.back().second;
-    }
-    return want;
-  }
-
-  // Whether `list` uses none of the nodes the job runs on (a hand-over takes only free devices).
-  static bool OffItsNodes(const SchedContext& ctx, JobId id, const std::vector<NodeId>& list) {
-    const Cluster& cluster = ctx.cluster();
-    for (DeviceId d : ctx.job(id).devices) {
-      if (std::find(list.begin(), list.end(), cluster.device(d).node) != list.end()) return false;
-    }
-    return true;
-  }
-
-  // sia-plus: the running jobs whose new configuration is in the group they run in change there
-  // elastically where ResizeWithin finds GPUs (shrinks first, then growths by most GPUs); the
-  // others are placed afresh.
-  // Returns the jobs resized, in that order.
-  std::vector<size_t> PlanResizes(SchedContext& ctx, const std::vector<SiaJobRow>& rows, const std::vector<int>& choice,
-                   const std::vector<bool>& kept, std::vector<int>* room, std::vector<std::vector<NodeId>>* lists,
-                   std::vector<bool>* resized) {
-    const Cluster& cluster = ctx.cluster();
-    std::vector<size_t> shrinks, grows;
-    for (size_t j = 0; j < active_.size(); ++j) {
-      if (choice[j] < 0 || kept[j] || rows[j].elastic_group < 0 || choice[j] == rows[j].previous) continue;
-      const SiaOption& opt = rows[j].options[static_cast<size_t>(choice[j])];
-      if (opt.group != rows[j].elastic_group) continue;
-      // Its own GPUs (a split job's first type's; the borrowed ones go in the change).
-      const int holds = static_cast<int>(sia_internal::FirstTypeDevices(cluster, ctx.job(active_[j]).devices).size());
-      (opt.gpus < holds ? shrinks : grows).push_back(j);
-    }
-    auto gpus_of = [&](size_t j) { return rows[j].options[static_cast<size_t>(choice[j])].gpus; };
-    std::stable_sort(grows.begin(), grows.end(), [&](size_t a, size_t b) { return gpus_of(a) > gpus_of(b); });
-    shrinks.insert(shrinks.end(), grows.begin(), grows.end());
-    std::vector<size_t> order;
-    for (size_t j : shrinks) {
-      const SiaOption& opt = rows[j].options[static_cast<size_t>(choice[j])];
-      const NodeGroup& g = groups_[static_cast<size_t>(opt.group)];
-      std::vector<int> held(g.nodes.size(), 0), free(g.nodes.size(), 0);
-      for (DeviceId d : ctx.job(active_[j]).devices) {
-        const NodeId node = cluster.device(d).node;
-        if (node_group_[static_cast<size_t>(node)] == opt.group) ++held[static_cast<size_t>(index_in_group_[static_cast<size_t>(node)])];
-      }
-      // `room` counts the active jobs' GPUs as free, this job's too.
-      for (size_t k = 0; k < g.nodes.size(); ++k) free[k] = (*room)[static_cast<size_t>(g.nodes[k])] - held[k];
-      const int max_nodes = opt.gpus <= g.gpus_per_node ? 1 : (opt.gpus + g.gpus_per_node - 1) / g.gpus_per_node;
-      const std::vector<int> counts = sia_internal::ResizeWithin(held, free, opt.gpus, max_nodes);
-      if (counts.empty()) continue;
-      (*resized)[j] = true;
-      order.push_back(j);
-      for (size_t k = 0; k < g.nodes.size(); ++k) {
-        (*room)[static_cast<size_t>(g.nodes[k])] -= counts[k];
-        (*lists)[j].insert((*lists)[j].end(), static_cast<size_t>(counts[k]), g.nodes[k]);
-      }
-    }
-    return order;
-  }
-
-  // The devices of an elastic change to `list` (one node per GPU): on each node, the job's own
-  // devices first, then free ones; empty where a node lacks free devices (the Slurm agent frees a
-  // preempted job's later).
-  static std::vector<DeviceId> ResizedDevices(const SchedContext& ctx, JobId id, const std::vector<NodeId>& list) {
-    const Cluster& cluster = ctx.cluster();
-    const std::vector<DeviceId>& own = ctx.job(id).devices;
-    std::vector<DeviceId> out;
-    for (size_t i = 0; i < list.size();) {
-      const NodeId node = list[i];
-      size_t want = 0;
-      while (i < list.size() && list[i] == node) ++want, ++i;
-      for (DeviceId d : own) {
-        if (want > 0 && cluster.device(d).node == node) out.push_back(d), --want;
-      }
-      std::vector<DeviceId> free;
-      ctx.state().AppendFreeDevices(node, &free);
-      for (DeviceId d : free) {
-        if (want > 0) out.push_back(d), --want;
-      }
-      if (want > 0) return {};
-    }
-    return out;
-  }
-
-  struct Chosen {
-    int group = 0, gpus = 0;
-  };
-
-  SiaPolicySettings s_;
-  pollux_internal::RoundGrid grid_;
-  std::vector<NodeGroup> groups_;
-  std::vector<SiaConfig> configs_;
-  std::vector<int> node_group_;            // each node's group
-  std::vector<int> index_in_group_;        // each node's index in its group's node list
-  std::vector<JobId> active_;              // submitted, not finished, in arrival order
-  std::map<JobId, Chosen> previous_;       // each job's option last round
-  std::map<JobId, std::vector<NodeId>> nodes_of_;  // the placer's node list it was started on
-  std::set<JobId> split_lost_;             // split jobs whose split did not pay (SplitLost): no more loans
-};
+using sia_internal::SiaPolicy;
+using sia_internal::SiaPolicySettings;
 
 // The options both policies read; `s` holds the policy's defaults and its name.
 Status ReadSiaOptions(const Options& options, SiaPolicySettings& s) {
@@ -557,7 +225,7 @@ Status ReadPart(const Options& options, const std::string& who, const std::strin
 Result<std::unique_ptr<JobScheduler>> MakeSia(const Options& options) {
   SiaPolicySettings s;
   HETSCHED_RETURN_IF_ERROR(ReadSiaOptions(options, s));
-  return std::unique_ptr<JobScheduler>(std::make_unique<Sia>(s));
+  return std::unique_ptr<JobScheduler>(std::make_unique<SiaPolicy>(s));
 }
 
 Result<std::unique_ptr<JobScheduler>> MakeSiaPlus(const Options& options) {
@@ -586,7 +254,7 @@ Result<std::unique_ptr<JobScheduler>> MakeSiaPlus(const Options& options) {
   if (!(s.split_min_left_rounds >= 0) || !std::isfinite(s.split_min_left_rounds)) {
     return Status::InvalidArgument(who + "option 'split_min_left' must be >= 0 rounds");
   }
-  return std::unique_ptr<JobScheduler>(std::make_unique<Sia>(s));
+  return std::unique_ptr<JobScheduler>(std::make_unique<SiaPolicy>(s));
 }
 
 const MethodInfo kSiaInfo{
