@@ -46,6 +46,8 @@ struct AgentArgs {
   std::string profiles;       // their applications' profiles (empty: Pollux's, built in)
   std::string profile_types;  // SUFFIX=TYPE,... (empty: t4, Pollux's)
   std::string profile_settings = "pollux";
+  double goodput_interval_s = 60;  // between re-picks of a placed adaptive goodput job's batch
+  double goodput_delay_s = -1;     // the re-allocation delay shown to the policy (< 0: the application's)
 };
 
 // The agent's options from the flags; a malformed --gpu-type-map item is a usage error.
@@ -61,6 +63,8 @@ Result<slurm::AgentOptions> AgentOptionsFrom(const AgentArgs& a) {
   options.goodput_dir = a.goodput_dir;
   options.goodput_profiles = a.profiles;
   options.goodput_settings = a.profile_settings;
+  options.goodput_interval_s = a.goodput_interval_s;
+  options.goodput_delay_s = a.goodput_delay_s;
   if (!a.profile_types.empty()) {
     auto types = ParseProfileTypes(a.profile_types);
     if (!types.ok()) return types.status().WithContext("--profile-types");
@@ -183,6 +187,14 @@ void AddAgentCommand(CLI::App& app, std::function<int()>* action) {
                   "Directory of goodput jobs' files (created if missing): each job appends its measurements to "
                   "DIR/<jobid>.metrics and reads its allocation from DIR/<jobid>.alloc (docs/slurm.md, \"Goodput "
                   "jobs\"); without it a job naming an application is rejected");
+  cmd->add_option("--goodput-interval", a->goodput_interval_s,
+                  "Seconds between re-picks of a placed adaptive goodput job's batch (as simulate's), besides its "
+                  "epoch ends; its .alloc is rewritten when the batch changes")
+      ->check(NumberAbove(0));
+  cmd->add_option("--goodput-delay", a->goodput_delay_s,
+                  "Seconds after a goodput job's placement that the policy sees it restoring (delay_left_s) until it "
+                  "reports, as simulate's --goodput-delay (default: its application's own, else 30)")
+      ->check(NumberAtLeast(0));
   cmd->add_option("--profiles", a->profiles,
                   "Goodput applications' profiles, DIR/<application>/ (as simulate's; default: Pollux's, built in)");
   cmd->add_option("--profile-types", a->profile_types,

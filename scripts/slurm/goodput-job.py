@@ -7,7 +7,8 @@
 
 Reads the agent's allocation DIR/$SLURM_JOB_ID.alloc, "trains" STEPS steps (a short sleep each),
 and appends one measurement per step to DIR/$SLURM_JOB_ID.metrics (format v1), each line in one
-write. Its progress survives a requeue (the last progress it reported, as a checkpoint would). A
+write. Before each step it reads the allocation again: one with a higher `seq` for the same
+placement (`restarts`) is a batch the agent re-picked, taken from that step on. Its progress survives a requeue (the last progress it reported, as a checkpoint would). A
 real job measures its own pass times and gradient statistics (AdaptDL does); these figures are
 made up. No shell runs here: the directory and the job id are used as paths only.
 """
@@ -17,13 +18,25 @@ import sys
 import time
 
 
-def main():
-    directory, steps = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 20
-    job = int(os.environ["SLURM_JOB_ID"])
+def read_alloc(directory, job):
+    """The agent's allocation (written atomically: never half of one)."""
     with open(os.path.join(directory, f"{job}.alloc"), encoding="utf-8") as f:
         alloc = json.load(f)
     if alloc.get("v") != 1 or alloc.get("job") != job:
         sys.exit(f"{directory}/{job}.alloc: not a v1 allocation of job {job}")
+    return alloc
+
+
+def pass_times(local, nodes, gpus):
+    """Made-up pass times: linear in the local batch, synchronisation across GPUs and nodes."""
+    accum_s = 0.002 + 0.0004 * local
+    return accum_s, accum_s + 0.01 * (nodes > 1) + 0.002 * (gpus > 1)
+
+
+def main():
+    directory, steps = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 20
+    job = int(os.environ["SLURM_JOB_ID"])
+    alloc = read_alloc(directory, job)
     metrics = os.path.join(directory, f"{job}.metrics")
     progress = 0.0
     if os.path.exists(metrics):  # resumed after a requeue: from the last reported progress
@@ -33,10 +46,14 @@ def main():
                     progress = json.loads(line)["progress"]
     gpus, nodes = alloc["gpus"], len(alloc["placement"])
     local, accum = alloc["local_bsz"], alloc["accum_steps"]
-    accum_s = 0.002 + 0.0004 * local  # a made-up linear pass time
-    optim_s = accum_s + 0.01 * (nodes > 1) + 0.002 * (gpus > 1)
+    accum_s, optim_s = pass_times(local, nodes, gpus)
     fd = os.open(metrics, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     for _ in range(steps):
+        latest = read_alloc(directory, job)
+        if latest.get("seq", 0) > alloc.get("seq", 0) and latest["restarts"] == alloc["restarts"]:
+            alloc = latest  # a re-picked batch: the same GPUs
+            local, accum = alloc["local_bsz"], alloc["accum_steps"]
+            accum_s, optim_s = pass_times(local, nodes, gpus)
         time.sleep(optim_s + accum * accum_s)
         progress += alloc["batch_size"] / 128.0  # iterations at the initial batch, unweighted here
         line = {"v": 1, "gpus": gpus, "nodes": nodes, "local_bsz": local, "accum_steps": accum,

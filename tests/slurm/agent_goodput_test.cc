@@ -4,9 +4,11 @@
 // placement's batch is written to DIR/<jobid>.alloc before the job is released. The reports here
 // are what the job would measure: its application's own profile (Pollux's cifar10, on V100s).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -60,6 +62,7 @@ class AgentGoodputTest : public ::testing::Test {
     o.journal_path = journal;
     o.goodput_dir = goodput_dir;
     o.goodput_types = {{"", "v100"}};
+    o.goodput_interval_s = goodput_interval_s;
     o.report = [this](const std::string& m) { reports.push_back(m); };
     auto started = Agent::Start(slurm, clock, ModelZoo::BuiltIn(),
                                 std::move(CreateMethods(MethodChoice{.policy = policy})).value(), o);
@@ -93,7 +96,8 @@ class AgentGoodputTest : public ::testing::Test {
     GradientStats grad;
     std::string line;
   };
-  Measured Measure(const nlohmann::json& alloc, double progress) const {
+  // `epoch`: the epoch whose gradient statistics it measured (the noise grows as it trains).
+  Measured Measure(const nlohmann::json& alloc, double progress, int epoch = 0) const {
     const GoodputApplication& app = cifar10.reference();
     const std::vector<int> placement = alloc["placement"].get<std::vector<int>>();
     const int local = alloc["local_bsz"].get<int>(), accum = alloc["accum_steps"].get<int>();
@@ -101,7 +105,7 @@ class AgentGoodputTest : public ::testing::Test {
     for (int g : placement) gpus += g;
     auto t = app.StepTime(placement, local);
     EXPECT_TRUE(t.ok()) << t.status().message();
-    auto g = app.GradStats(static_cast<double>(gpus) * local * (accum + 1), 0);
+    auto g = app.GradStats(static_cast<double>(gpus) * local * (accum + 1), epoch);
     EXPECT_TRUE(g.ok()) << g.status().message();
     Measured m;
     m.sample = {static_cast<int>(placement.size()), gpus, local, t->step_s - t->sync_s, t->step_s};
@@ -151,7 +155,15 @@ class AgentGoodputTest : public ::testing::Test {
     return g;
   }
 
+  // The .alloc's inode: a rename over it (a rewrite) gives it a new one.
+  ino_t AllocInode(long long id) const {
+    struct stat st {};
+    EXPECT_EQ(::stat(AllocPath(dir, id).c_str(), &st), 0);
+    return st.st_ino;
+  }
+
   std::string policy = "sia";
+  double goodput_interval_s = 60;
   FakeClock clock{1.8e9};
   FakeSlurm slurm;
   GoodputTruth cifar10;
@@ -340,6 +352,190 @@ TEST_F(AgentGoodputTest, ARestartedAgentKeepsTheMeasurementsAndReadsOnlyWhatIsNe
   EXPECT_EQ(agent->Jobs().front().phase, "finished");
   EXPECT_EQ(slurm.Count("release", id), 1);
   EXPECT_TRUE(reports.empty()) << reports.front();
+}
+
+// The simulator re-picks a running job's batch at each of its epoch ends (sim/goodput_run.cc
+// GoodputEpochEnds); the agent does so when the job's reports reach a new epoch, and rewrites its
+// .alloc (seq + 1, the same placement and restarts) only when the batch changed.
+TEST_F(AgentGoodputTest, AnEpochEndInTheReportsRePicksTheBatchAndRewritesTheAllocOnlyWhenItChanged) {
+  const long long id = RunningJob();  // agent time 62; the first interval's re-pick is at 120
+  const nlohmann::json first = Alloc(id);
+  EXPECT_EQ(first["seq"], 1);
+  const GoodputApplication& app = cifar10.reference();
+  const double epoch1 = app.ProgressAt(1);
+  ASSERT_GT(epoch1, 0);
+  // A report inside epoch 0: the model is there (the policy sees it), the batch is not re-picked.
+  // Its gradient is noisy (cifar10's at epoch 15): a larger batch pays (652 instead of 128).
+  constexpr int kNoisy = 15;
+  const Measured m = Measure(first, epoch1 / 2, kNoisy);
+  AppendMetrics(id, m.line + "\n");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_TRUE(View(id)->params.has_value());
+  EXPECT_EQ(Alloc(id), first);
+  // A report that reaches epoch 1: re-picked from the one configuration measured, as the
+  // simulator's job picks it on the same placement (Expected: Place on the same reports).
+  const ino_t before = AllocInode(id);
+  AppendMetrics(id, Measure(first, epoch1, kNoisy).line + "\n");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  const nlohmann::json second = Alloc(id);
+  const GoodputJob expected = Expected(first["placement"].get<std::vector<int>>(), {m});
+  EXPECT_EQ(second["seq"], 2);
+  EXPECT_EQ(second["restarts"], 0);
+  EXPECT_EQ(second["placement"], first["placement"]);
+  EXPECT_EQ(second["nodes"], first["nodes"]);
+  EXPECT_EQ(second["local_bsz"], expected.atomic_bsz);
+  EXPECT_EQ(second["accum_steps"], expected.accum_steps);
+  EXPECT_EQ(second["batch_size"], static_cast<int>(expected.batch_size()));
+  EXPECT_NE(second["batch_size"], first["batch_size"]) << second.dump();
+  EXPECT_NE(AllocInode(id), before);
+  EXPECT_EQ(View(id)->atomic_bsz, expected.atomic_bsz);
+  EXPECT_EQ(Journaled("repick"), 1);
+  // The next epoch's end with nothing new measured: the same batch, the file left alone.
+  const ino_t rewritten = AllocInode(id);
+  AppendMetrics(id, Measure(first, app.ProgressAt(2), kNoisy).line + "\n");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Alloc(id), second);
+  EXPECT_EQ(AllocInode(id), rewritten);
+  EXPECT_EQ(Journaled("repick"), 1);
+  EXPECT_TRUE(reports.empty()) << reports.front();
+  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+}
+
+// And every goodput interval of the agent's clock (`--goodput-interval`, on a grid from its time
+// origin, as the simulator's GoodputTick), an adaptive job's batch whatever its epoch.
+TEST_F(AgentGoodputTest, TheGoodputIntervalRePicksAnAdaptiveJobsBatch) {
+  goodput_interval_s = 50;
+  const long long id = RunningJob();  // agent time 62: the next interval ends at 100
+  const nlohmann::json first = Alloc(id);
+  const Measured m = Measure(first, 1, /*epoch=*/15);  // a noisy gradient: a larger batch pays
+  AppendMetrics(id, m.line + "\n");
+  ASSERT_NO_FATAL_FAILURE(Step());    // 63
+  ASSERT_NO_FATAL_FAILURE(Step(36));  // 99
+  EXPECT_EQ(Alloc(id), first);
+  ASSERT_NO_FATAL_FAILURE(Step());  // 100
+  const nlohmann::json picked = Alloc(id);
+  const GoodputJob expected = Expected(first["placement"].get<std::vector<int>>(), {m});
+  EXPECT_EQ(picked["seq"], 2);
+  EXPECT_EQ(picked["local_bsz"], expected.atomic_bsz);
+  EXPECT_EQ(picked["accum_steps"], expected.accum_steps);
+  EXPECT_NE(picked["batch_size"], first["batch_size"]) << picked.dump();
+  EXPECT_EQ(Journaled("repick"), 1);
+  // The next interval (150) finds the same batch: nothing written.
+  const ino_t written = AllocInode(id);
+  ASSERT_NO_FATAL_FAILURE(Step(50));
+  EXPECT_EQ(Alloc(id), picked);
+  EXPECT_EQ(AllocInode(id), written);
+  EXPECT_EQ(Journaled("repick"), 1);
+}
+
+// A re-picked batch is journaled (`repick`, with the allocation) before its file is written: a
+// restarted agent keeps it (it neither loses it nor writes the stale one back), and writes it if
+// the stop came between the record and the file.
+TEST_F(AgentGoodputTest, ARestartedAgentKeepsTheRePickedBatchAndWritesOneItDidNotWrite) {
+  const long long id = RunningJob();
+  const nlohmann::json first = Alloc(id);
+  const std::string first_text = *ReadFile(AllocPath(dir, id));
+  AppendMetrics(id, Measure(first, cifar10.reference().ProgressAt(1), /*epoch=*/15).line + "\n");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  const nlohmann::json picked = Alloc(id);
+  ASSERT_EQ(picked["seq"], 2);
+  ASSERT_NE(picked["batch_size"], first["batch_size"]);
+
+  // Restarted: the re-picked batch is its state, and its file (right) is left alone.
+  const ino_t written = AllocInode(id);
+  ASSERT_NO_FATAL_FAILURE(StartAgent(dir));
+  EXPECT_EQ(View(id)->atomic_bsz, picked["local_bsz"].get<int>());
+  EXPECT_EQ(View(id)->accum_steps, picked["accum_steps"].get<int>());
+  EXPECT_EQ(AllocInode(id), written);
+  ASSERT_NO_FATAL_FAILURE(Step(60));  // an interval's re-pick (120): the same batch
+  EXPECT_EQ(Alloc(id), picked);
+  EXPECT_EQ(AllocInode(id), written);
+  EXPECT_TRUE(reports.empty()) << reports.front();
+
+  // Stopped after the record and before the file: the file still holds seq 1. The restarted agent
+  // writes the journaled allocation.
+  ASSERT_TRUE(WriteFileAtomic(AllocPath(dir, id), first_text).ok());
+  ASSERT_NO_FATAL_FAILURE(StartAgent(dir));
+  EXPECT_EQ(Alloc(id), picked);
+  EXPECT_EQ(Reported("goodput job " + std::to_string(id) + ": " + AllocPath(dir, id) +
+                     " did not hold its journaled allocation (seq 2"),
+            1);
+
+  // A journal from before allocations were journaled (no `text` in its `place`, no `repick`): the
+  // placement's batch is picked again from the replayed reports, seq 1.
+  agent.reset();
+  auto text = ReadFile(journal);
+  ASSERT_TRUE(text.ok());
+  std::string old;
+  for (size_t at = 0; at < text->size();) {
+    const size_t nl = text->find('\n', at);
+    nlohmann::json r = nlohmann::json::parse(text->substr(at, nl - at));
+    at = nl + 1;
+    if (r["ev"] == "repick") continue;
+    if (r["ev"] == "place") r.erase("text");
+    old += r.dump() + "\n";
+  }
+  ASSERT_TRUE(WriteFileAtomic(journal, old).ok());
+  ASSERT_TRUE(WriteFileAtomic(AllocPath(dir, id), first_text).ok());
+  reports.clear();
+  ASSERT_NO_FATAL_FAILURE(StartAgent(dir));
+  EXPECT_EQ(Alloc(id), first);
+  EXPECT_TRUE(reports.empty()) << reports.front();
+  EXPECT_EQ(View(id)->atomic_bsz, first["local_bsz"].get<int>());
+}
+
+// A `repick` record whose allocation does not follow the job's last (its seq, its placement) is an
+// error naming the journal, the job and the record.
+TEST_F(AgentGoodputTest, AJournaledAllocationThatDoesNotFollowTheLastIsAnError) {
+  const long long id = RunningJob();
+  AppendMetrics(id, Measure(Alloc(id), cifar10.reference().ProgressAt(1), /*epoch=*/15).line + "\n");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  ASSERT_EQ(Journaled("repick"), 1);
+  agent.reset();
+  auto text = ReadFile(journal);
+  ASSERT_TRUE(text.ok());
+  const size_t at = text->rfind("\\\"seq\\\":2");  // the repick record's allocation
+  ASSERT_NE(at, std::string::npos) << *text;
+  std::string bad = *text;
+  bad.replace(at, 9, "\\\"seq\\\":1");
+  ASSERT_TRUE(WriteFileAtomic(journal, bad).ok());
+  AgentOptions o;
+  o.journal_path = journal;
+  o.goodput_dir = dir;
+  o.goodput_types = {{"", "v100"}};
+  auto started = Agent::Start(slurm, clock, ModelZoo::BuiltIn(),
+                              std::move(CreateMethods(MethodChoice{.policy = policy})).value(), o);
+  ASSERT_FALSE(started.ok());
+  EXPECT_NE(started.status().message().find(journal + ": goodput job " + std::to_string(id) +
+                                            ": repick record: its allocation (job " + std::to_string(id) +
+                                            ", seq 1) is not of the job's placement after seq 1"),
+            std::string::npos)
+      << started.status().message();
+}
+
+// The simulator shows the policy what is left of a placement's delay (GoodputJobView::delay_left_s:
+// Sia keeps such a job where it is); the agent shows the same delay from the placement, until the
+// job's first report since it: the job is restoring as far as the agent can tell.
+TEST_F(AgentGoodputTest, ThePolicySeesAPlacedJobRestoringUntilItReports) {
+  const long long id = RunningJob();  // placed at agent time 61; now 62
+  // Pollux's settings give cifar10 no delay of its own: 30 s (GoodputSteps::kDefaultRestartDelayS).
+  EXPECT_EQ(View(id)->delay_left_s, 30 - 1);
+  ASSERT_NO_FATAL_FAILURE(Step(10));
+  EXPECT_EQ(View(id)->delay_left_s, 30 - 11);
+  // A restarted agent counts from the run's start as Slurm reports it (a whole second).
+  ASSERT_NO_FATAL_FAILURE(StartAgent(dir));
+  const double since_start = clock.NowS() - std::floor(slurm.jobs.at(id).start);
+  EXPECT_EQ(View(id)->delay_left_s, std::max(0.0, 30 - since_start));
+  EXPECT_GT(View(id)->delay_left_s, 0);
+  AppendMetrics(id, Measure(Alloc(id), 1).line + "\n");
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(View(id)->delay_left_s, 0);
+  ASSERT_NO_FATAL_FAILURE(StartAgent(dir));  // replayed: it has reported
+  EXPECT_EQ(View(id)->delay_left_s, 0);
+  // Not placed: no delay.
+  slurm.RequeueBySlurm(id);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(View(id)->delay_left_s, 0);
 }
 
 // An allocation that cannot be written is a fault: the agent stops before it releases the job.

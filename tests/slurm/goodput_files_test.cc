@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -109,10 +110,80 @@ TEST(GoodputFilesTest, TheTailReadsWholeLinesOnceAndWaitsForAPartialLastLine) {
   EXPECT_EQ((*after)[0].text, "four");
   EXPECT_EQ((*after)[0].number, 4);
   // A file cut shorter than what was read is an error, not a silent restart.
+  EXPECT_EQ(resumed.reads(), 1);
   std::filesystem::resize_file(path, 3);
   auto cut = resumed.Read();
   ASSERT_FALSE(cut.ok());
   EXPECT_NE(cut.status().message().find("truncated"), std::string::npos) << cut.status().message();
+  std::filesystem::remove_all(dir);
+}
+
+TEST(GoodputFilesTest, ABadAllocationNamesWhereAndTheField) {
+  const std::string base =
+      R"("v":1,"job":3,"type":"t4","nodes":["n1"],"placement":[2],"adaptive":false,"restarts":0)";
+  // A v1 file from before `seq` reads as seq 0.
+  auto old =
+      DecodeGoodputAlloc("{" + base + R"(,"gpus":2,"local_bsz":8,"accum_steps":1,"batch_size":32})", "j:4");
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_EQ(old->seq, 0);
+  EXPECT_EQ(old->batch_size, 32);
+  struct Case {
+    std::string text, needle;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"[]", "j:4: not a JSON object"},
+           {"{" + base + R"(,"gpus":2,"local_bsz":8,"accum_steps":1})", "j:4: field 'batch_size': missing"},
+           {"{" + base + R"(,"gpus":2,"local_bsz":8,"accum_steps":1,"batch_size":16})",
+            "field 'batch_size': is not gpus x local_bsz x (accum_steps + 1)"},
+           {"{" + base + R"(,"gpus":3,"local_bsz":8,"accum_steps":1,"batch_size":48})",
+            "field 'gpus': is not the sum of 'placement' (2)"},
+           {"{" + base + R"(,"gpus":2,"local_bsz":8,"accum_steps":1,"batch_size":32,"seq":-1})",
+            "field 'seq': must be in [0, 1e9]"},
+           {"{" + base + R"(,"gpus":2,"local_bsz":8,"accum_steps":1,"batch_size":32,"colour":1})",
+            "field 'colour': unknown field"},
+       }) {
+    auto r = DecodeGoodputAlloc(c.text, "j:4");
+    ASSERT_FALSE(r.ok()) << c.text;
+    EXPECT_NE(r.status().message().find(c.needle), std::string::npos) << r.status().message();
+  }
+}
+
+// The agent polls every placed job's file: one stat each, and a file whose size and modification
+// time are those of the last read is not opened. The proof: a line put where a partial one was,
+// the size and time kept, is not seen until the time changes.
+TEST(GoodputFilesTest, TheTailReadsAFileOnlyWhenItsSizeOrTimeChanged) {
+  const std::string dir = TempDir("unchanged");
+  std::filesystem::create_directories(dir);
+  const std::string path = MetricsPath(dir, 8);
+  Append(path, "one\ntw");
+  MetricsTail tail(path);
+  auto first = tail.Read();
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first->size(), 1u);
+  EXPECT_EQ(tail.reads(), 1);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(tail.Read()->empty());
+  EXPECT_EQ(tail.reads(), 1);  // not grown: not opened
+  const auto time = std::filesystem::last_write_time(path);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out);
+    f.seekp(4);
+    f << "t\n";  // "one\nt\n": the same 6 bytes
+  }
+  std::filesystem::last_write_time(path, time);
+  EXPECT_TRUE(tail.Read()->empty());
+  EXPECT_EQ(tail.reads(), 1);
+  std::filesystem::last_write_time(path, time + std::chrono::seconds(1));
+  auto changed = tail.Read();
+  ASSERT_TRUE(changed.ok());
+  ASSERT_EQ(changed->size(), 1u);
+  EXPECT_EQ((*changed)[0].text, "t");
+  EXPECT_EQ(tail.reads(), 2);
+  Append(path, "three\n");  // grown
+  auto grown = tail.Read();
+  ASSERT_TRUE(grown.ok());
+  ASSERT_EQ(grown->size(), 1u);
+  EXPECT_EQ((*grown)[0].text, "three");
+  EXPECT_EQ(tail.reads(), 3);
   std::filesystem::remove_all(dir);
 }
 
@@ -129,12 +200,18 @@ TEST(GoodputFilesTest, TheAllocationIsWrittenWholeAndTheDirectoryChecked) {
   a.accum_steps = 1;
   a.adaptive = true;
   a.restarts = 2;
+  a.seq = 5;
   ASSERT_TRUE(WriteGoodputAlloc(dir, a).ok());
   auto text = ReadFile(AllocPath(dir, 12));
   ASSERT_TRUE(text.ok());
-  EXPECT_EQ(*text, R"({"accum_steps":1,"adaptive":true,"batch_size":1536,"gpus":12,"job":12,"local_bsz":64,)"
-                   R"("nodes":["v100-1","v100-2"],"placement":[8,4],"restarts":2,"type":"v100-16gb","v":1})"
-                   "\n");
+  EXPECT_EQ(*text,
+            R"({"accum_steps":1,"adaptive":true,"batch_size":1536,"gpus":12,"job":12,"local_bsz":64,)"
+            R"("nodes":["v100-1","v100-2"],"placement":[8,4],"restarts":2,"seq":5,"type":"v100-16gb","v":1})"
+            "\n");
+  // Read back whole (as a restarted agent reads its journaled allocations).
+  auto back = DecodeGoodputAlloc(*text, "a.alloc");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(GoodputAllocJson(*back) + "\n", *text);
   // Only the allocation is left: no temp file, no probe.
   int files = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++files;

@@ -192,6 +192,11 @@ Status GoodputSteps::BeginChunk(GoodputJob& job, double now_s) {
   return Status::Ok();
 }
 
+double GoodputSteps::RestartDelayS(const GoodputJob& job, double configured_s) {
+  if (configured_s >= 0) return configured_s;
+  return job.app->restart_delay_s() > 0 ? job.app->restart_delay_s() : kDefaultRestartDelayS;
+}
+
 Result<double> GoodputSteps::TrueGoodput(const GoodputJob& job) {
   if (job.replicas() == 0 || job.atomic_bsz < 1) return 0.0;
   HETSCHED_ASSIGN_OR_RETURN(const StepTimes t, job.split() && job.second.atomic_bsz > 0

@@ -177,6 +177,12 @@ class GoodputSteps {
   // A progress boundary at `now_s` (a placement, an epoch's end, a tick): its rate from now, and
   // the chunk that begins measures itself when it progresses.
   static Status BeginChunk(GoodputJob& job, double now_s);
+  // The seconds each placement of the job holds its GPUs without progress (its checkpoint-restore):
+  // `configured_s` where >= 0 (`--goodput-delay`), else its application's own (Sia's settings),
+  // else kDefaultRestartDelayS. Both back ends charge or show this (sim/goodput_run.cc,
+  // slurm/agent_goodput.cc).
+  static double RestartDelayS(const GoodputJob& job, double configured_s);
+  static constexpr double kDefaultRestartDelayS = 30;  // Pollux's (simulator.py:174)
 };
 
 }  // namespace hetsched

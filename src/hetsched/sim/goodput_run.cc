@@ -84,8 +84,7 @@ double Simulator::GoodputBoundary(const RunState& job) const {
 }
 
 double Simulator::GoodputDelayS(const GoodputJob& g) const {
-  if (options_.goodput_restart_delay_s >= 0) return options_.goodput_restart_delay_s;
-  return g.app->restart_delay_s() > 0 ? g.app->restart_delay_s() : SimOptions::kGoodputDelayS;
+  return GoodputSteps::RestartDelayS(g, options_.goodput_restart_delay_s);
 }
 
 Status Simulator::GoodputBoundaryStep(JobId id, bool repick) {

@@ -48,15 +48,14 @@ struct SimOptions {
   // Goodput-adaptive jobs (JobSpec::application; docs/goodput.md), run on their application's
   // measured truth as Pollux's simulator runs them: each placement (the first too) costs a delay,
   // the job holding its GPUs without progress: goodput_restart_delay_s, or where it is < 0 the
-  // application's own (Sia's settings: per application), else kGoodputDelayS (Pollux: 30 s,
-  // simulator.py:174); a running
+  // application's own (Sia's settings: per application), else 30 s (Pollux's, simulator.py:174;
+  // GoodputSteps::RestartDelayS, which the Slurm agent shows its policy too); a running
   // adaptive job measures itself and re-picks its batch every goodput_interval_s of simulated time
   // (Pollux's round: its step() re-picks at its end), on a grid from 0; and with
   // goodput_round_epochs an epoch ends on a whole number of seconds after its last progress
   // boundary (Pollux rounds, half to even: simulator.py:144), else exactly; there, one whose
   // exact end falls just after a scheduler round's end (its step's), though it rounds to it,
   // ends after the scheduler's call at that round, as in the peers' steps (DeferEpochEnd).
-  static constexpr double kGoodputDelayS = 30;
   double goodput_restart_delay_s = -1;
   double goodput_interval_s = 60;
   bool goodput_round_epochs = false;

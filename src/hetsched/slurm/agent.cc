@@ -165,6 +165,7 @@ Status Agent::Step() {
   // A journal write that failed: nothing more is decided or sent. A restarted agent replays the
   // journal and reconciles it with Slurm.
   if (!fatal_.ok()) return fatal_;
+  if (!options_.goodput_dir.empty()) HETSCHED_RETURN_IF_ERROR(RepickGoodputBatches());
   busy_ = changed_;
   changed_ = changed_ || changed_before;
   if (refresh_nodes_now_) {  // a requeue is often a node failure: see it before placing again

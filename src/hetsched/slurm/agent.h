@@ -31,6 +31,7 @@
 #include "hetsched/slurm/clock.h"
 #include "hetsched/slurm/cluster_translate.h"
 #include "hetsched/slurm/command_runner.h"
+#include "hetsched/slurm/goodput_files.h"
 #include "hetsched/slurm/job_request.h"
 #include "hetsched/slurm/journal.h"
 #include "hetsched/slurm/node_book.h"
@@ -90,6 +91,15 @@ struct AgentOptions {
   std::string goodput_profiles;
   std::vector<std::pair<std::string, std::string>> goodput_types = {{"", "t4"}};
   std::string goodput_settings = "pollux";
+  // A placed adaptive goodput job's batch is re-picked every this many seconds of the agent's
+  // clock (on a grid from its time origin), as the simulator's `--goodput-interval` does, and at
+  // each epoch end its reports show; its .alloc is rewritten when the batch changes.
+  double goodput_interval_s = 60;
+  // The re-allocation delay shown to the policy for a placed goodput job that has not reported
+  // since its placement (GoodputJobView::delay_left_s): this many seconds from its placement, as
+  // the simulator charges `--goodput-delay`; < 0: its application's own, else 30 s
+  // (GoodputSteps::RestartDelayS).
+  double goodput_delay_s = -1;
   // Messages for the operator (rejected jobs, requeues, failures, Slurm errors). Default: none.
   std::function<void(const std::string&)> report;
 };
@@ -156,7 +166,8 @@ class Agent final : public SchedBackend {
   Status StartSharedJob(JobId id, JobId host, const PlannedJob& planned) override;
   void RequestWakeUp(double time_s) override { wakeups_.insert(time_s); }
   // A goodput job's view: what it reported of itself so far (agent_goodput.cc); nullopt for
-  // another job. Its re-allocation delay is its own (delay_left_s 0).
+  // another job. Its re-allocation delay (delay_left_s): until its first report since its
+  // placement, what is left of AgentOptions::goodput_delay_s counted from the placement; then 0.
   Result<std::optional<GoodputJobView>> goodput_job(JobId id, bool with_model) const override;
 
  private:
@@ -263,11 +274,26 @@ class Agent final : public SchedBackend {
   Status PlaceGoodput(AgentJob& job, JobId id, const std::vector<DeviceId>& devices);
   // Each poll: the new lines of every placed goodput job's metrics file, journaled (`measure`)
   // and measured into its state; a malformed one journaled (`measure_bad`) and reported with its
-  // file, line and field, after which the file is not read and its measurements not trusted.
+  // file, line and field, after which the file is not read and its measurements not trusted. A
+  // placed job whose reports reached a new epoch is marked for a re-pick (AgentJob::repick_due).
   void ReadGoodputMetrics();
+  // Each poll, after ReadGoodputMetrics: the batch of each placed goodput job whose epoch ended,
+  // and at each goodput interval of every placed adaptive one, re-picked as the simulator re-picks
+  // it (GoodputSteps::RepickBatch, on what the job reported so far). A batch that changed is
+  // journaled (`repick`, made durable) and then written to the job's .alloc with the next `seq`;
+  // one that did not is not written. An error (the fit, the journal, the file) ends the run.
+  Status RepickGoodputBatches();
+  Status RepickGoodput(AgentJob& job, JobId id);
+  // At a restart, after the reconcile: each released or running goodput job's .alloc holds the
+  // allocation its journal last recorded (a `place` or `repick` whose file write the stop cut
+  // short is written now, and reported). An error: it cannot be written.
+  Status RestoreGoodputAllocs();
   // The journal's goodput records at a restart: a placement's batch pick, a measurement, a
   // malformed line. False for a record of another kind.
   Result<bool> ReplayGoodput(AgentJob& job, const JournalRecord& r);
+  // A `place` or `repick` record's allocation (its `text`) taken as the job's current one: its
+  // batch and seq. An error names `where`: the text is no allocation of the job's placement.
+  Status AdoptJournaledAlloc(AgentJob& job, const JournalRecord& r, const std::string& where);
   // Measures one reported line into the job's state, on the type of its last placement.
   Status MeasureLine(AgentJob& job, const std::string& line, const std::string& where);
   void DistrustMetrics(AgentJob& job);
@@ -300,6 +326,7 @@ class Agent final : public SchedBackend {
   bool in_pass_ = false;  // inside the scheduler's Schedule()
   std::vector<JobId> requeue_after_pass_;  // pins that failed during the pass
   double next_round_s_ = 0;
+  double goodput_tick_s_ = -1;  // the next goodput interval's re-picks (agent time; -1: none due)
   double next_node_refresh_s_ = 0;
   bool changed_ = false;
   bool refresh_nodes_now_ = false;

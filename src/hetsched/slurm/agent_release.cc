@@ -119,6 +119,7 @@ Status Agent::StartJob(JobId id, const PlannedJob& planned) {
   placed.nodes = pin.nodes;
   placed.type = cluster_.cluster.device_catalog().type(type).name;
   placed.devices.assign(devices.begin(), devices.end());
+  if (job.goodput) placed.text = GoodputAllocJson(job.alloc);  // what its .alloc holds (docs/slurm.md)
   // The intent: made durable (one sync for the batch) before the pin, in FlushReleases().
   HETSCHED_RETURN_IF_ERROR(Append(placed));
   HETSCHED_RETURN_IF_ERROR(HoldDevices(job, devices));

@@ -65,6 +65,7 @@ Status Agent::Restore() {
     HETSCHED_RETURN_IF_ERROR(
         Reconcile(*owned, found == by_id.end() ? nullptr : found->second, placed_open.count(id) > 0));
   }
+  if (goodput_catalog_) HETSCHED_RETURN_IF_ERROR(RestoreGoodputAllocs());
   changed_ = true;
   return SyncJournal();
 }

@@ -17,12 +17,12 @@ namespace {
 
 using nlohmann::json;
 
-// The fields of a v1 line, and whether each is required.
-struct ReportField {
+// The fields of a v1 line (or allocation), and whether each is required.
+struct KnownField {
   const char* key;
   bool required;
 };
-constexpr ReportField kReportFields[] = {
+constexpr KnownField kReportFields[] = {
     {"v", true},           {"gpus", true},         {"nodes", true},        {"local_bsz", true},
     {"accum_steps", true}, {"accum_step_s", true}, {"optim_step_s", true}, {"grad_sqr", false},
     {"grad_var", false},   {"progress", true}};
@@ -52,17 +52,18 @@ Result<double> NumberOf(const json& j, const std::string& key, bool positive, co
   return x;
 }
 
-}  // namespace
-
-Result<GoodputReport> ParseGoodputReport(std::string_view line, const std::string& where) {
-  const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+// `text` as one JSON object of format v1: every key one of `fields` (an unknown one would be
+// silently ignored by this version), every required one there, `v` 1.
+template <size_t N>
+Result<json> ParseV1Object(std::string_view text, const KnownField (&fields)[N], const std::string& where) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return Status::ParseError(where + ": not a JSON object");
   for (const auto& [key, value] : j.items()) {
     bool known = false;
-    for (const ReportField& f : kReportFields) known = known || key == f.key;
+    for (const KnownField& f : fields) known = known || key == f.key;
     if (!known) return FieldError(where, key, "unknown field (format v1)");
   }
-  for (const ReportField& f : kReportFields) {
+  for (const KnownField& f : fields) {
     if (f.required && !j.contains(f.key)) return FieldError(where, f.key, "missing");
   }
   HETSCHED_ASSIGN_OR_RETURN(const long long version, IntOf(j, "v", 0, where));
@@ -70,6 +71,13 @@ Result<GoodputReport> ParseGoodputReport(std::string_view line, const std::strin
     return FieldError(where, "v",
                       "format version " + std::to_string(version) + " is not supported (this agent reads 1)");
   }
+  return j;
+}
+
+}  // namespace
+
+Result<GoodputReport> ParseGoodputReport(std::string_view line, const std::string& where) {
+  HETSCHED_ASSIGN_OR_RETURN(const json j, ParseV1Object(line, kReportFields, where));
   GoodputReport r;
   HETSCHED_ASSIGN_OR_RETURN(const long long gpus, IntOf(j, "gpus", 1, where));
   HETSCHED_ASSIGN_OR_RETURN(const long long nodes, IntOf(j, "nodes", 1, where));
@@ -99,24 +107,26 @@ Result<GoodputReport> ParseGoodputReport(std::string_view line, const std::strin
 
 Result<std::vector<MetricsTail::Line>> MetricsTail::Read() {
   std::vector<Line> out;
-  const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) != 0) {
     if (errno == ENOENT && offset_ == 0) return out;  // the job has reported nothing yet
     return Status::IoError(path_ + ": cannot open: " + std::strerror(errno));
   }
+  const long long mtime_ns = static_cast<long long>(st.st_mtim.tv_sec) * 1'000'000'000LL + st.st_mtim.tv_nsec;
+  if (st.st_size == seen_size_ && mtime_ns == seen_mtime_ns_) return out;  // not written since the last read
+  if (st.st_size < offset_) {
+    return Status::IoError(path_ + ": the file is shorter (" + std::to_string(st.st_size) +
+                           " bytes) than the " + std::to_string(offset_) +
+                           " already read: it was truncated or replaced");
+  }
+  const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IoError(path_ + ": cannot open: " + std::strerror(errno));
+  ++reads_;
   std::string text;
   char buf[1 << 16];
   off_t at = static_cast<off_t>(offset_);
-  struct stat st {};
   Status failed;
-  if (::fstat(fd, &st) != 0) {
-    failed = Status::IoError(path_ + ": cannot stat: " + std::strerror(errno));
-  } else if (st.st_size < at) {
-    failed =
-        Status::IoError(path_ + ": the file is shorter (" + std::to_string(st.st_size) + " bytes) than the " +
-                        std::to_string(offset_) + " already read: it was truncated or replaced");
-  }
-  while (failed.ok()) {
+  while (true) {
     const ssize_t n = ::pread(fd, buf, sizeof buf, at);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) failed = Status::IoError(path_ + ": read failed: " + std::strerror(errno));
@@ -126,6 +136,10 @@ Result<std::vector<MetricsTail::Line>> MetricsTail::Read() {
   }
   ::close(fd);
   if (!failed.ok()) return failed;
+  // What was read stands for this size and time: a write after the stat changes one of them, and
+  // the next Read() reads on from the offset (at worst once more than needed).
+  seen_size_ = st.st_size;
+  seen_mtime_ns_ = mtime_ns;
   size_t pos = 0;
   while (true) {
     const size_t nl = text.find('\n', pos);
@@ -146,7 +160,9 @@ std::string MetricsPath(const std::string& dir, JobId id) {
 }
 std::string AllocPath(const std::string& dir, JobId id) { return dir + "/" + std::to_string(id) + ".alloc"; }
 
-std::string EncodeGoodputAlloc(const GoodputAlloc& a) {
+std::string EncodeGoodputAlloc(const GoodputAlloc& a) { return GoodputAllocJson(a) + "\n"; }
+
+std::string GoodputAllocJson(const GoodputAlloc& a) {
   json j;
   j["v"] = kGoodputFormatVersion;
   j["job"] = a.job;
@@ -161,7 +177,60 @@ std::string EncodeGoodputAlloc(const GoodputAlloc& a) {
   j["accum_steps"] = a.accum_steps;
   j["adaptive"] = a.adaptive;
   j["restarts"] = a.restarts;
-  return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  j["seq"] = a.seq;
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<GoodputAlloc> DecodeGoodputAlloc(std::string_view text, const std::string& where) {
+  static constexpr KnownField kAllocFields[] = {
+      {"v", true},           {"job", true},      {"type", true},       {"nodes", true},
+      {"placement", true},   {"gpus", true},     {"batch_size", true}, {"local_bsz", true},
+      {"accum_steps", true}, {"adaptive", true}, {"restarts", true},   {"seq", false}};
+  HETSCHED_ASSIGN_OR_RETURN(const json j, ParseV1Object(text, kAllocFields, where));
+  GoodputAlloc a;
+  HETSCHED_ASSIGN_OR_RETURN(a.job, IntOf(j, "job", 0, where));
+  if (!j.at("type").is_string())
+    return FieldError(where, "type", "must be a string, got " + j.at("type").dump());
+  a.type = j.at("type").get<std::string>();
+  const json& nodes = j.at("nodes");
+  const json& placement = j.at("placement");
+  if (!nodes.is_array() || !placement.is_array() || nodes.size() != placement.size() || nodes.empty()) {
+    return FieldError(where, "placement", "must list GPUs per node, one for each of 'nodes'");
+  }
+  long long gpus_sum = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!nodes[i].is_string())
+      return FieldError(where, "nodes", "must list node names, got " + nodes[i].dump());
+    if (!placement[i].is_number_integer() || placement[i].get<long long>() < 1 ||
+        placement[i].get<long long>() > 1'000'000) {
+      return FieldError(where, "placement", "must list GPU counts >= 1, got " + placement[i].dump());
+    }
+    a.nodes.push_back(nodes[i].get<std::string>());
+    a.placement.push_back(placement[i].get<int>());
+    gpus_sum += a.placement.back();
+  }
+  HETSCHED_ASSIGN_OR_RETURN(const long long gpus, IntOf(j, "gpus", 1, where));
+  if (gpus != gpus_sum)
+    return FieldError(where, "gpus", "is not the sum of 'placement' (" + std::to_string(gpus_sum) + ")");
+  HETSCHED_ASSIGN_OR_RETURN(const long long local_bsz, IntOf(j, "local_bsz", 1, where));
+  HETSCHED_ASSIGN_OR_RETURN(const long long accum_steps, IntOf(j, "accum_steps", 0, where));
+  HETSCHED_ASSIGN_OR_RETURN(const long long batch_size, IntOf(j, "batch_size", 1, where));
+  if (batch_size != gpus * local_bsz * (accum_steps + 1)) {
+    return FieldError(where, "batch_size", "is not gpus x local_bsz x (accum_steps + 1)");
+  }
+  a.local_bsz = static_cast<int>(local_bsz);
+  a.accum_steps = static_cast<int>(accum_steps);
+  a.batch_size = static_cast<int>(batch_size);
+  if (!j.at("adaptive").is_boolean())
+    return FieldError(where, "adaptive", "must be true or false, got " + j.at("adaptive").dump());
+  a.adaptive = j.at("adaptive").get<bool>();
+  HETSCHED_ASSIGN_OR_RETURN(const long long restarts, IntOf(j, "restarts", 0, where));
+  a.restarts = static_cast<int>(restarts);
+  if (j.contains("seq")) {
+    HETSCHED_ASSIGN_OR_RETURN(const long long seq, IntOf(j, "seq", 0, where));
+    a.seq = static_cast<int>(seq);
+  }
+  return a;
 }
 
 Status WriteGoodputAlloc(const std::string& dir, const GoodputAlloc& alloc) {

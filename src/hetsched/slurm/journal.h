@@ -20,16 +20,17 @@ namespace hetsched::slurm {
 struct JournalRecord {
   std::string event;                 // "agent_start", "admit", "reject", "place", "release",
                                      // "unplace", "start", "preempt", "hold", "requeue", "finish",
-                                     // "measure", "measure_bad"
+                                     // "measure", "measure_bad", "repick"
   JobId job = -1;
   double time_s = 0;                 // epoch seconds (the agent's clock, or Slurm's time)
   std::vector<std::string> nodes;    // place/start: Slurm node names
   std::vector<int> devices;          // place/start: hetsched device ids
   std::string type;                  // place/start: catalog device type name
   std::string state;                 // finish: Slurm's final state
-  std::string text;                  // reject/unplace: the reason; agent_start: the methods
+  std::string text;                  // reject/unplace: the reason; agent_start: the methods;
+                                     // place of a goodput job, repick: its .alloc as written
   long long value = 0;               // finish: Slurm's exit_code (a wait status); start, preempt,
-                                     // hold, requeue: Slurm's restart count
+                                     // hold, requeue: Slurm's restart count; repick: the alloc's seq
   // admit: what the job asked for (so that metrics survive the job leaving squeue)
   std::string name;
   std::string model;
