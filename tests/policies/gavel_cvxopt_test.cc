@@ -147,32 +147,40 @@ TEST(GavelCvxoptTest, ProductFormFactorSolvesTheNormalEquations) {
   }
 }
 
-// The normal matrix's factor in product form (what kAuto uses above 1,024 variables) takes the
-// same iterates as the explicit dense factor, to the solver's tolerance: 60 jobs of 1 to 4 GPUs
-// over three types, a max-min LP whose face is wide (many jobs reach the level many ways) and a
-// max-sum one, each solved both ways.
+// The normal matrix's factor in product form (what kAuto uses) takes the same iterates as the
+// explicit dense factor (kDense), to the solver's tolerance: 60 jobs of 1 to 4 GPUs over two,
+// three and five types (the product form's solves are unrolled for up to four types, generic
+// above), a max-min LP whose face is wide (many jobs reach the level many ways) and a max-sum one,
+// each solved both ways.
 TEST(GavelCvxoptTest, ProductFormFactorTakesTheSameSteps) {
-  std::vector<std::vector<double>> a;
-  std::vector<int> gpus;
-  uint64_t state = 12345;
-  auto next = [&state] {  // a small LCG: the same problem on every machine
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<double>(state >> 11) / 9007199254740992.0;
-  };
-  for (int j = 0; j < 60; ++j) {
-    a.push_back({0.5 + 3 * next(), 0.5 + 2 * next(), 0.2 + next()});
-    gpus.push_back(1 << static_cast<int>(3 * next()));
-  }
-  for (CentreProblem::Mode mode : {CentreProblem::Mode::kMaxMin, CentreProblem::Mode::kMaxSum}) {
-    const CentreProblem p = Problem(mode, a, gpus, {36, 36, 36});
-    auto dense = CvxoptShares(p);
-    auto product = CvxoptShares(p, CvxoptKkt::kProduct);
-    ASSERT_TRUE(dense.ok()) << dense.status().message();
-    ASSERT_TRUE(product.ok()) << product.status().message();
-    EXPECT_EQ(dense->newton_steps, product->newton_steps);
-    EXPECT_NEAR(dense->z, product->z, 1e-9);
-    for (size_t j = 0; j < a.size(); ++j) {
-      for (size_t k = 0; k < 3; ++k) EXPECT_NEAR(dense->share[j][k], product->share[j][k], 1e-7) << j << " " << k;
+  for (size_t types : {2u, 3u, 5u}) {
+    std::vector<std::vector<double>> a;
+    std::vector<int> gpus;
+    uint64_t state = 12345;
+    auto next = [&state] {  // a small LCG: the same problem on every machine
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      return static_cast<double>(state >> 11) / 9007199254740992.0;
+    };
+    for (int j = 0; j < 60; ++j) {
+      std::vector<double> row;
+      for (size_t k = 0; k < types; ++k) row.push_back(0.2 + (3.0 - static_cast<double>(k % 3)) * next());
+      a.push_back(std::move(row));
+      gpus.push_back(1 << static_cast<int>(3 * next()));
+    }
+    const std::vector<int> capacity(types, 36);
+    for (CentreProblem::Mode mode : {CentreProblem::Mode::kMaxMin, CentreProblem::Mode::kMaxSum}) {
+      const CentreProblem p = Problem(mode, a, gpus, capacity);
+      auto dense = CvxoptShares(p, CvxoptKkt::kDense);
+      auto product = CvxoptShares(p);
+      ASSERT_TRUE(dense.ok()) << types << " types: " << dense.status().message();
+      ASSERT_TRUE(product.ok()) << types << " types: " << product.status().message();
+      EXPECT_EQ(dense->newton_steps, product->newton_steps) << types << " types";
+      EXPECT_NEAR(dense->z, product->z, 1e-9) << types << " types";
+      for (size_t j = 0; j < a.size(); ++j) {
+        for (size_t k = 0; k < types; ++k) {
+          EXPECT_NEAR(dense->share[j][k], product->share[j][k], 1e-7) << types << " types, job " << j << " type " << k;
+        }
+      }
     }
   }
 }

@@ -13,7 +13,7 @@
 namespace hetsched::gavel {
 namespace {
 
-using cvxopt_internal::kDirectMaxVars;
+using cvxopt_internal::NormalFactor;
 using cvxopt_internal::Kkt;
 using cvxopt_internal::ShareLp;
 using Eigen::MatrixXd;
@@ -249,11 +249,11 @@ Result<ConelpPoint> ConelpStart(const ShareLp& lp, Kkt& kkt, bool* done) {
 // set where cvxopt's status would be "unknown": no convergence in maxiters, or a KKT matrix its
 // factorisation finds singular.
 Result<CentreResult> Conelp(const ShareLp& lp, bool ldl, CentreResult out, bool* unknown,
-                            long direct_max_vars = kDirectMaxVars) {
+                            NormalFactor factor = NormalFactor::kProduct) {
   *unknown = false;
   const double resx0 = std::max(1.0, lp.c().norm());
   const double resz0 = std::max(1.0, lp.h().norm());
-  Kkt kkt(ldl, direct_max_vars);
+  Kkt kkt(ldl, factor);
   bool done = false;
   HETSCHED_ASSIGN_OR_RETURN(ConelpPoint p, ConelpStart(lp, kkt, &done));
   if (done) return Answer(lp, p.x, 1.0, &out);
@@ -319,7 +319,7 @@ Result<CentreResult> CvxoptSharesOf(const CentreProblem& p, const WaterLevelRows
   const ShareLp lp(p, level);
   bool unknown = false;
   if (kkt == CvxoptKkt::kLdl) return Conelp(lp, true, out, &unknown);
-  Result<CentreResult> first = Conelp(lp, false, out, &unknown, kkt == CvxoptKkt::kProduct ? 0 : kDirectMaxVars);
+  Result<CentreResult> first = Conelp(lp, false, out, &unknown, kkt == CvxoptKkt::kDense ? NormalFactor::kDense : NormalFactor::kProduct);
   // gavel_cvxpy_shim.py, _cvxopt_lp: status "unknown" is solved again with kktsolver="ldl".
   if (first.ok() || !unknown || lp.n() + lp.m() > kLdlMaxSize) return first;
   return Conelp(lp, true, out, &unknown);

@@ -22,12 +22,12 @@
 
 namespace hetsched::gavel {
 
-// How the KKT systems are solved: kAuto as the stand-in does (cvxopt's default chol2, and where
-// that ends with status "unknown", no convergence or a singular KKT matrix, a re-solve with
-// kktsolver="ldl", for LPs of up to 1,024 variables + rows); kLdl: "ldl" alone; kProduct: kAuto
-// with the normal matrix's factor in product form at every size (kAuto's above 2,048 variables;
-// for tests: cvxopt_kkt.h).
-enum class CvxoptKkt { kAuto, kLdl, kProduct };
+// How the KKT systems are solved: kAuto as the stand-in does (cvxopt's default chol2, its normal
+// matrix's factor in product form, and where that ends with status "unknown", no convergence or a
+// singular KKT matrix, a re-solve with kktsolver="ldl", for LPs of up to 1,024 variables + rows);
+// kLdl: "ldl" alone; kDense: kAuto with the explicit dense factor at every size (kAuto's up to
+// 1,024 variables before session 43; for tests: cvxopt_kkt.h, NormalFactor).
+enum class CvxoptKkt { kAuto, kLdl, kDense };
 
 // Rows with count[r] > 1 are expanded into that many identical jobs (counts must be whole
 // numbers): cvxopt's start depends on the number of rows, so classes are not merged here.

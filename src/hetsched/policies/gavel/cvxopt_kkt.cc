@@ -1,10 +1,12 @@
 // The KKT systems of cvxopt's conelp on Gavel's share LPs (gavel_cvxopt_kkt.h): by a Cholesky
-// factor of the normal matrix as cvxopt's chol2 (explicit and dense, or in product form above
-// kDirectMaxVars), or by the whole KKT matrix as its kktsolver="ldl".
+// factor of the normal matrix as cvxopt's chol2 (in product form, or explicit and dense:
+// NormalFactor), or by the whole KKT matrix as its kktsolver="ldl".
 #include "hetsched/policies/gavel/cvxopt_kkt.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/SparseCore>
@@ -19,7 +21,9 @@ constexpr int kMaxRefine = 30;
 template <typename Mat, typename Vec>
 void RotateColumn(Mat&& l, Vec&& x, long k, long to) {
   const double lkk = l(k, k);
-  const double r = std::hypot(lkk, x[k]);
+  // sqrt(a^2 + b^2), not hypot (a sixth of a run's time): the factor's entries are square roots of
+  // scaling weights (at most ~1e18), far from where the squares would overflow.
+  const double r = std::sqrt(lkk * lkk + x[k] * x[k]);
   const double c = r / lkk, s = x[k] / lkk;
   l(k, k) = r;
   for (long i = k + 1; i < to; ++i) {
@@ -101,8 +105,8 @@ constexpr double kRefineTarget = 1e-13;  // residual of the normal equations, re
 // updates (LINPACK's dchud: backward stable, as a Cholesky factor of the whole matrix is), then
 // bordered by the epigraph variable: the per-job rows update within their block, each capacity
 // row fills the factor in O(n^2), so a factor costs O(types n^2), not the O(n^3) of factoring the
-// dense matrix, which cvxopt's chol2 factors (its fill is complete). Used up to kDirectMaxVars,
-// and above it where the product form (ProductNormal) fails.
+// dense matrix, which cvxopt's chol2 factors (its fill is complete). Used with NormalFactor::kDense,
+// and where the product form (ProductNormal) fails.
 class DenseNormal {
  public:
   bool Factor(const ShareLp& lp, const VectorXd& w) {
@@ -147,23 +151,24 @@ class DenseNormal {
 bool ProductNormal::Factor(const ShareLp& lp, const VectorXd& w) {
   lp_ = &lp;
   const long K = lp.types(), R = lp.rows(), nx = R * K;
-  blocks_.assign(static_cast<size_t>(R), MatrixXd());
+  blocks_.assign(static_cast<size_t>(nx * K), 0.0);
+  inv_diag_.resize(nx);
   for (long r = 0; r < R; ++r) {
-    MatrixXd& l = blocks_[static_cast<size_t>(r)];
-    l = MatrixXd::Zero(K, K);
+    Eigen::Map<MatrixXd> l(blocks_.data() + r * K * K, K, K);
     FactorJobBlock(lp, w, r, l);
     if (!l.allFinite()) return false;
+    for (long k = 0; k < K; ++k) inv_diag_[r * K + k] = 1.0 / l(k, k);
   }
   updates_.clear();
   for (long k = 0; k < K; ++k) {
     Update up;
     up.p = Forward(CapacityUpdate(lp, w, k));
     up.beta.resize(nx);
-    up.root_d.resize(nx);
+    up.inv_root_d.resize(nx);
     double t = 1;
     for (long j = 0; j < nx; ++j) {
       const double next = t + up.p[j] * up.p[j];
-      up.root_d[j] = std::sqrt(next / t);
+      up.inv_root_d[j] = std::sqrt(t / next);
       up.beta[j] = up.p[j] / next;
       t = next;
     }
@@ -179,54 +184,118 @@ VectorXd ProductNormal::Solve(const VectorXd& v) const {
       [this](VectorXd y) { return Backward(std::move(y)); });
 }
 
-VectorXd ProductNormal::Forward(const VectorXd& v) const {
-  const long K = lp_->types();
-  VectorXd y(v.size());
-  for (size_t r = 0; r < blocks_.size(); ++r) {
-    const MatrixXd& l = blocks_[r];
-    const long b = static_cast<long>(r) * K;
+namespace {
+
+// The capacity updates' solves (ProductNormal::Forward, Backward) for U updates, U known at compile
+// time for 1-4 GPU types so that the running sums live in registers (the sweeps are chains of
+// dependent multiply-adds, and a sum kept in memory adds a store and a load to each link); U = 0:
+// `num` updates, the sums in memory.
+template <int U, typename Update>
+void UpdatesForward(const Update* up, size_t num, double* y, long n) {
+  std::array<double, U> fixed{};
+  std::vector<double> any(U == 0 ? num : 0, 0.0);
+  double* sums = U > 0 ? fixed.data() : any.data();
+  const size_t count = U > 0 ? U : num;
+  for (long i = 0; i < n; ++i) {
+    double yi = y[i];
+    for (size_t k = 0; k < count; ++k) {
+      const double t = yi - up[k].p[i] * sums[k];
+      sums[k] += up[k].beta[i] * t;
+      yi = t * up[k].inv_root_d[i];
+    }
+    y[i] = yi;
+  }
+}
+
+template <int U, typename Update>
+void UpdatesBackward(const Update* up, size_t num, double* y, long n) {
+  std::array<double, U> fixed{};
+  std::vector<double> any(U == 0 ? num : 0, 0.0);
+  double* sums = U > 0 ? fixed.data() : any.data();
+  const size_t count = U > 0 ? U : num;
+  for (long j = n - 1; j >= 0; --j) {
+    double yj = y[j];
+    for (size_t k = count; k-- > 0;) {
+      const double xj = yj * up[k].inv_root_d[j] - up[k].beta[j] * sums[k];
+      sums[k] += up[k].p[j] * xj;
+      yj = xj;
+    }
+    y[j] = yj;
+  }
+}
+
+// The per-job blocks' solves (L_B y = v, then L_B' x = y) for KC GPU types, known at compile time
+// for 1-4 (the loops unrolled); KC = 0: `types`.
+template <int KC>
+void BlocksForward(long types, const double* blocks, const double* inv_diag, const double* v, double* y, long nx) {
+  const long K = KC > 0 ? KC : types;
+  for (long b = 0; b < nx; b += K) {
+    const double* l = blocks + b * K;  // job b / K's block, column-major
     for (long i = 0; i < K; ++i) {
       double sum = v[b + i];
-      for (long j = 0; j < i; ++j) sum -= l(i, j) * y[b + j];
-      y[b + i] = sum / l(i, i);
+      for (long j = 0; j < i; ++j) sum -= l[i + j * K] * y[b + j];
+      y[b + i] = sum * inv_diag[b + i];
     }
   }
-  for (const Update& up : updates_) {
-    double s = 0;
-    for (long i = 0; i < y.size(); ++i) {
-      const double yi = y[i] - up.p[i] * s;
-      s += up.beta[i] * yi;
-      y[i] = yi / up.root_d[i];
+}
+
+template <int KC>
+void BlocksBackward(long types, const double* blocks, const double* inv_diag, double* y, long nx) {
+  const long K = KC > 0 ? KC : types;
+  for (long b = 0; b < nx; b += K) {
+    const double* l = blocks + b * K;
+    for (long i = K - 1; i >= 0; --i) {
+      double sum = y[b + i];
+      for (long j = i + 1; j < K; ++j) sum -= l[j + i * K] * y[b + j];
+      y[b + i] = sum * inv_diag[b + i];
     }
   }
+}
+
+// Calls f(std::integral_constant<int, N>) with N = n for n in 1..4, else N = 0 (any).
+template <typename F>
+void WithSmallCount(size_t n, F&& f) {
+  switch (n) {
+    case 1: f(std::integral_constant<int, 1>()); break;
+    case 2: f(std::integral_constant<int, 2>()); break;
+    case 3: f(std::integral_constant<int, 3>()); break;
+    case 4: f(std::integral_constant<int, 4>()); break;
+    default: f(std::integral_constant<int, 0>());
+  }
+}
+
+}  // namespace
+
+// The updates in one sweep: update k meets entry i after update k-1 has, each with its own running
+// sum (the arithmetic of one sweep per update, while the updates' dependency chains overlap in the
+// processor). Divisions are multiplications by the reciprocals kept in the factor (a solve's
+// divisions were half its time; the refinement absorbs the extra rounding).
+VectorXd ProductNormal::Forward(const VectorXd& v) const {
+  const long K = lp_->types(), nx = v.size();
+  VectorXd y(nx);
+  WithSmallCount(static_cast<size_t>(K), [&](auto kc) {
+    BlocksForward<decltype(kc)::value>(K, blocks_.data(), inv_diag_.data(), v.data(), y.data(), nx);
+  });
+  WithSmallCount(updates_.size(), [&](auto u) {
+    UpdatesForward<decltype(u)::value>(updates_.data(), updates_.size(), y.data(), nx);
+  });
   return y;
 }
 
 VectorXd ProductNormal::Backward(VectorXd y) const {
-  for (auto it = updates_.rbegin(); it != updates_.rend(); ++it) {
-    double s = 0;
-    for (long j = y.size() - 1; j >= 0; --j) {
-      const double xj = y[j] / it->root_d[j] - it->beta[j] * s;
-      s += it->p[j] * xj;
-      y[j] = xj;
-    }
-  }
-  const long K = lp_->types();
-  for (size_t r = 0; r < blocks_.size(); ++r) {
-    const MatrixXd& l = blocks_[r];
-    const long b = static_cast<long>(r) * K;
-    for (long i = K - 1; i >= 0; --i) {
-      double sum = y[b + i];
-      for (long j = i + 1; j < K; ++j) sum -= l(j, i) * y[b + j];
-      y[b + i] = sum / l(i, i);
-    }
-  }
+  const long K = lp_->types(), nx = y.size();
+  WithSmallCount(updates_.size(), [&](auto u) {
+    UpdatesBackward<decltype(u)::value>(updates_.data(), updates_.size(), y.data(), nx);
+  });
+  WithSmallCount(static_cast<size_t>(K), [&](auto kc) {
+    BlocksBackward<decltype(kc)::value>(K, blocks_.data(), inv_diag_.data(), y.data(), nx);
+  });
   return y;
 }
 
 class Kkt::Impl {
  public:
-  Impl(bool ldl, long direct_max_vars) : ldl_(ldl), direct_max_vars_(direct_max_vars) {}
+  Impl(bool ldl, NormalFactor factor) : ldl_(ldl), direct_(factor == NormalFactor::kDense) {}
 
   bool Factor(const ShareLp& lp, const VectorXd& d) {
     lp_ = &lp;
@@ -234,7 +303,6 @@ class Kkt::Impl {
     if (ldl_) return FactorWhole();
     w_ = d.array().square().inverse().matrix();
     dense_ready_ = false;
-    direct_ = lp.n() <= direct_max_vars_;
     if (direct_) return Dense();
     product_ok_ = product_.Factor(lp, w_);
     return product_ok_ || Dense();
@@ -256,7 +324,7 @@ class Kkt::Impl {
   }
 
  private:
-  // Above direct_max_vars_: the product-form factor with refinement, else the dense one.
+  // The product-form factor with refinement, else the dense one.
   VectorXd Iterative(const VectorXd& rhs) {
     if (product_ok_) return Refine(rhs, [this](const VectorXd& v) { return product_.Solve(v); });
     Dense();
@@ -329,7 +397,6 @@ class Kkt::Impl {
   }
 
   bool ldl_ = false;
-  long direct_max_vars_ = kDirectMaxVars;
   Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> sparse_;
   const ShareLp* pattern_lp_ = nullptr;          // the LP whose pattern sparse_ has analysed
   std::vector<Eigen::Triplet<double>> g_entries_;  // its G, entry by entry
@@ -337,13 +404,13 @@ class Kkt::Impl {
   VectorXd d_, w_;
   ProductNormal product_;
   DenseNormal dense_;
-  bool direct_ = false;
+  bool direct_ = false;  // NormalFactor::kDense
   bool product_ok_ = false;
   bool dense_ready_ = false;
   bool dense_ok_ = false;
 };
 
-Kkt::Kkt(bool ldl, long direct_max_vars) : impl_(std::make_unique<Impl>(ldl, direct_max_vars)) {}
+Kkt::Kkt(bool ldl, NormalFactor factor) : impl_(std::make_unique<Impl>(ldl, factor)) {}
 Kkt::~Kkt() = default;
 bool Kkt::Factor(const ShareLp& lp, const VectorXd& d) { return impl_->Factor(lp, d); }
 void Kkt::Solve(VectorXd* x, VectorXd* z) { impl_->Solve(x, z); }

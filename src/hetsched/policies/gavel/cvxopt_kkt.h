@@ -83,29 +83,53 @@ class ShareLp {
   const VectorXd& c() const { return c_; }
   const VectorXd& h() const { return h_; }
 
+  // G u and G' v, row by row in plain loops (each sum in index order): Eigen's expressions over
+  // K-long segments cost more in set-up than in arithmetic here.
   VectorXd G(const VectorXd& u) const {
     VectorXd out = VectorXd::Zero(m());
     const double z = maxmin_ ? u[Z()] : 0.0;
+    const long K = types_;
     for (long r = 0; r < rows_; ++r) {
-      const auto xr = u.segment(X(r, 0), types_);
-      out.head(types_) += gpus(r) * xr;
-      out[Job(r)] = xr.sum();
-      if (epi_) out[Epi(r)] = z - a(r).dot(xr);
-      if (lower_rows_) out[Lower(r)] = -b(r).dot(xr);
-      out.segment(Nonneg(r, 0), types_) = -xr;
+      const double* xr = u.data() + X(r, 0);
+      const double g = gpus(r);
+      const double* ar = a(r).data();
+      double sum = 0, ax = 0, bx = 0;
+      for (long k = 0; k < K; ++k) {
+        out[k] += g * xr[k];
+        sum += xr[k];
+        ax += ar[k] * xr[k];
+        out[Nonneg(r, k)] = -xr[k];
+      }
+      out[Job(r)] = sum;
+      if (epi_) out[Epi(r)] = z - ax;
+      if (lower_rows_) {
+        const double* br = b(r).data();
+        for (long k = 0; k < K; ++k) bx += br[k] * xr[k];
+        out[Lower(r)] = -bx;
+      }
     }
     return out;
   }
 
   VectorXd Gt(const VectorXd& v) const {
     VectorXd out(n());
-    const auto cap = v.head(types_);
+    const long K = types_;
     for (long r = 0; r < rows_; ++r) {
-      out.segment(X(r, 0), types_) = gpus(r) * cap + VectorXd::Constant(types_, v[Job(r)]) -
-                                     (epi_ ? v[Epi(r)] : 0.0) * a(r) - v.segment(Nonneg(r, 0), types_);
-      if (lower_rows_) out.segment(X(r, 0), types_) -= v[Lower(r)] * b(r);
+      double* xr = out.data() + X(r, 0);
+      const double g = gpus(r), job = v[Job(r)], epi = epi_ ? v[Epi(r)] : 0.0;
+      const double lower = lower_rows_ ? v[Lower(r)] : 0.0;
+      const double* ar = a(r).data();
+      const double* nonneg = v.data() + Nonneg(r, 0);
+      for (long k = 0; k < K; ++k) {
+        xr[k] = g * v[k] + job - epi * ar[k] - nonneg[k];
+        if (lower_rows_) xr[k] -= lower * b(r)[k];
+      }
     }
-    if (maxmin_) out[Z()] = v.segment(Epi(0), rows_).sum();
+    if (maxmin_) {
+      double sum = 0;
+      for (long r = 0; r < rows_; ++r) sum += v[Epi(r)];
+      out[Z()] = sum;
+    }
     return out;
   }
 
@@ -133,7 +157,7 @@ class ShareLp {
 // the recurrence adds and never cancels (as stable as the rotations: the solves' backward error
 // was the dense factor's to within a factor 2 on normal matrices of condition up to 1e17, checked
 // in development). A factor costs O(n K^2) and a solve O(n K) where the explicit factor costs
-// O(K n^2) and O(n^2): used by Kkt above kDirectMaxVars (docs/gavel.md, "Interior point").
+// O(K n^2) and O(n^2): Kkt's default (NormalFactor; docs/gavel.md, "Interior point").
 class ProductNormal {
  public:
   // Factors G' diag(w) G of `lp` (kept by reference); false where a factor is not finite or the
@@ -144,37 +168,39 @@ class ProductNormal {
 
  private:
   struct Update {
-    VectorXd p, beta, root_d;
+    VectorXd p, beta, inv_root_d;  // inv_root_d = d^-1/2
   };
   VectorXd Forward(const VectorXd& v) const;   // M^-1 v, M = L_B T_1 D_1^1/2 ... (the updates so far)
   VectorXd Backward(VectorXd y) const;         // M'^-1 y
 
   const ShareLp* lp_ = nullptr;
-  std::vector<MatrixXd> blocks_;
+  std::vector<double> blocks_;  // each job's K x K block of the factor, column-major, job by job
+  VectorXd inv_diag_;            // 1 / each block's diagonal, job by job
   std::vector<Update> updates_;
   VectorXd border_;
   double corner_ = 1;
 };
 
-// Up to this many variables (jobs x types + 1) the KKT systems are solved as cvxopt solves them,
-// by an explicit dense Cholesky factor (32 MiB at the limit); above it by the same factor in
-// product form, refined.
-inline constexpr long kDirectMaxVars = 1024;
+// How Kkt factors the normal matrix G' W^-2 G. kProduct (the default since session 43): in product
+// form (ProductNormal: O(n types^2) a scaling, O(n types) a solve), the normal equations refined to
+// rounding level, and the explicit factor where the product form fails. kDense: the explicit dense
+// factor at every size (DenseNormal: O(types n^2) and O(n^2), 32 MiB at 1,024 variables), unrefined,
+// as cvxopt's chol2 solves (it factors the same matrix, which fills in completely); the default up
+// to 1,024 variables before session 43, kept for tests and comparisons. The two differ by rounding
+// only; on the validation cases the figures moved by at most 0.3%, no further from Gavel's
+// (docs/gavel.md, "Interior point").
+enum class NormalFactor { kProduct, kDense };
 
 // cvxopt's kktsolver for W = diag(d): solves [0 G'; G -W'W] [ux; uz] = [bx; bz] and returns ux
-// and W uz (the scaled z, cvxopt's convention). Up to `direct_max_vars` variables as cvxopt's
-// chol2 does: one Cholesky factor of the normal matrix per scaling and plain triangular solves (no
-// refinement of the normal equations; f6's refinement step is cvxopt's). Above that, where the
-// dense factor costs O(types n^2) a scaling and O(n^2) a solve, by the same factor in product form
-// (O(n types^2) and O(n types)) with the normal equations refined to rounding level, and by the
-// dense factor where the product form fails.
+// and W uz (the scaled z, cvxopt's convention), through one factor of the normal matrix per
+// scaling (NormalFactor; f6's refinement step is cvxopt's).
 class Kkt {
  public:
   // ldl: as cvxopt's kktsolver="ldl" (the stand-in's re-solve where the default stops without an
   // answer): the whole scaled KKT matrix [0 G'W^-1; W^-1 G -I] factored at once (here by LU with
   // partial pivoting, where cvxopt uses LAPACK's symmetric indefinite sytrf), not the normal
   // equations, whose conditioning is the square of it.
-  explicit Kkt(bool ldl = false, long direct_max_vars = kDirectMaxVars);
+  explicit Kkt(bool ldl = false, NormalFactor factor = NormalFactor::kProduct);
   ~Kkt();
   Kkt(const Kkt&) = delete;
   Kkt& operator=(const Kkt&) = delete;
