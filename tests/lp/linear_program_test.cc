@@ -37,6 +37,34 @@ TEST(SolveLpTest, HandSolvedMaximisation) {
   EXPECT_NEAR(s->values[1], 1.0, 1e-9);
 }
 
+// max x + y  s.t.  x + 2y <= 4,  3x + y <= 6: the optimum (8/5, 6/5) = 14/5, where both rows bind;
+// their duals solve 1 = y0 + 3 y1, 1 = 2 y0 + y1: y = (2/5, 1/5). A column z left out, objective
+// 1 and (1, 1) in the rows, has reduced cost 1 - 2/5 - 1/5 = 2/5 > 0: adding it would raise the
+// optimum. As min -x - y the duals and the reduced cost change sign.
+TEST(SolveLpTest, RowDualsInTheProgramsSense) {
+  for (const bool maximise : {true, false}) {
+    SCOPED_TRACE(maximise ? "max" : "min");
+    const double sign = maximise ? 1.0 : -1.0;
+    LinearProgram p;
+    p.SetSense(maximise ? Sense::kMaximize : Sense::kMinimize);
+    const int x = p.AddVariable(0, kInfinity, sign);
+    const int y = p.AddVariable(0, kInfinity, sign);
+    p.AddConstraint(Terms{{x, 1}, {y, 2}}, -kInfinity, 4);
+    p.AddConstraint(Terms{{x, 3}, {y, 1}}, -kInfinity, 6);
+    WarmStartLpSolver warm;
+    for (int run = 0; run < 3; ++run) {  // cold, the warm solver's cold start, then warm
+      auto s = run == 0 ? SolveLp(p) : warm.Solve(p);
+      ASSERT_TRUE(s.ok()) << s.status().message();
+      ASSERT_EQ(s->status, SolveStatus::kOptimal);
+      EXPECT_NEAR(s->objective, sign * 14.0 / 5, 1e-9);
+      ASSERT_EQ(s->duals.size(), 2u);
+      EXPECT_NEAR(s->duals[0], sign * 2.0 / 5, 1e-9);
+      EXPECT_NEAR(s->duals[1], sign * 1.0 / 5, 1e-9);
+      EXPECT_NEAR(sign - s->duals[0] - s->duals[1], sign * 2.0 / 5, 1e-9);  // z's reduced cost
+    }
+  }
+}
+
 // min x + y  s.t.  x + 2y >= 4,  3x + y >= 6.  Intersection: x = 8/5, y = 6/5, objective 14/5.
 // (Vertices (0,6) -> 6 and (4,0) -> 4 are worse.)
 TEST(SolveLpTest, HandSolvedMinimisationWithDuplicateTerms) {

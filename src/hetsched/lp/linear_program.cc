@@ -134,14 +134,14 @@ WarmStartLpSolver::WarmStartLpSolver(WarmStartMatch match, bool in_place)
     : impl_(std::make_unique<Impl>(Impl{match, in_place, nullptr})) {}
 WarmStartLpSolver::~WarmStartLpSolver() = default;
 
-Result<Solution> WarmStartLpSolver::Solve(const LinearProgram& program, int slot) {
+Result<Solution> WarmStartLpSolver::Solve(const LinearProgram& program, int slot, WarmAlgorithm algorithm) {
   HETSCHED_RETURN_IF_ERROR(CheckProgram(program));
   if (program.num_variables() == 0) return Solution{};
   if (!impl_->session) {
     HETSCHED_ASSIGN_OR_RETURN(const SolverBackend* backend, LpSolverBackend());
     impl_->session = backend->NewWarmStartSession(impl_->match, impl_->in_place);
   }
-  return impl_->session->Solve(program, slot, &counts_);
+  return impl_->session->Solve(program, slot, algorithm, &counts_);
 }
 
 }  // namespace hetsched::lp

@@ -83,6 +83,11 @@ struct Solution {
   SolveStatus status = SolveStatus::kOptimal;
   double objective = 0;
   std::vector<double> values;  // one per variable (empty unless optimal or a feasible incumbent)
+  // LP optima only (else empty): one per row, the objective's rate of change per unit of the row's
+  // binding bound, in the program's own sense (>= 0 for a binding upper bound of a maximisation).
+  // A column a_j left out of the program would improve a maximisation's optimum only if
+  // c_j - sum_i duals[i] a_ij > 0 (its reduced cost; < 0 for a minimisation).
+  std::vector<double> duals;
   long long iterations = 0;    // simplex iterations (LP) or nodes (MIP)
 };
 
@@ -90,6 +95,10 @@ struct SolveOptions {
   double time_limit_s = 60;     // MIP only
   double relative_gap = 1e-9;   // MIP only
   bool log = false;             // solver log to stdout
+  // LP only: false solves without Clp's presolve, for many small programs in which it finds
+  // nothing to remove but costs more than the simplex (water filling's bottleneck relaxations:
+  // 60% of their time, the same pivots and answers without it; docs/PERFORMANCE.md).
+  bool presolve = true;
 };
 
 // SolveLp ignores integrality (it solves the relaxation); SolveMip honours it. Errors only for solver failures; infeasible/unbounded are
@@ -107,6 +116,18 @@ enum class WarmStartMatch {
   // a new row basic. A family whose programs gain or lose a few variables and rows (a job arrives or leaves)
   // then still starts warm. Names should be unique (a repeated one takes the first's status).
   kName,
+};
+
+// Which simplex a warm start runs from the kept basis.
+enum class WarmAlgorithm {
+  // The dual simplex (then the primal one for what is left): for a program whose bounds or rows
+  // moved so that the old point is no longer feasible (the steps of a bisection, a new round).
+  kDual,
+  // The primal simplex (a cold solve where it ends without an optimum): for a program that the old
+  // point still meets, where what changed makes the old basis dual infeasible (a row freed, an
+  // objective changed). From a point on the edge of feasibility, the dual simplex can take hundreds
+  // of pivots or declare such a program infeasible (gavel/water_filling.cc's later levels).
+  kPrimal,
 };
 
 // What a WarmStartLpSolver counts (its accessors below).
@@ -133,8 +154,9 @@ class WarmStartLpSolver {
   // Starts from the last optimal basis (slot 0), or with `slot` > 0 from the last optimal basis of
   // a solve given that slot, where it matches (else the last one), and keeps the optimum under
   // the slot too. A family solved in phases (a first LP, then others from its optimum) starts
-  // each first phase from the previous first phase's basis this way.
-  Result<Solution> Solve(const LinearProgram& program, int slot = 0);
+  // each first phase from the previous first phase's basis this way. `algorithm`: the simplex a
+  // warm start runs (a cold solve is Clp's own choice either way).
+  Result<Solution> Solve(const LinearProgram& program, int slot = 0, WarmAlgorithm algorithm = WarmAlgorithm::kDual);
   long long warm_starts() const { return counts_.warm_starts; }
   // Warm solves made in the loaded model (`in_place`).
   long long in_place_solves() const { return counts_.in_place; }

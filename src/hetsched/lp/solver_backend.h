@@ -13,15 +13,16 @@
 namespace hetsched::lp {
 
 // Bumped whenever an interface below changes: a module built from other sources is refused.
-inline constexpr int kSolverBackendAbiVersion = 5;
+inline constexpr int kSolverBackendAbiVersion = 6;
 
 // One WarmStartLpSolver's state (Clp's model and the last optimal basis).
 class WarmStartSession {
  public:
   virtual ~WarmStartSession() = default;
-  // REQUIRES: a checked program with at least one variable. `slot` as WarmStartLpSolver::Solve's.
-  // Adds to *counts.
-  virtual Result<Solution> Solve(const LinearProgram& program, int slot, WarmStartCounts* counts) = 0;
+  // REQUIRES: a checked program with at least one variable. `slot` and `algorithm` as
+  // WarmStartLpSolver::Solve's. Adds to *counts.
+  virtual Result<Solution> Solve(const LinearProgram& program, int slot, WarmAlgorithm algorithm,
+                                 WarmStartCounts* counts) = 0;
 };
 
 class SolverBackend {

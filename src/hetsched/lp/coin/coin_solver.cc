@@ -13,6 +13,7 @@
 
 #include <coin/CbcModel.hpp>
 #include <coin/ClpSimplex.hpp>
+#include <coin/ClpSolve.hpp>
 #include <coin/CoinPackedMatrix.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
 
@@ -97,13 +98,22 @@ Solution Extract(const ClpSimplex& model, long long iterations) {
     const double* x = model.getColSolution();
     s.values.assign(x, x + model.getNumCols());
     s.objective = model.objectiveValue();
+    const double* y = model.getRowPrice();
+    s.duals.assign(y, y + model.getNumRows());
   }
   return s;
 }
 
-// A cold solve: Clp's automatic choice of method, as its own driver does.
-Solution ColdSolve(ClpSimplex* model) {
-  model->initialSolve();
+// A cold solve: Clp's automatic choice of method, as its own driver does (`presolve` false: with
+// its presolve off).
+Solution ColdSolve(ClpSimplex* model, bool presolve = true) {
+  if (presolve) {
+    model->initialSolve();
+  } else {
+    ClpSolve options;
+    options.setPresolveType(ClpSolve::presolveOff);
+    model->initialSolve(options);
+  }
   long long iterations = model->numberIterations();
   if (model->status() >= 2) {
     // Confirm unboundedness (or recover from a numerical stop) with the primal simplex.
@@ -119,7 +129,7 @@ Result<Solution> CoinSolveLp(const LinearProgram& program, const SolveOptions& o
     model.setLogLevel(options.log ? 1 : 0);
     ColumnMatrix matrix;
     Load(program, &model, &matrix);
-    return ColdSolve(&model);
+    return ColdSolve(&model, options.presolve);
   } catch (const std::exception& e) {
     return Status::Internal(std::string("lp: Clp failed: ") + e.what());
   } catch (...) {
@@ -211,7 +221,8 @@ struct ClpWarmStartSession final : WarmStartSession {
   // The model is configured where it is made, by ColdLoad: a session's first solve has no basis
   // to start from, so it is always a cold one.
   ClpWarmStartSession(WarmStartMatch m, bool reuse) : match(m), in_place(reuse) {}
-  Result<Solution> Solve(const LinearProgram& program, int slot, WarmStartCounts* counts) override;
+  Result<Solution> Solve(const LinearProgram& program, int slot, WarmAlgorithm algorithm,
+                         WarmStartCounts* counts) override;
   // Puts `program` into the model for a warm start: in place where only its objective, bounds
   // and sense differ from the loaded one's (Reload; counted in *counts), else by loading it afresh.
   void Prepare(const LinearProgram& program, WarmStartCounts* counts);
@@ -444,7 +455,8 @@ void ClpWarmStartSession::ColdLoad(const LinearProgram& program) {
   Load(program, &model, &matrix);
 }
 
-Result<Solution> ClpWarmStartSession::Solve(const LinearProgram& program, int slot, WarmStartCounts* counts) {
+Result<Solution> ClpWarmStartSession::Solve(const LinearProgram& program, int slot, WarmAlgorithm algorithm,
+                                            WarmStartCounts* counts) {
   // kShape forgets its basis after a solve without an optimum (the next one starts cold); kName
   // starts the next one from the last optimum it kept.
   auto forget = [&] {
@@ -461,18 +473,27 @@ Result<Solution> ClpWarmStartSession::Solve(const LinearProgram& program, int sl
       ++counts->warm_starts;
       model.copyinStatus(start.data());
       model.setPrimalTolerance(kPrimalTolerance);
-      // Bounds and coefficients changed a little: the dual simplex repairs primal infeasibility
-      // from the old basis, then the primal simplex finishes any remaining dual infeasibility.
-      model.dual(0);
-      long long iterations = model.numberIterations();
-      // The dual simplex ends on status 1 when it has proven the program infeasible (a dual
-      // ray), and that is final. A bisection meets many such programs, and confirming each with
-      // the primal simplex and a cold solve cost 10-30 times the proof; of 857 counted on two
-      // traces, every one was confirmed (docs/PERFORMANCE.md, "Session 23").
-      const bool proven_infeasible = model.status() == 1;
-      if (model.status() != 0 && !proven_infeasible) {
+      long long iterations = 0;
+      bool proven_infeasible = false;
+      if (algorithm == WarmAlgorithm::kPrimal) {
+        // The old point still meets the program (else phase 1 first): the primal simplex goes on
+        // from it; anything but an optimum goes to the cold solve below.
         model.primal(0);
-        iterations += model.numberIterations();
+        iterations = model.numberIterations();
+      } else {
+        // Bounds and coefficients changed a little: the dual simplex repairs primal infeasibility
+        // from the old basis, then the primal simplex finishes any remaining dual infeasibility.
+        model.dual(0);
+        iterations = model.numberIterations();
+        // The dual simplex ends on status 1 when it has proven the program infeasible (a dual
+        // ray), and that is final. A bisection meets many such programs, and confirming each with
+        // the primal simplex and a cold solve cost 10-30 times the proof; of 857 counted on two
+        // traces, every one was confirmed (docs/PERFORMANCE.md, "Session 23").
+        proven_infeasible = model.status() == 1;
+        if (model.status() != 0 && !proven_infeasible) {
+          model.primal(0);
+          iterations += model.numberIterations();
+        }
       }
       solution = Extract(model, iterations);
       if (solution.status != SolveStatus::kOptimal && !proven_infeasible) {

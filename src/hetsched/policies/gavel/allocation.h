@@ -233,7 +233,7 @@ ShareVariables AddShareVariables(lp::LinearProgram& program, const std::vector<c
                                  const std::vector<int>& capacity, const std::vector<JobId>& row_ids = {});
 // The key (lp::Key) of a variable or row of the allocation LPs: its kind, the job's id (0 where
 // none; ids below 2^48) and the type k (below 256). Never lp::kNoKey.
-enum class KeyKind : uint8_t { kTheta = 1, kShare, kTime, kCapacity, kNeed, kWork, kPairShare };
+enum class KeyKind : uint8_t { kTheta = 1, kShare, kTime, kCapacity, kNeed, kWork, kPairShare, kFloor, kEpigraph };
 lp::Key JobKey(KeyKind kind, JobId id = 0, size_t type = 0);
 std::vector<double> ReadShares(const lp::Solution& solution, const ShareVariables& vars, size_t row, size_t types);
 

@@ -190,12 +190,28 @@ namespace {
 // time for 1-4 GPU types so that the running sums live in registers (the sweeps are chains of
 // dependent multiply-adds, and a sum kept in memory adds a store and a load to each link); U = 0:
 // `num` updates, the sums in memory.
+template <int U>
+class RunningSums {
+ public:
+  explicit RunningSums(size_t num) : any_(U == 0 ? num : 0, 0.0) {}
+  size_t size() const { return U > 0 ? U : any_.size(); }
+  double& operator[](size_t k) {
+    if constexpr (U > 0) {
+      return fixed_[k];
+    } else {
+      return any_[k];
+    }
+  }
+
+ private:
+  std::array<double, U> fixed_{};
+  std::vector<double> any_;
+};
+
 template <int U, typename Update>
 void UpdatesForward(const Update* up, size_t num, double* y, long n) {
-  std::array<double, U> fixed{};
-  std::vector<double> any(U == 0 ? num : 0, 0.0);
-  double* sums = U > 0 ? fixed.data() : any.data();
-  const size_t count = U > 0 ? U : num;
+  RunningSums<U> sums(num);
+  const size_t count = sums.size();
   for (long i = 0; i < n; ++i) {
     double yi = y[i];
     for (size_t k = 0; k < count; ++k) {
@@ -209,10 +225,8 @@ void UpdatesForward(const Update* up, size_t num, double* y, long n) {
 
 template <int U, typename Update>
 void UpdatesBackward(const Update* up, size_t num, double* y, long n) {
-  std::array<double, U> fixed{};
-  std::vector<double> any(U == 0 ? num : 0, 0.0);
-  double* sums = U > 0 ? fixed.data() : any.data();
-  const size_t count = U > 0 ? U : num;
+  RunningSums<U> sums(num);
+  const size_t count = sums.size();
   for (long j = n - 1; j >= 0; --j) {
     double yj = y[j];
     for (size_t k = count; k-- > 0;) {

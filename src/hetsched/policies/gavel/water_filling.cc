@@ -16,6 +16,7 @@
 
 #include "hetsched/policies/gavel/cvxopt.h"
 #include "hetsched/policies/gavel/packed.h"
+#include "hetsched/policies/gavel/packed_columns.h"
 
 namespace hetsched::gavel {
 namespace {
@@ -42,6 +43,7 @@ struct Rows {
   PackedLayout layout;
   std::vector<std::vector<std::pair<int, double>>> ne;
   std::vector<std::vector<std::pair<int, double>>> pair_ne;
+  std::vector<double> p;     // P_j of row r's job
   std::vector<double> best;  // max of row r's normalised coefficients (b over every type, and its pairs')
   bool packed = false;       // some pair column
   size_t size() const { return job_of.size(); }
@@ -77,6 +79,7 @@ Rows CollectRows(const AllocationProblem& problem, Allocation* out, bool with_pa
       rows.big_m = std::max(rows.big_m, b[k] * job.num_gpus);
     }
     rows.job_of.push_back(j);
+    rows.p.push_back(p);
     rows.best.push_back(*std::max_element(b.begin(), b.end()));
     rows.b.push_back(std::move(b));
     rows.gpus.push_back(job.num_gpus);
@@ -120,39 +123,95 @@ double LevelAt(const Rows& rows, const LevelTerms& terms, const LevelPoint& x) {
   return c;
 }
 
+// The solver's slot (lp::WarmStartLpSolver::Solve) of each solve's first level LP: it starts from
+// the previous solve's first level, the jobs that stayed keeping their basis where the solver
+// matches by key (the packed policy's), rather than from the previous solve's last level.
+constexpr int kFirstLevelSlot = 1;
+
+// A pair column left out of a level LP or a bottleneck relaxation is priced in where its reduced
+// cost exceeds this: Clp's dual feasibility tolerance (ClpSimplex's default), so that the program
+// over the columns held is optimal over every column as far as Clp would tell [REC].
+constexpr double kPricingTolerance = 1e-7;
+// The most pair columns one pricing adds: a few per job (a vertex uses at most one column per row),
+// those of the largest reduced costs; adding every improving column held 38% of a large reset's
+// pair columns (27,000 of 71,000), whose relaxations and MILPs then took most of the run.
+size_t PricingBatch(size_t rows) { return 2 * rows + 8; }
+
 // The level LP by the simplex: max t s.t. mult_r (b_r.x_r - floor_r) >= t (growing rows),
 // b_r.x_r >= floor_r (every row), t <= M where some row is not growing. x unclipped in *x. Every
 // level of one solve has the same rows (a non-growing row's epigraph row is free), so that each
-// level starts from the previous one's basis, and without entities in the loaded model.
+// level starts from the previous one's basis, and without entities in the loaded model. Every
+// variable and row is keyed by its job (pair) and type, for a solver that matches by key
+// (lp::WarmStartMatch::kName). `first_level`: the solve's first level, from the previous solve's
+// first level by the dual simplex; a later one from the last level by the primal simplex. Over
+// the pair columns of `columns`, priced in until none left out can raise t (then re-solved from the
+// last optimum, which the new columns at 0 still meet, by the primal simplex).
 Result<bool> SolveLevelVertex(const AllocationProblem& problem, const Rows& rows, const LevelTerms& terms,
-                              lp::WarmStartLpSolver& solver, LevelPoint* x, Allocation* out) {
+                              bool first_level, PackedColumnSet& columns, lp::WarmStartLpSolver& solver,
+                              LevelPoint* x, Allocation* out, WaterFillingTrace* trace) {
   const size_t types = problem.capacity.size();
-  lp::LinearProgram program;
-  program.SetSense(lp::Sense::kMaximize);
-  const int first = AddRowShares(program, problem, rows);
   bool all_growing = true;
   for (double m : terms.mult) all_growing = all_growing && m > 0;
-  const int t = program.AddVariable(-lp::kInfinity, all_growing ? lp::kInfinity : rows.big_m, 1.0);
-  std::vector<std::pair<int, double>> row;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    row.clear();
-    for (const auto& [c, coef] : rows.ne[r]) row.emplace_back(first + c, coef);
-    program.AddConstraint(row, terms.floor[r], lp::kInfinity);
-    const bool growing = terms.mult[r] > 0;
-    const double coef = growing ? terms.mult[r] : terms.base[r];
-    for (auto& [v, c] : row) c *= coef;
-    row.emplace_back(t, -1.0);
-    program.AddConstraint(row, growing ? terms.mult[r] * terms.floor[r] : -lp::kInfinity, lp::kInfinity);
+  lp::Solution solution;
+  int base = 0;  // the first floor row (then a floor and an epigraph row per row r)
+  for (bool priced = false; !priced;) {
+    lp::LinearProgram program;
+    program.SetSense(lp::Sense::kMaximize);
+    AddPackedShares(program, problem, columns.layout(), /*keyed=*/true);  // variable = column
+    base = program.num_constraints();
+    const int t = program.AddVariable(-lp::kInfinity, all_growing ? lp::kInfinity : rows.big_m, 1.0);
+    program.SetVariableKey(t, JobKey(KeyKind::kTheta));
+    std::vector<std::pair<int, double>> row;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const JobId id = problem.jobs[rows.job_of[r]].id;
+      columns.Restrict(rows.ne[r], &row);
+      program.SetConstraintKey(program.AddConstraint(row, terms.floor[r], lp::kInfinity), JobKey(KeyKind::kFloor, id));
+      const bool growing = terms.mult[r] > 0;
+      const double coef = growing ? terms.mult[r] : terms.base[r];
+      for (auto& [v, c] : row) c *= coef;
+      row.emplace_back(t, -1.0);
+      const int epigraph =
+          program.AddConstraint(row, growing ? terms.mult[r] * terms.floor[r] : -lp::kInfinity, lp::kInfinity);
+      program.SetConstraintKey(epigraph, JobKey(KeyKind::kEpigraph, id));
+    }
+    // A later level's floors are the levels its growing jobs just reached and its newly frozen
+    // jobs' epigraph rows are freed: the last level's point still meets it, where its basis is no
+    // longer dual feasible. On g1s6c71a0 at 36:36:36 the dual simplex took 457 pivots a later
+    // level against the primal's 9, and 21 of its 1,910 level LPs ended without an optimum (each
+    // ending its filling early), none from the primal; on random problems either simplex meets
+    // such floors, rounding puts some just out of reach (docs/PERFORMANCE.md, "Water filling
+    // packed") [REC].
+    // The policy without pairs keeps the dual simplex from the last level's basis: its validation
+    // rows against Gavel's HiGHS (docs/validation.md, "Gavel's water filling", the vertex columns)
+    // were measured so, and where its heterogeneity-blind optimal faces are wide the primal
+    // simplex's vertex lay farther from HiGHS's (sb436b2 makespan -5% -> -16%); its LPs are small.
+    const bool first_pass = solution.values.empty();
+    const lp::WarmAlgorithm algorithm = !rows.packed || (first_pass && first_level) ? lp::WarmAlgorithm::kDual
+                                                                                    : lp::WarmAlgorithm::kPrimal;
+    const int slot = rows.packed && first_level ? kFirstLevelSlot : 0;
+    HETSCHED_ASSIGN_OR_RETURN(solution, solver.Solve(program, slot, algorithm));
+    ++trace->level_solves;
+    ++out->lp_solves;
+    out->simplex_iterations += solution.iterations;
+    if (solution.status != lp::SolveStatus::kOptimal) return false;
+    priced = columns.holds_every_column();
+    if (priced) break;
+    // A unit of job r's effective throughput moves its floor row by 1 / P_r and its epigraph row
+    // by coef / P_r.
+    std::vector<double> per_rate(rows.size());
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const double coef = terms.mult[r] > 0 ? terms.mult[r] : terms.base[r];
+      const size_t floor_row = static_cast<size_t>(base) + 2 * r;
+      per_rate[r] = (solution.duals[floor_row] + coef * solution.duals[floor_row + 1]) / rows.p[r];
+    }
+    priced = columns.PriceIn(solution.duals, 0, per_rate, kPricingTolerance, PricingBatch(rows.size())) == 0;
   }
-  HETSCHED_ASSIGN_OR_RETURN(const lp::Solution solution, solver.Solve(program));
-  ++out->lp_solves;
-  out->simplex_iterations += solution.iterations;
-  if (solution.status != lp::SolveStatus::kOptimal) return false;
   x->single.assign(rows.size(), std::vector<double>(types, 0.0));
   x->pair.assign(problem.pairs.size(), std::vector<double>(types, 0.0));
-  for (size_t c = 0; c < rows.layout.columns.size(); ++c) {
-    const PackedLayout::Column& col = rows.layout.columns[c];
-    const double v = solution.values[static_cast<size_t>(first) + c];
+  const PackedLayout& held = columns.layout();
+  for (size_t c = 0; c < held.columns.size(); ++c) {
+    const PackedLayout::Column& col = held.columns[c];
+    const double v = solution.values[c];
     if (col.pair < 0) {
       x->single[static_cast<size_t>(col.row)][col.type] = v;
     } else {
@@ -188,6 +247,36 @@ bool SolveLevelCvxopt(const AllocationProblem& problem, const Rows& rows, const 
   return true;
 }
 
+// The bottleneck MILP without its big M (SolveBottleneckTight) over the pair columns of `set`, by
+// branch and cut: z, empty where it has no optimum.
+Result<std::vector<bool>> SolveTightMilp(const AllocationProblem& problem, const Rows& rows, const LevelTerms& terms,
+                                         const WaterFillingOptions& options, const PackedColumnSet& set,
+                                         Allocation* out) {
+  lp::LinearProgram mip;
+  mip.SetSense(lp::Sense::kMaximize);
+  AddPackedShares(mip, problem, set.layout());  // variable = column
+  std::vector<int> z(rows.size(), -1);
+  std::vector<std::pair<int, double>> row;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const double s = terms.floor[r];
+    set.Restrict(rows.ne[r], &row);
+    for (auto& [v, coef] : row) coef /= s;
+    if (terms.mult[r] > 0) {
+      z[r] = mip.AddVariable(0, 1, 1.0, /*integer=*/true);
+      row.emplace_back(z[r], -(options.slack - 1));
+    }
+    mip.AddConstraint(row, 1.0, lp::kInfinity);
+  }
+  lp::SolveOptions solve;
+  solve.relative_gap = 0;
+  HETSCHED_ASSIGN_OR_RETURN(const lp::Solution sol, lp::SolveMip(mip, solve));
+  ++out->lp_solves;
+  if (sol.status != lp::SolveStatus::kOptimal || sol.values.empty()) return std::vector<bool>{};
+  std::vector<bool> grows(rows.size(), false);
+  for (size_t r = 0; r < rows.size(); ++r) grows[r] = z[r] >= 0 && sol.values[static_cast<size_t>(z[r])] > 0.5;
+  return grows;
+}
+
 // The bottleneck MILP without its big M, where that is exact: a job held at z = 0 must stay in
 // [level, slack x level - epsilon], but shrinking a job's shares only frees capacity, so where that
 // interval is not empty for every job (slack x level - epsilon >= level) and no job's cap at z = 1
@@ -199,7 +288,7 @@ bool SolveLevelCvxopt(const AllocationProblem& problem, const Rows& rows, const 
 Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationProblem& problem,
                                                               const Rows& rows, const LevelTerms& terms,
                                                               const WaterFillingOptions& options,
-                                                              Allocation* out) {
+                                                              PackedColumnSet& columns, Allocation* out) {
   for (size_t r = 0; r < rows.size(); ++r) {
     const double s = terms.floor[r];
     if (!(s > 0) || options.slack * s - options.epsilon < s) return std::optional<std::vector<bool>>{};
@@ -211,27 +300,51 @@ Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationPr
   // The relaxation, rows scaled by 1 / level_r (the growth it tests is (slack - 1) = 1e-4 of the
   // level: against absolute rows the solver's tolerance would blur it), one column z_r per row (0
   // where not growing).
-  {
+  // Over the pair columns of `columns` (those of the level LP's point among them, so that it is
+  // feasible), priced in until none left out could raise the sum; where it is infeasible over
+  // them, over every column. `bound`: its optimum (over every column, as priced).
+  double bound = std::numeric_limits<double>::infinity();
+  for (;;) {
     lp::LinearProgram relax;
     relax.SetSense(lp::Sense::kMaximize);
-    const int first = AddRowShares(relax, problem, rows);
+    AddPackedShares(relax, problem, columns.layout());  // variable = column
+    const int base = relax.num_constraints();           // row r's at base + r
     std::vector<int> z(rows.size());
     for (size_t r = 0; r < rows.size(); ++r) {
       const bool growing = terms.mult[r] > 0;
       z[r] = relax.AddVariable(0, growing ? 1.0 : 0.0, growing ? 1.0 : 0.0);
-      row.clear();
-      for (const auto& [c, coef] : rows.ne[r]) row.emplace_back(first + c, coef / terms.floor[r]);
+      columns.Restrict(rows.ne[r], &row);
+      for (auto& [v, coef] : row) coef /= terms.floor[r];
       row.emplace_back(z[r], -(options.slack - 1));
       relax.AddConstraint(row, 1.0, lp::kInfinity);
     }
     // Solved cold: where several largest sets exist the vertex decides which jobs freeze, and a
     // start from the last level's basis picks otherwise than Gavel's GLPK on the validation cases
-    // (a cold start agrees with it there).
-    HETSCHED_ASSIGN_OR_RETURN(const lp::Solution relaxed, lp::SolveLp(relax));
+    // (a cold start agrees with it there); the dual simplex from the last relaxation's basis
+    // declares many of them infeasible (their floors are the level LP's point, on the edge).
+    // Without Clp's presolve: it removes nothing here and took 60% of the solve (the same pivots).
+    lp::SolveOptions cold;
+    cold.presolve = false;
+    HETSCHED_ASSIGN_OR_RETURN(const lp::Solution relaxed, lp::SolveLp(relax, cold));
     ++out->lp_solves;
+    if (!columns.holds_every_column()) {
+      if (relaxed.status == lp::SolveStatus::kInfeasible) {
+        columns.HoldEveryColumn();
+        continue;
+      }
+      if (relaxed.status == lp::SolveStatus::kOptimal) {
+        // A unit of job r's effective throughput moves its row by 1 / (floor_r P_r).
+        std::vector<double> per_rate(rows.size());
+        for (size_t r = 0; r < rows.size(); ++r) {
+          per_rate[r] = relaxed.duals[static_cast<size_t>(base) + r] / (terms.floor[r] * rows.p[r]);
+        }
+        if (columns.PriceIn(relaxed.duals, 0, per_rate, kPricingTolerance, PricingBatch(rows.size())) > 0) continue;
+      }
+    }
     if (relaxed.status == lp::SolveStatus::kInfeasible)
       return std::optional<std::vector<bool>>{std::vector<bool>{}};
     if (relaxed.status == lp::SolveStatus::kOptimal) {
+      bound = relaxed.objective;
       bool integral = true;
       std::vector<bool> grows(rows.size(), false);
       for (size_t r = 0; r < rows.size(); ++r) {
@@ -242,31 +355,18 @@ Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationPr
       }
       if (integral) return std::optional<std::vector<bool>>{std::move(grows)};
     }
+    break;
   }
-  // Not integral: branch and cut on the tight MILP.
-  lp::LinearProgram mip;
-  mip.SetSense(lp::Sense::kMaximize);
-  const int first = AddRowShares(mip, problem, rows);
-  std::vector<int> z(rows.size(), -1);
-  for (size_t r = 0; r < rows.size(); ++r) {
-    const double s = terms.floor[r];
-    row.clear();
-    for (const auto& [c, coef] : rows.ne[r]) row.emplace_back(first + c, coef / s);
-    if (terms.mult[r] > 0) {
-      z[r] = mip.AddVariable(0, 1, 1.0, /*integer=*/true);
-      row.emplace_back(z[r], -(options.slack - 1));
+  // Not integral: branch and cut on the tight MILP, over the pair columns held where its optimum
+  // reaches the relaxation's over every column (no larger set can grow then), else over all.
+  HETSCHED_ASSIGN_OR_RETURN(std::vector<bool> grows, SolveTightMilp(problem, rows, terms, options, columns, out));
+  if (!columns.holds_every_column()) {
+    const double held_best = static_cast<double>(std::count(grows.begin(), grows.end(), true));
+    if (grows.empty() || held_best < std::floor(bound + 1e-6)) {
+      HETSCHED_ASSIGN_OR_RETURN(grows, SolveTightMilp(problem, rows, terms, options,
+                                                      PackedColumnSet(rows.layout, /*all_pairs=*/true), out));
     }
-    mip.AddConstraint(row, 1.0, lp::kInfinity);
   }
-  lp::SolveOptions solve;
-  solve.relative_gap = 0;
-  HETSCHED_ASSIGN_OR_RETURN(const lp::Solution sol, lp::SolveMip(mip, solve));
-  ++out->lp_solves;
-  if (sol.status != lp::SolveStatus::kOptimal || sol.values.empty())
-    return std::optional<std::vector<bool>>{std::vector<bool>{}};
-  std::vector<bool> grows(rows.size(), false);
-  for (size_t r = 0; r < rows.size(); ++r)
-    grows[r] = z[r] >= 0 && sol.values[static_cast<size_t>(z[r])] > 0.5;
   return std::optional<std::vector<bool>>{std::move(grows)};
 }
 
@@ -276,10 +376,10 @@ Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationPr
 // z_r = 0. Returns z, or an empty vector where the MILP has no optimum.
 Result<std::vector<bool>> SolveBottleneck(const AllocationProblem& problem, const Rows& rows,
                                           const LevelTerms& terms, const WaterFillingOptions& options,
-                                          Allocation* out) {
+                                          PackedColumnSet& columns, Allocation* out) {
   if (options.tight_milp) {
     HETSCHED_ASSIGN_OR_RETURN(std::optional<std::vector<bool>> tight,
-                              SolveBottleneckTight(problem, rows, terms, options, out));
+                              SolveBottleneckTight(problem, rows, terms, options, columns, out));
     if (tight) return std::move(*tight);
   }
   const double m = rows.big_m;
@@ -370,6 +470,8 @@ Result<Allocation> FillWater(const AllocationProblem& problem, const EntityAssig
   const Rows rows = CollectRows(problem, &out, with_pairs);
   const size_t n = rows.size();
   if (n == 0) return out;
+  // The pair columns the level LPs and relaxations hold, grown over the levels of this solve.
+  PackedColumnSet columns(rows.layout, /*all_pairs=*/!options.generate_pair_columns);
   if (rows.packed && options.point != SharePoint::kVertex) {
     return Status::InvalidArgument("water filling (packed): only the simplex's vertex where pairs can run");
   }
@@ -398,10 +500,12 @@ Result<Allocation> FillWater(const AllocationProblem& problem, const EntityAssig
       // Gavel has no answer where its first level fails (it would stop with an error); like
       // gavel-las's interior point, fall back to the simplex's vertex there [REC].
       if (!solved && !have_x) {
-        HETSCHED_ASSIGN_OR_RETURN(solved, SolveLevelVertex(problem, rows, terms, solver, &x, &out));
+        HETSCHED_ASSIGN_OR_RETURN(
+            solved, SolveLevelVertex(problem, rows, terms, /*first_level=*/true, columns, solver, &x, &out, &tr));
       }
     } else {
-      HETSCHED_ASSIGN_OR_RETURN(solved, SolveLevelVertex(problem, rows, terms, solver, &x, &out));
+      HETSCHED_ASSIGN_OR_RETURN(
+          solved, SolveLevelVertex(problem, rows, terms, /*first_level=*/!have_x, columns, solver, &x, &out, &tr));
     }
     if (solved) {
       const double c = LevelAt(rows, terms, x);
@@ -424,7 +528,7 @@ Result<Allocation> FillWater(const AllocationProblem& problem, const EntityAssig
     milp_terms.floor = so_far;
     ++tr.milps;
     HETSCHED_ASSIGN_OR_RETURN(std::vector<bool> grows,
-                              SolveBottleneck(problem, rows, milp_terms, options, &out));
+                              SolveBottleneck(problem, rows, milp_terms, options, columns, &out));
     if (grows.empty()) {  // no optimum: every growing job is frozen (:288-298)
       ++tr.infeasible_milps;
       grows.assign(n, false);
@@ -441,6 +545,12 @@ Result<Allocation> FillWater(const AllocationProblem& problem, const EntityAssig
     // with pairs it stops only at a level that freezes nobody: one more level after the last.
     if (newly == 0 || (frozen_count == n && !(extra_level && rows.packed))) done = true;
   }
+  auto pair_columns = [](const PackedLayout& layout) {
+    return static_cast<size_t>(std::count_if(layout.columns.begin(), layout.columns.end(),
+                                             [](const PackedLayout::Column& col) { return col.pair >= 0; }));
+  };
+  tr.pair_columns = pair_columns(rows.layout);
+  tr.pair_columns_held = pair_columns(columns.layout());
   for (size_t r = 0; r < n; ++r) {
     const size_t j = rows.job_of[r];
     tr.level[j] = so_far[r];

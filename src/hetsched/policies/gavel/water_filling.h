@@ -56,19 +56,28 @@ struct WaterFillingOptions {
   // level at least epsilon / (slack - 1)): its relaxation most often answers it in one LP. false:
   // Gavel's big-M MILP by branch and cut every time.
   bool tight_milp = true;
+  // Packed: the level LPs and the bottleneck relaxations hold the single columns and only the pair
+  // columns priced in so far (packed_columns.h), rather than every pair's (O(active^2)); the same
+  // levels, another optimal vertex where the level LP's is not unique. The MILPs hold every
+  // column. false: every column (for comparison).
+  bool generate_pair_columns = true;
 };
 
 // What one solve did, for tests and statistics.
 struct WaterFillingTrace {
-  int levels = 0;                 // level LPs solved
+  int levels = 0;                 // levels (a level LP each)
+  int level_solves = 0;           // level LP solves (more than levels where pair columns were priced in)
   int milps = 0;                  // bottleneck MILPs solved (feasible or not)
   int infeasible_milps = 0;       // of which infeasible: every growing job frozen (Gavel's except path)
   std::vector<double> objective;  // each level LP's objective c (Gavel's _lp_objective.value)
   std::vector<double> level;      // per job of the problem: its final normalised share level (0 unplaceable)
+  size_t pair_columns = 0;        // the problem's usable pair columns (pair and type)
+  size_t pair_columns_held = 0;   // of which the LPs held at the end (all without generation)
 };
 
 // The allocation of the last level LP solved, clipped to [0, 1]. `solver`: the level LPs' (vertex
-// point), each level warm from the previous one's basis. Normalised share of job j:
+// point), each later level warm from the previous one's basis (primal simplex), the first from the
+// last solve's first level (slot 1: by key where the solver matches by key, else by shape). Normalised share of job j:
 // n_j = sum_k T[j][k] X[j][k] / P_j, P_j = ProportionalThroughput; a level's gain is weighed by
 // g_j / w_j (w_j: the job's weight at that level). objective = the first level's c.
 Result<Allocation> SolveWaterFilling(const AllocationProblem& problem, const EntityAssignment& entities,

@@ -162,7 +162,11 @@ class WaterFillingPolicy final : public RoundPolicy {
   // `packed`: Gavel's max_min_fairness_water_filling_packed (space sharing, SolveWaterFillingPacked).
   WaterFillingPolicy(std::string name, double round_s, bool blind, WaterFillingOptions options,
                      EntityConfig entities, bool packed = false)
-      : RoundPolicy(std::move(name), round_s, blind), options_(options), entities_(std::move(entities)), packed_(packed) {}
+      : RoundPolicy(std::move(name), round_s, blind),
+        options_(options),
+        entities_(std::move(entities)),
+        packed_(packed),
+        solver_(packed ? lp::WarmStartMatch::kName : lp::WarmStartMatch::kShape) {}
 
   void OnJobSubmitted(const JobStatus& job, SchedContext& ctx) override {
     if (entities_.source == EntitySource::kUser && !job.spec->user.empty())
@@ -209,6 +213,10 @@ class WaterFillingPolicy final : public RoundPolicy {
   EntityConfig entities_;
   bool packed_;
   std::map<JobId, std::string> user_;  // entities=user: the active jobs' users
+  // Packed: by key, so that each reset's first level LP starts from the last reset's first level
+  // (the jobs that stayed keep their basis; water_filling.cc) where after every arrival or finish
+  // the shape differs: on g1s6c71a0 at 36:36:36, 1,205 pivots over 135 first levels against
+  // 103,720 cold. The non-packed policy keeps matching by shape.
   lp::WarmStartLpSolver solver_;
 };
 
