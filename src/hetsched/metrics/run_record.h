@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hetsched/model/cluster.h"
@@ -23,6 +24,34 @@ struct SegmentTotals {
     seg.gpu_seconds = held_s * devices;
     seg.busy_energy_joules = held_s * devices * (type.tdp_watts - type.idle_watts);
     seg.cost_usd = held_s / 3600.0 * devices * type.price_per_hour;
+    return seg;
+  }
+  // `devices` of `cluster` held for `held_s` seconds, each at its own type's price and power: a job
+  // split over two GPU types (docs/goodput.md, "Split jobs") holds both. `first` is the type of
+  // the first device; where every device is of it, exactly Holding(first, devices.size(), held_s).
+  static SegmentTotals HoldingDevices(const Cluster& cluster, std::span<const DeviceId> devices, DeviceTypeId first,
+                                      double held_s) {
+    const DeviceCatalog& catalog = cluster.device_catalog();
+    const bool one_type = std::all_of(devices.begin(), devices.end(),
+                                      [&](DeviceId d) { return cluster.device(d).type == first; });
+    if (one_type) return Holding(catalog.type(first), static_cast<double>(devices.size()), held_s);
+    std::vector<std::pair<DeviceTypeId, double>> count{{first, 0.0}};
+    for (DeviceId d : devices) {
+      const DeviceTypeId t = cluster.device(d).type;
+      auto it = std::find_if(count.begin(), count.end(), [t](const auto& c) { return c.first == t; });
+      if (it == count.end()) {
+        count.emplace_back(t, 1.0);
+      } else {
+        it->second += 1;
+      }
+    }
+    SegmentTotals seg = Holding(catalog.type(first), count.front().second, held_s);
+    for (size_t i = 1; i < count.size(); ++i) {
+      const SegmentTotals other = Holding(catalog.type(count[i].first), count[i].second, held_s);
+      seg.gpu_seconds += other.gpu_seconds;
+      seg.busy_energy_joules += other.busy_energy_joules;
+      seg.cost_usd += other.cost_usd;
+    }
     return seg;
   }
 };

@@ -263,7 +263,7 @@ SegmentTotals Simulator::CloseSegment(JobId id) {
   const double n = static_cast<double>(st.devices.size());
   // Devices shared with a running partner: each of the two pays half their price and energy.
   if (run.shared_from_s >= 0) run.shared_s += now_ - run.shared_from_s;
-  SegmentTotals seg = SegmentTotals::Holding(cluster_.device_catalog().type(st.device_type), n, held_s - 0.5 * run.shared_s);
+  SegmentTotals seg = SegmentTotals::HoldingDevices(cluster_, st.devices, st.device_type, held_s - 0.5 * run.shared_s);
   seg.gpu_seconds = held_s * n;
   run.shared_s = 0;
   run.shared_from_s = -1;
