@@ -539,6 +539,54 @@ TEST_F(AgentGoodputTest, ThePolicySeesAPlacedJobRestoringUntilItReports) {
 }
 
 // An allocation that cannot be written is a fault: the agent stops before it releases the job.
+// A second cifar10 job, admitted after the first reported once: its view (what its policy sees).
+std::optional<GoodputJobView> SecondJobAfterTheFirstReported(AgentGoodputTest& t, AgentGoodputTest::Measured* first,
+                                                             long long* second_id) {
+  const long long id = t.RunningJob();
+  *first = t.Measure(t.Alloc(id), 50);
+  t.AppendMetrics(id, first->line + "\n");
+  t.Step();
+  *second_id = t.slurm.Submit("1", kComment);
+  t.Step();
+  return t.View(*second_id);
+}
+
+// sia-plus's history (docs/goodput.md, "History") in the agent as in the simulator: a job starts
+// from what its application's earlier jobs reported (their samples on each type, the first gradient
+// statistics), and a restarted agent rebuilds that from the journal. Under sia (no history) it
+// starts from nothing of its own.
+TEST_F(AgentGoodputTest, AJobStartsFromWhatItsApplicationsEarlierJobsReported) {
+  policy = "sia-plus";
+  Measured first;
+  long long second_id = 0;
+  std::optional<GoodputJobView> second = SecondJobAfterTheFirstReported(*this, &first, &second_id);
+  ASSERT_TRUE(second.has_value());
+  ASSERT_TRUE(second->params.has_value());
+  const std::vector<ThroughputSample> samples = {first.sample};
+  auto fitted = FitThroughputParams(samples, cifar10.reference().fit_tolerance());
+  ASSERT_TRUE(fitted.ok());
+  EXPECT_EQ(second->params->alpha_c, fitted->alpha_c);
+  EXPECT_EQ(second->params->beta_c, fitted->beta_c);
+  ASSERT_TRUE(second->grad.has_value());
+  EXPECT_EQ(second->grad->sqr, first.grad.sqr);
+  // Restarted: the same view from the replayed reports.
+  ASSERT_NO_FATAL_FAILURE(StartAgent(dir));
+  std::optional<GoodputJobView> again = View(second_id);
+  ASSERT_TRUE(again.has_value());
+  ASSERT_TRUE(again->params.has_value());
+  EXPECT_EQ(again->params->alpha_c, fitted->alpha_c);
+}
+
+TEST_F(AgentGoodputTest, UnderSiaAJobStartsFromNothingOfItsApplication) {
+  policy = "sia";
+  Measured first;
+  long long second_id = 0;
+  std::optional<GoodputJobView> second = SecondJobAfterTheFirstReported(*this, &first, &second_id);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_FALSE(second->params.has_value());
+  EXPECT_FALSE(second->grad.has_value());
+}
+
 TEST_F(AgentGoodputTest, AnAllocationThatCannotBeWrittenStopsTheAgentBeforeTheRelease) {
   const long long id = slurm.Submit("1", kComment);
   ASSERT_NO_FATAL_FAILURE(StartAgent(dir));

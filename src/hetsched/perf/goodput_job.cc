@@ -147,12 +147,16 @@ Status GoodputSteps::ObserveIfRan(GoodputJob& job, double now_s, double progress
 void GoodputSteps::Measure(GoodputJob& job, size_t t, const ThroughputSample& sample, std::optional<GradientStats> grad) {
   if (grad) job.grad = grad;
   GoodputTypeKnowledge& k = job.learned(t);
+  // The application's history (ShareApplicationHistory) takes each configuration's first report and
+  // the first gradient statistics of a first epoch, as the simulator's jobs give theirs (ObserveIfRan).
+  if (grad && k.history != nullptr && job.epoch == 0 && !k.history->first_grad.has_value()) k.history->first_grad = grad;
   k.reports.resize(k.samples.size(), 1);
   const auto key = std::make_tuple(sample.nodes, sample.replicas, sample.atomic_bsz);
   if (k.seen.insert(key).second) {
     k.samples.push_back(sample);
     k.reports.push_back(1);
     k.refit_due = true;
+    if (k.history != nullptr && k.history->seen.insert(key).second) k.history->samples.push_back(sample);
     return;
   }
   for (size_t i = 0; i < k.samples.size(); ++i) {
@@ -190,6 +194,11 @@ Status GoodputSteps::BeginChunk(GoodputJob& job, double now_s) {
   job.boundary_s = now_s;
   job.observe_due = true;
   return Status::Ok();
+}
+
+void GoodputSteps::ShareApplicationHistory(GoodputJob& job, Histories& histories) {
+  if (job.pooled) return;
+  for (GoodputTypeKnowledge& k : job.types) k.history = &histories[k.app];
 }
 
 double GoodputSteps::RestartDelayS(const GoodputJob& job, double configured_s) {

@@ -23,6 +23,7 @@
 // view of it is built by GoodputJobViewOf (sched/goodput_view.h).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -129,6 +130,12 @@ class GoodputSteps {
   // `adapts_batch_sizes` (the policy's JobScheduler::adapts_batch_sizes) unless its application
   // pins one; `pooled`: JobScheduler::pools_goodput_models.
   static GoodputJob New(const JobSpec& spec, const GoodputTruth& truth, bool adapts_batch_sizes, bool pooled);
+  // Points each of the job's types at its application's history there, kept in `histories`
+  // (whose entries must outlive the job), for a scheduler that shares them
+  // (JobScheduler::shares_application_history): the simulator and the Slurm agent alike. Nothing
+  // for a pooled job.
+  using Histories = std::map<const GoodputApplication*, ApplicationHistory>;
+  static void ShareApplicationHistory(GoodputJob& job, Histories& histories);
   // A new placement (empty: none) on GPUs of type `type` (ignored for none): Pollux's and Sia's
   // reallocate() / migrate(), which re-pick the batch. An error if the job has no truth there. It
   // ends any split (a second type is added after, with PlaceSecond).

@@ -165,9 +165,7 @@ Status Simulator::PrepareGoodputJob(size_t i) {
   RunState& run = runs_[i];
   GoodputJob g = GoodputSteps::New(spec, it->second, methods_.scheduler->adapts_batch_sizes(),
                                    methods_.scheduler->pools_goodput_models());
-  if (!g.pooled && methods_.scheduler->shares_application_history()) {
-    for (GoodputTypeKnowledge& k : g.types) k.history = &histories_[k.app];
-  }
+  if (methods_.scheduler->shares_application_history()) GoodputSteps::ShareApplicationHistory(g, histories_);
   // Its work: the progress (iterations at the initial batch size) at which its last epoch ends.
   run.total_iterations = g.app->ProgressAt(g.app->max_epochs());
   run.goodput = static_cast<int32_t>(goodput_.size());

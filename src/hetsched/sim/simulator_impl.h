@@ -263,7 +263,7 @@ class Simulator final : public SchedBackend {
   std::vector<GoodputJob> goodput_;            // the goodput jobs' own state (RunState::goodput)
   // What each application has measured per type (its truth on that type: the key), shared by its
   // jobs under a policy that shares them (JobScheduler::shares_application_history); stable nodes.
-  std::map<const GoodputApplication*, ApplicationHistory> histories_;
+  GoodputSteps::Histories histories_;
   double goodput_tick_s_ = kInf;               // the next GoodputTick, while adaptive jobs run
   double round_s_ = 0;                         // the scheduler's round period, read once per run
   size_t arrival_cursor_ = 0;                  // the next job of the trace to arrive (by index)

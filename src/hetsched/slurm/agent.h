@@ -312,6 +312,7 @@ class Agent final : public SchedBackend {
   ClusterState state_;
   NodeBook nodes_;      // down nodes, and GPUs Slurm counts busy beyond the agent's jobs (in state_)
   std::optional<GoodputCatalog> goodput_catalog_;  // with AgentOptions::goodput_dir
+  GoodputSteps::Histories histories_;  // each application's shared measurements (MakeGoodputJob)
   SchedContext ctx_;
   double origin_s_ = 0;  // epoch seconds at the first start of this journal
   std::map<JobId, std::unique_ptr<AgentJob>> jobs_;

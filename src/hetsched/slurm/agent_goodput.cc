@@ -40,6 +40,10 @@ void Agent::MakeGoodputJob(AgentJob& job) {
   const JobSpec& spec = job.request.spec;
   job.goodput = GoodputSteps::New(spec, job.request.goodput, methods_.scheduler->adapts_batch_sizes(),
                                   methods_.scheduler->pools_goodput_models());
+  // The measurements of the application's earlier jobs, where the policy shares them (sia-plus's
+  // history=on), as in the simulator; a restarted agent rebuilds them from the journal's
+  // `measure` records, in the order they were measured.
+  if (methods_.scheduler->shares_application_history()) GoodputSteps::ShareApplicationHistory(*job.goodput, histories_);
   job.metrics = MetricsTail(MetricsPath(options_.goodput_dir, spec.id));
 }
 
@@ -145,6 +149,7 @@ Result<std::optional<GoodputJobView>> Agent::goodput_job(JobId id, bool with_mod
   auto it = jobs_.find(id);
   if (it == jobs_.end() || !it->second->goodput) return std::optional<GoodputJobView>();
   AgentJob& job = *it->second;  // its model is refitted lazily
+  GoodputSteps::MergeHistory(*job.goodput);  // what its application's other jobs reported (a no-op without history)
   auto view = GoodputJobViewOf(*job.goodput, with_model);
   if (!view.ok()) return view.status().WithContext("goodput job " + std::to_string(id));
   // Restoring from its checkpoint as far as the agent can tell (nothing reported since it was
