@@ -587,6 +587,21 @@ TEST_F(AgentGoodputTest, UnderSiaAJobStartsFromNothingOfItsApplication) {
   EXPECT_FALSE(second->grad.has_value());
 }
 
+// A job's last reports, written between the agent's last poll and its end, are read once after
+// it ended (found by the live test: tests/slurm_live/goodput_test.cc), then its file never again.
+TEST_F(AgentGoodputTest, TheReportsAJobWroteJustBeforeItEndedAreRead) {
+  const long long id = RunningJob();
+  const Measured m = Measure(Alloc(id), 50);
+  AppendMetrics(id, m.line + "\n");
+  slurm.End(id);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(agent->counts().finished, 1);
+  EXPECT_EQ(Journaled("measure"), 1);
+  AppendMetrics(id, m.line + "\n");  // nothing after its end is read
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(Journaled("measure"), 1);
+}
+
 TEST_F(AgentGoodputTest, AnAllocationThatCannotBeWrittenStopsTheAgentBeforeTheRelease) {
   const long long id = slurm.Submit("1", kComment);
   ASSERT_NO_FATAL_FAILURE(StartAgent(dir));

@@ -252,6 +252,7 @@ inline std::string Sorted(std::vector<std::string> v) {
 struct LiveAgent {
   SystemClock clock;
   AgentOptions options;
+  MethodChoice methods{.policy = "fifo", .placer = "pack"};
   std::vector<std::string> reports;
   std::unique_ptr<Agent> agent;
 
@@ -259,7 +260,9 @@ struct LiveAgent {
     options.journal_path = cluster.work() + "/journal.jsonl";
     options.poll_interval_s = 0.1;
     options.report = [this](const std::string& m) { reports.push_back(m); };
-    auto started = Agent::Start(cluster.runner(), clock, ModelZoo::BuiltIn(), Policy(), options);
+    auto created = CreateMethods(methods);
+    ASSERT_TRUE(created.ok()) << created.status().message();
+    auto started = Agent::Start(cluster.runner(), clock, ModelZoo::BuiltIn(), std::move(created).value(), options);
     ASSERT_TRUE(started.ok()) << started.status().message();
     agent = std::move(started).value();
   }

@@ -272,7 +272,8 @@ class Agent final : public SchedBackend {
   // written to its .alloc file, so that the job reads them when it starts. An error (the file
   // cannot be written) is a fault: the job must not run on an allocation it cannot read.
   Status PlaceGoodput(AgentJob& job, JobId id, const std::vector<DeviceId>& devices);
-  // Each poll: the new lines of every placed goodput job's metrics file, journaled (`measure`)
+  // Each poll: the new lines of every placed goodput job's metrics file (and, once, of a job that
+  // ended since the last poll), journaled (`measure`)
   // and measured into its state; a malformed one journaled (`measure_bad`) and reported with its
   // file, line and field, after which the file is not read and its measurements not trusted. A
   // placed job whose reports reached a new epoch is marked for a re-pick (AgentJob::repick_due).

@@ -190,8 +190,13 @@ void Agent::DistrustMetrics(AgentJob& job) {
 void Agent::ReadGoodputMetrics() {
   for (auto& [id, owned] : jobs_) {
     AgentJob& job = *owned;
-    if (!job.goodput || job.metrics_distrusted || job.phase == Phase::kFinished || job.goodput->restarts < 0)
-      continue;
+    if (!job.goodput || job.metrics_distrusted || job.goodput->restarts < 0) continue;
+    // An ended job's file is read once more: what it wrote between the last poll and its end
+    // (found by the live test: its last report was lost), then never again.
+    if (job.phase == Phase::kFinished) {
+      if (job.metrics_final_read) continue;
+      job.metrics_final_read = true;
+    }
     const int epoch_before = job.goodput->epoch;
     auto lines = job.metrics.Read();
     std::string bad;

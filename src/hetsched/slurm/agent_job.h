@@ -54,6 +54,7 @@ struct Agent::AgentJob {
   std::optional<GoodputJob> goodput;
   MetricsTail metrics;
   bool metrics_distrusted = false;
+  bool metrics_final_read = false;  // its file read once after it ended (ReadGoodputMetrics)
   GoodputAlloc alloc;       // the last allocation written to its .alloc (journaled; seq 0: none yet)
   bool repick_due = false;  // an epoch of its current run ended in what this poll read
   bool reported_since_placement = false;  // a report was read while it held its last placement

@@ -54,6 +54,11 @@ Status Agent::Restore() {
     }
   }
   HETSCHED_RETURN_IF_ERROR(Append(JournalRecord::Of("agent_restart", -1, methods)));
+  // A job the journal has ended had its metrics file read for the last time by the agent that
+  // ended it (in the same poll); one that Slurm ended while no agent ran is read once below.
+  for (auto& [id, owned] : jobs_) {
+    if (owned->phase == Phase::kFinished) owned->metrics_final_read = true;
+  }
 
   // 2. Reconcile with Slurm.
   HETSCHED_ASSIGN_OR_RETURN(const std::vector<SlurmJob> queue, SqueueAtRestart());
