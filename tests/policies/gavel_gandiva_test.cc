@@ -166,7 +166,8 @@ TEST(GavelGandivaTest, EmptyCallDrawsNothing) {
   EXPECT_EQ(fresh.pairs(), after_empty.pairs());
 }
 
-// The options: Gavel's mechanism only (the one that runs pairs), a seed >= 0.
+// The options: Gavel's mechanism only (the one that runs pairs), a seed >= 0, pair_finish work or
+// micro_task (as every packed policy's).
 TEST(GavelGandivaTest, OptionsAreChecked) {
   auto make = [](std::vector<std::string> args) {
     auto options = Options::Parse(args);
@@ -180,6 +181,11 @@ TEST(GavelGandivaTest, OptionsAreChecked) {
   auto negative = make({"seed=-1"});
   ASSERT_FALSE(negative.ok());
   EXPECT_THAT(negative.status().ToString(), ::testing::HasSubstr("'seed'"));
+  EXPECT_TRUE(make({"pair_finish=micro_task"}).ok());
+  EXPECT_TRUE(make({"pair_finish=work"}).ok());
+  auto bad_finish = make({"pair_finish=pair"});
+  ASSERT_FALSE(bad_finish.ok());
+  EXPECT_THAT(bad_finish.status().ToString(), ::testing::HasSubstr("'pair_finish' must be 'work' or 'micro_task'"));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // (the packed policies' solvers are tested in tests/policies).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -25,25 +26,25 @@ Result<gavel::Allocation> PairsOnly(const gavel::AllocationProblem& problem, lp:
   return out;
 }
 
-std::unique_ptr<gavel::RoundPolicy> PackingPolicy() {
+std::unique_ptr<gavel::RoundPolicy> PackingPolicy(bool finish_with_pair = false) {
   auto policy = std::make_unique<gavel::LpRoundPolicy>("test-pairs", 360, false, PairsOnly);
   gavel::GavelMechanismOptions mechanism;
   mechanism.enabled = true;
+  mechanism.finish_with_pair = finish_with_pair;
   policy->SetGavelMechanism(mechanism);
   policy->SetPacking(true);
   return policy;
 }
 
-TEST(GavelPackingTest, APairRunsAsOneMicroTaskOnSharedDevices) {
+// Job 0: unit, 3,000 steps of 3 ms; job 1: half, 600 steps of 6 ms, both at 0 s on one device.
+// The policy sees them paired at 2/3 of their speeds (the co-location model): 222.2 and 111.1
+// steps/s; both fit their first micro-task (13.5 s and 5.4 s), which ends at 13.5 s.
+Result<RunRecord> RunPairOnOneDevice(bool finish_with_pair) {
   auto w = MakeSimWorld(/*nodes=*/1, /*per_node=*/1);
   ModelProfile half = *w->zoo.Find("unit");
   half.name = "half";
   half.host_seconds_per_iteration = 0.003;  // a 6 ms step, half of it waiting on its input
   w->zoo.Add(half);
-  // Job 0: unit, 3,000 steps of 3 ms; job 1: half, 600 steps of 6 ms. The policy sees them paired
-  // at 2/3 of their speeds (the co-location model): 222.2 and 111.1 steps/s; both fit their
-  // first micro-task (13.5 s and 5.4 s). On the one device together from 0 s: job 1 ends at 5.4 s,
-  // job 0 has done 1,200 steps by then and runs its last 1,800 alone in 5.4 s: it ends at 10.8 s.
   Job second = UnitJob(1, 0, 1, 3.6);
   second.spec.model = "half";
   second.spec.iterations = 600;
@@ -52,18 +53,50 @@ TEST(GavelPackingTest, APairRunsAsOneMicroTaskOnSharedDevices) {
   MethodChoice choice;
   choice.placer = "first-fit";
   Result<Methods> methods = CreateMethods(choice);
-  ASSERT_TRUE(methods.ok());
-  methods->scheduler = PackingPolicy();
+  if (!methods.ok()) return methods.status();
+  methods->scheduler = PackingPolicy(finish_with_pair);
   SimOptions options;
   options.restart_cost_s = 0;
   options.full_audit_every = 1;
-  Result<RunRecord> run = Simulate(*w->cluster, w->zoo, workload, std::move(methods).value(), options);
+  return Simulate(*w->cluster, w->zoo, workload, std::move(methods).value(), options);
+}
+
+TEST(GavelPackingTest, APairRunsAsOneMicroTaskOnSharedDevices) {
+  // On the one device together from 0 s: job 1 ends at 5.4 s, job 0 has done 1,200 steps by then
+  // and runs its last 1,800 alone in 5.4 s: it ends at 10.8 s.
+  Result<RunRecord> run = RunPairOnOneDevice(/*finish_with_pair=*/false);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   EXPECT_NEAR(run->jobs[0].first_start_s, 0, 1e-9);
   EXPECT_NEAR(run->jobs[1].first_start_s, 0, 1e-9);
   EXPECT_NEAR(run->jobs[1].finish_s, 5.4, 1e-6);
   EXPECT_NEAR(run->jobs[0].finish_s, 10.8, 1e-6);
   EXPECT_EQ(run->jobs[0].preemptions + run->jobs[1].preemptions, 0);
+}
+
+TEST(GavelPackingTest, WithPairFinishBothJobsOfAPairFinishAtItsMicroTasksEnd) {
+  // Gavel's record (pair_finish=micro_task, scheduler.py:1305-1313): the pair's micro-task ends with
+  // its later member, job 0's 3,000 steps at 222.2 steps/s: 13.5 s, and both jobs finish then.
+  // Their work ends as above (job 1 at 5.4 s, job 0, alone after it, at 10.8 s): each holds the
+  // device idle from then, not charged (device time 5.4 s and 10.8 s, as without the option).
+  Result<RunRecord> run = RunPairOnOneDevice(/*finish_with_pair=*/true);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_NEAR(run->jobs[1].finish_s, 13.5, 1e-6);
+  EXPECT_NEAR(run->jobs[0].finish_s, 13.5, 1e-6);
+  EXPECT_NEAR(run->jobs[1].gpu_seconds, 5.4, 1e-6);
+  EXPECT_NEAR(run->jobs[0].gpu_seconds, 10.8, 1e-6);
+  EXPECT_NEAR(run->jobs[0].iterations_run, 3000, 1e-6);
+  EXPECT_NEAR(run->jobs[1].iterations_run, 600, 1e-6);
+  EXPECT_EQ(run->jobs[0].preemptions + run->jobs[1].preemptions, 0);
+  // The device is busy while either job works (0-10.8 s), then idle to the finishes.
+  ASSERT_FALSE(run->timeline.empty());
+  EXPECT_EQ(run->timeline.front().busy_devices, 1);
+  EXPECT_NEAR(run->timeline.back().time_s, 13.5, 1e-6);
+  EXPECT_EQ(run->timeline.back().busy_devices, 0);
+  bool idle_at_work_end = false;
+  for (const auto& s : run->timeline) {
+    if (std::abs(s.time_s - 10.8) < 1e-6) idle_at_work_end = s.busy_devices == 0;
+  }
+  EXPECT_TRUE(idle_at_work_end);
 }
 
 // An allocation that gives every single job all the time on type 0.

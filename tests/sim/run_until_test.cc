@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -222,6 +223,103 @@ TEST(SimulatorRunUntilTest, APolicyThatNeverStartsAJobIsStoppedNotRunToMaxTime) 
   EXPECT_NE(message.find("and 1 other(s)"), std::string::npos) << message;
   // Stopped after 10,000 calls of 10 s rounds from the last arrival's call, not at max_time.
   EXPECT_LT(out.seen->calls.back(), 2e5);
+}
+
+// SchedContext::HoldFinishUntil (Gavel's record of a pair micro-task, docs/space_sharing.md): at
+// its first call the scheduler starts job 0 and holds its finish to `hold_s`; at `act_s` (a
+// wake-up) it preempts the job, or (`mark`) gives it a new RunUntil mark.
+class HoldFinishScheduler final : public JobScheduler {
+ public:
+  HoldFinishScheduler(double hold_s, double act_s, bool preempt, Seen* seen)
+      : hold_s_(hold_s), act_s_(act_s), preempt_(preempt), seen_(seen) {}
+  std::string_view name() const override { return "hold-finish"; }
+  void OnJobSubmitted(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void OnJobFinished(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void OnJobRequeued(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void OnJobRunning(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
+  void Schedule(SchedContext& ctx) override {
+    seen_->calls.push_back(ctx.now());
+    const JobStatus& st = ctx.job(0);
+    if (st.state == JobState::kPending) {
+      ASSERT_TRUE(ctx.TryStart(0, 1));
+      ctx.HoldFinishUntil(0, hold_s_);
+      if (act_s_ > 0) ctx.WakeUpAt(act_s_);
+      return;
+    }
+    if (ctx.now() != act_s_ || st.state != JobState::kRunning) return;
+    seen_->idle_done.push_back(st.idle ? st.iterations_done : -1);
+    if (preempt_) {
+      ctx.Preempt(0);
+    } else {
+      ctx.RunUntil(0, std::numeric_limits<double>::infinity());
+    }
+  }
+
+ private:
+  double hold_s_, act_s_;
+  bool preempt_;
+  Seen* seen_;
+};
+
+Outcome RunHoldFinish(double hold_s, double act_s = -1, bool preempt = false) {
+  auto w = MakeSimWorld();
+  MethodChoice choice;
+  choice.policy = "fifo";
+  choice.placer = "first-fit";
+  auto methods = CreateMethods(choice);
+  EXPECT_TRUE(methods.ok()) << methods.status().ToString();
+  auto seen = std::make_unique<Seen>();
+  methods->scheduler = std::make_unique<HoldFinishScheduler>(hold_s, act_s, preempt, seen.get());
+  SimOptions options;
+  options.full_audit_every = 1;
+  // 1 GPU, 3,000 iterations: its work ends at 9 s.
+  return {Simulate(*w->cluster, w->zoo, MakeWorkload({UnitJob(0, 0, 1, 9)}), std::move(methods).value(), options),
+          std::move(seen)};
+}
+
+TEST(SimulatorHoldFinishTest, AJobWhoseWorkEndsBeforeItsHoldFinishesAtTheHoldIdleMeanwhile) {
+  Outcome out = RunHoldFinish(/*hold_s=*/20);
+  ASSERT_TRUE(out.run.ok()) << out.run.status().ToString();
+  const RunRecord& run = *out.run;
+  EXPECT_NEAR(run.jobs[0].finish_s, 20, 1e-9);
+  EXPECT_NEAR(run.jobs[0].iterations_run, 3000, 1e-9);
+  EXPECT_NEAR(run.jobs[0].gpu_seconds, 9, 1e-9);  // the idle hold is not charged
+  EXPECT_EQ(run.jobs[0].preemptions, 0);
+  // Reaching its work's end is no scheduling event; its finish at 20 s is.
+  EXPECT_EQ(out.seen->calls, (std::vector<double>{0, 20}));
+  // Busy 0-9 s, held idle 9-20 s.
+  std::vector<std::pair<double, int>> got;
+  for (const auto& s : run.timeline) got.emplace_back(s.time_s, s.busy_devices);
+  const std::vector<std::pair<double, int>> want{{0, 1}, {9, 0}, {20, 0}};
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_NEAR(got[i].first, want[i].first, 1e-9) << i;
+    EXPECT_EQ(got[i].second, want[i].second) << i;
+  }
+}
+
+TEST(SimulatorHoldFinishTest, AHoldNotAfterTheWorksEndChangesNothing) {
+  for (double hold_s : {5.0, 9.0}) {
+    Outcome out = RunHoldFinish(hold_s);
+    ASSERT_TRUE(out.run.ok()) << out.run.status().ToString();
+    EXPECT_NEAR(out.run->jobs[0].finish_s, 9, 1e-9) << hold_s;
+  }
+}
+
+TEST(SimulatorHoldFinishTest, ANewMarkLeavesAJobHeldToItsFinish) {
+  Outcome out = RunHoldFinish(/*hold_s=*/20, /*act_s=*/15, /*preempt=*/false);
+  ASSERT_TRUE(out.run.ok()) << out.run.status().ToString();
+  EXPECT_EQ(out.seen->idle_done, (std::vector<double>{3000}));  // held, its work done, at 15 s
+  EXPECT_NEAR(out.run->jobs[0].finish_s, 20, 1e-9);
+}
+
+TEST(SimulatorHoldFinishTest, PreemptingAJobHeldToItsFinishIsAFault) {
+  Outcome out = RunHoldFinish(/*hold_s=*/20, /*act_s=*/15, /*preempt=*/true);
+  ASSERT_FALSE(out.run.ok());
+  EXPECT_EQ(out.run.status().code(), StatusCode::kInternal);
+  EXPECT_NE(out.run.status().message().find("preemption of job 0, whose work is done and whose finish is held"),
+            std::string::npos)
+      << out.run.status().message();
 }
 
 }  // namespace

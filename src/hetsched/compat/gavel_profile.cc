@@ -47,6 +47,9 @@ CompatProfile MakeGavelProfile() {
        "every policy sees the oracle throughputs (_set_initial_throughput)"},
       {"--policy-opt", "pair_profile=data/real/gavel/pair_throughputs.csv", packed, "scheduler/scheduler.py:2241-2251",
        "the packed policies see the oracle pair throughputs (_populate_job_combination_metadata)"},
+      {"--policy-opt", "pair_finish=micro_task", packed, "scheduler/scheduler.py:1034-1041,1305-1313,3042-3066",
+       "both jobs of a pair micro-task are recorded as finishing at its end (the later member's): a job whose work "
+       "ends inside it holds its devices idle until then"},
       {"--policy-opt", "normaliser=proportional", las, "scheduler/policies/max_min_fairness.py:59-67",
        "normalised by ProportionalPolicy's throughput sum_k T W_k / sum_k W_k, times the scale factor"},
       {"--policy-opt", "second_phase=false", las, "scheduler/policies/max_min_fairness.py:69-76",

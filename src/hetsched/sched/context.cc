@@ -153,6 +153,11 @@ void SchedContext::RunUntil(JobId id, double iterations) {
   Accept(backend_.RunUntil(id, iterations));
 }
 
+void SchedContext::HoldFinishUntil(JobId id, double time_s) {
+  if (job(id).state != JobState::kRunning || failed()) return;
+  Accept(backend_.HoldFinishUntil(id, time_s));
+}
+
 bool SchedContext::ResizeOn(JobId id, std::span<const DeviceId> devices) { return Change(id, devices, false); }
 
 bool SchedContext::HandOver(JobId id, std::span<const DeviceId> devices) { return Change(id, devices, true); }

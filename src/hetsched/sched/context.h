@@ -61,6 +61,16 @@ class SchedBackend {
     return Status::Infeasible("this back end cannot hold job " + std::to_string(id) +
                               " idle at a progress mark (RunUntil)");
   }
+  // Gavel's record of a pair micro-task (docs/space_sharing.md, "A pair's end"): should running job
+  // `id`'s work end before `time_s`, it holds its devices idle from then (JobStatus::idle, as at a
+  // RunUntil mark; not charged, its partner runs on alone) and finishes at `time_s`: its finish and
+  // JCT are `time_s`. A `time_s` not after the job's end changes nothing. A job so held cannot be
+  // preempted or dropped (a fault), and a RunUntil leaves it held. Default: kInfeasible, this back
+  // end cannot (the Slurm agent: a real job ends when it ends); the job finishes when its work
+  // ends. Any other error is a fault.
+  virtual Status HoldFinishUntil(JobId id, double /*time_s*/) {
+    return Status::Infeasible("this back end cannot hold job " + std::to_string(id) + "'s finish");
+  }
   // Moves a running job onto `planned.plan.devices` (it may keep some of its own devices; the
   // others must be free): a grow, a shrink or a move of its ring. The job stays running; the back
   // end charges the change (ResizePauseS). REQUIRES: the job is running and is a device job.
@@ -157,6 +167,10 @@ class SchedContext {
   // SchedBackend::RunUntil for a running job (a job not running is left alone). A back end that
   // cannot hold jobs (kInfeasible) leaves it running; any other failure is kept for TakeError().
   void RunUntil(JobId id, double iterations);
+  // SchedBackend::HoldFinishUntil for a running job (a job not running is left alone). A back end
+  // that cannot (kInfeasible) lets it finish when its work ends; any other failure is kept for
+  // TakeError().
+  void HoldFinishUntil(JobId id, double time_s);
   // Resizes or moves a running device job onto `devices` (ring order), which may include devices
   // it holds; the others must be free. True when done (the job keeps running, paused for the
   // back end's cost, ResizePauseS). False, with nothing changed, when the job is not a running

@@ -65,7 +65,9 @@ void Simulator::Reschedule(JobId id) {
   RunState& job = runs_[static_cast<size_t>(id)];
   ActiveRun& run = active(job);
   double finish = EventQueue::kNever;
-  if (run.rate > 0 && !run.idle) {
+  if (FinishHeld(job)) {
+    finish = std::max(now_, run.finish_hold_s);
+  } else if (run.rate > 0 && !run.idle) {
     const double from = std::max(now_, run.progress_from_s);
     if (job.goodput >= 0) {
       // Its epoch's end (or its mark); Pollux's time to it is a whole number of seconds from the

@@ -111,6 +111,7 @@ Status Simulator::ChangeJob(JobId id, const PlannedJob& planned, bool hand_over)
     return Status::Infeasible("job " + std::to_string(id) + " shares its devices with job " +
                               std::to_string(st.sharing_with) + ": it cannot be resized or moved");
   }
+  HETSCHED_RETURN_IF_ERROR(RefuseIfFinishHeld(id, "resize"));
   const ResizeCost cost = hand_over ? HandOverCostTo(id, planned.plan.devices) : ResizeCostTo(id, planned.plan.devices);
   if (cost.kind == ResizeKind::kNone) return Status::Ok();
   RunState& job = runs_[static_cast<size_t>(id)];
@@ -190,6 +191,7 @@ Status Simulator::BeginRun(JobId id, const PlannedJob& planned, double pause_s, 
   run.segment_start_s = now_;
   run.segment_start_iterations = job.done_at_update;
   run.mark = kInf;
+  run.finish_hold_s = -1;
   run.epoch_deferred_at_s = -1;
   run.idle = false;
   st.idle = false;
@@ -303,6 +305,8 @@ Status Simulator::StopRun(JobId id) {
     run.idle = false;
     st.idle = false;
     --idle_jobs_;
+    events_.CancelCompletion(id);  // a finish hold's (HoldToFinish)
+    run.completion_s = EventQueue::kNever;
   } else {
     const SegmentTotals seg = CloseSegment(id);
     ChangeTraffic(id, -1);
@@ -340,6 +344,7 @@ Status Simulator::PreemptJob(JobId id) {
   if (st.state != JobState::kRunning) {
     return Status::Internal("preemption of job " + std::to_string(id) + " that is not running");
   }
+  HETSCHED_RETURN_IF_ERROR(RefuseIfFinishHeld(id, "preemption"));
   HETSCHED_RETURN_IF_ERROR(StopRun(id));
   RunState& job = runs_[static_cast<size_t>(id)];
   if (job.goodput >= 0) goodput(job).left.preempted = true;
@@ -381,6 +386,7 @@ Status Simulator::RunUntil(JobId id, double iterations) {
   }
   RunState& job = runs_[static_cast<size_t>(id)];
   ActiveRun& run = active(job);
+  if (FinishHeld(job)) return Status::Ok();  // its work is done: it stays held to its finish
   run.mark = iterations;
   if (!run.idle) {
     Advance(job);
@@ -405,6 +411,37 @@ Status Simulator::RunUntil(JobId id, double iterations) {
   return Status::Ok();
 }
 
+Status Simulator::HoldFinishUntil(JobId id, double time_s) {
+  if (status_[static_cast<size_t>(id)].state != JobState::kRunning || !std::isfinite(time_s)) {
+    return Status::Internal("finish hold of job " + std::to_string(id) + " that is not running, or at no time");
+  }
+  RunState& job = runs_[static_cast<size_t>(id)];
+  if (job.goodput >= 0) {
+    return Status::Infeasible("goodput job " + std::to_string(id) + " finishes with its last epoch");
+  }
+  active(job).finish_hold_s = time_s;
+  if (FinishHeld(job)) Reschedule(id);  // held already: its finish moves
+  return Status::Ok();
+}
+
+// Its work ended before its finish hold's time (CompleteDue): it stops at its total, held idle, and
+// its completion event is set at that time (Reschedule).
+Status Simulator::HoldToFinish(JobId id) {
+  RunState& job = runs_[static_cast<size_t>(id)];
+  active(job).mark = job.total_iterations;
+  HETSCHED_RETURN_IF_ERROR(Hold(id));
+  Reschedule(id);
+  return Status::Ok();
+}
+
+Status Simulator::RefuseIfFinishHeld(JobId id, const char* what) const {
+  const RunState& job = runs_[static_cast<size_t>(id)];
+  if (job.active < 0 || !FinishHeld(job)) return Status::Ok();
+  return Status::Internal(std::string(what) + " of job " + std::to_string(id) +
+                          ", whose work is done and whose finish is held to t=" +
+                          std::to_string(active(job).finish_hold_s) + " (HoldFinishUntil), at t=" + std::to_string(now_));
+}
+
 void Simulator::RecycleDevices(JobStatus& st) {
   if (st.devices.capacity() > 0) spare_devices_.push_back(std::move(st.devices));
   st.devices.clear();  // a moved-from vector is valid but unspecified: make it empty
@@ -412,6 +449,7 @@ void Simulator::RecycleDevices(JobStatus& st) {
 
 Status Simulator::DropJob(JobId id) {
   JobStatus& st = status_[static_cast<size_t>(id)];
+  HETSCHED_RETURN_IF_ERROR(RefuseIfFinishHeld(id, "drop"));
   if (st.state == JobState::kRunning) {
     HETSCHED_RETURN_IF_ERROR(StopRun(id));
   } else if (st.state == JobState::kPending) {

@@ -32,6 +32,9 @@ struct ActiveRun {
   double segment_start_iterations = 0;
   double mark = kInf;             // RunUntil: progress stops here (iterations in all)
   bool idle = false;              // held at `mark`: devices kept, no progress, no traffic
+  // SchedBackend::HoldFinishUntil: should its work end before this time, it is held idle (its
+  // `mark` set to its total) and finishes then (Simulator::FinishHeld); -1: none.
+  double finish_hold_s = -1;
   // Space sharing: the factor of its speed while its partner (JobStatus::sharing_with) runs.
   double pair_factor = 1;
   // The seconds of the current segment it ran beside a running partner, and since when it does

@@ -371,7 +371,8 @@ Result<bool> Simulator::AdvanceClock() {
 }
 
 // Completions at now_ (they free devices before anyone asks for them), in job-id order. A job
-// reaching its RunUntil mark is held instead; that alone does not call the scheduler.
+// reaching its RunUntil mark, or its total before its HoldFinishUntil time, is held instead; that
+// alone does not call the scheduler.
 Status Simulator::CompleteDue(bool* decide) {
   for (JobId done = events_.CompletionAt(now_); done >= 0; done = events_.CompletionAt(now_)) {
     ++events_processed_;
@@ -381,6 +382,8 @@ Status Simulator::CompleteDue(bool* decide) {
       HETSCHED_RETURN_IF_ERROR(GoodputEpochEnds(done, decide));
     } else if (active(run).mark < run.total_iterations) {
       HETSCHED_RETURN_IF_ERROR(Hold(done));
+    } else if (!active(run).idle && active(run).finish_hold_s > now_) {
+      HETSCHED_RETURN_IF_ERROR(HoldToFinish(done));  // finishes at its hold's time, held idle till then
     } else {
       *decide = true;
       HETSCHED_RETURN_IF_ERROR(Complete(done));

@@ -69,6 +69,7 @@ class Simulator final : public SchedBackend {
   Status StartJob(JobId id, const PlannedJob& planned) override;
   Status PreemptJob(JobId id) override;
   Status RunUntil(JobId id, double iterations) override;
+  Status HoldFinishUntil(JobId id, double time_s) override;
   Status DropJob(JobId id) override;
   Status ResizeJob(JobId id, const PlannedJob& planned) override;
   double ResizePauseS(JobId id, std::span<const DeviceId> devices) const override;
@@ -199,6 +200,16 @@ class Simulator final : public SchedBackend {
   void RecycleDevices(JobStatus& st);
   // The job reached its RunUntil mark: it keeps its devices, idle.
   Status Hold(JobId id);
+  // Its work is done before its finish hold's time (HoldFinishUntil): held at its total, idle, its
+  // completion event at that time.
+  Status HoldToFinish(JobId id);
+  // Whether the running job is held idle, its work done, to finish at ActiveRun::finish_hold_s.
+  bool FinishHeld(const RunState& job) const {
+    const ActiveRun& a = active(job);
+    return a.idle && a.finish_hold_s >= 0 && job.done_at_update >= job.total_iterations;
+  }
+  // A fault for `what` (a preemption, drop or resize) of a job held to its finish; Ok otherwise.
+  Status RefuseIfFinishHeld(JobId id, const char* what) const;
   // Goodput jobs (perf/goodput_job.h), in goodput_run.cc. A start: its placement (GPUs per node of the
   // plan's devices, in their order), its batch, its true goodput (GoodputJob::rate).
   // `free_move`: it continues where it was (GoodputFreeMove).
@@ -226,7 +237,7 @@ class Simulator final : public SchedBackend {
   bool FullAuditDue();  // at this call (SimOptions::full_audit_every); advances the amortised schedule
   Status Audit() const;
   Status AuditLinks() const;  // part of Audit: NIC and uplink flows and lists
-  Status AuditSharing() const;  // part of Audit: shared devices, partners, busy counts
+  Status AuditSharing() const;  // part of Audit: shared devices, partners, busy counts, idle holds' events
   // The error for a run that ends with jobs held idle (RunUntil) and nothing left to happen.
   Status StalledHeldJobs(const JobScheduler& scheduler) const;
   // The error for a run in which nothing progressed through kStallCalls scheduling calls.

@@ -107,6 +107,13 @@ Status Simulator::AuditSharing() const {
   for (const ActiveRun& run : active_) {
     if (run.job < 0) continue;
     const JobStatus& st = status_[static_cast<size_t>(run.job)];
+    // An idle job has no completion event, unless held to its finish (HoldFinishUntil).
+    const bool has_event = run.completion_s != EventQueue::kNever;
+    if (run.idle && has_event != FinishHeld(runs_[static_cast<size_t>(run.job)])) {
+      return Status::Internal("invariant: job " + std::to_string(run.job) + " is held idle with" +
+                              (has_event ? "" : "out") + " a completion event, its finish " +
+                              (has_event ? "not " : "") + "held, at t=" + std::to_string(now_));
+    }
     for (DeviceId d : st.devices) {
       if (!state_.holds(run.job, d)) {
         return Status::Internal("invariant: job " + std::to_string(run.job) + " runs on device " + std::to_string(d) +

@@ -33,6 +33,7 @@ Result<std::unique_ptr<JobScheduler>> MakePacked(const Options& options, const s
   }
   mechanism.shuffle_types = false;
   mechanism.skip_zero_priority = fifo;  // "FIFO_Packing" starts with "FIFO" (scheduler.py:829-832)
+  HETSCHED_RETURN_IF_ERROR(PairFinishOption(options, mechanism));
   lp::WarmStartMatch warm_start = lp::WarmStartMatch::kShape;
   if (!warm_start_default.empty()) {
     HETSCHED_ASSIGN_OR_RETURN(warm_start, WarmStartOption(options, warm_start_default));

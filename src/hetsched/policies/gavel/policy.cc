@@ -103,6 +103,15 @@ Result<GavelMechanismOptions> MechanismOption(const Options& options, const std:
   return out;
 }
 
+Status PairFinishOption(const Options& options, GavelMechanismOptions& mechanism) {
+  const std::string pair_finish = options.GetString("pair_finish", "work");
+  if (pair_finish != "work" && pair_finish != "micro_task") {
+    return Status::InvalidArgument("option 'pair_finish' must be 'work' or 'micro_task', got '" + pair_finish + "'");
+  }
+  mechanism.finish_with_pair = pair_finish == "micro_task";
+  return Status::Ok();
+}
+
 Result<SharePoint> PointOption(const Options& options) {
   const std::string point = options.GetString("point", "vertex");
   if (point == "vertex") return SharePoint::kVertex;

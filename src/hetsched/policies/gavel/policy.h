@@ -44,6 +44,10 @@ struct GavelMechanismOptions {
   uint64_t seed = 0;
   // Gavel's FIFO policies: a job with priority 0 never runs (scheduler.py:829-832).
   bool skip_zero_priority = false;
+  // Space sharing (option `pair_finish`, the packed policies): `micro_task` records both jobs of a
+  // pair micro-task as finishing at its end, the later member's, as Gavel does (scheduler.py:1305-1313;
+  // SchedBackend::HoldFinishUntil); `work` (false, the default) finishes each job when its work ends.
+  bool finish_with_pair = false;
 };
 
 class RoundPolicy : public JobScheduler {
@@ -324,6 +328,9 @@ Status ProfileOption(const Options& options, RoundPolicy& policy);
 // Reads the option `pair_profile` (a Gavel pair_throughputs CSV path; default none) into `policy`
 // (RoundPolicy::SetPairProfile).
 Status PairProfileOption(const Options& options, RoundPolicy& policy);
+// Reads the option `pair_finish` (work | micro_task; default work) of a policy that runs pairs into
+// `mechanism` (GavelMechanismOptions::finish_with_pair).
+Status PairFinishOption(const Options& options, GavelMechanismOptions& mechanism);
 // Reads the options `mechanism` (hetsched | gavel; default `default_mechanism`), `reset_interval`
 // (seconds, Gavel's mechanism only; default 1920) and `seed`.
 Result<GavelMechanismOptions> MechanismOption(const Options& options, const std::string& default_mechanism);

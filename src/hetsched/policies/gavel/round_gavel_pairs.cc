@@ -118,6 +118,13 @@ double RoundPolicy::DispatchPair(SchedContext& ctx, const GavelPlannedCombo& com
       continue;
     }
     ctx.RunUntil(id, steps[m] >= left[m] ? std::numeric_limits<double>::infinity() : done[m] + steps[m]);
+    // pair_finish=micro_task: Gavel's record. The pair is one micro-task whose end is its later
+    // member's (_get_job_steps_and_finish_times, :1034-1041, one running_jobs entry, :1479-1484), and
+    // each member's latest timestamp is set to that end (simulate(), :1305-1313): a member whose
+    // steps finish it is "[Job succeeded]" then (_done_callback, :3042-3066), its JCT that end less
+    // its arrival (_remove_job, :536-547). Here it holds its devices idle from its work's end to the
+    // pair's (docs/space_sharing.md, "A pair's end").
+    if (gavel_options_.finish_with_pair) ctx.HoldFinishUntil(id, end);
   }
   if (!failed) {
     p.micro_type = k;
