@@ -24,7 +24,7 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(fuzz_trace_native fuzz_trace_gavel fuzz_trace_tiresias fuzz_trace_philly fuzz_trace_helios
            fuzz_trace_pai fuzz_trace_pollux fuzz_trace_auto fuzz_cluster_spec fuzz_model_profile fuzz_squeue_text
-           fuzz_slurm_json fuzz_journal)
+           fuzz_slurm_json fuzz_journal fuzz_goodput_files)
 fi
 
 # Files of data/ and tests/data/ that are inputs of a target (cut to the fuzzers' max_len).

@@ -62,6 +62,9 @@ TEST(GoodputFilesTest, ABadLineNamesFileLineAndField) {
           {"{" + base + R"(,"optim_step_s":-1})", "field 'optim_step_s': must be finite and > 0"},
           {"{" + base + R"(,"optim_step_s":"fast"})", "field 'optim_step_s': must be a number"},
           {"{" + base + R"(,"optim_step_s":1,"colour":1})", "field 'colour': unknown field"},
+          // A key or value the job wrote is quoted safely (fuzz_goodput_files: a DEL reached the message).
+          {"{" + base + R"(,"optim_step_s":1,"co\u007flour":1})", "field 'co\\x7flour': unknown field"},
+          {"{" + base + R"(,"optim_step_s":"\u009b2J"})", "must be a number, got \"\\xc2\\x9b2J\""},
           {"{" + base + R"(,"optim_step_s":1,"grad_sqr":1})", "field 'grad_var': missing"},
           {R"({"v":2,"gpus":2,"nodes":1,"local_bsz":64,"accum_steps":0,"accum_step_s":0.1,"optim_step_s":1,"progress":1})",
            "field 'v': format version 2 is not supported"},

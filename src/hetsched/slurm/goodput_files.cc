@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hetsched/util/file_io.h"
+#include "hetsched/util/printable.h"
 
 namespace hetsched::slurm {
 
@@ -27,13 +28,18 @@ constexpr KnownField kReportFields[] = {
     {"accum_steps", true}, {"accum_step_s", true}, {"optim_step_s", true}, {"grad_sqr", false},
     {"grad_var", false},   {"progress", true}};
 
+// The key and any value quoted (Quoted, Printable): a job's file could otherwise put terminal
+// escapes on the operator's screen (fuzz_goodput_files' first find).
 Status FieldError(const std::string& where, const std::string& key, const std::string& what) {
-  return Status::ParseError(where + ": field '" + key + "': " + what);
+  return Status::ParseError(where + ": field " + Quoted(key) + ": " + what);
 }
+
+// A JSON value as it was given, made safe to quote.
+std::string ValueText(const json& v) { return Printable(v.dump()); }
 
 Result<long long> IntOf(const json& j, const std::string& key, long long min, const std::string& where) {
   const json& v = j.at(key);
-  if (!v.is_number_integer()) return FieldError(where, key, "must be an integer, got " + v.dump());
+  if (!v.is_number_integer()) return FieldError(where, key, "must be an integer, got " + ValueText(v));
   const long long x = v.get<long long>();
   if (x < min || x > 1'000'000'000) {
     return FieldError(where, key, "must be in [" + std::to_string(min) + ", 1e9], got " + std::to_string(x));
@@ -43,11 +49,11 @@ Result<long long> IntOf(const json& j, const std::string& key, long long min, co
 
 Result<double> NumberOf(const json& j, const std::string& key, bool positive, const std::string& where) {
   const json& v = j.at(key);
-  if (!v.is_number()) return FieldError(where, key, "must be a number, got " + v.dump());
+  if (!v.is_number()) return FieldError(where, key, "must be a number, got " + ValueText(v));
   const double x = v.get<double>();
   if (!std::isfinite(x) || (positive ? !(x > 0) : x < 0)) {
     return FieldError(where, key,
-                      std::string("must be finite and ") + (positive ? "> 0" : ">= 0") + ", got " + v.dump());
+                      std::string("must be finite and ") + (positive ? "> 0" : ">= 0") + ", got " + ValueText(v));
   }
   return x;
 }
@@ -190,7 +196,7 @@ Result<GoodputAlloc> DecodeGoodputAlloc(std::string_view text, const std::string
   GoodputAlloc a;
   HETSCHED_ASSIGN_OR_RETURN(a.job, IntOf(j, "job", 0, where));
   if (!j.at("type").is_string())
-    return FieldError(where, "type", "must be a string, got " + j.at("type").dump());
+    return FieldError(where, "type", "must be a string, got " + ValueText(j.at("type")));
   a.type = j.at("type").get<std::string>();
   const json& nodes = j.at("nodes");
   const json& placement = j.at("placement");
@@ -200,10 +206,10 @@ Result<GoodputAlloc> DecodeGoodputAlloc(std::string_view text, const std::string
   long long gpus_sum = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (!nodes[i].is_string())
-      return FieldError(where, "nodes", "must list node names, got " + nodes[i].dump());
+      return FieldError(where, "nodes", "must list node names, got " + ValueText(nodes[i]));
     if (!placement[i].is_number_integer() || placement[i].get<long long>() < 1 ||
         placement[i].get<long long>() > 1'000'000) {
-      return FieldError(where, "placement", "must list GPU counts >= 1, got " + placement[i].dump());
+      return FieldError(where, "placement", "must list GPU counts >= 1, got " + ValueText(placement[i]));
     }
     a.nodes.push_back(nodes[i].get<std::string>());
     a.placement.push_back(placement[i].get<int>());
@@ -222,7 +228,7 @@ Result<GoodputAlloc> DecodeGoodputAlloc(std::string_view text, const std::string
   a.accum_steps = static_cast<int>(accum_steps);
   a.batch_size = static_cast<int>(batch_size);
   if (!j.at("adaptive").is_boolean())
-    return FieldError(where, "adaptive", "must be true or false, got " + j.at("adaptive").dump());
+    return FieldError(where, "adaptive", "must be true or false, got " + ValueText(j.at("adaptive")));
   a.adaptive = j.at("adaptive").get<bool>();
   HETSCHED_ASSIGN_OR_RETURN(const long long restarts, IntOf(j, "restarts", 0, where));
   a.restarts = static_cast<int>(restarts);
