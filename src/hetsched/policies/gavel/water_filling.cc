@@ -17,50 +17,17 @@
 #include "hetsched/policies/gavel/cvxopt.h"
 #include "hetsched/policies/gavel/packed.h"
 #include "hetsched/policies/gavel/packed_columns.h"
+#include "hetsched/policies/gavel/water_filling_internal.h"
 
 namespace hetsched::gavel {
 namespace {
 
-// One level's terms: per LP row (a placeable job), its weighted gain factor g/w (0: frozen or
-// weight 0, whose term is the constant M instead) and its floor.
-struct LevelTerms {
-  std::vector<double> mult;
-  std::vector<double> floor;
-  std::vector<double>
-      base;  // g/w with the job's own weight: a non-growing row's coefficient (keeps the LP's matrix)
-};
-
-// The rows of the LPs: the placeable jobs, their normalised throughputs b[r][k] = T[j][k] / P_j
-// over every type of the cluster (0 where the job cannot run), and Gavel's big M. The share
-// variables are the columns of `layout` (packed.h): the singles' (as AddShareVariables poses them)
-// and, for the packed policy, the pairs'; `ne[r]` lists row r's normalised throughput terms
-// (column, T_i^{c,k} / P_i) and `pair_ne[r]` the pair ones among them.
-struct Rows {
-  std::vector<size_t> job_of;
-  std::vector<std::vector<double>> b;
-  std::vector<int> gpus;
-  double big_m = 0;
-  PackedLayout layout;
-  std::vector<std::vector<std::pair<int, double>>> ne;
-  std::vector<std::vector<std::pair<int, double>>> pair_ne;
-  std::vector<double> p;     // P_j of row r's job
-  std::vector<double> best;  // max of row r's normalised coefficients (b over every type, and its pairs')
-  bool packed = false;       // some pair column
-  size_t size() const { return job_of.size(); }
-};
-
-// A level LP's point: the singles' shares [row][type] (every type, as cvxopt returns them) and
-// the pairs' [problem pair][type], unclipped.
-struct LevelPoint {
-  std::vector<std::vector<double>> single;
-  std::vector<std::vector<double>> pair;
-};
-
-// The share variables of `rows` and their time and capacity rows, as every LP and MILP of a level
-// poses them (the columns first: variable = column). Returns the first column's variable (0).
-int AddRowShares(lp::LinearProgram& program, const AllocationProblem& problem, const Rows& rows) {
-  return AddPackedShares(program, problem, rows.layout);
-}
+using water_filling_internal::kPricingTolerance;
+using water_filling_internal::LevelPoint;
+using water_filling_internal::LevelTerms;
+using water_filling_internal::PricingBatch;
+using water_filling_internal::Rows;
+using water_filling_internal::SolveBottleneck;
 
 Rows CollectRows(const AllocationProblem& problem, Allocation* out, bool with_pairs) {
   Rows rows;
@@ -128,14 +95,6 @@ double LevelAt(const Rows& rows, const LevelTerms& terms, const LevelPoint& x) {
 // matches by key (the packed policy's), rather than from the previous solve's last level.
 constexpr int kFirstLevelSlot = 1;
 
-// A pair column left out of a level LP or a bottleneck relaxation is priced in where its reduced
-// cost exceeds this: Clp's dual feasibility tolerance (ClpSimplex's default), so that the program
-// over the columns held is optimal over every column as far as Clp would tell [REC].
-constexpr double kPricingTolerance = 1e-7;
-// The most pair columns one pricing adds: a few per job (a vertex uses at most one column per row),
-// those of the largest reduced costs; adding every improving column held 38% of a large reset's
-// pair columns (27,000 of 71,000), whose relaxations and MILPs then took most of the run.
-size_t PricingBatch(size_t rows) { return 2 * rows + 8; }
 
 // The level LP by the simplex: max t s.t. mult_r (b_r.x_r - floor_r) >= t (growing rows),
 // b_r.x_r >= floor_r (every row), t <= M where some row is not growing. x unclipped in *x. Every
@@ -245,167 +204,6 @@ bool SolveLevelCvxopt(const AllocationProblem& problem, const Rows& rows, const 
   x->single = std::move(c->unclipped);
   x->pair.assign(problem.pairs.size(), std::vector<double>(problem.capacity.size(), 0.0));
   return true;
-}
-
-// The bottleneck MILP without its big M (SolveBottleneckTight) over the pair columns of `set`, by
-// branch and cut: z, empty where it has no optimum.
-Result<std::vector<bool>> SolveTightMilp(const AllocationProblem& problem, const Rows& rows, const LevelTerms& terms,
-                                         const WaterFillingOptions& options, const PackedColumnSet& set,
-                                         Allocation* out) {
-  lp::LinearProgram mip;
-  mip.SetSense(lp::Sense::kMaximize);
-  AddPackedShares(mip, problem, set.layout());  // variable = column
-  std::vector<int> z(rows.size(), -1);
-  std::vector<std::pair<int, double>> row;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    const double s = terms.floor[r];
-    set.Restrict(rows.ne[r], &row);
-    for (auto& [v, coef] : row) coef /= s;
-    if (terms.mult[r] > 0) {
-      z[r] = mip.AddVariable(0, 1, 1.0, /*integer=*/true);
-      row.emplace_back(z[r], -(options.slack - 1));
-    }
-    mip.AddConstraint(row, 1.0, lp::kInfinity);
-  }
-  lp::SolveOptions solve;
-  solve.relative_gap = 0;
-  HETSCHED_ASSIGN_OR_RETURN(const lp::Solution sol, lp::SolveMip(mip, solve));
-  ++out->lp_solves;
-  if (sol.status != lp::SolveStatus::kOptimal || sol.values.empty()) return std::vector<bool>{};
-  std::vector<bool> grows(rows.size(), false);
-  for (size_t r = 0; r < rows.size(); ++r) grows[r] = z[r] >= 0 && sol.values[static_cast<size_t>(z[r])] > 0.5;
-  return grows;
-}
-
-// The bottleneck MILP without its big M, where that is exact: a job held at z = 0 must stay in
-// [level, slack x level - epsilon], but shrinking a job's shares only frees capacity, so where that
-// interval is not empty for every job (slack x level - epsilon >= level) and no job's cap at z = 1
-// (n <= M + slack x level - epsilon) can bind, the sets of jobs that can grow together are those of
-//   max sum_j z_j  s.t.  x feasible, n_j >= level_j (every job),
-//                        n_j / level_j - (slack - 1) z_j >= 1 (each growing job),
-// whose relaxation is most often integral (then one LP answers it). Which of several largest sets
-// comes back may differ from the big-M MILP's. Returns nothing where the conditions fail.
-Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationProblem& problem,
-                                                              const Rows& rows, const LevelTerms& terms,
-                                                              const WaterFillingOptions& options,
-                                                              PackedColumnSet& columns, Allocation* out) {
-  for (size_t r = 0; r < rows.size(); ++r) {
-    const double s = terms.floor[r];
-    if (!(s > 0) || options.slack * s - options.epsilon < s) return std::optional<std::vector<bool>>{};
-    if (terms.mult[r] > 0 && rows.best[r] > rows.big_m + options.slack * s - options.epsilon) {
-      return std::optional<std::vector<bool>>{};
-    }
-  }
-  std::vector<std::pair<int, double>> row;
-  // The relaxation, rows scaled by 1 / level_r (the growth it tests is (slack - 1) = 1e-4 of the
-  // level: against absolute rows the solver's tolerance would blur it), one column z_r per row (0
-  // where not growing).
-  // Over the pair columns of `columns` (those of the level LP's point among them, so that it is
-  // feasible), priced in until none left out could raise the sum; where it is infeasible over
-  // them, over every column. `bound`: its optimum (over every column, as priced).
-  double bound = std::numeric_limits<double>::infinity();
-  for (;;) {
-    lp::LinearProgram relax;
-    relax.SetSense(lp::Sense::kMaximize);
-    AddPackedShares(relax, problem, columns.layout());  // variable = column
-    const int base = relax.num_constraints();           // row r's at base + r
-    std::vector<int> z(rows.size());
-    for (size_t r = 0; r < rows.size(); ++r) {
-      const bool growing = terms.mult[r] > 0;
-      z[r] = relax.AddVariable(0, growing ? 1.0 : 0.0, growing ? 1.0 : 0.0);
-      columns.Restrict(rows.ne[r], &row);
-      for (auto& [v, coef] : row) coef /= terms.floor[r];
-      row.emplace_back(z[r], -(options.slack - 1));
-      relax.AddConstraint(row, 1.0, lp::kInfinity);
-    }
-    // Solved cold: where several largest sets exist the vertex decides which jobs freeze, and a
-    // start from the last level's basis picks otherwise than Gavel's GLPK on the validation cases
-    // (a cold start agrees with it there); the dual simplex from the last relaxation's basis
-    // declares many of them infeasible (their floors are the level LP's point, on the edge).
-    // Without Clp's presolve: it removes nothing here and took 60% of the solve (the same pivots).
-    lp::SolveOptions cold;
-    cold.presolve = false;
-    HETSCHED_ASSIGN_OR_RETURN(const lp::Solution relaxed, lp::SolveLp(relax, cold));
-    ++out->lp_solves;
-    if (!columns.holds_every_column()) {
-      if (relaxed.status == lp::SolveStatus::kInfeasible) {
-        columns.HoldEveryColumn();
-        continue;
-      }
-      if (relaxed.status == lp::SolveStatus::kOptimal) {
-        // A unit of job r's effective throughput moves its row by 1 / (floor_r P_r).
-        std::vector<double> per_rate(rows.size());
-        for (size_t r = 0; r < rows.size(); ++r) {
-          per_rate[r] = relaxed.duals[static_cast<size_t>(base) + r] / (terms.floor[r] * rows.p[r]);
-        }
-        if (columns.PriceIn(relaxed.duals, 0, per_rate, kPricingTolerance, PricingBatch(rows.size())) > 0) continue;
-      }
-    }
-    if (relaxed.status == lp::SolveStatus::kInfeasible)
-      return std::optional<std::vector<bool>>{std::vector<bool>{}};
-    if (relaxed.status == lp::SolveStatus::kOptimal) {
-      bound = relaxed.objective;
-      bool integral = true;
-      std::vector<bool> grows(rows.size(), false);
-      for (size_t r = 0; r < rows.size(); ++r) {
-        if (!(terms.mult[r] > 0)) continue;
-        const double v = relaxed.values[static_cast<size_t>(z[r])];
-        integral = integral && (v <= 1e-9 || v >= 1 - 1e-9);
-        grows[r] = v > 0.5;
-      }
-      if (integral) return std::optional<std::vector<bool>>{std::move(grows)};
-    }
-    break;
-  }
-  // Not integral: branch and cut on the tight MILP, over the pair columns held where its optimum
-  // reaches the relaxation's over every column (no larger set can grow then), else over all.
-  HETSCHED_ASSIGN_OR_RETURN(std::vector<bool> grows, SolveTightMilp(problem, rows, terms, options, columns, out));
-  if (!columns.holds_every_column()) {
-    const double held_best = static_cast<double>(std::count(grows.begin(), grows.end(), true));
-    if (grows.empty() || held_best < std::floor(bound + 1e-6)) {
-      HETSCHED_ASSIGN_OR_RETURN(grows, SolveTightMilp(problem, rows, terms, options,
-                                                      PackedColumnSet(rows.layout, /*all_pairs=*/true), out));
-    }
-  }
-  return std::optional<std::vector<bool>>{std::move(grows)};
-}
-
-// Gavel's bottleneck MILP (_get_bottleneck_jobs, max_min_fairness_water_filling.py:154-233): the
-// most jobs z_r = 1 that can reach slack x their level together while every job keeps its floor;
-// a job with z_r = 0 must stay below slack x level - epsilon; frozen and weight-0 jobs have
-// z_r = 0. Returns z, or an empty vector where the MILP has no optimum.
-Result<std::vector<bool>> SolveBottleneck(const AllocationProblem& problem, const Rows& rows,
-                                          const LevelTerms& terms, const WaterFillingOptions& options,
-                                          PackedColumnSet& columns, Allocation* out) {
-  if (options.tight_milp) {
-    HETSCHED_ASSIGN_OR_RETURN(std::optional<std::vector<bool>> tight,
-                              SolveBottleneckTight(problem, rows, terms, options, columns, out));
-    if (tight) return std::move(*tight);
-  }
-  const double m = rows.big_m;
-  lp::LinearProgram mip;
-  mip.SetSense(lp::Sense::kMaximize);
-  const int first = AddRowShares(mip, problem, rows);
-  std::vector<int> z(rows.size());
-  std::vector<std::pair<int, double>> row;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    z[r] = mip.AddVariable(0, terms.mult[r] > 0 ? 1 : 0, 1.0, /*integer=*/true);
-    row.clear();
-    for (const auto& [c, coef] : rows.ne[r]) row.emplace_back(first + c, coef);
-    const double s = options.slack * terms.floor[r];
-    if (terms.floor[r] > 0) mip.AddConstraint(row, terms.floor[r], lp::kInfinity);  // n >= floor
-    // M (1 - z) >= s - n and M z >= n - s + eps: s - M <= n - M z <= s - eps.
-    row.emplace_back(z[r], -m);
-    mip.AddConstraint(row, s - m, s - options.epsilon);
-  }
-  lp::SolveOptions solve;
-  solve.relative_gap = 0;  // GLPK's default, as cvxpy's GLPK_MI (Gavel's choice, :229) runs it
-  HETSCHED_ASSIGN_OR_RETURN(const lp::Solution sol, lp::SolveMip(mip, solve));
-  ++out->lp_solves;
-  if (sol.status != lp::SolveStatus::kOptimal || sol.values.empty()) return std::vector<bool>{};
-  std::vector<bool> grows(rows.size(), false);
-  for (size_t r = 0; r < rows.size(); ++r) grows[r] = sol.values[static_cast<size_t>(z[r])] > 0.5;
-  return grows;
 }
 
 }  // namespace

@@ -1,0 +1,77 @@
+// Internal to policies/gavel/: what water filling's level LPs and bottleneck MILPs share
+// (water_filling.cc: the levels; water_filling_bottleneck.cc: which jobs can still grow).
+#pragma once
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "hetsched/lp/linear_program.h"
+#include "hetsched/policies/gavel/packed.h"
+#include "hetsched/policies/gavel/packed_columns.h"
+#include "hetsched/policies/gavel/water_filling.h"
+
+namespace hetsched::gavel::water_filling_internal {
+
+
+// One level's terms: per LP row (a placeable job), its weighted gain factor g/w (0: frozen or
+// weight 0, whose term is the constant M instead) and its floor.
+struct LevelTerms {
+  std::vector<double> mult;
+  std::vector<double> floor;
+  std::vector<double>
+      base;  // g/w with the job's own weight: a non-growing row's coefficient (keeps the LP's matrix)
+};
+
+// The rows of the LPs: the placeable jobs, their normalised throughputs b[r][k] = T[j][k] / P_j
+// over every type of the cluster (0 where the job cannot run), and Gavel's big M. The share
+// variables are the columns of `layout` (packed.h): the singles' (as AddShareVariables poses them)
+// and, for the packed policy, the pairs'; `ne[r]` lists row r's normalised throughput terms
+// (column, T_i^{c,k} / P_i) and `pair_ne[r]` the pair ones among them.
+struct Rows {
+  std::vector<size_t> job_of;
+  std::vector<std::vector<double>> b;
+  std::vector<int> gpus;
+  double big_m = 0;
+  PackedLayout layout;
+  std::vector<std::vector<std::pair<int, double>>> ne;
+  std::vector<std::vector<std::pair<int, double>>> pair_ne;
+  std::vector<double> p;     // P_j of row r's job
+  std::vector<double> best;  // max of row r's normalised coefficients (b over every type, and its pairs')
+  bool packed = false;       // some pair column
+  size_t size() const { return job_of.size(); }
+};
+
+// A level LP's point: the singles' shares [row][type] (every type, as cvxopt returns them) and
+// the pairs' [problem pair][type], unclipped.
+struct LevelPoint {
+  std::vector<std::vector<double>> single;
+  std::vector<std::vector<double>> pair;
+};
+
+// The share variables of `rows` and their time and capacity rows, as every LP and MILP of a level
+// poses them (the columns first: variable = column). Returns the first column's variable (0).
+inline int AddRowShares(lp::LinearProgram& program, const AllocationProblem& problem, const Rows& rows) {
+  return AddPackedShares(program, problem, rows.layout);
+}
+
+// A pair column left out of a level LP or a bottleneck relaxation is priced in where its reduced
+// cost exceeds this: Clp's dual feasibility tolerance (ClpSimplex's default), so that the program
+// over the columns held is optimal over every column as far as Clp would tell [REC].
+constexpr double kPricingTolerance = 1e-7;
+// The most pair columns one pricing adds: a few per job (a vertex uses at most one column per row),
+// those of the largest reduced costs; adding every improving column held 38% of a large reset's
+// pair columns (27,000 of 71,000), whose relaxations and MILPs then took most of the run.
+inline size_t PricingBatch(size_t rows) { return 2 * rows + 8; }
+
+// Gavel's bottleneck MILP (_get_bottleneck_jobs, max_min_fairness_water_filling.py:154-233): the
+// most jobs z_r = 1 that can reach slack x their level together while every job keeps its floor;
+// a job with z_r = 0 must stay below slack x level - epsilon; frozen and weight-0 jobs have
+// z_r = 0. Returns z, or an empty vector where the MILP has no optimum. With options.tight_milp,
+// the MILP without its big M where that is exact, over the pair columns of `columns` (priced in
+// as needed: water_filling_bottleneck.cc).
+Result<std::vector<bool>> SolveBottleneck(const AllocationProblem& problem, const Rows& rows,
+                                          const LevelTerms& terms, const WaterFillingOptions& options,
+                                          PackedColumnSet& columns, Allocation* out);
+
+}  // namespace hetsched::gavel::water_filling_internal
