@@ -205,9 +205,16 @@ std::vector<std::pair<std::string, std::string>> AllPairs() {
   std::vector<std::pair<std::string, std::string>> pairs;
   size_t i = 0;
   for (const MethodInfo& policy : Registry<JobScheduler>::Instance().List()) {
-    size_t j = 0;
+    size_t j = 0, kept = 0;
     for (const MethodInfo& placer : Registry<Placer>::Instance().List()) {
-      if ((i + j++) % kEvery == 0) pairs.emplace_back(policy.name, placer.name);
+      if ((i + j++) % kEvery != 0) continue;
+#if defined(__SANITIZE_ADDRESS__)
+      // Pollux's genetic search is three quarters of these pairs' time under ASan (10-14 s a
+      // pair): one placer for it there (its search is also under ASan in tests_policies).
+      if (policy.name == "pollux" && kept > 0) continue;
+#endif
+      pairs.emplace_back(policy.name, placer.name);
+      ++kept;
     }
     ++i;
   }
