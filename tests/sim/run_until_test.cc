@@ -77,19 +77,27 @@ struct Outcome {
   std::unique_ptr<Seen> seen;
 };
 
-Outcome RunStep(const testing_util::SimWorld& w, const Workload& workload, double steps, bool resume = true,
-                bool start = true) {
+// `workload` under the scheduler `make` builds (it records what it sees in the Seen it is given),
+// with first-fit placement, audited after every call.
+template <typename Make>
+Outcome RunWith(const testing_util::SimWorld& w, const Workload& workload, Make make, SimOptions options) {
   MethodChoice choice;
   choice.policy = "fifo";
   choice.placer = "first-fit";
   auto methods = CreateMethods(choice);
   EXPECT_TRUE(methods.ok()) << methods.status().ToString();
   auto seen = std::make_unique<Seen>();
-  methods->scheduler = std::make_unique<StepScheduler>(steps, resume, start, seen.get());
-  SimOptions options;
-  options.restart_cost_s = 5;  // never charged: a hold is not a preemption
+  methods->scheduler = make(seen.get());
   options.full_audit_every = 1;
   return {Simulate(*w.cluster, w.zoo, workload, std::move(methods).value(), options), std::move(seen)};
+}
+
+Outcome RunStep(const testing_util::SimWorld& w, const Workload& workload, double steps, bool resume = true,
+                bool start = true) {
+  SimOptions options;
+  options.restart_cost_s = 5;  // never charged: a hold is not a preemption
+  return RunWith(
+      w, workload, [&](Seen* seen) { return std::make_unique<StepScheduler>(steps, resume, start, seen); }, options);
 }
 
 TEST(SimulatorRunUntilTest, AJobRunsItsStepsPerRoundAndIdlesTheRest) {
@@ -263,18 +271,10 @@ class HoldFinishScheduler final : public JobScheduler {
 
 Outcome RunHoldFinish(double hold_s, double act_s = -1, bool preempt = false) {
   auto w = MakeSimWorld();
-  MethodChoice choice;
-  choice.policy = "fifo";
-  choice.placer = "first-fit";
-  auto methods = CreateMethods(choice);
-  EXPECT_TRUE(methods.ok()) << methods.status().ToString();
-  auto seen = std::make_unique<Seen>();
-  methods->scheduler = std::make_unique<HoldFinishScheduler>(hold_s, act_s, preempt, seen.get());
-  SimOptions options;
-  options.full_audit_every = 1;
   // 1 GPU, 3,000 iterations: its work ends at 9 s.
-  return {Simulate(*w->cluster, w->zoo, MakeWorkload({UnitJob(0, 0, 1, 9)}), std::move(methods).value(), options),
-          std::move(seen)};
+  return RunWith(
+      *w, MakeWorkload({UnitJob(0, 0, 1, 9)}),
+      [&](Seen* seen) { return std::make_unique<HoldFinishScheduler>(hold_s, act_s, preempt, seen); }, SimOptions{});
 }
 
 TEST(SimulatorHoldFinishTest, AJobWhoseWorkEndsBeforeItsHoldFinishesAtTheHoldIdleMeanwhile) {

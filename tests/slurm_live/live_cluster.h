@@ -236,10 +236,6 @@ inline int CountLines(const std::string& path, const std::string& needle) {
 
 namespace hetsched::slurm::live {
 
-inline Methods Policy(const std::string& policy = "fifo", const std::string& placer = "pack") {
-  return std::move(CreateMethods(MethodChoice{.policy = policy, .placer = placer})).value();
-}
-
 inline std::string Sorted(std::vector<std::string> v) {
   std::sort(v.begin(), v.end());
   std::string out;

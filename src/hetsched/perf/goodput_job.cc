@@ -3,8 +3,25 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
+#include <tuple>
 
 namespace hetsched {
+namespace {
+
+// What the application's shared history (GoodputSteps::ShareApplicationHistory) takes of a job's
+// measurements on type knowledge `k`, in the simulator (ObserveIfRan) and the Slurm agent
+// (Measure) alike: the first gradient statistics measured in a first epoch, and each
+// configuration's first sample.
+void HistoryTakesGrad(GoodputTypeKnowledge& k, int epoch, const std::optional<GradientStats>& grad) {
+  if (grad && k.history != nullptr && epoch == 0 && !k.history->first_grad.has_value()) k.history->first_grad = grad;
+}
+
+void HistoryTakesSample(GoodputTypeKnowledge& k, const std::tuple<int, int, int>& key, const ThroughputSample& sample) {
+  if (k.history != nullptr && k.history->seen.insert(key).second) k.history->samples.push_back(sample);
+}
+
+}  // namespace
 
 int GoodputJob::nodes() const {
   return static_cast<int>(std::count_if(placement.begin(), placement.end(), [](int g) { return g > 0; }));
@@ -116,11 +133,11 @@ Status GoodputSteps::Observe(GoodputJob& job) {
   HETSCHED_ASSIGN_OR_RETURN(job.grad, job.app->GradStats(job.batch_size(), job.epoch));
   GoodputTypeKnowledge& k = job.learned(static_cast<size_t>(job.on));
   const auto key = std::make_tuple(job.nodes(), job.replicas(), job.atomic_bsz);
-  if (k.history != nullptr && job.epoch == 0 && !k.history->first_grad.has_value()) k.history->first_grad = job.grad;
+  HistoryTakesGrad(k, job.epoch, job.grad);
   if (!k.seen.insert(key).second) return Status::Ok();
   k.samples.push_back(ThroughputSample{job.nodes(), job.replicas(), job.atomic_bsz, t.step_s - t.sync_s, t.step_s});
   k.refit_due = true;
-  if (k.history != nullptr && k.history->seen.insert(key).second) k.history->samples.push_back(k.samples.back());
+  HistoryTakesSample(k, key, k.samples.back());
   return Status::Ok();
 }
 
@@ -147,16 +164,14 @@ Status GoodputSteps::ObserveIfRan(GoodputJob& job, double now_s, double progress
 void GoodputSteps::Measure(GoodputJob& job, size_t t, const ThroughputSample& sample, std::optional<GradientStats> grad) {
   if (grad) job.grad = grad;
   GoodputTypeKnowledge& k = job.learned(t);
-  // The application's history (ShareApplicationHistory) takes each configuration's first report and
-  // the first gradient statistics of a first epoch, as the simulator's jobs give theirs (ObserveIfRan).
-  if (grad && k.history != nullptr && job.epoch == 0 && !k.history->first_grad.has_value()) k.history->first_grad = grad;
+  HistoryTakesGrad(k, job.epoch, grad);
   k.reports.resize(k.samples.size(), 1);
   const auto key = std::make_tuple(sample.nodes, sample.replicas, sample.atomic_bsz);
   if (k.seen.insert(key).second) {
     k.samples.push_back(sample);
     k.reports.push_back(1);
     k.refit_due = true;
-    if (k.history != nullptr && k.history->seen.insert(key).second) k.history->samples.push_back(sample);
+    HistoryTakesSample(k, key, sample);
     return;
   }
   for (size_t i = 0; i < k.samples.size(); ++i) {
