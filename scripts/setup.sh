@@ -10,6 +10,8 @@ PACKAGES=(
   libeigen3-dev coinor-libcbc-dev coinor-libclp-dev
   # The goodput model's fit (perf/goodput_fit.cc, issue 46): L-BFGS-B 3.0, as scipy runs it.
   liblbfgsb-dev
+  # exp, log and pow of the same bits on every CPU for the goodput model (util/fixed_math.h).
+  libsleef-dev
   # The peers' measured profiles interpolated over a Delaunay triangulation (perf/interpolate.cc).
   libqhull-dev
   libtorch-dev

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cmath>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -168,6 +169,43 @@ TEST(GoodputFitTest, WritesNothingToStandardOutput) {
   const std::string out = ::testing::internal::GetCapturedStdout();
   ASSERT_TRUE(fitted.ok()) << fitted.status().message();
   EXPECT_EQ(out, "");
+}
+
+
+// The fit gives the same bits on every x86-64 CPU: its BLAS and LAPACK calls are answered by
+// perf/lbfgsb/fixed_blas.h and its exp, log and pow by util/fixed_math.h, not by OpenBLAS's
+// per-CPU kernels or glibc's per-CPU code paths (docs/goodput.md, "Across CPUs"). The bits below
+// came from the development machine (AVX-512) and again with glibc's FMA and AVX paths turned off
+// (GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA,-AVX512F,-AVX); a CPU-dependent routine back in the
+// fit would move them on some machine.
+TEST(GoodputFitTest, GivesTheSameBitsOnEveryCpu) {
+  const std::array<std::array<double, 7>, 2> expected = {{
+      {0x1.9999998d96f82p-5, 0x1.0624dd3a8901dp-8, 0x1.77840a2a288ddp-4, 0x1.76e607341aea1p-5, 0x1.6e10c6715cc5ep-4,
+       0x1.2252159a33314p-6, 0x1.09f69d475eb2ap+0},
+      {0x1.999915a6c2421p-5, 0x1.06248f351461ap-8, 0x1.7792d32639075p-4, 0x1.76c618438c5efp-5, 0x1.6e26de3b9808ep-4,
+       0x1.227539dbf7f67p-6, 0x1.09f4aa72df41fp+0},
+  }};
+  const std::array<double, 2> tolerances = {0.0, 1e-5};
+  for (size_t t = 0; t < tolerances.size(); ++t) {
+    auto f = FitThroughputParams(SamplesOf(kSevenTruth, kSevenConfigs), tolerances[t]);
+    ASSERT_TRUE(f.ok()) << f.status().message();
+    const std::array<double, 7> got = {f->alpha_c, f->beta_c, f->alpha_n, f->beta_n, f->alpha_r, f->beta_r, f->gamma};
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], expected[t][i]) << "tolerance " << tolerances[t] << ", parameter " << i;
+  }
+}
+
+// The process that fits maps no system BLAS or LAPACK: liblbfgsb is linked statically against
+// the fixed routines (src/hetsched/CMakeLists.txt), so OpenBLAS is never loaded for it.
+TEST(GoodputFitTest, MapsNoSystemBlas) {
+  ASSERT_TRUE(FitThroughputParams(SamplesOf(kSevenTruth, kSevenConfigs)).ok());
+  std::ifstream maps("/proc/self/maps");
+  ASSERT_TRUE(maps.good());
+  std::string line;
+  while (std::getline(maps, line)) {
+    for (const char* lib : {"libblas", "libopenblas", "liblapack", "liblbfgsb.so"}) {
+      EXPECT_EQ(line.find(lib), std::string::npos) << line;
+    }
+  }
 }
 
 TEST(GoodputFitTest, PinsWhatTheSamplesCannotTell) {

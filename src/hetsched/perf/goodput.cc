@@ -1,4 +1,5 @@
 #include "hetsched/perf/goodput.h"
+#include "hetsched/util/fixed_math.h"
 
 #include <algorithm>
 #include <cmath>
@@ -28,7 +29,7 @@ double GoodputModel::NetworkTimeS(int nodes, int replicas) const {
 
 double GoodputModel::OptimStepTimeS(double accum_s, double network_s) const {
   // exp(log(a^g + n^g) / g), as the simulator computes it.
-  return std::exp(std::log(std::pow(accum_s, p_.gamma) + std::pow(network_s, p_.gamma)) / p_.gamma);
+  return FixedExp(FixedLog(FixedPow(accum_s, p_.gamma) + FixedPow(network_s, p_.gamma)) / p_.gamma);
 }
 
 double GoodputModel::IterationTimeS(const GoodputConfig& c) const {
@@ -48,9 +49,9 @@ double GoodputModel::Efficiency(double batch_size) const {
 double GoodputModel::Goodput(const GoodputConfig& c) const { return Throughput(c) * Efficiency(c.BatchSize()); }
 
 void GeomSpace(double start, double stop, int n, double* out) {
-  const double lo = std::log10(start), hi = std::log10(stop);
+  const double lo = FixedLog10(start), hi = FixedLog10(stop);
   const double step = n > 1 ? (hi - lo) / (n - 1) : 0.0;
-  for (int i = 0; i < n; ++i) out[i] = std::pow(10.0, i * step + lo);
+  for (int i = 0; i < n; ++i) out[i] = FixedPow(10.0, i * step + lo);
   if (n > 0) out[0] = start;
   if (n > 1) out[n - 1] = stop;
 }

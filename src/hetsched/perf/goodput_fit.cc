@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hetsched/util/units.h"
+#include "hetsched/util/fixed_math.h"
 
 namespace hetsched {
 
@@ -39,10 +40,10 @@ double Objective(const Vec& v, std::span<const ThroughputSample> samples, Vec* g
     const bool inter = s.nodes > 1, intra = !inter && s.replicas > 1;
     const double steps = std::max(static_cast<double>(s.replicas - 2), kLow);
     const double net = (inter ? an : intra ? ar : kLow) + (inter ? bn : intra ? br : kLow) * steps;
-    const double e1 = std::log(a) - std::log(s.accum_step_s);
-    const double ag = std::pow(a, g), ng = std::pow(net, g), sum = ag + ng;
-    const double log_optim = std::log(sum) / g;
-    const double e2 = log_optim - std::log(s.optim_step_s);
+    const double e1 = FixedLog(a) - FixedLog(s.accum_step_s);
+    const double ag = FixedPow(a, g), ng = FixedPow(net, g), sum = ag + ng;
+    const double log_optim = FixedLog(sum) / g;
+    const double e2 = log_optim - FixedLog(s.optim_step_s);
     sum1 += e1 * e1;
     sum2 += e2 * e2;
     // d log(a) / d(alpha_c, beta_c) = (1, b) / a
@@ -50,7 +51,7 @@ double Objective(const Vec& v, std::span<const ThroughputSample> samples, Vec* g
     d1[1] += 2 * e1 * s.atomic_bsz / a;
     // d log_optim: through a, through net, and through gamma.
     const double da = ag / (a * sum), dn = ng / (net * sum);
-    const double dg = -std::log(sum) / (g * g) + (ag * std::log(a) + ng * std::log(net)) / (g * sum);
+    const double dg = -FixedLog(sum) / (g * g) + (ag * FixedLog(a) + ng * FixedLog(net)) / (g * sum);
     d2[0] += 2 * e2 * da;
     d2[1] += 2 * e2 * da * s.atomic_bsz;
     if (inter) {

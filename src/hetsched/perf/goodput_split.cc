@@ -1,4 +1,5 @@
 #include "hetsched/perf/goodput_split.h"
+#include "hetsched/util/fixed_math.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,7 +47,7 @@ SplitChoice PickSplitBatches(const SplitKnowledge& k, const GradientStats& grad,
   const GoodputModel efficiency(first.params, grad, init_batch);
   for (int i = 0; i < kSplitBatches; ++i) {
     const double at = static_cast<double>(i) / (kSplitBatches - 1);
-    const int b1 = static_cast<int>(std::lround(lo1 * std::pow(static_cast<double>(hi1) / lo1, at)));
+    const int b1 = static_cast<int>(std::lround(lo1 * FixedPow(static_cast<double>(hi1) / lo1, at)));
     // The second type's largest local batch whose pass is no longer (its pass is linear in it).
     const double room = PassS(first, b1) / second.pass_scale - second.params.alpha_c;
     const double fits = std::floor(room / second.params.beta_c + 1e-9);

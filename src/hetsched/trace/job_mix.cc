@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "hetsched/trace/reader_common.h"
+#include "hetsched/util/fixed_math.h"
 
 namespace hetsched::trace_internal {
 
@@ -124,7 +125,7 @@ Result<JobMix> JobMix::Create(const SyntheticOptions& options, const DeviceCatal
 
 double JobMix::DrawRuntime() {
   if (!runtime_sample_s_.empty()) return runtime_sample_s_[runtimes_.Below(runtime_sample_s_.size())];
-  return kDefaultRuntimeMedianS * std::exp(kDefaultRuntimeSigma * runtimes_.Normal());
+  return kDefaultRuntimeMedianS * FixedExp(kDefaultRuntimeSigma * runtimes_.Normal());
 }
 
 const ModelProfile* JobMix::DrawModel() { return models_list_[Pick(model_cumulative_, models_)]; }
@@ -135,7 +136,7 @@ Job JobMix::Next(double runtime_s) {
   const size_t model = Pick(model_cumulative_, models_);
   const double iteration_s = iteration_s_[model * size_gpus_.size() + size];
   const double true_iterations = std::clamp(std::round(runtime_s / iteration_s), 1.0, 9e18);
-  const double factor = estimate_error_ > 0 ? std::exp(estimate_error_ * estimates_.Normal()) : 1.0;
+  const double factor = estimate_error_ > 0 ? FixedExp(estimate_error_ * estimates_.Normal()) : 1.0;
 
   Job job;
   job.spec.user = user_names_[users_.Below(user_names_.size())];

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "hetsched/util/fixed_math.h"
+
 namespace hetsched {
 
 class Rng {
@@ -28,12 +30,12 @@ class Rng {
   double Uniform(double lo, double hi) { return lo + (hi - lo) * Uniform(); }
   // Uniform integer in [0, n). REQUIRES: n > 0. Rejection sampling: exactly uniform.
   uint64_t Below(uint64_t n);
-  double Exponential(double rate) { return -std::log1p(-Uniform()) / rate; }
+  double Exponential(double rate) { return -FixedLog1p(-Uniform()) / rate; }
   // Standard normal by Box-Muller (one of the pair is discarded to keep the stream simple).
   double Normal() {
     double u1 = Uniform(), u2 = Uniform();
     if (u1 < 1e-300) u1 = 1e-300;
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+    return std::sqrt(-2.0 * FixedLog(u1)) * FixedCos(6.283185307179586 * u2);
   }
   // Fisher-Yates: for i from size down to 2, swap x[i - 1] with x[Below(i)].
   template <typename T>

@@ -9,6 +9,7 @@
 #include "hetsched/perf/goodput.h"
 #include "hetsched/policies/pollux/common.h"
 #include "hetsched/util/units.h"
+#include "hetsched/util/fixed_math.h"
 
 namespace hetsched::sia_internal {
 
@@ -85,7 +86,7 @@ double PricedFactor(double age_s, int restarts, double pause_s) {
 
 double PoweredCoefficient(double goodput, double p) {
   // numpy.round(x, 2): x * 100 rounded half to even, over 100.
-  const double v = std::nearbyint(std::pow(goodput, p) * 100.0) / 100.0;
+  const double v = std::nearbyint(FixedPow(goodput, p) * 100.0) / 100.0;
   return std::min(v, kGoodputClip);
 }
 
