@@ -174,10 +174,10 @@ TEST(GoodputFitTest, WritesNothingToStandardOutput) {
 
 // The fit gives the same bits on every x86-64 CPU: its BLAS and LAPACK calls are answered by
 // perf/lbfgsb/fixed_blas.h and its exp, log and pow by util/fixed_math.h, not by OpenBLAS's
-// per-CPU kernels or glibc's per-CPU code paths (docs/goodput.md, "Across CPUs"). The bits below
-// came from the development machine (AVX-512) and again with glibc's FMA and AVX paths turned off
-// (GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA,-AVX512F,-AVX); a CPU-dependent routine back in the
-// fit would move them on some machine.
+// per-CPU kernels or glibc's per-CPU code paths (docs/goodput.md, "The same bits on every CPU").
+// The bits below came from the development machine (AVX-512) and again with glibc's FMA and AVX
+// paths turned off (GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA,-AVX512F,-AVX); a CPU-dependent
+// routine back in the fit would move them on some machine.
 TEST(GoodputFitTest, GivesTheSameBitsOnEveryCpu) {
   const std::array<std::array<double, 7>, 2> expected = {{
       {0x1.9999998d96f82p-5, 0x1.0624dd3a8901dp-8, 0x1.77840a2a288ddp-4, 0x1.76e607341aea1p-5, 0x1.6e10c6715cc5ep-4,

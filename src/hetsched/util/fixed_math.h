@@ -1,6 +1,6 @@
 // exp, log, log1p, log10, pow and cos that give the same bits on every x86-64 CPU: for the goodput
-// model, its fit and the goodput policies' objectives (issue 46; docs/goodput.md, "Across CPUs"),
-// and for the random draws of the workload generators (util/rng.h).
+// model, its fit and the goodput policies' objectives (issue 46; docs/goodput.md, "The same bits
+// on every CPU"), and for the random draws of the workload generators (util/rng.h).
 //
 // glibc's libm picks code paths for the CPU it runs on (exp, log and pow have FMA variants chosen
 // at load time), and their results differ in rare last bits; in a goodput run those bits reach the

@@ -3,7 +3,8 @@
 //
 // Why: the system BLAS is OpenBLAS (scripts/setup.sh), which picks its kernels for the CPU it runs
 // on; their sums round differently (AVX2 FMA, AVX-512, SSE), so the goodput fit, and a goodput
-// policy's decisions with it, differed across CPU generations (docs/goodput.md, "Across CPUs").
+// policy's decisions with it, differed across CPU generations (docs/goodput.md, "The same bits
+// on every CPU").
 // These routines keep the reference BLAS's and LAPACK's loop order (ddot sums in index order;
 // dpotrf is the unblocked dpotf2; dtrtrs is dtrsm's reference loops), compiled without
 // contraction into fused multiply-adds (-ffp-contract=off), so the same inputs give the same bits
