@@ -171,7 +171,6 @@ TEST(GoodputFitTest, WritesNothingToStandardOutput) {
   EXPECT_EQ(out, "");
 }
 
-
 // The fit gives the same bits on every x86-64 CPU: its BLAS and LAPACK calls are answered by
 // perf/lbfgsb/fixed_blas.h and its exp, log and pow by util/fixed_math.h, not by OpenBLAS's
 // per-CPU kernels or glibc's per-CPU code paths (docs/goodput.md, "The same bits on every CPU").

@@ -81,11 +81,21 @@ class GoodputModel {
   // one GPU above the initial batch, whose gradient statistics need two passes; without: one pass),
   // candidates whose atomic batch falls outside the limits scoring 0. Ties go to the smaller batch.
   BatchChoice Optimize(int nodes, int replicas, const BatchLimits& limits) const;
+  // One of Optimize's 50 candidates (a total batch size) for an allocation, before its efficiency
+  // (defined in goodput.cc, where Optimize keeps the last models' candidates).
+  struct Candidate;
 
   const ThroughputParams& params() const { return p_; }
   double init_batch_size() const { return init_batch_size_; }
 
  private:
+  // T_optim and T_iter with the network's term given as T_net^gamma (Optimize computes it once for
+  // all its candidates; the arithmetic is OptimStepTimeS's and IterationTimeS's).
+  double OptimStepFromNetworkPower(double accum_s, double network_pow) const;
+  double IterationFromNetworkPower(const GoodputConfig& c, double network_pow) const;
+  // Optimize's candidates for an allocation (kBatchCandidates of them at `out`).
+  void FillCandidates(int nodes, int replicas, const BatchLimits& limits, Candidate* out) const;
+
   ThroughputParams p_;
   GradientStats grad_;
   double init_batch_size_;

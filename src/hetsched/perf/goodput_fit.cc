@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "hetsched/util/units.h"
 #include "hetsched/util/fixed_math.h"
+#include "hetsched/util/units.h"
 
 namespace hetsched {
 
@@ -29,29 +29,52 @@ using Vec = std::array<double, kParams>;
 
 ThroughputParams ParamsOf(const Vec& v) { return {v[0], v[1], v[2], v[3], v[4], v[5], v[6]}; }
 
+// A sample as the objective reads it: the logarithms of its measured times taken once per fit,
+// not at each of the minimiser's evaluations (the same values: the objective's arithmetic is
+// unchanged).
+struct FitSample {
+  int nodes;
+  int replicas;
+  int atomic_bsz;
+  double log_accum;  // log of the measured accumulated pass
+  double log_optim;  // log of the measured synchronised pass
+};
+
+std::vector<FitSample> FitSamplesOf(std::span<const ThroughputSample> samples) {
+  std::vector<FitSample> out;
+  out.reserve(samples.size());
+  for (const ThroughputSample& s : samples) {
+    out.push_back({s.nodes, s.replicas, s.atomic_bsz, FixedLog(s.accum_step_s), FixedLog(s.optim_step_s)});
+  }
+  return out;
+}
+
 // The objective and its gradient over all 7 parameters.
-double Objective(const Vec& v, std::span<const ThroughputSample> samples, Vec* grad) {
+double Objective(const Vec& v, std::span<const FitSample> samples, Vec* grad) {
   const double ac = v[0], bc = v[1], an = v[2], bn = v[3], ar = v[4], br = v[5], g = v[6];
   const double n = static_cast<double>(samples.size());
   double sum1 = 0, sum2 = 0;
   Vec d1{}, d2{};  // gradients of the two sums of squares
-  for (const ThroughputSample& s : samples) {
+  for (const FitSample& s : samples) {
     const double a = ac + bc * s.atomic_bsz;
     const bool inter = s.nodes > 1, intra = !inter && s.replicas > 1;
     const double steps = std::max(static_cast<double>(s.replicas - 2), kLow);
     const double net = (inter ? an : intra ? ar : kLow) + (inter ? bn : intra ? br : kLow) * steps;
-    const double e1 = FixedLog(a) - FixedLog(s.accum_step_s);
+    const double log_a = FixedLog(a);
+    const double e1 = log_a - s.log_accum;
     const double ag = FixedPow(a, g), ng = FixedPow(net, g), sum = ag + ng;
-    const double log_optim = FixedLog(sum) / g;
-    const double e2 = log_optim - FixedLog(s.optim_step_s);
+    const double log_sum = FixedLog(sum);
+    const double log_optim = log_sum / g;
+    const double e2 = log_optim - s.log_optim;
     sum1 += e1 * e1;
     sum2 += e2 * e2;
+    if (grad == nullptr) continue;
     // d log(a) / d(alpha_c, beta_c) = (1, b) / a
     d1[0] += 2 * e1 / a;
     d1[1] += 2 * e1 * s.atomic_bsz / a;
     // d log_optim: through a, through net, and through gamma.
     const double da = ag / (a * sum), dn = ng / (net * sum);
-    const double dg = -FixedLog(sum) / (g * g) + (ag * FixedLog(a) + ng * FixedLog(net)) / (g * sum);
+    const double dg = -log_sum / (g * g) + (ag * log_a + ng * FixedLog(net)) / (g * sum);
     d2[0] += 2 * e2 * da;
     d2[1] += 2 * e2 * da * s.atomic_bsz;
     if (inter) {
@@ -146,7 +169,7 @@ bool TaskIs(const std::array<char, kTaskLen>& task, std::string_view prefix) {
 // upper) as scipy 1.10's _minimize_lbfgsb does with Pollux's call: x0 clipped to the bounds,
 // m = 10, factr = ftol / eps = 1e7, pgtol = 1e-5, at most 15000 iterations and 15000
 // evaluations; the result is the last iterate (after a failed line search, the one before it).
-Result<Vec> Minimise(std::span<const ThroughputSample> samples, Vec x, const Vec& lower, const Vec& upper,
+Result<Vec> Minimise(std::span<const FitSample> samples, Vec x, const Vec& lower, const Vec& upper,
                      double tolerance) {
   constexpr int n = kParams, m = 10, iprint = -1;
   // scipy: factr = ftol / eps (ftol default 2.220446049250313e-09: factr 1e7), pgtol = gtol.
@@ -233,7 +256,7 @@ Result<ThroughputParams> FitThroughputParams(std::span<const ThroughputSample> s
   for (int i = 0; i < kParams; ++i) {
     if (pinned[static_cast<size_t>(i)]) lower[static_cast<size_t>(i)] = upper[static_cast<size_t>(i)] = start[static_cast<size_t>(i)];
   }
-  HETSCHED_ASSIGN_OR_RETURN(const Vec x, Minimise(samples, start, lower, upper, tolerance));
+  HETSCHED_ASSIGN_OR_RETURN(const Vec x, Minimise(FitSamplesOf(samples), start, lower, upper, tolerance));
   ThroughputParams fitted = ParamsOf(x);
   if (!multi_node) {
     // The prior: synchronising across nodes costs at least 1.1 x within one.

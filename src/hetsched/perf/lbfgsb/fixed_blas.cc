@@ -49,9 +49,12 @@ void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* inf
   const char u = Upper(uplo);
   const int size = *n, ld = *lda;
   *info = 0;
-  if (u != 'U' && u != 'L') *info = -1;
-  else if (size < 0) *info = -2;
-  else if (ld < std::max(1, size)) *info = -4;
+  if (u != 'U' && u != 'L')
+    *info = -1;
+  else if (size < 0)
+    *info = -2;
+  else if (ld < std::max(1, size))
+    *info = -4;
   if (*info != 0) return;
   // LAPACK's dpotf2: column (upper) or row (lower) j from the j before it, its diagonal by a
   // ddot, the rest of it by a dgemv (transposed for upper: a dot product per column; plain for
@@ -88,19 +91,26 @@ void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* inf
   }
 }
 
-void dtrtrs_(const char* uplo, const char* trans, const char* diag, const int* n, const int* nrhs, const double* a,
-             const int* lda, double* b, const int* ldb, int* info, size_t /*uplo_len*/, size_t /*trans_len*/,
-             size_t /*diag_len*/) {
+void dtrtrs_(const char* uplo, const char* trans, const char* diag, const int* n, const int* nrhs,
+             const double* a, const int* lda, double* b, const int* ldb, int* info, size_t /*uplo_len*/,
+             size_t /*trans_len*/, size_t /*diag_len*/) {
   const char u = Upper(uplo), t = Upper(trans), d = Upper(diag);
   const int size = *n, cols = *nrhs, la = *lda, lb = *ldb;
   *info = 0;
-  if (u != 'U' && u != 'L') *info = -1;
-  else if (t != 'N' && t != 'T' && t != 'C') *info = -2;
-  else if (d != 'N' && d != 'U') *info = -3;
-  else if (size < 0) *info = -4;
-  else if (cols < 0) *info = -5;
-  else if (la < std::max(1, size)) *info = -7;
-  else if (lb < std::max(1, size)) *info = -9;
+  if (u != 'U' && u != 'L')
+    *info = -1;
+  else if (t != 'N' && t != 'T' && t != 'C')
+    *info = -2;
+  else if (d != 'N' && d != 'U')
+    *info = -3;
+  else if (size < 0)
+    *info = -4;
+  else if (cols < 0)
+    *info = -5;
+  else if (la < std::max(1, size))
+    *info = -7;
+  else if (lb < std::max(1, size))
+    *info = -9;
   if (*info != 0 || size == 0) return;
   const bool unit = d == 'U', upper = u == 'U', transposed = t != 'N';
   if (!unit) {

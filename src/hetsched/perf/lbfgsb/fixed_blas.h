@@ -31,7 +31,7 @@ void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* inf
 // Solves op(A) X = B in place (B n x nrhs) for the triangular A: `uplo` 'U'/'L', `trans` 'N' or
 // 'T'/'C' (op(A) = A or A^T), `diag` 'N' or 'U' (unit diagonal, not read). info: 0, -i for a bad
 // argument i, or k > 0 when a(k,k) is exactly zero (nothing solved).
-void dtrtrs_(const char* uplo, const char* trans, const char* diag, const int* n, const int* nrhs, const double* a,
-             const int* lda, double* b, const int* ldb, int* info, size_t uplo_len, size_t trans_len,
-             size_t diag_len);
+void dtrtrs_(const char* uplo, const char* trans, const char* diag, const int* n, const int* nrhs,
+             const double* a, const int* lda, double* b, const int* ldb, int* info, size_t uplo_len,
+             size_t trans_len, size_t diag_len);
 }
