@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# chaos.sh [--short] [--rounds LIST] [--policy P] [--policy-opt K=V]... [--keep DIR] [-o OUT_DIR]
-#          [--timeout S] [--seed N]
+# chaos.sh [--short] [--goodput] [--rounds LIST] [--policy P] [--policy-opt K=V]... [--keep DIR]
+#          [-o OUT_DIR] [--timeout S] [--seed N]
 #
 # Chaos test of `hetsched agent --slurm` on the localhost Slurm cluster (start-cluster.sh, 4 a100
 # + 4 v100 nodes, in a mktemp dir under /tmp; stopped and removed on exit, also on failure or
@@ -79,16 +79,40 @@
 #   journal   ok when a fresh agent starts on (a copy of) the round's final journal
 # A round FAILS when a valid job finished twice or was lost, an invalid job was not refused, the
 # agent exited by itself, the final journal is unreadable, or a fault-specific check failed (a
-# torn record not dropped, the mid-file garbage not refused). Last line: `chaos: N rounds, M
-# failed`; exit 0 only if no round failed (2: usage, 1: could not run).
+# torn record not dropped, the mid-file garbage not refused, a goodput check below). Last line:
+# `chaos: N rounds, M failed`; exit 0 only if no round failed (2: usage, 1: could not run).
+#
+# --goodput: goodput jobs too (docs/slurm.md, "Goodput jobs"). Default policy sia with round=5
+# (it re-allocates every 5 s: elastic jobs change GPU counts, i.e. preemption and a new placement);
+# the agent runs with --goodput-dir ROUND/goodput --profile-types v100 --goodput-interval 2 (the
+# built-in cifar10 profile, so goodput jobs run on the V100 nodes; batches re-picked every 2 s).
+# Every other valid job (the odd ones, whatever their kind: a goodput job may fail or be
+# cancelled too) is a goodput job: untyped, v100 and per-node requests; adaptive and elastic,
+# adaptive only, or the user's batch; its work is 10 steps per second of its sleep of
+# scripts/slurm/goodput-job.py (reads ROUND/goodput/ID.alloc, appends to ID.metrics, follows
+# re-picked batches, logs each allocation it reads), and it leaves the same markers as a rigid
+# job. One more invalid job (two without --short): an unknown application, a misspelt goodput
+# key. Three more columns:
+#   gp-once   goodput jobs of the normal kind that completed exactly once / all of them
+#   repick    journal records `repick` (batches re-picked while a job ran)
+#   gp-check  ok, or N-BAD: goodput jobs that failed one of goodput_checks' checks (an allocation
+#             read with a lower seq than the one read before it, also across runs and agent
+#             restarts; a run whose first allocation names other nodes than Slurm ran it on; a
+#             run with no allocation to read; a report journaled twice or never, or a measure_bad;
+#             the final .alloc not the job's last journaled allocation); per job in
+#             ROUND/goodput-checks.txt, failures in chaos-details.txt; a round fails on any.
+# The goodput directory is not on the full-disk round's tmpfs (only the journal is): a job that
+# cannot append its reports would fail by itself. Run from the repository's root: the agent finds
+# the built-in profiles (data/real/pollux/traces) from there or beside its binary.
 #
 # Environment: HETSCHED (the binary; default $REPO/build/release/bin/hetsched),
 # CHAOS_POLICY_OPTS (extra policy options, blank-separated KEY=VALUE, same as --policy-opt).
-# Default policy: tiresias-las with thresholds=20 (preempts); --policy P drops that default
-# option (e.g. --policy gavel-las --policy-opt round=15). Localhost only: every daemon is on
-# 127.0.0.1 (start-cluster.sh). It runs nothing as a CPU hog (polls every 0.5 s); on a shared
-# machine run it under `nice`. --keep DIR keeps the round folders (journals, agent logs, job
-# outputs, markers, the cluster's logs) in DIR; without it they go with the temp dir.
+# Default policy: tiresias-las with thresholds=20 (preempts; --goodput: sia with round=5);
+# --policy P drops that default option (e.g. --policy gavel-las --policy-opt round=15). Localhost
+# only: every daemon is on 127.0.0.1 (start-cluster.sh). It runs nothing as a CPU hog (polls
+# every 0.5 s); on a shared machine run it under `nice`. --keep DIR keeps the round folders
+# (journals, agent logs, job outputs, markers, the cluster's logs) in DIR; without it they go
+# with the temp dir.
 set -uo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
@@ -108,11 +132,12 @@ die() { echo "chaos: ERROR: $*" >&3; exit 1; }
 
 ALL_ROUNDS=none,agent-kill,ctld-restart,ctld-kill,slurmd-kill,full-disk,corrupt-journal,jobs-fail
 SHORT_ROUNDS=agent-kill,full-disk,corrupt-journal,jobs-fail
-SHORT=0; ROUNDS=""; POLICY=""; KEEP=""; OUT_DIR=""; TIMEOUT_ARG=""; SEED=""
+SHORT=0; GOODPUT=0; ROUNDS=""; POLICY=""; KEEP=""; OUT_DIR=""; TIMEOUT_ARG=""; SEED=""
 USER_POPTS=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --short) SHORT=1; shift ;;
+    --goodput) GOODPUT=1; shift ;;
     --rounds) ROUNDS=${2:?--rounds needs a list}; shift 2 ;;
     --policy) POLICY=${2:?--policy needs a name}; shift 2 ;;
     --policy-opt) USER_POPTS+=("${2:?--policy-opt needs KEY=VALUE}"); shift 2 ;;
@@ -142,7 +167,8 @@ done
 RANDOM=$SEED
 
 POPTS=()
-if [[ -z $POLICY ]]; then POLICY=tiresias-las; POPTS+=(--policy-opt thresholds=20); fi
+if [[ -z $POLICY && $GOODPUT -eq 1 ]]; then POLICY=sia; POPTS+=(--policy-opt round=5)
+elif [[ -z $POLICY ]]; then POLICY=tiresias-las; POPTS+=(--policy-opt thresholds=20); fi
 for o in "${USER_POPTS[@]}"; do POPTS+=(--policy-opt "$o"); done
 if [[ -n ${CHAOS_POLICY_OPTS:-} ]]; then
   read -r -a env_opts <<<"$CHAOS_POLICY_OPTS"
@@ -155,7 +181,9 @@ mkdir -p "$OUT_DIR" || die "cannot create $OUT_DIR"
 OUT_DIR=$(cd "$OUT_DIR" && pwd -P)
 [[ -x $HETSCHED ]] || die "no hetsched binary at $HETSCHED (set HETSCHED)"
 HETSCHED=$(cd "$(dirname "$HETSCHED")" && pwd -P)/$(basename "$HETSCHED")
-for b in sbatch squeue scontrol scancel sinfo mountpoint timeout setsid; do
+GOODPUT_JOB=$SCRIPT_DIR/goodput-job.py
+[[ $GOODPUT -eq 0 || -r $GOODPUT_JOB ]] || die "no goodput job at $GOODPUT_JOB"
+for b in sbatch squeue scontrol scancel sinfo mountpoint timeout setsid $([[ $GOODPUT -eq 0 ]] || echo python3); do
   command -v "$b" >/dev/null 2>&1 || die "$b not found (scripts/slurm/install-deps.sh)"
 done
 if [[ " ${ROUND_LIST[*]} " == *" full-disk "* && $(id -u) -ne 0 ]]; then
@@ -210,14 +238,18 @@ NNODES=8
 sq() { timeout 8 squeue "$@" 2>/dev/null; }
 sctl() { timeout 10 scontrol "$@"; }
 
-# The job script: MARKER_DIR KIND SECONDS. Never sees a name or a comment.
+# The job script: MARKER_DIR KIND SECONDS [GOODPUT_JOB GOODPUT_DIR STEPS]. Never sees a name or a
+# comment.
 JOBSCRIPT=$WORK/job.sh
 cat >"$JOBSCRIPT" <<'JOB'
 #!/bin/bash
-# chaos.sh job: MARKER_DIR KIND SECONDS. A run stopped by SIGTERM (preempted, cancelled) logs
-# "killed" and writes nothing else; a run that finishes appends a line starting with its job id to
-# MARKER_DIR/ID.done (KIND fail: to ID.failed, then exit 3).
+# chaos.sh job: MARKER_DIR KIND SECONDS [GOODPUT_JOB GOODPUT_DIR STEPS]. A run stopped by SIGTERM
+# (preempted, cancelled) logs "killed" and writes nothing else; a run that finishes appends a line
+# starting with its job id to MARKER_DIR/ID.done (KIND fail: to ID.failed, then exit 3).
 # A marker line is "ID start=EPOCH end=EPOCH nodes=LIST" (start: when this run's script began).
+# A goodput job's work is STEPS steps of GOODPUT_JOB (scripts/slurm/goodput-job.py) instead of the
+# sleep; a run of it that exits non-zero by itself (no allocation to read: the agent's fault) logs
+# "goodput-job failed" and exits 4, neither completed nor failed as planned.
 dir=$1 kind=$2 secs=$3
 # Times from bash's own clock (printf %()T), not date(1): Slurm's SIGTERM reaches every process of
 # the job, and a date killed at the run's very end left "end=" empty, so that a run preempted as
@@ -225,10 +257,12 @@ dir=$1 kind=$2 secs=$3
 printf -v t0 '%(%s)T' -1
 echo "start $SLURM_JOB_ID restarts=${SLURM_RESTART_COUNT:-0} nodes=$SLURM_JOB_NODELIST gpus=${CUDA_VISIBLE_DEVICES:-} $(date +%s.%N)"
 trap 'echo "killed $SLURM_JOB_ID $(date +%s.%N)"; exit 143' TERM
-sleep "$secs" &
+if [[ $# -ge 6 ]]; then python3 "$4" "$5" "$6" & else sleep "$secs" & fi
 # Slurm signals every process of the job: the sleep may die of its SIGTERM before this shell
 # gets its own, and the run must not count as finished then.
-if ! wait $!; then echo "killed $SLURM_JOB_ID $(date +%s.%N) (sleep stopped)"; exit 143; fi
+wait $!; rc=$?
+if [[ $rc -gt 128 ]]; then echo "killed $SLURM_JOB_ID $(date +%s.%N) (work stopped)"; exit 143; fi
+if [[ $rc -ne 0 ]]; then echo "goodput-job failed rc=$rc $SLURM_JOB_ID $(date +%s.%N)"; exit 4; fi
 if [[ $kind == fail ]]; then
   printf -v t1 '%(%s)T' -1
   echo "$SLURM_JOB_ID start=$t0 end=$t1 nodes=$SLURM_JOB_NODELIST" >>"$dir/$SLURM_JOB_ID.failed"
@@ -245,7 +279,7 @@ chmod +x "$JOBSCRIPT"
 RD=""; J=""; ROUND=""; T0=0
 declare -A KIND=() STATE=() STARTT=() REASON=()
 EFF=""; EFF_GHOST=0
-VALID_IDS=(); INVALID_IDS=(); ALL_IDS=()
+VALID_IDS=(); INVALID_IDS=(); ALL_IDS=(); GP_IDS=()
 AGENT_K=0; AGENT_CAUSE=""; RESTART_AT=0; AGENT_DONE=0; SELF_STREAK=0
 N_SELF=0; N_CAUSED=0; SELF_DESC=""; EVER_RAN=0
 EV_AT=(); EV_WHAT=()
@@ -273,9 +307,15 @@ agent_alive() {
   return 1
 }
 
+# agent_opts GOODPUT_DIR -> AOPTS: the methods, and the goodput options (--goodput)
+agent_opts() {
+  AOPTS=(--policy "$POLICY" "${POPTS[@]}")
+  [[ $GOODPUT -eq 0 ]] || AOPTS+=(--goodput-dir "$1" --profile-types v100 --goodput-interval 2)
+}
 start_agent() {
   AGENT_K=$((AGENT_K + 1))
-  "$HETSCHED" agent --slurm --policy "$POLICY" "${POPTS[@]}" --journal "$J" -o "$RD/agent-out" \
+  agent_opts "$RD/goodput"
+  "$HETSCHED" agent --slurm "${AOPTS[@]}" --journal "$J" -o "$RD/agent-out" \
     --poll 0.1 --exit-after-jobs "${#ALL_IDS[@]}" \
     >"$RD/agent/start-$AGENT_K.out" 2>"$RD/agent/start-$AGENT_K.err" &
   AGENT_PID=$!
@@ -331,6 +371,10 @@ kill9_agent() {
   if agent_alive; then
     AGENT_CAUSE=kill9
     kill -KILL "$AGENT_PID" 2>/dev/null
+    # Dead before anything else happens: the journal is touched next (torn record, garbage), and
+    # a process still alive is not reaped (nor its exit counted) by reap_agent.
+    local end=$(( $(now_ms) + 5000 ))
+    while agent_alive && [[ $(now_ms) -lt $end ]]; do sleep 0.05; done
     RESTART_AT=-1; reap_agent
   elif [[ -n $AGENT_PID ]]; then
     reap_agent
@@ -426,11 +470,20 @@ prepare_cluster() {  # no active job, every node up and idle
 REQUESTS=("--gpus=1" "--gpus=a100:1" "--gpus=2" "--gpus=v100:2" "--gpus=a100:4" "--gpus=4"
           "--gpus=v100:8" "--gpus=8" "-N 2 --gres=gpu:v100:4" "--gpus=a100:2" "--gpus=v100:4"
           "--gpus=6" "-N 2 --gres=gpu:a100:4" "--gpus=12")
+# Goodput jobs (--goodput): what they ask of Slurm (their profiles are V100's: --profile-types
+# v100, so typed requests name v100) and their comments (adaptive and elastic, adaptive only, the
+# user's batch; one with text before "hetsched").
+GP_REQUESTS=("--gpus=1" "--gpus=v100:2" "--gpus=2" "--gpus=v100:1" "-N 2 --gres=gpu:v100:2" "--gpus=4")
+GP_COMMENTS=("hetsched application=cifar10 adaptive_batch=1 elastic=1 total_batch_size=128"
+             "hetsched application=cifar10 adaptive_batch=1 total_batch_size=128"
+             "chaos goodput: hetsched application=cifar10 adaptive_batch=1 elastic=1 total_batch_size=256"
+             "hetsched application=cifar10 adaptive_batch=0 total_batch_size=128")
+GP_STEPS=()  # the next submit's goodput arguments (empty: a rigid job)
 submit() {  # submit KIND SECONDS NAME COMMENT(or "") SBATCH-ARGS... -> id on stdout
   local kind=$1 secs=$2 name=$3 comment=$4; shift 4
   local args=(--parsable --hold -p all --open-mode=append -o "$RD/out/%j.out" -D "$RD/out" --job-name="$name")
   [[ -z $comment ]] || args+=(--comment="$comment")
-  timeout 15 sbatch "${args[@]}" "$@" "$JOBSCRIPT" "$RD/markers" "$kind" "$secs"
+  timeout 15 sbatch "${args[@]}" "$@" "$JOBSCRIPT" "$RD/markers" "$kind" "$secs" "${GP_STEPS[@]}"
 }
 submit_round_jobs() {
   local i kind secs req id comment nf=0 ncr=0 ncp=0 NF=0 NCR=0 NCP=0
@@ -443,21 +496,42 @@ submit_round_jobs() {
     elif [[ $((i % 7)) -eq 3 && $nf -lt $NF ]]; then kind=fail; nf=$((nf + 1))
     elif [[ $((i % 7)) -eq 5 && $ncr -lt $NCR ]]; then kind=cancel-running; ncr=$((ncr + 1)); secs=8
     fi
-    read -r -a req <<<"${REQUESTS[$((i % ${#REQUESTS[@]}))]}"
-    case $((i % 4)) in
-      0|1) comment="hetsched model=resnet50 iterations=100" ;;
-      2) comment="chaos $ROUND job $i: hetsched model=resnet50 iterations=100" ;;
-      3) comment="" ;;
-    esac
+    GP_STEPS=()
+    if [[ $GOODPUT -eq 1 && $((i % 2)) -eq 1 ]]; then  # every other job a goodput job
+      local g=$((i / 2))
+      read -r -a req <<<"${GP_REQUESTS[$((g % ${#GP_REQUESTS[@]}))]}"
+      comment=${GP_COMMENTS[$((g % ${#GP_COMMENTS[@]}))]}
+      GP_STEPS=("$GOODPUT_JOB" "$RD/goodput" $((secs * 10)))  # about 0.06 s a step at batch 128
+    else
+      read -r -a req <<<"${REQUESTS[$((i % ${#REQUESTS[@]}))]}"
+      case $((i % 4)) in
+        0|1) comment="hetsched model=resnet50 iterations=100" ;;
+        2) comment="chaos $ROUND job $i: hetsched model=resnet50 iterations=100" ;;
+        3) comment="" ;;
+      esac
+    fi
     id=$(submit "$kind" "$secs" "chaos-$ROUND-$i" "$comment" "${req[@]}") || { log "sbatch failed (job $i)"; return 1; }
     KIND[$id]=$kind; VALID_IDS+=("$id"); ALL_IDS+=("$id")
-    echo "$id $kind sleep=$secs ${req[*]} comment='$comment'" >>"$RD/jobs.txt"
+    if [[ ${#GP_STEPS[@]} -gt 0 ]]; then
+      GP_IDS+=("$id")
+      echo "$id $kind goodput steps=${GP_STEPS[2]} ${req[*]} comment='$comment'" >>"$RD/jobs.txt"
+    else
+      echo "$id $kind sleep=$secs ${req[*]} comment='$comment'" >>"$RD/jobs.txt"
+    fi
   done
+  GP_STEPS=()
   local bad=("--gpus=h100x:1|hetsched model=resnet50 iterations=100"
              "--gpus=1|hetsched iterations=many"
              "--gpus=a100:64|hetsched model=resnet50 iterations=100"
              "--gpus=2|hetsched model=nosuchmodel iterations=100")
-  for ((i = 0; i < NINVALID; i++)); do
+  local ninvalid=$NINVALID
+  if [[ $GOODPUT -eq 1 ]]; then  # goodput jobs the agent must refuse too: 1 more (--short) or 2
+    bad=("${bad[@]:0:NINVALID}"
+         "--gpus=1|hetsched application=nosuchapp adaptive_batch=1 total_batch_size=128"
+         "--gpus=v100:1|hetsched application=cifar10 adaptive_bacth=1 total_batch_size=128")
+    ninvalid=$(( NINVALID + (SHORT ? 1 : 2) ))
+  fi
+  for ((i = 0; i < ninvalid; i++)); do
     req=("${bad[$i]%%|*}"); comment=${bad[$i]#*|}
     id=$(submit invalid 2 "chaos-$ROUND-invalid-$i" "$comment" "${req[@]}") || { log "sbatch failed (invalid $i)"; return 1; }
     KIND[$id]=invalid; INVALID_IDS+=("$id"); ALL_IDS+=("$id")
@@ -511,7 +585,8 @@ midfile_garbage() {
   cp "$J" "$RD/journal.good.jsonl"
   awk -v L="$line" 'NR == L { print "garbage: not a journal record {" } { print }' "$RD/journal.good.jsonl" >"$J"
   event "garbage inserted at $J:$line ($n lines)"
-  timeout 20 "$HETSCHED" agent --slurm --policy "$POLICY" "${POPTS[@]}" --journal "$J" -o "$RD/agent-out" \
+  agent_opts "$RD/goodput"
+  timeout 20 "$HETSCHED" agent --slurm "${AOPTS[@]}" --journal "$J" -o "$RD/agent-out" \
     --poll 0.1 --exit-after-jobs "${#ALL_IDS[@]}" >"$RD/agent/midfile.out" 2>"$RD/agent/midfile.err"
   rc=$?
   if [[ $rc -ne 0 && $rc -ne 124 ]] && grep -qF -- "$J:$line" "$RD/agent/midfile.err"; then
@@ -835,11 +910,87 @@ count_round() {
   [[ -z $duplines ]] || note "jobcomp.txt COMPLETED lines/distinct runs: ${duplines% }"
 }
 
+# Goodput jobs' own checks (--goodput), from their runs' logs (goodput-job.py logs each allocation
+# it read), their metrics files and the final journal. Sets GP_ONCE (goodput jobs of kind ok that
+# completed exactly once), GP_REPICK (journaled `repick` records) and GP_BAD (jobs that failed a
+# check, each in chaos-details.txt):
+#   stale     an allocation read with a lower `seq` than the one the job read before it (in this
+#             run or an earlier one: an agent restart went back to an older allocation)
+#   nodes     a run whose first allocation names other nodes than Slurm ran it on
+#   noalloc   a run that found no allocation to read ("goodput-job failed")
+#   measured  the journal's `measure` records of the job are not one per complete line of its
+#             metrics file (a report read twice, or one never read), or a `measure_bad`
+#   file      the final .alloc's seq is not the job's last journaled one (place or repick)
+declare -A HOSTNAMES=()
+hostnames() {  # a Slurm host list, expanded, sorted, comma-separated (cached)
+  if [[ -z ${HOSTNAMES[$1]:-} ]]; then
+    HOSTNAMES[$1]=$(timeout 8 scontrol show hostnames "$1" 2>/dev/null | sort | paste -sd, -)
+  fi
+  echo "${HOSTNAMES[$1]}"
+}
+goodput_checks() {
+  local id kind out line why runnodes first lastseq seq nodes lines nmeas ndist nbad fseq jseq
+  GP_ONCE=0; GP_BAD=0
+  GP_REPICK=$(grep -c '"ev":"repick"' "$J" 2>/dev/null)
+  for id in "${GP_IDS[@]}"; do
+    kind=${KIND[$id]}
+    why=""
+    [[ $kind == ok ]] && grep -qE "^$id ok .*-> once$" "$RD/final.txt" && GP_ONCE=$((GP_ONCE + 1))
+    out=$RD/out/$id.out
+    runnodes=""; first=0; lastseq=-1
+    if [[ -f $out ]]; then
+      while read -r line; do
+        case "$line" in
+          "start $id "*)
+            runnodes=${line#* nodes=}; runnodes=$(hostnames "${runnodes%% *}"); first=1 ;;
+          "alloc job=$id "*)
+            seq=${line#* seq=}; seq=${seq%% *}
+            nodes=${line#* nodes=}; nodes=$(tr ',' '\n' <<<"${nodes%% *}" | sort | paste -sd, -)
+            [[ $seq =~ ^[0-9]+$ ]] || seq=-1
+            [[ $seq -ge $lastseq ]] || why+="stale(seq $seq after $lastseq) "
+            lastseq=$seq
+            if [[ $first -eq 1 && $nodes != "$runnodes" ]]; then why+="nodes(alloc $nodes, ran on $runnodes) "; fi
+            first=0 ;;
+          "alloc job="*) why+="alloc-of-another-job " ;;
+          "goodput-job failed"*) why+="noalloc " ;;
+        esac
+      done <"$out"
+    fi
+    lines=0
+    [[ -f $RD/goodput/$id.metrics ]] && lines=$(grep -c '' "$RD/goodput/$id.metrics")
+    nmeas=$(grep -E '"ev":"measure"' "$J" | grep -cE "\"job\":${id}[,}]")
+    ndist=$(grep -E '"ev":"measure"' "$J" | grep -E "\"job\":${id}[,}]" | sed -E 's/.*"line":([0-9]+).*/\1/' | sort -u | wc -l)
+    nbad=$(grep -E '"ev":"measure_bad"' "$J" | grep -cE "\"job\":${id}[,}]")
+    [[ $nmeas -eq $ndist && $ndist -eq $lines && $nbad -eq 0 ]] ||
+      why+="measured($nmeas records, $ndist lines of $lines, $nbad bad) "
+    if [[ -f $RD/goodput/$id.alloc ]]; then
+      fseq=$(sed -nE 's/.*"seq":([0-9]+).*/\1/p' "$RD/goodput/$id.alloc")
+      jseq=$(grep -E '"ev":"(place|repick)"' "$J" | grep -E "\"job\":${id}[,}]" | tail -n 1 |
+             sed -nE 's/.*\\"seq\\":([0-9]+).*/\1/p')
+      [[ -n $fseq && $fseq == "$jseq" ]] || why+="file(.alloc seq ${fseq:-?}, journal ${jseq:-?}) "
+    fi
+    echo "$id $kind goodput alloc-reads-last-seq=$lastseq metrics-lines=$lines measure-records=$nmeas checks=${why:-ok}" >>"$RD/goodput-checks.txt"
+    if [[ -n $why ]]; then
+      GP_BAD=$((GP_BAD + 1))
+      CHECK_FAIL+=("goodput job $id: $why")
+      {
+        echo "== round $ROUND: goodput job $id ($kind) failed a check: $why"
+        [[ -f $out ]] && sed 's/^/   run: /' "$out"
+        grep -E "\"job\":${id}[,}]" "$J" | grep -E '"ev":"(place|repick|start|requeue|finish|preempt)"' | sed 's/^/   journal: /' | cut -c1-300
+      } >>"$DETAILS"
+    fi
+  done
+  [[ $GP_BAD -eq 0 ]] || note "$GP_BAD goodput job(s) failed a check (goodput-checks.txt)"
+}
+
 check_journal() {  # a fresh agent on a copy of the final journal
   local rc
   cp "$J" "$RD/journal.final.jsonl" 2>/dev/null || { JOURNAL=BAD; CHECK_FAIL+=("no journal"); return; }
   cp "$J" "$RD/journal.check.jsonl"
-  timeout 30 "$HETSCHED" agent --slurm --policy "$POLICY" "${POPTS[@]}" --journal "$RD/journal.check.jsonl" \
+  # a copy of the goodput files too: the check agent may read or write them
+  rm -rf "$RD/check-goodput"; [[ ! -d $RD/goodput ]] || cp -r "$RD/goodput" "$RD/check-goodput"
+  agent_opts "$RD/check-goodput"
+  timeout 30 "$HETSCHED" agent --slurm "${AOPTS[@]}" --journal "$RD/journal.check.jsonl" \
     -o "$RD/check-out" --poll 0.1 --exit-after-jobs 1 --idle-exit 1 >"$RD/check.out" 2>"$RD/check.err"
   rc=$?
   if grep -q '^journal : ' "$RD/check.out"; then
@@ -855,8 +1006,10 @@ check_journal() {  # a fresh agent on a copy of the final journal
 # ------------------------------------------------------------------ one round
 DETAILS=$OUT_DIR/chaos-details.txt
 TABLE=$OUT_DIR/chaos.txt
-HEADER=$(printf '%-16s %-6s %4s %5s %7s %4s %7s %6s %6s %4s %6s %8s %7s %7s %5s %-6s %s' \
-  round jobs once twice sl-lost lost refused failed cancel self caused slurm-rq preempt journal secs result notes)
+HEADER=$(printf '%-16s %-6s %4s %5s %7s %4s %7s %6s %6s %4s %6s %8s %7s %7s' \
+  round jobs once twice sl-lost lost refused failed cancel self caused slurm-rq preempt journal)
+[[ $GOODPUT -eq 0 ]] || HEADER+=$(printf ' %7s %6s %8s' gp-once repick gp-check)
+HEADER+=$(printf ' %5s %-6s %s' secs result notes)
 FAILED_ROUNDS=0
 START_ALL=$(now_ms)
 
@@ -867,7 +1020,7 @@ run_round() {
   rm -rf "$RD"; mkdir -p "$RD/markers" "$RD/out" "$RD/agent"
   exec 2>>"$RD/shell.err"
   KIND=(); STATE=(); STARTT=(); REASON=(); CANCELLED_BY_US=()
-  VALID_IDS=(); INVALID_IDS=(); ALL_IDS=()
+  VALID_IDS=(); INVALID_IDS=(); ALL_IDS=(); GP_IDS=()
   AGENT_K=0; AGENT_PID=""; AGENT_CAUSE=""; RESTART_AT=0; AGENT_DONE=0; SELF_STREAK=0
   N_SELF=0; N_CAUSED=0; SELF_DESC=""; EVER_RAN=0
   EV_AT=(); EV_WHAT=(); NOTES=(); CHECK_FAIL=(); TORN_STARTS=(); MIDFILE=""
@@ -926,6 +1079,8 @@ run_round() {
   stop_agent_term
   for _ in 1 2 3 4 5; do poll_slurm && break; sleep 2; done
   count_round
+  GP_ONCE=0; GP_REPICK=0; GP_BAD=0
+  [[ $GOODPUT -eq 0 ]] || goodput_checks
   # cancel what is left of this round (held invalid jobs, stragglers), wait for it to end
   timeout 10 scancel "${ALL_IDS[@]}" 2>/dev/null
   local end=$(( $(now_ms) + 30000 ))
@@ -962,6 +1117,11 @@ run_round() {
   local rq preempt
   rq=$(cat "$RD"/agent/start-*.err 2>/dev/null | grep -c "requeued (Slurm requeued it")
   preempt=$(grep -c '"text":"preempted by the policy"' "$RD/journal.final.jsonl" 2>/dev/null)
+  # Every run the agent recorded names the GPUs it ran on (a restart once recorded the runs that
+  # ended while it was away without them: no GPU time in jobs.csv)
+  local nodev
+  nodev=$(grep -E '"ev":"start"' "$RD/journal.final.jsonl" 2>/dev/null | grep -vc '"devices":')
+  [[ $nodev -eq 0 ]] || note "$nodev journal start record(s) name no GPUs (runs recorded without their GPU time)"
   [[ $N_SELF -eq 0 ]] || note "self-exits: $SELF_DESC"
   [[ $AGENT_K -le 1 ]] || note "agent starts: $AGENT_K"
   local result=ok
@@ -971,9 +1131,15 @@ run_round() {
   fi
   local row notes
   notes=$(IFS=';'; echo "${NOTES[*]}")
-  row=$(printf '%-16s %-6s %4d %5d %7d %4d %7s %6d %6d %4d %6d %8d %7d %7s %5d %-6s %s' \
+  row=$(printf '%-16s %-6s %4d %5d %7d %4d %7s %6d %6d %4d %6d %8d %7d %7s' \
     "$ROUND" "${#VALID_IDS[@]}+${#INVALID_IDS[@]}" "$ONCE" "$TWICE" "$SLURM_LOST" "$LOST" "$REFUSED/${#INVALID_IDS[@]}" \
-    "$FAILED_OK" "$CANCEL_OK" "$N_SELF" "$N_CAUSED" "$rq" "$preempt" "$JOURNAL" "$secs" "$result" "$notes")
+    "$FAILED_OK" "$CANCEL_OK" "$N_SELF" "$N_CAUSED" "$rq" "$preempt" "$JOURNAL")
+  if [[ $GOODPUT -eq 1 ]]; then
+    local gp_ok=0 g
+    for g in "${GP_IDS[@]}"; do [[ ${KIND[$g]} == ok ]] && gp_ok=$((gp_ok + 1)); done
+    row+=$(printf ' %7s %6d %8s' "$GP_ONCE/$gp_ok" "$GP_REPICK" "$([[ $GP_BAD -eq 0 ]] && echo ok || echo "$GP_BAD-BAD")")
+  fi
+  row+=$(printf ' %5d %-6s %s' "$secs" "$result" "$notes")
   echo "$row" | tee -a "$TABLE"
   echo "== round $ROUND: $result; per-job verdicts in $RD/final.txt" >>"$DETAILS"
   { echo "round $ROUND:"; cat "$RD/events.txt" 2>/dev/null; } >>"$DETAILS"
@@ -983,6 +1149,7 @@ run_round() {
 {
   echo "chaos.sh $(date -u +%Y-%m-%dT%H:%M:%SZ): binary $HETSCHED"
   echo "policy $POLICY_DESC; $NVALID valid + $NINVALID invalid jobs per round; round timeout ${ROUND_TIMEOUT}s; seed $SEED"
+  [[ $GOODPUT -eq 0 ]] || echo "goodput: every other valid job runs $GOODPUT_JOB (--goodput-dir ROUND/goodput --profile-types v100 --goodput-interval 2), $(( SHORT ? 1 : 2 )) more invalid"
   echo "$HEADER"
 } | tee "$TABLE"
 : >"$DETAILS"

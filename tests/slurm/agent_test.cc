@@ -454,6 +454,49 @@ TEST_F(AgentTest, RestartFinishesJobsThatEndedOrVanishedWhileTheAgentWasAway) {
   EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
 }
 
+// Found by the chaos test's goodput mode (full-disk round, 2026-12-05: 11 jobs released just
+// before the agent stopped on its full journal ran and ended while it was away). The restarted
+// agent booked a released or running job's journaled GPUs only if the job was still running in
+// Slurm: the run of one that had ended was recorded without them. Of a job it had not seen start,
+// it reported "Slurm split its GPUs over the chosen nodes as , unlike the placer" and journaled
+// the run's start without its GPUs; of either, it counted no GPU time for that run.
+TEST_F(AgentTest, AJobThatEndedWhileTheAgentWasAwayKeepsItsGpusInItsRecord) {
+  const long long seen = slurm.Submit("a100:4");
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  ASSERT_NO_FATAL_FAILURE(Step());  // t0 + 1: `seen` released and started
+  slurm.StartReleased();
+  const long long unseen = slurm.Submit("v100:2");
+  ASSERT_NO_FATAL_FAILURE(Step());  // t0 + 2: `seen` running, `unseen` released
+  ASSERT_EQ(View(seen).phase, "running");
+  ASSERT_EQ(View(unseen).phase, "released");
+  agent.reset();  // stopped: `unseen` starts, both end 100 s later
+  slurm.StartReleased();
+  clock.SleepS(100);
+  slurm.End(seen);
+  slurm.End(unseen);
+  ASSERT_NO_FATAL_FAILURE(StartAgent());
+  EXPECT_EQ(View(seen).final_state, "COMPLETED");
+  EXPECT_EQ(View(unseen).final_state, "COMPLETED");
+  EXPECT_EQ(Reported("Slurm split its GPUs"), 0) << reports.front();
+  auto j = Journal::Open(journal, nullptr);
+  ASSERT_TRUE(j.ok()) << j.status().message();
+  int starts = 0;
+  for (const JournalRecord& r : j->replayed()) {
+    if (r.event != "start" || r.job != unseen) continue;
+    ++starts;
+    EXPECT_EQ(r.devices.size(), 2u) << "the run's start names the GPUs it ran on";
+  }
+  EXPECT_EQ(starts, 1);
+  // Slurm's whole seconds: `seen` ran from t0 + 1 to t0 + 102 on 4 GPUs, `unseen` from t0 + 2 on 2.
+  const RunRecord run = agent->Record();
+  EXPECT_DOUBLE_EQ(run.jobs.at(0).gpu_seconds, 101 * 4);
+  EXPECT_DOUBLE_EQ(run.jobs.at(1).gpu_seconds, 100 * 2);
+  ASSERT_NO_FATAL_FAILURE(Step());
+  EXPECT_EQ(agent->counts().finished, 2);
+  for (long long id : {seen, unseen}) EXPECT_EQ(slurm.Count("release", id), 1) << "job " << id;
+  EXPECT_TRUE(slurm.violations.empty()) << slurm.violations.front();
+}
+
 // Kill the agent at each command of a run in turn, before it runs or once Slurm carried it out
 // (as kill -9 would: the journal has what the agent wrote), restart it, and finish the run: every
 // job completes once, none is pinned while released, released without a pin, or started twice.

@@ -252,8 +252,10 @@ Status Agent::Reconcile(AgentJob& job, const SlurmJob* listed, bool placed_open)
     HETSCHED_RETURN_IF_ERROR(Append(JournalRecord::Of("release", id, "found released in Slurm at restart")));
   }
   // Released before the stop: followed first (it may have ended or been requeued meanwhile),
-  // then shown to the policy as running if it still is.
-  if (!journaled.empty() && !sj.Terminal()) {
+  // then shown to the policy as running if it still is. Its journaled GPUs are booked for any run
+  // Slurm started, also one that ended while the agent was away: that run is recorded on them (its
+  // start, its GPU time), and its end gives them back.
+  if (!journaled.empty() && (!sj.Terminal() || sj.start_time_s > 0)) {
     if (Status st = HoldDevices(job, journaled); !st.ok()) Report("restore job " + std::to_string(id) + ": " + st.message());
   }
   if (job.phase == Phase::kReleased) job.released_at_s = clock_.NowS();
