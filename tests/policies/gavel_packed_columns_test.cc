@@ -1,15 +1,23 @@
 // PackedColumnSet (policies/gavel/packed_columns.h): the restricted layout, and the pricing of a
-// left-out pair column from a program's row duals, worked by hand.
+// left-out pair column from a program's row duals, worked by hand; the LP packed solvers with
+// their pair columns priced in against every column on random problems.
 #include "hetsched/policies/gavel/packed_columns.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "hetsched/lp/linear_program.h"
 #include "hetsched/policies/gavel/allocation.h"
 #include "hetsched/policies/gavel/packed.h"
+#include "hetsched/sched/job_scheduler.h"
+#include "hetsched/sched/options.h"
+#include "hetsched/sched/registry.h"
 #include "../common/allocation_pair.h"
 
 namespace hetsched::gavel {
@@ -59,7 +67,6 @@ TEST(PackedColumnSetTest, HoldsTheSinglesThenEveryColumn) {
   EXPECT_FALSE(set.holds_every_column());
   ASSERT_EQ(set.layout().columns.size(), 2u);
   EXPECT_EQ(set.column_of(2), -1);
-  EXPECT_EQ(set.layout().pair[0][0], -1);
   std::vector<std::pair<int, double>> restricted;
   set.Restrict(full.terms[0], &restricted);
   EXPECT_EQ(restricted, (std::vector<std::pair<int, double>>{{0, 1.0}}));
@@ -97,6 +104,207 @@ TEST(PackedColumnSetTest, PricesInOnlyAPairThatRaisesTheOptimum) {
       EXPECT_FALSE(set.holds_every_column());
       EXPECT_NEAR(after.objective, 0.5, 1e-9);
     }
+  }
+}
+
+
+// ---- The LP packed solvers with their pair columns priced in (PairColumns::kPriced) ----
+
+// n single-GPU jobs (a few of 2 GPUs where `mixed`) on 1-3 types of 1-4 GPUs, more jobs than GPUs,
+// every pair present, pair rates 45-100% of the isolated ones (a fifth 0): problems in which
+// pairs raise the optimum, so that an LP without them is seen to fall short.
+AllocationProblem PairHeavyProblem(std::mt19937& rng, bool mixed) {
+  std::uniform_int_distribution<int> njobs(4, 12), ntypes(1, 3), cap(1, 4), coin(0, 4);
+  std::uniform_real_distribution<double> rate(1, 10), frac(0.45, 1.0), rem(1e3, 1e5), el(0, 5e3), slo(50, 5e4);
+  AllocationProblem p;
+  const int nt = ntypes(rng);
+  for (int k = 0; k < nt; ++k) {
+    p.capacity.push_back(cap(rng));
+    p.type_names.push_back(std::string(1, static_cast<char>('a' + k)));
+    p.price_per_hour.push_back(0.5 + k);
+  }
+  const int n = njobs(rng);
+  for (int j = 0; j < n; ++j) {
+    AllocationJob job;
+    job.id = static_cast<JobId>(100 + j);
+    job.throughput.resize(static_cast<size_t>(nt));
+    for (double& v : job.throughput) v = coin(rng) == 0 ? 0.0 : rate(rng);
+    job.num_gpus = mixed && coin(rng) == 0 ? 2 : 1;
+    job.remaining_iterations = std::floor(rem(rng));
+    job.total_iterations = job.remaining_iterations;
+    job.elapsed_s = std::floor(el(rng));
+    if (coin(rng) == 0) job.deadline_in_s = slo(rng);  // an SLO for the cost policy
+    p.jobs.push_back(job);
+  }
+  for (size_t a = 0; a < p.jobs.size(); ++a) {
+    for (size_t b = a + 1; b < p.jobs.size(); ++b) {
+      std::vector<double> ta, tb;
+      for (int k = 0; k < nt; ++k) {
+        const bool zero = coin(rng) == 0;
+        ta.push_back(zero ? 0.0 : p.jobs[a].throughput[static_cast<size_t>(k)] * frac(rng));
+        tb.push_back(zero ? 0.0 : p.jobs[b].throughput[static_cast<size_t>(k)] * frac(rng));
+      }
+      p.pairs.push_back(testing_util::TestPair(a, b, std::move(ta), std::move(tb)));
+    }
+  }
+  return p;
+}
+
+// The problem's jobs from `from` on and the pairs among them (a round after the first jobs left).
+AllocationProblem Without(const AllocationProblem& p, size_t from) {
+  AllocationProblem q = p;
+  q.jobs.erase(q.jobs.begin(), q.jobs.begin() + static_cast<std::ptrdiff_t>(from));
+  q.pairs.clear();
+  for (const AllocationPair& pair : p.pairs) {
+    if (pair.a >= from && pair.b >= from) {
+      q.pairs.push_back({pair.a - from, pair.b - from, pair.throughput_a, pair.throughput_b});
+    }
+  }
+  return q;
+}
+
+void ExpectWithinTheBaseConstraints(const AllocationProblem& p, const Allocation& a) {
+  std::vector<double> used(p.capacity.size(), 0.0);
+  for (size_t j = 0; j < p.jobs.size(); ++j) {
+    EXPECT_LE(PackedTimeShare(p, a, j), 1.0 + 1e-7) << "job " << j;
+    for (size_t k = 0; k < p.capacity.size(); ++k) used[k] += p.jobs[j].num_gpus * a.share[j][k];
+  }
+  for (size_t q = 0; q < p.pairs.size(); ++q) {
+    for (size_t k = 0; k < p.capacity.size(); ++k) {
+      const double x = a.pair_share[q][k];
+      if (x > 0) {
+        EXPECT_TRUE(p.pairs[q].throughput_a[k] > 0 && p.pairs[q].throughput_b[k] > 0) << "pair " << q;
+      }
+      used[k] += p.jobs[p.pairs[q].a].num_gpus * x;
+    }
+  }
+  for (size_t k = 0; k < p.capacity.size(); ++k) EXPECT_LE(used[k], p.capacity[k] + 1e-6) << "type " << k;
+}
+
+// Column generation ends at an optimum of the LP over every column (to its pricing tolerance: a
+// column left out whose reduced cost is below 1e-7 could still move the objective by as much a unit
+// of it; measured to 1.6e-7 relative here, held to 1e-6): on random problems each LP
+// packed solver's objective with its pair columns priced in is the one with every column (max-min's
+// min, the cost policy's sum, makespan's T, finish-time's max rho to its bisection's tolerance),
+// from a cold solver and, over a sequence of rounds, warm by job with the last round's columns
+// remembered. Where pairs raise the optimum (most problems here) an LP that priced nothing in (the
+// singles alone) or stopped after one pricing would fall short: counted, so that the comparison is
+// known to have bitten.
+TEST(PackedColumnSetTest, PricedSolversReachTheOptimumOverEveryColumn) {
+  std::mt19937 rng(20261205);
+  int pairs_raise = 0, priced_rounds = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const AllocationProblem full = PairHeavyProblem(rng, trial % 4 == 3);
+    const std::vector<AllocationProblem> rounds = {full, Without(full, 1), Without(full, 2)};
+    PairColumnMemory mm_memory, ftf_memory, mtd_memory, cost_memory;
+    lp::WarmStartLpSolver mm_warm(lp::WarmStartMatch::kName), ftf_warm(lp::WarmStartMatch::kName),
+        mtd_warm(lp::WarmStartMatch::kName), cost_warm(lp::WarmStartMatch::kName);
+    for (size_t round = 0; round < rounds.size(); ++round) {
+      SCOPED_TRACE("round " + std::to_string(round));
+      const AllocationProblem& p = rounds[round];
+      AllocationProblem singles = p;
+      singles.pairs.clear();
+      auto near = [](double a, double b, double rel) { return std::abs(a - b) <= rel * std::max(1.0, std::abs(b)); };
+      for (const bool second_phase : {false, true}) {
+        MaxMinPackedOptions all, priced;
+        all.second_phase = priced.second_phase = second_phase;
+        priced.columns = PairColumns::kPriced;
+        lp::WarmStartLpSolver s1, s2, s3;
+        auto a = SolveMaxMinFairnessPacked(p, all, s1);
+        auto b = SolveMaxMinFairnessPacked(p, priced, s2);
+        auto c = SolveMaxMinFairnessPacked(p, priced, mm_warm, second_phase ? nullptr : &mm_memory);
+        auto alone = SolveMaxMinFairnessPacked(singles, all, s3);
+        ASSERT_TRUE(a.ok() && b.ok() && c.ok() && alone.ok());
+        EXPECT_NEAR(b->objective, a->objective, 1e-6 * std::max(1.0, a->objective));
+        EXPECT_NEAR(c->objective, a->objective, 1e-6 * std::max(1.0, a->objective));
+        ExpectWithinTheBaseConstraints(p, *b);
+        ExpectWithinTheBaseConstraints(p, *c);
+        if (second_phase) {
+          // The second phase's sum of normalised rates, over every column and priced.
+          auto sum = [&](const Allocation& x) {
+            double s = 0;
+            for (size_t j = 0; j < p.jobs.size(); ++j) {
+              if (Placeable(p, j)) s += PackedEffectiveThroughput(p, x, j) * p.jobs[j].num_gpus /
+                                        (p.jobs[j].weight * ProportionalThroughput(p, j));
+            }
+            return s;
+          };
+          EXPECT_NEAR(sum(*b), sum(*a), 1e-6 * std::max(1.0, sum(*a)));
+        } else {
+          if (!near(alone->objective, a->objective, 1e-6)) ++pairs_raise;
+          if (b->lp_solves > 1) ++priced_rounds;
+        }
+      }
+      lp::WarmStartLpSolver s4, s5;
+      auto cost_all = SolveMaxThroughputPerCostPacked(p, s4);
+      auto cost_priced = SolveMaxThroughputPerCostPacked(p, s5, PairColumns::kPriced);
+      auto cost_warm_priced = SolveMaxThroughputPerCostPacked(p, cost_warm, PairColumns::kPriced, &cost_memory);
+      ASSERT_TRUE(cost_all.ok() && cost_priced.ok() && cost_warm_priced.ok());
+      EXPECT_EQ(cost_priced->note, cost_all->note);
+      EXPECT_NEAR(cost_priced->objective, cost_all->objective, 1e-6 * std::max(1.0, cost_all->objective));
+      EXPECT_NEAR(cost_warm_priced->objective, cost_all->objective, 1e-6 * std::max(1.0, cost_all->objective));
+      ExpectWithinTheBaseConstraints(p, *cost_priced);
+
+      lp::WarmStartLpSolver s6, s7;
+      auto mtd_all = SolveMinTotalDurationPacked(p, s6);
+      auto mtd_priced = SolveMinTotalDurationPacked(p, s7, SharePoint::kVertex, PairColumns::kPriced);
+      auto mtd_warm_priced =
+          SolveMinTotalDurationPacked(p, mtd_warm, SharePoint::kVertex, PairColumns::kPriced, &mtd_memory);
+      ASSERT_TRUE(mtd_all.ok() && mtd_priced.ok() && mtd_warm_priced.ok());
+      EXPECT_EQ(mtd_priced->objective, mtd_all->objective);  // the same horizon of the same search
+      EXPECT_EQ(mtd_warm_priced->objective, mtd_all->objective);
+      ExpectWithinTheBaseConstraints(p, *mtd_priced);
+      for (size_t j = 0; j < p.jobs.size(); ++j) {
+        if (Placeable(p, j)) {
+          EXPECT_GE(PackedEffectiveThroughput(p, *mtd_priced, j),
+                    p.jobs[j].remaining_iterations / mtd_priced->objective * (1 - 1e-6));
+        }
+      }
+
+      std::vector<double> isolated(p.jobs.size());
+      for (size_t j = 0; j < p.jobs.size(); ++j) isolated[j] = 2 * p.jobs[j].remaining_iterations + 1e4;
+      for (const bool second_phase : {false, true}) {
+        FtfPackedOptions all, priced;
+        all.second_phase = priced.second_phase = second_phase;
+        priced.columns = PairColumns::kPriced;
+        lp::WarmStartLpSolver s8, s9;
+        auto ftf_all = SolveFinishTimeFairnessPacked(p, s8, isolated, all);
+        auto ftf_priced = SolveFinishTimeFairnessPacked(p, s9, isolated, priced);
+        auto ftf_warm_priced =
+            SolveFinishTimeFairnessPacked(p, ftf_warm, isolated, priced, second_phase ? nullptr : &ftf_memory);
+        ASSERT_TRUE(ftf_all.ok() && ftf_priced.ok() && ftf_warm_priced.ok());
+        // Both are within the bisection's tolerance (1e-6) of the least feasible rho.
+        EXPECT_NEAR(ftf_priced->objective, ftf_all->objective, 3e-6 * ftf_all->objective);
+        EXPECT_NEAR(ftf_warm_priced->objective, ftf_all->objective, 3e-6 * ftf_all->objective);
+        ExpectWithinTheBaseConstraints(p, *ftf_priced);
+      }
+    }
+  }
+  // Measured: pairs raise max-min's optimum in 69 of the 120 rounds, 92 of its priced solves (cold)
+  // took more than one LP. Where the pricing stops after its first round, max-min, its second
+  // phase, the cost policy, makespan and finish-time all fall short here (checked by hand).
+  EXPECT_GE(pairs_raise, 60);
+  EXPECT_GE(priced_rounds, 60);
+}
+
+// The option `columns` of the LP packed policies (all | priced; priced by default, all under
+// --compat gavel: compat/gavel_profile.cc).
+TEST(PackedColumnSetTest, TheLpPackedPoliciesTakeTheOptionColumns) {
+  for (const std::string name : {"gavel-las-packed", "gavel-ftf-packed", "gavel-makespan-packed", "gavel-cost-packed",
+                                 "gavel-water-filling-packed"}) {
+    SCOPED_TRACE(name);
+    auto make = [&](std::vector<std::string> args) {
+      auto options = Options::Parse(args);
+      EXPECT_TRUE(options.ok());
+      return Registry<JobScheduler>::Instance().Create(name, *options);
+    };
+    EXPECT_TRUE(make({}).ok());
+    EXPECT_TRUE(make({"columns=all"}).ok());
+    EXPECT_TRUE(make({"columns=priced"}).ok());
+    auto bad = make({"columns=some"});
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.status().ToString().find("'columns' must be 'all' or 'priced'"), std::string::npos);
   }
 }
 

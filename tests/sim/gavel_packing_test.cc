@@ -3,10 +3,13 @@
 // (the packed policies' solvers are tested in tests/policies).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
 
+#include "hetsched/model/cluster.h"
+#include "hetsched/perf/validation.h"
 #include "hetsched/policies/gavel/policy.h"
 #include "hetsched/sim/runner.h"
 #include "hetsched/sim/simulator.h"
@@ -97,6 +100,51 @@ TEST(GavelPackingTest, WithPairFinishBothJobsOfAPairFinishAtItsMicroTasksEnd) {
     if (std::abs(s.time_s - 10.8) < 1e-6) idle_at_work_end = s.busy_devices == 0;
   }
   EXPECT_TRUE(idle_at_work_end);
+}
+
+// A pair the back end declines while the policy's rates say it can run: the simulator's truth is
+// Gavel's measured table, which has A3C beside ResNet-50 (batch 128) at 0 on a V100, and the
+// policy, without Gavel's pair table, sees the co-location model's factor (> 0). Planned once (the
+// stand-in allocation gives the pair all the time), its host runs alone and idle for that round,
+// and the pair is dropped on the type (rates 0), so that the singles run (drawn at priority 0: the
+// allocation gives them nothing) and both jobs finish. Before the drop the pair was planned at every
+// round, its jobs taken and idle, and the run stopped as making no progress (the demo's
+// gavel-las-packed with its pair columns priced in, 2026-12-05).
+TEST(GavelPackingTest, APairTheBackEndDeclinesIsDroppedOnThatType) {
+  const DeviceCatalog devices = DeviceCatalog::BuiltIn();
+  const LinkCatalog links = LinkCatalog::BuiltIn();
+  auto cluster = MakeShorthandCluster({{"v100", 1}}, 1, devices, links);
+  ASSERT_TRUE(cluster.ok());
+  auto table = MeasuredThroughputs::Load("data/real/gavel/throughputs.csv", devices);
+  ASSERT_TRUE(table.ok());
+  ASSERT_TRUE(table->LoadPairs("data/real/gavel/pair_throughputs.csv", devices).ok());
+  auto job = [](JobId id, const char* type, const char* model, int batch) {
+    Job j = UnitJob(id, 0, 1, 3);
+    j.spec.model = model;
+    j.spec.batch_size = batch;
+    j.spec.iterations = 2000;
+    j.truth.total_iterations = 2000;
+    j.truth.measured_job_type = type;
+    return j;
+  };
+  MethodChoice choice;
+  choice.placer = "first-fit";
+  Result<Methods> methods = CreateMethods(choice);
+  ASSERT_TRUE(methods.ok());
+  methods->scheduler = PackingPolicy();
+  SimOptions options;
+  options.measured_throughputs = &*table;
+  options.contention = false;
+  options.restart_cost_s = 0;
+  const Workload workload =
+      MakeWorkload({job(0, "A3C", "a3c", 4), job(1, "ResNet-50 (batch size 128)", "resnet50", 128)});
+  Result<RunRecord> run = Simulate(*cluster, ModelZoo::BuiltIn(), workload, std::move(methods).value(), options);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  ASSERT_EQ(run->jobs.size(), 2u);
+  for (const auto& j : run->jobs) EXPECT_TRUE(std::isfinite(j.finish_s) && j.finish_s > 0);
+  // Never together: the device-seconds are the two runs' own, one after the other.
+  EXPECT_GE(std::max(run->jobs[0].finish_s, run->jobs[1].finish_s),
+            run->jobs[0].gpu_seconds + run->jobs[1].gpu_seconds - 1e-6);
 }
 
 // An allocation that gives every single job all the time on type 0.

@@ -50,6 +50,12 @@ CompatProfile MakeGavelProfile() {
       {"--policy-opt", "pair_finish=micro_task", packed, "scheduler/scheduler.py:1034-1041,1305-1313,3042-3066",
        "both jobs of a pair micro-task are recorded as finishing at its end (the later member's): a job whose work "
        "ends inside it holds its devices idle until then"},
+      {"--policy-opt", "columns=all",
+       {"gavel-las-packed", "gavel-ftf-packed", "gavel-makespan-packed", "gavel-cost-packed"},
+       "scheduler/policies/max_min_fairness.py:274-358, finish_time_fairness.py:123-219, min_total_duration.py:99-170, "
+       "max_sum_throughput.py:88-157",
+       "Gavel's packed LPs hold a variable per pair and type: where the optimum is not unique the vertex is that "
+       "of the LP over every column, as the validated runs were (priced columns: another optimal vertex)"},
       {"--policy-opt", "normaliser=proportional", las, "scheduler/policies/max_min_fairness.py:59-67",
        "normalised by ProportionalPolicy's throughput sum_k T W_k / sum_k W_k, times the scale factor"},
       {"--policy-opt", "second_phase=false", las, "scheduler/policies/max_min_fairness.py:69-76",

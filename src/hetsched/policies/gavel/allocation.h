@@ -49,6 +49,12 @@ struct AllocationPair {
   std::span<const double> throughput_b;  // job b's
 };
 
+// Which pair columns a packed LP poses (option `columns` of the LP packed policies, packed.h): kAll
+// every one (a column per pair and type, O(active^2)); kPriced only those priced in from the LP's
+// duals (column generation, packed_columns.h): an optimum of the same LP, another vertex where the
+// optimum is not unique [REC].
+enum class PairColumns { kAll, kPriced };
+
 struct AllocationProblem {
   std::vector<int> capacity;               // W_k, devices of type k
   std::vector<std::string> type_names;     // catalog name of type k (Gavel's FIFO orders by name)

@@ -14,6 +14,8 @@
 #include <string>
 #include <utility>
 
+#include "hetsched/policies/gavel/packed_columns.h"
+
 namespace hetsched::gavel {
 
 namespace {
@@ -71,25 +73,13 @@ PackedLayout MakePackedLayout(const AllocationProblem& problem, Allocation* allo
       layout.terms[r].emplace_back(c, t);
     }
   }
-  layout.pair.assign(problem.pairs.size(), std::vector<int>(types, -1));
   if (!with_pairs) return layout;
-  for (size_t p = 0; p < problem.pairs.size(); ++p) {
-    const AllocationPair& pair = problem.pairs[p];
-    if (pair.a >= n || pair.b >= n || pair.a == pair.b) continue;
-    const int ra = layout.row_of[pair.a], rb = layout.row_of[pair.b];
-    if (ra < 0 || rb < 0) continue;
-    const int g = problem.jobs[pair.a].num_gpus;
-    if (problem.jobs[pair.b].num_gpus != g) continue;  // Gavel never pairs different GPU counts
-    for (size_t k = 0; k < types; ++k) {
-      const double ta = RateOn(pair.throughput_a, k), tb = RateOn(pair.throughput_b, k);
-      if (!(ta > 0) || !(tb > 0) || g > problem.capacity[k]) continue;
-      const int c = static_cast<int>(layout.columns.size());
-      layout.columns.push_back({static_cast<int>(p), -1, k, g});
-      layout.pair[p][k] = c;
-      layout.terms[static_cast<size_t>(ra)].emplace_back(c, ta);
-      layout.terms[static_cast<size_t>(rb)].emplace_back(c, tb);
-    }
-  }
+  ForEachPairColumn(problem, layout.row_of, [&](const PairColumn& pc) {
+    const int c = static_cast<int>(layout.columns.size());
+    layout.columns.push_back({static_cast<int>(pc.pair), -1, pc.type, pc.gpus});
+    layout.terms[static_cast<size_t>(pc.row_a)].emplace_back(c, pc.t_a);
+    layout.terms[static_cast<size_t>(pc.row_b)].emplace_back(c, pc.t_b);
+  });
   return layout;
 }
 
@@ -167,39 +157,90 @@ double PackedTimeShare(const AllocationProblem& problem, const Allocation& alloc
 // ---- max_min_fairness_packed ----
 
 Result<Allocation> SolveMaxMinFairnessPacked(const AllocationProblem& problem, const MaxMinPackedOptions& options,
-                                             lp::WarmStartLpSolver& solver) {
+                                             lp::WarmStartLpSolver& solver, PairColumnMemory* memory) {
   Allocation out = ZeroAllocation(problem);
-  const PackedLayout layout = MakePackedLayout(problem, &out);
+  PackedColumnSet columns(problem, &out, options.columns);
+  if (memory != nullptr) columns.HoldRemembered(*memory);
+  const PackedLayout& layout = columns.layout();
   if (layout.rows() == 0) return out;
-  lp::LinearProgram program;
-  // As SolveMaxMinFairness lays its LP out (z, then the shares): without pairs the same program.
-  const int z = program.AddVariable(0, lp::kInfinity, 1.0);
-  program.SetVariableKey(z, JobKey(KeyKind::kTheta));
-  const int first = AddPackedShares(program, problem, layout, /*keyed=*/true);
-  std::vector<double> second(static_cast<size_t>(program.num_variables()), 0.0);
-  std::vector<std::pair<int, double>> terms;
+  // (T / w) g_c / P_i (max_min_fairness.py:305-316); every combination of job i has g_c = g_i.
+  // Computed as SolveMaxMinFairness computes its proportional coefficients (bit for bit).
+  std::vector<double> weight_norm(layout.rows());
   for (size_t r = 0; r < layout.rows(); ++r) {
     const size_t j = layout.job_of[r];
-    const AllocationJob& job = problem.jobs[j];
-    // (T / w) g_c / P_i (max_min_fairness.py:305-316); every combination of job i has g_c = g_i.
-    // Computed as SolveMaxMinFairness computes its proportional coefficients (bit for bit).
-    const double norm = ProportionalThroughput(problem, j) / job.num_gpus;
-    terms.assign(1, {z, -1.0});
-    for (const auto& [c, t] : layout.terms[r]) {
-      const double coef = t / (job.weight * norm);
-      terms.emplace_back(first + c, coef);
-      second[static_cast<size_t>(first + c)] += coef;
-    }
-    const int row = program.AddConstraint(terms, 0.0, lp::kInfinity);
-    program.SetConstraintKey(row, JobKey(KeyKind::kNeed, job.id));
+    weight_norm[r] = problem.jobs[j].weight * (ProportionalThroughput(problem, j) / problem.jobs[j].num_gpus);
   }
-  HETSCHED_ASSIGN_OR_RETURN(const lp::Solution solution,
-                            SolveEpigraphTwoPhase(program, z, options.second_phase ? second : std::vector<double>{},
-                                                  solver, &out));
+  // As SolveMaxMinFairness lays its LP out (z, then the shares): without pairs the same program.
+  // `phase` 2: z held at `best` (less 1e-7 relative), the sum of the rows' terms maximised.
+  int z = 0, first = 0;
+  std::vector<int> need_row(layout.rows());
+  std::vector<double> second;
+  auto pose = [&](lp::LinearProgram& program, int phase, double best) {
+    z = program.AddVariable(0, lp::kInfinity, phase == 1 ? 1.0 : 0.0);
+    program.SetVariableKey(z, JobKey(KeyKind::kTheta));
+    first = AddPackedShares(program, problem, layout, /*keyed=*/true);
+    second.assign(static_cast<size_t>(program.num_variables()), 0.0);
+    std::vector<std::pair<int, double>> terms;
+    for (size_t r = 0; r < layout.rows(); ++r) {
+      terms.assign(1, {z, -1.0});
+      for (const auto& [c, t] : layout.terms[r]) {
+        const double coef = t / weight_norm[r];
+        terms.emplace_back(first + c, coef);
+        second[static_cast<size_t>(first + c)] += coef;
+      }
+      need_row[r] = program.AddConstraint(terms, 0.0, lp::kInfinity);
+      program.SetConstraintKey(need_row[r], JobKey(KeyKind::kNeed, problem.jobs[layout.job_of[r]].id));
+    }
+    if (phase == 2) {
+      program.SetVariableBounds(z, best - 1e-7 * std::max(1.0, std::abs(best)), lp::kInfinity);
+      for (int v = 0; v < program.num_variables(); ++v) program.SetObjective(v, second[static_cast<size_t>(v)]);
+    }
+    program.SetSense(lp::Sense::kMaximize);
+    return 0;
+  };
+  lp::Solution solution;
+  if (options.columns == PairColumns::kAll) {
+    lp::LinearProgram program;
+    pose(program, 1, 0.0);
+    HETSCHED_ASSIGN_OR_RETURN(
+        solution,
+        SolveEpigraphTwoPhase(program, z, options.second_phase ? second : std::vector<double>{}, solver, &out));
+  } else {
+    // Per unit of job r's rate, its need row moves by 1 / (w P / g); in the second phase the
+    // objective gains as much.
+    int phase = 1;
+    double best = 0;
+    PairColumnPricing pricing;
+    pricing.pose = [&](lp::LinearProgram& program) { return pose(program, phase, best); };
+    pricing.per_rate = [&](const lp::Solution& s, std::vector<double>* per_rate) {
+      for (size_t r = 0; r < layout.rows(); ++r) {
+        (*per_rate)[r] = (s.duals[static_cast<size_t>(need_row[r])] - (phase == 2 ? 1.0 : 0.0)) / weight_norm[r];
+      }
+    };
+    HETSCHED_ASSIGN_OR_RETURN(solution, SolvePricingIn(columns, pricing, solver, &out));
+    if (solution.status == lp::SolveStatus::kOptimal && options.second_phase) {
+      phase = 2;
+      best = solution.values[static_cast<size_t>(z)];
+      const double objective = best;
+      const PackedLayout first_layout = layout;
+      HETSCHED_ASSIGN_OR_RETURN(lp::Solution second_solution, SolvePricingIn(columns, pricing, solver, &out));
+      if (second_solution.status == lp::SolveStatus::kOptimal) {
+        solution = std::move(second_solution);
+      } else {
+        // Keep the first phase's optimum, over the columns it had.
+        out.status = lp::SolveStatus::kOptimal;
+        out.objective = objective;
+        ReadPackedShares(solution.values, first, problem, first_layout, &out);
+        if (memory != nullptr) memory->Remember(problem, first_layout, solution.values, first);
+        return out;
+      }
+    }
+  }
   out.status = solution.status;
   if (solution.status != lp::SolveStatus::kOptimal) return out;
   out.objective = solution.values[static_cast<size_t>(z)];
   ReadPackedShares(solution.values, first, problem, layout, &out);
+  if (memory != nullptr) memory->Remember(problem, layout, solution.values, first);
   return out;
 }
 
@@ -207,78 +248,121 @@ Result<Allocation> SolveMaxMinFairnessPacked(const AllocationProblem& problem, c
 
 Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
                                                  const std::vector<double>& isolated_s,
-                                                 const FtfPackedOptions& options) {
+                                                 const FtfPackedOptions& options, PairColumnMemory* memory) {
   if (isolated_s.size() != problem.jobs.size()) {
     return Status::InvalidArgument("finish-time fairness (packed): one isolated time per job expected");
   }
   Allocation out = ZeroAllocation(problem);
-  PackedLayout layout = MakePackedLayout(problem, &out);
-  // A job with work left but no isolated time (D_i <= 0) has no finite rho: left out.
-  bool dropped = false;
-  for (size_t r = 0; r < layout.rows(); ++r) {
-    const size_t j = layout.job_of[r];
+  // A job with work left but no isolated time (D_i <= 0) has no finite rho: left out, with every
+  // pair it is in (its rates set to 0 in a copy of the problem).
+  auto no_rho = [&](size_t j) {
     const double d = isolated_s[j];
-    if (problem.jobs[j].remaining_iterations > 0 && !(d > 0 && std::isfinite(d))) {
+    return Placeable(problem, j) && problem.jobs[j].remaining_iterations > 0 && !(d > 0 && std::isfinite(d));
+  };
+  std::optional<AllocationProblem> kept;
+  for (size_t j = 0; j < problem.jobs.size() && !kept; ++j) {
+    if (no_rho(j)) kept = problem;
+  }
+  if (kept) {
+    for (size_t j = 0; j < problem.jobs.size(); ++j) {
+      if (!Placeable(problem, j)) out.unplaceable.push_back(problem.jobs[j].id);
+    }
+    for (size_t j = 0; j < problem.jobs.size(); ++j) {
+      if (!no_rho(j)) continue;
       out.unplaceable.push_back(problem.jobs[j].id);
-      dropped = true;
+      kept->jobs[j].throughput.assign(problem.capacity.size(), 0.0);
     }
   }
-  if (dropped) {
-    // Rebuild without those jobs: their rows, and every pair they are in, go.
-    AllocationProblem kept = problem;
-    for (size_t j : layout.job_of) {
-      const double d = isolated_s[j];
-      if (problem.jobs[j].remaining_iterations > 0 && !(d > 0 && std::isfinite(d))) {
-        kept.jobs[j].throughput.assign(problem.capacity.size(), 0.0);
-      }
-    }
-    layout = MakePackedLayout(kept, nullptr);
-  }
+  PackedColumnSet columns(kept ? *kept : problem, kept ? nullptr : &out, options.columns);
+  if (memory != nullptr) columns.HoldRemembered(*memory);
+  const PackedLayout& layout = columns.layout();
   const size_t n = layout.rows();
   if (n == 0) return out;
   // Rates over w (finish_time_fairness.py:137-140); best_r bounds job r's rate (time share <= 1).
+  // Over every pair column where they are priced in (the rates of those not posed count too).
   std::vector<double> inv_w(n), best(n, 0.0);
   for (size_t r = 0; r < n; ++r) {
     inv_w[r] = 1.0 / problem.jobs[layout.job_of[r]].weight;
     for (const auto& [c, t] : layout.terms[r]) best[r] = std::max(best[r], t * inv_w[r]);
   }
-  lp::LinearProgram program;
-  const int first = AddPackedShares(program, problem, layout, /*keyed=*/true);
-  std::vector<int> need_row(n, -1);
-  std::vector<std::pair<int, double>> terms;
-  for (size_t r = 0; r < n; ++r) {
-    terms.clear();
-    for (const auto& [c, t] : layout.terms[r]) {
-      const double coef = t * inv_w[r] / best[r];
-      terms.emplace_back(first + c, coef);
-      if (options.second_phase) {
-        program.SetObjective(first + c, program.objective()[static_cast<size_t>(first + c)] + coef);
-      }
-    }
-    need_row[r] = program.AddConstraint(terms, 0.0, lp::kInfinity);
-    program.SetConstraintKey(need_row[r], JobKey(KeyKind::kNeed, problem.jobs[layout.job_of[r]].id));
+  const bool priced = !columns.holds_every_column();
+  if (priced) {
+    ForEachPairColumn(kept ? *kept : problem, layout.row_of, [&](const PairColumn& pc) {
+      const size_t a = static_cast<size_t>(pc.row_a), b = static_cast<size_t>(pc.row_b);
+      best[a] = std::max(best[a], pc.t_a * inv_w[a]);
+      best[b] = std::max(best[b], pc.t_b * inv_w[b]);
+    });
   }
-  program.SetSense(lp::Sense::kMaximize);
   auto active = [&](size_t r) { return problem.jobs[layout.job_of[r]].remaining_iterations > 0; };
-  // The rows for `rho`; false where some job cannot reach it even with its best rate full time.
+  // The need rows' lower bounds at `rho`; false where some job cannot reach it even with its best
+  // rate full time.
+  std::vector<double> need(n, 0.0);
   auto set_rho = [&](double rho) {
     for (size_t r = 0; r < n; ++r) {
       if (!active(r)) continue;
       const AllocationJob& job = problem.jobs[layout.job_of[r]];
       const double slack_s = rho * isolated_s[layout.job_of[r]] - job.elapsed_s;
       if (slack_s <= 0) return false;
-      const double need = job.remaining_iterations / slack_s / best[r];
-      if (need > 1.0 + 1e-12) return false;
-      program.SetConstraintBounds(need_row[r], need, lp::kInfinity);
+      need[r] = job.remaining_iterations / slack_s / best[r];
+      if (need[r] > 1.0 + 1e-12) return false;
     }
     return true;
   };
+  // The feasibility LP at the current `need`: max the sum of thr_i^w / best_i (second phase) or 0,
+  // s.t. thr_i^w / best_i >= need_i. kPriced: every active row has an elastic slack (>= 0, -1 in the
+  // objective; held at most `slack_cap` where given, the second phase then maximising the rates alone).
+  std::vector<int> need_row(n, -1), slack(n, -1);
+  int first = 0;
+  bool elastic = priced, second_phase = options.second_phase && !priced;
+  const std::vector<double>* slack_cap = nullptr;
+  auto pose = [&](lp::LinearProgram& program) {
+    first = AddPackedShares(program, problem, layout, /*keyed=*/true);
+    std::vector<std::pair<int, double>> terms;
+    for (size_t r = 0; r < n; ++r) {
+      terms.clear();
+      for (const auto& [c, t] : layout.terms[r]) {
+        const double coef = t * inv_w[r] / best[r];
+        terms.emplace_back(first + c, coef);
+        if (second_phase) {
+          program.SetObjective(first + c, program.objective()[static_cast<size_t>(first + c)] + coef);
+        }
+      }
+      slack[r] = -1;
+      if (elastic && active(r)) {
+        const double cap = slack_cap != nullptr ? (*slack_cap)[r] : lp::kInfinity;
+        slack[r] = program.AddVariable(0, cap, slack_cap != nullptr ? 0.0 : -1.0);
+        program.SetVariableKey(slack[r], JobKey(KeyKind::kWork, problem.jobs[layout.job_of[r]].id));
+        terms.emplace_back(slack[r], 1.0);
+      }
+      need_row[r] = program.AddConstraint(terms, active(r) ? need[r] : 0.0, lp::kInfinity);
+      program.SetConstraintKey(need_row[r], JobKey(KeyKind::kNeed, problem.jobs[layout.job_of[r]].id));
+    }
+    program.SetSense(lp::Sense::kMaximize);
+    return first;
+  };
+  // Clp's primal feasibility tolerance (1e-7 a row): the slacks so small are the LP's rounding.
+  auto slacks_zero = [&](const lp::Solution& s) {
+    for (size_t r = 0; r < n; ++r) {
+      if (slack[r] >= 0 && s.values[static_cast<size_t>(slack[r])] > 1e-7) return false;
+    }
+    return true;
+  };
+  lp::LinearProgram program;
+  pose(program);
   auto feasible = [&](double rho, lp::Solution* s) -> Result<bool> {
     if (!set_rho(rho)) return false;
+    if (priced) {
+      program = lp::LinearProgram();
+      pose(program);
+    } else {
+      for (size_t r = 0; r < n; ++r) {
+        if (active(r)) program.SetConstraintBounds(need_row[r], need[r], lp::kInfinity);
+      }
+    }
     HETSCHED_ASSIGN_OR_RETURN(*s, solver.Solve(program));
     ++out.lp_solves;
     out.simplex_iterations += s->iterations;
-    return s->status == lp::SolveStatus::kOptimal;
+    return s->status == lp::SolveStatus::kOptimal && (!priced || slacks_zero(*s));
   };
   double lo = 0;
   bool any = false;
@@ -288,20 +372,69 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
     const AllocationJob& job = problem.jobs[layout.job_of[r]];
     lo = std::max(lo, (job.elapsed_s + job.remaining_iterations / best[r]) / isolated_s[layout.job_of[r]]);
   }
+  const double tolerance = any ? options.tolerance : std::numeric_limits<double>::infinity();
   lp::Solution at_hi;
   double hi = 0;
-  HETSCHED_ASSIGN_OR_RETURN(const bool found, LeastFeasible(feasible, lo, any ? options.tolerance : std::numeric_limits<double>::infinity(), &hi, &at_hi));
+  HETSCHED_ASSIGN_OR_RETURN(bool found, LeastFeasible(feasible, lo, tolerance, &hi, &at_hi));
+  // kPriced: the columns at_hi was solved over, and its slacks (by row).
+  PackedLayout at_hi_layout;
+  std::vector<double> hi_slack(n, 0.0);
+  auto keep_hi = [&] {
+    if (!priced || !found) return;
+    at_hi_layout = layout;
+    for (size_t r = 0; r < n; ++r) {
+      hi_slack[r] = slack[r] >= 0 ? std::max(0.0, at_hi.values[static_cast<size_t>(slack[r])]) : 0.0;
+    }
+  };
+  keep_hi();
+  // kPriced: is the LP over every column feasible just below the bracket? Pricing the elastic LP
+  // there either makes it feasible (the bisection runs again over the columns so grown) or proves
+  // it is not (the bracket stands: hi is within the tolerance of the least feasible rho).
+  while (priced && found && any && set_rho(hi * (1 - tolerance))) {
+    PairColumnPricing pricing;
+    pricing.pose = pose;
+    pricing.per_rate = [&](const lp::Solution& s, std::vector<double>* per_rate) {
+      for (size_t r = 0; r < n; ++r) {
+        (*per_rate)[r] = s.duals[static_cast<size_t>(need_row[r])] * inv_w[r] / best[r];
+      }
+    };
+    pricing.enough = slacks_zero;
+    const size_t held = layout.columns.size();
+    HETSCHED_ASSIGN_OR_RETURN(const lp::Solution below, SolvePricingIn(columns, pricing, solver, &out));
+    if (below.status != lp::SolveStatus::kOptimal || !slacks_zero(below) || layout.columns.size() == held) break;
+    HETSCHED_ASSIGN_OR_RETURN(found, LeastFeasible(feasible, lo, tolerance, &hi, &at_hi));
+    keep_hi();
+  }
   if (!found) {
     out.status = lp::SolveStatus::kInfeasible;
     return out;
   }
-  ReadPackedShares(at_hi.values, first, problem, layout, &out);
+  const PackedLayout& hi_layout = priced ? at_hi_layout : layout;
+  if (priced && options.second_phase && set_rho(hi)) {
+    // The rates at hi maximised, each slack held at most where it was.
+    slack_cap = &hi_slack;
+    second_phase = true;
+    PairColumnPricing pricing;
+    pricing.pose = pose;
+    pricing.per_rate = [&](const lp::Solution& s, std::vector<double>* per_rate) {
+      for (size_t r = 0; r < n; ++r) {
+        (*per_rate)[r] = (s.duals[static_cast<size_t>(need_row[r])] - 1.0) * inv_w[r] / best[r];
+      }
+    };
+    HETSCHED_ASSIGN_OR_RETURN(lp::Solution rates, SolvePricingIn(columns, pricing, solver, &out));
+    if (rates.status == lp::SolveStatus::kOptimal) {
+      at_hi = std::move(rates);
+      at_hi_layout = layout;
+    }
+  }
+  ReadPackedShares(at_hi.values, first, problem, hi_layout, &out);
+  if (memory != nullptr) memory->Remember(kept ? *kept : problem, hi_layout, at_hi.values, first);
   // The objective at the allocation returned: max_i rho_i (<= hi).
   double worst = 0;
   for (size_t r = 0; r < n; ++r) {
     if (!active(r)) continue;
     const AllocationJob& job = problem.jobs[layout.job_of[r]];
-    const double rate = RowRate(layout, r, at_hi.values, first) * inv_w[r];
+    const double rate = RowRate(hi_layout, r, at_hi.values, first) * inv_w[r];
     worst = std::max(worst, rate > 0 ? (job.elapsed_s + job.remaining_iterations / rate) / isolated_s[layout.job_of[r]]
                                      : std::numeric_limits<double>::infinity());
   }
@@ -312,11 +445,13 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
 // ---- min_total_duration_packed ----
 
 Result<Allocation> SolveMinTotalDurationPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
-                                               SharePoint point) {
+                                               SharePoint point, PairColumns pair_columns, PairColumnMemory* memory) {
   Allocation out = ZeroAllocation(problem);
-  const PackedLayout layout = MakePackedLayout(problem, &out);
+  PackedColumnSet columns(problem, &out, pair_columns);
+  if (memory != nullptr) columns.HoldRemembered(*memory);
+  const PackedLayout& layout = columns.layout();
   if (layout.rows() == 0) return out;
-  bool pairs = false;
+  bool pairs = !columns.holds_every_column();  // kPriced with pairs to price
   for (const PackedLayout::Column& c : layout.columns) pairs = pairs || c.pair >= 0;
   if (!pairs && point != SharePoint::kVertex) {
     // No pair can run: the non-packed problem, whose interior points exist.
@@ -326,21 +461,55 @@ Result<Allocation> SolveMinTotalDurationPacked(const AllocationProblem& problem,
   }
   if (point != SharePoint::kVertex) out.note = "packed: only the simplex's vertex where pairs can run";
   constexpr double kThetaUnit = 3600;  // theta = 3600 / T, coefficients of order one (makespan.cc)
+  const bool priced = !columns.holds_every_column();
+  int theta = 0, first = 0;
+  std::vector<int> need_row(layout.rows(), -1);
+  // kAll: feasibility at theta's fixed value; kPriced: max theta <= 3600 / 100 s (the search's
+  // horizons are longer).
+  auto pose = [&](lp::LinearProgram& program) {
+    theta = program.AddVariable(0, priced ? kThetaUnit / 100 : lp::kInfinity, priced ? 1.0 : 0.0);
+    program.SetVariableKey(theta, JobKey(KeyKind::kTheta));
+    first = AddPackedShares(program, problem, layout, /*keyed=*/true);
+    std::vector<std::pair<int, double>> terms;
+    for (size_t r = 0; r < layout.rows(); ++r) {
+      const AllocationJob& job = problem.jobs[layout.job_of[r]];
+      if (!(job.remaining_iterations > 0)) continue;  // nothing to finish: always met
+      terms.assign(1, {theta, -1.0});
+      for (const auto& [c, t] : layout.terms[r]) {
+        terms.emplace_back(first + c, kThetaUnit * t / job.remaining_iterations);
+      }
+      need_row[r] = program.AddConstraint(terms, 0.0, lp::kInfinity);
+      program.SetConstraintKey(need_row[r], JobKey(KeyKind::kNeed, job.id));
+    }
+    program.SetSense(lp::Sense::kMaximize);
+    return 0;
+  };
   lp::LinearProgram program;
-  const int theta = program.AddVariable(0, lp::kInfinity, 0.0);
-  program.SetVariableKey(theta, JobKey(KeyKind::kTheta));
-  const int first = AddPackedShares(program, problem, layout, /*keyed=*/true);
-  std::vector<std::pair<int, double>> terms;
-  for (size_t r = 0; r < layout.rows(); ++r) {
-    const AllocationJob& job = problem.jobs[layout.job_of[r]];
-    if (!(job.remaining_iterations > 0)) continue;  // nothing to finish: always met
-    terms.assign(1, {theta, -1.0});
-    for (const auto& [c, t] : layout.terms[r]) terms.emplace_back(first + c, kThetaUnit * t / job.remaining_iterations);
-    const int row = program.AddConstraint(terms, 0.0, lp::kInfinity);
-    program.SetConstraintKey(row, JobKey(KeyKind::kNeed, job.id));
+  lp::Solution best;  // kPriced: the optimum of max theta
+  if (priced) {
+    PairColumnPricing pricing;
+    pricing.pose = pose;
+    pricing.per_rate = [&](const lp::Solution& s, std::vector<double>* per_rate) {
+      for (size_t r = 0; r < layout.rows(); ++r) {
+        if (need_row[r] < 0) continue;
+        (*per_rate)[r] = s.duals[static_cast<size_t>(need_row[r])] * kThetaUnit /
+                         problem.jobs[layout.job_of[r]].remaining_iterations;
+      }
+    };
+    HETSCHED_ASSIGN_OR_RETURN(best, SolvePricingIn(columns, pricing, solver, &out));
+    if (best.status != lp::SolveStatus::kOptimal) {
+      out.status = best.status;
+      return out;
+    }
+  } else {
+    pose(program);
   }
-  program.SetSense(lp::Sense::kMaximize);
   auto feasible_at = [&](double t_s, lp::Solution* at) -> Result<bool> {
+    if (priced) {
+      if (!(kThetaUnit / t_s <= best.values[static_cast<size_t>(theta)] * (1 + 1e-9))) return false;
+      *at = best;
+      return true;
+    }
     program.SetVariableBounds(theta, kThetaUnit / t_s, kThetaUnit / t_s);
     HETSCHED_ASSIGN_OR_RETURN(lp::Solution s, solver.Solve(program));
     ++out.lp_solves;
@@ -355,53 +524,91 @@ Result<Allocation> SolveMinTotalDurationPacked(const AllocationProblem& problem,
                             GavelHorizonSearch(feasible_at, &last_feasible, "min_total_duration_packed"));
   out.objective = feasible_t;
   ReadPackedShares(last_feasible.values, first, problem, layout, &out);
+  if (memory != nullptr) memory->Remember(problem, layout, last_feasible.values, first);
   return out;
 }
 
 // ---- max_sum_throughput_normalized_by_cost_packed_SLOs ----
 
-Result<Allocation> SolveMaxThroughputPerCostPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver) {
+Result<Allocation> SolveMaxThroughputPerCostPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
+                                                   PairColumns pair_columns, PairColumnMemory* memory) {
   Allocation out = ZeroAllocation(problem);
-  const PackedLayout layout = MakePackedLayout(problem, &out);
+  PackedColumnSet columns(problem, &out, pair_columns);
+  if (memory != nullptr) columns.HoldRemembered(*memory);
+  const PackedLayout& layout = columns.layout();
   if (layout.rows() == 0) return out;
-  const bool priced = problem.price_per_hour.size() == problem.capacity.size();
-  lp::LinearProgram program;
-  const int first = AddPackedShares(program, problem, layout, /*keyed=*/true);
-  std::vector<double> objective(layout.columns.size(), 0.0);
-  std::vector<std::pair<int, double>> terms;
-  std::vector<int> slo_rows;
-  for (size_t r = 0; r < layout.rows(); ++r) {
-    const AllocationJob& job = problem.jobs[layout.job_of[r]];
-    terms.clear();
-    for (const auto& [c, t] : layout.terms[r]) {
-      const size_t k = layout.columns[static_cast<size_t>(c)].type;
-      objective[static_cast<size_t>(c)] += t / (priced ? problem.price_per_hour[k] : 1.0);
-      terms.emplace_back(first + c, t);
-    }
-    if (std::isfinite(job.deadline_in_s) && job.remaining_iterations > 0) {
-      // A deadline already passed asks for the impossible: the LP is then infeasible (Gavel's
-      // division by a non-positive SLO gives a negative or infinite bound; left to the fallback).
-      const double need = job.deadline_in_s > 0 ? job.remaining_iterations / job.deadline_in_s : lp::kInfinity;
-      slo_rows.push_back(program.AddConstraint(terms, std::min(need, 1e29), lp::kInfinity));
-      program.SetConstraintKey(slo_rows.back(), JobKey(KeyKind::kNeed, job.id));
-    }
+  const bool has_prices = problem.price_per_hour.size() == problem.capacity.size();
+  std::vector<double> gain_per_type(problem.capacity.size());
+  for (size_t k = 0; k < gain_per_type.size(); ++k) {
+    gain_per_type[k] = 1.0 / (has_prices ? problem.price_per_hour[k] : 1.0);
   }
-  for (size_t c = 0; c < objective.size(); ++c) program.SetObjective(first + static_cast<int>(c), objective[c]);
-  program.SetSense(lp::Sense::kMaximize);
-  HETSCHED_ASSIGN_OR_RETURN(lp::Solution s, solver.Solve(program));
-  ++out.lp_solves;
-  out.simplex_iterations += s.iterations;
+  std::vector<int> slo_rows, slo_row_of(layout.rows(), -1);
+  bool with_slos = true;
+  auto pose = [&](lp::LinearProgram& program) {
+    const int first = AddPackedShares(program, problem, layout, /*keyed=*/true);
+    std::vector<double> objective(layout.columns.size(), 0.0);
+    std::vector<std::pair<int, double>> terms;
+    slo_rows.clear();
+    for (size_t r = 0; r < layout.rows(); ++r) {
+      const AllocationJob& job = problem.jobs[layout.job_of[r]];
+      terms.clear();
+      for (const auto& [c, t] : layout.terms[r]) {
+        const size_t k = layout.columns[static_cast<size_t>(c)].type;
+        objective[static_cast<size_t>(c)] += t / (has_prices ? problem.price_per_hour[k] : 1.0);
+        terms.emplace_back(first + c, t);
+      }
+      if (std::isfinite(job.deadline_in_s) && job.remaining_iterations > 0) {
+        // A deadline already passed asks for the impossible: the LP is then infeasible (Gavel's
+        // division by a non-positive SLO gives a negative or infinite bound; left to the fallback).
+        const double need = job.deadline_in_s > 0 ? job.remaining_iterations / job.deadline_in_s : lp::kInfinity;
+        slo_rows.push_back(
+            program.AddConstraint(terms, with_slos ? std::min(need, 1e29) : -lp::kInfinity, lp::kInfinity));
+        program.SetConstraintKey(slo_rows.back(), JobKey(KeyKind::kNeed, job.id));
+        slo_row_of[r] = slo_rows.back();
+      }
+    }
+    for (size_t c = 0; c < objective.size(); ++c) program.SetObjective(first + static_cast<int>(c), objective[c]);
+    program.SetSense(lp::Sense::kMaximize);
+    return first;
+  };
+  PairColumnPricing pricing;
+  pricing.pose = pose;
+  pricing.per_rate = [&](const lp::Solution& s, std::vector<double>* per_rate) {
+    for (size_t r = 0; r < layout.rows(); ++r) {
+      if (slo_row_of[r] >= 0) (*per_rate)[r] = s.duals[static_cast<size_t>(slo_row_of[r])];
+    }
+  };
+  pricing.gain_per_type = gain_per_type;
+  lp::LinearProgram program;
+  pose(program);
+  auto solve = [&]() -> Result<lp::Solution> {
+    if (columns.holds_every_column()) {
+      HETSCHED_ASSIGN_OR_RETURN(lp::Solution s, solver.Solve(program));
+      ++out.lp_solves;
+      out.simplex_iterations += s.iterations;
+      return s;
+    }
+    return SolvePricingIn(columns, pricing, solver, &out);
+  };
+  HETSCHED_ASSIGN_OR_RETURN(lp::Solution s, solve());
+  if (s.status == lp::SolveStatus::kInfeasible && !slo_rows.empty() && !columns.holds_every_column()) {
+    // Over the columns held the SLOs cannot be met: only every column can tell whether they can.
+    columns.HoldEveryColumn();
+    program = lp::LinearProgram();
+    pose(program);
+    HETSCHED_ASSIGN_OR_RETURN(s, solve());
+  }
   if (s.status == lp::SolveStatus::kInfeasible && !slo_rows.empty()) {
     for (const int row : slo_rows) program.SetConstraintBounds(row, -lp::kInfinity, lp::kInfinity);
-    HETSCHED_ASSIGN_OR_RETURN(s, solver.Solve(program));
-    ++out.lp_solves;
-    out.simplex_iterations += s.iterations;
+    with_slos = false;
+    HETSCHED_ASSIGN_OR_RETURN(s, solve());
     out.note = "SLOs infeasible: solved without them";
   }
   out.status = s.status;
   if (s.status != lp::SolveStatus::kOptimal) return out;
   out.objective = s.objective;
-  ReadPackedShares(s.values, first, problem, layout, &out);
+  ReadPackedShares(s.values, 0, problem, layout, &out);
+  if (memory != nullptr) memory->Remember(problem, layout, s.values, 0);
   return out;
 }
 

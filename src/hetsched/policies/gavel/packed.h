@@ -21,6 +21,7 @@
 // row they are in). An empty problem is an optimal empty allocation.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "hetsched/lp/linear_program.h"
@@ -29,6 +30,8 @@
 #include "hetsched/util/status.h"
 
 namespace hetsched::gavel {
+
+class PairColumnMemory;  // packed_columns.h
 
 // ---- The share variables of the packed LPs ----
 
@@ -46,7 +49,6 @@ struct PackedLayout {
   std::vector<int> row_of;              // job index -> row, or -1 (unplaceable)
   std::vector<Column> columns;
   std::vector<std::vector<int>> single;  // [row][type] -> column, or -1
-  std::vector<std::vector<int>> pair;    // [problem pair][type] -> column, or -1
   // Per row: the terms (column, T_i^{c,k}) of job job_of[r]'s effective throughput, its own
   // columns first, then its pairs' in the order of problem.pairs.
   std::vector<std::vector<std::pair<int, double>>> terms;
@@ -55,6 +57,38 @@ struct PackedLayout {
 // The layout of `problem`; unplaceable jobs are appended to allocation->unplaceable (if given).
 // `with_pairs` false: the singles alone (the layout AddShareVariables poses).
 PackedLayout MakePackedLayout(const AllocationProblem& problem, Allocation* allocation, bool with_pairs = true);
+
+// A usable pair column (pair `pair` on type `type`): its members' rows and their pair rates.
+struct PairColumn {
+  size_t pair = 0;
+  size_t type = 0;
+  int row_a = -1, row_b = -1;
+  double t_a = 0, t_b = 0;
+  int gpus = 1;
+};
+// Calls visit(PairColumn) for every usable pair column of `problem` (both members placeable, rows
+// `row_of` as PackedLayout's, the same num_gpus, both pair rates > 0, g <= W_k), pair by pair and
+// type by type: the pair columns of MakePackedLayout, in its order. Cost: O(pairs x types).
+template <class Visit>
+void ForEachPairColumn(const AllocationProblem& problem, const std::vector<int>& row_of, Visit&& visit) {
+  const size_t types = problem.capacity.size();
+  const size_t n = problem.jobs.size();
+  auto rate_on = [](std::span<const double> t, size_t k) { return k < t.size() ? t[k] : 0.0; };
+  for (size_t p = 0; p < problem.pairs.size(); ++p) {
+    const AllocationPair& pair = problem.pairs[p];
+    if (pair.a >= n || pair.b >= n || pair.a == pair.b) continue;
+    const int ra = row_of[pair.a], rb = row_of[pair.b];
+    if (ra < 0 || rb < 0) continue;
+    const int g = problem.jobs[pair.a].num_gpus;
+    if (problem.jobs[pair.b].num_gpus != g) continue;  // Gavel never pairs different GPU counts
+    for (size_t k = 0; k < types; ++k) {
+      const double ta = rate_on(pair.throughput_a, k), tb = rate_on(pair.throughput_b, k);
+      if (!(ta > 0) || !(tb > 0) || g > problem.capacity[k]) continue;
+      visit(PairColumn{p, k, ra, rb, ta, tb, g});
+    }
+  }
+}
+
 // Adds the layout's columns as variables [first, first + columns) with bounds [0, 1], then a time
 // row per row r (its single columns, then its pairs' columns, <= 1) and a capacity row per type
 // with a column. Returns `first`. Without pairs, exactly the program AddShareVariables builds for
@@ -86,9 +120,13 @@ struct MaxMinPackedOptions {
   // relative) and maximises the sum of the same normalised throughputs (work-conserving, as
   // gavel-las's default) [REC].
   bool second_phase = false;
+  // kPriced: each LP (both phases) by column generation over the pair columns (packed_columns.h).
+  PairColumns columns = PairColumns::kAll;
 };
+// `memory` (kPriced; may be null): the last solve's pair columns, posed from the start, and this
+// solve's kept for the next (the same for the other LP solvers here).
 Result<Allocation> SolveMaxMinFairnessPacked(const AllocationProblem& problem, const MaxMinPackedOptions& options,
-                                             lp::WarmStartLpSolver& solver);
+                                             lp::WarmStartLpSolver& solver, PairColumnMemory* memory = nullptr);
 
 // Gavel's finish_time_fairness_packed (FinishTimeFairnessPolicyWithPacking,
 // finish_time_fairness.py:123-219): min max_i rho_i,
@@ -106,10 +144,17 @@ struct FtfPackedOptions {
   // sum of the jobs' effective throughputs as fractions of their best rate (work-conserving, as
   // gavel-ftf's default) [REC].
   bool second_phase = false;
+  // kPriced: the bisection's feasibility LPs over the pair columns priced in so far, each with an
+  // elastic slack per need row (feasible where the slacks' sum is 0 to 1e-7 a row); once the
+  // bracket is closed, the pair columns are priced in at its lower end (1 - tolerance of the
+  // upper), and where some make it feasible the bisection runs again from the jobs' lower bound,
+  // else the upper end's point is that of the LP over every column [REC].
+  PairColumns columns = PairColumns::kAll;
 };
 Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
                                                  const std::vector<double>& isolated_s,
-                                                 const FtfPackedOptions& options = {});
+                                                 const FtfPackedOptions& options = {},
+                                                 PairColumnMemory* memory = nullptr);
 
 // Gavel's min_total_duration_packed (MinTotalDurationPolicyWithPacking, min_total_duration.py:99-170):
 // bisection on the horizon T over feasibility LPs
@@ -119,8 +164,14 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
 // objective). objective = that T in seconds. `point`: where no pair can run (every usable column a
 // single) the problem is the non-packed one and SolveMinTotalDurationBisection answers with that
 // point; with pairs only kVertex is supported (the note says so where another was asked for).
+// `columns` kPriced [REC]: one LP, max theta s.t. each job's rate x 3600 / remaining >= theta (theta
+// <= 36, T >= 100 s), by column generation; the same bisection then asks of each T whether
+// 3600 / T <= theta* (to 1e-9 relative), and the allocation is the optimum's point (feasible at
+// every T the bisection accepts).
 Result<Allocation> SolveMinTotalDurationPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
-                                               SharePoint point = SharePoint::kVertex);
+                                               SharePoint point = SharePoint::kVertex,
+                                               PairColumns columns = PairColumns::kAll,
+                                               PairColumnMemory* memory = nullptr);
 
 // Gavel's max_min_fairness_water_filling_packed (MaxMinFairnessWaterFillingPolicyWithPacking,
 // max_min_fairness_water_filling.py:431-535): SolveWaterFilling's levels (water_filling.h) over
@@ -146,7 +197,11 @@ Result<Allocation> SolveWaterFillingPacked(const AllocationProblem& problem, con
 // sum_{c contains i, k} T_i^{c,k} X[c][k] >= remaining_i / deadline_in_s_i for the jobs with a
 // deadline; where they cannot all be met, solved again without them (the note says so).
 // objective = the sum. (Gavel's simulator cannot run this policy from a trace, docs/space_sharing.md.)
-Result<Allocation> SolveMaxThroughputPerCostPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver);
+// `columns` kPriced: by column generation; where the SLO rows make the LP over the columns held
+// infeasible, every column is posed (only that proves the SLOs infeasible) [REC].
+Result<Allocation> SolveMaxThroughputPerCostPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
+                                                   PairColumns columns = PairColumns::kAll,
+                                                   PairColumnMemory* memory = nullptr);
 
 // Gavel's fifo_packed (FIFOPolicyWithPacking = FIFOPolicy(mode='packing'), fifo.py:10-196), no
 // solver: jobs in id order each take, among the types with room for their GPU count (by name), the

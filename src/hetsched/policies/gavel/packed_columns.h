@@ -2,24 +2,64 @@
 // only the pair columns that have been priced in, grown until no pair column left out could
 // improve its optimum (reduced cost from the program's row duals). The packed LPs have a column per
 // pair and type (O(active^2)), of which an optimum uses at most one per row; on 1,559 jobs of msr
-// 11cb48 at 36:36:36 a water filling reset holds up to 105,160 of them (272 jobs). The optimum so
-// found is an optimal vertex of the whole program (the columns left out at 0, their reduced costs
-// within the tolerance), not always the vertex the simplex reaches over every column.
+// 11cb48 at 36:36:36 a water filling reset holds up to 105,160 of them (272 jobs), on the
+// overloaded 1,928 jobs of msr 6214e9 a reset up to 4 million (1,663 jobs). The optimum so found is
+// an optimal vertex of the whole program (the columns left out at 0, their reduced costs within the
+// tolerance), not always the vertex the simplex reaches over every column.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <span>
 #include <utility>
 #include <vector>
 
+#include "hetsched/lp/linear_program.h"
 #include "hetsched/policies/gavel/packed.h"
+#include "hetsched/util/status.h"
 
 namespace hetsched::gavel {
+
+// A pair column left out is priced in where its reduced cost exceeds this: Clp's dual feasibility
+// tolerance (ClpSimplex's default), so that the program over the columns held is optimal over
+// every column as far as Clp would tell [REC].
+constexpr double kPairPricingTolerance = 1e-7;
+// The most pair columns one pricing adds: a few per job (a vertex uses at most one column per row),
+// those of the largest reduced costs; adding every improving column held 38% of a large water
+// filling reset's pair columns (27,000 of 71,000), whose relaxations and MILPs then took most of
+// the run.
+inline size_t PairPricingBatch(size_t rows) { return 2 * rows + 8; }
+
+// What a packed policy keeps of one solve for the next (a reset later): the pair columns with a
+// share at the last optimum, by their jobs' ids and type. PackedColumnSet::HoldRemembered poses
+// them from the start, so that a warm start by key (lp::WarmStartMatch::kName) finds the last
+// optimum's basis nearly whole and few columns are left to price in.
+class PairColumnMemory {
+ public:
+  // The pair columns of `layout` with a share > 0 in `values` (from variable `first`).
+  void Remember(const AllocationProblem& problem, const PackedLayout& layout, const std::vector<double>& values,
+                int first);
+  struct Column {
+    JobId a = 0, b = 0;
+    size_t type = 0;
+  };
+  const std::vector<Column>& columns() const { return columns_; }
+
+ private:
+  std::vector<Column> columns_;
+};
 
 class PackedColumnSet {
  public:
   // Every single column of `full`, and every pair column too where `all_pairs` (no generation).
   // `full` must outlive this.
   PackedColumnSet(const PackedLayout& full, bool all_pairs);
+  // The columns of `problem` (MakePackedLayout's; its unplaceable jobs appended to
+  // allocation->unplaceable, if given): with `columns` kAll every one (the full layout, held), with
+  // kPriced the singles and no pair column, the pair columns enumerated from problem.pairs at each
+  // pricing (ForEachPairColumn) and never all laid out: O(singles + held) memory.
+  // `problem` must outlive this. column_of, full_column and Restrict are for the first form only.
+  PackedColumnSet(const AllocationProblem& problem, Allocation* allocation, PairColumns columns);
 
   // The program's layout (for AddPackedShares): full's rows, the columns held in full's order.
   const PackedLayout& layout() const { return layout_; }
@@ -28,28 +68,46 @@ class PackedColumnSet {
   int full_column(int c) const { return full_of_[static_cast<size_t>(c)]; }
   // `terms` (full's column, value) restricted to the columns held, as (program's column, value).
   void Restrict(std::span<const std::pair<int, double>> terms, std::vector<std::pair<int, double>>* out) const;
-  bool holds_every_column() const { return full_of_.size() == full_.columns.size(); }
+  // Whether every column is held (the second form: known to be, after a pricing found none left out).
+  bool holds_every_column() const;
   void HoldEveryColumn();
+  // The second form: holds the pair columns of `memory` that `problem` has (both jobs placeable, the
+  // column usable). Cost: one pass over the pair columns (as a pricing), O(rows^2) bytes; none
+  // above 8,192 rows.
+  void HoldRemembered(const PairColumnMemory& memory);
 
   // The dual prices a program built on layout() has for a pair column it lacks, where AddPackedShares
   // began its rows at `first_row`: its time row per row r (first_row + r), its capacity row per type
   // (in type order, types without a column have none), and, per row r, `per_rate[r]`: the objective
   // change per unit of job r's effective throughput sum_c T_r^c X_c through the program's own rows
-  // (e.g. a floor row's dual over P_r). Adds every pair column left out whose reduced cost
-  //   -(y_time[a] + y_time[b] + g y_capacity[k] + T_a per_rate[a] + T_b per_rate[b])
-  // exceeds `tolerance` (a maximisation; objective 0 on pair columns), at most `max_added` of them:
-  // those of the largest reduced costs (ties: the first column). Returns how many it added. Cost:
-  // O(full's pair columns + the held columns' terms where any is added).
+  // (e.g. a floor row's dual over P_r), less what a unit of it adds to the objective where the
+  // objective counts the rates (`gain_per_type[k]` more on type k where given: a price's 1 / p_k).
+  // Adds every pair column left out whose reduced cost
+  //   -(y_time[a] + y_time[b] + g y_capacity[k] + T_a (per_rate[a] - gain_k) + T_b (per_rate[b] - gain_k))
+  // exceeds `tolerance` (a maximisation), at most `max_added` of them: those of the largest reduced
+  // costs (ties: the first column). Returns how many it added. Cost: O(pair columns (held or not) +
+  // the held columns' terms where any is added).
   size_t PriceIn(const std::vector<double>& duals, int first_row, const std::vector<double>& per_rate,
-                 double tolerance, size_t max_added = static_cast<size_t>(-1));
+                 double tolerance, size_t max_added = static_cast<size_t>(-1),
+                 std::span<const double> gain_per_type = {});
 
  private:
   void Rebuild();
+  void RebuildFromProblem();
+  // Calls visit(id, PairColumn) for every pair column of the set, held or not, in full's order;
+  // id: full's column (first form), pair x types + type (second).
+  template <class Visit>
+  void ForEachCandidate(Visit&& visit) const;
 
-  const PackedLayout& full_;
-  std::vector<char> held_;        // per full column
-  std::vector<int> column_of_;    // full column -> program column, or -1
-  std::vector<int> full_of_;      // program column -> full column
+  const PackedLayout* full_ = nullptr;  // the first form
+  const AllocationProblem* problem_ = nullptr;  // the second form
+  PackedLayout own_;                    // the second form: the singles (kPriced) or every column (kAll)
+  bool all_held_ = false;               // the second form
+  std::vector<char> held_;              // per full column (first form)
+  std::vector<int> column_of_;          // full column -> program column, or -1 (first form)
+  std::vector<int> full_of_;            // program column -> full column (first form)
+  std::vector<PairColumn> held_pairs_;  // the second form's pair columns held, by id
+  std::vector<size_t> held_ids_;        // their ids, increasing
   PackedLayout layout_;
   // Per full pair column: its two members' rows and their pair rates (T_a, T_b); singles unused.
   struct Members {
@@ -58,5 +116,24 @@ class PackedColumnSet {
   };
   std::vector<Members> members_;
 };
+
+// A program over a PackedColumnSet's columns, solved by column generation (PriceIn). `pose`
+// builds it over columns.layout() (AddPackedShares's rows from the returned first row, the rest
+// the caller's); `per_rate` writes PriceIn's per_rate (one per row of the layout) from an optimum;
+// `gain_per_type` as PriceIn's; `enough`, where given, ends the pricing at an optimum it accepts
+// (a feasibility test met over the columns held). Each re-solve after a pricing starts from the
+// last optimum by the primal simplex (the old point, new columns at 0, still meets it: the solver
+// should match by key, lp::WarmStartMatch::kName); the first by the dual simplex, in `slot`.
+struct PairColumnPricing {
+  std::function<int(lp::LinearProgram&)> pose;  // returns AddPackedShares's first row
+  std::function<void(const lp::Solution&, std::vector<double>*)> per_rate;
+  std::vector<double> gain_per_type;
+  std::function<bool(const lp::Solution&)> enough;
+  int slot = 0;
+};
+// Returns the last solution (over columns.layout() as it is on return); its status is not optimal
+// where a solve had no optimum (the pricing then stops). Counts the solves in `out`.
+Result<lp::Solution> SolvePricingIn(PackedColumnSet& columns, const PairColumnPricing& pricing,
+                                    lp::WarmStartLpSolver& solver, Allocation* out);
 
 }  // namespace hetsched::gavel

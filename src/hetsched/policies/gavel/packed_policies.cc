@@ -6,6 +6,7 @@
 
 #include "hetsched/policies/gavel/gandiva.h"
 #include "hetsched/policies/gavel/packed.h"
+#include "hetsched/policies/gavel/packed_columns.h"
 #include "hetsched/policies/gavel/policy.h"
 #include "hetsched/sched/registry.h"
 
@@ -20,11 +21,13 @@ namespace {
 // vertices came out nearer Gavel's on the six 100-job cases of docs/space_sharing.md ("Warm
 // starts"): by job for max-min (mean error 2.0% against 5.1%), by shape for finish-time (2.5%
 // against 3.9%); for makespan (any feasible point) and cost (no Gavel run) the faster, by job
-// (1,559 jobs: 7 s against 191 s, 2.6 s against 15 s). Empty: the policy solves no LP (fifo
-// packed, gandiva) and takes no such option.
+// (1,559 jobs: 7 s against 191 s, 2.6 s against 15 s). With `columns=priced` every LP policy starts
+// by job (each pricing's re-solve starts from the last optimum, its new columns at 0: by shape it
+// would be cold). Empty: the policy solves no LP (fifo packed, gandiva) and takes no such option.
 Result<std::unique_ptr<JobScheduler>> MakePacked(const Options& options, const std::string& name,
                                                  LpRoundPolicy::SolveFn solve, bool fifo = false,
-                                                 const std::string& warm_start_default = "") {
+                                                 const std::string& warm_start_default = "",
+                                                 PairColumns columns = PairColumns::kAll) {
   HETSCHED_ASSIGN_OR_RETURN(const double round_s, RoundOption(options));
   HETSCHED_ASSIGN_OR_RETURN(GavelMechanismOptions mechanism, MechanismOption(options, "gavel"));
   if (!mechanism.enabled) {
@@ -36,7 +39,8 @@ Result<std::unique_ptr<JobScheduler>> MakePacked(const Options& options, const s
   HETSCHED_RETURN_IF_ERROR(PairFinishOption(options, mechanism));
   lp::WarmStartMatch warm_start = lp::WarmStartMatch::kShape;
   if (!warm_start_default.empty()) {
-    HETSCHED_ASSIGN_OR_RETURN(warm_start, WarmStartOption(options, warm_start_default));
+    const std::string by_default = columns == PairColumns::kPriced ? "by-job" : warm_start_default;
+    HETSCHED_ASSIGN_OR_RETURN(warm_start, WarmStartOption(options, by_default));
   }
   auto policy = std::make_unique<LpRoundPolicy>(name, round_s, false, std::move(solve), warm_start);
   HETSCHED_RETURN_IF_ERROR(ProfileOption(options, *policy));
@@ -46,12 +50,20 @@ Result<std::unique_ptr<JobScheduler>> MakePacked(const Options& options, const s
   return std::unique_ptr<JobScheduler>(std::move(policy));
 }
 
+// The option `columns` of the LP packed policies (PairColumns): `priced` by default, `all` under
+// `--compat gavel` (compat/gavel_profile.cc: the vertices validated against Gavel's runs were
+// measured with every column; docs/space_sharing.md, "Pair columns priced in").
+Result<PairColumns> LpPackedColumns(const Options& options) { return PairColumnsOption(options, PairColumns::kPriced); }
+
 Result<std::unique_ptr<JobScheduler>> MakeLasPacked(const Options& options) {
   MaxMinPackedOptions mm;
   HETSCHED_ASSIGN_OR_RETURN(mm.second_phase, options.GetBool("second_phase", false));
-  return MakePacked(options, "gavel-las-packed", [mm](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
-    return SolveMaxMinFairnessPacked(p, mm, solver);
-  }, /*fifo=*/false, "by-job");
+  HETSCHED_ASSIGN_OR_RETURN(mm.columns, LpPackedColumns(options));
+  auto memory = std::make_shared<PairColumnMemory>();
+  auto solve = [mm, memory](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+    return SolveMaxMinFairnessPacked(p, mm, solver, memory.get());
+  };
+  return MakePacked(options, "gavel-las-packed", solve, /*fifo=*/false, "by-job", mm.columns);
 }
 
 Result<std::unique_ptr<JobScheduler>> MakeFtfPacked(const Options& options) {
@@ -61,23 +73,32 @@ Result<std::unique_ptr<JobScheduler>> MakeFtfPacked(const Options& options) {
     return Status::InvalidArgument("gavel-ftf-packed: option 'tolerance' must be in (0, 1)");
   }
   HETSCHED_ASSIGN_OR_RETURN(ftf.second_phase, options.GetBool("second_phase", false));
+  HETSCHED_ASSIGN_OR_RETURN(ftf.columns, LpPackedColumns(options));
   auto state = std::make_shared<GavelFtfState>();
-  return MakePacked(options, "gavel-ftf-packed", [ftf, state](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+  auto memory = std::make_shared<PairColumnMemory>();
+  auto solve = [ftf, state, memory](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
     const std::vector<double> isolated = state->IsolatedTimes(p);
-    return SolveFinishTimeFairnessPacked(p, solver, isolated, ftf);
-  }, /*fifo=*/false, "same-shape");
+    return SolveFinishTimeFairnessPacked(p, solver, isolated, ftf, memory.get());
+  };
+  return MakePacked(options, "gavel-ftf-packed", solve, /*fifo=*/false, "same-shape", ftf.columns);
 }
 
 Result<std::unique_ptr<JobScheduler>> MakeMakespanPacked(const Options& options) {
-  return MakePacked(options, "gavel-makespan-packed", [](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
-    return SolveMinTotalDurationPacked(p, solver);
-  }, /*fifo=*/false, "by-job");
+  HETSCHED_ASSIGN_OR_RETURN(const PairColumns columns, LpPackedColumns(options));
+  auto memory = std::make_shared<PairColumnMemory>();
+  auto solve = [columns, memory](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+    return SolveMinTotalDurationPacked(p, solver, SharePoint::kVertex, columns, memory.get());
+  };
+  return MakePacked(options, "gavel-makespan-packed", solve, /*fifo=*/false, "by-job", columns);
 }
 
 Result<std::unique_ptr<JobScheduler>> MakeCostPacked(const Options& options) {
-  return MakePacked(options, "gavel-cost-packed", [](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
-    return SolveMaxThroughputPerCostPacked(p, solver);
-  }, /*fifo=*/false, "by-job");
+  HETSCHED_ASSIGN_OR_RETURN(const PairColumns columns, LpPackedColumns(options));
+  auto memory = std::make_shared<PairColumnMemory>();
+  auto solve = [columns, memory](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+    return SolveMaxThroughputPerCostPacked(p, solver, columns, memory.get());
+  };
+  return MakePacked(options, "gavel-cost-packed", solve, /*fifo=*/false, "by-job", columns);
 }
 
 Result<std::unique_ptr<JobScheduler>> MakeFifoPacked(const Options& options) {

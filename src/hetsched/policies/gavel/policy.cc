@@ -127,6 +127,13 @@ Result<lp::WarmStartMatch> WarmStartOption(const Options& options, const std::st
   return Status::InvalidArgument("option 'warm_start' must be 'same-shape' or 'by-job', got '" + warm_start + "'");
 }
 
+Result<PairColumns> PairColumnsOption(const Options& options, PairColumns default_columns) {
+  const std::string columns = options.GetString("columns", default_columns == PairColumns::kAll ? "all" : "priced");
+  if (columns == "all") return PairColumns::kAll;
+  if (columns == "priced") return PairColumns::kPriced;
+  return Status::InvalidArgument("option 'columns' must be 'all' or 'priced', got '" + columns + "'");
+}
+
 Result<TieBreak> TieBreakOption(const Options& options) {
   const std::string tie_break = options.GetString("tie_break", "ranked");
   if (tie_break == "ranked") return TieBreak::kRanked;

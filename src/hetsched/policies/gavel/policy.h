@@ -320,6 +320,9 @@ Result<SharePoint> PointOption(const Options& options);
 // far fewer simplex iterations. Where the optimum is not unique the start decides which optimal
 // vertex comes back, unless the tie-break (TieBreakOption) fixes it.
 Result<lp::WarmStartMatch> WarmStartOption(const Options& options, const std::string& default_match);
+// Reads the option `columns` (all | priced; default `default_columns`) of the LP packed policies:
+// which pair columns their LPs pose (PairColumns).
+Result<PairColumns> PairColumnsOption(const Options& options, PairColumns default_columns);
 // Reads the option `tie_break` (ranked | none; default ranked) of gavel-makespan and gavel-ftf
 // (TieBreak, gavel_allocation.h).
 Result<TieBreak> TieBreakOption(const Options& options);

@@ -257,6 +257,17 @@ void RoundPolicy::StartRoundGavel(SchedContext& ctx, const std::vector<GavelPlan
       ctx.Preempt(jobs[i].partner);
     }
   }
+  // A pair whose guest the back end (or the planner) declines on its host's devices (the two do
+  // not fit together: memory) [REC]: it would be planned again at every round, drawn first among
+  // the combinations of priority 0 as its deficit grows, its two jobs taken and idle each time (a
+  // run that never ends). It is dropped on that type (its rates there 0, as a pair Gavel's
+  // mechanism never runs, scheduler.py:821-827; its time and deficit start again).
+  std::vector<std::pair<GavelRoundMechanism::Combo, int>> declined;
+  auto share = [&](size_t i, JobId guest, JobId host) {
+    const bool could = ctx.job(guest).state == JobState::kPending && ctx.job(host).state == JobState::kRunning &&
+                       ctx.job(host).sharing_with == kNoJob;
+    if (!ctx.StartSharing(guest, host) && could && !ctx.failed()) declined.emplace_back(jobs[i].combo, jobs[i].type);
+  };
   // The units to start, per type: (combo index, host): a single or a new pair's host starts on
   // devices of its own (`host` < 0); a pair whose host runs already takes its guest only.
   std::vector<std::vector<size_t>> starting(types_.size());
@@ -271,9 +282,9 @@ void RoundPolicy::StartRoundGavel(SchedContext& ctx, const std::vector<GavelPlan
     } else if (low_runs && high_runs) {
       continue;  // the pair runs on
     } else if (low_runs) {
-      ctx.StartSharing(jobs[i].partner, jobs[i].id);
+      share(i, jobs[i].partner, jobs[i].id);
     } else if (high_runs) {
-      ctx.StartSharing(jobs[i].id, jobs[i].partner);
+      share(i, jobs[i].id, jobs[i].partner);
     } else {
       starting[k].push_back(i);
     }
@@ -283,7 +294,7 @@ void RoundPolicy::StartRoundGavel(SchedContext& ctx, const std::vector<GavelPlan
   };
   auto start = [&](size_t i, DeviceTypeId type) {
     if (!ctx.TryStart(jobs[i].id, jobs[i].num_gpus, type)) return;
-    if (jobs[i].partner >= 0) ctx.StartSharing(jobs[i].partner, jobs[i].id);
+    if (jobs[i].partner >= 0) share(i, jobs[i].partner, jobs[i].id);
   };
   for (size_t k = 0; k < types_.size(); ++k) {
     const DeviceTypeId type = types_[k];
@@ -304,6 +315,15 @@ void RoundPolicy::StartRoundGavel(SchedContext& ctx, const std::vector<GavelPlan
     }
     widest_first(on_type[k]);
     for (size_t i : on_type[k]) start(i, type);
+  }
+  const size_t types = types_.size();
+  for (const auto& [combo, k] : declined) {
+    const size_t slot = static_cast<size_t>(combo);
+    pair_rates_[2 * slot * types + static_cast<size_t>(k)] = 0.0;
+    pair_rates_[(2 * slot + 1) * types + static_cast<size_t>(k)] = 0.0;
+    std::vector<double> runnable(types);
+    for (size_t t = 0; t < types; ++t) runnable[t] = std::min(PairRates(combo, 0)[t], PairRates(combo, 1)[t]);
+    gavel_->Restart(combo, runnable);
   }
 }
 

@@ -55,14 +55,9 @@ inline int AddRowShares(lp::LinearProgram& program, const AllocationProblem& pro
   return AddPackedShares(program, problem, rows.layout);
 }
 
-// A pair column left out of a level LP or a bottleneck relaxation is priced in where its reduced
-// cost exceeds this: Clp's dual feasibility tolerance (ClpSimplex's default), so that the program
-// over the columns held is optimal over every column as far as Clp would tell [REC].
-constexpr double kPricingTolerance = 1e-7;
-// The most pair columns one pricing adds: a few per job (a vertex uses at most one column per row),
-// those of the largest reduced costs; adding every improving column held 38% of a large reset's
-// pair columns (27,000 of 71,000), whose relaxations and MILPs then took most of the run.
-inline size_t PricingBatch(size_t rows) { return 2 * rows + 8; }
+// A pair column left out of a level LP or a bottleneck relaxation: packed_columns.h's pricing.
+constexpr double kPricingTolerance = kPairPricingTolerance;
+inline size_t PricingBatch(size_t rows) { return PairPricingBatch(rows); }
 
 // Gavel's bottleneck MILP (_get_bottleneck_jobs, max_min_fairness_water_filling.py:154-233): the
 // most jobs z_r = 1 that can reach slack x their level together while every job keeps its floor;

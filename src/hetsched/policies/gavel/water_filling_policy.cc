@@ -244,7 +244,11 @@ Result<std::unique_ptr<JobScheduler>> MakeWaterFilling(const Options& options, c
   if (packed && wf.point != SharePoint::kVertex) {
     return Status::InvalidArgument("option 'point' of " + name + " must be 'vertex' (pairs have no other point)");
   }
-  if (packed) HETSCHED_RETURN_IF_ERROR(PairFinishOption(options, mechanism));
+  if (packed) {
+    HETSCHED_RETURN_IF_ERROR(PairFinishOption(options, mechanism));
+    HETSCHED_ASSIGN_OR_RETURN(const PairColumns columns, PairColumnsOption(options, PairColumns::kPriced));
+    wf.generate_pair_columns = columns == PairColumns::kPriced;
+  }
   // Gavel shuffles the types for a policy without "Perf" or "Packing" in its name (scheduler.py:879-881).
   mechanism.shuffle_types = blind && !packed;
   auto policy = std::make_unique<WaterFillingPolicy>(name, round_s, blind, wf, std::move(entities), packed);
