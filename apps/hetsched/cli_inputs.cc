@@ -90,7 +90,7 @@ void SimArgs::Add(CLI::App& app) {
   app.add_flag("--goodput-round-epochs", goodput_round_epochs,
                "A goodput job's epoch ends on a whole second after its last boundary, as Pollux's simulator rounds it");
   app.add_flag("--whole-second-completions", whole_second_completions,
-               "A job's completion within 1e-6 s of a whole second is that second, as on a peer whose clock counts "
+               "A job's completion within 1e-4 s of a whole second is that second, as on a peer whose clock counts "
                "whole seconds (Tiresias's; set by --compat tiresias)");
   app.add_flag("-q,--quiet", quiet, "No progress bar");
   app.add_option("--throughputs", throughputs,

@@ -23,7 +23,7 @@ CompatProfile MakeTiresiasProfile() {
        "true",
        {},
        "run_sim.py:1207-1208 (end_time = int(event_time + remaining_time)), 1227-1235 (queue jumps at int(...))",
-       "a completion within 1e-6 s of a whole second is that second: the float drift of a job's summed progress "
+       "a completion within 1e-4 s of a whole second is that second: the float drift of a job's summed progress "
        "would otherwise split or reorder events the peer handles together"},
       {"--no-contention",
        "true",
@@ -106,6 +106,9 @@ CompatProfile MakeTiresiasProfile() {
        "run_sim.py:2053-2064 (dlas_sim_jobs, solve_starvation=4; no Gittins order)"},
       {"dlas-gpu-gittins-8", "dlas-gpu-gittins-8",
        "run_sim.py:2053-2064 (dlas_sim_jobs, solve_starvation=8; no Gittins order)"},
+      {"tiresias-gandiva", "gandiva",
+       "run_sim.py:211-266, cluster.py:156-495 (gandiva_sim_jobs: --schedule=gandiva --scheme=gandiva; "
+       "node sets re-sized to demand, 10 s steps, time slicing every 60 s)"},
       {"yarn", "yarn", "cluster.py:894-904, switch.py:197-214 (ms_yarn_placement)"},
       {"tiresias-count", "count", "cluster.py:1373-1380, 1467-1472 (none_placement: --scheme=count)"},
       {"tiresias-random", "random",

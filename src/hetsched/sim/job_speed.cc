@@ -10,7 +10,9 @@
 namespace hetsched::sim_internal {
 
 namespace {
-constexpr double kWholeSecondSlackS = 1e-6;  // SimOptions::whole_second_completions
+// SimOptions::whole_second_completions. 1e-6 until tiresias-gandiva: its jobs' ~1e5 runs of 60 s
+// drift by up to 5.3e-6 s (s6c71a0, docs/validation.md); every Tiresias row is unchanged at 1e-4.
+constexpr double kWholeSecondSlackS = 1e-4;
 }  // namespace
 
 void Simulator::Retime(JobId id, bool estimate_current) {

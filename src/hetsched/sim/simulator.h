@@ -59,9 +59,10 @@ struct SimOptions {
   double goodput_restart_delay_s = -1;
   double goodput_interval_s = 60;
   bool goodput_round_epochs = false;
-  // A job's completion within 1e-6 s of a whole second is that second (a peer whose clock counts
-  // whole seconds: Tiresias's; a job's progress, summed in iterations over its runs, drifts by
-  // ~1e-8 s over millions of seconds and would split one of the peer's events in two).
+  // A job's completion within 1e-4 s of a whole second is that second (a peer whose clock counts
+  // whole seconds: Tiresias's; a job's progress, summed in iterations over its runs, drifts: by
+  // ~1e-8 s over millions of seconds, up to 5.3e-6 s for a job time-sliced in 60 s runs over 8e6 s
+  // (tiresias-gandiva); it would split one of the peer's events in two).
   bool whole_second_completions = false;
   // A goodput job stopped and started again at the same instant on GPUs of the same type, in the
   // same number per node (node after node), continues as it was: no delay (what was left of its

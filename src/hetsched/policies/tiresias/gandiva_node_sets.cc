@@ -1,0 +1,256 @@
+// Line numbers are of SymbioticLab/Tiresias @ 959f9b0, simulator/cluster.py.
+#include "hetsched/policies/tiresias/gandiva_node_sets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <iterator>
+
+namespace hetsched {
+
+GandivaNodeSets::GandivaNodeSets(const Cluster& cluster) : cluster_(cluster) {
+  for (NodeId n = 0; n < cluster.num_nodes(); ++n) {
+    if (cluster.node(n).num_devices <= 0) continue;
+    free_nodes_.push_back(n);
+    total_devices_ += cluster.node(n).num_devices;
+  }
+}
+
+int GandivaNodeSets::jobs() const {
+  int n = 0;
+  for (const auto& [g, list] : lists_) {
+    for (const NodeSet& set : list) n += static_cast<int>(set.jobs.size());
+  }
+  return n;
+}
+
+bool GandivaNodeSets::has_node_sets() const {
+  return std::any_of(lists_.begin(), lists_.end(), [](const auto& entry) { return !entry.second.empty(); });
+}
+
+int GandivaNodeSets::MostDevicesFor(JobId id, CanUse can_use) const {
+  std::map<DeviceTypeId, int> per_type;
+  for (NodeId n = 0; n < cluster_.num_nodes(); ++n) {
+    const Node& node = cluster_.node(n);
+    if (node.num_devices > 0 && can_use(id, node.device_type)) per_type[node.device_type] += node.num_devices;
+  }
+  int most = 0;
+  for (const auto& [type, devices] : per_type) most = std::max(most, devices);
+  return most;
+}
+
+bool GandivaNodeSets::TakeNodes(int g, FunctionRef<bool(DeviceTypeId)> type_ok, NodeOk node_ok,
+                                NodeSet* out) {
+  std::vector<DeviceTypeId> tried;
+  for (size_t i = 0; i < free_nodes_.size(); ++i) {
+    const DeviceTypeId type = cluster_.node(free_nodes_[i]).device_type;
+    if (std::find(tried.begin(), tried.end(), type) != tried.end() || !type_ok(type) ||
+        !node_ok(free_nodes_[i]))
+      continue;
+    tried.push_back(type);
+    std::vector<size_t> picked;
+    int devices = 0;
+    for (size_t j = i; j < free_nodes_.size() && devices < g; ++j) {
+      const Node& node = cluster_.node(free_nodes_[j]);
+      if (node.device_type != type || !node_ok(free_nodes_[j])) continue;
+      picked.push_back(j);
+      devices += node.num_devices;
+    }
+    if (devices < g) continue;
+    out->type = type;
+    for (size_t j : picked) {
+      const Node& node = cluster_.node(free_nodes_[j]);
+      out->nodes.push_back(free_nodes_[j]);
+      for (int d = 0; d < node.num_devices; ++d) out->devices.push_back(node.first_device + d);
+    }
+    for (auto it = picked.rbegin(); it != picked.rend(); ++it) {
+      free_nodes_.erase(free_nodes_.begin() + static_cast<std::ptrdiff_t>(*it));
+    }
+    out->capacity = devices / g;  // int(num_node * num_gpu_p_node / num_gpu), cluster.py:230, 313
+    return true;
+  }
+  return false;
+}
+
+int GandivaNodeSets::FirstUsable(const std::vector<NodeSet>& list, JobId id, CanUse can_use) {
+  for (size_t k = 0; k < list.size(); ++k) {
+    if (can_use(id, list[k].type)) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+void GandivaNodeSets::SortByUtil(std::vector<NodeSet>& list) {
+  std::stable_sort(list.begin(), list.end(),
+                   [](const NodeSet& a, const NodeSet& b) { return a.util < b.util; });
+}
+
+bool GandivaNodeSets::JoinFirst(std::vector<NodeSet>& list, JobId id, CanUse can_use) {
+  const int k = FirstUsable(list, id, can_use);
+  if (k < 0) return false;
+  NodeSet& set = list[static_cast<size_t>(k)];
+  set.util += 1;
+  set.jobs.push_back(id);
+  SortByUtil(list);
+  return true;
+}
+
+void GandivaNodeSets::Release(NodeSet& set) {
+  free_nodes_.insert(free_nodes_.end(), set.nodes.begin(), set.nodes.end());
+  set.nodes.clear();
+  set.devices.clear();
+}
+
+bool GandivaNodeSets::Place(JobId id, int g, CanUse can_use, NodeOk node_ok) {
+  std::vector<NodeSet>& list = lists_[g];
+  // An existing node set with room (206-219): the first is taken out, and put back at
+  // the end, sorted only if it took the job.
+  int k = FirstUsable(list, id, can_use);
+  if (k >= 0) {
+    NodeSet set = std::move(list[static_cast<size_t>(k)]);
+    list.erase(list.begin() + k);
+    const bool room = set.util + 1 < set.capacity;
+    if (room) {
+      set.util += 1;
+      set.jobs.push_back(id);
+    }
+    list.push_back(std::move(set));
+    if (room) {
+      SortByUtil(list);
+      return true;
+    }
+  }
+  // A new node set (221-243).
+  NodeSet fresh;
+  if (TakeNodes(
+          g, [&](DeviceTypeId type) { return can_use(id, type); }, node_ok, &fresh)) {
+    fresh.util = 1;
+    fresh.jobs.push_back(id);
+    list.push_back(std::move(fresh));
+    SortByUtil(list);
+    return true;
+  }
+  // Time slicing on the first node set listed (245-254): taken out, put back at the end, sorted.
+  k = FirstUsable(list, id, can_use);
+  if (k < 0) return false;
+  NodeSet set = std::move(list[static_cast<size_t>(k)]);
+  list.erase(list.begin() + k);
+  set.util += 1;
+  set.jobs.push_back(id);
+  list.push_back(std::move(set));
+  SortByUtil(list);
+  return true;
+}
+
+// gandiva_node_set_expand (296-342).
+void GandivaNodeSets::Expand(int g, std::vector<NodeSet>& list, int count, CanUse can_use, NodeOk node_ok,
+                             std::vector<JobId>* orphans) {
+  int i = 0;  // the peer's `i`, which its inner loop reuses (305-320)
+  for (int k = 1; k <= count; ++k) {
+    i = k;
+    NodeSet fresh;
+    if (TakeNodes(
+            g, [](DeviceTypeId) { return true; }, node_ok, &fresh)) {
+      i = static_cast<int>(fresh.nodes.size()) - 1;
+      list.push_back(std::move(fresh));  // util 0, no jobs, not sorted
+    }
+  }
+  if (i <= 0) return;
+  moved_.clear();  // re-arrangement: every job, in list order, to the least loaded (323-338)
+  for (NodeSet& set : list) {
+    if (set.jobs.empty()) continue;
+    moved_.insert(moved_.end(), set.jobs.begin(), set.jobs.end());
+    set.jobs.clear();
+    set.util = 0;
+  }
+  for (JobId id : moved_) {
+    if (!JoinFirst(list, id, can_use)) orphans->push_back(id);
+  }
+}
+
+// gandiva_node_set_shrink (261-294).
+void GandivaNodeSets::Shrink(std::vector<NodeSet>& list, int count, CanUse can_use,
+                             std::vector<JobId>* orphans) {
+  if (static_cast<int>(list.size()) <= count) count = static_cast<int>(list.size()) - 1;
+  moved_.clear();
+  for (int k = 1; k <= count; ++k) {
+    NodeSet& set = list.front();
+    moved_.insert(moved_.end(), set.jobs.begin(), set.jobs.end());
+    Release(set);
+    list.erase(list.begin());
+  }
+  for (JobId id : moved_) {
+    if (!JoinFirst(list, id, can_use)) orphans->push_back(id);
+  }
+}
+
+void GandivaNodeSets::Adjust(CanUse can_use, NodeOk node_ok, std::vector<JobId>* orphans) {
+  // Demand (jobs x g) and occupied devices per g, all taken before any change (353-368).
+  std::map<int, std::pair<long long, long long>> demand_occupied;
+  long long total_demand = 0;
+  for (const auto& [g, list] : lists_) {
+    long long jobs = 0, occupied = 0;
+    for (const NodeSet& set : list) {
+      jobs += static_cast<long long>(set.jobs.size());
+      occupied += static_cast<long long>(set.devices.size());
+    }
+    demand_occupied[g] = {jobs * g, occupied};
+    total_demand += jobs * g;
+  }
+  if (total_demand == 0) return;
+  for (auto& [g, list] : lists_) {
+    const auto [demand, occupied] = demand_occupied[g];
+    if (demand == 0) continue;
+    // int(math.floor((demand / total) * num_gpu)), in doubles as the peer (375).
+    const auto plan = static_cast<long long>(
+        std::floor(static_cast<double>(demand) / static_cast<double>(total_demand) * total_devices_));
+    const long long target = plan < demand ? plan : demand;
+    const long long diff = target - occupied;
+    if (diff > 0) {
+      Expand(g, list, static_cast<int>((diff + g - 1) / g), can_use, node_ok, orphans);
+    } else if (diff < 0) {
+      Shrink(list, static_cast<int>((-diff + g - 1) / g), can_use, orphans);
+    }
+  }
+}
+
+bool GandivaNodeSets::Remove(JobId id) {
+  for (auto& [g, list] : lists_) {
+    for (NodeSet& set : list) {
+      const auto it = std::find(set.jobs.begin(), set.jobs.end(), id);
+      if (it == set.jobs.end()) continue;
+      set.jobs.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool GandivaNodeSets::EndStep(bool switch_slices, FunctionRef<bool(JobId)> ended,
+                              std::vector<JobId>* ended_jobs) {
+  bool released = false;
+  for (auto& [g, list] : lists_) {
+    for (NodeSet& set : list) {
+      const size_t running = std::min(set.jobs.size(), static_cast<size_t>(set.capacity));
+      // Only running jobs progress, so only they can end (the peer tests them alone, 451-457).
+      const size_t before = ended_jobs->size();
+      for (JobId id : set.jobs) {
+        if (ended(id)) ended_jobs->push_back(id);
+      }
+      if (switch_slices && set.jobs.size() > running) {  // 462-472
+        std::rotate(set.jobs.begin(), set.jobs.begin() + static_cast<std::ptrdiff_t>(running),
+                    set.jobs.end());
+      }
+      for (size_t e = before; e < ended_jobs->size(); ++e) {  // 474-479
+        set.jobs.erase(std::find(set.jobs.begin(), set.jobs.end(), (*ended_jobs)[e]));
+      }
+      if (set.jobs.empty()) {  // 481-486
+        Release(set);
+        released = true;
+      }
+    }
+    std::erase_if(list, [](const NodeSet& set) { return set.nodes.empty(); });
+  }
+  return released;
+}
+
+}  // namespace hetsched
