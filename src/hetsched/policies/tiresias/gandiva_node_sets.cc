@@ -80,8 +80,16 @@ int GandivaNodeSets::FirstUsable(const std::vector<NodeSet>& list, JobId id, Can
 }
 
 void GandivaNodeSets::SortByUtil(std::vector<NodeSet>& list) {
-  std::stable_sort(list.begin(), list.end(),
-                   [](const NodeSet& a, const NodeSet& b) { return a.util < b.util; });
+  // The peer's sort is stable. Its lists are in order but for the one or two node sets a call
+  // changed, so a stable insertion sort (each node set out of order rotated to its place, after
+  // the equal ones before it) gives stable_sort's order while moving only those: sorting the node
+  // sets, three vectors each, in place moved every one O(log n) times, a quarter of a 2,000-job run.
+  for (auto it = list.begin(); it != list.end(); ++it) {
+    if (it == list.begin() || !(it->util < (it - 1)->util)) continue;
+    const auto to = std::upper_bound(list.begin(), it, it->util,
+                                     [](int util, const NodeSet& set) { return util < set.util; });
+    std::rotate(to, it, it + 1);
+  }
 }
 
 bool GandivaNodeSets::JoinFirst(std::vector<NodeSet>& list, JobId id, CanUse can_use) {
