@@ -115,7 +115,7 @@ TEST(PackedColumnSetTest, PricesInOnlyAPairThatRaisesTheOptimum) {
 // pairs raise the optimum, so that an LP without them is seen to fall short.
 AllocationProblem PairHeavyProblem(std::mt19937& rng, bool mixed) {
   std::uniform_int_distribution<int> njobs(4, 12), ntypes(1, 3), cap(1, 4), coin(0, 4);
-  std::uniform_real_distribution<double> rate(1, 10), frac(0.45, 1.0), rem(1e3, 1e5), el(0, 5e3), slo(50, 5e4);
+  std::uniform_real_distribution<double> rate(1, 10), rem(1e3, 1e5), el(0, 5e3), slo(50, 5e4);
   AllocationProblem p;
   const int nt = ntypes(rng);
   for (int k = 0; k < nt; ++k) {
@@ -136,17 +136,7 @@ AllocationProblem PairHeavyProblem(std::mt19937& rng, bool mixed) {
     if (coin(rng) == 0) job.deadline_in_s = slo(rng);  // an SLO for the cost policy
     p.jobs.push_back(job);
   }
-  for (size_t a = 0; a < p.jobs.size(); ++a) {
-    for (size_t b = a + 1; b < p.jobs.size(); ++b) {
-      std::vector<double> ta, tb;
-      for (int k = 0; k < nt; ++k) {
-        const bool zero = coin(rng) == 0;
-        ta.push_back(zero ? 0.0 : p.jobs[a].throughput[static_cast<size_t>(k)] * frac(rng));
-        tb.push_back(zero ? 0.0 : p.jobs[b].throughput[static_cast<size_t>(k)] * frac(rng));
-      }
-      p.pairs.push_back(testing_util::TestPair(a, b, std::move(ta), std::move(tb)));
-    }
-  }
+  testing_util::AddEveryPair(p, rng, 0.45, 1.0);
   return p;
 }
 

@@ -319,7 +319,7 @@ TEST(GavelPackedTest, EmptyProblems) {
 // GPU counts too, which must get nothing), a fifth of the pair rates 0.
 AllocationProblem PackedRandomProblem(std::mt19937& rng, bool mixed) {
   std::uniform_int_distribution<int> njobs(2, 9), ntypes(1, 3), cap(1, 4), coin(0, 4);
-  std::uniform_real_distribution<double> rate(1, 10), frac(0.3, 1.05), rem(1e3, 1e5), el(0, 5e3);
+  std::uniform_real_distribution<double> rate(1, 10), rem(1e3, 1e5), el(0, 5e3);
   AllocationProblem p;
   const int nt = ntypes(rng);
   for (int k = 0; k < nt; ++k) {
@@ -333,17 +333,7 @@ AllocationProblem PackedRandomProblem(std::mt19937& rng, bool mixed) {
     p.jobs.push_back(PackedJob(static_cast<JobId>(j), t, mixed && coin(rng) < 2 ? 2 : 1, std::floor(rem(rng)),
                                std::floor(el(rng))));
   }
-  for (size_t a = 0; a < p.jobs.size(); ++a) {
-    for (size_t b = a + 1; b < p.jobs.size(); ++b) {
-      std::vector<double> ta, tb;
-      for (int k = 0; k < nt; ++k) {
-        const bool zero = coin(rng) == 0;
-        ta.push_back(zero ? 0.0 : p.jobs[a].throughput[static_cast<size_t>(k)] * frac(rng));
-        tb.push_back(zero ? 0.0 : p.jobs[b].throughput[static_cast<size_t>(k)] * frac(rng));
-      }
-      p.pairs.push_back(TestPair(a, b, std::move(ta), std::move(tb)));
-    }
-  }
+  testing_util::AddEveryPair(p, rng, 0.3, 1.05);
   return p;
 }
 

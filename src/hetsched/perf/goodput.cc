@@ -62,36 +62,6 @@ double GoodputModel::Efficiency(double batch_size) const {
 
 double GoodputModel::Goodput(const GoodputConfig& c) const { return Throughput(c) * Efficiency(c.BatchSize()); }
 
-namespace {
-
-// The 50 batch sizes of the last few (start, stop) pairs Optimize asked for: a job asks for the
-// same few at every repick, and each costs 48 powers of ten. Per thread (simulations run side by
-// side in threads); the values are those GeomSpace computes, so results do not change.
-class BatchGrid {
- public:
-  const double* Get(double start, double stop) {
-    for (const Entry& e : entries_) {
-      if (e.used && e.start == start && e.stop == stop) return e.values.data();
-    }
-    Entry& e = entries_[next_];
-    next_ = (next_ + 1) % entries_.size();
-    e = {true, start, stop, {}};
-    GeomSpace(start, stop, kBatchCandidates, e.values.data());
-    return e.values.data();
-  }
-
- private:
-  struct Entry {
-    bool used = false;
-    double start = 0, stop = 0;
-    std::array<double, kBatchCandidates> values{};
-  };
-  std::array<Entry, 16> entries_{};
-  size_t next_ = 0;
-};
-
-}  // namespace
-
 void GeomSpace(double start, double stop, int n, double* out) {
   const double lo = FixedLog10(start), hi = FixedLog10(stop);
   const double step = n > 1 ? (hi - lo) / (n - 1) : 0.0;
@@ -191,9 +161,9 @@ void GoodputModel::FillCandidates(int nodes, int replicas, const BatchLimits& li
                                   Candidate* candidates) const {
   const double max_batch = limits.max_batch_size > 0 ? limits.max_batch_size : init_batch_size_;
   const int max_atomic = limits.max_atomic_bsz > 0 ? limits.max_atomic_bsz : static_cast<int>(max_batch);
-  thread_local BatchGrid grids;
-  const double* batch =
-      grids.Get(std::max(init_batch_size_, static_cast<double>(limits.min_atomic_bsz) * replicas), max_batch);
+  double batch[kBatchCandidates];
+  GeomSpace(std::max(init_batch_size_, static_cast<double>(limits.min_atomic_bsz) * replicas), max_batch,
+            kBatchCandidates, batch);
   // The network's term is the same for every candidate: its power once.
   const double network_pow = FixedPow(NetworkTimeS(nodes, replicas), p_.gamma);
   for (int i = 0; i < kBatchCandidates; ++i) {
