@@ -292,5 +292,42 @@ TEST(SiaProblemTest, SiaPlusElasticFactorInTheIntegerProgram) {
   EXPECT_EQ(*choice, (std::vector<int>{2}));
 }
 
+// sia-plus's lean toward the jobs nearest their end. Time left 100, 400, none, 1600 and 10 s: the
+// median of the four reported is the lower middle one, 100. k = 0.5: 10 s weighs (10/100)^-0.5 =
+// 3.162; 400 and 1600 ((4)^-0.5, (16)^-0.5) are held up at 1; no report: 1. k = 1: 10 s weighs 10,
+// held at 4. k = 0: Sia's weights.
+TEST(SiaProblemTest, SiaPlusWeightsByTimeLeft) {
+  auto rows_with = [](std::vector<double> left) {
+    std::vector<SiaJobRow> rows(left.size());
+    for (size_t i = 0; i < left.size(); ++i) rows[i].remaining_s = left[i];
+    return rows;
+  };
+  std::vector<SiaJobRow> rows = rows_with({100, 400, 0, 1600, 10});
+  WeighByRemaining(rows, 0.5);
+  const double expected[] = {1, 1, 1, 1, std::sqrt(10.0)};
+  for (size_t i = 0; i < rows.size(); ++i) EXPECT_NEAR(rows[i].weight, expected[i], 1e-12) << i;
+  rows = rows_with({100, 400, 0, 1600, 10});
+  WeighByRemaining(rows, 1);
+  EXPECT_EQ(rows[4].weight, 4);
+  rows = rows_with({100, 400, 0, 1600, 10});
+  WeighByRemaining(rows, 0);
+  for (const SiaJobRow& r : rows) EXPECT_EQ(r.weight, 1);
+  rows = rows_with({0, 0});
+  WeighByRemaining(rows, 0.5);
+  for (const SiaJobRow& r : rows) EXPECT_EQ(r.weight, 1);
+}
+
+// The two jobs of TheIntegerProgramByHand, A weighing 4: A 4 GPUs alone 4 x (0.53 - 1.1) = -2.28
+// beats A 2 + B 2, 4 x (0.71 - 1.1) + (0.83 - 1.1) = -1.83 (unweighted, A 2 + B 2 won).
+TEST(SiaProblemTest, SiaPlusWeightInTheIntegerProgram) {
+  SiaJobRow a, b;
+  a.options = {{0, 1, 1}, {0, 2, 1.96}, {0, 4, 3.61}};
+  b.options = {{0, 1, 1}, {0, 2, 1.44}, {0, 4, 1.69}};
+  a.weight = 4;
+  auto choice = SolveRound({4}, {a, b}, SiaSettings{});
+  ASSERT_TRUE(choice.ok()) << choice.status().ToString();
+  EXPECT_EQ(*choice, (std::vector<int>{2, -1}));
+}
+
 }  // namespace
 }  // namespace hetsched::sia_internal

@@ -133,7 +133,8 @@ TEST(GoodputTypesTest, SiaPlusIsSiaWithParts) {
   ASSERT_TRUE(sia.ok()) << sia.status().ToString();
   auto off = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus", types,
                    {{"--policy-opt", "resize=restart"}, {"--policy-opt", "moves=sia"}, {"--policy-opt", "start=one"},
-                    {"--policy-opt", "handover=off"}, {"--policy-opt", "split=off"}, {"--policy-opt", "history=off"}});
+                    {"--policy-opt", "handover=off"}, {"--policy-opt", "split=off"}, {"--policy-opt", "history=off"},
+                    {"--policy-opt", "remaining=0"}});
   ASSERT_TRUE(off.ok()) << off.status().ToString();
   ASSERT_EQ(off->jobs.size(), sia->jobs.size());
   for (size_t i = 0; i < sia->jobs.size(); ++i) {
@@ -155,7 +156,7 @@ TEST(GoodputTypesTest, SiaPlusIsSiaWithParts) {
     return c;
   };
   auto elastic = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus", types,
-                       {{"--policy-opt", "handover=off"}, {"--policy-opt", "split=off"}});
+                       {{"--policy-opt", "handover=off"}, {"--policy-opt", "split=off"}, {"--policy-opt", "remaining=0"}});
   ASSERT_TRUE(elastic.ok()) << elastic.status().ToString();
   const Changes e = count(*elastic);
   // Each at the elastic price (10 s and a broadcast of milliseconds), not the 30 s restart.
@@ -164,7 +165,7 @@ TEST(GoodputTypesTest, SiaPlusIsSiaWithParts) {
   EXPECT_LT(e.pause_s / e.resizes, 10.5);
   // With hand-overs (the default), moves between the two nodes (types) keep the job's state: fewer
   // restarts, and each change costs one rendezvous (a resize) or two (a hand-over), never 30 s.
-  auto plus = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus", types, {{"--policy-opt", "split=off"}});
+  auto plus = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus", types, {{"--policy-opt", "split=off"}, {"--policy-opt", "remaining=0"}});
   ASSERT_TRUE(plus.ok()) << plus.status().ToString();
   const Changes h = count(*plus);
   ASSERT_GT(e.preemptions, 0);
@@ -174,13 +175,22 @@ TEST(GoodputTypesTest, SiaPlusIsSiaWithParts) {
   EXPECT_LT(h.pause_s / h.resizes, 20.5);
   // Split jobs (the default, docs/goodput.md "Split jobs"): running jobs borrow the other type's
   // idle GPUs, each loan and its return an elastic resize; every job finishes, and the run repeats.
-  auto split = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus");
+  // (The lean toward jobs near their end off in these three runs, each part measured on its own.)
+  auto split = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus", types, {{"--policy-opt", "remaining=0"}});
   ASSERT_TRUE(split.ok()) << split.status().ToString();
   const Changes l = count(*split);
   EXPECT_GT(l.resizes, h.resizes);
-  auto again = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus");
+  auto again = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus", types, {{"--policy-opt", "remaining=0"}});
   ASSERT_TRUE(again.ok());
   for (size_t i = 0; i < split->jobs.size(); ++i) EXPECT_EQ(split->jobs[i].finish_s, again->jobs[i].finish_s);
+  // The default, the lean on: every job finishes, and the run repeats.
+  auto lean = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus");
+  auto lean_again = RunOn(dir, "t4=8,a100-40gb=8", "sia-plus");
+  ASSERT_TRUE(lean.ok() && lean_again.ok());
+  for (size_t i = 0; i < lean->jobs.size(); ++i) {
+    EXPECT_TRUE(lean->jobs[i].finished()) << lean->jobs[i].name;
+    EXPECT_EQ(lean->jobs[i].finish_s, lean_again->jobs[i].finish_s);
+  }
   auto bad = RunOn(dir, "t4=8", "sia-plus", types, {{"--policy-opt", "resize=sometimes"}});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("option 'resize' must be 'elastic' or 'restart'"), std::string::npos)
@@ -192,6 +202,11 @@ TEST(GoodputTypesTest, SiaPlusIsSiaWithParts) {
   bad = RunOn(dir, "t4=8", "sia-plus", types, {{"--policy-opt", "split_gain=-1"}});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("option 'split_gain' must be"), std::string::npos) << bad.status().ToString();
+  for (const char* value : {"remaining=-0.5", "remaining=5", "remaining=nan", "remaining=half"}) {
+    bad = RunOn(dir, "t4=8", "sia-plus", types, {{"--policy-opt", value}});
+    ASSERT_FALSE(bad.ok()) << value;
+    EXPECT_NE(bad.status().message().find("option 'remaining'"), std::string::npos) << bad.status().ToString();
+  }
 }
 
 // Sia's simulator's Gavel (gavel-throughput, mechanism=sia) on one 4-GPU node of each type, two

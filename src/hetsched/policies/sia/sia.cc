@@ -27,8 +27,9 @@
 // (docs/goodput.md, "sia-plus"): elastic resizes, priced moves, a prior start, hand-overs, split
 // jobs (split_jobs.h: after the placements, long running jobs borrow idle GPUs of a second type
 // where their own prediction says it pays, given back as soon as a round places another job there
-// or their timings say it did not pay), and jobs starting from their application's history
-// (JobScheduler::shares_application_history).
+// or their timings say it did not pay), jobs starting from their application's history
+// (JobScheduler::shares_application_history), and the program's terms weighed toward the jobs
+// with the least time left (WeighByRemaining).
 
 #include <algorithm>
 #include <cmath>
@@ -39,6 +40,7 @@
 
 #include "hetsched/perf/goodput.h"
 #include "hetsched/policies/sia/sia_policy.h"
+#include "hetsched/policies/sia/split_jobs.h"
 #include "hetsched/sched/registry.h"
 
 namespace hetsched {
@@ -63,6 +65,7 @@ void SiaPolicy::Schedule(SchedContext& ctx) {
   for (size_t j = 0; j < active_.size(); ++j) {
     if (!Describe(ctx, active_[j], &rows[j])) return;  // a fault, kept in the context
   }
+  sia_internal::WeighByRemaining(rows, s_.remaining_k);
   // Each group's GPUs: those free and those the active jobs hold.
   const std::vector<int> node_gpus = pollux_internal::RoundNodeGpus(ctx, active_);
   std::vector<int> capacity;
@@ -103,6 +106,7 @@ bool SiaPolicy::Describe(SchedContext& ctx, JobId id, SiaJobRow* row) {
   row->realloc_factor = s_.priced_moves ? sia_internal::PricedFactor(age, restarts, penalty)
                                         : sia_internal::ReallocFactor(age, restarts, penalty);
   row->hold = view && view->delay_left_s > 0;
+  if (s_.remaining_k > 0 && view) row->remaining_s = sia_internal::RemainingS(st, *view);
   row->elastic_group = -1;
   if (s_.resize_elastic && st.state == JobState::kRunning && spec.elastic) {
     const double pause = ElasticPauseS(ctx, id);
@@ -231,9 +235,10 @@ Result<std::unique_ptr<JobScheduler>> MakeSia(const Options& options) {
 Result<std::unique_ptr<JobScheduler>> MakeSiaPlus(const Options& options) {
   SiaPolicySettings s;
   s.name = "sia-plus";
-  // start=prior: measured no gain beside elastic resizes; history: -6%, split beside it -2% average
-  // JCT on Sia's workloads (docs/goodput.md, "sia-plus").
+  // start=prior: measured no gain beside elastic resizes; history: -6%, split beside it -2%, the
+  // lean toward jobs near their end -2% average JCT on Sia's workloads (docs/goodput.md, "sia-plus").
   s.resize_elastic = s.priced_moves = s.hand_over = s.split = s.history = true;
+  s.remaining_k = 0.5;
   HETSCHED_RETURN_IF_ERROR(ReadSiaOptions(options, s));
   const std::string who = "policy 'sia-plus': ";
   HETSCHED_RETURN_IF_ERROR(ReadPart(options, who, "resize", "elastic", "restart", &s.resize_elastic));
@@ -245,6 +250,11 @@ Result<std::unique_ptr<JobScheduler>> MakeSiaPlus(const Options& options) {
   HETSCHED_ASSIGN_OR_RETURN(s.split_per_own, options.GetDouble("split_per_own", s.split_per_own));
   HETSCHED_ASSIGN_OR_RETURN(s.split_min_left_rounds, options.GetDouble("split_min_left", s.split_min_left_rounds));
   HETSCHED_ASSIGN_OR_RETURN(s.split_gain, options.GetDouble("split_gain", s.split_gain));
+  HETSCHED_ASSIGN_OR_RETURN(s.remaining_k, options.GetDouble("remaining", s.remaining_k));
+  if (!(s.remaining_k >= 0 && s.remaining_k <= 4)) {
+    return Status::InvalidArgument(who + "option 'remaining' must be in [0, 4] (the lean toward jobs with the least time "
+                                   "left: 0 none, 0.5 the default)");
+  }
   if (!(s.split_gain >= 0) || !std::isfinite(s.split_gain)) {
     return Status::InvalidArgument(who + "option 'split_gain' must be a finite number >= 0 (the predicted gain a loan needs, 0.1: 10%)");
   }
@@ -269,12 +279,14 @@ const MethodInfo kSiaPlusInfo{
     "Sia's integer program with hetsched's parts: elastic resizes at their price, moves priced, a prior start, "
     "hand-overs and jobs split over two GPU types (resize=elastic|restart, moves=priced|sia, start=one|prior, "
     "handover=on|off, split=on|off with split_per_own=1, split_min_left=10 rounds and split_gain=0.1, "
-    "history=on|off; all off: sia)",
+    "history=on|off, remaining=0.5 (0: off); all off: sia)",
     "[SRC] Sia's program (as 'sia'); [REC] the parts: elastic resizes inside a job's type priced by the back end "
     "(docs/elastic.md), re-allocations weighed at their own price, a first placement from the application's "
     "one-GPU throughputs up to the user's GPUs, moves to other nodes or types as elastic hand-overs, idle GPUs of "
     "a second type lent to long running jobs where their own prediction says it pays, jobs starting from what "
-    "their application's earlier jobs measured (docs/goodput.md, \"sia-plus\", \"Split jobs\", \"History\")"};
+    "their application's earlier jobs measured, the program's terms weighed toward the jobs with the least "
+    "time left (after heSRPT, Berg et al. 2020) (docs/goodput.md, \"sia-plus\", \"Split jobs\", \"History\", "
+    "\"Remaining time\")"};
 
 }  // namespace
 

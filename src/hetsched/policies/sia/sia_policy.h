@@ -36,6 +36,7 @@ struct SiaPolicySettings {
   double split_min_left_rounds = 10;  // only a job with at least this many rounds left borrows
   double split_gain = 0.1;      // only where the job predicts this much more goodput split than alone
   bool history = false;         // jobs start from their application's history (shares_application_history)
+  double remaining_k = 0;       // WeighByRemaining's exponent: the jobs with the least time left weigh more
   std::string name = "sia";
 };
 

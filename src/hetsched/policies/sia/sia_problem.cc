@@ -90,6 +90,21 @@ double PoweredCoefficient(double goodput, double p) {
   return std::min(v, kGoodputClip);
 }
 
+void WeighByRemaining(std::vector<SiaJobRow>& rows, double k) {
+  if (!(k > 0)) return;
+  std::vector<double> known;
+  for (const SiaJobRow& r : rows) {
+    if (r.remaining_s > 0) known.push_back(r.remaining_s);
+  }
+  if (known.empty()) return;
+  const auto middle = known.begin() + static_cast<std::ptrdiff_t>((known.size() - 1) / 2);
+  std::nth_element(known.begin(), middle, known.end());
+  const double median = *middle;
+  for (SiaJobRow& r : rows) {
+    if (r.remaining_s > 0) r.weight = std::clamp(FixedPow(r.remaining_s / median, -k), 1.0, 4.0);
+  }
+}
+
 Result<std::vector<int>> SolveRound(const std::vector<int>& group_capacity, const std::vector<SiaJobRow>& jobs,
                                     const SiaSettings& settings) {
   std::vector<int> choice(jobs.size(), -1);
@@ -109,7 +124,7 @@ Result<std::vector<int>> SolveRound(const std::vector<int>& group_capacity, cons
       const double factor = opt.group == job.elastic_group ? job.elastic_factor : job.realloc_factor;
       const double g = job.previous < 0 || previous ? opt.goodput : opt.goodput * factor;
       // The constant lambda_n x jobs is left out: each x carries its coefficient minus lambda_n.
-      const int v = mip.AddVariable(job.hold && previous ? 1 : 0, 1, PoweredCoefficient(g, settings.p) - settings.lambda_n,
+      const int v = mip.AddVariable(job.hold && previous ? 1 : 0, 1, job.weight * (PoweredCoefficient(g, settings.p) - settings.lambda_n),
                                     /*integer=*/true);
       row.emplace_back(v, 1.0);
       per_group[static_cast<size_t>(opt.group)].emplace_back(v, opt.gpus);

@@ -117,7 +117,20 @@ struct SiaJobRow {
   double elastic_factor = 1;
   // sia-plus [REC]: a move off its nodes hands it over (SchedContext::HandOver).
   bool hand_over = false;
+  // sia-plus [REC]: the time it has left by its own report (0: none yet), and the weight of its
+  // terms in the program (WeighByRemaining; 1: Sia's).
+  double remaining_s = 0;
+  double weight = 1;
 };
+
+// sia-plus's lean toward the jobs with the least time left [REC] (heSRPT, Berg et al. 2020: with
+// sublinear speedups the jobs nearest their end get the larger shares; Optimus, Peng et al. 2018:
+// a job's allocation from the time it has left): each row's weight is (remaining / median)^-k,
+// the median over the rows that report a remaining time (the lower middle one of an even count),
+// held within [1, 4]: a job with more time left than the median keeps Sia's weight (leaning
+// against the long jobs too lengthened the tail: docs/goodput.md, "Remaining time"); a row
+// without a report keeps 1. k = 0: every weight 1.
+void WeighByRemaining(std::vector<SiaJobRow>& rows, double k);
 
 struct SiaSettings {
   double p = -0.5;         // simulator_config.py: sia_default_p_val
