@@ -1,17 +1,16 @@
 // Gavel's space-sharing ("packed") allocation policies (packed.h): the packed LP's share variables
-// and the solve functions of max_min_fairness_packed, finish_time_fairness_packed,
-// min_total_duration_packed and fifo_packed (water filling's is in water_filling.cc, beside the
-// machinery it shares with the non-packed one). Formulations: docs/space_sharing.md.
+// and the solve functions of max_min_fairness_packed and finish_time_fairness_packed
+// (min_total_duration_packed and the cost one are in packed_duration_cost.cc, fifo_packed in
+// packed_fifo.cc, water filling's in water_filling.cc, beside the machinery it shares with the
+// non-packed one). Formulations: docs/space_sharing.md.
 #include "hetsched/policies/gavel/packed.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <numeric>
 #include <optional>
 #include <span>
-#include <string>
 #include <utility>
 
 #include "hetsched/policies/gavel/packed_columns.h"
@@ -19,10 +18,6 @@
 namespace hetsched::gavel {
 
 namespace {
-
-double RateOn(std::span<const double> t, size_t k) { return k < t.size() ? t[k] : 0.0; }
-
-std::pair<size_t, size_t> Unordered(size_t a, size_t b) { return {std::min(a, b), std::max(a, b)}; }
 
 // A 48-bit mix of a pair's two job ids (the key of its columns; a collision only costs a warm
 // start's match).
@@ -65,7 +60,7 @@ PackedLayout MakePackedLayout(const AllocationProblem& problem, Allocation* allo
   for (size_t r = 0; r < rows; ++r) {
     const AllocationJob& job = problem.jobs[layout.job_of[r]];
     for (size_t k = 0; k < types; ++k) {
-      const double t = RateOn(job.throughput, k);
+      const double t = ThroughputOn(job.throughput, k);
       if (!(t > 0) || job.num_gpus > problem.capacity[k]) continue;
       const int c = static_cast<int>(layout.columns.size());
       layout.columns.push_back({-1, static_cast<int>(r), k, job.num_gpus});
@@ -139,7 +134,7 @@ double PackedEffectiveThroughput(const AllocationProblem& problem, const Allocat
     if (pair.a != j && pair.b != j) continue;
     const std::span<const double> t = pair.a == j ? pair.throughput_a : pair.throughput_b;
     const std::span<const double> x = allocation.pair_share[p];
-    for (size_t k = 0; k < x.size(); ++k) e += RateOn(t, k) * x[k];
+    for (size_t k = 0; k < x.size(); ++k) e += ThroughputOn(t, k) * x[k];
   }
   return e;
 }
@@ -439,268 +434,6 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
                                      : std::numeric_limits<double>::infinity());
   }
   out.objective = worst;
-  return out;
-}
-
-// ---- min_total_duration_packed ----
-
-Result<Allocation> SolveMinTotalDurationPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
-                                               SharePoint point, PairColumns pair_columns, PairColumnMemory* memory) {
-  Allocation out = ZeroAllocation(problem);
-  PackedColumnSet columns(problem, &out, pair_columns);
-  if (memory != nullptr) columns.HoldRemembered(*memory);
-  const PackedLayout& layout = columns.layout();
-  if (layout.rows() == 0) return out;
-  bool pairs = !columns.holds_every_column();  // kPriced with pairs to price
-  for (const PackedLayout::Column& c : layout.columns) pairs = pairs || c.pair >= 0;
-  if (!pairs && point != SharePoint::kVertex) {
-    // No pair can run: the non-packed problem, whose interior points exist.
-    HETSCHED_ASSIGN_OR_RETURN(Allocation single, SolveMinTotalDurationBisection(problem, solver, point));
-    single.pair_share = out.pair_share;
-    return single;
-  }
-  if (point != SharePoint::kVertex) out.note = "packed: only the simplex's vertex where pairs can run";
-  constexpr double kThetaUnit = 3600;  // theta = 3600 / T, coefficients of order one (makespan.cc)
-  const bool priced = !columns.holds_every_column();
-  int theta = 0, first = 0;
-  std::vector<int> need_row(layout.rows(), -1);
-  // kAll: feasibility at theta's fixed value; kPriced: max theta <= 3600 / 100 s (the search's
-  // horizons are longer).
-  auto pose = [&](lp::LinearProgram& program) {
-    theta = program.AddVariable(0, priced ? kThetaUnit / 100 : lp::kInfinity, priced ? 1.0 : 0.0);
-    program.SetVariableKey(theta, JobKey(KeyKind::kTheta));
-    first = AddPackedShares(program, problem, layout, /*keyed=*/true);
-    std::vector<std::pair<int, double>> terms;
-    for (size_t r = 0; r < layout.rows(); ++r) {
-      const AllocationJob& job = problem.jobs[layout.job_of[r]];
-      if (!(job.remaining_iterations > 0)) continue;  // nothing to finish: always met
-      terms.assign(1, {theta, -1.0});
-      for (const auto& [c, t] : layout.terms[r]) {
-        terms.emplace_back(first + c, kThetaUnit * t / job.remaining_iterations);
-      }
-      need_row[r] = program.AddConstraint(terms, 0.0, lp::kInfinity);
-      program.SetConstraintKey(need_row[r], JobKey(KeyKind::kNeed, job.id));
-    }
-    program.SetSense(lp::Sense::kMaximize);
-    return 0;
-  };
-  lp::LinearProgram program;
-  lp::Solution best;  // kPriced: the optimum of max theta
-  if (priced) {
-    PairColumnPricing pricing;
-    pricing.pose = pose;
-    pricing.per_rate = [&](const lp::Solution& s, std::vector<double>* per_rate) {
-      for (size_t r = 0; r < layout.rows(); ++r) {
-        if (need_row[r] < 0) continue;
-        (*per_rate)[r] = s.duals[static_cast<size_t>(need_row[r])] * kThetaUnit /
-                         problem.jobs[layout.job_of[r]].remaining_iterations;
-      }
-    };
-    HETSCHED_ASSIGN_OR_RETURN(best, SolvePricingIn(columns, pricing, solver, &out));
-    if (best.status != lp::SolveStatus::kOptimal) {
-      out.status = best.status;
-      return out;
-    }
-  } else {
-    pose(program);
-  }
-  auto feasible_at = [&](double t_s, lp::Solution* at) -> Result<bool> {
-    if (priced) {
-      if (!(kThetaUnit / t_s <= best.values[static_cast<size_t>(theta)] * (1 + 1e-9))) return false;
-      *at = best;
-      return true;
-    }
-    program.SetVariableBounds(theta, kThetaUnit / t_s, kThetaUnit / t_s);
-    HETSCHED_ASSIGN_OR_RETURN(lp::Solution s, solver.Solve(program));
-    ++out.lp_solves;
-    out.simplex_iterations += s.iterations;
-    if (s.status != lp::SolveStatus::kOptimal) return false;
-    *at = std::move(s);
-    return true;
-  };
-  // min_total_duration.py:145-166.
-  lp::Solution last_feasible;
-  HETSCHED_ASSIGN_OR_RETURN(const double feasible_t,
-                            GavelHorizonSearch(feasible_at, &last_feasible, "min_total_duration_packed"));
-  out.objective = feasible_t;
-  ReadPackedShares(last_feasible.values, first, problem, layout, &out);
-  if (memory != nullptr) memory->Remember(problem, layout, last_feasible.values, first);
-  return out;
-}
-
-// ---- max_sum_throughput_normalized_by_cost_packed_SLOs ----
-
-Result<Allocation> SolveMaxThroughputPerCostPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
-                                                   PairColumns pair_columns, PairColumnMemory* memory) {
-  Allocation out = ZeroAllocation(problem);
-  PackedColumnSet columns(problem, &out, pair_columns);
-  if (memory != nullptr) columns.HoldRemembered(*memory);
-  const PackedLayout& layout = columns.layout();
-  if (layout.rows() == 0) return out;
-  const bool has_prices = problem.price_per_hour.size() == problem.capacity.size();
-  std::vector<double> gain_per_type(problem.capacity.size());
-  for (size_t k = 0; k < gain_per_type.size(); ++k) {
-    gain_per_type[k] = 1.0 / (has_prices ? problem.price_per_hour[k] : 1.0);
-  }
-  std::vector<int> slo_rows, slo_row_of(layout.rows(), -1);
-  bool with_slos = true;
-  auto pose = [&](lp::LinearProgram& program) {
-    const int first = AddPackedShares(program, problem, layout, /*keyed=*/true);
-    std::vector<double> objective(layout.columns.size(), 0.0);
-    std::vector<std::pair<int, double>> terms;
-    slo_rows.clear();
-    for (size_t r = 0; r < layout.rows(); ++r) {
-      const AllocationJob& job = problem.jobs[layout.job_of[r]];
-      terms.clear();
-      for (const auto& [c, t] : layout.terms[r]) {
-        const size_t k = layout.columns[static_cast<size_t>(c)].type;
-        objective[static_cast<size_t>(c)] += t / (has_prices ? problem.price_per_hour[k] : 1.0);
-        terms.emplace_back(first + c, t);
-      }
-      if (std::isfinite(job.deadline_in_s) && job.remaining_iterations > 0) {
-        // A deadline already passed asks for the impossible: the LP is then infeasible (Gavel's
-        // division by a non-positive SLO gives a negative or infinite bound; left to the fallback).
-        const double need = job.deadline_in_s > 0 ? job.remaining_iterations / job.deadline_in_s : lp::kInfinity;
-        slo_rows.push_back(
-            program.AddConstraint(terms, with_slos ? std::min(need, 1e29) : -lp::kInfinity, lp::kInfinity));
-        program.SetConstraintKey(slo_rows.back(), JobKey(KeyKind::kNeed, job.id));
-        slo_row_of[r] = slo_rows.back();
-      }
-    }
-    for (size_t c = 0; c < objective.size(); ++c) program.SetObjective(first + static_cast<int>(c), objective[c]);
-    program.SetSense(lp::Sense::kMaximize);
-    return first;
-  };
-  PairColumnPricing pricing;
-  pricing.pose = pose;
-  pricing.per_rate = [&](const lp::Solution& s, std::vector<double>* per_rate) {
-    for (size_t r = 0; r < layout.rows(); ++r) {
-      if (slo_row_of[r] >= 0) (*per_rate)[r] = s.duals[static_cast<size_t>(slo_row_of[r])];
-    }
-  };
-  pricing.gain_per_type = gain_per_type;
-  lp::LinearProgram program;
-  pose(program);
-  auto solve = [&]() -> Result<lp::Solution> {
-    if (columns.holds_every_column()) {
-      HETSCHED_ASSIGN_OR_RETURN(lp::Solution s, solver.Solve(program));
-      ++out.lp_solves;
-      out.simplex_iterations += s.iterations;
-      return s;
-    }
-    return SolvePricingIn(columns, pricing, solver, &out);
-  };
-  HETSCHED_ASSIGN_OR_RETURN(lp::Solution s, solve());
-  if (s.status == lp::SolveStatus::kInfeasible && !slo_rows.empty() && !columns.holds_every_column()) {
-    // Over the columns held the SLOs cannot be met: only every column can tell whether they can.
-    columns.HoldEveryColumn();
-    program = lp::LinearProgram();
-    pose(program);
-    HETSCHED_ASSIGN_OR_RETURN(s, solve());
-  }
-  if (s.status == lp::SolveStatus::kInfeasible && !slo_rows.empty()) {
-    for (const int row : slo_rows) program.SetConstraintBounds(row, -lp::kInfinity, lp::kInfinity);
-    with_slos = false;
-    HETSCHED_ASSIGN_OR_RETURN(s, solve());
-    out.note = "SLOs infeasible: solved without them";
-  }
-  out.status = s.status;
-  if (s.status != lp::SolveStatus::kOptimal) return out;
-  out.objective = s.objective;
-  ReadPackedShares(s.values, 0, problem, layout, &out);
-  if (memory != nullptr) memory->Remember(problem, layout, s.values, 0);
-  return out;
-}
-
-// ---- fifo_packed ----
-
-Allocation SolveFifoPacked(const AllocationProblem& problem, const FifoPackedOptions& options) {
-  const size_t types = problem.capacity.size();
-  const size_t n = problem.jobs.size();
-  Allocation out = ZeroAllocation(problem);
-  for (size_t j = 0; j < n; ++j) {
-    if (!Placeable(problem, j)) out.unplaceable.push_back(problem.jobs[j].id);
-  }
-  if (n == 0 || types == 0) return out;
-  std::vector<size_t> queue(n);  // arrival order = job id order (fifo.py:88-90)
-  std::iota(queue.begin(), queue.end(), size_t{0});
-  std::stable_sort(queue.begin(), queue.end(),
-                   [&](size_t a, size_t b) { return problem.jobs[a].id < problem.jobs[b].id; });
-  const std::vector<size_t> by_name = TypesByName(problem);
-  std::vector<int> available = problem.capacity;
-  auto any_free = [&] {
-    for (int a : available) {
-      if (a > 0) return true;
-    }
-    return false;
-  };
-  // Allocated singles in allocation order (fifo.py's dict order), -1 once packed.
-  std::vector<std::pair<size_t, size_t>> allocated;  // (job, type)
-  size_t next = 0;
-  while (next < queue.size() && any_free()) {  // fifo.py:129-165
-    const size_t j = queue[next++];
-    const AllocationJob& job = problem.jobs[j];
-    double best = -1;
-    std::optional<size_t> type;
-    for (size_t k : by_name) {
-      if (available[k] <= 0 || available[k] < job.num_gpus) continue;
-      const double t = RateOn(job.throughput, k);
-      if (t > best) {
-        best = t;
-        type = k;
-      }
-    }
-    if (!type) break;  // the head fits nowhere: lost for this call (fifo.py:141-142)
-    if (!(best > 0)) continue;  // passed over (fifo.py:157)
-    available[*type] -= job.num_gpus;
-    allocated.emplace_back(j, *type);
-    out.share[j][*type] = 1.0;
-  }
-  if (next >= queue.size() || allocated.empty()) return out;
-  // _pack (fifo.py:23-71): the rest of the queue, in order, while each head finds a partner. The
-  // pair of an allocated single and another job: the first of problem.pairs with the two, found
-  // through per-job lists of the pairs with an allocated single (one pass over the pairs, not a
-  // table of all O(jobs^2) of them).
-  std::vector<int> allocated_at(n, -1);  // job -> index into allocated
-  for (size_t i = 0; i < allocated.size(); ++i) allocated_at[allocated[i].first] = static_cast<int>(i);
-  std::vector<std::vector<std::pair<int, size_t>>> with_allocated(n);  // job -> (allocated index, pair)
-  for (size_t p = 0; p < problem.pairs.size(); ++p) {
-    const std::pair<size_t, size_t> key = Unordered(problem.pairs[p].a, problem.pairs[p].b);
-    if (key.first == key.second || key.second >= n) continue;
-    if (allocated_at[key.first] >= 0) with_allocated[key.second].emplace_back(allocated_at[key.first], p);
-    if (allocated_at[key.second] >= 0) with_allocated[key.first].emplace_back(allocated_at[key.second], p);
-  }
-  std::vector<long> pair_with(allocated.size(), -1);  // the head's pair with each allocated single
-  std::vector<bool> in_pair(n, false);
-  for (; next < queue.size(); ++next) {
-    const size_t h = queue[next];
-    for (const auto& [i, p] : with_allocated[h]) {
-      if (pair_with[static_cast<size_t>(i)] < 0) pair_with[static_cast<size_t>(i)] = static_cast<long>(p);
-    }
-    double best_gain = options.threshold;
-    std::optional<size_t> partner;  // index into allocated
-    for (size_t i = 0; i < allocated.size(); ++i) {
-      const auto [s, k] = allocated[i];
-      if (in_pair[s] || problem.jobs[s].num_gpus != problem.jobs[h].num_gpus) continue;
-      if (pair_with[i] < 0) continue;
-      const AllocationPair& pair = problem.pairs[static_cast<size_t>(pair_with[i])];
-      const double ts = RateOn(pair.a == s ? pair.throughput_a : pair.throughput_b, k);
-      const double th = RateOn(pair.a == h ? pair.throughput_a : pair.throughput_b, k);
-      if (!(ts > 0) || !(th > 0)) continue;  // a pair its mechanism never runs [REC]
-      const double is = RateOn(problem.jobs[s].throughput, k), ih = RateOn(problem.jobs[h].throughput, k);
-      const double gain = ts / is + (ih > 0 ? th / ih : 0.0);  // s runs on k alone: is > 0
-      if (gain > best_gain) {
-        best_gain = gain;
-        partner = i;
-      }
-    }
-    if (!partner) break;  // nobody jumps the queue
-    const auto [s, k] = allocated[*partner];
-    out.share[s][k] = 0.0;
-    in_pair[s] = in_pair[h] = true;
-    out.pair_share[static_cast<size_t>(pair_with[*partner])][k] = 1.0;
-    for (const auto& [i, p] : with_allocated[h]) pair_with[static_cast<size_t>(i)] = -1;
-  }
   return out;
 }
 

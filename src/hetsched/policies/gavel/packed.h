@@ -101,6 +101,9 @@ int AddPackedShares(lp::LinearProgram& program, const AllocationProblem& problem
 void ReadPackedShares(const std::vector<double>& values, int first, const AllocationProblem& problem,
                       const PackedLayout& layout, Allocation* allocation);
 
+// Throughput t on type k; 0 where the table has no entry for k (a type past its end).
+inline double ThroughputOn(std::span<const double> t, size_t k) { return k < t.size() ? t[k] : 0.0; }
+
 // Job j's effective throughput under `allocation` (its own row and its pairs'), from the
 // problem's throughputs.
 double PackedEffectiveThroughput(const AllocationProblem& problem, const Allocation& allocation, size_t j);
