@@ -22,7 +22,8 @@ std::string SlurpGoodput(const std::string& path) {
   return s.str();
 }
 
-Status RunGoodput(const std::string& dir, const std::string& workloads, std::string* printed, std::string* headline) {
+Status RunGoodput(const std::string& dir, const std::string& workloads, std::string* printed, std::string* headline,
+                  const std::string& ablation = "") {
   auto made = Registry<Experiment>::Instance().Create("goodput", Options());
   if (!made.ok()) return made.status();
   ExperimentContext ctx;
@@ -30,6 +31,7 @@ Status RunGoodput(const std::string& dir, const std::string& workloads, std::str
   ctx.quick = true;
   ctx.options.Set("jobs", "8");
   ctx.options.Set("workloads", workloads);
+  if (!ablation.empty()) ctx.options.Set("ablation", ablation);
   ctx.print = [&](const std::string& s) { *printed += s; };
   Status st = (*made)->Run(ctx);
   *headline = ctx.headline;
@@ -53,6 +55,33 @@ TEST(GoodputExperimentTest, QuickModeRunsThreePoliciesOnDerivedProfiles) {
   std::string again_printed, again_headline;
   ASSERT_TRUE(RunGoodput(dir, "6", &again_printed, &again_headline).ok());
   EXPECT_EQ(SlurpGoodput(dir + "/goodput.csv"), csv);
+}
+
+// ablation=true: sia-plus once more per part, with that part off; the text names each variant's
+// mean against sia-plus, and the three policies' rows are those of the run without it.
+TEST(GoodputExperimentTest, AblationAddsSiaPlusWithEachPartOff) {
+  const std::string dir = (std::filesystem::path(::testing::TempDir()) / "hetsched_goodput_ablation").string();
+  std::filesystem::remove_all(dir);
+  std::string printed, headline;
+  Status st = RunGoodput(dir, "6", &printed, &headline, "true");
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  const std::string csv = SlurpGoodput(dir + "/goodput.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 10);  // header + 3 policies + 6 parts
+  for (const char* part : {"resize", "moves", "handover", "split", "history", "remaining"}) {
+    const std::string label = std::string("sia-plus-no-") + part;
+    EXPECT_NE(csv.find("6," + label + ",8,"), std::string::npos) << label << csv;
+    EXPECT_NE(printed.find(label + " "), std::string::npos) << label << printed;
+  }
+  EXPECT_NE(printed.find("against sia-plus"), std::string::npos) << printed;
+  const std::string plain_dir = dir + "-plain";
+  std::filesystem::remove_all(plain_dir);
+  std::string plain_printed, plain_headline;
+  ASSERT_TRUE(RunGoodput(plain_dir, "6", &plain_printed, &plain_headline).ok());
+  EXPECT_EQ(csv.substr(0, SlurpGoodput(plain_dir + "/goodput.csv").size()), SlurpGoodput(plain_dir + "/goodput.csv"));
+  EXPECT_EQ(headline, plain_headline);
+  st = RunGoodput(dir, "6", &printed, &headline, "maybe");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("option 'ablation'"), std::string::npos) << st.ToString();
 }
 
 TEST(GoodputExperimentTest, AWorkloadPolluxDoesNotHaveIsRefused) {

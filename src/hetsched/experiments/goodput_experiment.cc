@@ -7,11 +7,16 @@
 // heterogeneity-unaware Pollux (pollux, unaware=true, as Sia's experiments run it) and hetsched's
 // sia-plus. `hetsched experiment goodput --seeds 1-3` repeats it per seed (the seed moves Pollux's
 // search; Sia's program is deterministic).
+// Option `ablation=true` adds sia-plus with each of its parts off in turn (sia-plus-no-PART: its
+// share of the gain, docs/policies.md for the parts).
 // Outputs in ctx.out_dir: goodput.csv (one row per workload and policy), goodput.svg (average JCT
-// per workload), cluster.yaml and profiles/ (the derived folder: a run can be repeated with
+// per workload, the three policies), cluster.yaml and profiles/ (the derived folder: a run can be repeated with
 // `hetsched simulate`). Results: docs/experiments/goodput.md.
 #include <algorithm>
 #include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
 #include <fmt/format.h>
 
 #include "hetsched/experiments/experiment.h"
@@ -30,6 +35,16 @@ namespace hetsched {
 namespace {
 
 constexpr const char* kGoodputPolicies[] = {"sia", "pollux", "sia-plus"};
+
+// sia-plus with one part off (ablation=true): the row's label suffix and the option that turns it off.
+struct GoodputAblation {
+  const char* part;
+  const char* key;
+  const char* off;
+};
+constexpr GoodputAblation kGoodputAblations[] = {{"resize", "resize", "restart"},  {"moves", "moves", "sia"},
+                                                 {"handover", "handover", "off"}, {"split", "split", "off"},
+                                                 {"history", "history", "off"},   {"remaining", "remaining", "0"}};
 constexpr const char* kGoodputApplications[] = {"bert", "cifar10", "deepspeech2", "imagenet", "ncf", "yolov3"};
 
 // Sia's shape with the types above. Links as hetsched's defaults for such servers.
@@ -89,6 +104,11 @@ class GoodputExperiment final : public Experiment {
                                      (listed.ok() ? std::string() : " (" + listed.status().message() + ")"));
     }
     if (max_jobs == 0 || max_jobs < -1) return Status::InvalidArgument("experiment goodput: option 'jobs' must be >= 1");
+    const Result<bool> ablation = ctx.options.GetBool("ablation", false);
+    if (!ablation.ok()) {
+      return Status::InvalidArgument("experiment goodput: option 'ablation' must be true or false (" +
+                                     ablation.status().message() + ")");
+    }
     if (ctx.check_only) return Status::Ok();
 
     const DeviceCatalog& devices = DeviceCatalog::BuiltIn();
@@ -111,11 +131,20 @@ class GoodputExperiment final : public Experiment {
     SimOptions sim;
     sim.seed = ctx.seed;
     std::vector<MethodChoice> choices;
+    std::vector<std::string> labels;
     for (const char* p : kGoodputPolicies) {
       MethodChoice c;
       c.policy = p;
       if (std::string_view(p) == "pollux") c.policy_options.Set("unaware", "true");  // as Sia's experiments run it
       choices.push_back(std::move(c));
+      labels.emplace_back(p);
+    }
+    for (const GoodputAblation& a : *ablation ? std::span(kGoodputAblations) : std::span<const GoodputAblation>()) {
+      MethodChoice c;
+      c.policy = "sia-plus";
+      c.policy_options.Set(a.key, a.off);
+      choices.push_back(std::move(c));
+      labels.push_back(std::string("sia-plus-no-") + a.part);
     }
     ctx.print(fmt::format("goodput: Pollux's workloads {} ({} jobs each) on {}, profiles derived in {}\n",
                           workloads_text, max_jobs < 0 ? std::string("all") : std::to_string(max_jobs),
@@ -137,13 +166,13 @@ class GoodputExperiment final : public Experiment {
       auto results = RunMany(cluster, ModelZoo::BuiltIn(), workload, choices, sim, ctx.threads);
       for (size_t i = 0; i < results.size(); ++i) {
         if (!results[i].ok()) {
-          return results[i].status().WithContext(fmt::format("experiment goodput: workload {}, {}", w, kGoodputPolicies[i]));
+          return results[i].status().WithContext(fmt::format("experiment goodput: workload {}, {}", w, labels[i]));
         }
-        HETSCHED_RETURN_IF_ERROR(WriteExperimentRun(ctx, fmt::format("workload-{}", w), kGoodputPolicies[i], *results[i]));
-        rows.push_back(GoodputRow{w, kGoodputPolicies[i], Summarize(*results[i])});
+        HETSCHED_RETURN_IF_ERROR(WriteExperimentRun(ctx, fmt::format("workload-{}", w), labels[i], *results[i]));
+        rows.push_back(GoodputRow{w, labels[i], Summarize(*results[i])});
       }
     }
-    return Report(ctx, rows, workloads);
+    return Report(ctx, rows, workloads, labels);
   }
 
  private:
@@ -156,18 +185,27 @@ class GoodputExperiment final : public Experiment {
     return n > 0 ? sum / n : 0;
   }
 
-  static Status Report(ExperimentContext& ctx, const std::vector<GoodputRow>& rows, const std::vector<int>& workloads) {
-    std::string text = "workload  policy    finished  avg JCT (h)  p99 JCT (h)  makespan (h)  util %\n";
+  static Status Report(ExperimentContext& ctx, const std::vector<GoodputRow>& rows, const std::vector<int>& workloads,
+                       const std::vector<std::string>& labels) {
+    size_t width = 8;
+    for (const std::string& l : labels) width = std::max(width, l.size());
+    std::string text = fmt::format("workload  {:<{}}  finished  avg JCT (h)  p99 JCT (h)  makespan (h)  util %\n", "policy", width);
     std::string csv = "workload,policy,jobs_finished,avg_jct_s,p99_jct_s,makespan_s,utilisation\n";
     for (const GoodputRow& r : rows) {
-      text += fmt::format("{:>8}  {:<8}  {:>8}  {:>11.3f}  {:>11.3f}  {:>12.3f}  {:>6.1f}\n", r.workload, r.policy,
+      text += fmt::format("{:>8}  {:<{}}  {:>8}  {:>11.3f}  {:>11.3f}  {:>12.3f}  {:>6.1f}\n", r.workload, r.policy, width,
                           r.summary.jobs_finished, r.summary.jct_s.mean / 3600, r.summary.jct_s.p99 / 3600,
                           r.summary.makespan_s / 3600, 100 * r.summary.utilisation);
       csv += fmt::format("{},{},{},{:.1f},{:.1f},{:.1f},{:.4f}\n", r.workload, r.policy, r.summary.jobs_finished,
                          r.summary.jct_s.mean, r.summary.jct_s.p99, r.summary.makespan_s, r.summary.utilisation);
     }
-    ctx.print(text);
     const double sia = MeanJct(rows, "sia"), plus = MeanJct(rows, "sia-plus");
+    // The ablation: each variant's mean average JCT against sia-plus's and sia's.
+    for (size_t i = std::size(kGoodputPolicies); i < labels.size() && sia > 0 && plus > 0; ++i) {
+      const double v = MeanJct(rows, labels[i]);
+      text += fmt::format("{:<24}  mean average JCT {:.1f} s: {:+.1f}% against sia-plus, {:+.1f}% against sia\n", labels[i],
+                          v, 100 * (v / plus - 1), 100 * (v / sia - 1));
+    }
+    ctx.print(text);
     if (sia > 0) {
       ctx.headline = fmt::format("sia-plus's average JCT is {:.1f}% {} Sia's (mean over {} workload{})",
                                  std::abs(100 * (plus / sia - 1)), plus <= sia ? "below" : "above", workloads.size(),
