@@ -428,6 +428,25 @@ TEST_F(AgentGoodputTest, TheGoodputIntervalRePicksAnAdaptiveJobsBatch) {
   EXPECT_EQ(Journaled("repick"), 1);
 }
 
+// A goodput job's rate (JobStatus::iteration_rate, what a policy reads for its time left) is its
+// reports' progress over the agent's time between reads, never the release's estimate (the
+// performance model's steps: another unit): 0 until two reads of this placement showed progress.
+TEST_F(AgentGoodputTest, AJobsRateIsItsReportedProgressOverTime) {
+  const long long id = RunningJob();  // agent time 62
+  EXPECT_EQ(agent->job_status(id).iteration_rate, 0);
+  const nlohmann::json first = Alloc(id);
+  AppendMetrics(id, Measure(first, 100).line + "\n");
+  ASSERT_NO_FATAL_FAILURE(Step());  // 63: the first read marks 100
+  EXPECT_EQ(agent->job_status(id).iteration_rate, 0);
+  AppendMetrics(id, Measure(first, 250).line + "\n" + Measure(first, 400).line + "\n");
+  ASSERT_NO_FATAL_FAILURE(Step(10));  // 73: 300 in 10 s
+  EXPECT_DOUBLE_EQ(agent->job_status(id).iteration_rate, 30);
+  EXPECT_DOUBLE_EQ(agent->job_status(id).iterations_done, 400);
+  AppendMetrics(id, Measure(first, 1000).line + "\n");
+  ASSERT_NO_FATAL_FAILURE(Step(20));  // 93: 900 in 30 s since the mark
+  EXPECT_DOUBLE_EQ(agent->job_status(id).iteration_rate, 30);
+}
+
 // A re-picked batch is journaled (`repick`, with the allocation) before its file is written: a
 // restarted agent keeps it (it neither loses it nor writes the stale one back), and writes it if
 // the stop came between the record and the file.

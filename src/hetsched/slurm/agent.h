@@ -297,6 +297,8 @@ class Agent final : public SchedBackend {
   Status AdoptJournaledAlloc(AgentJob& job, const JournalRecord& r, const std::string& where);
   // Measures one reported line into the job's state, on the type of its last placement.
   Status MeasureLine(AgentJob& job, const std::string& line, const std::string& where);
+  // A goodput job's measured rate of progress (AgentJob::rate_mark) after a read of its reports.
+  void MarkProgress(AgentJob& job);
   void DistrustMetrics(AgentJob& job);
   // GPUs per node of `devices` in node-id order (the pin's), and the nodes' names when asked.
   std::vector<int> GoodputPlacement(const std::vector<DeviceId>& devices, std::vector<std::string>* nodes = nullptr) const;

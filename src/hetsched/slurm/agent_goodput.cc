@@ -74,6 +74,7 @@ Status Agent::PlaceGoodput(AgentJob& job, JobId id, const std::vector<DeviceId>&
   job.goodput = std::move(placed);
   job.alloc = std::move(alloc);
   job.reported_since_placement = false;
+  job.rate_mark = {};
   return Status::Ok();
 }
 
@@ -187,6 +188,17 @@ void Agent::DistrustMetrics(AgentJob& job) {
   g.grad.reset();
 }
 
+void Agent::MarkProgress(AgentJob& job) {
+  if (job.phase != Phase::kRunning || !job.reported_since_placement) return;
+  const double progress = job.status.iterations_done, t = now();
+  AgentJob::ProgressMark& mark = job.rate_mark;
+  if (mark.at_s < 0 || progress < mark.progress) {
+    mark = {progress, t};  // the first read of this placement (or its progress went back: a fresh run)
+  } else if (t > mark.at_s && progress > mark.progress) {
+    job.status.iteration_rate = (progress - mark.progress) / (t - mark.at_s);
+  }
+}
+
 void Agent::ReadGoodputMetrics() {
   for (auto& [id, owned] : jobs_) {
     AgentJob& job = *owned;
@@ -225,6 +237,7 @@ void Agent::ReadGoodputMetrics() {
         if (!Append(r).ok()) return;  // kept in fatal_: the run ends; a restart reads the line again
       }
       if (job.goodput->epoch > epoch_before && job.goodput->replicas() > 0) job.repick_due = true;
+      if (!lines->empty()) MarkProgress(job);
     }
     if (bad.empty()) continue;
     bad_record.text = bad;

@@ -58,6 +58,13 @@ struct Agent::AgentJob {
   GoodputAlloc alloc;       // the last allocation written to its .alloc (journaled; seq 0: none yet)
   bool repick_due = false;  // an epoch of its current run ended in what this poll read
   bool reported_since_placement = false;  // a report was read while it held its last placement
+  // Its measured rate of progress (status.iteration_rate, in its reports' progress per second):
+  // the progress and the agent's time of the first read that showed progress in this placement;
+  // at_s < 0: none yet. A goodput job's rate is only ever measured, never the release's estimate
+  // (the performance model's steps, another unit).
+  struct ProgressMark {
+    double progress = 0, at_s = -1;
+  } rate_mark;
 };
 
 const char* PhaseName(Phase p);
