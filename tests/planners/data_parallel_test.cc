@@ -107,6 +107,42 @@ TEST_F(DataParallelPlannerTest, PlanJobIntoReusedStorageEqualsPlanJob) {
   }
 }
 
+// PlanKey (SchedContext's memo of starts) names what the plan reads of the job: equal keys for
+// jobs that differ elsewhere (id, name, priority) and then equal plans on the same devices; other
+// keys for another batch, parallelism (on two devices or more) or a goodput job; none for a
+// pipeline job on 2-8 devices (PlanJobAsPipeline's).
+TEST_F(DataParallelPlannerTest, PlanKeyNamesWhatThePlanReadsOfTheJob) {
+  job_.batch_size = 8;
+  JobSpec other = job_;
+  other.id = 99;
+  other.name = "other";
+  other.priority = 3;
+  ASSERT_TRUE(planner_->PlanKey(job_, model_, 3).has_value());
+  EXPECT_EQ(planner_->PlanKey(job_, model_, 3), planner_->PlanKey(other, model_, 3));
+  const std::vector<DeviceId> devices{0, 1, 2};
+  auto a = planner_->PlanJob(job_, model_, devices, cluster_.cluster());
+  auto b = planner_->PlanJob(other, model_, devices, cluster_.cluster());
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->plan.parallelism, b->plan.parallelism);
+  EXPECT_EQ(a->plan.batch_per_device, b->plan.batch_per_device);
+  EXPECT_EQ(a->plan.devices, b->plan.devices);
+  EXPECT_EQ(a->estimate.iteration_s, b->estimate.iteration_s);
+  EXPECT_EQ(a->prepared.nodes, b->prepared.nodes);
+  other.batch_size = 16;
+  EXPECT_NE(planner_->PlanKey(job_, model_, 3), planner_->PlanKey(other, model_, 3));
+  other = job_;
+  other.parallelism = Parallelism::kDataPS;
+  EXPECT_NE(planner_->PlanKey(job_, model_, 3), planner_->PlanKey(other, model_, 3));
+  EXPECT_EQ(planner_->PlanKey(job_, model_, 1), planner_->PlanKey(other, model_, 1));  // both single
+  other = job_;
+  other.application = "app";
+  EXPECT_NE(planner_->PlanKey(job_, model_, 3), planner_->PlanKey(other, model_, 3));
+  other = job_;
+  other.intra_job_planner = "dp";
+  EXPECT_FALSE(planner_->PlanKey(other, model_, 2).has_value());
+  EXPECT_TRUE(planner_->PlanKey(other, model_, 1).has_value());
+}
+
 // Ring memory per device = params x (1 + 2 for Adam state) + batch x activations
 // = 5 GiB x 3 + 64 x 0.1 GiB = 15 + 6.4 = 21.4 GiB > 16 GiB.
 TEST_F(DataParallelPlannerTest, ErrorsWhenTheJobDoesNotFitInMemory) {

@@ -23,7 +23,7 @@ constexpr auto AnyType = [](JobId /*id*/, DeviceTypeId /*type*/) { return true; 
 constexpr auto AnyNode = [](NodeId /*node*/) { return true; };
 
 std::vector<JobId> JobsOf(const GandivaNodeSets& sets, int g, size_t k) {
-  return sets.lists().at(g).at(k).jobs;
+  return sets.lists().at(g).at(k)->jobs;
 }
 
 // Two 4-GPU nodes, 1-GPU jobs 0-3. Job 0 makes node set A on node 0 (util 1); jobs 1 and 2 join it
@@ -37,15 +37,15 @@ TEST(GandivaNodeSetsTest, StrictRoomTestThenShrinkToDemand) {
   for (JobId id = 0; id < 4; ++id) ASSERT_TRUE(sets.Place(id, 1, AnyType, AnyNode));
   ASSERT_EQ(sets.lists().at(1).size(), 2u);
   EXPECT_THAT(JobsOf(sets, 1, 0), ElementsAre(3));
-  EXPECT_THAT(sets.lists().at(1)[0].nodes, ElementsAre(1));
+  EXPECT_THAT(sets.lists().at(1)[0]->nodes, ElementsAre(1));
   EXPECT_THAT(JobsOf(sets, 1, 1), ElementsAre(0, 1, 2));
-  EXPECT_EQ(sets.lists().at(1)[1].capacity, 4);
+  EXPECT_EQ(sets.lists().at(1)[1]->capacity, 4);
   EXPECT_TRUE(sets.free_nodes().empty());
   std::vector<JobId> orphans;
   sets.Adjust(AnyType, AnyNode, &orphans);
   ASSERT_EQ(sets.lists().at(1).size(), 1u);
   EXPECT_THAT(JobsOf(sets, 1, 0), ElementsAre(0, 1, 2, 3));
-  EXPECT_EQ(sets.lists().at(1)[0].util, 4);
+  EXPECT_EQ(sets.lists().at(1)[0]->util, 4);
   EXPECT_THAT(sets.free_nodes(), ElementsAre(1));
   EXPECT_TRUE(orphans.empty());
 }
@@ -59,7 +59,7 @@ TEST(GandivaNodeSetsTest, TimeSlicesWhenNoNodeIsFree) {
   EXPECT_TRUE(sets.Place(0, 4, AnyType, AnyNode));
   EXPECT_TRUE(sets.Place(1, 4, AnyType, AnyNode));
   EXPECT_THAT(JobsOf(sets, 4, 0), ElementsAre(0, 1));
-  EXPECT_EQ(sets.lists().at(4)[0].capacity, 1);
+  EXPECT_EQ(sets.lists().at(4)[0]->capacity, 1);
   EXPECT_FALSE(sets.Place(2, 2, AnyType, AnyNode));
   EXPECT_EQ(sets.jobs(), 2);
 }
@@ -113,7 +113,7 @@ TEST(GandivaNodeSetsTest, ExpandByOneNodeSetLeavesItEmpty) {
   ASSERT_EQ(sets.lists().at(1).size(), 2u);
   EXPECT_THAT(JobsOf(sets, 1, 0), ElementsAre(1, 2, 3, 4, 5));
   EXPECT_TRUE(JobsOf(sets, 1, 1).empty());
-  EXPECT_THAT(sets.lists().at(1)[1].nodes, ElementsAre(0));
+  EXPECT_THAT(sets.lists().at(1)[1]->nodes, ElementsAre(0));
   EXPECT_TRUE(sets.free_nodes().empty());
   EXPECT_TRUE(sets.EndStep(
       false, [](JobId) { return false; }, &ended));
@@ -144,10 +144,47 @@ TEST(GandivaNodeSetsTest, ShrinkThenExpandReArrangesWhenNodesRunOut) {
   EXPECT_THAT(sets.free_nodes(), ElementsAre(0));
   sets.Adjust(AnyType, AnyNode, &orphans);
   ASSERT_EQ(sets.lists().at(1).size(), 2u);
-  EXPECT_THAT(sets.lists().at(1)[0].nodes, ElementsAre(1));
+  EXPECT_THAT(sets.lists().at(1)[0]->nodes, ElementsAre(1));
   EXPECT_THAT(JobsOf(sets, 1, 0), ElementsAre(3, 6, 0));
-  EXPECT_THAT(sets.lists().at(1)[1].nodes, ElementsAre(0));
+  EXPECT_THAT(sets.lists().at(1)[1]->nodes, ElementsAre(0));
   EXPECT_THAT(JobsOf(sets, 1, 1), ElementsAre(4, 5, 1, 2));
+  EXPECT_TRUE(orphans.empty());
+}
+
+// Three 4-GPU nodes, 1-GPU jobs 0-8 (a node set that takes a job goes to the list's end, then the
+// list is sorted by util, stably). 0-2 on A (node 0); 3 makes B (node 1): [B1 A3]; 4, 5 join B:
+// [B2 A3], then [A3 B3]; 6 finds no room in A (sent to the end: [B3 A3]) and makes C on node 2:
+// [C1 B3 A3]; 7, 8 join C: [C2 B3 A3], then [B3 A3 C3]. Adjust 1: demand 9, plan
+// floor(9/9 x 12) = 12, target 9, occupied 12: shrink ceil(3 / 1) = 3, cut to 3 - 1 = 2: B then
+// A go, their jobs join C: C [6, 7, 8, 3, 4, 5, 0, 1, 2], free nodes 1, 0. Adjust 2: occupied 4,
+// diff 5: expand 5: D on node 1, E on node 0, then no free node: the peer's `i` ends at 5 and
+// every job is re-arranged, each to the first of the list sorted by util (C reset to 0):
+// 6 -> C [D0 E0 C1], 7 -> D [E0 D1 C1], 8 -> E [E1 D1 C1], 3 -> E [D1 C1 E2], 4 -> D [C1 D2 E2],
+// 5 -> C [C2 D2 E2], 0 -> C [D2 E2 C3], 1 -> D [E2 D3 C3], 2 -> E [E3 D3 C3]: a node set whose
+// util rises moves past every one after it with the lower util (two at once: 3, 0).
+TEST(GandivaNodeSetsTest, ReArrangementKeepsTheStableOrderOfThreeNodeSets) {
+  TestCluster tc({{kFast, 4}, {kFast, 4}, {kFast, 4}});
+  GandivaNodeSets sets(tc.cluster());
+  for (JobId id = 0; id < 9; ++id) ASSERT_TRUE(sets.Place(id, 1, AnyType, AnyNode));
+  ASSERT_EQ(sets.lists().at(1).size(), 3u);
+  EXPECT_THAT(JobsOf(sets, 1, 0), ElementsAre(3, 4, 5));
+  EXPECT_THAT(JobsOf(sets, 1, 1), ElementsAre(0, 1, 2));
+  EXPECT_THAT(JobsOf(sets, 1, 2), ElementsAre(6, 7, 8));
+  std::vector<JobId> orphans;
+  sets.Adjust(AnyType, AnyNode, &orphans);
+  ASSERT_EQ(sets.lists().at(1).size(), 1u);
+  EXPECT_THAT(JobsOf(sets, 1, 0), ElementsAre(6, 7, 8, 3, 4, 5, 0, 1, 2));
+  EXPECT_THAT(sets.free_nodes(), ElementsAre(1, 0));
+  sets.Adjust(AnyType, AnyNode, &orphans);
+  ASSERT_EQ(sets.lists().at(1).size(), 3u);
+  EXPECT_THAT(sets.lists().at(1)[0]->nodes, ElementsAre(0));  // E
+  EXPECT_THAT(JobsOf(sets, 1, 0), ElementsAre(8, 3, 2));
+  EXPECT_THAT(sets.lists().at(1)[1]->nodes, ElementsAre(1));  // D
+  EXPECT_THAT(JobsOf(sets, 1, 1), ElementsAre(7, 4, 1));
+  EXPECT_THAT(sets.lists().at(1)[2]->nodes, ElementsAre(2));  // C
+  EXPECT_THAT(JobsOf(sets, 1, 2), ElementsAre(6, 5, 0));
+  for (const auto& set : sets.lists().at(1)) EXPECT_EQ(set->util, 3);
+  EXPECT_TRUE(sets.free_nodes().empty());
   EXPECT_TRUE(orphans.empty());
 }
 
@@ -159,11 +196,11 @@ TEST(GandivaNodeSetsTest, NodeSetsKeepToTypesAJobMayUse) {
   GandivaNodeSets sets(tc.cluster());
   const auto slow_only = [](JobId id, DeviceTypeId type) { return id != 0 || type == kSlow; };
   ASSERT_TRUE(sets.Place(0, 4, slow_only, AnyNode));
-  EXPECT_THAT(sets.lists().at(4)[0].nodes, ElementsAre(1));
+  EXPECT_THAT(sets.lists().at(4)[0]->nodes, ElementsAre(1));
   EXPECT_THAT(sets.free_nodes(), ElementsAre(0));
   EXPECT_EQ(sets.MostDevicesFor(0, slow_only), 4);
   ASSERT_TRUE(sets.Place(1, 4, slow_only, AnyNode));
-  EXPECT_THAT(sets.lists().at(4)[1].nodes, ElementsAre(0));
+  EXPECT_THAT(sets.lists().at(4)[1]->nodes, ElementsAre(0));
 }
 
 // [REC] service: a free node the back end holds (a node down) never goes into a node set; the
@@ -173,7 +210,7 @@ TEST(GandivaNodeSetsTest, NodesOutOfServiceAreSkipped) {
   GandivaNodeSets sets(tc.cluster());
   const auto node0_down = [](NodeId n) { return n != 0; };
   ASSERT_TRUE(sets.Place(0, 4, AnyType, node0_down));
-  EXPECT_THAT(sets.lists().at(4)[0].nodes, ElementsAre(1));
+  EXPECT_THAT(sets.lists().at(4)[0]->nodes, ElementsAre(1));
   ASSERT_TRUE(sets.Place(1, 4, AnyType, node0_down));
   EXPECT_THAT(JobsOf(sets, 4, 0), ElementsAre(0, 1));
   EXPECT_THAT(sets.free_nodes(), ElementsAre(0));

@@ -32,6 +32,19 @@ class DataParallelPlanner : public Planner {
  public:
   std::string_view name() const override { return "data-parallel"; }
 
+  // What PlanJobInto reads of the job but for its id (which only errors name): the parallelism
+  // (single, PS or ring), the batch per device and whether it is a goodput job; a pipeline job
+  // (its intra-job planner, 2-8 devices) is planned by PlanJobAsPipeline and not memoised.
+  std::optional<uint64_t> PlanKey(const JobSpec& job, const ModelProfile& model,
+                                  size_t num_devices) const override {
+    if (!job.intra_job_planner.empty() && num_devices >= 2 && num_devices <= 8) return std::nullopt;
+    const int batch = job.batch_size > 0 ? job.batch_size : model.default_batch_size;
+    if (batch <= 0) return std::nullopt;
+    const uint64_t kind = num_devices == 1 ? 0 : job.parallelism == Parallelism::kDataPS ? 1 : 2;
+    return (static_cast<uint64_t>(static_cast<uint32_t>(batch)) << 3) | (kind << 1) |
+           (job.application.empty() ? 0u : 1u);
+  }
+
   Result<PlannedJob> PlanJob(const JobSpec& job, const ModelProfile& model, std::span<const DeviceId> devices,
                              const Cluster& cluster) override {
     PlannedJob planned;

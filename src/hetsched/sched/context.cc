@@ -124,8 +124,32 @@ bool SchedContext::StartOn(JobId id, std::span<const DeviceId> devices) {
   }
   const ModelProfile* model = ModelOf(id, *status.spec);
   if (model == nullptr) return false;
-  if (!AcceptPlan(planner_.PlanJobInto(*status.spec, *model, devices, cluster(), &planned_)) || failed()) return false;
-  return Accept(backend_.StartJob(id, planned_));
+  const PlannedJob* planned = nullptr;
+  if (!AcceptPlan(PlanStart(*status.spec, *model, devices, &planned)) || failed()) return false;
+  return Accept(backend_.StartJob(id, *planned));
+}
+
+Status SchedContext::PlanStart(const JobSpec& spec, const ModelProfile& model,
+                               std::span<const DeviceId> devices, const PlannedJob** planned) {
+  *planned = &planned_;
+  const std::optional<uint64_t> key = planner_.PlanKey(spec, model, devices.size());
+  if (!key) return planner_.PlanJobInto(spec, model, devices, cluster(), &planned_);
+  uint64_t h = reinterpret_cast<uintptr_t>(&model) * 0x9E3779B97F4A7C15ull ^ *key;
+  for (DeviceId d : devices) h = (h ^ static_cast<uint64_t>(d)) * 0x100000001B3ull;
+  if (plan_memo_.empty()) plan_memo_.resize(kPlanMemoSlots);
+  PlanMemo& memo = plan_memo_[(h ^ (h >> 29)) % kPlanMemoSlots];
+  if (memo.model == &model && memo.key == *key &&
+      std::equal(devices.begin(), devices.end(), memo.planned.plan.devices.begin(),
+                 memo.planned.plan.devices.end())) {
+    *planned = &memo.planned;
+    return Status::Ok();
+  }
+  Status status = planner_.PlanJobInto(spec, model, devices, cluster(), &planned_);
+  if (!status.ok()) return status;  // errors (memory) are not memoised: they name the job
+  memo.model = &model;
+  memo.key = *key;
+  memo.planned = planned_;
+  return status;
 }
 
 bool SchedContext::StartSharing(JobId id, JobId host) {

@@ -260,6 +260,20 @@ class SchedContext {
   std::vector<DeviceId> scratch_;
   std::vector<DeviceTypeId> types_;  // TryStart's candidate types (scratch)
   PlannedJob planned_;               // StartOn's plan (scratch: the planner may reuse its storage)
+  // StartOn's memo of plans (Planner::PlanKey), direct-mapped: an entry per (model, key, devices)
+  // hash slot, the last plan made there. Exact: a hit compares the whole key and device list. By
+  // the model's address, as estimate_cache_ (the zoo does not change while a context lives).
+  struct PlanMemo {
+    const ModelProfile* model = nullptr;  // nullptr: empty
+    uint64_t key = 0;
+    PlannedJob planned;  // its plan.devices are the devices
+  };
+  static constexpr size_t kPlanMemoSlots = 256;
+  std::vector<PlanMemo> plan_memo_;
+  // Plans a job of `spec` on `devices`: `*planned` is the memo's plan where the planner names a
+  // key and the memo has it, else planned_, planned afresh (and memoised where there is a key).
+  Status PlanStart(const JobSpec& spec, const ModelProfile& model, std::span<const DeviceId> devices,
+                   const PlannedJob** planned);
   std::vector<ContainerPlacement> containers_;
   std::string reason_;
   // The first `num_devices` devices of `type`, its largest nodes first (EstimateIterationS's

@@ -2,6 +2,8 @@
 // server, pipeline stages) and estimates its speed from the visible performance model.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -38,6 +40,16 @@ class Planner {
                              const Cluster& cluster, PlannedJob* out) {
     HETSCHED_ASSIGN_OR_RETURN(*out, PlanJob(job, model, devices, cluster));
     return Status::Ok();
+  }
+  // A planner whose successful PlanJobInto is a function of the model, the devices, the cluster
+  // and a few fields of the job may name those fields' values as a key: then two jobs with equal
+  // keys and models get the same plan on the same devices of the same cluster, and a caller may
+  // reuse it (SchedContext::StartOn memoises its starts: a time-slicing policy starts jobs on
+  // the same devices millions of times). The key is exact, not a hash: equal keys promise equal
+  // plans. nullopt (the default): not memoisable, for this job or at all.
+  virtual std::optional<uint64_t> PlanKey(const JobSpec& /*job*/, const ModelProfile& /*model*/,
+                                          size_t /*num_devices*/) const {
+    return std::nullopt;
   }
 };
 

@@ -32,18 +32,78 @@
 #include <cmath>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "hetsched/policies/tiresias/gandiva_node_sets.h"
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/registry.h"
+#include "hetsched/util/job_table.h"
 
 namespace hetsched {
 namespace {
+
+// A set of job ids walked in ascending order (a sorted vector) with an O(1) membership test (a
+// flag per id in a JobTable), and a mark per member for Apply's sweep: it asks these of every job
+// its node sets run, at every step.
+class JobSet {
+ public:
+  bool contains(JobId id) const {
+    const char* in = member_.Find(id);
+    return in != nullptr && *in != 0;
+  }
+  void insert(JobId id) {
+    const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
+    if (at != ids_.end() && *at == id) return;
+    ids_.insert(at, id);
+    member_[id] = kMember;
+  }
+  size_t erase(JobId id) {
+    const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
+    if (at == ids_.end() || *at != id) return 0;
+    ids_.erase(at);
+    member_.Erase(id);
+    return 1;
+  }
+  // Adds `ids` (sorted here) in one merge. REQUIRES: none is a member, no two equal.
+  void InsertMany(std::vector<JobId>& ids) {
+    std::sort(ids.begin(), ids.end());
+    for (JobId id : ids) member_[id] = kMember;
+    const auto middle = static_cast<std::ptrdiff_t>(ids_.size());
+    ids_.insert(ids_.end(), ids.begin(), ids.end());
+    std::inplace_merge(ids_.begin(), ids_.begin() + middle, ids_.end());
+  }
+  // Marks member `id` (to keep it at the next Sweep).
+  void Mark(JobId id) {
+    if (char* in = member_.Find(id)) *in = kMarked;
+  }
+  // Removes every member not marked, in ascending order, calling `removed(id)` for each; clears
+  // the marks.
+  template <typename Removed>
+  void Sweep(Removed&& removed) {
+    size_t kept = 0;
+    for (JobId id : ids_) {
+      char* in = member_.Find(id);
+      if (*in == kMarked) {
+        *in = kMember;
+        ids_[kept++] = id;
+      } else {
+        member_.Erase(id);
+        removed(id);
+      }
+    }
+    ids_.resize(kept);
+  }
+  auto begin() const { return ids_.begin(); }
+  auto end() const { return ids_.end(); }
+
+ private:
+  static constexpr char kMember = 1;
+  static constexpr char kMarked = 2;
+  std::vector<JobId> ids_;  // ascending
+  JobTable<char> member_;
+};
 
 class TiresiasGandivaScheduler : public JobScheduler {
  public:
@@ -105,14 +165,14 @@ class TiresiasGandivaScheduler : public JobScheduler {
       const Node& node = ctx.cluster().node(n);
       for (DeviceId d = node.first_device; d < node.first_device + node.num_devices; ++d) {
         const JobId owner = ctx.state().owner(d);
-        if (owner != kNoJob && running_.count(owner) == 0 && ending_.count(owner) == 0) return false;
+        if (owner != kNoJob && !running_.contains(owner) && !ending_.contains(owner)) return false;
       }
       return true;
     };
     // Ended: finished, or its work done and held to its finish (idle) since an arrival came first.
     const auto ended = [&](JobId id) {
       const JobStatus& job = ctx.job(id);
-      return finished_.count(id) > 0 || (job.state == JobState::kRunning && job.idle);
+      return finished_.contains(id) || (job.state == JobState::kRunning && job.idle);
     };
     const bool switch_slices = static_cast<long long>(std::fmod(now, slice_s_)) == 0;  // int(now % 60) == 0
     ended_.clear();
@@ -145,42 +205,58 @@ class TiresiasGandivaScheduler : public JobScheduler {
   }
 
   // Runs each node set's first min(jobs, capacity) jobs, each on a slot of g devices (slot k: its
-  // devices [k g, (k + 1) g)), and stops every other job it runs.
+  // devices [k g, (k + 1) g)), and stops every other job it runs. Cost: O(jobs in node sets +
+  // running jobs) and no allocation once warm, but for the starts and stops themselves (a flag per
+  // id and sorted vectors, not node-based sets and maps: this runs at every 10 s step).
   void Apply(SchedContext& ctx) {
-    wanted_.clear();
+    // The running jobs that stay: wanted by their node set and on one of its slots already. The
+    // slot of each wanted job (-1: it does not stay), in list order, for the starts below.
+    slots_.clear();
     for (const auto& [g, list] : sets_->lists()) {
-      for (const auto& set : list) {
+      for (const auto& set_ptr : list) {
+        const GandivaNodeSets::NodeSet& set = *set_ptr;
         const size_t n = std::min(set.jobs.size(), static_cast<size_t>(set.capacity));
-        for (size_t k = 0; k < n; ++k) wanted_[set.jobs[k]] = &set;
+        for (size_t k = 0; k < n; ++k) {
+          const JobId id = set.jobs[k];
+          int slot = -1;
+          if (running_.contains(id)) {
+            const JobStatus& job = ctx.job(id);
+            if (job.state == JobState::kRunning) slot = SlotOf(set, job);
+          }
+          slots_.push_back(slot);
+          if (slot >= 0) running_.Mark(id);
+        }
       }
     }
-    for (auto it = running_.begin(); it != running_.end();) {
-      const JobStatus& job = ctx.job(*it);
-      const auto w = wanted_.find(*it);
-      if (job.state == JobState::kRunning && w != wanted_.end() && SlotOf(*w->second, job) >= 0) {
-        ++it;
-        continue;
-      }
-      if (job.state == JobState::kRunning) ctx.Preempt(*it);
-      it = running_.erase(it);
-    }
+    // The others stop, in id order.
+    running_.Sweep([&](JobId id) {
+      if (ctx.job(id).state == JobState::kRunning) ctx.Preempt(id);
+    });
     if (ctx.failed()) return;
+    // The others start on free slots, in list order.
+    started_.clear();
+    size_t at = 0;
     for (const auto& [g, list] : sets_->lists()) {
-      for (const auto& set : list) {
+      for (const auto& set_ptr : list) {
+        const GandivaNodeSets::NodeSet& set = *set_ptr;
         const size_t n = std::min(set.jobs.size(), static_cast<size_t>(set.capacity));
         used_.assign(static_cast<size_t>(set.capacity), false);
         for (size_t k = 0; k < n; ++k) {
-          if (running_.count(set.jobs[k]) > 0)
-            used_[static_cast<size_t>(SlotOf(set, ctx.job(set.jobs[k])))] = true;
+          if (slots_[at + k] >= 0) used_[static_cast<size_t>(slots_[at + k])] = true;
         }
         for (size_t k = 0; k < n; ++k) {
           const JobId id = set.jobs[k];
-          if (running_.count(id) > 0 || ctx.job(id).state != JobState::kPending) continue;
-          if (StartOnFreeSlot(ctx, set, g, id)) running_.insert(id);
-          if (ctx.failed()) return;
+          if (slots_[at + k] >= 0 || ctx.job(id).state != JobState::kPending) continue;
+          if (StartOnFreeSlot(ctx, set, g, id)) started_.push_back(id);
+          if (ctx.failed()) break;
         }
+        at += n;
+        if (ctx.failed()) break;
       }
+      if (ctx.failed()) break;
     }
+    running_.InsertMany(started_);
+    if (ctx.failed()) return;
     for (JobId id : running_) ctx.HoldFinishUntil(id, next_step_s_);
   }
 
@@ -214,13 +290,14 @@ class TiresiasGandivaScheduler : public JobScheduler {
   std::optional<GandivaNodeSets> sets_;  // made at the first call, on the context's cluster
   std::vector<JobId> arrivals_;          // submitted since the last step, in submission order
   std::vector<JobId> pending_;           // the peer's pending list (no node set took them)
-  std::set<JobId> running_;              // jobs this policy runs
-  std::set<JobId> finished_;             // finished since the last step (still in their node sets)
-  std::set<JobId> ending_;               // ended by a step, finishing at its second
+  JobSet running_;                       // jobs this policy runs
+  JobSet finished_;                      // finished since the last step (still in their node sets)
+  JobSet ending_;                        // ended by a step, finishing at its second
   double next_step_s_ = 0;
   double asked_s_ = -1;
-  std::vector<JobId> ended_;                                           // scratch of Step
-  std::unordered_map<JobId, const GandivaNodeSets::NodeSet*> wanted_;  // scratch of Apply
+  std::vector<JobId> ended_;  // scratch of Step
+  std::vector<int> slots_;    // scratch of Apply
+  std::vector<JobId> started_;
   std::vector<bool> used_;
   std::vector<DeviceId> devices_;
 };

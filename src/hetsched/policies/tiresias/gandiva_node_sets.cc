@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <iterator>
+#include <memory>
 
 namespace hetsched {
 
@@ -19,7 +20,7 @@ GandivaNodeSets::GandivaNodeSets(const Cluster& cluster) : cluster_(cluster) {
 int GandivaNodeSets::jobs() const {
   int n = 0;
   for (const auto& [g, list] : lists_) {
-    for (const NodeSet& set : list) n += static_cast<int>(set.jobs.size());
+    for (const auto& set : list) n += static_cast<int>(set->jobs.size());
   }
   return n;
 }
@@ -41,14 +42,16 @@ int GandivaNodeSets::MostDevicesFor(JobId id, CanUse can_use) const {
 
 bool GandivaNodeSets::TakeNodes(int g, FunctionRef<bool(DeviceTypeId)> type_ok, NodeOk node_ok,
                                 NodeSet* out) {
-  std::vector<DeviceTypeId> tried;
+  std::vector<DeviceTypeId>& tried = tried_;  // scratch: no allocation per call
+  std::vector<size_t>& picked = picked_;
+  tried.clear();
   for (size_t i = 0; i < free_nodes_.size(); ++i) {
     const DeviceTypeId type = cluster_.node(free_nodes_[i]).device_type;
     if (std::find(tried.begin(), tried.end(), type) != tried.end() || !type_ok(type) ||
         !node_ok(free_nodes_[i]))
       continue;
     tried.push_back(type);
-    std::vector<size_t> picked;
+    picked.clear();
     int devices = 0;
     for (size_t j = i; j < free_nodes_.size() && devices < g; ++j) {
       const Node& node = cluster_.node(free_nodes_[j]);
@@ -72,34 +75,63 @@ bool GandivaNodeSets::TakeNodes(int g, FunctionRef<bool(DeviceTypeId)> type_ok, 
   return false;
 }
 
-int GandivaNodeSets::FirstUsable(const std::vector<NodeSet>& list, JobId id, CanUse can_use) {
+int GandivaNodeSets::FirstUsable(const NodeSetList& list, JobId id, CanUse can_use) {
   for (size_t k = 0; k < list.size(); ++k) {
-    if (can_use(id, list[k].type)) return static_cast<int>(k);
+    if (can_use(id, list[k]->type)) return static_cast<int>(k);
   }
   return -1;
 }
 
-void GandivaNodeSets::SortByUtil(std::vector<NodeSet>& list) {
+void GandivaNodeSets::SortByUtil(NodeSetList& list) {
   // The peer's sort is stable. Its lists are in order but for the one or two node sets a call
   // changed, so a stable insertion sort (each node set out of order rotated to its place, after
   // the equal ones before it) gives stable_sort's order while moving only those: sorting the node
   // sets, three vectors each, in place moved every one O(log n) times, a quarter of a 2,000-job run.
   for (auto it = list.begin(); it != list.end(); ++it) {
-    if (it == list.begin() || !(it->util < (it - 1)->util)) continue;
-    const auto to = std::upper_bound(list.begin(), it, it->util,
-                                     [](int util, const NodeSet& set) { return util < set.util; });
+    if (it == list.begin() || !((*it)->util < (*(it - 1))->util)) continue;
+    const auto to = std::upper_bound(list.begin(), it, (*it)->util,
+                                     [](int util, const NodeSet* set) { return util < set->util; });
     std::rotate(to, it, it + 1);
   }
 }
 
-bool GandivaNodeSets::JoinFirst(std::vector<NodeSet>& list, JobId id, CanUse can_use) {
+void GandivaNodeSets::RaiseInOrder(NodeSetList& list, size_t k) {
+  // The node sets after k with a lower util (all equal to its old one) move before it: where the
+  // stable sort of the list puts it.
+  size_t j = k + 1;
+  while (j < list.size() && list[j]->util < list[k]->util) ++j;
+  if (j > k + 1) {
+    std::rotate(list.begin() + static_cast<std::ptrdiff_t>(k),
+                list.begin() + static_cast<std::ptrdiff_t>(k + 1),
+                list.begin() + static_cast<std::ptrdiff_t>(j));
+  }
+}
+
+bool GandivaNodeSets::JoinFirst(NodeSetList& list, JobId id, CanUse can_use, bool sorted) {
   const int k = FirstUsable(list, id, can_use);
   if (k < 0) return false;
-  NodeSet& set = list[static_cast<size_t>(k)];
+  NodeSet& set = *list[static_cast<size_t>(k)];
   set.util += 1;
   set.jobs.push_back(id);
-  SortByUtil(list);
+  if (sorted) {
+    RaiseInOrder(list, static_cast<size_t>(k));
+  } else {
+    SortByUtil(list);
+  }
   return true;
+}
+
+GandivaNodeSets::NodeSet* GandivaNodeSets::NewNodeSet() {
+  if (spare_.empty()) return owned_.emplace_back(std::make_unique<NodeSet>()).get();
+  NodeSet* set = spare_.back();
+  spare_.pop_back();
+  set->nodes.clear();
+  set->devices.clear();
+  set->jobs.clear();
+  set->type = kNoDeviceType;
+  set->capacity = 0;
+  set->util = 0;
+  return set;
 }
 
 void GandivaNodeSets::Release(NodeSet& set) {
@@ -109,85 +141,96 @@ void GandivaNodeSets::Release(NodeSet& set) {
 }
 
 bool GandivaNodeSets::Place(JobId id, int g, CanUse can_use, NodeOk node_ok) {
-  std::vector<NodeSet>& list = lists_[g];
+  NodeSetList& list = lists_[g];
   // An existing node set with room (206-219): the first is taken out, and put back at
   // the end, sorted only if it took the job.
   int k = FirstUsable(list, id, can_use);
   if (k >= 0) {
-    NodeSet set = std::move(list[static_cast<size_t>(k)]);
-    list.erase(list.begin() + k);
+    std::rotate(list.begin() + k, list.begin() + k + 1, list.end());  // to the end of the list
+    NodeSet& set = *list.back();
     const bool room = set.util + 1 < set.capacity;
     if (room) {
       set.util += 1;
       set.jobs.push_back(id);
     }
-    list.push_back(std::move(set));
     if (room) {
       SortByUtil(list);
       return true;
     }
   }
   // A new node set (221-243).
-  NodeSet fresh;
+  NodeSet* fresh = NewNodeSet();
   if (TakeNodes(
-          g, [&](DeviceTypeId type) { return can_use(id, type); }, node_ok, &fresh)) {
-    fresh.util = 1;
-    fresh.jobs.push_back(id);
-    list.push_back(std::move(fresh));
+          g, [&](DeviceTypeId type) { return can_use(id, type); }, node_ok, fresh)) {
+    fresh->util = 1;
+    fresh->jobs.push_back(id);
+    list.push_back(fresh);
     SortByUtil(list);
     return true;
   }
+  spare_.push_back(fresh);
   // Time slicing on the first node set listed (245-254): taken out, put back at the end, sorted.
   k = FirstUsable(list, id, can_use);
   if (k < 0) return false;
-  NodeSet set = std::move(list[static_cast<size_t>(k)]);
-  list.erase(list.begin() + k);
-  set.util += 1;
-  set.jobs.push_back(id);
-  list.push_back(std::move(set));
+  std::rotate(list.begin() + k, list.begin() + k + 1, list.end());
+  list.back()->util += 1;
+  list.back()->jobs.push_back(id);
   SortByUtil(list);
   return true;
 }
 
 // gandiva_node_set_expand (296-342).
-void GandivaNodeSets::Expand(int g, std::vector<NodeSet>& list, int count, CanUse can_use, NodeOk node_ok,
+void GandivaNodeSets::Expand(int g, NodeSetList& list, int count, CanUse can_use, NodeOk node_ok,
                              std::vector<JobId>* orphans) {
   int i = 0;  // the peer's `i`, which its inner loop reuses (305-320)
   for (int k = 1; k <= count; ++k) {
     i = k;
-    NodeSet fresh;
-    if (TakeNodes(
-            g, [](DeviceTypeId) { return true; }, node_ok, &fresh)) {
-      i = static_cast<int>(fresh.nodes.size()) - 1;
-      list.push_back(std::move(fresh));  // util 0, no jobs, not sorted
+    NodeSet* fresh = NewNodeSet();
+    if (!TakeNodes(
+            g, [](DeviceTypeId) { return true; }, node_ok, fresh)) {
+      // Nothing changed, so every later k fails too: the peer's `i` ends at count.
+      spare_.push_back(fresh);
+      i = count;
+      break;
     }
+    i = static_cast<int>(fresh->nodes.size()) - 1;
+    list.push_back(fresh);  // util 0, no jobs, not sorted
   }
   if (i <= 0) return;
   moved_.clear();  // re-arrangement: every job, in list order, to the least loaded (323-338)
-  for (NodeSet& set : list) {
-    if (set.jobs.empty()) continue;
-    moved_.insert(moved_.end(), set.jobs.begin(), set.jobs.end());
-    set.jobs.clear();
-    set.util = 0;
+  for (auto& set : list) {
+    if (set->jobs.empty()) continue;
+    moved_.insert(moved_.end(), set->jobs.begin(), set->jobs.end());
+    set->jobs.clear();
+    set->util = 0;
   }
-  for (JobId id : moved_) {
-    if (!JoinFirst(list, id, can_use)) orphans->push_back(id);
-  }
+  RejoinMoved(list, can_use, orphans);
 }
 
 // gandiva_node_set_shrink (261-294).
-void GandivaNodeSets::Shrink(std::vector<NodeSet>& list, int count, CanUse can_use,
-                             std::vector<JobId>* orphans) {
+void GandivaNodeSets::Shrink(NodeSetList& list, int count, CanUse can_use, std::vector<JobId>* orphans) {
   if (static_cast<int>(list.size()) <= count) count = static_cast<int>(list.size()) - 1;
   moved_.clear();
-  for (int k = 1; k <= count; ++k) {
-    NodeSet& set = list.front();
+  for (int k = 0; k < count; ++k) {  // the first `count` node sets, one after the other
+    NodeSet& set = *list[static_cast<size_t>(k)];
     moved_.insert(moved_.end(), set.jobs.begin(), set.jobs.end());
     Release(set);
-    list.erase(list.begin());
   }
+  for (int k = 0; k < count; ++k) spare_.push_back(list[static_cast<size_t>(k)]);
+  if (count > 0) list.erase(list.begin(), list.begin() + count);
+  RejoinMoved(list, can_use, orphans);
+}
+
+void GandivaNodeSets::RejoinMoved(NodeSetList& list, CanUse can_use, std::vector<JobId>* orphans) {
+  // The first join sorts the whole list (it may be out of order: Place and Expand append node
+  // sets unsorted); each later one finds it sorted but for the node set it raised.
+  bool sorted = false;
   for (JobId id : moved_) {
-    if (!JoinFirst(list, id, can_use)) orphans->push_back(id);
+    if (JoinFirst(list, id, can_use, sorted)) {
+      sorted = true;
+    } else {
+      orphans->push_back(id);
+    }
   }
 }
 
@@ -197,9 +240,9 @@ void GandivaNodeSets::Adjust(CanUse can_use, NodeOk node_ok, std::vector<JobId>*
   long long total_demand = 0;
   for (const auto& [g, list] : lists_) {
     long long jobs = 0, occupied = 0;
-    for (const NodeSet& set : list) {
-      jobs += static_cast<long long>(set.jobs.size());
-      occupied += static_cast<long long>(set.devices.size());
+    for (const auto& set : list) {
+      jobs += static_cast<long long>(set->jobs.size());
+      occupied += static_cast<long long>(set->devices.size());
     }
     demand_occupied[g] = {jobs * g, occupied};
     total_demand += jobs * g;
@@ -223,10 +266,10 @@ void GandivaNodeSets::Adjust(CanUse can_use, NodeOk node_ok, std::vector<JobId>*
 
 bool GandivaNodeSets::Remove(JobId id) {
   for (auto& [g, list] : lists_) {
-    for (NodeSet& set : list) {
-      const auto it = std::find(set.jobs.begin(), set.jobs.end(), id);
-      if (it == set.jobs.end()) continue;
-      set.jobs.erase(it);
+    for (auto& set : list) {
+      const auto it = std::find(set->jobs.begin(), set->jobs.end(), id);
+      if (it == set->jobs.end()) continue;
+      set->jobs.erase(it);
       return true;
     }
   }
@@ -237,7 +280,8 @@ bool GandivaNodeSets::EndStep(bool switch_slices, FunctionRef<bool(JobId)> ended
                               std::vector<JobId>* ended_jobs) {
   bool released = false;
   for (auto& [g, list] : lists_) {
-    for (NodeSet& set : list) {
+    for (auto& set_ptr : list) {
+      NodeSet& set = *set_ptr;
       const size_t running = std::min(set.jobs.size(), static_cast<size_t>(set.capacity));
       // Only running jobs progress, so only they can end (the peer tests them alone, 451-457).
       const size_t before = ended_jobs->size();
@@ -256,7 +300,16 @@ bool GandivaNodeSets::EndStep(bool switch_slices, FunctionRef<bool(JobId)> ended
         released = true;
       }
     }
-    std::erase_if(list, [](const NodeSet& set) { return set.nodes.empty(); });
+    // The freed node sets leave the list (kept for reuse), the others keep their order.
+    size_t kept = 0;
+    for (NodeSet* set : list) {
+      if (set->nodes.empty()) {
+        spare_.push_back(set);
+      } else {
+        list[kept++] = set;
+      }
+    }
+    list.resize(kept);
   }
   return released;
 }

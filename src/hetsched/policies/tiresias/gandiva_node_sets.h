@@ -35,6 +35,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "hetsched/model/cluster.h"
@@ -53,6 +54,9 @@ class GandivaNodeSets {
     int util = 0;             // the peer's `util` (see the file comment)
     std::vector<JobId> jobs;  // the peer's order: the first min(size, capacity) run
   };
+  // A GPU count's node sets, in the peer's order, by pointer (owned by GandivaNodeSets): the many
+  // reorderings (a sort after each job a re-arrangement moves) move pointers, not node sets.
+  using NodeSetList = std::vector<NodeSet*>;
   // Whether job `id` may run on devices of `type`.
   using CanUse = FunctionRef<bool(JobId, DeviceTypeId)>;
   // Whether free node `n` may go into a node set now (in the peer every free node may; a back end
@@ -81,8 +85,9 @@ class GandivaNodeSets {
   // next EndStep); false when it is in none. Cost: O(jobs in node sets).
   bool Remove(JobId id);
 
-  // The node sets of each GPU count, ascending g; each list in the peer's order.
-  const std::map<int, std::vector<NodeSet>>& lists() const { return lists_; }
+  // The node sets of each GPU count, ascending g; each list in the peer's order. A node set's
+  // address stays valid while this object lives (a freed one is kept for reuse).
+  const std::map<int, NodeSetList>& lists() const { return lists_; }
   const std::vector<NodeId>& free_nodes() const { return free_nodes_; }
   // Jobs in node sets, and whether any node set exists.
   int jobs() const;
@@ -95,21 +100,35 @@ class GandivaNodeSets {
   // devices: the first type, in free-list order, that has enough and `type_ok`. False when none has.
   bool TakeNodes(int g, FunctionRef<bool(DeviceTypeId)> type_ok, NodeOk node_ok, NodeSet* out);
   // Index of the first node set in `list` that job `id` may use; -1 when none.
-  static int FirstUsable(const std::vector<NodeSet>& list, JobId id, CanUse can_use);
-  // Adds `id` to the first node set of `list` it may use (util + 1), then sorts the list; false
-  // when it may use none.
-  static bool JoinFirst(std::vector<NodeSet>& list, JobId id, CanUse can_use);
-  static void SortByUtil(std::vector<NodeSet>& list);
+  static int FirstUsable(const NodeSetList& list, JobId id, CanUse can_use);
+  // Adds `id` to the first node set of `list` it may use (util + 1), then sorts the list (stable);
+  // false when it may use none. `sorted`: the list was in order before, so only that node set
+  // moves (RaiseInOrder), O(list) with no full pass.
+  static bool JoinFirst(NodeSetList& list, JobId id, CanUse can_use, bool sorted);
+  // Stable sort by util (the peer's list.sort), moving only the node sets out of order.
+  static void SortByUtil(NodeSetList& list);
+  // REQUIRES: `list` is sorted but for list[k], whose util just rose: moves it to its stable place.
+  static void RaiseInOrder(NodeSetList& list, size_t k);
+  // Each job of moved_, in order, joins the first node set of `list` it may use (JoinFirst); those
+  // that may use none are appended to `orphans`.
+  void RejoinMoved(NodeSetList& list, CanUse can_use, std::vector<JobId>* orphans);
   void Release(NodeSet& set);
-  void Expand(int g, std::vector<NodeSet>& list, int count, CanUse can_use, NodeOk node_ok,
+  // An empty node set: one of spare_ (node sets made and freed, kept with their storage: the
+  // peer's re-sizing makes and frees some at most steps), else a new one in owned_.
+  NodeSet* NewNodeSet();
+  void Expand(int g, NodeSetList& list, int count, CanUse can_use, NodeOk node_ok,
               std::vector<JobId>* orphans);
-  void Shrink(std::vector<NodeSet>& list, int count, CanUse can_use, std::vector<JobId>* orphans);
+  void Shrink(NodeSetList& list, int count, CanUse can_use, std::vector<JobId>* orphans);
 
   const Cluster& cluster_;
-  int total_devices_ = 0;                      // the peer's CLUSTER.num_gpu
-  std::vector<NodeId> free_nodes_;             // the peer's free_nodes, in its order
-  std::map<int, std::vector<NodeSet>> lists_;  // node_g
-  std::vector<JobId> moved_;                   // scratch of Expand and Shrink
+  int total_devices_ = 0;                        // the peer's CLUSTER.num_gpu
+  std::vector<NodeId> free_nodes_;               // the peer's free_nodes, in its order
+  std::map<int, NodeSetList> lists_;             // node_g
+  std::vector<JobId> moved_;                     // scratch of Expand and Shrink
+  std::vector<std::unique_ptr<NodeSet>> owned_;  // every node set made: listed, or in spare_
+  std::vector<NodeSet*> spare_;
+  std::vector<DeviceTypeId> tried_;  // scratch of TakeNodes
+  std::vector<size_t> picked_;
 };
 
 }  // namespace hetsched
