@@ -1,6 +1,7 @@
 // Internal to the agent (agent*.cc): what it keeps per job.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,12 @@ struct Agent::AgentJob {
   struct ProgressMark {
     double progress = 0, at_s = -1;
   } rate_mark;
+
+  // Its rate as a run starts: the plan's estimate (`iteration_s` per iteration) for a rigid job;
+  // 0 (unknown until measured) for a goodput job.
+  double StartRate(double iteration_s) const {
+    return !goodput && std::isfinite(iteration_s) && iteration_s > 0 ? 1.0 / iteration_s : 0.0;
+  }
 };
 
 const char* PhaseName(Phase p);

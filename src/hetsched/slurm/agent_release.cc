@@ -131,10 +131,7 @@ Status Agent::StartJob(JobId id, const PlannedJob& planned) {
   job.status.state = JobState::kRunning;
   job.status.last_start_s = now();
   if (job.status.first_start_s < 0) job.status.first_start_s = job.status.last_start_s;
-  // A goodput job's rate is measured from its reports (MarkProgress); until then unknown.
-  job.status.iteration_rate = job.goodput ? 0.0
-                              : planned.estimate.iteration_s > 0 ? 1.0 / planned.estimate.iteration_s
-                                                                 : 0;
+  job.status.iteration_rate = job.StartRate(planned.estimate.iteration_s);  // a goodput job's: MarkProgress
   unreleased_.push_back(Unreleased{id, t0, std::move(pin.argv)});
   if (static_cast<int>(unreleased_.size()) >= std::max(1, options_.release_batch)) FlushReleases();
   return Status::Ok();

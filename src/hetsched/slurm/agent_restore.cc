@@ -275,10 +275,8 @@ void Agent::ShowRunning(AgentJob& job) {
   if (s.first_start_s < 0) s.first_start_s = job.record.first_start_s >= 0 ? job.record.first_start_s : s.last_start_s;
   // The rate a job started in this life reports is its plan's estimate: the same here (a goodput
   // job's is measured again from its next reports, MarkProgress).
-  const double iteration_s = ctx_.EstimateIterationS(s.spec->id, s.num_devices(), s.device_type);
-  s.iteration_rate = job.goodput                                  ? 0.0
-                     : std::isfinite(iteration_s) && iteration_s > 0 ? 1.0 / iteration_s
-                                                                     : 0;
+  s.iteration_rate =
+      job.goodput ? 0.0 : job.StartRate(ctx_.EstimateIterationS(s.spec->id, s.num_devices(), s.device_type));
   job.policy_knows = true;
   methods_.scheduler->OnJobRunning(s, ctx_);
 }

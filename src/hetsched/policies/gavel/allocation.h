@@ -38,6 +38,10 @@ struct AllocationJob {
   double deadline_in_s = kNoDeadlineS;  // cost: deadline minus now (SLO), or none
 };
 
+// A throughput row's rate on type k (AllocationJob::throughput, AllocationPair's views); 0 where
+// the row has no entry for k (a type past its end).
+inline double ThroughputOn(std::span<const double> t, size_t k) { return k < t.size() ? t[k] : 0.0; }
+
 // Space sharing (Gavel's packed policies; docs/space_sharing.md): two jobs of the problem run
 // together on the same num_gpus devices of a type (both jobs ask for the same num_gpus; Gavel
 // pairs only jobs of one scale factor, scheduler.py:2208-2209). The rates are views: whoever poses

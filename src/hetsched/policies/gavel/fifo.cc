@@ -43,10 +43,7 @@ class GavelFifo final : public RoundPolicy {
     std::map<JobId, size_t> position;  // active jobs, arrival (= id) order
     for (size_t j = 0; j < problem.jobs.size(); ++j) position[problem.jobs[j].id] = j;
     auto gpus = [&](JobId id) { return problem.jobs[position.at(id)].num_gpus; };
-    auto throughput = [&](JobId id, size_t k) {
-      const auto& t = problem.jobs[position.at(id)].throughput;
-      return k < t.size() ? t[k] : 0.0;
-    };
+    auto throughput = [&](JobId id, size_t k) { return ThroughputOn(problem.jobs[position.at(id)].throughput, k); };
     std::vector<JobId> queue;
     for (const auto& [id, j] : position) {
       if (!allocation_.contains(id)) queue.push_back(id);

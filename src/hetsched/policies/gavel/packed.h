@@ -73,7 +73,6 @@ template <class Visit>
 void ForEachPairColumn(const AllocationProblem& problem, const std::vector<int>& row_of, Visit&& visit) {
   const size_t types = problem.capacity.size();
   const size_t n = problem.jobs.size();
-  auto rate_on = [](std::span<const double> t, size_t k) { return k < t.size() ? t[k] : 0.0; };
   for (size_t p = 0; p < problem.pairs.size(); ++p) {
     const AllocationPair& pair = problem.pairs[p];
     if (pair.a >= n || pair.b >= n || pair.a == pair.b) continue;
@@ -82,7 +81,7 @@ void ForEachPairColumn(const AllocationProblem& problem, const std::vector<int>&
     const int g = problem.jobs[pair.a].num_gpus;
     if (problem.jobs[pair.b].num_gpus != g) continue;  // Gavel never pairs different GPU counts
     for (size_t k = 0; k < types; ++k) {
-      const double ta = rate_on(pair.throughput_a, k), tb = rate_on(pair.throughput_b, k);
+      const double ta = ThroughputOn(pair.throughput_a, k), tb = ThroughputOn(pair.throughput_b, k);
       if (!(ta > 0) || !(tb > 0) || g > problem.capacity[k]) continue;
       visit(PairColumn{p, k, ra, rb, ta, tb, g});
     }
@@ -100,9 +99,6 @@ int AddPackedShares(lp::LinearProgram& program, const AllocationProblem& problem
 // allocation->share and ->pair_share.
 void ReadPackedShares(const std::vector<double>& values, int first, const AllocationProblem& problem,
                       const PackedLayout& layout, Allocation* allocation);
-
-// Throughput t on type k; 0 where the table has no entry for k (a type past its end).
-inline double ThroughputOn(std::span<const double> t, size_t k) { return k < t.size() ? t[k] : 0.0; }
 
 // Job j's effective throughput under `allocation` (its own row and its pairs'), from the
 // problem's throughputs.
