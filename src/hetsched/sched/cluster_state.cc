@@ -13,6 +13,7 @@ ClusterState::ClusterState(const Cluster& cluster) : cluster_(&cluster) {
   free_per_type_.assign(num_types, 0);
   nodes_of_type_.assign(num_types, {});
   pos_in_type_.assign(static_cast<size_t>(cluster.num_nodes()), 0);
+  node_stale_.assign(static_cast<size_t>(cluster.num_nodes()), false);
   for (NodeId n = 0; n < cluster.num_nodes(); ++n) {
     const Node& node = cluster.node(n);
     const size_t t = static_cast<size_t>(node.device_type);
@@ -179,6 +180,7 @@ void ClusterState::AppendFreeDevices(NodeId n, std::vector<DeviceId>* out) const
 
 NodeId ClusterState::FirstNodeWithFree(DeviceTypeId t, int min_free, int from_pos) const {
   if (t < 0 || static_cast<size_t>(t) >= max_tree_.size()) return -1;
+  FlushNodes();
   const auto& tree = max_tree_[static_cast<size_t>(t)];
   const size_t leaves = tree_size_[static_cast<size_t>(t)];
   const auto& nodes = nodes_of_type_[static_cast<size_t>(t)];
@@ -198,6 +200,7 @@ NodeId ClusterState::FirstNodeWithFree(DeviceTypeId t, int min_free, int from_po
 
 NodeId ClusterState::BestFitNode(DeviceTypeId t, int min_free) const {
   if (t < 0 || static_cast<size_t>(t) >= buckets_.size()) return -1;
+  FlushNodes();
   const auto& buckets = buckets_[static_cast<size_t>(t)];
   for (size_t f = static_cast<size_t>(std::max(min_free, 1)); f < buckets.size(); ++f) {
     if (!buckets[f].empty()) return nodes_of_type_[static_cast<size_t>(t)][static_cast<size_t>(buckets[f].first())];
@@ -207,6 +210,7 @@ NodeId ClusterState::BestFitNode(DeviceTypeId t, int min_free) const {
 
 void ClusterState::AppendNodesByMostFree(DeviceTypeId t, int limit, std::vector<NodeId>* out) const {
   if (t < 0 || static_cast<size_t>(t) >= buckets_.size()) return;
+  FlushNodes();
   const auto& buckets = buckets_[static_cast<size_t>(t)];
   int taken = 0;
   for (size_t f = buckets.size(); f-- > 1 && taken < limit;) {
@@ -219,19 +223,22 @@ void ClusterState::AppendNodesByMostFree(DeviceTypeId t, int limit, std::vector<
   }
 }
 
-void ClusterState::UpdateNode(NodeId n) {
-  const size_t t = static_cast<size_t>(cluster_->node(n).device_type);
-  const size_t pos = static_cast<size_t>(pos_in_type_[static_cast<size_t>(n)]);
-  auto& tree = max_tree_[t];
-  size_t v = tree_size_[t] + pos;
-  const int old_free = tree[v];
-  const int new_free = free_per_node_[static_cast<size_t>(n)];
-  if (old_free == new_free) return;
-  buckets_[t][static_cast<size_t>(old_free)].erase(pos);
-  buckets_[t][static_cast<size_t>(new_free)].insert(pos);
-  tree[v] = new_free;
-  for (v >>= 1; v >= 1; v >>= 1) tree[v] = std::max(tree[2 * v], tree[2 * v + 1]);
-  UpdateResourceLeaf(n);
+void ClusterState::FlushStaleNodes() const {
+  for (NodeId n : stale_nodes_) {
+    node_stale_[static_cast<size_t>(n)] = false;
+    const size_t t = static_cast<size_t>(cluster_->node(n).device_type);
+    const size_t pos = static_cast<size_t>(pos_in_type_[static_cast<size_t>(n)]);
+    auto& tree = max_tree_[t];
+    size_t v = tree_size_[t] + pos;
+    const int old_free = tree[v];
+    const int new_free = free_per_node_[static_cast<size_t>(n)];
+    if (old_free == new_free) continue;  // freed and taken again since the last flush
+    buckets_[t][static_cast<size_t>(old_free)].erase(pos);
+    buckets_[t][static_cast<size_t>(new_free)].insert(pos);
+    tree[v] = new_free;
+    for (v >>= 1; v >= 1; v >>= 1) tree[v] = std::max(tree[2 * v], tree[2 * v + 1]);
+  }
+  stale_nodes_.clear();
 }
 
 Status ClusterState::Allocate(JobId job, std::span<const DeviceId> devices) {
@@ -339,6 +346,7 @@ Status ClusterState::CheckConsistency() const {
     }
   }
   if (shared != shared_devices_) return Status::Internal("cluster state: shared-device count disagrees with guests");
+  FlushNodes();  // the node index is checked as a query would read it
   for (size_t t = 0; t < nodes_of_type_.size(); ++t) {
     for (size_t i = 0; i < nodes_of_type_[t].size(); ++i) {
       const int f = free_per_node_[static_cast<size_t>(nodes_of_type_[t][i])];

@@ -90,7 +90,20 @@ class ClusterState {
   Status CheckConsistency() const;
 
  private:
-  void UpdateNode(NodeId n);
+  // Marks node n's free count changed: its entries in max_tree_ and buckets_ are brought up to
+  // date by the next query that reads them (FlushNodes). A time-slicing policy frees and takes the
+  // same node's devices many times between two queries (tiresias-gandiva asks none: it picks its
+  // own devices), and each change paid the tree's walk and two bucket moves.
+  void UpdateNode(NodeId n) {
+    UpdateResourceLeaf(n);
+    if (node_stale_[static_cast<size_t>(n)]) return;
+    node_stale_[static_cast<size_t>(n)] = true;
+    stale_nodes_.push_back(n);
+  }
+  void FlushNodes() const {
+    if (!stale_nodes_.empty()) FlushStaleNodes();
+  }
+  void FlushStaleNodes() const;
   // Marks node n's leaf of index_ out of date (FlushResourceLeaves recomputes it).
   void UpdateResourceLeaf(NodeId n) {
     if (leaf_stale_[static_cast<size_t>(n)]) return;
@@ -109,11 +122,15 @@ class ClusterState {
   int total_free_ = 0;
   std::vector<std::vector<NodeId>> nodes_of_type_;
   std::vector<int> pos_in_type_;                 // node -> index in nodes_of_type_[type]
-  std::vector<std::vector<int>> max_tree_;       // per type: segment tree of free counts (max)
-  std::vector<size_t> tree_size_;                // per type: leaves (power of two)
+  // Both indexes below are current once FlushNodes has run (every reader calls it first).
+  mutable std::vector<std::vector<int>> max_tree_;  // per type: segment tree of free counts (max)
+  std::vector<size_t> tree_size_;                   // per type: leaves (power of two)
   // per type, per free count: the node positions (in nodes_of_type_) with that many devices
   // free, in order, for best fit / most free.
-  std::vector<std::vector<OrderedBitSet>> buckets_;
+  mutable std::vector<std::vector<OrderedBitSet>> buckets_;
+  // Nodes whose free count changed since the last FlushNodes, once each.
+  mutable std::vector<bool> node_stale_;
+  mutable std::vector<NodeId> stale_nodes_;
   // Container resources, by node, and the containers held, by job.
   std::vector<int64_t> cpu_capacity_, memory_capacity_, cpu_used_, memory_used_;
   std::vector<int> containers_on_node_;

@@ -30,9 +30,11 @@
 // Cost: O(jobs in the system) per step, every `step` seconds while any job is in the system.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hetsched/policies/tiresias/gandiva_node_sets.h"
@@ -45,19 +47,25 @@ namespace hetsched {
 namespace {
 
 // A set of job ids walked in ascending order (a sorted vector) with an O(1) membership test (a
-// flag per id in a JobTable), and a mark per member for Apply's sweep: it asks these of every job
-// its node sets run, at every step.
+// record per id in a JobTable), a mark per member for Apply's sweep and a record of type `Extra`
+// per member: Apply asks these of every job its node sets run, at every step.
+struct NoExtra {};
+template <typename Extra = NoExtra>
 class JobSet {
  public:
-  bool contains(JobId id) const {
-    const char* in = member_.Find(id);
-    return in != nullptr && *in != 0;
-  }
+  struct Member {
+    bool marked = false;  // kept by the next Sweep
+    Extra extra{};
+  };
+
+  bool contains(JobId id) const { return member_.Find(id) != nullptr; }
+  // Member `id`, or nullptr when it is none.
+  Member* Find(JobId id) { return member_.Find(id); }
   void insert(JobId id) {
     const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
     if (at != ids_.end() && *at == id) return;
     ids_.insert(at, id);
-    member_[id] = kMember;
+    member_[id] = Member{};
   }
   size_t erase(JobId id) {
     const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
@@ -66,17 +74,19 @@ class JobSet {
     member_.Erase(id);
     return 1;
   }
-  // Adds `ids` (sorted here) in one merge. REQUIRES: none is a member, no two equal.
-  void InsertMany(std::vector<JobId>& ids) {
-    std::sort(ids.begin(), ids.end());
-    for (JobId id : ids) member_[id] = kMember;
-    const auto middle = static_cast<std::ptrdiff_t>(ids_.size());
-    ids_.insert(ids_.end(), ids.begin(), ids.end());
-    std::inplace_merge(ids_.begin(), ids_.begin() + middle, ids_.end());
-  }
-  // Marks member `id` (to keep it at the next Sweep).
-  void Mark(JobId id) {
-    if (char* in = member_.Find(id)) *in = kMarked;
+  // Adds each (id, record) of `items`, the ids in one merge (std::inplace_merge took a buffer at
+  // each call). REQUIRES: no id is a member, no two equal.
+  void InsertMany(const std::vector<std::pair<JobId, Extra>>& items) {
+    if (items.empty()) return;
+    added_.clear();
+    for (const auto& [id, extra] : items) {
+      member_[id] = Member{false, extra};
+      added_.push_back(id);
+    }
+    std::sort(added_.begin(), added_.end());
+    merged_.resize(ids_.size() + added_.size());
+    std::merge(ids_.begin(), ids_.end(), added_.begin(), added_.end(), merged_.begin());
+    ids_.swap(merged_);
   }
   // Removes every member not marked, in ascending order, calling `removed(id)` for each; clears
   // the marks.
@@ -84,9 +94,9 @@ class JobSet {
   void Sweep(Removed&& removed) {
     size_t kept = 0;
     for (JobId id : ids_) {
-      char* in = member_.Find(id);
-      if (*in == kMarked) {
-        *in = kMember;
+      Member* in = member_.Find(id);
+      if (in->marked) {
+        in->marked = false;
         ids_[kept++] = id;
       } else {
         member_.Erase(id);
@@ -99,10 +109,18 @@ class JobSet {
   auto end() const { return ids_.end(); }
 
  private:
-  static constexpr char kMember = 1;
-  static constexpr char kMarked = 2;
   std::vector<JobId> ids_;  // ascending
-  JobTable<char> member_;
+  std::vector<JobId> added_;   // scratch of InsertMany
+  std::vector<JobId> merged_;
+  JobTable<Member> member_;
+};
+
+// Where Apply started a running job: its node set, as it was then (NodeSet::generation), and its
+// slot. A job it did not start (a restarted agent's, OnJobRunning) has none (set nullptr).
+struct Started {
+  const GandivaNodeSets::NodeSet* set = nullptr;
+  uint64_t generation = 0;
+  int slot = -1;
 };
 
 class TiresiasGandivaScheduler : public JobScheduler {
@@ -117,6 +135,7 @@ class TiresiasGandivaScheduler : public JobScheduler {
   void OnJobFinished(const JobStatus& job, SchedContext& /*ctx*/) override {
     const JobId id = job.spec->id;
     running_.erase(id);
+    allowed_.Erase(id);
     if (ending_.erase(id) == 0) finished_.insert(id);  // still in its node set until the next step
   }
   // [REC] (the peer's jobs never fail): the back end took its devices (a node down), so the job
@@ -134,6 +153,7 @@ class TiresiasGandivaScheduler : public JobScheduler {
   // A job running already (a restarted Slurm agent) is placed as an arrival; Apply moves or stops it.
   void OnJobRunning(const JobStatus& job, SchedContext& /*ctx*/) override {
     running_.insert(job.spec->id);
+    running_.Find(job.spec->id)->extra = Started{};  // not on a slot Apply chose: SlotOf compares
     arrivals_.push_back(job.spec->id);
   }
 
@@ -155,8 +175,17 @@ class TiresiasGandivaScheduler : public JobScheduler {
   // step's Adjust.
   void Step(SchedContext& ctx) {
     const double now = ctx.now();
+    // A re-arrangement asks this of every job in a list at most steps: the answer is kept per job
+    // and type (a bit each, for the catalog's first 64 types), not read from its spec each time.
     const auto can_use = [&](JobId id, DeviceTypeId type) {
-      return ctx.job(id).spec->AllowsType(type, ctx.cluster().device_catalog());
+      if (type < 0 || type >= 64) return ctx.job(id).spec->AllowsType(type, ctx.cluster().device_catalog());
+      AllowedTypes& allowed = allowed_[id];
+      const uint64_t bit = uint64_t{1} << type;
+      if ((allowed.known & bit) == 0) {
+        allowed.known |= bit;
+        if (ctx.job(id).spec->AllowsType(type, ctx.cluster().device_catalog())) allowed.yes |= bit;
+      }
+      return (allowed.yes & bit) != 0;
     };
     // [REC] A free node is in service unless a device of it is held by something this policy does
     // not run (a node down, another user's job): its own jobs leave it at this step (ended, or
@@ -170,9 +199,12 @@ class TiresiasGandivaScheduler : public JobScheduler {
       return true;
     };
     // Ended: finished, or its work done and held to its finish (idle) since an arrival came first.
+    // (A running job in a node set is one this policy runs: in running_.)
     const auto ended = [&](JobId id) {
+      if (finished_.contains(id)) return true;
+      if (!running_.contains(id)) return false;
       const JobStatus& job = ctx.job(id);
-      return finished_.contains(id) || (job.state == JobState::kRunning && job.idle);
+      return job.state == JobState::kRunning && job.idle;
     };
     const bool switch_slices = static_cast<long long>(std::fmod(now, slice_s_)) == 0;  // int(now % 60) == 0
     ended_.clear();
@@ -206,26 +238,30 @@ class TiresiasGandivaScheduler : public JobScheduler {
 
   // Runs each node set's first min(jobs, capacity) jobs, each on a slot of g devices (slot k: its
   // devices [k g, (k + 1) g)), and stops every other job it runs. Cost: O(jobs in node sets +
-  // running jobs) and no allocation once warm, but for the starts and stops themselves (a flag per
-  // id and sorted vectors, not node-based sets and maps: this runs at every 10 s step).
+  // running jobs) and no allocation once warm, but for the starts and stops themselves (a record
+  // per id and sorted vectors, not node-based sets and maps: this runs at every 10 s step).
   void Apply(SchedContext& ctx) {
     // The running jobs that stay: wanted by their node set and on one of its slots already. The
-    // slot of each wanted job (-1: it does not stay), in list order, for the starts below.
+    // slot of each wanted job (-1: it does not stay), in list order, for the starts below; per
+    // node set, whether any wanted job does not stay (only those node sets start jobs).
     slots_.clear();
+    to_start_.clear();
     for (const auto& [g, list] : sets_->lists()) {
       for (const auto& set_ptr : list) {
         const GandivaNodeSets::NodeSet& set = *set_ptr;
         const size_t n = std::min(set.jobs.size(), static_cast<size_t>(set.capacity));
+        bool starts = false;
         for (size_t k = 0; k < n; ++k) {
           const JobId id = set.jobs[k];
           int slot = -1;
-          if (running_.contains(id)) {
-            const JobStatus& job = ctx.job(id);
-            if (job.state == JobState::kRunning) slot = SlotOf(set, job);
+          if (auto* member = running_.Find(id)) {
+            slot = SlotOf(ctx, set, id, member->extra);
+            if (slot >= 0) member->marked = true;
           }
           slots_.push_back(slot);
-          if (slot >= 0) running_.Mark(id);
+          starts = starts || slot < 0;
         }
+        to_start_.push_back(starts);
       }
     }
     // The others stop, in id order.
@@ -236,18 +272,25 @@ class TiresiasGandivaScheduler : public JobScheduler {
     // The others start on free slots, in list order.
     started_.clear();
     size_t at = 0;
+    size_t set_index = 0;
     for (const auto& [g, list] : sets_->lists()) {
       for (const auto& set_ptr : list) {
         const GandivaNodeSets::NodeSet& set = *set_ptr;
         const size_t n = std::min(set.jobs.size(), static_cast<size_t>(set.capacity));
-        used_.assign(static_cast<size_t>(set.capacity), false);
+        if (!to_start_[set_index++]) {
+          at += n;
+          continue;
+        }
+        used_.assign(static_cast<size_t>(set.capacity), 0);
         for (size_t k = 0; k < n; ++k) {
-          if (slots_[at + k] >= 0) used_[static_cast<size_t>(slots_[at + k])] = true;
+          if (slots_[at + k] >= 0) used_[static_cast<size_t>(slots_[at + k])] = 1;
         }
         for (size_t k = 0; k < n; ++k) {
           const JobId id = set.jobs[k];
           if (slots_[at + k] >= 0 || ctx.job(id).state != JobState::kPending) continue;
-          if (StartOnFreeSlot(ctx, set, g, id)) started_.push_back(id);
+          if (const int slot = StartOnFreeSlot(ctx, set, g, id); slot >= 0) {
+            started_.emplace_back(id, Started{&set, set.generation, slot});
+          }
           if (ctx.failed()) break;
         }
         at += n;
@@ -260,8 +303,16 @@ class TiresiasGandivaScheduler : public JobScheduler {
     for (JobId id : running_) ctx.HoldFinishUntil(id, next_step_s_);
   }
 
-  // The slot of `set` that running `job` holds exactly, or -1.
-  static int SlotOf(const GandivaNodeSets::NodeSet& set, const JobStatus& job) {
+  // The slot of `set` that running job `id` holds exactly, or -1. Where Apply started it, that is
+  // its slot while the node set is as it was then (the job keeps its devices while it runs; a node
+  // set's devices change only with its generation, and a node set holding the job's nodes since
+  // then would have had to take them after they were freed); else its devices are compared.
+  static int SlotOf(SchedContext& ctx, const GandivaNodeSets::NodeSet& set, JobId id, const Started& started) {
+    if (started.set != nullptr) {
+      return started.set == &set && started.generation == set.generation ? started.slot : -1;
+    }
+    const JobStatus& job = ctx.job(id);
+    if (job.state != JobState::kRunning) return -1;
     const int g = job.num_devices();
     if (g == 0 || job.spec->num_gpus != g) return -1;
     const auto first = std::find(set.devices.begin(), set.devices.end(), job.devices.front());
@@ -271,18 +322,19 @@ class TiresiasGandivaScheduler : public JobScheduler {
   }
 
   // Starts `id` on the lowest free slot of `set` whose devices are all free (a job ending at this
-  // second may still hold one: it is tried again at the call after that job's completion).
-  bool StartOnFreeSlot(SchedContext& ctx, const GandivaNodeSets::NodeSet& set, int g, JobId id) {
+  // second may still hold one: it is tried again at the call after that job's completion); the
+  // slot, or -1.
+  int StartOnFreeSlot(SchedContext& ctx, const GandivaNodeSets::NodeSet& set, int g, JobId id) {
     for (int slot = 0; slot < set.capacity; ++slot) {
       if (used_[static_cast<size_t>(slot)]) continue;
       const auto begin = set.devices.begin() + static_cast<std::ptrdiff_t>(slot) * g;
       if (!std::all_of(begin, begin + g, [&](DeviceId d) { return ctx.state().is_free(d); })) continue;
       devices_.assign(begin, begin + g);
-      if (!ctx.StartOn(id, devices_)) return false;  // the planner rejects them: it waits
-      used_[static_cast<size_t>(slot)] = true;
-      return true;
+      if (!ctx.StartOn(id, devices_)) return -1;  // the planner rejects them: it waits
+      used_[static_cast<size_t>(slot)] = 1;
+      return slot;
     }
-    return false;
+    return -1;
   }
 
   double step_s_;
@@ -290,15 +342,22 @@ class TiresiasGandivaScheduler : public JobScheduler {
   std::optional<GandivaNodeSets> sets_;  // made at the first call, on the context's cluster
   std::vector<JobId> arrivals_;          // submitted since the last step, in submission order
   std::vector<JobId> pending_;           // the peer's pending list (no node set took them)
-  JobSet running_;                       // jobs this policy runs
-  JobSet finished_;                      // finished since the last step (still in their node sets)
-  JobSet ending_;                        // ended by a step, finishing at its second
+  // Which device types a job may use (Step's can_use): `yes` of the types in `known`.
+  struct AllowedTypes {
+    uint64_t known = 0;
+    uint64_t yes = 0;
+  };
+  JobTable<AllowedTypes> allowed_;
+  JobSet<Started> running_;              // jobs this policy runs
+  JobSet<> finished_;                    // finished since the last step (still in their node sets)
+  JobSet<> ending_;                      // ended by a step, finishing at its second
   double next_step_s_ = 0;
   double asked_s_ = -1;
   std::vector<JobId> ended_;  // scratch of Step
   std::vector<int> slots_;    // scratch of Apply
-  std::vector<JobId> started_;
-  std::vector<bool> used_;
+  std::vector<char> to_start_;
+  std::vector<std::pair<JobId, Started>> started_;
+  std::vector<char> used_;
   std::vector<DeviceId> devices_;
 };
 

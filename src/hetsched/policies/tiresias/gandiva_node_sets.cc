@@ -70,6 +70,7 @@ bool GandivaNodeSets::TakeNodes(int g, FunctionRef<bool(DeviceTypeId)> type_ok, 
       free_nodes_.erase(free_nodes_.begin() + static_cast<std::ptrdiff_t>(*it));
     }
     out->capacity = devices / g;  // int(num_node * num_gpu_p_node / num_gpu), cluster.py:230, 313
+    out->generation = ++generations_;
     return true;
   }
   return false;
@@ -235,8 +236,10 @@ void GandivaNodeSets::RejoinMoved(NodeSetList& list, CanUse can_use, std::vector
 }
 
 void GandivaNodeSets::Adjust(CanUse can_use, NodeOk node_ok, std::vector<JobId>* orphans) {
-  // Demand (jobs x g) and occupied devices per g, all taken before any change (353-368).
-  std::map<int, std::pair<long long, long long>> demand_occupied;
+  // Demand (jobs x g) and occupied devices per g, all taken before any change (353-368), in the
+  // order of lists_ (a list is never added while this runs: Expand and Shrink keep to their own).
+  std::vector<std::pair<long long, long long>>& demand_occupied = demand_occupied_;
+  demand_occupied.clear();
   long long total_demand = 0;
   for (const auto& [g, list] : lists_) {
     long long jobs = 0, occupied = 0;
@@ -244,12 +247,13 @@ void GandivaNodeSets::Adjust(CanUse can_use, NodeOk node_ok, std::vector<JobId>*
       jobs += static_cast<long long>(set->jobs.size());
       occupied += static_cast<long long>(set->devices.size());
     }
-    demand_occupied[g] = {jobs * g, occupied};
+    demand_occupied.emplace_back(jobs * g, occupied);
     total_demand += jobs * g;
   }
   if (total_demand == 0) return;
+  size_t at = 0;
   for (auto& [g, list] : lists_) {
-    const auto [demand, occupied] = demand_occupied[g];
+    const auto [demand, occupied] = demand_occupied[at++];
     if (demand == 0) continue;
     // int(math.floor((demand / total) * num_gpu)), in doubles as the peer (375).
     const auto plan = static_cast<long long>(

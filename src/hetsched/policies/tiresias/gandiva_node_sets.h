@@ -34,8 +34,10 @@
 // a NameError on `print_fn`).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "hetsched/model/cluster.h"
@@ -53,6 +55,9 @@ class GandivaNodeSets {
     int capacity = 0;         // jobs run at once: floor(devices / g)
     int util = 0;             // the peer's `util` (see the file comment)
     std::vector<JobId> jobs;  // the peer's order: the first min(size, capacity) run
+    // Set anew each time the node set takes nodes (a freed node set is reused with others): while
+    // it is unchanged, so are `devices`, and a job started on one of its slots is still there.
+    uint64_t generation = 0;
   };
   // A GPU count's node sets, in the peer's order, by pointer (owned by GandivaNodeSets): the many
   // reorderings (a sort after each job a re-arrangement moves) move pointers, not node sets.
@@ -124,6 +129,8 @@ class GandivaNodeSets {
   int total_devices_ = 0;                        // the peer's CLUSTER.num_gpu
   std::vector<NodeId> free_nodes_;               // the peer's free_nodes, in its order
   std::map<int, NodeSetList> lists_;             // node_g
+  uint64_t generations_ = 0;                     // the last NodeSet::generation given
+  std::vector<std::pair<long long, long long>> demand_occupied_;  // scratch of Adjust
   std::vector<JobId> moved_;                     // scratch of Expand and Shrink
   std::vector<std::unique_ptr<NodeSet>> owned_;  // every node set made: listed, or in spare_
   std::vector<NodeSet*> spare_;
