@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hetsched/policies/gavel/water_filling.h"
+#include "hetsched/policies/gavel/water_filling_internal.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/options.h"
 #include "hetsched/sched/registry.h"
@@ -184,10 +185,65 @@ TEST(GavelWaterFillingTest, LowLevelsMakeTheBottleneckMilpInfeasible) {
       ASSERT_TRUE(a.ok());
       EXPECT_EQ(tr.levels, 1);
       EXPECT_EQ(tr.infeasible_milps, jobs == 30 ? 1 : 0);
+      // Told without a solve (BottleneckWithoutSolve): at level 1/15 every job must reach slack x
+      // its level, which the level LP's optimum c = 8/30 rules out; at 0.2 every job is held at
+      // its level by a dual of the level LP (1/10 each), so none can grow.
+      EXPECT_EQ(tr.milps_decided, 1);
       EXPECT_NEAR(tr.level[0], 2.0 / jobs, 1e-6);
       EXPECT_NEAR(a->share[0][0], 1.0 / jobs, 1e-6);
     }
   }
+}
+
+// BottleneckWithoutSolve's tests by hand, Gavel's slack 1.0001 and epsilon 1e-5 (threshold 0.1),
+// M = 2, two rows. Rows at z = 0 need n in [s, 1.0001 s - 1e-5]: empty below s = 0.1 (by the 1e-6
+// margin: below s = 0.09; open above 0.11).
+TEST(GavelWaterFillingTest, BottleneckToldWithoutASolveOnlyWhereItsAnswerIsSure) {
+  using water_filling_internal::BottleneckWithoutSolve;
+  using water_filling_internal::LevelOptimum;
+  water_filling_internal::Rows rows;
+  rows.job_of = {0, 1};
+  rows.big_m = 2;
+  const WaterFillingOptions o;
+  auto terms = [](std::vector<double> mult, std::vector<double> floor) {
+    water_filling_internal::LevelTerms t;
+    t.mult = std::move(mult);
+    t.floor = std::move(floor);
+    t.base = {1, 1};
+    return t;
+  };
+  const std::vector<double> no_duals, both_held = {-0.5, -0.5}, one_free = {-1, 0};
+  auto at = [](double c, const std::vector<double>& duals) { return LevelOptimum{c, &duals}; };
+  auto no_point = [](const std::optional<std::vector<bool>>& d) { return d.has_value() && d->empty(); };
+  auto nobody = [](const std::optional<std::vector<bool>>& d) {
+    return d.has_value() && *d == std::vector<bool>{false, false};
+  };
+  LevelOptimum l;
+  // Both growing at 0.05 after a level c = 0.05: no point (it would give the LP t >= 0.050005).
+  EXPECT_TRUE(no_point(BottleneckWithoutSolve(rows, terms({1, 1}, {0.05, 0.05}), o, &(l = at(0.05, no_duals)))));
+  // Without the level (its LP had no optimum), or one job above the threshold: a solve decides.
+  EXPECT_FALSE(BottleneckWithoutSolve(rows, terms({1, 1}, {0.05, 0.05}), o, nullptr));
+  EXPECT_FALSE(BottleneckWithoutSolve(rows, terms({1, 1}, {0.05, 0.2}), o, &(l = at(0.05, no_duals))));
+  // Within the margin of the threshold (0.095: the window is empty by 5e-7 only): solved.
+  EXPECT_FALSE(BottleneckWithoutSolve(rows, terms({1, 1}, {0.095, 0.095}), o, &(l = at(0.05, both_held))));
+  // A frozen job (mult 0) below the threshold: no point whatever the level, the LP's or none.
+  EXPECT_TRUE(no_point(BottleneckWithoutSolve(rows, terms({1, 0}, {0.5, 0.05}), o, nullptr)));
+  EXPECT_TRUE(no_point(BottleneckWithoutSolve(rows, terms({0, 0}, {0, 0}), o, nullptr)));
+  // A frozen job above it and no job growing: solved.
+  EXPECT_FALSE(BottleneckWithoutSolve(rows, terms({0, 0}, {0.5, 0.5}), o, &(l = at(0.05, no_duals))));
+  // c too small for the test ((slack - 1) c = 5e-7 < 1e-6), or slack x c not below M: solved.
+  EXPECT_FALSE(BottleneckWithoutSolve(rows, terms({1, 1}, {0.05, 0.05}), o, &(l = at(0.005, no_duals))));
+  EXPECT_FALSE(BottleneckWithoutSolve(rows, terms({1, 1}, {0.05, 0.05}), o, &(l = at(1.9999, no_duals))));
+  EXPECT_TRUE(no_point(BottleneckWithoutSolve(rows, terms({1, 1}, {0.05, 0.05}), o, &(l = at(1.99, no_duals)))));
+  // Above the threshold, both epigraph rows held by a dual: nobody grows. One row free (dual 0), or
+  // the duals unknown (cvxopt's point): solved.
+  EXPECT_TRUE(nobody(BottleneckWithoutSolve(rows, terms({1, 1}, {0.5, 0.6}), o, &(l = at(0.1, both_held)))));
+  EXPECT_FALSE(BottleneckWithoutSolve(rows, terms({1, 1}, {0.5, 0.6}), o, &(l = at(0.1, one_free))));
+  EXPECT_FALSE(BottleneckWithoutSolve(rows, terms({1, 1}, {0.5, 0.6}), o, &(l = at(0.1, no_duals))));
+  // A frozen row beside one growing row held by its dual: nobody grows.
+  EXPECT_TRUE(nobody(BottleneckWithoutSolve(rows, terms({1, 0}, {0.5, 0.6}), o, &(l = at(0.1, one_free)))));
+  // Held, and one must grow (below the threshold) while the other cannot: no point.
+  EXPECT_TRUE(no_point(BottleneckWithoutSolve(rows, terms({1, 1}, {0.05, 0.6}), o, &(l = at(0.001, both_held)))));
 }
 
 TEST(GavelWaterFillingTest, LevelWeightsByReweighting) {
@@ -244,6 +300,9 @@ TEST(GavelWaterFillingPolicyTest, OptionsAndEntityFiles) {
   expect_error(MakeWf({"point=centre"}), "'vertex' or 'cvxopt'");
   expect_error(MakeWf({"slack=0.5"}), "option 'slack'");
   expect_error(MakeWf({"tight_milp=maybe"}), "option 'tight_milp'");
+  expect_error(MakeWf({"decide_without_solve=2"}), "option 'decide_without_solve'");
+  expect_error(MakeWf({"column_memory=yes please"}, "gavel-water-filling-packed"), "option 'column_memory'");
+  EXPECT_TRUE(MakeWf({"column_memory=false", "decide_without_solve=false"}, "gavel-water-filling-packed").ok());
   expect_error(MakeWf({"entities=group"}), "option 'entities'");
   expect_error(MakeWf({"entity.alice=2"}), "without entities");
   expect_error(MakeWf({"entities=user", "entity.alice=-1"}),

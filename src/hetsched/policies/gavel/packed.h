@@ -185,9 +185,10 @@ struct WaterFillingPackedOptions {
   WaterFillingOptions base;
   bool gavel_extra_level = false;
 };
+// `memory`: kept from one solve to the next (options.base.remember_pair_columns).
 Result<Allocation> SolveWaterFillingPacked(const AllocationProblem& problem, const EntityAssignment& entities,
                                            const WaterFillingPackedOptions& options, lp::WarmStartLpSolver& solver,
-                                           WaterFillingTrace* trace = nullptr);
+                                           WaterFillingTrace* trace = nullptr, PairColumnMemory* memory = nullptr);
 
 // Gavel's max_sum_throughput_normalized_by_cost_packed_SLOs (ThroughputNormalizedByCostSumWithPackingSLOs,
 // max_sum_throughput.py:88-157): max sum_i sum_{c contains i, k} T_i^{c,k} X[c][k] / p_k (a pair

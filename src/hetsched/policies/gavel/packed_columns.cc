@@ -138,11 +138,23 @@ void PairColumnMemory::Remember(const AllocationProblem& problem, const PackedLa
   }
 }
 
-void PackedColumnSet::HoldRemembered(const PairColumnMemory& memory) {
+void PairColumnMemory::Remember(const AllocationProblem& problem,
+                                const std::vector<std::vector<double>>& pair_share) {
+  columns_.clear();
+  for (size_t p = 0; p < pair_share.size(); ++p) {
+    const AllocationPair& pair = problem.pairs[p];
+    for (size_t k = 0; k < pair_share[p].size(); ++k) {
+      if (pair_share[p][k] > 0) columns_.push_back({problem.jobs[pair.a].id, problem.jobs[pair.b].id, k});
+    }
+  }
+}
+
+void PackedColumnSet::HoldRemembered(const PairColumnMemory& memory, const AllocationProblem* problem) {
   const size_t rows = layout_.rows();
-  if (full_ != nullptr || all_held_ || memory.columns().empty() || rows > 8192) return;
+  if (full_ == nullptr) problem = problem_;
+  if (problem == nullptr || all_held_ || holds_every_column() || memory.columns().empty() || rows > 8192) return;
   std::unordered_map<JobId, int> row_of_id;
-  for (size_t r = 0; r < rows; ++r) row_of_id.emplace(problem_->jobs[layout_.job_of[r]].id, static_cast<int>(r));
+  for (size_t r = 0; r < rows; ++r) row_of_id.emplace(problem->jobs[layout_.job_of[r]].id, static_cast<int>(r));
   // Per (row a, row b): the types remembered, one bit each (the first 8 types).
   std::vector<uint8_t> types_of(rows * rows, 0);
   bool any = false;
@@ -156,15 +168,26 @@ void PackedColumnSet::HoldRemembered(const PairColumnMemory& memory) {
     any = true;
   }
   if (!any) return;
+  auto remembered = [&](const PairColumn& pc) {
+    return (types_of[static_cast<size_t>(pc.row_a) * rows + static_cast<size_t>(pc.row_b)] & (1u << pc.type)) != 0;
+  };
+  if (full_ != nullptr) {
+    bool added = false;
+    ForEachCandidate([&](size_t c, const PairColumn& pc) {
+      if (held_[c] || !remembered(pc)) return;
+      held_[c] = 1;
+      added = true;
+    });
+    if (added) Rebuild();
+    return;
+  }
   std::vector<PairColumn> merged;
   std::vector<size_t> merged_ids;
   size_t i = 0;
   ForEachCandidate([&](size_t id, const PairColumn& pc) {
-    const bool remembered =
-        types_of[static_cast<size_t>(pc.row_a) * rows + static_cast<size_t>(pc.row_b)] & (1u << pc.type);
     const bool held = i < held_ids_.size() && held_ids_[i] == id;
     if (held) ++i;
-    if (!remembered && !held) return;
+    if (!held && !remembered(pc)) return;
     merged.push_back(pc);
     merged_ids.push_back(id);
   });

@@ -39,6 +39,8 @@ class PairColumnMemory {
   // The pair columns of `layout` with a share > 0 in `values` (from variable `first`).
   void Remember(const AllocationProblem& problem, const PackedLayout& layout, const std::vector<double>& values,
                 int first);
+  // The pair columns with a share > 0 in `pair_share` ([problem pair][type], an Allocation's).
+  void Remember(const AllocationProblem& problem, const std::vector<std::vector<double>>& pair_share);
   struct Column {
     JobId a = 0, b = 0;
     size_t type = 0;
@@ -71,10 +73,11 @@ class PackedColumnSet {
   // Whether every column is held (the second form: known to be, after a pricing found none left out).
   bool holds_every_column() const;
   void HoldEveryColumn();
-  // The second form: holds the pair columns of `memory` that `problem` has (both jobs placeable, the
-  // column usable). Cost: one pass over the pair columns (as a pricing), O(rows^2) bytes; none
-  // above 8,192 rows.
-  void HoldRemembered(const PairColumnMemory& memory);
+  // Holds the pair columns of `memory` that the problem has (both jobs placeable, the column
+  // usable): the second form's problem, or, in the first form, `problem` (the one `full` was laid
+  // out from). Cost: one pass over the pair columns (as a pricing), O(rows^2) bytes; none above
+  // 8,192 rows.
+  void HoldRemembered(const PairColumnMemory& memory, const AllocationProblem* problem = nullptr);
 
   // The dual prices a program built on layout() has for a pair column it lacks, where AddPackedShares
   // began its rows at `first_row`: its time row per row r (first_row + r), its capacity row per type

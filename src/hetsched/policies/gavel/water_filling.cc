@@ -22,6 +22,7 @@
 namespace hetsched::gavel {
 namespace {
 
+using water_filling_internal::BottleneckWithoutSolve;
 using water_filling_internal::kPricingTolerance;
 using water_filling_internal::LevelPoint;
 using water_filling_internal::LevelTerms;
@@ -165,6 +166,8 @@ Result<bool> SolveLevelVertex(const AllocationProblem& problem, const Rows& rows
     }
     priced = columns.PriceIn(solution.duals, 0, per_rate, kPricingTolerance, PricingBatch(rows.size())) == 0;
   }
+  x->epigraph_dual.resize(rows.size());
+  for (size_t r = 0; r < rows.size(); ++r) x->epigraph_dual[r] = solution.duals[static_cast<size_t>(base) + 2 * r + 1];
   x->single.assign(rows.size(), std::vector<double>(types, 0.0));
   x->pair.assign(problem.pairs.size(), std::vector<double>(types, 0.0));
   const PackedLayout& held = columns.layout();
@@ -202,6 +205,7 @@ bool SolveLevelCvxopt(const AllocationProblem& problem, const Rows& rows, const 
   Result<CentreResult> c = CvxoptShares(p, level);
   if (!c.ok()) return false;
   x->single = std::move(c->unclipped);
+  x->epigraph_dual.clear();
   x->pair.assign(problem.pairs.size(), std::vector<double>(problem.capacity.size(), 0.0));
   return true;
 }
@@ -256,7 +260,7 @@ namespace {
 // SolveWaterFilling (`with_pairs` false) and SolveWaterFillingPacked.
 Result<Allocation> FillWater(const AllocationProblem& problem, const EntityAssignment& entities,
                              const WaterFillingOptions& options, bool with_pairs, bool extra_level,
-                             lp::WarmStartLpSolver& solver, WaterFillingTrace* trace) {
+                             lp::WarmStartLpSolver& solver, WaterFillingTrace* trace, PairColumnMemory* memory) {
   if (options.point == SharePoint::kCentre) {
     return Status::InvalidArgument("water filling: point 'centre' is not supported (vertex or cvxopt)");
   }
@@ -270,6 +274,8 @@ Result<Allocation> FillWater(const AllocationProblem& problem, const EntityAssig
   if (n == 0) return out;
   // The pair columns the level LPs and relaxations hold, grown over the levels of this solve.
   PackedColumnSet columns(rows.layout, /*all_pairs=*/!options.generate_pair_columns);
+  const bool remember = memory != nullptr && options.generate_pair_columns && options.remember_pair_columns;
+  if (remember) columns.HoldRemembered(*memory, &problem);
   if (rows.packed && options.point != SharePoint::kVertex) {
     return Status::InvalidArgument("water filling (packed): only the simplex's vertex where pairs can run");
   }
@@ -325,8 +331,18 @@ Result<Allocation> FillWater(const AllocationProblem& problem, const EntityAssig
     LevelTerms milp_terms = terms;
     milp_terms.floor = so_far;
     ++tr.milps;
-    HETSCHED_ASSIGN_OR_RETURN(std::vector<bool> grows,
-                              SolveBottleneck(problem, rows, milp_terms, options, columns, &out));
+    std::vector<bool> grows;
+    std::optional<std::vector<bool>> decided;
+    if (options.decide_without_solve) {
+      const water_filling_internal::LevelOptimum reached{solved ? tr.objective.back() : 0, &x.epigraph_dual};
+      decided = BottleneckWithoutSolve(rows, milp_terms, options, solved ? &reached : nullptr);
+    }
+    if (decided) {
+      ++tr.milps_decided;
+      grows = std::move(*decided);
+    } else {
+      HETSCHED_ASSIGN_OR_RETURN(grows, SolveBottleneck(problem, rows, milp_terms, options, columns, &out));
+    }
     if (grows.empty()) {  // no optimum: every growing job is frozen (:288-298)
       ++tr.infeasible_milps;
       grows.assign(n, false);
@@ -354,11 +370,14 @@ Result<Allocation> FillWater(const AllocationProblem& problem, const EntityAssig
     tr.level[j] = so_far[r];
     for (size_t k = 0; k < problem.capacity.size(); ++k) out.share[j][k] = std::clamp(last_x.single[r][k], 0.0, 1.0);
   }
+  // Only the pairs with a share are written (a row never written reads 0): the others are nearly
+  // all of them (1.38 million pairs on the overloaded 1,928-job case, a hash entry each).
   for (size_t p = 0; p < problem.pairs.size(); ++p) {
-    for (size_t k = 0; k < problem.capacity.size(); ++k) {
-      out.pair_share[p][k] = std::clamp(last_x.pair[p][k], 0.0, 1.0);
-    }
+    const std::vector<double>& x_p = last_x.pair[p];
+    if (std::none_of(x_p.begin(), x_p.end(), [](double v) { return v > 0; })) continue;
+    for (size_t k = 0; k < problem.capacity.size(); ++k) out.pair_share[p][k] = std::clamp(x_p[k], 0.0, 1.0);
   }
+  if (remember) memory->Remember(problem, last_x.pair);
   return out;
 }
 
@@ -367,13 +386,14 @@ Result<Allocation> FillWater(const AllocationProblem& problem, const EntityAssig
 Result<Allocation> SolveWaterFilling(const AllocationProblem& problem, const EntityAssignment& entities,
                                      const WaterFillingOptions& options, lp::WarmStartLpSolver& solver,
                                      WaterFillingTrace* trace) {
-  return FillWater(problem, entities, options, /*with_pairs=*/false, /*extra_level=*/false, solver, trace);
+  return FillWater(problem, entities, options, /*with_pairs=*/false, /*extra_level=*/false, solver, trace, nullptr);
 }
 
 Result<Allocation> SolveWaterFillingPacked(const AllocationProblem& problem, const EntityAssignment& entities,
                                            const WaterFillingPackedOptions& options, lp::WarmStartLpSolver& solver,
-                                           WaterFillingTrace* trace) {
-  return FillWater(problem, entities, options.base, /*with_pairs=*/true, options.gavel_extra_level, solver, trace);
+                                           WaterFillingTrace* trace, PairColumnMemory* memory) {
+  return FillWater(problem, entities, options.base, /*with_pairs=*/true, options.gavel_extra_level, solver, trace,
+                   memory);
 }
 
 }  // namespace hetsched::gavel

@@ -56,11 +56,19 @@ struct WaterFillingOptions {
   // level at least epsilon / (slack - 1)): its relaxation most often answers it in one LP. false:
   // Gavel's big-M MILP by branch and cut every time.
   bool tight_milp = true;
+  // Answer the bottleneck MILP without a solve where its rows and the level just reached say it has
+  // no point (levels below epsilon / (slack - 1), water_filling_internal.h BottleneckWithoutSolve):
+  // the same answer. false: solve it every time (for comparison).
+  bool decide_without_solve = true;
   // Packed: the level LPs and the bottleneck relaxations hold the single columns and only the pair
   // columns priced in so far (packed_columns.h), rather than every pair's (O(active^2)); the same
   // levels, another optimal vertex where the level LP's is not unique. The MILPs hold every
   // column. false: every column (for comparison).
   bool generate_pair_columns = true;
+  // Packed, with generate_pair_columns: each solve starts from the pair columns with a share at
+  // the last solve's allocation (PairColumnMemory, as the LP packed policies keep theirs), so that
+  // few are left to price in. false: from the singles alone every solve.
+  bool remember_pair_columns = true;
 };
 
 // What one solve did, for tests and statistics.
@@ -69,6 +77,7 @@ struct WaterFillingTrace {
   int level_solves = 0;           // level LP solves (more than levels where pair columns were priced in)
   int milps = 0;                  // bottleneck MILPs solved (feasible or not)
   int infeasible_milps = 0;       // of which infeasible: every growing job frozen (Gavel's except path)
+  int milps_decided = 0;          // of which answered without a solve (no optimum: its rows and the level say so)
   std::vector<double> objective;  // each level LP's objective c (Gavel's _lp_objective.value)
   std::vector<double> level;      // per job of the problem: its final normalised share level (0 unplaceable)
   size_t pair_columns = 0;        // the problem's usable pair columns (pair and type)

@@ -49,7 +49,8 @@ Result<std::vector<bool>> SolveTightMilp(const AllocationProblem& problem, const
 // (n <= M + slack x level - epsilon) can bind, the sets of jobs that can grow together are those of
 //   max sum_j z_j  s.t.  x feasible, n_j >= level_j (every job),
 //                        n_j / level_j - (slack - 1) z_j >= 1 (each growing job),
-// whose relaxation is most often integral (then one LP answers it). Which of several largest sets
+// whose relaxation most often answers it (one LP: where its point, fractions rounded down, reaches
+// the bound). Which of several largest sets
 // comes back may differ from the big-M MILP's. Returns nothing where the conditions fail.
 Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationProblem& problem,
                                                               const Rows& rows, const LevelTerms& terms,
@@ -111,19 +112,23 @@ Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationPr
       return std::optional<std::vector<bool>>{std::vector<bool>{}};
     if (relaxed.status == lp::SolveStatus::kOptimal) {
       bound = relaxed.objective;
-      bool integral = true;
+      // The relaxation's point with its fractional z rounded down meets the MILP (a job's row only
+      // eases) and is optimal where it reaches the bound's floor: so where the relaxation is
+      // integral, and where the fractions are the solvers' noise (z of 1e-9-1e-6 on every reset of
+      // the overloaded 1,928-job case, whose optimum freezes every job).
       std::vector<bool> grows(rows.size(), false);
+      size_t whole = 0;
       for (size_t r = 0; r < rows.size(); ++r) {
-        if (!(terms.mult[r] > 0)) continue;
-        const double v = relaxed.values[static_cast<size_t>(z[r])];
-        integral = integral && (v <= 1e-9 || v >= 1 - 1e-9);
-        grows[r] = v > 0.5;
+        grows[r] = terms.mult[r] > 0 && relaxed.values[static_cast<size_t>(z[r])] >= 1 - 1e-9;
+        whole += grows[r] ? 1 : 0;
       }
-      if (integral) return std::optional<std::vector<bool>>{std::move(grows)};
+      if (static_cast<double>(whole) >= std::floor(bound + 1e-6)) {
+        return std::optional<std::vector<bool>>{std::move(grows)};
+      }
     }
     break;
   }
-  // Not integral: branch and cut on the tight MILP, over the pair columns held where its optimum
+  // Short of the bound: branch and cut on the tight MILP, over the pair columns held where its optimum
   // reaches the relaxation's over every column (no larger set can grow then), else over all.
   HETSCHED_ASSIGN_OR_RETURN(std::vector<bool> grows, SolveTightMilp(problem, rows, terms, options, columns, out));
   if (!columns.holds_every_column()) {
@@ -137,6 +142,48 @@ Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationPr
 }
 
 }  // namespace
+
+std::optional<std::vector<bool>> BottleneckWithoutSolve(const Rows& rows, const LevelTerms& terms,
+                                                        const WaterFillingOptions& options,
+                                                        const LevelOptimum* level) {
+  // Row r's window at z = 0, [floor, slack x floor - epsilon] (the floor row is left out at floor
+  // 0, where n >= 0 holds anyway: every term is >= 0): open, closed or too near to tell.
+  enum class Window { kOpen, kClosed, kUnsure };
+  auto window = [&](size_t r) {
+    const double width = (options.slack - 1) * terms.floor[r] - options.epsilon;
+    return width >= kDecidedMargin ? Window::kOpen : width <= -kDecidedMargin ? Window::kClosed : Window::kUnsure;
+  };
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (!(terms.mult[r] > 0) && window(r) == Window::kClosed) return std::vector<bool>{};  // its z is 0
+  }
+  bool any_growing = false, every_growing_must_grow = true, every_growing_held = true;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const Window w = window(r);
+    if (w == Window::kUnsure) return std::nullopt;
+    if (!(terms.mult[r] > 0)) continue;
+    any_growing = true;
+    every_growing_must_grow = every_growing_must_grow && w == Window::kClosed;
+    const std::vector<double>* duals = level ? level->epigraph_dual : nullptr;
+    every_growing_held = every_growing_held && duals && r < duals->size() && std::abs((*duals)[r]) > kDecidedDual;
+  }
+  if (!level || !any_growing) return std::nullopt;
+  if (every_growing_held) {
+    // No job can grow; where one must, there is no point.
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (terms.mult[r] > 0 && window(r) == Window::kClosed) return std::vector<bool>{};
+    }
+    return std::vector<bool>(rows.size(), false);
+  }
+  // Such a point meets every row of the level LP (slack x new level >= old level) at
+  // t >= min(slack x c, M) (its t is bounded by M where a row does not grow): beyond c by the
+  // margin, unless c is too small or near M for the test to be sure.
+  const double c = level->c;
+  if (!every_growing_must_grow || !((options.slack - 1) * c > kDecidedMargin) ||
+      !(options.slack * c + kDecidedMargin < rows.big_m)) {
+    return std::nullopt;
+  }
+  return std::vector<bool>{};
+}
 
 Result<std::vector<bool>> SolveBottleneck(const AllocationProblem& problem, const Rows& rows,
                                           const LevelTerms& terms, const WaterFillingOptions& options,

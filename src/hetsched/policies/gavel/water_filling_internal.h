@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -47,6 +48,9 @@ struct Rows {
 struct LevelPoint {
   std::vector<std::vector<double>> single;
   std::vector<std::vector<double>> pair;
+  // Per row, its epigraph row's dual at the simplex's optimum (over every column, pair columns
+  // priced in); empty at cvxopt's point.
+  std::vector<double> epigraph_dual;
 };
 
 // The share variables of `rows` and their time and capacity rows, as every LP and MILP of a level
@@ -68,5 +72,31 @@ inline size_t PricingBatch(size_t rows) { return PairPricingBatch(rows); }
 Result<std::vector<bool>> SolveBottleneck(const AllocationProblem& problem, const Rows& rows,
                                           const LevelTerms& terms, const WaterFillingOptions& options,
                                           PackedColumnSet& columns, Allocation* out);
+
+// The bottleneck MILP's answer where it follows from its rows and the level LP just solved,
+// without a solve: "no point" (an empty vector), "no job grows" (all false), or nothing where a
+// solve must decide. `level`: that LP's level c (LevelAt) and its point's epigraph duals, null
+// where it had no optimum. Three tests, each exact (docs/gavel.md, "Water filling"):
+// - A job with z = 0 must keep n in [level, slack x level - epsilon], empty below a level of
+//   epsilon / (slack - 1) (0.1 by Gavel's figures): a job that cannot grow (frozen, weight 0)
+//   there leaves the MILP no point.
+// - Where every growing job's epigraph row has a dual > 0 at the level LP's optimum, every optimal
+//   point of that LP holds each at exactly its new level (complementary slackness), and a point of
+//   the MILP is one (it keeps each growing job at its new level, so t >= c): no job can reach
+//   slack x its level, and the one answer is z = 0 for all (no point where some must grow).
+// - Where every growing job must grow (its window empty), such a point would give the level LP
+//   t >= slack x c > c: no point.
+// Each holds by a margin (kDecidedMargin, kDecidedDual) beyond the solvers' tolerances, else a
+// solve decides. A solver's tolerances can let it answer otherwise: on the overloaded 1,928-job
+// case CBC found 11 jobs "growing" after the first level, whose next level LP raised them by 1e-7.
+struct LevelOptimum {
+  double c = 0;
+  const std::vector<double>* epigraph_dual = nullptr;  // LevelPoint::epigraph_dual (may be empty)
+};
+std::optional<std::vector<bool>> BottleneckWithoutSolve(const Rows& rows, const LevelTerms& terms,
+                                                        const WaterFillingOptions& options,
+                                                        const LevelOptimum* level);
+constexpr double kDecidedMargin = 1e-6;
+constexpr double kDecidedDual = 1e-8;
 
 }  // namespace hetsched::gavel::water_filling_internal

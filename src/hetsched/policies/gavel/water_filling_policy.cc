@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "hetsched/policies/gavel/packed.h"
+#include "hetsched/policies/gavel/packed_columns.h"
 #include "hetsched/policies/gavel/policy.h"
 #include "hetsched/policies/gavel/water_filling.h"
 #include "hetsched/sched/registry.h"
@@ -180,7 +181,10 @@ class WaterFillingPolicy final : public RoundPolicy {
 
  protected:
   Result<Allocation> ComputeAllocation(const AllocationProblem& problem) override {
-    if (packed_) return SolveWaterFillingPacked(problem, AssignmentFor(problem), WaterFillingPackedOptions{options_}, solver_);
+    if (packed_) {
+      return SolveWaterFillingPacked(problem, AssignmentFor(problem), WaterFillingPackedOptions{options_}, solver_,
+                                     nullptr, &memory_);
+    }
     return SolveWaterFilling(problem, AssignmentFor(problem), options_, solver_);
   }
 
@@ -218,6 +222,7 @@ class WaterFillingPolicy final : public RoundPolicy {
   // the shape differs: on g1s6c71a0 at 36:36:36, 1,205 pivots over 135 first levels against
   // 103,720 cold. The non-packed policy keeps matching by shape.
   lp::WarmStartLpSolver solver_;
+  PairColumnMemory memory_;  // packed: the pair columns of the last allocation, posed from the start
 };
 
 Result<std::unique_ptr<JobScheduler>> MakeWaterFilling(const Options& options, const std::string& name,
@@ -228,6 +233,8 @@ Result<std::unique_ptr<JobScheduler>> MakeWaterFilling(const Options& options, c
     return Status::InvalidArgument("option 'point' of " + name + " must be 'vertex' or 'cvxopt'");
   }
   HETSCHED_ASSIGN_OR_RETURN(wf.tight_milp, options.GetBool("tight_milp", wf.tight_milp));
+  HETSCHED_ASSIGN_OR_RETURN(wf.decide_without_solve,
+                            options.GetBool("decide_without_solve", wf.decide_without_solve));
   HETSCHED_ASSIGN_OR_RETURN(wf.slack, options.GetDouble("slack", wf.slack));
   HETSCHED_ASSIGN_OR_RETURN(wf.epsilon, options.GetDouble("epsilon", wf.epsilon));
   if (!(wf.slack >= 1) || !std::isfinite(wf.slack))
@@ -248,6 +255,7 @@ Result<std::unique_ptr<JobScheduler>> MakeWaterFilling(const Options& options, c
     HETSCHED_RETURN_IF_ERROR(PairFinishOption(options, mechanism));
     HETSCHED_ASSIGN_OR_RETURN(const PairColumns columns, PairColumnsOption(options, PairColumns::kPriced));
     wf.generate_pair_columns = columns == PairColumns::kPriced;
+    HETSCHED_ASSIGN_OR_RETURN(wf.remember_pair_columns, options.GetBool("column_memory", wf.remember_pair_columns));
   }
   // Gavel shuffles the types for a policy without "Perf" or "Packing" in its name (scheduler.py:879-881).
   mechanism.shuffle_types = blind && !packed;
