@@ -118,7 +118,7 @@ measure "Gavel g1s6c71a0 8:8:8 --compat: gavel-gandiva" 5.5 "$repeat" \
 # single-GPU jobs of msr 11cb48 (the only jobs Gavel pairs), made here from the trace in data/
 # (docs/PERFORMANCE.md, "1,559 single-GPU jobs": fifo 0.9 s, max-min 27 s CPU on a shared 2-core
 # machine; makespan 7 s since its warm start by job, session 42; water filling 11 s CPU since its
-# pair columns are priced in, docs/PERFORMANCE.md, "Water filling packed").
+# pair columns are priced in, docs/PERFORMANCE.md, "Water filling packed", 3.7 s since session 46).
 awk -F'\t' '$7 == 1' data/real/gavel/traces/msr_seed0_11cb48.trace > "$out/g1c11cb48.7f.trace"
 measure "Gavel 1,559 jobs g1c11cb48 --compat: gavel-fifo-packed" 60 "$repeat" \
   "$B/bin/hetsched" simulate --policy gavel-fifo-packed --trace "$out/g1c11cb48.7f.trace" "${gavel_compat[@]}"
@@ -128,6 +128,13 @@ measure "Gavel 1,559 jobs g1c11cb48 --compat: gavel-makespan-packed" 60 1 \
   "$B/bin/hetsched" simulate --policy gavel-makespan-packed --trace "$out/g1c11cb48.7f.trace" "${gavel_compat[@]}"
 measure "Gavel 1,559 jobs g1c11cb48 --compat: gavel-water-filling-packed" 60 1 \
   "$B/bin/hetsched" simulate --policy gavel-water-filling-packed --trace "$out/g1c11cb48.7f.trace" "${gavel_compat[@]}"
+# The overloaded case (msr 6214e9's 1,928 single-GPU jobs on 108 GPUs: up to ~900 active jobs a
+# reset): water filling packed 22 s CPU since session 46 (unfinished after 386 s before; its
+# bottleneck told without a solve, the last allocation's pair columns posed first: docs/PERFORMANCE.md,
+# "Water filling packed on the overloaded case").
+awk -F'\t' '$7 == 1' data/real/gavel/traces/msr_seed0_6214e9.trace > "$out/g1c6214e9.7f.trace"
+measure "Gavel 1,928 jobs g1c6214e9 --compat: gavel-water-filling-packed" 60 1 \
+  "$B/bin/hetsched" simulate --policy gavel-water-filling-packed --trace "$out/g1c6214e9.7f.trace" "${gavel_compat[@]}"
 # Tiresias' 100-job cases (tests/data/tiresias, 16 GPUs) under --compat tiresias, the policies of
 # issue #47 item 5: targets are Tiresias' own simulator's CPU time on this machine / 20 (2026-12-04,
 # load 10: dlas-gpu-gittins 0.47 s, gittins 0.37 s with run_sim.py:2075 fixed, shortest-expected
