@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 #include <utility>
@@ -49,6 +50,44 @@ TEST(FlatSetTest, AgreesWithStdSetUnderRandomUpdates) {
   }
   EXPECT_TRUE(std::equal(flat.begin(), flat.end(), ref.begin(), ref.end()));
   EXPECT_TRUE(std::equal(flat.rbegin(), flat.rend(), ref.rbegin(), ref.rend()));
+}
+
+// InsertSorted merges a sorted batch in (before, between and after the present elements);
+// RemoveIf visits every element once in order and keeps the others in order.
+TEST(FlatSetTest, InsertSortedAndRemoveIf) {
+  FlatSet<int> flat;
+  flat.InsertSorted({});
+  EXPECT_TRUE(flat.empty());
+  flat.InsertSorted({3, 7});
+  flat.InsertSorted({1, 5, 9});
+  flat.InsertSorted({});
+  EXPECT_EQ(std::vector<int>(flat.begin(), flat.end()), (std::vector<int>{1, 3, 5, 7, 9}));
+  std::vector<int> seen;
+  EXPECT_EQ(flat.RemoveIf([&](int v) {
+    seen.push_back(v);
+    return v % 3 == 0;
+  }),
+            2u);
+  EXPECT_EQ(seen, (std::vector<int>{1, 3, 5, 7, 9}));
+  EXPECT_EQ(std::vector<int>(flat.begin(), flat.end()), (std::vector<int>{1, 5, 7}));
+  EXPECT_EQ(flat.RemoveIf([](int) { return true; }), 3u);
+  EXPECT_TRUE(flat.empty());
+  // Against std::set under random batches.
+  std::mt19937 rng(5);
+  std::set<int> ref;
+  for (int round = 0; round < 200; ++round) {
+    std::vector<int> batch;
+    for (int i = 0; i < static_cast<int>(rng() % 6); ++i) {
+      const int v = static_cast<int>(rng() % 100);
+      if (!ref.contains(v) && std::find(batch.begin(), batch.end(), v) == batch.end()) batch.push_back(v);
+    }
+    std::sort(batch.begin(), batch.end());
+    flat.InsertSorted(batch);
+    ref.insert(batch.begin(), batch.end());
+    const int mod = 2 + static_cast<int>(rng() % 7);
+    flat.RemoveIf([&](int v) { return v % mod == 0 && rng() % 4 == 0 && ref.erase(v) == 1; });
+    ASSERT_TRUE(std::equal(flat.begin(), flat.end(), ref.begin(), ref.end())) << round;
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <utility>
 #include <vector>
 
 namespace hetsched {
@@ -32,6 +33,33 @@ class FlatSet {
     return 1;
   }
   bool contains(const T& value) const { return std::binary_search(items_.begin(), items_.end(), value, Less()); }
+  // Adds `sorted` (ascending by Less, no two equal, none present) in one merge from the back, in
+  // place: O(size + sorted.size()), no buffer beyond the set's own growth.
+  void InsertSorted(const std::vector<T>& sorted) {
+    size_t i = items_.size(), j = sorted.size(), k = i + j;
+    items_.resize(k);
+    while (j > 0) {
+      if (i > 0 && Less()(sorted[j - 1], items_[i - 1])) {
+        items_[--k] = std::move(items_[--i]);
+      } else {
+        items_[--k] = sorted[--j];
+      }
+    }
+  }
+  // Removes every element for which `remove(element)` is true, calling it once per element in
+  // ascending order (it may act on the ones it removes); the rest keep their order. O(size).
+  template <typename Remove>
+  size_t RemoveIf(Remove&& remove) {
+    size_t kept = 0;
+    for (size_t i = 0; i < items_.size(); ++i) {
+      if (remove(static_cast<const T&>(items_[i]))) continue;
+      if (kept != i) items_[kept] = std::move(items_[i]);
+      ++kept;
+    }
+    const size_t removed = items_.size() - kept;
+    items_.resize(kept);
+    return removed;
+  }
 
   size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }

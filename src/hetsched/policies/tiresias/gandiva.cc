@@ -41,12 +41,13 @@
 #include "hetsched/sched/context.h"
 #include "hetsched/sched/job_scheduler.h"
 #include "hetsched/sched/registry.h"
+#include "hetsched/util/flat_set.h"
 #include "hetsched/util/job_table.h"
 
 namespace hetsched {
 namespace {
 
-// A set of job ids walked in ascending order (a sorted vector) with an O(1) membership test (a
+// A set of job ids walked in ascending order (util/flat_set.h) with an O(1) membership test (a
 // record per id in a JobTable), a mark per member for Apply's sweep and a record of type `Extra`
 // per member: Apply asks these of every job its node sets run, at every step.
 struct NoExtra {};
@@ -62,56 +63,45 @@ class JobSet {
   // Member `id`, or nullptr when it is none.
   Member* Find(JobId id) { return member_.Find(id); }
   void insert(JobId id) {
-    const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
-    if (at != ids_.end() && *at == id) return;
-    ids_.insert(at, id);
-    member_[id] = Member{};
+    if (ids_.insert(id)) member_[id] = Member{};
   }
   size_t erase(JobId id) {
-    const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
-    if (at == ids_.end() || *at != id) return 0;
-    ids_.erase(at);
+    if (ids_.erase(id) == 0) return 0;
     member_.Erase(id);
     return 1;
   }
-  // Adds each (id, record) of `items`, the ids in one merge (std::inplace_merge took a buffer at
-  // each call). REQUIRES: no id is a member, no two equal.
+  // Adds each (id, record) of `items`, the ids in one merge. REQUIRES: no id is a member, no two
+  // equal.
   void InsertMany(const std::vector<std::pair<JobId, Extra>>& items) {
-    if (items.empty()) return;
     added_.clear();
     for (const auto& [id, extra] : items) {
       member_[id] = Member{false, extra};
       added_.push_back(id);
     }
     std::sort(added_.begin(), added_.end());
-    merged_.resize(ids_.size() + added_.size());
-    std::merge(ids_.begin(), ids_.end(), added_.begin(), added_.end(), merged_.begin());
-    ids_.swap(merged_);
+    ids_.InsertSorted(added_);
   }
   // Removes every member not marked, in ascending order, calling `removed(id)` for each; clears
   // the marks.
   template <typename Removed>
   void Sweep(Removed&& removed) {
-    size_t kept = 0;
-    for (JobId id : ids_) {
+    ids_.RemoveIf([&](JobId id) {
       Member* in = member_.Find(id);
       if (in->marked) {
         in->marked = false;
-        ids_[kept++] = id;
-      } else {
-        member_.Erase(id);
-        removed(id);
+        return false;
       }
-    }
-    ids_.resize(kept);
+      member_.Erase(id);
+      removed(id);
+      return true;
+    });
   }
   auto begin() const { return ids_.begin(); }
   auto end() const { return ids_.end(); }
 
  private:
-  std::vector<JobId> ids_;  // ascending
-  std::vector<JobId> added_;   // scratch of InsertMany
-  std::vector<JobId> merged_;
+  FlatSet<JobId> ids_;
+  std::vector<JobId> added_;  // scratch of InsertMany
   JobTable<Member> member_;
 };
 
