@@ -23,6 +23,7 @@ namespace hetsched::gavel {
 namespace {
 
 using water_filling_internal::BottleneckWithoutSolve;
+using water_filling_internal::HeldNormalisedTerms;
 using water_filling_internal::kPricingTolerance;
 using water_filling_internal::LevelPoint;
 using water_filling_internal::LevelTerms;
@@ -124,7 +125,7 @@ Result<bool> SolveLevelVertex(const AllocationProblem& problem, const Rows& rows
     std::vector<std::pair<int, double>> row;
     for (size_t r = 0; r < rows.size(); ++r) {
       const JobId id = problem.jobs[rows.job_of[r]].id;
-      columns.Restrict(rows.ne[r], &row);
+      HeldNormalisedTerms(columns, rows, r, &row);
       program.SetConstraintKey(program.AddConstraint(row, terms.floor[r], lp::kInfinity), JobKey(KeyKind::kFloor, id));
       const bool growing = terms.mult[r] > 0;
       const double coef = growing ? terms.mult[r] : terms.base[r];

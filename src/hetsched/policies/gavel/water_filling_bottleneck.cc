@@ -80,7 +80,7 @@ Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationPr
     for (size_t r = 0; r < rows.size(); ++r) {
       const bool growing = terms.mult[r] > 0;
       z[r] = relax.AddVariable(0, growing ? 1.0 : 0.0, growing ? 1.0 : 0.0);
-      columns.Restrict(rows.ne[r], &row);
+      HeldNormalisedTerms(columns, rows, r, &row);
       for (auto& [v, coef] : row) coef /= terms.floor[r];
       row.emplace_back(z[r], -(options.slack - 1));
       relax.AddConstraint(row, 1.0, lp::kInfinity);

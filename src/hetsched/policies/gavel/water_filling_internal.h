@@ -59,6 +59,17 @@ inline int AddRowShares(lp::LinearProgram& program, const AllocationProblem& pro
   return AddPackedShares(program, problem, rows.layout);
 }
 
+// Row r's normalised terms over the columns `columns` holds, (program column, T / P_r): what
+// columns.Restrict(rows.ne[r]) gives (the held layout's terms are `rows.layout`'s restricted, in
+// its order, and rows.ne[r] is those over P_r, the same division), without a pass over every
+// column of the full layout (O(jobs x types) a row, O(jobs^2) a program: 17% of a default-mode
+// run on the overloaded case).
+inline void HeldNormalisedTerms(const PackedColumnSet& columns, const Rows& rows, size_t r,
+                                std::vector<std::pair<int, double>>* out) {
+  out->clear();
+  for (const auto& [c, t] : columns.layout().terms[r]) out->emplace_back(c, t / rows.p[r]);
+}
+
 // A pair column left out of a level LP or a bottleneck relaxation: packed_columns.h's pricing.
 constexpr double kPricingTolerance = kPairPricingTolerance;
 inline size_t PricingBatch(size_t rows) { return PairPricingBatch(rows); }
