@@ -129,7 +129,7 @@ measure "Gavel 1,559 jobs g1c11cb48 --compat: gavel-makespan-packed" 60 1 \
 measure "Gavel 1,559 jobs g1c11cb48 --compat: gavel-water-filling-packed" 60 1 \
   "$B/bin/hetsched" simulate --policy gavel-water-filling-packed --trace "$out/g1c11cb48.7f.trace" "${gavel_compat[@]}"
 # The overloaded case (msr 6214e9's 1,928 single-GPU jobs on 108 GPUs: up to ~900 active jobs a
-# reset): water filling packed 22 s CPU since session 46 (unfinished after 386 s before; its
+# reset): water filling packed 21 s CPU since session 46 (unfinished after 386 s before; its
 # bottleneck told without a solve, the last allocation's pair columns posed first: docs/PERFORMANCE.md,
 # "Water filling packed on the overloaded case").
 awk -F'\t' '$7 == 1' data/real/gavel/traces/msr_seed0_6214e9.trace > "$out/g1c6214e9.7f.trace"
