@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "fake_backend.h"
@@ -214,6 +216,56 @@ TEST(GandivaNodeSetsTest, NodesOutOfServiceAreSkipped) {
   ASSERT_TRUE(sets.Place(1, 4, AnyType, node0_down));
   EXPECT_THAT(JobsOf(sets, 4, 0), ElementsAre(0, 1));
   EXPECT_THAT(sets.free_nodes(), ElementsAre(0));
+}
+
+// An expansion's re-arrangement (every node set at util 0, one type) is done in closed form
+// (GandivaNodeSets::RejoinEvenly): checked against the peer's rule applied job by job, each to the
+// first node set of the list stably sorted by util, over n 4-GPU nodes and m 1-GPU jobs. Adjust 1
+// shrinks the list; Adjust 2 expands it by count = min(4n, m) - occupied node sets, and
+// re-arranges when that outruns the free nodes (the peer's `i` then ends at count).
+TEST(GandivaNodeSetsTest, ReArrangementInClosedFormIsTheJoinsOneByOne) {
+  int rearranged = 0;
+  for (int n = 2; n <= 6; ++n) {
+    for (int m = n + 1; m <= 4 * n + 3; ++m) {
+      TestCluster tc(std::vector<std::pair<DeviceTypeId, int>>(static_cast<size_t>(n), {kFast, 4}));
+      GandivaNodeSets sets(tc.cluster());
+      for (JobId id = 0; id < m; ++id) ASSERT_TRUE(sets.Place(id, 1, AnyType, AnyNode));
+      std::vector<JobId> orphans;
+      sets.Adjust(AnyType, AnyNode, &orphans);
+      // The list the re-arrangement would see: the node sets in order, then one per free node.
+      const auto& before = sets.lists().at(1);
+      const int count = std::min(4 * n, m) - 4 * static_cast<int>(before.size());
+      if (count <= static_cast<int>(sets.free_nodes().size())) continue;
+      ++rearranged;
+      struct Ref {
+        NodeId node;
+        int util = 0;
+        std::vector<JobId> jobs;
+      };
+      std::vector<Ref> ref;
+      std::vector<JobId> moved;
+      for (const auto* set : before) {
+        ref.push_back({set->nodes.front(), 0, {}});
+        moved.insert(moved.end(), set->jobs.begin(), set->jobs.end());
+      }
+      for (NodeId node : sets.free_nodes()) ref.push_back({node, 0, {}});
+      for (JobId id : moved) {
+        ref.front().util += 1;
+        ref.front().jobs.push_back(id);
+        std::stable_sort(ref.begin(), ref.end(), [](const Ref& a, const Ref& b) { return a.util < b.util; });
+      }
+      sets.Adjust(AnyType, AnyNode, &orphans);
+      const auto& after = sets.lists().at(1);
+      ASSERT_EQ(after.size(), ref.size()) << n << " " << m;
+      for (size_t k = 0; k < ref.size(); ++k) {
+        EXPECT_EQ(after[k]->nodes.front(), ref[k].node) << n << " " << m << " " << k;
+        EXPECT_EQ(after[k]->util, ref[k].util) << n << " " << m << " " << k;
+        EXPECT_EQ(after[k]->jobs, ref[k].jobs) << n << " " << m << " " << k;
+      }
+      EXPECT_TRUE(orphans.empty());
+    }
+  }
+  EXPECT_GT(rearranged, 10);
 }
 
 TEST(TiresiasGandivaTest, RejectsBadOptions) {

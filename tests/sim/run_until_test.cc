@@ -238,8 +238,8 @@ TEST(SimulatorRunUntilTest, APolicyThatNeverStartsAJobIsStoppedNotRunToMaxTime) 
 // wake-up) it preempts the job, or (`mark`) gives it a new RunUntil mark.
 class HoldFinishScheduler final : public JobScheduler {
  public:
-  HoldFinishScheduler(double hold_s, double act_s, bool preempt, Seen* seen)
-      : hold_s_(hold_s), act_s_(act_s), preempt_(preempt), seen_(seen) {}
+  HoldFinishScheduler(double hold_s, double act_s, bool preempt, Seen* seen, bool batch = false)
+      : hold_s_(hold_s), act_s_(act_s), preempt_(preempt), batch_(batch), seen_(seen) {}
   std::string_view name() const override { return "hold-finish"; }
   void OnJobSubmitted(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
   void OnJobFinished(const JobStatus& /*job*/, SchedContext& /*ctx*/) override {}
@@ -250,8 +250,18 @@ class HoldFinishScheduler final : public JobScheduler {
     const JobStatus& st = ctx.job(0);
     if (st.state == JobState::kPending) {
       ASSERT_TRUE(ctx.TryStart(0, 1));
-      ctx.HoldFinishUntil(0, hold_s_);
+      if (batch_) {
+        // Job 1 is pending: left alone.
+        const JobId ids[] = {0, 1};
+        ctx.HoldFinishesUntil(ids, hold_s_);
+      } else {
+        ctx.HoldFinishUntil(0, hold_s_);
+      }
       if (act_s_ > 0) ctx.WakeUpAt(act_s_);
+      return;
+    }
+    if (batch_ && st.state == JobState::kFinished && ctx.job(1).state == JobState::kPending) {
+      ASSERT_TRUE(ctx.TryStart(1, 1));  // never held: it finishes when its work ends
       return;
     }
     if (ctx.now() != act_s_ || st.state != JobState::kRunning) return;
@@ -266,15 +276,19 @@ class HoldFinishScheduler final : public JobScheduler {
  private:
   double hold_s_, act_s_;
   bool preempt_;
+  bool batch_;  // SchedContext::HoldFinishesUntil, not HoldFinishUntil
   Seen* seen_;
 };
 
-Outcome RunHoldFinish(double hold_s, double act_s = -1, bool preempt = false) {
+Outcome RunHoldFinish(double hold_s, double act_s = -1, bool preempt = false, bool batch = false) {
   auto w = MakeSimWorld();
-  // 1 GPU, 3,000 iterations: its work ends at 9 s.
+  // 1 GPU, 3,000 iterations: its work ends at 9 s. With `batch`, job 1 too, started once job 0 ends.
+  std::vector<Job> jobs{UnitJob(0, 0, 1, 9)};
+  if (batch) jobs.push_back(UnitJob(1, 0, 1, 9));
   return RunWith(
-      *w, MakeWorkload({UnitJob(0, 0, 1, 9)}),
-      [&](Seen* seen) { return std::make_unique<HoldFinishScheduler>(hold_s, act_s, preempt, seen); }, SimOptions{});
+      *w, MakeWorkload(std::move(jobs)),
+      [&](Seen* seen) { return std::make_unique<HoldFinishScheduler>(hold_s, act_s, preempt, seen, batch); },
+      SimOptions{});
 }
 
 TEST(SimulatorHoldFinishTest, AJobWhoseWorkEndsBeforeItsHoldFinishesAtTheHoldIdleMeanwhile) {
@@ -296,6 +310,24 @@ TEST(SimulatorHoldFinishTest, AJobWhoseWorkEndsBeforeItsHoldFinishesAtTheHoldIdl
     EXPECT_NEAR(got[i].first, want[i].first, 1e-9) << i;
     EXPECT_EQ(got[i].second, want[i].second) << i;
   }
+}
+
+// The simulator's HoldFinishesUntil (one call for many jobs) holds each running job as
+// HoldFinishUntil would and leaves a job not running alone: the same run, call for call.
+TEST(SimulatorHoldFinishTest, HoldFinishesUntilIsHoldFinishUntilForEachRunningJob) {
+  for (double hold_s : {5.0, 9.0, 20.0}) {
+    for (double act_s : {-1.0, 15.0}) {
+      Outcome one = RunHoldFinish(hold_s, act_s, /*preempt=*/false, /*batch=*/false);
+      Outcome many = RunHoldFinish(hold_s, act_s, /*preempt=*/false, /*batch=*/true);
+      ASSERT_TRUE(one.run.ok()) << one.run.status().ToString();
+      ASSERT_TRUE(many.run.ok()) << many.run.status().ToString();
+      EXPECT_EQ(many.run->jobs[0].finish_s, one.run->jobs[0].finish_s) << hold_s << " " << act_s;
+      EXPECT_EQ(many.run->jobs[0].gpu_seconds, one.run->jobs[0].gpu_seconds) << hold_s << " " << act_s;
+      EXPECT_EQ(many.seen->idle_done, one.seen->idle_done) << hold_s << " " << act_s;
+      EXPECT_NEAR(many.run->jobs[1].finish_s, one.run->jobs[0].finish_s + 9, 1e-9) << hold_s << " " << act_s;
+    }
+  }
+  EXPECT_NEAR(RunHoldFinish(20, -1, false, true).run->jobs[0].finish_s, 20, 1e-9);
 }
 
 TEST(SimulatorHoldFinishTest, AHoldNotAfterTheWorksEndChangesNothing) {

@@ -185,6 +185,20 @@ void SchedContext::HoldFinishUntil(JobId id, double time_s) {
   Accept(backend_.HoldFinishUntil(id, time_s));
 }
 
+void SchedContext::HoldFinishesUntil(std::span<const JobId> ids, double time_s) {
+  if (failed()) return;
+  Accept(backend_.HoldFinishesUntil(ids, time_s));
+}
+
+Status SchedBackend::HoldFinishesUntil(std::span<const JobId> ids, double time_s) {
+  for (JobId id : ids) {
+    if (job_status(id).state != JobState::kRunning) continue;
+    Status status = HoldFinishUntil(id, time_s);
+    if (!status.ok() && status.code() != StatusCode::kInfeasible) return status;
+  }
+  return Status::Ok();
+}
+
 bool SchedContext::ResizeOn(JobId id, std::span<const DeviceId> devices) { return Change(id, devices, false); }
 
 bool SchedContext::HandOver(JobId id, std::span<const DeviceId> devices) { return Change(id, devices, true); }

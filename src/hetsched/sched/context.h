@@ -71,6 +71,12 @@ class SchedBackend {
   virtual Status HoldFinishUntil(JobId id, double /*time_s*/) {
     return Status::Infeasible("this back end cannot hold job " + std::to_string(id) + "'s finish");
   }
+  // HoldFinishUntil(id, time_s) for each job of `ids` that is running (the others are left
+  // alone), in one call: a policy that holds every running job to its next step does so at every
+  // step (tiresias-gandiva), and one call per job cost it more than the holds. A job's kInfeasible
+  // is its outcome (it finishes when its work ends; the others are still held); the first other
+  // error is returned, a fault. Default: HoldFinishUntil for each.
+  virtual Status HoldFinishesUntil(std::span<const JobId> ids, double time_s);
   // Moves a running job onto `planned.plan.devices` (it may keep some of its own devices; the
   // others must be free): a grow, a shrink or a move of its ring. The job stays running; the back
   // end charges the change (ResizePauseS). REQUIRES: the job is running and is a device job.
@@ -171,6 +177,9 @@ class SchedContext {
   // that cannot (kInfeasible) lets it finish when its work ends; any other failure is kept for
   // TakeError().
   void HoldFinishUntil(JobId id, double time_s);
+  // HoldFinishUntil for each job of `ids` (SchedBackend::HoldFinishesUntil), the same outcome in
+  // one call into the back end.
+  void HoldFinishesUntil(std::span<const JobId> ids, double time_s);
   // Resizes or moves a running device job onto `devices` (ring order), which may include devices
   // it holds; the others must be free. True when done (the job keeps running, paused for the
   // back end's cost, ResizePauseS). False, with nothing changed, when the job is not a running

@@ -424,6 +424,25 @@ Status Simulator::HoldFinishUntil(JobId id, double time_s) {
   return Status::Ok();
 }
 
+// HoldFinishUntil's work for each running job, without its call or its refusal of a goodput job
+// (kInfeasible, an outcome: that job is left alone). A re-time a scheduling call deferred is not
+// run first, as the context's job(id) before each call did: it does not read the hold (a job held
+// to its finish is idle, not re-timed), and the call's end runs it under the same load.
+Status Simulator::HoldFinishesUntil(std::span<const JobId> ids, double time_s) {
+  for (JobId id : ids) {
+    if (id < 0 || static_cast<size_t>(id) >= status_.size() ||
+        status_[static_cast<size_t>(id)].state != JobState::kRunning) {
+      continue;
+    }
+    if (!std::isfinite(time_s)) return HoldFinishUntil(id, time_s);  // its fault
+    RunState& job = runs_[static_cast<size_t>(id)];
+    if (job.goodput >= 0) continue;
+    active(job).finish_hold_s = time_s;
+    if (FinishHeld(job)) Reschedule(id);  // held already: its finish moves
+  }
+  return Status::Ok();
+}
+
 // Its work ended before its finish hold's time (CompleteDue): it stops at its total, held idle, and
 // its completion event is set at that time (Reschedule).
 Status Simulator::HoldToFinish(JobId id) {

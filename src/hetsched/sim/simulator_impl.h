@@ -70,6 +70,7 @@ class Simulator final : public SchedBackend {
   Status PreemptJob(JobId id) override;
   Status RunUntil(JobId id, double iterations) override;
   Status HoldFinishUntil(JobId id, double time_s) override;
+  Status HoldFinishesUntil(std::span<const JobId> ids, double time_s) override;
   Status DropJob(JobId id) override;
   Status ResizeJob(JobId id, const PlannedJob& planned) override;
   double ResizePauseS(JobId id, std::span<const DeviceId> devices) const override;

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -96,6 +97,7 @@ class JobSet {
       return true;
     });
   }
+  std::span<const JobId> ids() const { return ids_; }
   auto begin() const { return ids_.begin(); }
   auto end() const { return ids_.end(); }
 
@@ -190,9 +192,10 @@ class TiresiasGandivaScheduler : public JobScheduler {
     };
     // Ended: finished, or its work done and held to its finish (idle) since an arrival came first.
     // (A running job in a node set is one this policy runs: in running_.)
+    // EndStep asks it of the jobs the node sets run, most of them in running_ (which a finished
+    // job has left): that test first.
     const auto ended = [&](JobId id) {
-      if (finished_.contains(id)) return true;
-      if (!running_.contains(id)) return false;
+      if (!running_.contains(id)) return finished_.contains(id);
       const JobStatus& job = ctx.job(id);
       return job.state == JobState::kRunning && job.idle;
     };
@@ -290,7 +293,7 @@ class TiresiasGandivaScheduler : public JobScheduler {
     }
     running_.InsertMany(started_);
     if (ctx.failed()) return;
-    for (JobId id : running_) ctx.HoldFinishUntil(id, next_step_s_);
+    ctx.HoldFinishesUntil(running_.ids(), next_step_s_);
   }
 
   // The slot of `set` that running job `id` holds exactly, or -1. Where Apply started it, that is

@@ -223,6 +223,7 @@ void GandivaNodeSets::Shrink(NodeSetList& list, int count, CanUse can_use, std::
 }
 
 void GandivaNodeSets::RejoinMoved(NodeSetList& list, CanUse can_use, std::vector<JobId>* orphans) {
+  if (RejoinEvenly(list, can_use, orphans)) return;
   // The first join sorts the whole list (it may be out of order: Place and Expand append node
   // sets unsorted); each later one finds it sorted but for the node set it raised.
   bool sorted = false;
@@ -233,6 +234,39 @@ void GandivaNodeSets::RejoinMoved(NodeSetList& list, CanUse can_use, std::vector
       orphans->push_back(id);
     }
   }
+}
+
+bool GandivaNodeSets::RejoinEvenly(NodeSetList& list, CanUse can_use, std::vector<JobId>* orphans) {
+  if (list.empty()) return false;
+  const int util = list.front()->util;
+  const DeviceTypeId type = list.front()->type;
+  for (const NodeSet* set : list) {
+    if (set->util != util || set->type != type) return false;
+  }
+  // Each join takes the list's first node set (the least loaded, all usable) and moves it before
+  // the first with its new util or more (JoinFirst: the stable sort). From k node sets of one util
+  // in order O, the k joins of a pass take O[0], O[1], ..., O[k - 1], each then put behind those
+  // not yet raised and before those raised already, so the pass leaves them in O's reverse order,
+  // one util more: the next pass walks that. After m joins, R = m % k into pass P = m / k, the
+  // list is that pass's order O_P from R on, then O_P[R - 1], ..., O_P[0] (the R raised, util one
+  // more than the others). O(jobs + node sets), where the joins one by one moved a node set each.
+  const size_t k = list.size();
+  size_t m = 0;
+  for (JobId id : moved_) {
+    if (!can_use(id, type)) {
+      orphans->push_back(id);
+      continue;
+    }
+    const size_t pass = m / k, r = m % k;
+    list[pass % 2 == 0 ? r : k - 1 - r]->jobs.push_back(id);
+    ++m;
+  }
+  const size_t passes = m / k, rest = m % k;
+  if (passes % 2 == 1) std::reverse(list.begin(), list.end());  // O_P
+  for (size_t i = 0; i < k; ++i) list[i]->util = util + static_cast<int>(passes) + (i < rest ? 1 : 0);
+  std::reverse(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(rest));
+  std::rotate(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(rest), list.end());
+  return true;
 }
 
 void GandivaNodeSets::Adjust(CanUse can_use, NodeOk node_ok, std::vector<JobId>* orphans) {

@@ -117,6 +117,10 @@ class GandivaNodeSets {
   // Each job of moved_, in order, joins the first node set of `list` it may use (JoinFirst); those
   // that may use none are appended to `orphans`.
   void RejoinMoved(NodeSetList& list, CanUse can_use, std::vector<JobId>* orphans);
+  // RejoinMoved's outcome in closed form where every node set of `list` has one util and one type
+  // (an expansion's re-arrangement: every job may join every node set, which then take them in
+  // turn); false, with nothing changed, where they have not.
+  bool RejoinEvenly(NodeSetList& list, CanUse can_use, std::vector<JobId>* orphans);
   void Release(NodeSet& set);
   // An empty node set: one of spare_ (node sets made and freed, kept with their storage: the
   // peer's re-sizing makes and frees some at most steps), else a new one in owned_.
