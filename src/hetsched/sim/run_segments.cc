@@ -415,13 +415,18 @@ Status Simulator::HoldFinishUntil(JobId id, double time_s) {
   if (status_[static_cast<size_t>(id)].state != JobState::kRunning || !std::isfinite(time_s)) {
     return Status::Internal("finish hold of job " + std::to_string(id) + " that is not running, or at no time");
   }
-  RunState& job = runs_[static_cast<size_t>(id)];
-  if (job.goodput >= 0) {
+  if (!SetFinishHold(id, time_s)) {
     return Status::Infeasible("goodput job " + std::to_string(id) + " finishes with its last epoch");
   }
+  return Status::Ok();
+}
+
+bool Simulator::SetFinishHold(JobId id, double time_s) {
+  RunState& job = runs_[static_cast<size_t>(id)];
+  if (job.goodput >= 0) return false;
   active(job).finish_hold_s = time_s;
   if (FinishHeld(job)) Reschedule(id);  // held already: its finish moves
-  return Status::Ok();
+  return true;
 }
 
 // HoldFinishUntil's work for each running job, without its call or its refusal of a goodput job
@@ -435,10 +440,7 @@ Status Simulator::HoldFinishesUntil(std::span<const JobId> ids, double time_s) {
       continue;
     }
     if (!std::isfinite(time_s)) return HoldFinishUntil(id, time_s);  // its fault
-    RunState& job = runs_[static_cast<size_t>(id)];
-    if (job.goodput >= 0) continue;
-    active(job).finish_hold_s = time_s;
-    if (FinishHeld(job)) Reschedule(id);  // held already: its finish moves
+    SetFinishHold(id, time_s);  // false for a goodput job: left alone, its outcome
   }
   return Status::Ok();
 }

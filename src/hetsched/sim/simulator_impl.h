@@ -204,6 +204,9 @@ class Simulator final : public SchedBackend {
   // Its work is done before its finish hold's time (HoldFinishUntil): held at its total, idle, its
   // completion event at that time.
   Status HoldToFinish(JobId id);
+  // Holds running job id's finish to time_s (its completion moved where already held); false,
+  // nothing changed, for a goodput job (it finishes with its last epoch).
+  bool SetFinishHold(JobId id, double time_s);
   // Whether the running job is held idle, its work done, to finish at ActiveRun::finish_hold_s.
   bool FinishHeld(const RunState& job) const {
     const ActiveRun& a = active(job);
