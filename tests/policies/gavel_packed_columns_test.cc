@@ -78,11 +78,11 @@ TEST(PackedColumnSetTest, HoldsTheSinglesThenEveryColumn) {
   // over the same layout holds it from the start; a memory of nothing, or of a pair with a share
   // of 0, adds nothing.
   PairColumnMemory memory;
-  memory.Remember(p, std::vector<std::vector<double>>{{0.0}});
+  memory.Remember(p, std::vector<PairShare>{{0, 0, 0.0}});
   PackedColumnSet none(full, /*all_pairs=*/false);
   none.HoldRemembered(memory, &p);
   EXPECT_FALSE(none.holds_every_column());
-  memory.Remember(p, std::vector<std::vector<double>>{{0.25}});
+  memory.Remember(p, std::vector<PairShare>{{0, 0, 0.25}});
   ASSERT_EQ(memory.columns().size(), 1u);
   PackedColumnSet again(full, /*all_pairs=*/false);
   again.HoldRemembered(memory, &p);

@@ -545,6 +545,59 @@ TEST(GavelPackedTest, WaterFillingLowLevelsDecidedWithoutASolve) {
   EXPECT_GT(decided, 0) << "of " << milps;
 }
 
+// Crowded problems whose jobs weigh 1 or 4, so that their levels lie on both sides of Gavel's
+// threshold of 0.1 (a job below it cannot stay at z = 0 in the bottleneck MILP): the MILP without
+// its big M, those jobs' z fixed at 1 (water_filling_bottleneck.cc, SolveBottleneckTight), gives
+// the levels the big-M MILP gives, with and without pairs; both solved at every level.
+TEST(GavelPackedTest, WaterFillingTightMilpWhereSomeJobsMustGrow) {
+  std::mt19937 rng(20261205);
+  std::uniform_int_distribution<int> njobs(12, 24), ntypes(1, 3), coin(0, 4), heavy(0, 2);
+  std::uniform_real_distribution<double> rate(1, 10);
+  int straddled = 0;
+  for (int trial = 0; trial < 10; ++trial) {
+    AllocationProblem p;
+    const int nt = ntypes(rng);
+    for (int k = 0; k < nt; ++k) {
+      p.capacity.push_back(1);
+      p.type_names.push_back(std::string(1, static_cast<char>('a' + k)));
+    }
+    const int n = njobs(rng);
+    for (int j = 0; j < n; ++j) {
+      std::vector<double> t(static_cast<size_t>(nt));
+      for (double& v : t) v = coin(rng) == 0 ? 0.0 : rate(rng);
+      t[static_cast<size_t>(j % nt)] = rate(rng);
+      p.jobs.push_back(PackedJob(static_cast<JobId>(j), t, 1, 1e4));
+      p.jobs.back().weight = heavy(rng) == 0 ? 4 : 1;
+    }
+    AllocationProblem packed = p;
+    testing_util::AddEveryPair(packed, rng, 0.3, 1.05);
+    for (const bool with_pairs : {false, true}) {
+      SCOPED_TRACE("trial " + std::to_string(trial) + (with_pairs ? ", pairs" : ", no pairs"));
+      const AllocationProblem& q = with_pairs ? packed : p;
+      WaterFillingPackedOptions tight, big_m;
+      tight.base.decide_without_solve = false;
+      big_m.base.decide_without_solve = false;
+      big_m.base.tight_milp = false;
+      WaterFillingTrace a_tr, b_tr;
+      lp::WarmStartLpSolver s1(lp::WarmStartMatch::kName), s2(lp::WarmStartMatch::kName);
+      auto a = SolveWaterFillingPacked(q, {}, tight, s1, &a_tr);
+      auto b = SolveWaterFillingPacked(q, {}, big_m, s2, &b_tr);
+      ASSERT_TRUE(a.ok() && b.ok());
+      ExpectPackedFeasible(q, *a);
+      EXPECT_EQ(a_tr.levels, b_tr.levels);
+      EXPECT_EQ(a_tr.infeasible_milps, b_tr.infeasible_milps);
+      double low = 1, high = 0;
+      for (size_t j = 0; j < q.jobs.size(); ++j) {
+        EXPECT_NEAR(a_tr.level[j], b_tr.level[j], 1e-9 + 1e-6 * b_tr.level[j]) << "job " << j;
+        low = std::min(low, b_tr.level[j]);
+        high = std::max(high, b_tr.level[j]);
+      }
+      straddled += low < 0.09 && high > 0.11 ? 1 : 0;
+    }
+  }
+  EXPECT_GE(straddled, 5);  // levels on both sides of 0.1 (measured: see the count)
+}
+
 TEST(GavelPackedTest, WithoutPairsAsTheNonPackedSolvers) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 20; ++trial) {

@@ -138,14 +138,12 @@ void PairColumnMemory::Remember(const AllocationProblem& problem, const PackedLa
   }
 }
 
-void PairColumnMemory::Remember(const AllocationProblem& problem,
-                                const std::vector<std::vector<double>>& pair_share) {
+void PairColumnMemory::Remember(const AllocationProblem& problem, std::span<const PairShare> shares) {
   columns_.clear();
-  for (size_t p = 0; p < pair_share.size(); ++p) {
-    const AllocationPair& pair = problem.pairs[p];
-    for (size_t k = 0; k < pair_share[p].size(); ++k) {
-      if (pair_share[p][k] > 0) columns_.push_back({problem.jobs[pair.a].id, problem.jobs[pair.b].id, k});
-    }
+  for (const PairShare& share : shares) {
+    if (!(share.value > 0)) continue;
+    const AllocationPair& pair = problem.pairs[share.pair];
+    columns_.push_back({problem.jobs[pair.a].id, problem.jobs[pair.b].id, share.type});
   }
 }
 
@@ -244,7 +242,9 @@ size_t PackedColumnSet::PriceIn(const std::vector<double>& duals, int first_row,
     }
   });
   if (full_ == nullptr && left_out == 0) all_held_ = true;
+  last_largest_reduced_cost_ = 0;
   if (candidates.empty()) return 0;
+  for (const auto& candidate : candidates) last_largest_reduced_cost_ = std::max(last_largest_reduced_cost_, candidate.first);
   // The most promising first, ties by column (deterministic; in the second form `found` is in id
   // order, so its index orders as the id does).
   auto better = [](const std::pair<double, size_t>& x, const std::pair<double, size_t>& y) {
@@ -303,6 +303,7 @@ Result<lp::Solution> SolvePricingIn(PackedColumnSet& columns, const PairColumnPr
     out->simplex_iterations += solution.iterations;
     if (solution.status != lp::SolveStatus::kOptimal || columns.holds_every_column()) return solution;
     if (pricing.enough && pricing.enough(solution)) return solution;
+    if (!first && columns.PricingStalled(solution)) return solution;
     per_rate.assign(columns.layout().rows(), 0.0);
     pricing.per_rate(solution, &per_rate);
     if (columns.PriceIn(solution.duals, first_row, per_rate, kPairPricingTolerance,

@@ -31,16 +31,14 @@ using water_filling_internal::PricingBatch;
 using water_filling_internal::Rows;
 using water_filling_internal::SolveBottleneck;
 
-Rows CollectRows(const AllocationProblem& problem, Allocation* out, bool with_pairs) {
+Rows CollectRows(const AllocationProblem& problem, Allocation* out) {
   Rows rows;
   const size_t types = problem.capacity.size();
-  rows.layout = MakePackedLayout(problem, out, with_pairs);
-  std::vector<double> p_of(rows.layout.rows());
-  for (size_t r = 0; r < rows.layout.rows(); ++r) {
-    const size_t j = rows.layout.job_of[r];
+  const PackedLayout singles = MakePackedLayout(problem, out, /*with_pairs=*/false);
+  for (size_t r = 0; r < singles.rows(); ++r) {
+    const size_t j = singles.job_of[r];
     const AllocationJob& job = problem.jobs[j];
     const double p = ProportionalThroughput(problem, j);  // > 0: the job can run somewhere
-    p_of[r] = p;
     std::vector<double> b(types, 0.0);
     for (size_t k = 0; k < types && k < job.throughput.size(); ++k) {
       b[k] = job.throughput[k] / p;
@@ -53,32 +51,17 @@ Rows CollectRows(const AllocationProblem& problem, Allocation* out, bool with_pa
     rows.b.push_back(std::move(b));
     rows.gpus.push_back(job.num_gpus);
   }
-  rows.ne.resize(rows.size());
-  rows.pair_ne.resize(rows.size());
-  for (size_t r = 0; r < rows.size(); ++r) {
-    for (const auto& [c, t] : rows.layout.terms[r]) {
-      const double coef = t / p_of[r];
-      rows.ne[r].emplace_back(c, coef);
-      const PackedLayout::Column& col = rows.layout.columns[static_cast<size_t>(c)];
-      if (col.pair < 0) continue;
-      rows.packed = true;
-      rows.pair_ne[r].emplace_back(c, coef);
-      rows.best[r] = std::max(rows.best[r], coef);
+  ForEachPairColumn(problem, singles.row_of, [&](const PairColumn& pc) {
+    rows.packed = true;
+    ++rows.pair_columns;
+    for (const auto& [r, t] : {std::pair{pc.row_a, pc.t_a}, std::pair{pc.row_b, pc.t_b}}) {
+      const double coef = t / rows.p[static_cast<size_t>(r)];
+      rows.best[static_cast<size_t>(r)] = std::max(rows.best[static_cast<size_t>(r)], coef);
       // Packed: M = max_i max_{c contains i, k} T_i^{c,k} g_c / P_i (:444-453).
-      rows.big_m = std::max(rows.big_m, coef * col.gpus);
+      rows.big_m = std::max(rows.big_m, coef * pc.gpus);
     }
-  }
+  });
   return rows;
-}
-
-double Normalised(const Rows& rows, size_t r, const LevelPoint& x) {
-  double n = 0;
-  for (size_t k = 0; k < rows.b[r].size(); ++k) n += rows.b[r][k] * x.single[r][k];
-  for (const auto& [c, coef] : rows.pair_ne[r]) {
-    const PackedLayout::Column& col = rows.layout.columns[static_cast<size_t>(c)];
-    n += coef * x.pair[static_cast<size_t>(col.pair)][col.type];
-  }
-  return n;
 }
 
 // Gavel's level: the LP objective as cvxpy evaluates it at x (min over the rows of
@@ -86,7 +69,7 @@ double Normalised(const Rows& rows, size_t r, const LevelPoint& x) {
 double LevelAt(const Rows& rows, const LevelTerms& terms, const LevelPoint& x) {
   double c = std::numeric_limits<double>::infinity();
   for (size_t r = 0; r < rows.size(); ++r) {
-    const double term = terms.mult[r] > 0 ? terms.mult[r] * (Normalised(rows, r, x) - terms.floor[r]) : rows.big_m;
+    const double term = terms.mult[r] > 0 ? terms.mult[r] * (x.normalised[r] - terms.floor[r]) : rows.big_m;
     c = std::min(c, term);
   }
   return c;
@@ -155,7 +138,7 @@ Result<bool> SolveLevelVertex(const AllocationProblem& problem, const Rows& rows
     ++out->lp_solves;
     out->simplex_iterations += solution.iterations;
     if (solution.status != lp::SolveStatus::kOptimal) return false;
-    priced = columns.holds_every_column();
+    priced = columns.holds_every_column() || (!first_pass && columns.PricingStalled(solution));
     if (priced) break;
     // A unit of job r's effective throughput moves its floor row by 1 / P_r and its epigraph row
     // by coef / P_r.
@@ -170,16 +153,24 @@ Result<bool> SolveLevelVertex(const AllocationProblem& problem, const Rows& rows
   x->epigraph_dual.resize(rows.size());
   for (size_t r = 0; r < rows.size(); ++r) x->epigraph_dual[r] = solution.duals[static_cast<size_t>(base) + 2 * r + 1];
   x->single.assign(rows.size(), std::vector<double>(types, 0.0));
-  x->pair.assign(problem.pairs.size(), std::vector<double>(types, 0.0));
+  x->pair.clear();
   const PackedLayout& held = columns.layout();
   for (size_t c = 0; c < held.columns.size(); ++c) {
     const PackedLayout::Column& col = held.columns[c];
     const double v = solution.values[c];
     if (col.pair < 0) {
       x->single[static_cast<size_t>(col.row)][col.type] = v;
-    } else {
-      x->pair[static_cast<size_t>(col.pair)][col.type] = v;
+    } else if (v != 0) {
+      x->pair.push_back({static_cast<size_t>(col.pair), col.type, v});
     }
+  }
+  // n_r over the held terms: the singles by type (b[r][k] = T / P_r; a type without a column adds
+  // 0), then the pair columns, as before the pair layout went.
+  x->normalised.assign(rows.size(), 0.0);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    double n = 0;
+    for (const auto& [c, t] : held.terms[r]) n += t / rows.p[r] * solution.values[static_cast<size_t>(c)];
+    x->normalised[r] = n;
   }
   return true;
 }
@@ -207,7 +198,11 @@ bool SolveLevelCvxopt(const AllocationProblem& problem, const Rows& rows, const 
   if (!c.ok()) return false;
   x->single = std::move(c->unclipped);
   x->epigraph_dual.clear();
-  x->pair.assign(problem.pairs.size(), std::vector<double>(problem.capacity.size(), 0.0));
+  x->pair.clear();
+  x->normalised.assign(rows.size(), 0.0);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (size_t k = 0; k < rows.b[r].size(); ++k) x->normalised[r] += rows.b[r][k] * x->single[r][k];
+  }
   return true;
 }
 
@@ -258,9 +253,9 @@ std::vector<double> LevelWeights(const AllocationProblem& problem, const EntityA
 
 namespace {
 
-// SolveWaterFilling (`with_pairs` false) and SolveWaterFillingPacked.
+// SolveWaterFilling (a problem without pairs) and SolveWaterFillingPacked.
 Result<Allocation> FillWater(const AllocationProblem& problem, const EntityAssignment& entities,
-                             const WaterFillingOptions& options, bool with_pairs, bool extra_level,
+                             const WaterFillingOptions& options, bool extra_level,
                              lp::WarmStartLpSolver& solver, WaterFillingTrace* trace, PairColumnMemory* memory) {
   if (options.point == SharePoint::kCentre) {
     return Status::InvalidArgument("water filling: point 'centre' is not supported (vertex or cvxopt)");
@@ -270,11 +265,11 @@ Result<Allocation> FillWater(const AllocationProblem& problem, const EntityAssig
   WaterFillingTrace& tr = trace != nullptr ? *trace : local;
   tr = WaterFillingTrace{};
   tr.level.assign(problem.jobs.size(), 0.0);
-  const Rows rows = CollectRows(problem, &out, with_pairs);
+  const Rows rows = CollectRows(problem, &out);
   const size_t n = rows.size();
   if (n == 0) return out;
   // The pair columns the level LPs and relaxations hold, grown over the levels of this solve.
-  PackedColumnSet columns(rows.layout, /*all_pairs=*/!options.generate_pair_columns);
+  PackedColumnSet columns(problem, nullptr, options.generate_pair_columns ? PairColumns::kPriced : PairColumns::kAll);
   const bool remember = memory != nullptr && options.generate_pair_columns && options.remember_pair_columns;
   if (remember) columns.HoldRemembered(*memory, &problem);
   if (rows.packed && options.point != SharePoint::kVertex) {
@@ -360,23 +355,21 @@ Result<Allocation> FillWater(const AllocationProblem& problem, const EntityAssig
     // with pairs it stops only at a level that freezes nobody: one more level after the last.
     if (newly == 0 || (frozen_count == n && !(extra_level && rows.packed))) done = true;
   }
-  auto pair_columns = [](const PackedLayout& layout) {
-    return static_cast<size_t>(std::count_if(layout.columns.begin(), layout.columns.end(),
-                                             [](const PackedLayout::Column& col) { return col.pair >= 0; }));
-  };
-  tr.pair_columns = pair_columns(rows.layout);
-  tr.pair_columns_held = pair_columns(columns.layout());
+  tr.pair_columns = rows.pair_columns;
+  tr.pair_columns_held = static_cast<size_t>(
+      std::count_if(columns.layout().columns.begin(), columns.layout().columns.end(),
+                    [](const PackedLayout::Column& col) { return col.pair >= 0; }));
   for (size_t r = 0; r < n; ++r) {
     const size_t j = rows.job_of[r];
     tr.level[j] = so_far[r];
     for (size_t k = 0; k < problem.capacity.size(); ++k) out.share[j][k] = std::clamp(last_x.single[r][k], 0.0, 1.0);
   }
   // Only the pairs with a share are written (a row never written reads 0): the others are nearly
-  // all of them (1.38 million pairs on the overloaded 1,928-job case, a hash entry each).
-  for (size_t p = 0; p < problem.pairs.size(); ++p) {
-    const std::vector<double>& x_p = last_x.pair[p];
-    if (std::none_of(x_p.begin(), x_p.end(), [](double v) { return v > 0; })) continue;
-    for (size_t k = 0; k < problem.capacity.size(); ++k) out.pair_share[p][k] = std::clamp(x_p[k], 0.0, 1.0);
+  // all of them (1.38 million pairs on the overloaded 1,928-job case, a hash entry each). A pair
+  // with a share on some type has its every type written (0 where it has none).
+  for (const PairShare& share : last_x.pair) {
+    if (!(share.value > 0)) continue;
+    out.pair_share[share.pair][share.type] = std::min(share.value, 1.0);
   }
   if (remember) memory->Remember(problem, last_x.pair);
   return out;
@@ -387,13 +380,20 @@ Result<Allocation> FillWater(const AllocationProblem& problem, const EntityAssig
 Result<Allocation> SolveWaterFilling(const AllocationProblem& problem, const EntityAssignment& entities,
                                      const WaterFillingOptions& options, lp::WarmStartLpSolver& solver,
                                      WaterFillingTrace* trace) {
-  return FillWater(problem, entities, options, /*with_pairs=*/false, /*extra_level=*/false, solver, trace, nullptr);
+  if (problem.pairs.empty()) return FillWater(problem, entities, options, /*extra_level=*/false, solver, trace, nullptr);
+  // The pairs of a packed problem are not this policy's: its jobs alone.
+  AllocationProblem alone = problem;
+  alone.pairs.clear();
+  HETSCHED_ASSIGN_OR_RETURN(Allocation out,
+                            FillWater(alone, entities, options, /*extra_level=*/false, solver, trace, nullptr));
+  out.pair_share = ShareRows(problem.pairs.size(), problem.capacity.size());
+  return out;
 }
 
 Result<Allocation> SolveWaterFillingPacked(const AllocationProblem& problem, const EntityAssignment& entities,
                                            const WaterFillingPackedOptions& options, lp::WarmStartLpSolver& solver,
                                            WaterFillingTrace* trace, PairColumnMemory* memory) {
-  return FillWater(problem, entities, options.base, /*with_pairs=*/true, options.gavel_extra_level, solver, trace,
+  return FillWater(problem, entities, options.base, options.gavel_extra_level, solver, trace,
                    memory);
 }
 

@@ -16,8 +16,8 @@ namespace {
 // The bottleneck MILP without its big M (SolveBottleneckTight) over the pair columns of `set`, by
 // branch and cut: z, empty where it has no optimum.
 Result<std::vector<bool>> SolveTightMilp(const AllocationProblem& problem, const Rows& rows, const LevelTerms& terms,
-                                         const WaterFillingOptions& options, const PackedColumnSet& set,
-                                         Allocation* out) {
+                                         const WaterFillingOptions& options, const std::vector<char>& must_grow,
+                                         const PackedColumnSet& set, Allocation* out) {
   lp::LinearProgram mip;
   mip.SetSense(lp::Sense::kMaximize);
   AddPackedShares(mip, problem, set.layout());  // variable = column
@@ -25,10 +25,10 @@ Result<std::vector<bool>> SolveTightMilp(const AllocationProblem& problem, const
   std::vector<std::pair<int, double>> row;
   for (size_t r = 0; r < rows.size(); ++r) {
     const double s = terms.floor[r];
-    set.Restrict(rows.ne[r], &row);
+    HeldNormalisedTerms(set, rows, r, &row);
     for (auto& [v, coef] : row) coef /= s;
     if (terms.mult[r] > 0) {
-      z[r] = mip.AddVariable(0, 1, 1.0, /*integer=*/true);
+      z[r] = mip.AddVariable(must_grow[r] ? 1 : 0, 1, 1.0, /*integer=*/true);
       row.emplace_back(z[r], -(options.slack - 1));
     }
     mip.AddConstraint(row, 1.0, lp::kInfinity);
@@ -45,10 +45,16 @@ Result<std::vector<bool>> SolveTightMilp(const AllocationProblem& problem, const
 
 // The bottleneck MILP without its big M, where that is exact: a job held at z = 0 must stay in
 // [level, slack x level - epsilon], but shrinking a job's shares only frees capacity, so where that
-// interval is not empty for every job (slack x level - epsilon >= level) and no job's cap at z = 1
+// interval is not empty (slack x level - epsilon >= level) and no job's cap at z = 1
 // (n <= M + slack x level - epsilon) can bind, the sets of jobs that can grow together are those of
 //   max sum_j z_j  s.t.  x feasible, n_j >= level_j (every job),
 //                        n_j / level_j - (slack - 1) z_j >= 1 (each growing job),
+// A growing job whose interval is empty (a level below epsilon / (slack - 1), 0.1 by Gavel's
+// figures) has no point at z = 0 in the big-M MILP: its z is 1 in every point, and it is so fixed
+// here (`must_grow`); the argument above holds for the jobs left at z = 0, whose intervals are not
+// empty. Without it every level with jobs on both sides of 0.1 went to the big-M MILP over every
+// pair column: on the overloaded 1,928-job case at 8:8:8, CBC ran into its 60 s limit there (and
+// a limit's answer is the machine's, not the program's).
 // whose relaxation most often answers it (one LP: where its point, fractions rounded down, reaches
 // the bound). Which of several largest sets
 // comes back may differ from the big-M MILP's. Returns nothing where the conditions fail.
@@ -56,9 +62,14 @@ Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationPr
                                                               const Rows& rows, const LevelTerms& terms,
                                                               const WaterFillingOptions& options,
                                                               PackedColumnSet& columns, Allocation* out) {
+  std::vector<char> must_grow(rows.size(), 0);
   for (size_t r = 0; r < rows.size(); ++r) {
     const double s = terms.floor[r];
-    if (!(s > 0) || options.slack * s - options.epsilon < s) return std::optional<std::vector<bool>>{};
+    if (!(s > 0)) return std::optional<std::vector<bool>>{};
+    if (options.slack * s - options.epsilon < s) {
+      if (!(terms.mult[r] > 0)) return std::optional<std::vector<bool>>{};  // no point: the big-M MILP says so
+      must_grow[r] = 1;
+    }
     if (terms.mult[r] > 0 && rows.best[r] > rows.big_m + options.slack * s - options.epsilon) {
       return std::optional<std::vector<bool>>{};
     }
@@ -70,7 +81,13 @@ Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationPr
   // Over the pair columns of `columns` (those of the level LP's point among them, so that it is
   // feasible), priced in until none left out could raise the sum; where it is infeasible over
   // them, over every column. `bound`: its optimum (over every column, as priced).
+  // Where some jobs must grow, a first phase asks whether they all can (max the sum of their z,
+  // every other z at 0: feasible over the columns held, as above, and priced alike); where they
+  // cannot, over every column, the MILP has no point. Else the second phase (their z fixed at 1)
+  // starts feasible over the columns the first priced in, where a relaxation infeasible over the
+  // columns held would otherwise hold every pair column (230,000 at 8:8:8 on the overloaded case).
   double bound = std::numeric_limits<double>::infinity();
+  bool phase1 = std::find(must_grow.begin(), must_grow.end(), 1) != must_grow.end();
   for (;;) {
     lp::LinearProgram relax;
     relax.SetSense(lp::Sense::kMaximize);
@@ -79,7 +96,11 @@ Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationPr
     std::vector<int> z(rows.size());
     for (size_t r = 0; r < rows.size(); ++r) {
       const bool growing = terms.mult[r] > 0;
-      z[r] = relax.AddVariable(0, growing ? 1.0 : 0.0, growing ? 1.0 : 0.0);
+      if (phase1) {
+        z[r] = relax.AddVariable(0, must_grow[r] ? 1.0 : 0.0, must_grow[r] ? 1.0 : 0.0);
+      } else {
+        z[r] = relax.AddVariable(must_grow[r] ? 1.0 : 0.0, growing ? 1.0 : 0.0, growing ? 1.0 : 0.0);
+      }
       HeldNormalisedTerms(columns, rows, r, &row);
       for (auto& [v, coef] : row) coef /= terms.floor[r];
       row.emplace_back(z[r], -(options.slack - 1));
@@ -110,6 +131,15 @@ Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationPr
     }
     if (relaxed.status == lp::SolveStatus::kInfeasible)
       return std::optional<std::vector<bool>>{std::vector<bool>{}};
+    if (phase1 && relaxed.status == lp::SolveStatus::kOptimal) {
+      for (size_t r = 0; r < rows.size(); ++r) {
+        if (must_grow[r] && relaxed.values[static_cast<size_t>(z[r])] < 1 - 1e-9) {
+          return std::optional<std::vector<bool>>{std::vector<bool>{}};
+        }
+      }
+      phase1 = false;
+      continue;
+    }
     if (relaxed.status == lp::SolveStatus::kOptimal) {
       bound = relaxed.objective;
       // The relaxation's point with its fractional z rounded down meets the MILP (a job's row only
@@ -130,12 +160,12 @@ Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationPr
   }
   // Short of the bound: branch and cut on the tight MILP, over the pair columns held where its optimum
   // reaches the relaxation's over every column (no larger set can grow then), else over all.
-  HETSCHED_ASSIGN_OR_RETURN(std::vector<bool> grows, SolveTightMilp(problem, rows, terms, options, columns, out));
+  HETSCHED_ASSIGN_OR_RETURN(std::vector<bool> grows, SolveTightMilp(problem, rows, terms, options, must_grow, columns, out));
   if (!columns.holds_every_column()) {
     const double held_best = static_cast<double>(std::count(grows.begin(), grows.end(), true));
     if (grows.empty() || held_best < std::floor(bound + 1e-6)) {
-      HETSCHED_ASSIGN_OR_RETURN(grows, SolveTightMilp(problem, rows, terms, options,
-                                                      PackedColumnSet(rows.layout, /*all_pairs=*/true), out));
+      HETSCHED_ASSIGN_OR_RETURN(grows, SolveTightMilp(problem, rows, terms, options, must_grow,
+                                                      PackedColumnSet(problem, nullptr, PairColumns::kAll), out));
     }
   }
   return std::optional<std::vector<bool>>{std::move(grows)};
@@ -196,13 +226,14 @@ Result<std::vector<bool>> SolveBottleneck(const AllocationProblem& problem, cons
   const double m = rows.big_m;
   lp::LinearProgram mip;
   mip.SetSense(lp::Sense::kMaximize);
-  const int first = AddRowShares(mip, problem, rows);
+  const PackedColumnSet every(problem, nullptr, PairColumns::kAll);
+  const int first = AddPackedShares(mip, problem, every.layout());
   std::vector<int> z(rows.size());
   std::vector<std::pair<int, double>> row;
   for (size_t r = 0; r < rows.size(); ++r) {
     z[r] = mip.AddVariable(0, terms.mult[r] > 0 ? 1 : 0, 1.0, /*integer=*/true);
-    row.clear();
-    for (const auto& [c, coef] : rows.ne[r]) row.emplace_back(first + c, coef);
+    HeldNormalisedTerms(every, rows, r, &row);
+    for (auto& term : row) term.first += first;
     const double s = options.slack * terms.floor[r];
     if (terms.floor[r] > 0) mip.AddConstraint(row, terms.floor[r], lp::kInfinity);  // n >= floor
     // M (1 - z) >= s - n and M z >= n - s + eps: s - M <= n - M z <= s - eps.

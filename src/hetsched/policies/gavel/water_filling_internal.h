@@ -24,46 +24,39 @@ struct LevelTerms {
       base;  // g/w with the job's own weight: a non-growing row's coefficient (keeps the LP's matrix)
 };
 
-// The rows of the LPs: the placeable jobs, their normalised throughputs b[r][k] = T[j][k] / P_j
-// over every type of the cluster (0 where the job cannot run), and Gavel's big M. The share
-// variables are the columns of `layout` (packed.h): the singles' (as AddShareVariables poses them)
-// and, for the packed policy, the pairs'; `ne[r]` lists row r's normalised throughput terms
-// (column, T_i^{c,k} / P_i) and `pair_ne[r]` the pair ones among them.
+// The rows of the LPs: the placeable jobs (MakePackedLayout's rows, in its order), their
+// normalised throughputs b[r][k] = T[j][k] / P_j over every type of the cluster (0 where the job
+// cannot run), and Gavel's big M. The share variables are the columns of a PackedColumnSet over
+// the problem (its second form: the singles, as AddShareVariables poses them, and for the packed
+// policy the pair columns held); row r's normalised terms are its terms there over P_r
+// (HeldNormalisedTerms). No layout of every pair column is kept: the overloaded 1,928-job case at
+// 8:8:8 has up to 3 million (docs/PERFORMANCE.md, "Water filling packed on the overloaded case").
 struct Rows {
   std::vector<size_t> job_of;
   std::vector<std::vector<double>> b;
   std::vector<int> gpus;
   double big_m = 0;
-  PackedLayout layout;
-  std::vector<std::vector<std::pair<int, double>>> ne;
-  std::vector<std::vector<std::pair<int, double>>> pair_ne;
   std::vector<double> p;     // P_j of row r's job
   std::vector<double> best;  // max of row r's normalised coefficients (b over every type, and its pairs')
   bool packed = false;       // some pair column
+  size_t pair_columns = 0;   // the problem's usable pair columns
   size_t size() const { return job_of.size(); }
 };
 
-// A level LP's point: the singles' shares [row][type] (every type, as cvxopt returns them) and
-// the pairs' [problem pair][type], unclipped.
+// A level LP's point: the singles' shares [row][type] (every type, as cvxopt returns them), the
+// pairs' with a value other than 0 (in column order), and each row's normalised share n_r there,
+// all unclipped.
 struct LevelPoint {
   std::vector<std::vector<double>> single;
-  std::vector<std::vector<double>> pair;
+  std::vector<PairShare> pair;
+  std::vector<double> normalised;
   // Per row, its epigraph row's dual at the simplex's optimum (over every column, pair columns
   // priced in); empty at cvxopt's point.
   std::vector<double> epigraph_dual;
 };
 
-// The share variables of `rows` and their time and capacity rows, as every LP and MILP of a level
-// poses them (the columns first: variable = column). Returns the first column's variable (0).
-inline int AddRowShares(lp::LinearProgram& program, const AllocationProblem& problem, const Rows& rows) {
-  return AddPackedShares(program, problem, rows.layout);
-}
-
-// Row r's normalised terms over the columns `columns` holds, (program column, T / P_r): what
-// columns.Restrict(rows.ne[r]) gives (the held layout's terms are `rows.layout`'s restricted, in
-// its order, and rows.ne[r] is those over P_r, the same division), without a pass over every
-// column of the full layout (O(jobs x types) a row, O(jobs^2) a program: 17% of a default-mode
-// run on the overloaded case).
+// Row r's normalised terms over the columns `columns` holds, (program column, T / P_r), in the
+// held layout's order (its singles by type, then its pair columns).
 inline void HeldNormalisedTerms(const PackedColumnSet& columns, const Rows& rows, size_t r,
                                 std::vector<std::pair<int, double>>* out) {
   out->clear();
