@@ -130,11 +130,20 @@ measure "Gavel 1,559 jobs g1c11cb48 --compat: gavel-water-filling-packed" 60 1 \
   "$B/bin/hetsched" simulate --policy gavel-water-filling-packed --trace "$out/g1c11cb48.7f.trace" "${gavel_compat[@]}"
 # The overloaded case (msr 6214e9's 1,928 single-GPU jobs on 108 GPUs: up to ~900 active jobs a
 # reset): water filling packed 21 s CPU since session 46 (unfinished after 386 s before; its
-# bottleneck told without a solve, the last allocation's pair columns posed first: docs/PERFORMANCE.md,
-# "Water filling packed on the overloaded case").
+# bottleneck told without a solve, the last allocation's pair columns posed first), 17 s since
+# session 47 (the problem-based column set); in the default mode (unfinished after 11 min before
+# session 47: pricing rounds the simplex declined) and at 8:8:8 (24 GPUs, up to ~1,500 active
+# jobs and 3 million pair columns; unfinished at 300 s before session 47: big-M MILPs at CBC's
+# time limit): docs/PERFORMANCE.md, "Water filling packed on the overloaded case".
 awk -F'\t' '$7 == 1' data/real/gavel/traces/msr_seed0_6214e9.trace > "$out/g1c6214e9.7f.trace"
 measure "Gavel 1,928 jobs g1c6214e9 --compat: gavel-water-filling-packed" 60 1 \
   "$B/bin/hetsched" simulate --policy gavel-water-filling-packed --trace "$out/g1c6214e9.7f.trace" "${gavel_compat[@]}"
+measure "Gavel 1,928 jobs g1c6214e9 default mode: gavel-water-filling-packed" 60 1 \
+  "$B/bin/hetsched" simulate --policy gavel-water-filling-packed --trace "$out/g1c6214e9.7f.trace" \
+  --gpus v100=36,p100=36,k80=36 --gpus-per-server 4 -q -o "$out/run"
+measure "Gavel 1,928 jobs g1c6214e9 --compat 8:8:8: gavel-water-filling-packed" 60 1 \
+  "$B/bin/hetsched" simulate --policy gavel-water-filling-packed --trace "$out/g1c6214e9.7f.trace" \
+  --compat gavel --gpus v100=8,p100=8,k80=8 --gpus-per-server 4 -q -o "$out/run"
 # Tiresias' 100-job cases (tests/data/tiresias, 16 GPUs) under --compat tiresias, the policies of
 # issue #47 item 5: targets are Tiresias' own simulator's CPU time on this machine / 20 (2026-12-04,
 # load 10: dlas-gpu-gittins 0.47 s, gittins 0.37 s with run_sim.py:2075 fixed, shortest-expected
