@@ -63,30 +63,30 @@ TEST(PackedColumnSetTest, HoldsTheSinglesThenEveryColumn) {
   const AllocationProblem p = TwoJobsOneGpu(0.8);
   const PackedLayout full = MakePackedLayout(p, nullptr);
   ASSERT_EQ(full.columns.size(), 3u);  // two singles, one pair
-  PackedColumnSet set(full, /*all_pairs=*/false);
+  PackedColumnSet set(p, nullptr, PairColumns::kPriced);
   EXPECT_FALSE(set.holds_every_column());
   ASSERT_EQ(set.layout().columns.size(), 2u);
-  EXPECT_EQ(set.column_of(2), -1);
-  std::vector<std::pair<int, double>> restricted;
-  set.Restrict(full.terms[0], &restricted);
-  EXPECT_EQ(restricted, (std::vector<std::pair<int, double>>{{0, 1.0}}));
+  EXPECT_EQ(set.layout().terms[0], (std::vector<std::pair<int, double>>{{0, 1.0}}));
   set.HoldEveryColumn();
   EXPECT_TRUE(set.holds_every_column());
   EXPECT_EQ(set.layout().terms, full.terms);
-  EXPECT_EQ(set.full_column(2), 2);
+  EXPECT_EQ(PackedColumnSet(p, nullptr, PairColumns::kAll).layout().terms, full.terms);
+  // A problem without pairs: every column from the start.
+  AllocationProblem alone = p;
+  alone.pairs.clear();
+  EXPECT_TRUE(PackedColumnSet(alone, nullptr, PairColumns::kPriced).holds_every_column());
   // From a memory of the pair (its share > 0 at a last allocation, by its jobs' ids), a fresh set
-  // over the same layout holds it from the start; a memory of nothing, or of a pair with a share
+  // over the same problem holds it from the start; a memory of nothing, or of a pair with a share
   // of 0, adds nothing.
   PairColumnMemory memory;
   memory.Remember(p, std::vector<PairShare>{{0, 0, 0.0}});
-  PackedColumnSet none(full, /*all_pairs=*/false);
-  none.HoldRemembered(memory, &p);
-  EXPECT_FALSE(none.holds_every_column());
+  PackedColumnSet none(p, nullptr, PairColumns::kPriced);
+  none.HoldRemembered(memory);
+  EXPECT_EQ(none.layout().columns.size(), 2u);
   memory.Remember(p, std::vector<PairShare>{{0, 0, 0.25}});
   ASSERT_EQ(memory.columns().size(), 1u);
-  PackedColumnSet again(full, /*all_pairs=*/false);
-  again.HoldRemembered(memory, &p);
-  EXPECT_TRUE(again.holds_every_column());
+  PackedColumnSet again(p, nullptr, PairColumns::kPriced);
+  again.HoldRemembered(memory);
   EXPECT_EQ(again.layout().terms, full.terms);
 }
 
@@ -98,8 +98,7 @@ TEST(PackedColumnSetTest, PricesInOnlyAPairThatRaisesTheOptimum) {
   for (const double rate : {0.8, 0.4}) {
     SCOPED_TRACE(rate);
     const AllocationProblem p = TwoJobsOneGpu(rate);
-    const PackedLayout full = MakePackedLayout(p, nullptr);
-    PackedColumnSet set(full, /*all_pairs=*/false);
+    PackedColumnSet set(p, nullptr, PairColumns::kPriced);
     std::vector<int> epigraph;
     const lp::Solution singles = MaxMin(p, set, &epigraph);
     ASSERT_EQ(singles.status, lp::SolveStatus::kOptimal);

@@ -10,27 +10,6 @@
 
 namespace hetsched::gavel {
 
-PackedColumnSet::PackedColumnSet(const PackedLayout& full, bool all_pairs) : full_(&full) {
-  const size_t n = full.columns.size();
-  held_.assign(n, 0);
-  members_.assign(n, Members{});
-  for (size_t c = 0; c < n; ++c) held_[c] = full.columns[c].pair < 0 || all_pairs ? 1 : 0;
-  for (size_t r = 0; r < full.rows(); ++r) {
-    for (const auto& [c, t] : full.terms[r]) {
-      if (full.columns[static_cast<size_t>(c)].pair < 0) continue;
-      Members& m = members_[static_cast<size_t>(c)];
-      if (m.a < 0) {
-        m.a = static_cast<int>(r);
-        m.t_a = t;
-      } else {
-        m.b = static_cast<int>(r);
-        m.t_b = t;
-      }
-    }
-  }
-  Rebuild();
-}
-
 PackedColumnSet::PackedColumnSet(const AllocationProblem& problem, Allocation* allocation, PairColumns columns)
     : problem_(&problem), own_(MakePackedLayout(problem, allocation, columns == PairColumns::kAll)),
       all_held_(columns == PairColumns::kAll || problem.pairs.empty()) {
@@ -42,41 +21,10 @@ PackedColumnSet::PackedColumnSet(const AllocationProblem& problem, Allocation* a
   }
 }
 
-bool PackedColumnSet::holds_every_column() const {
-  return full_ != nullptr ? full_of_.size() == full_->columns.size() : all_held_;
-}
-
-void PackedColumnSet::Rebuild() {
-  if (full_ == nullptr) {
-    RebuildFromProblem();
-    return;
-  }
-  const PackedLayout& full = *full_;
-  const size_t n = full.columns.size();
-  column_of_.assign(n, -1);
-  full_of_.clear();
-  layout_.job_of = full.job_of;
-  layout_.row_of = full.row_of;
-  layout_.columns.clear();
-  for (size_t c = 0; c < n; ++c) {
-    if (!held_[c]) continue;
-    column_of_[c] = static_cast<int>(full_of_.size());
-    full_of_.push_back(static_cast<int>(c));
-    layout_.columns.push_back(full.columns[c]);
-  }
-  layout_.single.assign(full.single.size(), {});
-  for (size_t r = 0; r < full.single.size(); ++r) {
-    layout_.single[r].reserve(full.single[r].size());
-    for (int c : full.single[r]) layout_.single[r].push_back(c < 0 ? -1 : column_of_[static_cast<size_t>(c)]);
-  }
-  layout_.terms.resize(full.terms.size());
-  for (size_t r = 0; r < full.terms.size(); ++r) Restrict(full.terms[r], &layout_.terms[r]);
-}
-
 // The singles (own_'s columns, which come first in MakePackedLayout's order), then the pair
 // columns held in id order (its order too): the layout MakePackedLayout's columns restricted to
 // those held would be.
-void PackedColumnSet::RebuildFromProblem() {
+void PackedColumnSet::Rebuild() {
   layout_.columns.resize(own_.columns.size());
   for (size_t r = 0; r < own_.rows(); ++r) layout_.terms[r].resize(own_.terms[r].size());
   for (const PairColumn& pc : held_pairs_) {
@@ -87,43 +35,21 @@ void PackedColumnSet::RebuildFromProblem() {
   }
 }
 
-void PackedColumnSet::Restrict(std::span<const std::pair<int, double>> terms,
-                               std::vector<std::pair<int, double>>* out) const {
-  out->clear();
-  for (const auto& [c, v] : terms) {
-    const int held = column_of_[static_cast<size_t>(c)];
-    if (held >= 0) out->emplace_back(held, v);
-  }
-}
-
 template <class Visit>
 void PackedColumnSet::ForEachCandidate(Visit&& visit) const {
-  if (full_ != nullptr) {
-    for (size_t c = 0; c < full_->columns.size(); ++c) {
-      const PackedLayout::Column& col = full_->columns[c];
-      if (col.pair < 0) continue;
-      const Members& m = members_[c];
-      visit(c, PairColumn{static_cast<size_t>(col.pair), col.type, m.a, m.b, m.t_a, m.t_b, col.gpus});
-    }
-    return;
-  }
   const size_t types = problem_->capacity.size();
   ForEachPairColumn(*problem_, layout_.row_of, [&](const PairColumn& pc) { visit(pc.pair * types + pc.type, pc); });
 }
 
 void PackedColumnSet::HoldEveryColumn() {
   if (holds_every_column()) return;
-  if (full_ != nullptr) {
-    held_.assign(full_->columns.size(), 1);
-  } else {
-    held_pairs_.clear();
-    held_ids_.clear();
-    ForEachCandidate([&](size_t id, const PairColumn& pc) {
-      held_ids_.push_back(id);
-      held_pairs_.push_back(pc);
-    });
-    all_held_ = true;
-  }
+  held_pairs_.clear();
+  held_ids_.clear();
+  ForEachCandidate([&](size_t id, const PairColumn& pc) {
+    held_ids_.push_back(id);
+    held_pairs_.push_back(pc);
+  });
+  all_held_ = true;
   Rebuild();
 }
 
@@ -147,10 +73,10 @@ void PairColumnMemory::Remember(const AllocationProblem& problem, std::span<cons
   }
 }
 
-void PackedColumnSet::HoldRemembered(const PairColumnMemory& memory, const AllocationProblem* problem) {
+void PackedColumnSet::HoldRemembered(const PairColumnMemory& memory) {
   const size_t rows = layout_.rows();
-  if (full_ == nullptr) problem = problem_;
-  if (problem == nullptr || all_held_ || holds_every_column() || memory.columns().empty() || rows > 8192) return;
+  const AllocationProblem* problem = problem_;
+  if (all_held_ || memory.columns().empty() || rows > 8192) return;
   std::unordered_map<JobId, int> row_of_id;
   for (size_t r = 0; r < rows; ++r) row_of_id.emplace(problem->jobs[layout_.job_of[r]].id, static_cast<int>(r));
   // Per (row a, row b): the types remembered, one bit each (the first 8 types).
@@ -169,16 +95,6 @@ void PackedColumnSet::HoldRemembered(const PairColumnMemory& memory, const Alloc
   auto remembered = [&](const PairColumn& pc) {
     return (types_of[static_cast<size_t>(pc.row_a) * rows + static_cast<size_t>(pc.row_b)] & (1u << pc.type)) != 0;
   };
-  if (full_ != nullptr) {
-    bool added = false;
-    ForEachCandidate([&](size_t c, const PairColumn& pc) {
-      if (held_[c] || !remembered(pc)) return;
-      held_[c] = 1;
-      added = true;
-    });
-    if (added) Rebuild();
-    return;
-  }
   std::vector<PairColumn> merged;
   std::vector<size_t> merged_ids;
   size_t i = 0;
@@ -204,12 +120,9 @@ size_t PackedColumnSet::PriceIn(const std::vector<double>& duals, int first_row,
   for (size_t r = 0; r < rows; ++r) {
     if (!layout_.terms[r].empty()) time_price[r] = duals[next++];
   }
-  size_t types = 0;
-  if (full_ != nullptr) {
-    for (const PackedLayout::Column& col : full_->columns) types = std::max(types, col.type + 1);
-  } else {
-    types = problem_->capacity.size();
-  }
+  last_largest_reduced_cost_ = 0;
+  if (all_held_) return 0;
+  const size_t types = problem_->capacity.size();
   std::vector<char> has_column(types, 0);
   for (const PackedLayout::Column& col : layout_.columns) has_column[col.type] = 1;
   std::vector<double> capacity_price(types, 0.0);
@@ -217,16 +130,12 @@ size_t PackedColumnSet::PriceIn(const std::vector<double>& duals, int first_row,
     if (has_column[k]) capacity_price[k] = duals[next++];
   }
   std::vector<std::pair<double, size_t>> candidates;  // (reduced cost, id)
-  std::vector<PairColumn> found;                      // the second form: each candidate's column
+  std::vector<PairColumn> found;                      // each candidate's column
   size_t left_out = 0;
   auto held_cursor = held_ids_.begin();
   ForEachCandidate([&](size_t id, const PairColumn& pc) {
-    if (full_ != nullptr) {
-      if (held_[id]) return;
-    } else {
-      while (held_cursor != held_ids_.end() && *held_cursor < id) ++held_cursor;
-      if (held_cursor != held_ids_.end() && *held_cursor == id) return;
-    }
+    while (held_cursor != held_ids_.end() && *held_cursor < id) ++held_cursor;
+    if (held_cursor != held_ids_.end() && *held_cursor == id) return;
     ++left_out;
     const size_t a = static_cast<size_t>(pc.row_a), b = static_cast<size_t>(pc.row_b);
     double rate_a = per_rate[a], rate_b = per_rate[b];
@@ -237,16 +146,15 @@ size_t PackedColumnSet::PriceIn(const std::vector<double>& duals, int first_row,
     const double reduced =
         -(time_price[a] + time_price[b] + pc.gpus * capacity_price[pc.type] + pc.t_a * rate_a + pc.t_b * rate_b);
     if (reduced > tolerance) {
-      candidates.emplace_back(reduced, full_ != nullptr ? id : found.size());
-      if (full_ == nullptr) found.push_back(pc);
+      candidates.emplace_back(reduced, found.size());
+      found.push_back(pc);
     }
   });
-  if (full_ == nullptr && left_out == 0) all_held_ = true;
-  last_largest_reduced_cost_ = 0;
+  if (left_out == 0) all_held_ = true;
   if (candidates.empty()) return 0;
   for (const auto& candidate : candidates) last_largest_reduced_cost_ = std::max(last_largest_reduced_cost_, candidate.first);
-  // The most promising first, ties by column (deterministic; in the second form `found` is in id
-  // order, so its index orders as the id does).
+  // The most promising first, ties by column (deterministic: `found` is in id order, so its index
+  // orders as the id does).
   auto better = [](const std::pair<double, size_t>& x, const std::pair<double, size_t>& y) {
     return x.first > y.first || (x.first == y.first && x.second < y.second);
   };
@@ -255,9 +163,7 @@ size_t PackedColumnSet::PriceIn(const std::vector<double>& duals, int first_row,
                      better);
     candidates.resize(max_added);
   }
-  if (full_ != nullptr) {
-    for (const auto& [reduced, c] : candidates) held_[c] = 1;
-  } else {
+  {
     // Merge the new columns into the held ones, in id order.
     auto by_id = [](const std::pair<double, size_t>& x, const std::pair<double, size_t>& y) {
       return x.second < y.second;

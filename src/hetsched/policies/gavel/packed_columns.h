@@ -72,31 +72,23 @@ class PairColumnMemory {
 
 class PackedColumnSet {
  public:
-  // Every single column of `full`, and every pair column too where `all_pairs` (no generation).
-  // `full` must outlive this.
-  PackedColumnSet(const PackedLayout& full, bool all_pairs);
   // The columns of `problem` (MakePackedLayout's; its unplaceable jobs appended to
   // allocation->unplaceable, if given): with `columns` kAll every one (the full layout, held), with
   // kPriced the singles and no pair column, the pair columns enumerated from problem.pairs at each
   // pricing (ForEachPairColumn) and never all laid out: O(singles + held) memory.
-  // `problem` must outlive this. column_of, full_column and Restrict are for the first form only.
+  // `problem` must outlive this.
   PackedColumnSet(const AllocationProblem& problem, Allocation* allocation, PairColumns columns);
 
-  // The program's layout (for AddPackedShares): full's rows, the columns held in full's order.
+  // The program's layout (for AddPackedShares): MakePackedLayout's rows, the singles, then the
+  // pair columns held in MakePackedLayout's order (the full layout's restricted to those held).
   const PackedLayout& layout() const { return layout_; }
-  // The program's column of full's column `c`, or -1 (not held); and full's column of the program's.
-  int column_of(int c) const { return column_of_[static_cast<size_t>(c)]; }
-  int full_column(int c) const { return full_of_[static_cast<size_t>(c)]; }
-  // `terms` (full's column, value) restricted to the columns held, as (program's column, value).
-  void Restrict(std::span<const std::pair<int, double>> terms, std::vector<std::pair<int, double>>* out) const;
-  // Whether every column is held (the second form: known to be, after a pricing found none left out).
-  bool holds_every_column() const;
+  // Whether every column is held (known to be after a pricing found none left out).
+  bool holds_every_column() const { return all_held_; }
   void HoldEveryColumn();
   // Holds the pair columns of `memory` that the problem has (both jobs placeable, the column
-  // usable): the second form's problem, or, in the first form, `problem` (the one `full` was laid
-  // out from). Cost: one pass over the pair columns (as a pricing), O(rows^2) bytes; none above
+  // usable). Cost: one pass over the pair columns (as a pricing), O(rows^2) bytes; none above
   // 8,192 rows.
-  void HoldRemembered(const PairColumnMemory& memory, const AllocationProblem* problem = nullptr);
+  void HoldRemembered(const PairColumnMemory& memory);
 
   // The dual prices a program built on layout() has for a pair column it lacks, where AddPackedShares
   // began its rows at `first_row`: its time row per row r (first_row + r), its capacity row per type
@@ -120,28 +112,17 @@ class PackedColumnSet {
 
  private:
   void Rebuild();
-  void RebuildFromProblem();
-  // Calls visit(id, PairColumn) for every pair column of the set, held or not, in full's order;
-  // id: full's column (first form), pair x types + type (second).
+  // Calls visit(id, PairColumn) for every pair column of the problem, held or not, in
+  // MakePackedLayout's order; id: pair x types + type (increasing in that order).
   template <class Visit>
   void ForEachCandidate(Visit&& visit) const;
 
-  const PackedLayout* full_ = nullptr;  // the first form
-  const AllocationProblem* problem_ = nullptr;  // the second form
-  PackedLayout own_;                    // the second form: the singles (kPriced) or every column (kAll)
-  bool all_held_ = false;               // the second form
-  std::vector<char> held_;              // per full column (first form)
-  std::vector<int> column_of_;          // full column -> program column, or -1 (first form)
-  std::vector<int> full_of_;            // program column -> full column (first form)
-  std::vector<PairColumn> held_pairs_;  // the second form's pair columns held, by id
+  const AllocationProblem* problem_ = nullptr;
+  PackedLayout own_;                    // the singles (kPriced); empty with kAll (layout_ is every column)
+  bool all_held_ = false;
+  std::vector<PairColumn> held_pairs_;  // the pair columns held, by id
   std::vector<size_t> held_ids_;        // their ids, increasing
   PackedLayout layout_;
-  // Per full pair column: its two members' rows and their pair rates (T_a, T_b); singles unused.
-  struct Members {
-    int a = -1, b = -1;
-    double t_a = 0, t_b = 0;
-  };
-  std::vector<Members> members_;
   double last_largest_reduced_cost_ = 0;  // of the columns the last PriceIn added
 };
 

@@ -271,7 +271,7 @@ Result<Allocation> FillWater(const AllocationProblem& problem, const EntityAssig
   // The pair columns the level LPs and relaxations hold, grown over the levels of this solve.
   PackedColumnSet columns(problem, nullptr, options.generate_pair_columns ? PairColumns::kPriced : PairColumns::kAll);
   const bool remember = memory != nullptr && options.generate_pair_columns && options.remember_pair_columns;
-  if (remember) columns.HoldRemembered(*memory, &problem);
+  if (remember) columns.HoldRemembered(*memory);
   if (rows.packed && options.point != SharePoint::kVertex) {
     return Status::InvalidArgument("water filling (packed): only the simplex's vertex where pairs can run");
   }
