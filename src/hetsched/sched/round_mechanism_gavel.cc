@@ -306,14 +306,21 @@ void GavelRoundMechanism::FillType(int k, bool skip_zero_priority, std::vector<G
     }
     positive.push_back(Entry{priority, deficit_[At(c, k)], share_[At(c, k)], c});
   }
-  std::sort(positive.begin(), positive.end(), [this](const Entry& a, const Entry& b) {
+  auto first = [this](const Entry& a, const Entry& b) {
     if (a.priority != b.priority) return a.priority > b.priority;
     if (a.deficit != b.deficit) return a.deficit > b.deficit;
     if (a.share != b.share) return a.share > b.share;
     return Before(a.combo, b.combo);
-  });
-  for (const Entry& e : positive) {
+  };
+  // Walked in that order only until the type is full (a few devices, where an LP policy's
+  // allocation gives hundreds of combinations a share): drawn from a heap, not sorted whole. The
+  // key is unique to each combination (Before), so the order drawn is the sort's.
+  auto after = [&first](const Entry& a, const Entry& b) { return first(b, a); };
+  std::make_heap(positive.begin(), positive.end(), after);
+  for (auto end = positive.end(); end != positive.begin(); --end) {
     if (left == 0) return;
+    std::pop_heap(positive.begin(), end, after);
+    const Entry& e = *(end - 1);
     Consider(e.combo, k, e.priority, skip_zero_priority, &left, out);
   }
   if (left == 0 || skip_zero_priority) return;

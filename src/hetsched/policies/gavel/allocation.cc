@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace hetsched::gavel {
@@ -265,6 +266,62 @@ Result<bool> LeastFeasible(const FeasibleAt& feasible_at, double lo, double tole
       lo = mid;
     }
   }
+  return true;
+}
+
+Result<bool> LeastFeasibleConvex(const ElasticFeasibleAt& feasible_at, double lo, double tolerance, double known_hi,
+                                 double* hi, lp::Solution* at_hi) {
+  lo = std::max(lo, 1e-9);
+  const double inf = std::numeric_limits<double>::infinity();
+  double feasible_x = known_hi > 0 ? known_hi : inf;  // the least x found feasible
+  // The greatest x found infeasible (lo: the caller's bound), which closes the bracket as
+  // LeastFeasible's does; and the greatest tangent root, below which nothing is feasible, which
+  // only steers the tests (near the least feasible x the program is feasible to the solver's
+  // tolerance on either side of it).
+  double infeasible_x = lo, root = lo;
+  bool infeasible_seen = false;
+  double probe = 16 * tolerance;
+  int newton_steps = 0;
+  auto closed = [&] {
+    return std::isfinite(feasible_x) && feasible_x * (1 - tolerance) <= infeasible_x * (1 + 1e-12);
+  };
+  double x = std::isfinite(feasible_x) ? std::max(lo, feasible_x * (1 - probe)) : lo;
+  for (int test = 0; test < 200 && !closed(); ++test) {
+    lp::Solution s;
+    HETSCHED_ASSIGN_OR_RETURN(const ElasticAnswer answer, feasible_at(x, &s));
+    if (answer.feasible) {
+      feasible_x = x;
+      *at_hi = std::move(s);
+      if (x <= lo) break;
+      if (!infeasible_seen) {
+        // Nothing infeasible yet below a feasible point: probe farther down.
+        probe *= 16;
+        x = std::max(lo, feasible_x * (1 - std::min(probe, 1.0)));
+        continue;
+      }
+      // Just below it where a tangent's root is there (its tolerance's width: infeasible closes
+      // the bracket), else halfway to the greatest x found infeasible.
+      x = root >= feasible_x * (1 - 2 * tolerance) ? std::max(infeasible_x, feasible_x * (1 - tolerance))
+                                                    : 0.5 * (infeasible_x + feasible_x);
+      continue;
+    }
+    infeasible_seen = true;
+    infeasible_x = std::max(infeasible_x, x);
+    root = std::max(root, x);
+    double next = std::isfinite(feasible_x) ? 0.5 * (infeasible_x + feasible_x) : 2 * x;
+    if (answer.violation > 0 && answer.slope < 0 && std::isfinite(answer.violation / answer.slope) &&
+        newton_steps < 12) {
+      ++newton_steps;
+      root = std::max(root, x - answer.violation / answer.slope);
+      // The root itself: feasible where the violation is linear from x on (then the test just below
+      // it closes the bracket), else Newton again from there.
+      next = std::isfinite(feasible_x) ? std::min(root, feasible_x * (1 - tolerance)) : root;
+      if (!(next > x)) next = std::isfinite(feasible_x) ? 0.5 * (x + feasible_x) : 2 * x;
+    }
+    x = next;
+  }
+  if (!std::isfinite(feasible_x)) return false;
+  *hi = feasible_x;
   return true;
 }
 

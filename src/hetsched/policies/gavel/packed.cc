@@ -344,11 +344,15 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
   };
   lp::LinearProgram program;
   pose(program);
+  // kPriced: the number of columns `program` was posed over; over the same columns a step of the
+  // search moves its need rows' bounds alone (the program so changed is the one pose would build).
+  size_t posed_columns = layout.columns.size();
   auto feasible = [&](double rho, lp::Solution* s) -> Result<bool> {
     if (!set_rho(rho)) return false;
-    if (priced) {
+    if (priced && layout.columns.size() != posed_columns) {
       program = lp::LinearProgram();
       pose(program);
+      posed_columns = layout.columns.size();
     } else {
       for (size_t r = 0; r < n; ++r) {
         if (active(r)) program.SetConstraintBounds(need_row[r], need[r], lp::kInfinity);
@@ -368,24 +372,50 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
     lo = std::max(lo, (job.elapsed_s + job.remaining_iterations / best[r]) / isolated_s[layout.job_of[r]]);
   }
   const double tolerance = any ? options.tolerance : std::numeric_limits<double>::infinity();
-  lp::Solution at_hi;
-  double hi = 0;
-  HETSCHED_ASSIGN_OR_RETURN(bool found, LeastFeasible(feasible, lo, tolerance, &hi, &at_hi));
+  // kPriced: the elastic LP's least total slack S(rho) is convex and nonincreasing in rho (the need
+  // rows' bounds are, and the optimum is convex and nondecreasing in them), so the least feasible
+  // rho over the columns held is found by Newton's steps from below (LeastFeasibleConvex): S' =
+  // sum_r y_r dneed_r/drho, y_r >= 0 the need row's dual (the slack's growth per unit of need),
+  // dneed_r/drho = -need_r D_r / (rho D_r - elapsed_r). A few solves where the bisection takes ~20,
+  // each from a nearby rho's basis (docs/PERFORMANCE.md, "Finish-time packed's search").
   // kPriced: the columns at_hi was solved over, and its slacks (by row).
   PackedLayout at_hi_layout;
   std::vector<double> hi_slack(n, 0.0);
-  auto keep_hi = [&] {
-    if (!priced || !found) return;
+  auto keep_feasible = [&](const lp::Solution& s) {
     at_hi_layout = layout;
     for (size_t r = 0; r < n; ++r) {
-      hi_slack[r] = slack[r] >= 0 ? std::max(0.0, at_hi.values[static_cast<size_t>(slack[r])]) : 0.0;
+      hi_slack[r] = slack[r] >= 0 ? std::max(0.0, s.values[static_cast<size_t>(slack[r])]) : 0.0;
     }
   };
-  keep_hi();
+  auto elastic_at = [&](double rho, lp::Solution* s) -> Result<ElasticAnswer> {
+    ElasticAnswer answer;
+    HETSCHED_ASSIGN_OR_RETURN(answer.feasible, feasible(rho, s));
+    if (answer.feasible) keep_feasible(*s);
+    // Infeasible without a solve (a need above 1 at this rho: set_rho), or no optimum: no slope.
+    if (answer.feasible || s->status != lp::SolveStatus::kOptimal || s->values.empty()) return answer;
+    for (size_t r = 0; r < n; ++r) {
+      if (slack[r] < 0) continue;
+      answer.violation += std::max(0.0, s->values[static_cast<size_t>(slack[r])]);
+      const size_t j = layout.job_of[r];
+      const double y = std::max(0.0, -s->duals[static_cast<size_t>(need_row[r])]);
+      answer.slope -= y * need[r] * isolated_s[j] / (rho * isolated_s[j] - problem.jobs[j].elapsed_s);
+    }
+    return answer;
+  };
+  lp::Solution at_hi;
+  double hi = 0;
+  bool found = false;
+  if (priced) {
+    HETSCHED_ASSIGN_OR_RETURN(found, LeastFeasibleConvex(elastic_at, lo, tolerance, 0.0, &hi, &at_hi));
+  } else {
+    HETSCHED_ASSIGN_OR_RETURN(found, LeastFeasible(feasible, lo, tolerance, &hi, &at_hi));
+  }
   // kPriced: is the LP over every column feasible just below the bracket? Pricing the elastic LP
-  // there either makes it feasible (the bisection runs again over the columns so grown) or proves
+  // there either makes it feasible (the search runs again over the columns so grown) or proves
   // it is not (the bracket stands: hi is within the tolerance of the least feasible rho).
-  while (priced && found && any && set_rho(hi * (1 - tolerance))) {
+  // Each round ends below the last hi by the tolerance at least; the cap only guards a solver whose
+  // tolerances would let the program stay feasible just below every hi it returns.
+  for (int round = 0; round < 64 && priced && found && any && set_rho(hi * (1 - tolerance)); ++round) {
     PairColumnPricing pricing;
     pricing.pose = pose;
     pricing.per_rate = [&](const lp::Solution& s, std::vector<double>* per_rate) {
@@ -394,11 +424,14 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
       }
     };
     pricing.enough = slacks_zero;
-    const size_t held = layout.columns.size();
-    HETSCHED_ASSIGN_OR_RETURN(const lp::Solution below, SolvePricingIn(columns, pricing, solver, &out));
-    if (below.status != lp::SolveStatus::kOptimal || !slacks_zero(below) || layout.columns.size() == held) break;
-    HETSCHED_ASSIGN_OR_RETURN(found, LeastFeasible(feasible, lo, tolerance, &hi, &at_hi));
-    keep_hi();
+    HETSCHED_ASSIGN_OR_RETURN(lp::Solution below, SolvePricingIn(columns, pricing, solver, &out));
+    if (below.status != lp::SolveStatus::kOptimal || !slacks_zero(below)) break;
+    // The search again, from below the point `below` found feasible (over the columns so grown, or
+    // over the same ones: the search's lower end is a tangent's root, not a point found
+    // infeasible, and the program may be feasible there to Clp's tolerance).
+    keep_feasible(below);
+    at_hi = std::move(below);
+    HETSCHED_ASSIGN_OR_RETURN(found, LeastFeasibleConvex(elastic_at, lo, tolerance, hi * (1 - tolerance), &hi, &at_hi));
   }
   if (!found) {
     out.status = lp::SolveStatus::kInfeasible;

@@ -143,11 +143,12 @@ struct FtfPackedOptions {
   // sum of the jobs' effective throughputs as fractions of their best rate (work-conserving, as
   // gavel-ftf's default) [REC].
   bool second_phase = false;
-  // kPriced: the bisection's feasibility LPs over the pair columns priced in so far, each with an
-  // elastic slack per need row (feasible where the slacks' sum is 0 to 1e-7 a row); once the
+  // kPriced: feasibility LPs over the pair columns priced in so far, each with an elastic slack per
+  // need row (feasible where the slacks' sum is 0 to 1e-7 a row), searched by Newton's steps on
+  // the slacks' least sum, convex in rho (LeastFeasibleConvex), to the same tolerance; once the
   // bracket is closed, the pair columns are priced in at its lower end (1 - tolerance of the
-  // upper), and where some make it feasible the bisection runs again from the jobs' lower bound,
-  // else the upper end's point is that of the LP over every column [REC].
+  // upper), and where that makes it feasible the search runs again below it, else the upper end's
+  // point is that of the LP over every column [REC].
   PairColumns columns = PairColumns::kAll;
 };
 Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,

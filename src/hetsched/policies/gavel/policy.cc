@@ -205,7 +205,9 @@ int RoundPolicy::TypeIndex(DeviceTypeId type) const {
 void RoundPolicy::OnJobSubmitted(const JobStatus& job, SchedContext& ctx) {
   Init(ctx);
   const JobSpec& spec = *job.spec;
-  ActiveJob& a = active_[spec.id];
+  const auto [added_at, added] = active_.try_emplace(spec.id);
+  if (added) active_ids_.insert(std::lower_bound(active_ids_.begin(), active_ids_.end(), spec.id), spec.id);
+  ActiveJob& a = added_at->second;
   a.throughput.assign(types_.size(), 0.0);
   a.runnable.assign(types_.size(), 0.0);
   std::vector<double> modelled(types_.size(), 0.0);  // 0: the job cannot run there
@@ -299,6 +301,7 @@ void RoundPolicy::ForgetJob(JobId id) {
       }
     }
     if (gavel_) gavel_->Remove(it->second.combo);
+    active_ids_.erase(std::lower_bound(active_ids_.begin(), active_ids_.end(), it->first));
     active_.erase(it);
     dirty_ = true;
   }

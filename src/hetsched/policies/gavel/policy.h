@@ -231,6 +231,9 @@ class RoundPolicy : public JobScheduler {
   std::vector<std::vector<NodeId>> sia_worker_node_;  // per type index: the node of each of its workers
   bool arrived_since_round_ = false;
   std::map<JobId, ActiveJob> active_;  // ordered: deterministic problems and rounds
+  // active_'s ids in its order, for the walks of every round (StartRoundGavel): a map's walk over
+  // a thousand jobs, node by node, was 8% of an LP packed policy's run on the overloaded case.
+  std::vector<JobId> active_ids_;
   bool packing_ = false;
   std::vector<GavelPairRow> pair_rows_;
   std::string pair_origin_;

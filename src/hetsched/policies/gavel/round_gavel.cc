@@ -68,7 +68,7 @@ std::vector<int> RoundPolicy::GavelTypeOrder(const Cluster& cluster) const {
 void RoundPolicy::ScheduleGavel(SchedContext& ctx) {
   const double now = ctx.now();
   bool any_running = false;
-  for (const auto& [id, a] : active_) {
+  for (const JobId id : active_ids_) {
     if (ctx.job(id).state == JobState::kRunning) {
       any_running = true;
       break;
@@ -239,11 +239,11 @@ void RoundPolicy::StartRoundGavel(SchedContext& ctx, const std::vector<GavelPlan
     const JobStatus& st = ctx.job(id);
     return st.state == JobState::kRunning ? TypeIndex(st.device_type) : -1;
   };
-  for (const auto& [id, a] : active_) {
+  for (const JobId id : active_ids_) {
     const int current = running_on(id);
     if (current >= 0 && current != planned_of(id).first) ctx.Preempt(id);
   }
-  for (const auto& [id, a] : active_) {
+  for (const JobId id : active_ids_) {
     const JobStatus& st = ctx.job(id);
     if (st.state != JobState::kRunning || st.sharing_with < 0) continue;
     if (ctx.state().guest(st.devices.front()) == id && planned_of(id).second != st.sharing_with) ctx.Preempt(id);
