@@ -49,15 +49,15 @@ Result<std::vector<bool>> SolveTightMilp(const AllocationProblem& problem, const
 // (n <= M + slack x level - epsilon) can bind, the sets of jobs that can grow together are those of
 //   max sum_j z_j  s.t.  x feasible, n_j >= level_j (every job),
 //                        n_j / level_j - (slack - 1) z_j >= 1 (each growing job),
+// whose relaxation most often answers it (one LP: where its point, fractions rounded down, reaches
+// the bound). Which of several largest sets
+// comes back may differ from the big-M MILP's. Returns nothing where the conditions fail.
 // A growing job whose interval is empty (a level below epsilon / (slack - 1), 0.1 by Gavel's
 // figures) has no point at z = 0 in the big-M MILP: its z is 1 in every point, and it is so fixed
 // here (`must_grow`); the argument above holds for the jobs left at z = 0, whose intervals are not
 // empty. Without it every level with jobs on both sides of 0.1 went to the big-M MILP over every
 // pair column: on the overloaded 1,928-job case at 8:8:8, CBC ran into its 60 s limit there (and
 // a limit's answer is the machine's, not the program's).
-// whose relaxation most often answers it (one LP: where its point, fractions rounded down, reaches
-// the bound). Which of several largest sets
-// comes back may differ from the big-M MILP's. Returns nothing where the conditions fail.
 Result<std::optional<std::vector<bool>>> SolveBottleneckTight(const AllocationProblem& problem,
                                                               const Rows& rows, const LevelTerms& terms,
                                                               const WaterFillingOptions& options,
