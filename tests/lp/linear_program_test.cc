@@ -537,3 +537,53 @@ TEST(SolverBackendTest, FirstSolveLoadsTheCoinOrModule) {
 
 }  // namespace
 }  // namespace hetsched::lp
+
+namespace hetsched::lp {
+namespace {
+
+// A multi-dimensional 0-1 knapsack (40 items, 6 rows, weights and values from a fixed LCG) that
+// CBC does not close at its root: with max_nodes it stops after that many nodes, kLimitReached with
+// its best point, and the same point again on a second run (a node limit, unlike a time limit, does
+// not depend on the machine's speed).
+TEST(SolveMipTest, NodeLimitStopsDeterministically) {
+  LinearProgram p;
+  p.SetSense(Sense::kMaximize);
+  uint64_t state = 20261205;
+  auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>((state >> 33) % 1000) + 1;
+  };
+  const int items = 40;
+  for (int i = 0; i < items; ++i) p.AddVariable(0, 1, next(), /*integer=*/true);
+  for (int r = 0; r < 6; ++r) {
+    std::vector<std::pair<int, double>> row;
+    double total = 0;
+    for (int i = 0; i < items; ++i) {
+      row.emplace_back(i, next());
+      total += row.back().second;
+    }
+    p.AddConstraint(row, -kInfinity, total / 3);
+  }
+  SolveOptions whole;
+  whole.relative_gap = 0;
+  auto full = SolveMip(p, whole);
+  ASSERT_TRUE(full.ok());
+  ASSERT_EQ(full->status, SolveStatus::kOptimal);
+  ASSERT_GT(full->iterations, 3) << "the instance must need branching";
+  SolveOptions limited = whole;
+  limited.time_limit_s = kInfinity;
+  limited.max_nodes = 2;
+  auto a = SolveMip(p, limited);
+  auto b = SolveMip(p, limited);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->status, SolveStatus::kLimitReached);
+  EXPECT_LE(a->iterations, 3);
+  EXPECT_EQ(a->values, b->values);
+  EXPECT_EQ(a->objective, b->objective);
+  if (!a->values.empty()) {
+    EXPECT_LE(a->objective, full->objective + 1e-9);
+  }
+}
+
+}  // namespace
+}  // namespace hetsched::lp

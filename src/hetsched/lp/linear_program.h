@@ -93,6 +93,10 @@ struct Solution {
 
 struct SolveOptions {
   double time_limit_s = 60;     // MIP only
+  // MIP only: the most branch-and-bound nodes CBC explores (-1: no limit). Unlike the time limit,
+  // where it stops does not depend on the machine's speed: a MILP whose answer must repeat
+  // (water filling's bottleneck) stops by nodes, its time limit off.
+  long long max_nodes = -1;
   double relative_gap = 1e-9;   // MIP only
   bool log = false;             // solver log to stdout
   // LP only: false solves without Clp's presolve, for many small programs in which it finds

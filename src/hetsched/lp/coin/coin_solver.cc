@@ -151,6 +151,9 @@ Result<Solution> CoinSolveMip(const LinearProgram& program, const SolveOptions& 
     CbcModel model(solver);
     model.setLogLevel(options.log ? 1 : 0);
     model.setMaximumSeconds(options.time_limit_s);
+    if (options.max_nodes >= 0) {
+      model.setMaximumNodes(static_cast<int>(std::min<long long>(options.max_nodes, std::numeric_limits<int>::max())));
+    }
     model.setAllowableFractionGap(options.relative_gap);
     model.branchAndBound();
     Solution s;

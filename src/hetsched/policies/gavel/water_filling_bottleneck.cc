@@ -13,6 +13,30 @@
 namespace hetsched::gavel::water_filling_internal {
 namespace {
 
+// The bottleneck MILPs by branch and cut to a proven optimum (gap 0, GLPK's default, as cvxpy's
+// GLPK_MI runs them for Gavel, max_min_fairness_water_filling.py:229), stopped after at most this
+// many nodes rather than after a time: where a time limit stopped CBC (60 s, on the overloaded
+// case at 8:8:8 before session 47), the answer was the machine's speed's. [REC]
+constexpr long long kBottleneckMaxNodes = 500;
+
+// The MILP solved, and its z (one per row, -1: none) read: an optimum's, or where CBC stopped at
+// the node limit, its best point's (a set that can grow together, perhaps not the largest);
+// empty where it has neither (no point, as Gavel's except path reads a failed solve).
+Result<std::vector<bool>> SolveBottleneckMilp(const lp::LinearProgram& mip, const std::vector<int>& z,
+                                              Allocation* out) {
+  lp::SolveOptions solve;
+  solve.relative_gap = 0;
+  solve.time_limit_s = lp::kInfinity;
+  solve.max_nodes = kBottleneckMaxNodes;
+  HETSCHED_ASSIGN_OR_RETURN(const lp::Solution sol, lp::SolveMip(mip, solve));
+  ++out->lp_solves;
+  const bool answered = sol.status == lp::SolveStatus::kOptimal || sol.status == lp::SolveStatus::kLimitReached;
+  if (!answered || sol.values.empty()) return std::vector<bool>{};
+  std::vector<bool> grows(z.size(), false);
+  for (size_t r = 0; r < z.size(); ++r) grows[r] = z[r] >= 0 && sol.values[static_cast<size_t>(z[r])] > 0.5;
+  return grows;
+}
+
 // The bottleneck MILP without its big M (SolveBottleneckTight) over the pair columns of `set`, by
 // branch and cut: z, empty where it has no optimum.
 Result<std::vector<bool>> SolveTightMilp(const AllocationProblem& problem, const Rows& rows, const LevelTerms& terms,
@@ -33,14 +57,7 @@ Result<std::vector<bool>> SolveTightMilp(const AllocationProblem& problem, const
     }
     mip.AddConstraint(row, 1.0, lp::kInfinity);
   }
-  lp::SolveOptions solve;
-  solve.relative_gap = 0;
-  HETSCHED_ASSIGN_OR_RETURN(const lp::Solution sol, lp::SolveMip(mip, solve));
-  ++out->lp_solves;
-  if (sol.status != lp::SolveStatus::kOptimal || sol.values.empty()) return std::vector<bool>{};
-  std::vector<bool> grows(rows.size(), false);
-  for (size_t r = 0; r < rows.size(); ++r) grows[r] = z[r] >= 0 && sol.values[static_cast<size_t>(z[r])] > 0.5;
-  return grows;
+  return SolveBottleneckMilp(mip, z, out);
 }
 
 // The bottleneck MILP without its big M, where that is exact: a job held at z = 0 must stay in
@@ -240,14 +257,7 @@ Result<std::vector<bool>> SolveBottleneck(const AllocationProblem& problem, cons
     row.emplace_back(z[r], -m);
     mip.AddConstraint(row, s - m, s - options.epsilon);
   }
-  lp::SolveOptions solve;
-  solve.relative_gap = 0;  // GLPK's default, as cvxpy's GLPK_MI (Gavel's choice, :229) runs it
-  HETSCHED_ASSIGN_OR_RETURN(const lp::Solution sol, lp::SolveMip(mip, solve));
-  ++out->lp_solves;
-  if (sol.status != lp::SolveStatus::kOptimal || sol.values.empty()) return std::vector<bool>{};
-  std::vector<bool> grows(rows.size(), false);
-  for (size_t r = 0; r < rows.size(); ++r) grows[r] = sol.values[static_cast<size_t>(z[r])] > 0.5;
-  return grows;
+  return SolveBottleneckMilp(mip, z, out);
 }
 
 }  // namespace hetsched::gavel::water_filling_internal
