@@ -30,7 +30,6 @@ constexpr double kPairPricingTolerance = 1e-7;
 // the run.
 inline size_t PairPricingBatch(size_t rows) { return 2 * rows + 8; }
 
-
 // One pair column's share at a solution: pair (index into problem.pairs), type, value.
 struct PairShare {
   size_t pair = 0;

@@ -52,7 +52,6 @@ Rows CollectRows(const AllocationProblem& problem, Allocation* out) {
     rows.gpus.push_back(job.num_gpus);
   }
   ForEachPairColumn(problem, singles.row_of, [&](const PairColumn& pc) {
-    rows.packed = true;
     ++rows.pair_columns;
     for (const auto& [r, t] : {std::pair{pc.row_a, pc.t_a}, std::pair{pc.row_b, pc.t_b}}) {
       const double coef = t / rows.p[static_cast<size_t>(r)];
@@ -130,9 +129,9 @@ Result<bool> SolveLevelVertex(const AllocationProblem& problem, const Rows& rows
     // were measured so, and where its heterogeneity-blind optimal faces are wide the primal
     // simplex's vertex lay farther from HiGHS's (sb436b2 makespan -5% -> -16%); its LPs are small.
     const bool first_pass = solution.values.empty();
-    const lp::WarmAlgorithm algorithm = !rows.packed || (first_pass && first_level) ? lp::WarmAlgorithm::kDual
+    const lp::WarmAlgorithm algorithm = !rows.packed() || (first_pass && first_level) ? lp::WarmAlgorithm::kDual
                                                                                     : lp::WarmAlgorithm::kPrimal;
-    const int slot = rows.packed && first_level ? kFirstLevelSlot : 0;
+    const int slot = rows.packed() && first_level ? kFirstLevelSlot : 0;
     HETSCHED_ASSIGN_OR_RETURN(solution, solver.Solve(program, slot, algorithm));
     ++trace->level_solves;
     ++out->lp_solves;
@@ -272,7 +271,7 @@ Result<Allocation> FillWater(const AllocationProblem& problem, const EntityAssig
   PackedColumnSet columns(problem, nullptr, options.generate_pair_columns ? PairColumns::kPriced : PairColumns::kAll);
   const bool remember = memory != nullptr && options.generate_pair_columns && options.remember_pair_columns;
   if (remember) columns.HoldRemembered(*memory);
-  if (rows.packed && options.point != SharePoint::kVertex) {
+  if (rows.packed() && options.point != SharePoint::kVertex) {
     return Status::InvalidArgument("water filling (packed): only the simplex's vertex where pairs can run");
   }
 
@@ -353,7 +352,7 @@ Result<Allocation> FillWater(const AllocationProblem& problem, const EntityAssig
     frozen_count += newly;
     // Gavel's packed loop compares the frozen count with the number of combinations (:478), so
     // with pairs it stops only at a level that freezes nobody: one more level after the last.
-    if (newly == 0 || (frozen_count == n && !(extra_level && rows.packed))) done = true;
+    if (newly == 0 || (frozen_count == n && !(extra_level && rows.packed()))) done = true;
   }
   tr.pair_columns = rows.pair_columns;
   tr.pair_columns_held = static_cast<size_t>(

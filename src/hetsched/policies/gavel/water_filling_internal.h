@@ -38,8 +38,8 @@ struct Rows {
   double big_m = 0;
   std::vector<double> p;     // P_j of row r's job
   std::vector<double> best;  // max of row r's normalised coefficients (b over every type, and its pairs')
-  bool packed = false;       // some pair column
   size_t pair_columns = 0;   // the problem's usable pair columns
+  bool packed() const { return pair_columns > 0; }
   size_t size() const { return job_of.size(); }
 };
 
