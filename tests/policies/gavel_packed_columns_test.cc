@@ -328,5 +328,131 @@ TEST(PackedColumnSetTest, TheLpPackedPoliciesTakeTheOptionColumns) {
   }
 }
 
+// 30 one-GPU jobs of three classes on two types of 3 GPUs, every pair, the pair rates by the two
+// classes only: at duals by class, many pair columns price exactly alike.
+AllocationProblem ThreeClasses(std::vector<int>* class_of) {
+  AllocationProblem p;
+  p.capacity = {3, 3};
+  p.type_names = {"a", "b"};
+  class_of->clear();
+  for (int j = 0; j < 30; ++j) {
+    AllocationJob job;
+    job.id = static_cast<JobId>(10 + j);
+    const int c = (j * 7) % 3;
+    class_of->push_back(c);
+    job.throughput = {1.0 + c, 2.0 - 0.5 * c};
+    p.jobs.push_back(job);
+  }
+  for (size_t a = 0; a < p.jobs.size(); ++a) {
+    for (size_t b = a + 1; b < p.jobs.size(); ++b) {
+      const int ca = (*class_of)[a], cb = (*class_of)[b];
+      std::vector<double> ta = {0.25 * (1 + ca) + 0.125 * cb, ca == 2 && cb == 2 ? 0.0 : 0.5},
+                          tb = {0.25 * (1 + cb) + 0.125 * ca, ca == 2 && cb == 2 ? 0.0 : 0.5};
+      p.pairs.push_back(testing_util::TestPair(a, b, std::move(ta), std::move(tb)));
+    }
+  }
+  return p;
+}
+
+// PriceIn adds the `max_added` columns of the largest reduced costs above the tolerance, a tie to
+// the first column (the lower id, pair x types + type): its list of the best so far is cut back
+// as it goes, so the columns it adds are checked against every column priced one by one, at
+// duals by class (hundreds of exact ties) and at limits below, at and above the ties' sizes.
+TEST(PackedColumnSetTest, PricesInTheBestColumnsATieToTheFirst) {
+  std::vector<int> class_of;
+  const AllocationProblem p = ThreeClasses(&class_of);
+  const size_t types = p.capacity.size();
+  const PackedLayout singles = MakePackedLayout(p, nullptr, /*with_pairs=*/false);
+  ASSERT_EQ(singles.rows(), p.jobs.size());
+  // Duals: a time row per row, then a capacity row per type.
+  std::vector<double> duals, per_rate;
+  for (size_t r = 0; r < singles.rows(); ++r) {
+    const int c = class_of[singles.job_of[r]];
+    duals.push_back(c == 1 ? 0.0625 : 0.0);
+    per_rate.push_back(c == 0 ? -0.5 : (c == 1 ? -0.25 : -0.375));
+  }
+  duals.push_back(0.3);  // type a: some class pairs do not improve
+  duals.push_back(0.0625);
+  const double tolerance = 1e-7;
+  // Every column's reduced cost, as PriceIn computes it, best first, a tie to the first.
+  std::vector<std::pair<double, size_t>> all;
+  size_t usable = 0;
+  ForEachPairColumn(p, singles.row_of, [&](const PairColumn& pc) {
+    ++usable;
+    const size_t a = static_cast<size_t>(pc.row_a), b = static_cast<size_t>(pc.row_b);
+    const double reduced = -(duals[a] + duals[b] + pc.gpus * duals[singles.rows() + pc.type] +
+                             pc.t_a * per_rate[a] + pc.t_b * per_rate[b]);
+    if (reduced > tolerance) all.emplace_back(reduced, pc.pair * types + pc.type);
+  });
+  std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) {
+    return x.first > y.first || (x.first == y.first && x.second < y.second);
+  });
+  // The ties are there to be broken: the best value is held by many columns.
+  size_t at_best = 0;
+  while (at_best < all.size() && all[at_best].first == all[0].first) ++at_best;
+  ASSERT_GT(at_best, 20u);
+  ASSERT_LT(all.size(), usable);  // and some column left out prices at or below the tolerance
+  for (const size_t max_added : {size_t{1}, size_t{3}, size_t{7}, at_best - 1, at_best, at_best + 5, size_t{200},
+                                 all.size(), static_cast<size_t>(-1)}) {
+    SCOPED_TRACE("max_added " + std::to_string(max_added));
+    PackedColumnSet set(p, nullptr, PairColumns::kPriced);
+    const size_t added = set.PriceIn(duals, 0, per_rate, tolerance, max_added);
+    const size_t expected = std::min(max_added, all.size());
+    ASSERT_EQ(added, expected);
+    std::vector<size_t> want;
+    for (size_t i = 0; i < expected; ++i) want.push_back(all[i].second);
+    std::sort(want.begin(), want.end());
+    std::vector<size_t> held;
+    for (const PackedLayout::Column& col : set.layout().columns) {
+      if (col.pair >= 0) held.push_back(static_cast<size_t>(col.pair) * types + col.type);
+    }
+    EXPECT_EQ(held, want);
+    EXPECT_FALSE(set.holds_every_column());  // the columns at or below the tolerance stay out
+  }
+}
+
+// With the pairs in (b, a) order and said so, HoldRemembered finds each remembered pair by its
+// jobs; the columns it holds are those of the pass over every pair column: on random problems,
+// remembered columns drawn at random, some of jobs gone and some on types a pair cannot use.
+TEST(PackedColumnSetTest, HoldRememberedFindsOrderedPairsByTheirJobs) {
+  std::mt19937 rng(20261205);
+  int found = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const AllocationProblem drawn = PairHeavyProblem(rng, trial % 3 == 2);
+    AllocationProblem ordered = drawn;
+    std::sort(ordered.pairs.begin(), ordered.pairs.end(),
+              [](const AllocationPair& x, const AllocationPair& y) { return x.b != y.b ? x.b < y.b : x.a < y.a; });
+    AllocationProblem unordered = ordered;
+    ordered.pairs_ordered = true;
+    std::vector<PairShare> shares;
+    std::uniform_int_distribution<size_t> pick(0, ordered.pairs.size() - 1), type(0, ordered.capacity.size());
+    for (int i = 0; i < 12; ++i) shares.push_back({pick(rng), type(rng) % ordered.capacity.size(), 0.5});
+    PairColumnMemory memory;
+    memory.Remember(ordered, shares);
+    // A pair of jobs this problem lacks (ids never drawn), remembered too.
+    AllocationProblem elsewhere = ordered;
+    elsewhere.jobs[0].id = 7;
+    elsewhere.jobs[1].id = 9;
+    elsewhere.pairs = {testing_util::TestPair(0, 1, std::vector<double>(ordered.capacity.size(), 1.0),
+                                              std::vector<double>(ordered.capacity.size(), 1.0))};
+    PairColumnMemory gone;
+    gone.Remember(elsewhere, std::vector<PairShare>{{0, 0, 1.0}});
+    PackedColumnSet by_search(ordered, nullptr, PairColumns::kPriced), by_pass(unordered, nullptr, PairColumns::kPriced);
+    by_search.HoldRemembered(memory);
+    by_pass.HoldRemembered(memory);
+    by_search.HoldRemembered(gone);
+    by_pass.HoldRemembered(gone);
+    EXPECT_EQ(by_search.layout().terms, by_pass.layout().terms);
+    ASSERT_EQ(by_search.layout().columns.size(), by_pass.layout().columns.size());
+    for (size_t c = 0; c < by_pass.layout().columns.size(); ++c) {
+      EXPECT_EQ(by_search.layout().columns[c].pair, by_pass.layout().columns[c].pair);
+      EXPECT_EQ(by_search.layout().columns[c].type, by_pass.layout().columns[c].type);
+    }
+    found += static_cast<int>(by_pass.layout().columns.size() - MakePackedLayout(ordered, nullptr, false).columns.size());
+  }
+  EXPECT_GT(found, 100);  // most remembered columns usable: the comparison bit
+}
+
 }  // namespace
 }  // namespace hetsched::gavel

@@ -69,6 +69,10 @@ struct AllocationProblem {
   // (sum_k X[j][k] + sum_{p containing j} sum_k X[p][k] <= 1), and a pair takes its num_gpus
   // devices of type k once (sum_j g_j X[j][k] + sum_p g_p X[p][k] <= W_k).
   std::vector<AllocationPair> pairs;
+  // Whether `pairs` is in increasing (b, a) order with no pair twice (RoundPolicy::ProblemNow's, as
+  // Gavel's priority lists): a pair is then found from its two jobs by a binary search
+  // (PackedColumnSet::HoldRemembered), not a pass over them all.
+  bool pairs_ordered = false;
 };
 
 // `rows` rows of shares by type, 0 until written. Only the rows written are stored: a packed

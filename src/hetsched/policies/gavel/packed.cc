@@ -206,6 +206,7 @@ Result<Allocation> SolveMaxMinFairnessPacked(const AllocationProblem& problem, c
     int phase = 1;
     double best = 0;
     PairColumnPricing pricing;
+    pricing.first_algorithm = kPricedWarmAlgorithm;
     pricing.pose = [&](lp::LinearProgram& program) { return pose(program, phase, best); };
     pricing.per_rate = [&](const lp::Solution& s, std::vector<double>* per_rate) {
       for (size_t r = 0; r < layout.rows(); ++r) {
@@ -358,6 +359,12 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
         if (active(r)) program.SetConstraintBounds(need_row[r], need[r], lp::kInfinity);
       }
     }
+    // The dual simplex from the last step's basis. Measured and not kept (session 48): the primal
+    // for the steps of kPriced's elastic LP (which has a point at every rho) took the overloaded
+    // 1,928 jobs of msr 6214e9 at 8:8:8 from 113.9 to 86.2 s under `--compat gavel --policy-opt
+    // columns=priced` (55.4 -> 40.5 s in the default mode), but the point it returns at the least
+    // rho moved the 100-job g1s6c71a0's average JCT by +4% to +22% (docs/PERFORMANCE.md, "A reset's
+    // first solve").
     HETSCHED_ASSIGN_OR_RETURN(*s, solver.Solve(program));
     ++out.lp_solves;
     out.simplex_iterations += s->iterations;

@@ -66,6 +66,22 @@ struct PairColumn {
   double t_a = 0, t_b = 0;
   int gpus = 1;
 };
+// Whether pair `p` on type `k` is a usable pair column (ForEachPairColumn's conditions); if so,
+// *column is it.
+inline bool UsablePairColumn(const AllocationProblem& problem, const std::vector<int>& row_of, size_t p, size_t k,
+                             PairColumn* column) {
+  const AllocationPair& pair = problem.pairs[p];
+  const size_t n = problem.jobs.size();
+  if (pair.a >= n || pair.b >= n || pair.a == pair.b || k >= problem.capacity.size()) return false;
+  const int ra = row_of[pair.a], rb = row_of[pair.b];
+  const int g = problem.jobs[pair.a].num_gpus;
+  const double ta = ThroughputOn(pair.throughput_a, k), tb = ThroughputOn(pair.throughput_b, k);
+  if (ra < 0 || rb < 0 || problem.jobs[pair.b].num_gpus != g || !(ta > 0) || !(tb > 0) || g > problem.capacity[k]) {
+    return false;
+  }
+  *column = PairColumn{p, k, ra, rb, ta, tb, g};
+  return true;
+}
 // Calls visit(PairColumn) for every usable pair column of `problem` (both members placeable, rows
 // `row_of` as PackedLayout's, the same num_gpus, both pair rates > 0, g <= W_k), pair by pair and
 // type by type: the pair columns of MakePackedLayout, in its order. Cost: O(pairs x types).

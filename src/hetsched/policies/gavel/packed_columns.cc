@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <limits>
 #include <unordered_map>
 #include <utility>
 
@@ -39,6 +41,13 @@ template <class Visit>
 void PackedColumnSet::ForEachCandidate(Visit&& visit) const {
   const size_t types = problem_->capacity.size();
   ForEachPairColumn(*problem_, layout_.row_of, [&](const PairColumn& pc) { visit(pc.pair * types + pc.type, pc); });
+}
+
+PairColumn PackedColumnSet::CandidateColumn(size_t id) const {
+  const size_t types = problem_->capacity.size();
+  PairColumn column;
+  UsablePairColumn(*problem_, layout_.row_of, id / types, id % types, &column);
+  return column;
 }
 
 void PackedColumnSet::HoldEveryColumn() {
@@ -76,24 +85,84 @@ void PairColumnMemory::Remember(const AllocationProblem& problem, std::span<cons
 void PackedColumnSet::HoldRemembered(const PairColumnMemory& memory) {
   const size_t rows = layout_.rows();
   const AllocationProblem* problem = problem_;
-  if (all_held_ || memory.columns().empty() || rows > 8192) return;
+  if (all_held_ || memory.columns().empty()) return;
   std::unordered_map<JobId, int> row_of_id;
   for (size_t r = 0; r < rows; ++r) row_of_id.emplace(problem->jobs[layout_.job_of[r]].id, static_cast<int>(r));
-  // Per (row a, row b): the types remembered, one bit each (the first 8 types).
-  std::vector<uint8_t> types_of(rows * rows, 0);
-  bool any = false;
+  // Per row, the partners remembered with it and the types, one bit each (the first 8 types), both
+  // ways round (a pair's members come in the problem's job order, which may change): a few per
+  // row, looked up in a short list rather than a rows x rows table (2 MB zeroed at every reset on
+  // 1,500 rows, and a cache miss per column priced).
+  struct End {
+    int row = 0, other = 0;
+    uint8_t types = 0;
+  };
+  std::vector<End> ends;  // twice per column remembered, then one per (row, other row)
   for (const PairColumnMemory::Column& col : memory.columns()) {
     const auto a = row_of_id.find(col.a), b = row_of_id.find(col.b);
     if (a == row_of_id.end() || b == row_of_id.end() || col.type >= 8) continue;
-    // Either way round: a pair's members come in the problem's job order, which may change.
-    const size_t ra = static_cast<size_t>(a->second), rb = static_cast<size_t>(b->second);
-    types_of[ra * rows + rb] |= uint8_t(1u << col.type);
-    types_of[rb * rows + ra] |= uint8_t(1u << col.type);
-    any = true;
+    const uint8_t bit = uint8_t(1u << col.type);
+    ends.push_back({a->second, b->second, bit});
+    ends.push_back({b->second, a->second, bit});
   }
-  if (!any) return;
+  if (ends.empty()) return;
+  std::sort(ends.begin(), ends.end(),
+            [](const End& x, const End& y) { return x.row != y.row ? x.row < y.row : x.other < y.other; });
+  size_t kept = 0;
+  for (const End& e : ends) {
+    if (kept > 0 && ends[kept - 1].row == e.row && ends[kept - 1].other == e.other) {
+      ends[kept - 1].types |= e.types;
+    } else {
+      ends[kept++] = e;
+    }
+  }
+  ends.resize(kept);
+  std::vector<size_t> first_end(rows + 1, 0);  // row r's partners: ends[first_end[r], first_end[r + 1])
+  for (const End& e : ends) ++first_end[static_cast<size_t>(e.row) + 1];
+  for (size_t r = 0; r < rows; ++r) first_end[r + 1] += first_end[r];
+  if (problem->pairs_ordered) {
+    // Each pair remembered found by its jobs (high, low), in O(log pairs).
+    const size_t types = problem->capacity.size();
+    std::vector<size_t> ids;
+    for (const End& e : ends) {
+      const size_t ja = layout_.job_of[static_cast<size_t>(e.row)], jb = layout_.job_of[static_cast<size_t>(e.other)];
+      if (ja > jb) continue;  // each pair once, from its lower job's end
+      const auto at = std::lower_bound(problem->pairs.begin(), problem->pairs.end(), std::pair{jb, ja},
+                                       [](const AllocationPair& x, const std::pair<size_t, size_t>& key) {
+                                         return x.b != key.first ? x.b < key.first : x.a < key.second;
+                                       });
+      if (at == problem->pairs.end() || at->b != jb || at->a != ja) continue;
+      const size_t p = static_cast<size_t>(at - problem->pairs.begin());
+      PairColumn column;
+      for (size_t k = 0; k < types && k < 8; ++k) {
+        if ((e.types & (1u << k)) != 0 && UsablePairColumn(*problem, layout_.row_of, p, k, &column)) {
+          ids.push_back(p * types + k);
+        }
+      }
+    }
+    std::sort(ids.begin(), ids.end());
+    std::vector<PairColumn> merged;
+    std::vector<size_t> merged_ids;
+    std::set_union(held_ids_.begin(), held_ids_.end(), ids.begin(), ids.end(), std::back_inserter(merged_ids));
+    merged.reserve(merged_ids.size());
+    size_t i = 0;
+    for (const size_t id : merged_ids) {
+      if (i < held_ids_.size() && held_ids_[i] == id) {
+        merged.push_back(held_pairs_[i++]);
+      } else {
+        merged.push_back(CandidateColumn(id));
+      }
+    }
+    held_pairs_ = std::move(merged);
+    held_ids_ = std::move(merged_ids);
+    Rebuild();
+    return;
+  }
   auto remembered = [&](const PairColumn& pc) {
-    return (types_of[static_cast<size_t>(pc.row_a) * rows + static_cast<size_t>(pc.row_b)] & (1u << pc.type)) != 0;
+    const size_t r = static_cast<size_t>(pc.row_a);
+    for (size_t e = first_end[r]; e < first_end[r + 1]; ++e) {
+      if (ends[e].other == pc.row_b) return (ends[e].types & (1u << pc.type)) != 0;
+    }
+    return false;
   };
   std::vector<PairColumn> merged;
   std::vector<size_t> merged_ids;
@@ -129,9 +198,29 @@ size_t PackedColumnSet::PriceIn(const std::vector<double>& duals, int first_row,
   for (size_t k = 0; k < types; ++k) {
     if (has_column[k]) capacity_price[k] = duals[next++];
   }
+  // The columns above the tolerance, by (reduced cost, id): the best `max_added` of them are kept.
+  // Visited in id order, a column whose reduced cost is at most the max_added-th best so far can
+  // no longer be among them (a tie goes to the first column), so that once 2 max_added are held
+  // the list is cut back to the best max_added and later columns must beat the last of those:
+  // O(max_added) memory however many columns improve (on the overloaded 1,928-job case millions
+  // did, a page fault per few of them).
   std::vector<std::pair<double, size_t>> candidates;  // (reduced cost, id)
-  std::vector<PairColumn> found;                      // each candidate's column
-  size_t left_out = 0;
+  auto better = [](const std::pair<double, size_t>& x, const std::pair<double, size_t>& y) {
+    return x.first > y.first || (x.first == y.first && x.second < y.second);
+  };
+  auto keep_best = [&] {
+    if (max_added == 0) {
+      candidates.clear();
+      return std::numeric_limits<double>::infinity();
+    }
+    std::nth_element(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(max_added - 1),
+                     candidates.end(), better);
+    candidates.resize(max_added);
+    return candidates.back().first;
+  };
+  const size_t cut_at = max_added > (static_cast<size_t>(-1) >> 2) ? static_cast<size_t>(-1) : 2 * max_added;
+  double bar = tolerance;  // a column must price above it
+  size_t left_out = 0, improving = 0;
   auto held_cursor = held_ids_.begin();
   ForEachCandidate([&](size_t id, const PairColumn& pc) {
     while (held_cursor != held_ids_.end() && *held_cursor < id) ++held_cursor;
@@ -145,43 +234,31 @@ size_t PackedColumnSet::PriceIn(const std::vector<double>& duals, int first_row,
     }
     const double reduced =
         -(time_price[a] + time_price[b] + pc.gpus * capacity_price[pc.type] + pc.t_a * rate_a + pc.t_b * rate_b);
-    if (reduced > tolerance) {
-      candidates.emplace_back(reduced, found.size());
-      found.push_back(pc);
-    }
+    if (!(reduced > tolerance)) return;
+    ++improving;
+    last_largest_reduced_cost_ = std::max(last_largest_reduced_cost_, reduced);
+    if (!(reduced > bar)) return;
+    candidates.emplace_back(reduced, id);
+    if (candidates.size() >= cut_at) bar = keep_best();
   });
   if (left_out == 0) all_held_ = true;
   if (candidates.empty()) return 0;
-  for (const auto& candidate : candidates) last_largest_reduced_cost_ = std::max(last_largest_reduced_cost_, candidate.first);
-  // The most promising first, ties by column (deterministic: `found` is in id order, so its index
-  // orders as the id does).
-  auto better = [](const std::pair<double, size_t>& x, const std::pair<double, size_t>& y) {
-    return x.first > y.first || (x.first == y.first && x.second < y.second);
-  };
-  if (candidates.size() > max_added) {
-    std::nth_element(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(max_added), candidates.end(),
-                     better);
-    candidates.resize(max_added);
-  }
+  if (candidates.size() > max_added) keep_best();
   {
     // Merge the new columns into the held ones, in id order.
-    auto by_id = [](const std::pair<double, size_t>& x, const std::pair<double, size_t>& y) {
-      return x.second < y.second;
-    };
-    std::sort(candidates.begin(), candidates.end(), by_id);
+    std::sort(candidates.begin(), candidates.end(),
+              [](const std::pair<double, size_t>& x, const std::pair<double, size_t>& y) { return x.second < y.second; });
     std::vector<PairColumn> merged;
     std::vector<size_t> merged_ids;
     merged.reserve(held_pairs_.size() + candidates.size());
     merged_ids.reserve(merged.capacity());
     size_t i = 0;
-    for (const auto& [reduced, f] : candidates) {
-      const PairColumn& pc = found[f];
-      const size_t id = pc.pair * types + pc.type;
+    for (const auto& [reduced, id] : candidates) {
       for (; i < held_ids_.size() && held_ids_[i] < id; ++i) {
         merged.push_back(held_pairs_[i]);
         merged_ids.push_back(held_ids_[i]);
       }
-      merged.push_back(pc);
+      merged.push_back(CandidateColumn(id));
       merged_ids.push_back(id);
     }
     for (; i < held_ids_.size(); ++i) {
@@ -190,7 +267,7 @@ size_t PackedColumnSet::PriceIn(const std::vector<double>& duals, int first_row,
     }
     held_pairs_ = std::move(merged);
     held_ids_ = std::move(merged_ids);
-    if (left_out == candidates.size()) all_held_ = true;
+    if (left_out == improving && improving == candidates.size()) all_held_ = true;
   }
   Rebuild();
   return candidates.size();
@@ -204,7 +281,7 @@ Result<lp::Solution> SolvePricingIn(PackedColumnSet& columns, const PairColumnPr
     const int first_row = pricing.pose(program);
     HETSCHED_ASSIGN_OR_RETURN(
         lp::Solution solution,
-        solver.Solve(program, pricing.slot, first ? lp::WarmAlgorithm::kDual : lp::WarmAlgorithm::kPrimal));
+        solver.Solve(program, pricing.slot, first ? pricing.first_algorithm : lp::WarmAlgorithm::kPrimal));
     ++out->lp_solves;
     out->simplex_iterations += solution.iterations;
     if (solution.status != lp::SolveStatus::kOptimal || columns.holds_every_column()) return solution;

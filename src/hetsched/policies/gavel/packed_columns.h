@@ -85,8 +85,8 @@ class PackedColumnSet {
   bool holds_every_column() const { return all_held_; }
   void HoldEveryColumn();
   // Holds the pair columns of `memory` that the problem has (both jobs placeable, the column
-  // usable). Cost: one pass over the pair columns (as a pricing), O(rows^2) bytes; none above
-  // 8,192 rows.
+  // usable; the first 8 types). Cost: O(memory x log pairs) where problem.pairs_ordered, else one
+  // pass over the pair columns (as a pricing); O(rows + memory) space.
   void HoldRemembered(const PairColumnMemory& memory);
 
   // The dual prices a program built on layout() has for a pair column it lacks, where AddPackedShares
@@ -115,6 +115,8 @@ class PackedColumnSet {
   // MakePackedLayout's order; id: pair x types + type (increasing in that order).
   template <class Visit>
   void ForEachCandidate(Visit&& visit) const;
+  // The usable pair column of id `id` (ForEachCandidate's), as ForEachCandidate gives it.
+  PairColumn CandidateColumn(size_t id) const;
 
   const AllocationProblem* problem_ = nullptr;
   PackedLayout own_;                    // the singles (kPriced); empty with kAll (layout_ is every column)
@@ -125,19 +127,33 @@ class PackedColumnSet {
   double last_largest_reduced_cost_ = 0;  // of the columns the last PriceIn added
 };
 
+// The simplex by which a priced packed LP starts from a kept basis that is not its own last
+// optimum (a reset's first solve, from the last reset's over other jobs; a finish-time search step,
+// at another rho): the primal. The old point, the jobs gone taken out, meets every row but those of
+// the jobs that came (a max-min floor, a need row they cannot meet at 0); from there the primal
+// simplex took a tenth of the dual's pivots on the overloaded 1,928 jobs of msr 6214e9 at 8:8:8
+// (max-min packed: 44,000 against 467,000 over 962 resets, the run 68.7 -> 49.1 s; makespan packed
+// 61,000 -> 19,000 pivots, 66.8 -> 56.0 s; docs/PERFORMANCE.md, "A reset's first solve") [REC].
+constexpr lp::WarmAlgorithm kPricedWarmAlgorithm = lp::WarmAlgorithm::kPrimal;
+
 // A program over a PackedColumnSet's columns, solved by column generation (PriceIn). `pose`
 // builds it over columns.layout() (AddPackedShares's rows from the returned first row, the rest
 // the caller's); `per_rate` writes PriceIn's per_rate (one per row of the layout) from an optimum;
 // `gain_per_type` as PriceIn's; `enough`, where given, ends the pricing at an optimum it accepts
 // (a feasibility test met over the columns held). Each re-solve after a pricing starts from the
 // last optimum by the primal simplex (the old point, new columns at 0, still meets it: the solver
-// should match by key, lp::WarmStartMatch::kName); the first by the dual simplex, in `slot`.
+// should match by key, lp::WarmStartMatch::kName); the first by `first_algorithm`, in `slot`.
 struct PairColumnPricing {
   std::function<int(lp::LinearProgram&)> pose;  // returns AddPackedShares's first row
   std::function<void(const lp::Solution&, std::vector<double>*)> per_rate;
   std::vector<double> gain_per_type;
   std::function<bool(const lp::Solution&)> enough;
   int slot = 0;
+  // The first solve's simplex from the kept basis: the dual where the program is the last one with
+  // bounds moved (a search's steps, whose infeasible programs the dual simplex proves so, where the
+  // primal would fall back on a cold solve); kPricedWarmAlgorithm where the kept optimum is another
+  // reset's.
+  lp::WarmAlgorithm first_algorithm = lp::WarmAlgorithm::kDual;
 };
 // Returns the last solution (over columns.layout() as it is on return); its status is not optimal
 // where a solve had no optimum (the pricing then stops). Counts the solves in `out`.

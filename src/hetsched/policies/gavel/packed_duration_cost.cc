@@ -59,6 +59,7 @@ Result<Allocation> SolveMinTotalDurationPacked(const AllocationProblem& problem,
   lp::Solution best;  // kPriced: the optimum of max theta
   if (priced) {
     PairColumnPricing pricing;
+    pricing.first_algorithm = kPricedWarmAlgorithm;
     pricing.pose = pose;
     pricing.per_rate = [&](const lp::Solution& s, std::vector<double>* per_rate) {
       for (size_t r = 0; r < layout.rows(); ++r) {

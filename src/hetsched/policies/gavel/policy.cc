@@ -356,6 +356,7 @@ AllocationProblem RoundPolicy::ProblemNow(const SchedContext& ctx, std::vector<A
     }
   }
   problem.pairs = std::move(pairs);
+  problem.pairs_ordered = true;  // by (higher, lower), each once
   return problem;
 }
 

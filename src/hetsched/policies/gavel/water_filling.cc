@@ -51,15 +51,29 @@ Rows CollectRows(const AllocationProblem& problem, Allocation* out) {
     rows.b.push_back(std::move(b));
     rows.gpus.push_back(job.num_gpus);
   }
-  ForEachPairColumn(problem, singles.row_of, [&](const PairColumn& pc) {
-    ++rows.pair_columns;
-    for (const auto& [r, t] : {std::pair{pc.row_a, pc.t_a}, std::pair{pc.row_b, pc.t_b}}) {
+  // Packed: M = max_i max_{c contains i, k} T_i^{c,k} g_c / P_i (:444-453). A pair's largest rate
+  // over its types divided once: rounding is monotone, so max_k (T_k / P) is (max_k T_k) / P, and
+  // times g likewise (the same bits as dividing each column's).
+  PairColumn last{static_cast<size_t>(-1)};
+  auto add_pair = [&]() {
+    if (last.pair == static_cast<size_t>(-1)) return;
+    for (const auto& [r, t] : {std::pair{last.row_a, last.t_a}, std::pair{last.row_b, last.t_b}}) {
       const double coef = t / rows.p[static_cast<size_t>(r)];
       rows.best[static_cast<size_t>(r)] = std::max(rows.best[static_cast<size_t>(r)], coef);
-      // Packed: M = max_i max_{c contains i, k} T_i^{c,k} g_c / P_i (:444-453).
-      rows.big_m = std::max(rows.big_m, coef * pc.gpus);
+      rows.big_m = std::max(rows.big_m, coef * last.gpus);
+    }
+  };
+  ForEachPairColumn(problem, singles.row_of, [&](const PairColumn& pc) {
+    ++rows.pair_columns;
+    if (pc.pair != last.pair) {
+      add_pair();
+      last = pc;
+    } else {
+      last.t_a = std::max(last.t_a, pc.t_a);
+      last.t_b = std::max(last.t_b, pc.t_b);
     }
   });
+  add_pair();
   return rows;
 }
 
@@ -128,9 +142,11 @@ Result<bool> SolveLevelVertex(const AllocationProblem& problem, const Rows& rows
     // rows against Gavel's HiGHS (docs/validation.md, "Gavel's water filling", the vertex columns)
     // were measured so, and where its heterogeneity-blind optimal faces are wide the primal
     // simplex's vertex lay farther from HiGHS's (sb436b2 makespan -5% -> -16%); its LPs are small.
+    // A reset's first level starts from the last reset's (kFirstLevelSlot), over other jobs: by the
+    // primal simplex too (kPricedWarmAlgorithm; on the overloaded 1,928 jobs of msr 6214e9 at 8:8:8
+    // under `--compat gavel` 84 -> 60 s, with the pricing as it was before session 48).
     const bool first_pass = solution.values.empty();
-    const lp::WarmAlgorithm algorithm = !rows.packed() || (first_pass && first_level) ? lp::WarmAlgorithm::kDual
-                                                                                    : lp::WarmAlgorithm::kPrimal;
+    const lp::WarmAlgorithm algorithm = rows.packed() ? kPricedWarmAlgorithm : lp::WarmAlgorithm::kDual;
     const int slot = rows.packed() && first_level ? kFirstLevelSlot : 0;
     HETSCHED_ASSIGN_OR_RETURN(solution, solver.Solve(program, slot, algorithm));
     ++trace->level_solves;
