@@ -138,7 +138,8 @@ Result<std::vector<int>> SolveRound(const std::vector<int>& group_capacity, cons
   }
   lp::SolveOptions options;
   options.relative_gap = settings.relative_gap;
-  options.time_limit_s = settings.time_limit_s;
+  options.time_limit_s = lp::kInfinity;
+  options.max_nodes = settings.max_nodes;
   HETSCHED_ASSIGN_OR_RETURN(const lp::Solution sol, lp::SolveMip(mip, options));
   if (sol.values.empty()) {
     return Status::Internal("Sia's integer program has no solution (a job held to its configuration that no longer fits?)");

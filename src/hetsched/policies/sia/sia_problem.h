@@ -136,7 +136,10 @@ struct SiaSettings {
   double p = -0.5;         // simulator_config.py: sia_default_p_val
   double lambda_n = 1.1;   // sia_default_lambda_n
   double relative_gap = 1e-4;  // sia_solver_thresh
-  double time_limit_s = 60;
+  // CBC stops by nodes, not by a time limit, so that where it stops (and the incumbent it returns)
+  // does not depend on the machine's speed [REC: Sia's cvxpy call has neither]. Sia's own
+  // workloads take at most 266 nodes a round (saturn/workload-1, philly/workload-3; the demo's 41).
+  long long max_nodes = 20000;
 };
 
 // The integer program's coefficient of x[j][c]: round(G'^p, 2), capped (sia.py:887-902), where G'
