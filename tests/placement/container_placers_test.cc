@@ -100,6 +100,35 @@ TEST(ContainerPlacersTest, DltapSpreadsServersAndGathersWorkersWhenTheJobDoesNot
   EXPECT_EQ(best.colocated_pairs, 8);
 }
 
+// ps-optimal's limits: CBC's nodes (so that its placement repeats on any machine) and an optional
+// time limit; a non-positive one is refused by name.
+TEST(ContainerPlacersTest, PsOptimalTakesANodeLimitAndRefusesBadLimits) {
+  auto with = [](const std::string& key, const std::string& value) {
+    Options o;
+    o.Set(key, value);
+    return Registry<Placer>::Instance().Create("ps-optimal", o);
+  };
+  ASSERT_TRUE(with("max_nodes", "1").ok());
+  ASSERT_TRUE(with("time_limit_s", "5").ok());
+  for (const auto& [key, value] : {std::pair{"max_nodes", "0"}, std::pair{"time_limit_s", "0"}, std::pair{"time_limit_s", "-1"}}) {
+    auto made = with(key, value);
+    ASSERT_FALSE(made.ok()) << key << "=" << value;
+    EXPECT_NE(made.status().message().find(key), std::string::npos) << made.status().ToString();
+  }
+  // Stopped after one node or not, the placement is the same on every run, and at least as good
+  // as the optimum's co-location count allows (8: the case above).
+  auto w = MakeTinyWorld(4, 0);
+  ClusterState state(*w->cluster);
+  auto one = with("max_nodes", "1");
+  ASSERT_TRUE(one.ok());
+  const Placed a = PlaceJob(**one, PsJob(1, 2, 8), state), b = PlaceJob(**one, PsJob(1, 2, 8), state);
+  ASSERT_EQ(a.ok, b.ok);
+  EXPECT_EQ(a.per_node, b.per_node);
+  if (a.ok) {
+    EXPECT_LE(a.colocated_pairs, 8);
+  }
+}
+
 TEST(ContainerPlacersTest, NothingPlacedAndAReasonWhenTheJobCannotFit) {
   auto w = MakeTinyWorld(2, 0);
   ClusterState state(*w->cluster);

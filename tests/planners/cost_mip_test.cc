@@ -132,11 +132,26 @@ TEST(CostMip, SharedCapOnAHandWorkedPlan) {
   int a_units = 0;
   for (const PlannedStage& s : mip->stages) a_units += s.type == w->a ? s.units : 0;
   EXPECT_LE(a_units, 6);
-  EXPECT_FALSE(SolveWith("mip", w->problem, [] {
-                 Options o;
-                 o.Set("time_limit", "0");
-                 return o;
-               }()).ok());
+  for (const auto& [key, value] : {std::pair{"time_limit", "0"}, std::pair{"max_nodes", "0"}}) {
+    EXPECT_FALSE(SolveWith("mip", w->problem, [&] {
+                   Options o;
+                   o.Set(key, value);
+                   return o;
+                 }()).ok())
+        << key;
+  }
+  // CBC stops by nodes (no time limit unless asked for): a node limit gives the same plan twice.
+  auto limited = [&] {
+    Options o;
+    o.Set("max_nodes", "2");
+    return SolveWith("mip", w->problem, o);
+  };
+  auto first = limited(), second = limited();
+  ASSERT_EQ(first.ok(), second.ok());
+  if (first.ok()) {
+    EXPECT_DOUBLE_EQ(first->cost_per_hour, second->cost_per_hour);
+    EXPECT_EQ(first->note, second->note);
+  }
 }
 
 }  // namespace

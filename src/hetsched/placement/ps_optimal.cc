@@ -23,8 +23,8 @@ using placement_internal::ContainerDraft;
 
 class PsOptimalPlacer : public placement_internal::ContainerPlacer {
  public:
-  PsOptimalPlacer(long long max_variables, double time_limit_s)
-      : max_variables_(max_variables), time_limit_s_(time_limit_s) {}
+  PsOptimalPlacer(long long max_variables, long long max_nodes, double time_limit_s)
+      : max_variables_(max_variables), max_nodes_(max_nodes), time_limit_s_(time_limit_s) {}
   std::string_view name() const override { return "ps-optimal"; }
 
   bool PlaceContainers(const PlacementRequest& request, const ClusterState& state,
@@ -99,6 +99,9 @@ class PsOptimalPlacer : public placement_internal::ContainerPlacer {
       }
     }
     lp::SolveOptions options;
+    // By nodes, so that the placement repeats on any machine; the time limit (off unless asked for)
+    // is a wall-clock guard whose answer, where reached, is the machine speed's.
+    options.max_nodes = max_nodes_;
     options.time_limit_s = time_limit_s_;
     auto solved = lp::SolveMip(mip, options);
     if (!solved.ok() || solved->values.empty()) {
@@ -137,18 +140,22 @@ class PsOptimalPlacer : public placement_internal::ContainerPlacer {
     return false;
   }
   long long max_variables_;
+  long long max_nodes_;
   double time_limit_s_;
   ContainerDraft draft_;
 };
 
 Result<std::unique_ptr<Placer>> MakePsOptimal(const Options& options) {
   HETSCHED_ASSIGN_OR_RETURN(long long max_variables, options.GetInt("max_variables", 5000));
-  HETSCHED_ASSIGN_OR_RETURN(double time_limit_s, options.GetDouble("time_limit_s", 30));
-  return std::unique_ptr<Placer>(std::make_unique<PsOptimalPlacer>(max_variables, time_limit_s));
+  HETSCHED_ASSIGN_OR_RETURN(long long max_nodes, options.GetInt("max_nodes", 100000));
+  if (max_nodes < 1) return Status::InvalidArgument("ps-optimal: max_nodes must be >= 1");
+  HETSCHED_ASSIGN_OR_RETURN(double time_limit_s, options.GetDouble("time_limit_s", lp::kInfinity));
+  if (!(time_limit_s > 0)) return Status::InvalidArgument("ps-optimal: time_limit_s must be > 0 seconds");
+  return std::unique_ptr<Placer>(std::make_unique<PsOptimalPlacer>(max_variables, max_nodes, time_limit_s));
 }
 
 const MethodInfo kPsOptimalInfo{
-    "ps-optimal", "containers: exact least cross-node traffic of one PS job (MIP, CBC; small cases)",
+    "ps-optimal", "containers: exact least cross-node traffic of one PS job (MIP, CBC; small cases; options max_variables, max_nodes, time_limit_s)",
     "[REC] exact optimum of ALGORITHMS.md 6.1's objective, the offline ILP baseline of E5 (6.4)"};
 
 }  // namespace

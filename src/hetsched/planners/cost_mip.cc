@@ -65,10 +65,14 @@ Result<HeteroPlan> SolveCostMip(const StageCostModel& m, const CostMipOptions& o
   }
   lp::SolveOptions so;
   so.time_limit_s = options.time_limit_s;
+  so.max_nodes = options.max_nodes;
   HETSCHED_ASSIGN_OR_RETURN(const lp::Solution sol, lp::SolveMip(program, so));
   if (sol.status == lp::SolveStatus::kInfeasible) return infeasible();
   if (sol.values.empty()) {
-    return Status::Infeasible(fmt::format("CBC found no plan within {:.3g} s", options.time_limit_s));
+    return Status::Infeasible(fmt::format("CBC found no plan within {} nodes{}", options.max_nodes,
+                                          std::isfinite(options.time_limit_s)
+                                              ? fmt::format(" or {:.3g} s", options.time_limit_s)
+                                              : std::string()));
   }
   std::vector<int> assignment(static_cast<size_t>(L), -1);
   for (size_t v = 0; v < vars.size(); ++v) {
@@ -82,7 +86,7 @@ Result<HeteroPlan> SolveCostMip(const StageCostModel& m, const CostMipOptions& o
   if (!plan.ok()) return Status::Internal("MIP: the chosen plan is infeasible: " + plan.status().message());
   plan->evaluations = sol.iterations;
   plan->note = fmt::format("CBC over {} stage variables{}", vars.size(),
-                           sol.status == lp::SolveStatus::kLimitReached ? " (time limit: best plan found, not proven optimal)" : "");
+                           sol.status == lp::SolveStatus::kLimitReached ? " (node or time limit: best plan found, not proven optimal)" : "");
   return plan;
 }
 

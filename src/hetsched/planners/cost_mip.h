@@ -17,12 +17,18 @@
 // L(L+1)/2 D binaries, L + (L-1) D + D rows. Without binding caps its optimum equals the DP's.
 #pragma once
 
+#include "hetsched/lp/linear_program.h"
 #include "hetsched/planners/cost_model.h"
 
 namespace hetsched {
 
+// CBC stops by branch-and-bound nodes (`max_nodes`), so that where it stops, and the plan it returns,
+// repeat on any machine; a time limit (off by default) is a wall-clock guard whose answer, where it
+// is reached, is the machine speed's. A plan found by either limit is returned with a note; none
+// is an error.
 struct CostMipOptions {
-  double time_limit_s = 60;  // CBC; a plan found by then is returned with a note, none is an error
+  long long max_nodes = 100000;
+  double time_limit_s = lp::kInfinity;
 };
 
 // The optimum under shared caps, or Infeasible. `evaluations` of the plan = CBC's nodes.

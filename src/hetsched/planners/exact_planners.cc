@@ -104,10 +104,12 @@ Result<std::unique_ptr<HeteroPlanner>> MakeBruteForce(const Options& o) {
   return std::unique_ptr<HeteroPlanner>(std::make_unique<BruteForcePlanner>(*max_plans));
 }
 Result<std::unique_ptr<HeteroPlanner>> MakeMip(const Options& o) {
-  auto limit = o.GetDouble("time_limit", 60);
-  if (!limit.ok()) return limit.status();
-  if (!(*limit > 0)) return Status::InvalidArgument("mip: time_limit must be > 0 seconds");
-  return std::unique_ptr<HeteroPlanner>(std::make_unique<MipPlanner>(CostMipOptions{*limit}));
+  CostMipOptions mip;
+  HETSCHED_ASSIGN_OR_RETURN(mip.max_nodes, o.GetInt("max_nodes", mip.max_nodes));
+  if (mip.max_nodes < 1) return Status::InvalidArgument("mip: max_nodes must be >= 1");
+  HETSCHED_ASSIGN_OR_RETURN(mip.time_limit_s, o.GetDouble("time_limit", mip.time_limit_s));
+  if (!(mip.time_limit_s > 0)) return Status::InvalidArgument("mip: time_limit must be > 0 seconds");
+  return std::unique_ptr<HeteroPlanner>(std::make_unique<MipPlanner>(mip));
 }
 template <Greedy rule>
 Result<std::unique_ptr<HeteroPlanner>> MakeGreedy(const Options&) {
@@ -123,7 +125,7 @@ const MethodInfo kDpInfo{
 const MethodInfo kBruteForceInfo{"brute-force", "enumerates every plan (tiny models only; option max_plans)",
                                  "[REC] reference optimum for tests (ALGORITHMS.md 2.5 item 6)"};
 const MethodInfo kMipInfo{
-    "mip", "MIP over stages and types with CBC (cost objective): exact under per-type caps shared by stages (option time_limit)",
+    "mip", "MIP over stages and types with CBC (cost objective): exact under per-type caps shared by stages (options max_nodes, 100,000; time_limit s, off)",
     "[REC] ALGORITHMS.md 2.1's shared cap sum_s k_s <= K_d^max, which the DP cannot express; a stage-path formulation (cost_mip.h)"};
 const MethodInfo kFastestInfo{"greedy-fastest", "every layer on the fastest type, provisioned for the limit",
                               "[REC] all-best-GPU baseline (ALGORITHMS.md 2.5 item 2)"};
