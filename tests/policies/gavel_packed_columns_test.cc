@@ -195,7 +195,7 @@ void ExpectWithinTheBaseConstraints(const AllocationProblem& p, const Allocation
 // known to have bitten.
 TEST(PackedColumnSetTest, PricedSolversReachTheOptimumOverEveryColumn) {
   std::mt19937 rng(20261205);
-  int pairs_raise = 0, priced_rounds = 0, wf_remembered = 0;
+  int pairs_raise = 0, priced_rounds = 0, wf_remembered = 0, held_gains = 0;
   for (int trial = 0; trial < 40; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
     const AllocationProblem full = PairHeavyProblem(rng, trial % 4 == 3);
@@ -234,6 +234,21 @@ TEST(PackedColumnSetTest, PricedSolversReachTheOptimumOverEveryColumn) {
             return s;
           };
           EXPECT_NEAR(sum(*b), sum(*a), 1e-6 * std::max(1.0, sum(*a)));
+          // Held (the policy's default): the second LP over the first's columns only keeps the
+          // first's min and reaches at most the priced second phase's sum, at least the first
+          // phase's point's (its start).
+          MaxMinPackedOptions held = priced, first_only = priced;
+          held.second_phase_priced = false;
+          first_only.second_phase = false;
+          lp::WarmStartLpSolver s8, s9;
+          auto h = SolveMaxMinFairnessPacked(p, held, s8);
+          auto f = SolveMaxMinFairnessPacked(p, first_only, s9);
+          ASSERT_TRUE(h.ok() && f.ok());
+          EXPECT_NEAR(h->objective, a->objective, 1e-6 * std::max(1.0, a->objective));
+          ExpectWithinTheBaseConstraints(p, *h);
+          EXPECT_LE(sum(*h), sum(*a) * (1 + 1e-6) + 1e-9);
+          EXPECT_GE(sum(*h), sum(*f) * (1 - 1e-6) - 1e-9);
+          if (sum(*h) > sum(*f) * (1 + 1e-6)) ++held_gains;
         } else {
           if (!near(alone->objective, a->objective, 1e-6)) ++pairs_raise;
           if (b->lp_solves > 1) ++priced_rounds;
@@ -306,6 +321,9 @@ TEST(PackedColumnSetTest, PricedSolversReachTheOptimumOverEveryColumn) {
   EXPECT_GE(priced_rounds, 60);
   // Water filling's rounds that started from remembered pair columns (measured: 76 of the 120).
   EXPECT_GE(wf_remembered, 60);
+  // Rounds in which the held second phase raised the first phase's sum, so that its bounds bit
+  // (measured: 59 of the 120).
+  EXPECT_GE(held_gains, 40);
 }
 
 // The option `columns` of the LP packed policies (all | priced; priced by default, all under
@@ -326,6 +344,19 @@ TEST(PackedColumnSetTest, TheLpPackedPoliciesTakeTheOptionColumns) {
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.status().ToString().find("'columns' must be 'all' or 'priced'"), std::string::npos);
   }
+  // Max-min packed's second phase: false, held (its default), true; anything else refused by name.
+  for (const char* value : {"false", "held", "true", "HELD", "0", "yes"}) {
+    auto options = Options::Parse({std::string("second_phase=") + value});
+    ASSERT_TRUE(options.ok());
+    EXPECT_TRUE(Registry<JobScheduler>::Instance().Create("gavel-las-packed", *options).ok()) << value;
+  }
+  auto options = Options::Parse({"second_phase=sometimes"});
+  ASSERT_TRUE(options.ok());
+  auto bad = Registry<JobScheduler>::Instance().Create("gavel-las-packed", *options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().ToString().find("'second_phase': expected false, held or true, got 'sometimes'"),
+            std::string::npos)
+      << bad.status().ToString();
 }
 
 // 30 one-GPU jobs of three classes on two types of 3 GPUs, every pair, the pair rates by the two

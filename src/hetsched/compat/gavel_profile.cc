@@ -60,6 +60,8 @@ CompatProfile MakeGavelProfile() {
        "normalised by ProportionalPolicy's throughput sum_k T W_k / sum_k W_k, times the scale factor"},
       {"--policy-opt", "second_phase=false", las, "scheduler/policies/max_min_fairness.py:69-76",
        "one LP (max of the min), no second phase"},
+      {"--policy-opt", "second_phase=false", {"gavel-las-packed"}, "scheduler/policies/max_min_fairness.py:274-358",
+       "one LP (max of the min over every combination), no second phase"},
       {"--policy-opt", "bisection=true", {"gavel-makespan", "gavel-makespan-agnostic"}, "scheduler/policies/min_total_duration.py:74-96",
        "bisection on the makespan over feasibility LPs to a 5% bracket"},
       {"--policy-opt", "point=cvxopt",

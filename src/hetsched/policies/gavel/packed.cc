@@ -215,6 +215,7 @@ Result<Allocation> SolveMaxMinFairnessPacked(const AllocationProblem& problem, c
     };
     HETSCHED_ASSIGN_OR_RETURN(solution, SolvePricingIn(columns, pricing, solver, &out));
     if (solution.status == lp::SolveStatus::kOptimal && options.second_phase) {
+      if (!options.second_phase_priced) pricing.enough = [](const lp::Solution&) { return true; };
       phase = 2;
       best = solution.values[static_cast<size_t>(z)];
       const double objective = best;

@@ -135,8 +135,12 @@ struct MaxMinPackedOptions {
   // relative) and maximises the sum of the same normalised throughputs (work-conserving, as
   // gavel-las's default) [REC].
   bool second_phase = false;
-  // kPriced: each LP (both phases) by column generation over the pair columns (packed_columns.h).
+  // kPriced: each LP by column generation over the pair columns (packed_columns.h); the second
+  // phase too where `second_phase_priced`, else over the columns the first phase priced in (one
+  // solve from its optimum: a rule's choice among the first phase's optima over those columns,
+  // not the optimum of the second phase's LP over every column) [REC].
   PairColumns columns = PairColumns::kAll;
+  bool second_phase_priced = true;
 };
 // `memory` (kPriced; may be null): the last solve's pair columns, posed from the start, and this
 // solve's kept for the next (the same for the other LP solvers here).
