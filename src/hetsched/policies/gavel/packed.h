@@ -66,40 +66,47 @@ struct PairColumn {
   double t_a = 0, t_b = 0;
   int gpus = 1;
 };
-// Whether pair `p` on type `k` is a usable pair column (ForEachPairColumn's conditions); if so,
-// *column is it.
-inline bool UsablePairColumn(const AllocationProblem& problem, const std::vector<int>& row_of, size_t p, size_t k,
-                             PairColumn* column) {
+// A usable pair column's conditions (ForEachPairColumn, UsablePairColumn). Per pair: both members
+// placeable (rows `row_of` as PackedLayout's) and of one GPU count (Gavel never pairs different
+// ones); then *column holds the pair's part (its rows and GPUs). Per type: both pair rates > 0,
+// g <= W_k; then the column's rates are written.
+inline bool UsablePair(const AllocationProblem& problem, const std::vector<int>& row_of, size_t p,
+                       PairColumn* column) {
   const AllocationPair& pair = problem.pairs[p];
   const size_t n = problem.jobs.size();
-  if (pair.a >= n || pair.b >= n || pair.a == pair.b || k >= problem.capacity.size()) return false;
+  if (pair.a >= n || pair.b >= n || pair.a == pair.b) return false;
   const int ra = row_of[pair.a], rb = row_of[pair.b];
+  if (ra < 0 || rb < 0) return false;
   const int g = problem.jobs[pair.a].num_gpus;
-  const double ta = ThroughputOn(pair.throughput_a, k), tb = ThroughputOn(pair.throughput_b, k);
-  if (ra < 0 || rb < 0 || problem.jobs[pair.b].num_gpus != g || !(ta > 0) || !(tb > 0) || g > problem.capacity[k]) {
-    return false;
-  }
-  *column = PairColumn{p, k, ra, rb, ta, tb, g};
+  if (problem.jobs[pair.b].num_gpus != g) return false;
+  *column = PairColumn{p, 0, ra, rb, 0, 0, g};
   return true;
 }
-// Calls visit(PairColumn) for every usable pair column of `problem` (both members placeable, rows
-// `row_of` as PackedLayout's, the same num_gpus, both pair rates > 0, g <= W_k), pair by pair and
-// type by type: the pair columns of MakePackedLayout, in its order. Cost: O(pairs x types).
+inline bool UsableOnType(const AllocationProblem& problem, const AllocationPair& pair, size_t k, PairColumn* column) {
+  const double ta = ThroughputOn(pair.throughput_a, k), tb = ThroughputOn(pair.throughput_b, k);
+  if (!(ta > 0) || !(tb > 0) || column->gpus > problem.capacity[k]) return false;
+  column->type = k;
+  column->t_a = ta;
+  column->t_b = tb;
+  return true;
+}
+// Whether pair `p` on type `k` is a usable pair column; if so, *column is it.
+inline bool UsablePairColumn(const AllocationProblem& problem, const std::vector<int>& row_of, size_t p, size_t k,
+                             PairColumn* column) {
+  return k < problem.capacity.size() && UsablePair(problem, row_of, p, column) &&
+         UsableOnType(problem, problem.pairs[p], k, column);
+}
+// Calls visit(PairColumn) for every usable pair column of `problem`, pair by pair and type by type:
+// the pair columns of MakePackedLayout, in its order. Cost: O(pairs x types).
 template <class Visit>
 void ForEachPairColumn(const AllocationProblem& problem, const std::vector<int>& row_of, Visit&& visit) {
   const size_t types = problem.capacity.size();
-  const size_t n = problem.jobs.size();
+  PairColumn column;
   for (size_t p = 0; p < problem.pairs.size(); ++p) {
+    if (!UsablePair(problem, row_of, p, &column)) continue;
     const AllocationPair& pair = problem.pairs[p];
-    if (pair.a >= n || pair.b >= n || pair.a == pair.b) continue;
-    const int ra = row_of[pair.a], rb = row_of[pair.b];
-    if (ra < 0 || rb < 0) continue;
-    const int g = problem.jobs[pair.a].num_gpus;
-    if (problem.jobs[pair.b].num_gpus != g) continue;  // Gavel never pairs different GPU counts
     for (size_t k = 0; k < types; ++k) {
-      const double ta = ThroughputOn(pair.throughput_a, k), tb = ThroughputOn(pair.throughput_b, k);
-      if (!(ta > 0) || !(tb > 0) || g > problem.capacity[k]) continue;
-      visit(PairColumn{p, k, ra, rb, ta, tb, g});
+      if (UsableOnType(problem, pair, k, &column)) visit(static_cast<const PairColumn&>(column));
     }
   }
 }

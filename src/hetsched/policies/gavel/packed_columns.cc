@@ -116,13 +116,11 @@ void PackedColumnSet::HoldRemembered(const PairColumnMemory& memory) {
     }
   }
   ends.resize(kept);
-  std::vector<size_t> first_end(rows + 1, 0);  // row r's partners: ends[first_end[r], first_end[r + 1])
-  for (const End& e : ends) ++first_end[static_cast<size_t>(e.row) + 1];
-  for (size_t r = 0; r < rows; ++r) first_end[r + 1] += first_end[r];
+  const size_t types = problem->capacity.size();
+  std::vector<size_t> ids;  // the columns remembered, increasing
   if (problem->pairs_ordered) {
     // Each pair remembered found by its jobs (high, low), in O(log pairs).
-    const size_t types = problem->capacity.size();
-    std::vector<size_t> ids;
+    PairColumn column;
     for (const End& e : ends) {
       const size_t ja = layout_.job_of[static_cast<size_t>(e.row)], jb = layout_.job_of[static_cast<size_t>(e.other)];
       if (ja > jb) continue;  // each pair once, from its lower job's end
@@ -132,7 +130,6 @@ void PackedColumnSet::HoldRemembered(const PairColumnMemory& memory) {
                                        });
       if (at == problem->pairs.end() || at->b != jb || at->a != ja) continue;
       const size_t p = static_cast<size_t>(at - problem->pairs.begin());
-      PairColumn column;
       for (size_t k = 0; k < types && k < 8; ++k) {
         if ((e.types & (1u << k)) != 0 && UsablePairColumn(*problem, layout_.row_of, p, k, &column)) {
           ids.push_back(p * types + k);
@@ -140,40 +137,36 @@ void PackedColumnSet::HoldRemembered(const PairColumnMemory& memory) {
       }
     }
     std::sort(ids.begin(), ids.end());
-    std::vector<PairColumn> merged;
-    std::vector<size_t> merged_ids;
-    std::set_union(held_ids_.begin(), held_ids_.end(), ids.begin(), ids.end(), std::back_inserter(merged_ids));
-    merged.reserve(merged_ids.size());
-    size_t i = 0;
-    for (const size_t id : merged_ids) {
-      if (i < held_ids_.size() && held_ids_[i] == id) {
-        merged.push_back(held_pairs_[i++]);
-      } else {
-        merged.push_back(CandidateColumn(id));
+  } else {
+    std::vector<size_t> first_end(rows + 1, 0);  // row r's partners: ends[first_end[r], first_end[r + 1])
+    for (const End& e : ends) ++first_end[static_cast<size_t>(e.row) + 1];
+    for (size_t r = 0; r < rows; ++r) first_end[r + 1] += first_end[r];
+    ForEachCandidate([&](size_t id, const PairColumn& pc) {
+      const size_t r = static_cast<size_t>(pc.row_a);
+      for (size_t e = first_end[r]; e < first_end[r + 1]; ++e) {
+        if (ends[e].other == pc.row_b) {
+          if ((ends[e].types & (1u << pc.type)) != 0) ids.push_back(id);
+          return;
+        }
       }
-    }
-    held_pairs_ = std::move(merged);
-    held_ids_ = std::move(merged_ids);
-    Rebuild();
-    return;
+    });
   }
-  auto remembered = [&](const PairColumn& pc) {
-    const size_t r = static_cast<size_t>(pc.row_a);
-    for (size_t e = first_end[r]; e < first_end[r + 1]; ++e) {
-      if (ends[e].other == pc.row_b) return (ends[e].types & (1u << pc.type)) != 0;
-    }
-    return false;
-  };
-  std::vector<PairColumn> merged;
+  Hold(ids);
+}
+
+void PackedColumnSet::Hold(const std::vector<size_t>& ids) {
   std::vector<size_t> merged_ids;
+  std::set_union(held_ids_.begin(), held_ids_.end(), ids.begin(), ids.end(), std::back_inserter(merged_ids));
+  std::vector<PairColumn> merged;
+  merged.reserve(merged_ids.size());
   size_t i = 0;
-  ForEachCandidate([&](size_t id, const PairColumn& pc) {
-    const bool held = i < held_ids_.size() && held_ids_[i] == id;
-    if (held) ++i;
-    if (!held && !remembered(pc)) return;
-    merged.push_back(pc);
-    merged_ids.push_back(id);
-  });
+  for (const size_t id : merged_ids) {
+    if (i < held_ids_.size() && held_ids_[i] == id) {
+      merged.push_back(held_pairs_[i++]);
+    } else {
+      merged.push_back(CandidateColumn(id));
+    }
+  }
   held_pairs_ = std::move(merged);
   held_ids_ = std::move(merged_ids);
   Rebuild();
@@ -244,32 +237,12 @@ size_t PackedColumnSet::PriceIn(const std::vector<double>& duals, int first_row,
   if (left_out == 0) all_held_ = true;
   if (candidates.empty()) return 0;
   if (candidates.size() > max_added) keep_best();
-  {
-    // Merge the new columns into the held ones, in id order.
-    std::sort(candidates.begin(), candidates.end(),
-              [](const std::pair<double, size_t>& x, const std::pair<double, size_t>& y) { return x.second < y.second; });
-    std::vector<PairColumn> merged;
-    std::vector<size_t> merged_ids;
-    merged.reserve(held_pairs_.size() + candidates.size());
-    merged_ids.reserve(merged.capacity());
-    size_t i = 0;
-    for (const auto& [reduced, id] : candidates) {
-      for (; i < held_ids_.size() && held_ids_[i] < id; ++i) {
-        merged.push_back(held_pairs_[i]);
-        merged_ids.push_back(held_ids_[i]);
-      }
-      merged.push_back(CandidateColumn(id));
-      merged_ids.push_back(id);
-    }
-    for (; i < held_ids_.size(); ++i) {
-      merged.push_back(held_pairs_[i]);
-      merged_ids.push_back(held_ids_[i]);
-    }
-    held_pairs_ = std::move(merged);
-    held_ids_ = std::move(merged_ids);
-    if (left_out == improving && improving == candidates.size()) all_held_ = true;
-  }
-  Rebuild();
+  if (left_out == improving && improving == candidates.size()) all_held_ = true;
+  std::vector<size_t> ids;
+  ids.reserve(candidates.size());
+  for (const auto& [reduced, id] : candidates) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  Hold(ids);
   return candidates.size();
 }
 

@@ -117,6 +117,8 @@ class PackedColumnSet {
   void ForEachCandidate(Visit&& visit) const;
   // The usable pair column of id `id` (ForEachCandidate's), as ForEachCandidate gives it.
   PairColumn CandidateColumn(size_t id) const;
+  // Holds the columns of `ids` (increasing; ids already held are skipped), then rebuilds the layout.
+  void Hold(const std::vector<size_t>& ids);
 
   const AllocationProblem* problem_ = nullptr;
   PackedLayout own_;                    // the singles (kPriced); empty with kAll (layout_ is every column)
@@ -128,8 +130,7 @@ class PackedColumnSet {
 };
 
 // The simplex by which a priced packed LP starts from a kept basis that is not its own last
-// optimum (a reset's first solve, from the last reset's over other jobs; a finish-time search step,
-// at another rho): the primal. The old point, the jobs gone taken out, meets every row but those of
+// optimum (a reset's first solve, from the last reset's over other jobs): the primal. The old point, the jobs gone taken out, meets every row but those of
 // the jobs that came (a max-min floor, a need row they cannot meet at 0); from there the primal
 // simplex took a tenth of the dual's pivots on the overloaded 1,928 jobs of msr 6214e9 at 8:8:8
 // (max-min packed: 44,000 against 467,000 over 962 resets, the run 68.7 -> 49.1 s; makespan packed
