@@ -195,12 +195,13 @@ void ExpectWithinTheBaseConstraints(const AllocationProblem& p, const Allocation
 // known to have bitten.
 TEST(PackedColumnSetTest, PricedSolversReachTheOptimumOverEveryColumn) {
   std::mt19937 rng(20261205);
-  int pairs_raise = 0, priced_rounds = 0, wf_remembered = 0, held_gains = 0;
+  int pairs_raise = 0, priced_rounds = 0, wf_remembered = 0, held_gains = 0, ftf_held_gains = 0;
   for (int trial = 0; trial < 40; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
     const AllocationProblem full = PairHeavyProblem(rng, trial % 4 == 3);
     const std::vector<AllocationProblem> rounds = {full, Without(full, 1), Without(full, 2)};
     PairColumnMemory mm_memory, ftf_memory, mtd_memory, cost_memory, wf_memory;
+    double ftf_last_rho = 0;
     lp::WarmStartLpSolver mm_warm(lp::WarmStartMatch::kName), ftf_warm(lp::WarmStartMatch::kName),
         mtd_warm(lp::WarmStartMatch::kName), cost_warm(lp::WarmStartMatch::kName), wf_warm(lp::WarmStartMatch::kName);
     for (size_t round = 0; round < rounds.size(); ++round) {
@@ -289,13 +290,43 @@ TEST(PackedColumnSetTest, PricedSolversReachTheOptimumOverEveryColumn) {
         lp::WarmStartLpSolver s8, s9;
         auto ftf_all = SolveFinishTimeFairnessPacked(p, s8, isolated, all);
         auto ftf_priced = SolveFinishTimeFairnessPacked(p, s9, isolated, priced);
-        auto ftf_warm_priced =
-            SolveFinishTimeFairnessPacked(p, ftf_warm, isolated, priced, second_phase ? nullptr : &ftf_memory);
+        // From the last round's columns and rho (its first tangents there).
+        auto ftf_warm_priced = SolveFinishTimeFairnessPacked(p, ftf_warm, isolated, priced,
+                                                             second_phase ? nullptr : &ftf_memory,
+                                                             second_phase ? nullptr : &ftf_last_rho);
         ASSERT_TRUE(ftf_all.ok() && ftf_priced.ok() && ftf_warm_priced.ok());
-        // Both are within the bisection's tolerance (1e-6) of the least feasible rho.
+        // Both are within the search's tolerance (1e-6) of the least feasible rho.
         EXPECT_NEAR(ftf_priced->objective, ftf_all->objective, 3e-6 * ftf_all->objective);
         EXPECT_NEAR(ftf_warm_priced->objective, ftf_all->objective, 3e-6 * ftf_all->objective);
         ExpectWithinTheBaseConstraints(p, *ftf_priced);
+        if (second_phase) continue;
+        // Held (the policy's default): one LP at the least rho over the columns the tangent steps
+        // priced in keeps that rho and raises the sum of the rates over the steps' point at most
+        // to the priced second phase's.
+        // The second phase's objective: the sum of the rates as fractions of each job's best.
+        const PackedLayout every = MakePackedLayout(p, nullptr);
+        auto rate_sum = [&](const Allocation& x) {
+          double sum = 0;
+          for (size_t r = 0; r < every.rows(); ++r) {
+            double best = 0;
+            for (const auto& [c, t] : every.terms[r]) best = std::max(best, t);
+            const size_t j = every.job_of[r];
+            if (best > 0 && p.jobs[j].remaining_iterations > 0) sum += PackedEffectiveThroughput(p, x, j) / best;
+          }
+          return sum;
+        };
+        FtfPackedOptions held = priced, true_phase = priced;
+        held.second_phase = true_phase.second_phase = true;
+        held.second_phase_priced = false;
+        lp::WarmStartLpSolver s10, s11;
+        auto ftf_held = SolveFinishTimeFairnessPacked(p, s10, isolated, held);
+        auto ftf_true = SolveFinishTimeFairnessPacked(p, s11, isolated, true_phase);
+        ASSERT_TRUE(ftf_held.ok() && ftf_true.ok());
+        EXPECT_NEAR(ftf_held->objective, ftf_all->objective, 3e-6 * ftf_all->objective);
+        ExpectWithinTheBaseConstraints(p, *ftf_held);
+        EXPECT_GE(rate_sum(*ftf_held), rate_sum(*ftf_priced) * (1 - 1e-6) - 1e-9);
+        EXPECT_LE(rate_sum(*ftf_held), rate_sum(*ftf_true) * (1 + 1e-6) + 1e-9);
+        if (rate_sum(*ftf_held) > rate_sum(*ftf_priced) * (1 + 1e-6)) ++ftf_held_gains;
       }
 
       // Water filling packed from the last round's pair columns (its PairColumnMemory): the levels
@@ -324,6 +355,9 @@ TEST(PackedColumnSetTest, PricedSolversReachTheOptimumOverEveryColumn) {
   // Rounds in which the held second phase raised the first phase's sum, so that its bounds bit
   // (measured: 59 of the 120).
   EXPECT_GE(held_gains, 40);
+  // Rounds in which finish-time's held second phase raised the tangent steps' sum (measured: 88 of
+  // the 120).
+  EXPECT_GE(ftf_held_gains, 60);
 }
 
 // The option `columns` of the LP packed policies (all | priced; priced by default, all under

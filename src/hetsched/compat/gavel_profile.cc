@@ -62,6 +62,8 @@ CompatProfile MakeGavelProfile() {
        "one LP (max of the min), no second phase"},
       {"--policy-opt", "second_phase=false", {"gavel-las-packed"}, "scheduler/policies/max_min_fairness.py:274-358",
        "one LP (max of the min over every combination), no second phase"},
+      {"--policy-opt", "second_phase=false", {"gavel-ftf-packed"}, "scheduler/policies/finish_time_fairness.py:123-219",
+       "the feasible point at the least rho of the search, no second LP"},
       {"--policy-opt", "bisection=true", {"gavel-makespan", "gavel-makespan-agnostic"}, "scheduler/policies/min_total_duration.py:74-96",
        "bisection on the makespan over feasibility LPs to a 5% bracket"},
       {"--policy-opt", "point=cvxopt",

@@ -264,31 +264,6 @@ Result<double> GavelHorizonSearch(const FeasibleAt& feasible_at, lp::Solution* a
 // is the solution at the returned `*hi`. False where no x was feasible. An infinite tolerance
 // keeps the first feasible hi.
 Result<bool> LeastFeasible(const FeasibleAt& feasible_at, double lo, double tolerance, double* hi, lp::Solution* at_hi);
-// What a feasibility test by an elastic program tells (LeastFeasibleConvex): whether the program
-// is feasible at x, and where it is not, its least total violation S(x) > 0 (the elastic slacks'
-// sum at the optimum) and a subgradient dS/dx <= 0 there (from the optimum's duals).
-struct ElasticAnswer {
-  bool feasible = false;
-  double violation = 0;
-  double slope = 0;
-};
-using ElasticFeasibleAt = std::function<Result<ElasticAnswer>(double, lp::Solution*)>;
-// LeastFeasible's answer (the least x >= lo at which the program is feasible, to relative
-// `tolerance`: *hi feasible, and a point found infeasible (or lo) within the tolerance below it;
-// *at_hi the solution at *hi) where the least violation S(x) is convex and nonincreasing in x (an
-// elastic LP whose rows' bounds are convex and nonincreasing in x: its optimum is convex and
-// nondecreasing in them) [REC]. From an infeasible x, Newton's step x + S / |S'| is the root of S's
-// tangent, below which S > 0 (convexity): nothing there is feasible. The next test is at that
-// root: feasible where S is linear from x on (then the test just below it, a tolerance down,
-// closes the bracket on a point found infeasible, as the bisection's does; the root alone would
-// not: near the least feasible x the program is feasible to the solver's tolerance on both sides),
-// else Newton again from there. Near the least feasible x S is linear piece by piece, so a search
-// takes a few tests where the bisection takes log2(1 / tolerance). `known_hi` > 0: a point known
-// feasible, whose solution is *at_hi on entry; the search starts below it (probes 16, 256, ...
-// tolerances down, to lo) rather than at lo. Where a step has no slope (or after 12 Newton steps),
-// bisection (doubling while nothing is feasible). False where no x was feasible (200 tests).
-Result<bool> LeastFeasibleConvex(const ElasticFeasibleAt& feasible_at, double lo, double tolerance, double known_hi,
-                                 double* hi, lp::Solution* at_hi);
 
 // Whether job j can run on at least one type (some T > 0 with g <= W).
 bool Placeable(const AllocationProblem& problem, size_t j);

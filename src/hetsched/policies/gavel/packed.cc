@@ -243,9 +243,15 @@ Result<Allocation> SolveMaxMinFairnessPacked(const AllocationProblem& problem, c
 
 // ---- finish_time_fairness_packed ----
 
+// kPriced's tangent steps at most (each a priced LP): a guard; the overloaded 1,928 jobs of msr
+// 6214e9 at 8:8:8 took at most 6 a reset (2.3 on average under `--compat gavel`, 1.6 in the
+// default mode, where the last reset's rho is nearer).
+constexpr int kMaxTangentSteps = 50;
+
 Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
                                                  const std::vector<double>& isolated_s,
-                                                 const FtfPackedOptions& options, PairColumnMemory* memory) {
+                                                 const FtfPackedOptions& options, PairColumnMemory* memory,
+                                                 double* last_rho) {
   if (isolated_s.size() != problem.jobs.size()) {
     return Status::InvalidArgument("finish-time fairness (packed): one isolated time per job expected");
   }
@@ -291,6 +297,25 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
     });
   }
   auto active = [&](size_t r) { return problem.jobs[layout.job_of[r]].remaining_iterations > 0; };
+  // The least rho any allocation could reach: where some job needs its best rate full time.
+  double lo = 0;
+  bool any = false;
+  for (size_t r = 0; r < n; ++r) {
+    if (!active(r)) continue;
+    any = true;
+    const AllocationJob& job = problem.jobs[layout.job_of[r]];
+    lo = std::max(lo, (job.elapsed_s + job.remaining_iterations / best[r]) / isolated_s[layout.job_of[r]]);
+  }
+  // Row r's need at `rho`: the share of its best rate job r must reach for rho_r <= rho,
+  // g_r(rho) = remaining_r / (best_r (rho D_r - elapsed_r)), convex and decreasing in rho.
+  auto need_at = [&](size_t r, double rho, double* slope) {
+    const AllocationJob& job = problem.jobs[layout.job_of[r]];
+    const double d = isolated_s[layout.job_of[r]];
+    const double slack_s = rho * d - job.elapsed_s;
+    const double g = job.remaining_iterations / slack_s / best[r];
+    if (slope != nullptr) *slope = -g * d / slack_s;
+    return g;
+  };
   // The need rows' lower bounds at `rho`; false where some job cannot reach it even with its best
   // rate full time.
   std::vector<double> need(n, 0.0);
@@ -298,22 +323,27 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
     for (size_t r = 0; r < n; ++r) {
       if (!active(r)) continue;
       const AllocationJob& job = problem.jobs[layout.job_of[r]];
-      const double slack_s = rho * isolated_s[layout.job_of[r]] - job.elapsed_s;
-      if (slack_s <= 0) return false;
-      need[r] = job.remaining_iterations / slack_s / best[r];
+      if (rho * isolated_s[layout.job_of[r]] - job.elapsed_s <= 0) return false;
+      need[r] = need_at(r, rho, nullptr);
       if (need[r] > 1.0 + 1e-12) return false;
     }
     return true;
   };
-  // The feasibility LP at the current `need`: max the sum of thr_i^w / best_i (second phase) or 0,
-  // s.t. thr_i^w / best_i >= need_i. kPriced: every active row has an elastic slack (>= 0, -1 in the
-  // objective; held at most `slack_cap` where given, the second phase then maximising the rates alone).
-  std::vector<int> need_row(n, -1), slack(n, -1);
-  int first = 0;
-  bool elastic = priced, second_phase = options.second_phase && !priced;
-  const std::vector<double>* slack_cap = nullptr;
+  // The feasibility LP at `need`: max the sum of thr_i^w / best_i (second phase) or 0, s.t.
+  // thr_i^w / best_i >= need_i. With `rho_var`, the need rows are tangents instead (below).
+  std::vector<int> need_row(n, -1);
+  int first = 0, rho_var = -1;
+  // Every feasibility LP maximises the rates: `second_phase` true over every column (not held).
+  bool second_phase = options.second_phase && options.second_phase_priced && !priced, tangents = priced;
+  std::vector<double> tangent_slope(n, 0.0), tangent_bound(n, 0.0);
+  double rho_floor = lo;
   auto pose = [&](lp::LinearProgram& program) {
     first = AddPackedShares(program, problem, layout, /*keyed=*/true);
+    rho_var = -1;
+    if (tangents) {
+      rho_var = program.AddVariable(rho_floor, lp::kInfinity, -1.0);
+      program.SetVariableKey(rho_var, JobKey(KeyKind::kTheta));
+    }
     std::vector<std::pair<int, double>> terms;
     for (size_t r = 0; r < n; ++r) {
       terms.clear();
@@ -324,106 +354,62 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
           program.SetObjective(first + c, program.objective()[static_cast<size_t>(first + c)] + coef);
         }
       }
-      slack[r] = -1;
-      if (elastic && active(r)) {
-        const double cap = slack_cap != nullptr ? (*slack_cap)[r] : lp::kInfinity;
-        slack[r] = program.AddVariable(0, cap, slack_cap != nullptr ? 0.0 : -1.0);
-        program.SetVariableKey(slack[r], JobKey(KeyKind::kWork, problem.jobs[layout.job_of[r]].id));
-        terms.emplace_back(slack[r], 1.0);
+      double bound = active(r) ? need[r] : 0.0;
+      if (tangents && active(r)) {
+        terms.emplace_back(rho_var, -tangent_slope[r]);
+        bound = tangent_bound[r];
       }
-      need_row[r] = program.AddConstraint(terms, active(r) ? need[r] : 0.0, lp::kInfinity);
+      need_row[r] = program.AddConstraint(terms, bound, lp::kInfinity);
       program.SetConstraintKey(need_row[r], JobKey(KeyKind::kNeed, problem.jobs[layout.job_of[r]].id));
     }
     program.SetSense(lp::Sense::kMaximize);
     return first;
   };
-  // Clp's primal feasibility tolerance (1e-7 a row): the slacks so small are the LP's rounding.
-  auto slacks_zero = [&](const lp::Solution& s) {
+  // max_i rho_i at the allocation `values` over `lay`: what it reaches.
+  auto reached = [&](const PackedLayout& lay, const std::vector<double>& values) {
+    double worst = 0;
     for (size_t r = 0; r < n; ++r) {
-      if (slack[r] >= 0 && s.values[static_cast<size_t>(slack[r])] > 1e-7) return false;
+      if (!active(r)) continue;
+      const AllocationJob& job = problem.jobs[layout.job_of[r]];
+      const double rate = RowRate(lay, r, values, first) * inv_w[r];
+      worst = std::max(worst, rate > 0 ? (job.elapsed_s + job.remaining_iterations / rate) / isolated_s[layout.job_of[r]]
+                                       : std::numeric_limits<double>::infinity());
     }
-    return true;
-  };
-  lp::LinearProgram program;
-  pose(program);
-  // kPriced: the number of columns `program` was posed over; over the same columns a step of the
-  // search moves its need rows' bounds alone (the program so changed is the one pose would build).
-  size_t posed_columns = layout.columns.size();
-  auto feasible = [&](double rho, lp::Solution* s) -> Result<bool> {
-    if (!set_rho(rho)) return false;
-    if (priced && layout.columns.size() != posed_columns) {
-      program = lp::LinearProgram();
-      pose(program);
-      posed_columns = layout.columns.size();
-    } else {
-      for (size_t r = 0; r < n; ++r) {
-        if (active(r)) program.SetConstraintBounds(need_row[r], need[r], lp::kInfinity);
-      }
-    }
-    // The dual simplex from the last step's basis. Measured and not kept (session 48): the primal
-    // for the steps of kPriced's elastic LP (which has a point at every rho) took the overloaded
-    // 1,928 jobs of msr 6214e9 at 8:8:8 from 113.9 to 86.2 s under `--compat gavel --policy-opt
-    // columns=priced` (55.4 -> 40.5 s in the default mode), but the point it returns at the least
-    // rho moved the 100-job g1s6c71a0's average JCT by +4% to +22% (docs/PERFORMANCE.md, "A reset's
-    // first solve").
-    HETSCHED_ASSIGN_OR_RETURN(*s, solver.Solve(program));
-    ++out.lp_solves;
-    out.simplex_iterations += s->iterations;
-    return s->status == lp::SolveStatus::kOptimal && (!priced || slacks_zero(*s));
-  };
-  double lo = 0;
-  bool any = false;
-  for (size_t r = 0; r < n; ++r) {
-    if (!active(r)) continue;
-    any = true;
-    const AllocationJob& job = problem.jobs[layout.job_of[r]];
-    lo = std::max(lo, (job.elapsed_s + job.remaining_iterations / best[r]) / isolated_s[layout.job_of[r]]);
-  }
-  const double tolerance = any ? options.tolerance : std::numeric_limits<double>::infinity();
-  // kPriced: the elastic LP's least total slack S(rho) is convex and nonincreasing in rho (the need
-  // rows' bounds are, and the optimum is convex and nondecreasing in them), so the least feasible
-  // rho over the columns held is found by Newton's steps from below (LeastFeasibleConvex): S' =
-  // sum_r y_r dneed_r/drho, y_r >= 0 the need row's dual (the slack's growth per unit of need),
-  // dneed_r/drho = -need_r D_r / (rho D_r - elapsed_r). A few solves where the bisection takes ~20,
-  // each from a nearby rho's basis (docs/PERFORMANCE.md, "Finish-time packed's search").
-  // kPriced: the columns at_hi was solved over, and its slacks (by row).
-  PackedLayout at_hi_layout;
-  std::vector<double> hi_slack(n, 0.0);
-  auto keep_feasible = [&](const lp::Solution& s) {
-    at_hi_layout = layout;
-    for (size_t r = 0; r < n; ++r) {
-      hi_slack[r] = slack[r] >= 0 ? std::max(0.0, s.values[static_cast<size_t>(slack[r])]) : 0.0;
-    }
-  };
-  auto elastic_at = [&](double rho, lp::Solution* s) -> Result<ElasticAnswer> {
-    ElasticAnswer answer;
-    HETSCHED_ASSIGN_OR_RETURN(answer.feasible, feasible(rho, s));
-    if (answer.feasible) keep_feasible(*s);
-    // Infeasible without a solve (a need above 1 at this rho: set_rho), or no optimum: no slope.
-    if (answer.feasible || s->status != lp::SolveStatus::kOptimal || s->values.empty()) return answer;
-    for (size_t r = 0; r < n; ++r) {
-      if (slack[r] < 0) continue;
-      answer.violation += std::max(0.0, s->values[static_cast<size_t>(slack[r])]);
-      const size_t j = layout.job_of[r];
-      const double y = std::max(0.0, -s->duals[static_cast<size_t>(need_row[r])]);
-      answer.slope -= y * need[r] * isolated_s[j] / (rho * isolated_s[j] - problem.jobs[j].elapsed_s);
-    }
-    return answer;
+    return worst;
   };
   lp::Solution at_hi;
   double hi = 0;
-  bool found = false;
-  if (priced) {
-    HETSCHED_ASSIGN_OR_RETURN(found, LeastFeasibleConvex(elastic_at, lo, tolerance, 0.0, &hi, &at_hi));
+  PackedLayout at_hi_layout;  // kPriced: the columns at_hi was solved over (the pricing grows them)
+  if (!priced) {
+    lp::LinearProgram program;
+    pose(program);
+    // Each step of the search moves the need rows' bounds alone: the dual simplex from the last
+    // step's basis.
+    auto feasible = [&](double rho, lp::Solution* s) -> Result<bool> {
+      if (!set_rho(rho)) return false;
+      for (size_t r = 0; r < n; ++r) {
+        if (active(r)) program.SetConstraintBounds(need_row[r], need[r], lp::kInfinity);
+      }
+      HETSCHED_ASSIGN_OR_RETURN(*s, solver.Solve(program));
+      ++out.lp_solves;
+      out.simplex_iterations += s->iterations;
+      return s->status == lp::SolveStatus::kOptimal;
+    };
+    const double tolerance = any ? options.tolerance : std::numeric_limits<double>::infinity();
+    HETSCHED_ASSIGN_OR_RETURN(const bool found, LeastFeasible(feasible, lo, tolerance, &hi, &at_hi));
+    if (!found) {
+      out.status = lp::SolveStatus::kInfeasible;
+      return out;
+    }
   } else {
-    HETSCHED_ASSIGN_OR_RETURN(found, LeastFeasible(feasible, lo, tolerance, &hi, &at_hi));
-  }
-  // kPriced: is the LP over every column feasible just below the bracket? Pricing the elastic LP
-  // there either makes it feasible (the search runs again over the columns so grown) or proves
-  // it is not (the bracket stands: hi is within the tolerance of the least feasible rho).
-  // Each round ends below the last hi by the tolerance at least; the cap only guards a solver whose
-  // tolerances would let the program stay feasible just below every hi it returns.
-  for (int round = 0; round < 64 && priced && found && any && set_rho(hi * (1 - tolerance)); ++round) {
+    // kPriced [REC]: the least rho by tangent cuts (Kelley's method on a convex program). The set
+    // {(x, rho): thr_r(x) / best_r >= g_r(rho)} is convex (g_r convex), and each g_r lies above its
+    // tangents, so the LP "min rho s.t. thr_r(x) / best_r >= g_r's tangent at rho_k", rho >= the
+    // last such optimum, priced over every pair column, bounds the least rho from below; the
+    // allocation it returns reaches some rho (`reached`) from above. The next tangents are taken
+    // at the new lower bound: Newton's step on the whole program, not on one slack. It ends where
+    // the two meet within the tolerance, or where a step no longer raises the bound (the LP's own
+    // tolerance: the allocation is then within it of its rows).
     PairColumnPricing pricing;
     pricing.pose = pose;
     pricing.per_rate = [&](const lp::Solution& s, std::vector<double>* per_rate) {
@@ -431,50 +417,69 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
         (*per_rate)[r] = s.duals[static_cast<size_t>(need_row[r])] * inv_w[r] / best[r];
       }
     };
-    pricing.enough = slacks_zero;
-    HETSCHED_ASSIGN_OR_RETURN(lp::Solution below, SolvePricingIn(columns, pricing, solver, &out));
-    if (below.status != lp::SolveStatus::kOptimal || !slacks_zero(below)) break;
-    // The search again, from below the point `below` found feasible (over the columns so grown, or
-    // over the same ones: the search's lower end is a tangent's root, not a point found
-    // infeasible, and the program may be feasible there to Clp's tolerance).
-    keep_feasible(below);
-    at_hi = std::move(below);
-    HETSCHED_ASSIGN_OR_RETURN(found, LeastFeasibleConvex(elastic_at, lo, tolerance, hi * (1 - tolerance), &hi, &at_hi));
+    hi = std::numeric_limits<double>::infinity();
+    for (int step = 0; step < kMaxTangentSteps; ++step) {
+      // The first tangents at the last solve's least rho where every job can reach it (a tangent
+      // anywhere lies below its g_r: the LP's optimum still bounds rho from below); rho changes
+      // little from one reset to the next, and from there the first step lands near it.
+      const double at = step == 0 && last_rho != nullptr && *last_rho > rho_floor && set_rho(*last_rho) ? *last_rho
+                                                                                                      : rho_floor;
+      for (size_t r = 0; r < n; ++r) {
+        if (!active(r)) continue;
+        const double g = need_at(r, at, &tangent_slope[r]);
+        tangent_bound[r] = g - tangent_slope[r] * at;
+      }
+      // The first from another reset's basis (kPricedWarmAlgorithm); each next one from the last
+      // step's, whose point the new tangents cut off: the dual simplex.
+      pricing.first_algorithm = step == 0 ? kPricedWarmAlgorithm : lp::WarmAlgorithm::kDual;
+      HETSCHED_ASSIGN_OR_RETURN(lp::Solution s, SolvePricingIn(columns, pricing, solver, &out));
+      if (s.status != lp::SolveStatus::kOptimal) break;
+      const double bound = std::max(rho_floor, s.values[static_cast<size_t>(rho_var)]);
+      const double rho = reached(layout, s.values);
+      if (rho < hi) {
+        hi = rho;
+        at_hi = std::move(s);
+        at_hi_layout = layout;
+      }
+      // No progress from tangents at the bound itself: the LP's tolerance (from tangents elsewhere,
+      // the last solve's rho, the next step takes them at the bound).
+      const bool stalled = at == rho_floor && !(bound > rho_floor * (1 + 0.5 * options.tolerance));
+      rho_floor = bound;
+      if (hi <= rho_floor * (1 + options.tolerance) || stalled) break;
+    }
+    if (!std::isfinite(hi)) {
+      out.status = lp::SolveStatus::kInfeasible;
+      return out;
+    }
+    if (last_rho != nullptr) *last_rho = hi;
   }
-  if (!found) {
-    out.status = lp::SolveStatus::kInfeasible;
-    return out;
-  }
-  const PackedLayout& hi_layout = priced ? at_hi_layout : layout;
-  if (priced && options.second_phase && set_rho(hi)) {
-    // The rates at hi maximised, each slack held at most where it was.
-    slack_cap = &hi_slack;
+  // The second phase at hi, after the search: the rates maximised over the columns held (held:
+  // one solve) or priced in (kPriced, true). From the search's basis by the primal simplex (its
+  // point at hi meets the rows).
+  const bool after = priced ? options.second_phase : options.second_phase && !options.second_phase_priced;
+  if (after && set_rho(hi)) {
+    tangents = false;
     second_phase = true;
-    PairColumnPricing pricing;
-    pricing.pose = pose;
-    pricing.per_rate = [&](const lp::Solution& s, std::vector<double>* per_rate) {
+    PairColumnPricing rates;
+    rates.pose = pose;
+    rates.per_rate = [&](const lp::Solution& s, std::vector<double>* per_rate) {
       for (size_t r = 0; r < n; ++r) {
         (*per_rate)[r] = (s.duals[static_cast<size_t>(need_row[r])] - 1.0) * inv_w[r] / best[r];
       }
     };
-    HETSCHED_ASSIGN_OR_RETURN(lp::Solution rates, SolvePricingIn(columns, pricing, solver, &out));
-    if (rates.status == lp::SolveStatus::kOptimal) {
-      at_hi = std::move(rates);
+    if (!options.second_phase_priced) rates.enough = [](const lp::Solution&) { return true; };
+    rates.first_algorithm = lp::WarmAlgorithm::kPrimal;
+    HETSCHED_ASSIGN_OR_RETURN(lp::Solution best_rates, SolvePricingIn(columns, rates, solver, &out));
+    if (best_rates.status == lp::SolveStatus::kOptimal) {
+      at_hi = std::move(best_rates);
       at_hi_layout = layout;
     }
   }
+  const PackedLayout& hi_layout = priced ? at_hi_layout : layout;
   ReadPackedShares(at_hi.values, first, problem, hi_layout, &out);
   if (memory != nullptr) memory->Remember(kept ? *kept : problem, hi_layout, at_hi.values, first);
   // The objective at the allocation returned: max_i rho_i (<= hi).
-  double worst = 0;
-  for (size_t r = 0; r < n; ++r) {
-    if (!active(r)) continue;
-    const AllocationJob& job = problem.jobs[layout.job_of[r]];
-    const double rate = RowRate(hi_layout, r, at_hi.values, first) * inv_w[r];
-    worst = std::max(worst, rate > 0 ? (job.elapsed_s + job.remaining_iterations / rate) / isolated_s[layout.job_of[r]]
-                                     : std::numeric_limits<double>::infinity());
-  }
-  out.objective = worst;
+  out.objective = reached(hi_layout, at_hi.values);
   return out;
 }
 

@@ -159,7 +159,7 @@ Result<Allocation> SolveMaxMinFairnessPacked(const AllocationProblem& problem, c
 //   rho_i = (elapsed_i + remaining_i / sum_{c contains i, k} (T_i^{c,k} / w_i) X[c][k]) / D_i,
 // D_i = `isolated_s[i]` (one per job of the problem; GavelFtfState::IsolatedTimes gives Gavel's
 // Cum_i + remaining_i / I_i with I_i = GavelIsolatedThroughput), by bisection on rho over
-// feasibility LPs (relative tolerance). objective = max_i rho_i at the allocation returned. A job
+// feasibility LPs (relative tolerance; kPriced: by tangent cuts, below). objective = max_i rho_i at the allocation returned. A job
 // with nothing left to do has no need row (and no rho); one with work left but no positive finite
 // D_i is unplaceable here [REC].
 struct FtfPackedOptions {
@@ -170,18 +170,22 @@ struct FtfPackedOptions {
   // sum of the jobs' effective throughputs as fractions of their best rate (work-conserving, as
   // gavel-ftf's default) [REC].
   bool second_phase = false;
-  // kPriced: feasibility LPs over the pair columns priced in so far, each with an elastic slack per
-  // need row (feasible where the slacks' sum is 0 to 1e-7 a row), searched by Newton's steps on
-  // the slacks' least sum, convex in rho (LeastFeasibleConvex), to the same tolerance; once the
-  // bracket is closed, the pair columns are priced in at its lower end (1 - tolerance of the
-  // upper), and where that makes it feasible the search runs again below it, else the upper end's
-  // point is that of the LP over every column [REC].
+  // With second_phase: true as above (kAll; kPriced: after the search, one LP at the least rho
+  // maximising that sum, priced); false ("held"): after the search, one LP at the least rho
+  // maximising that sum over the columns held, not priced (kAll: every column) [REC].
+  bool second_phase_priced = true;
+  // kPriced: the least rho by tangent cuts instead of the bisection: each step an LP "min rho s.t.
+  // each job's share of its best rate >= the tangent of its need g_i(rho) at the last step's rho",
+  // the pair columns priced in until none improves it (its rho a lower bound over every column),
+  // until the rho its allocation reaches is within the tolerance of that bound; the allocation
+  // returned is that step's, or the second phase's at that rho [REC]. `last_rho` (kPriced; may be null): the rho of the caller's last solve, where the first
+  // tangents are taken, and this solve's on return.
   PairColumns columns = PairColumns::kAll;
 };
 Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
                                                  const std::vector<double>& isolated_s,
                                                  const FtfPackedOptions& options = {},
-                                                 PairColumnMemory* memory = nullptr);
+                                                 PairColumnMemory* memory = nullptr, double* last_rho = nullptr);
 
 // Gavel's min_total_duration_packed (MinTotalDurationPolicyWithPacking, min_total_duration.py:99-170):
 // bisection on the horizon T over feasibility LPs

@@ -56,6 +56,22 @@ Result<std::unique_ptr<JobScheduler>> MakePacked(const Options& options, const s
 // measured with every column; docs/space_sharing.md, "Pair columns priced in").
 Result<PairColumns> LpPackedColumns(const Options& options) { return PairColumnsOption(options, PairColumns::kPriced); }
 
+// The option `second_phase` of the LP packed policies that have one: false, held (the default)
+// or true; a boolean's spellings for the two others (Options::GetBool).
+Status SecondPhaseOption(const Options& options, const std::string& policy, bool* on, bool* priced) {
+  const std::string second = options.GetString("second_phase", "held");
+  *on = true;
+  *priced = ToLower(second) != "held";
+  if (!*priced) return Status::Ok();
+  auto parsed = options.GetBool("second_phase", true);
+  if (!parsed.ok()) {
+    return Status::InvalidArgument(policy + ": option 'second_phase': expected false, held or true, got '" + second +
+                                   "'");
+  }
+  *on = *parsed;
+  return Status::Ok();
+}
+
 Result<std::unique_ptr<JobScheduler>> MakeLasPacked(const Options& options) {
   MaxMinPackedOptions mm;
   HETSCHED_ASSIGN_OR_RETURN(mm.columns, LpPackedColumns(options));
@@ -64,17 +80,7 @@ Result<std::unique_ptr<JobScheduler>> MakeLasPacked(const Options& options) {
   // columns=all, every column, as true). Held picks among the optima by a rule at the cost of one
   // solve: on the overloaded 1,928 jobs at 8:8:8 in the default mode 49.7 -> 54.9 s and average JCT
   // -1.5% (true: 61.1 s, -2.2%); docs/PERFORMANCE.md, "A reset's first solve" [REC].
-  const std::string second = options.GetString("second_phase", "held");
-  mm.second_phase = true;
-  mm.second_phase_priced = ToLower(second) != "held";
-  if (mm.second_phase_priced) {
-    auto on = options.GetBool("second_phase", true);  // a boolean's spellings
-    if (!on.ok()) {
-      return Status::InvalidArgument("gavel-las-packed: option 'second_phase': expected false, held or true, got '" +
-                                     second + "'");
-    }
-    mm.second_phase = *on;
-  }
+  HETSCHED_RETURN_IF_ERROR(SecondPhaseOption(options, "gavel-las-packed", &mm.second_phase, &mm.second_phase_priced));
   auto memory = std::make_shared<PairColumnMemory>();
   auto solve = [mm, memory](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
     return SolveMaxMinFairnessPacked(p, mm, solver, memory.get());
@@ -88,13 +94,18 @@ Result<std::unique_ptr<JobScheduler>> MakeFtfPacked(const Options& options) {
   if (!(ftf.tolerance > 0 && ftf.tolerance < 1)) {
     return Status::InvalidArgument("gavel-ftf-packed: option 'tolerance' must be in (0, 1)");
   }
-  HETSCHED_ASSIGN_OR_RETURN(ftf.second_phase, options.GetBool("second_phase", false));
+  // `second_phase`: as gavel-las-packed's; held, the default since the tangent steps (priced
+  // columns): their point at the least rho gave -2.5% to +19% average JCT on seven default-mode
+  // cases against the bisection's (six above it), held -12.1% to +1.5% (five below it);
+  // docs/PERFORMANCE.md, "Finish-time packed by tangent cuts". `--compat gavel` sets false [REC].
+  HETSCHED_RETURN_IF_ERROR(SecondPhaseOption(options, "gavel-ftf-packed", &ftf.second_phase, &ftf.second_phase_priced));
   HETSCHED_ASSIGN_OR_RETURN(ftf.columns, LpPackedColumns(options));
   auto state = std::make_shared<GavelFtfState>();
   auto memory = std::make_shared<PairColumnMemory>();
-  auto solve = [ftf, state, memory](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
+  auto last_rho = std::make_shared<double>(0.0);
+  auto solve = [ftf, state, memory, last_rho](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
     const std::vector<double> isolated = state->IsolatedTimes(p);
-    return SolveFinishTimeFairnessPacked(p, solver, isolated, ftf, memory.get());
+    return SolveFinishTimeFairnessPacked(p, solver, isolated, ftf, memory.get(), last_rho.get());
   };
   return MakePacked(options, "gavel-ftf-packed", solve, /*fifo=*/false, "same-shape", ftf.columns);
 }
