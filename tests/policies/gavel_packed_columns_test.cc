@@ -195,7 +195,7 @@ void ExpectWithinTheBaseConstraints(const AllocationProblem& p, const Allocation
 // known to have bitten.
 TEST(PackedColumnSetTest, PricedSolversReachTheOptimumOverEveryColumn) {
   std::mt19937 rng(20261205);
-  int pairs_raise = 0, priced_rounds = 0, wf_remembered = 0, held_gains = 0, ftf_held_gains = 0;
+  int pairs_raise = 0, priced_rounds = 0, wf_remembered = 0, held_gains = 0, ftf_held_gains = 0, mtd_held_gains = 0;
   for (int trial = 0; trial < 40; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
     const AllocationProblem full = PairHeavyProblem(rng, trial % 4 == 3);
@@ -280,6 +280,38 @@ TEST(PackedColumnSetTest, PricedSolversReachTheOptimumOverEveryColumn) {
                     p.jobs[j].remaining_iterations / mtd_priced->objective * (1 - 1e-6));
         }
       }
+      // The second phases' objective (makespan and finish-time packed): the sum of the rates as
+      // fractions of each job's best.
+      const PackedLayout every_column = MakePackedLayout(p, nullptr);
+      auto rate_sum = [&](const Allocation& x) {
+        double sum = 0;
+        for (size_t r = 0; r < every_column.rows(); ++r) {
+          double best = 0;
+          for (const auto& [c, t] : every_column.terms[r]) best = std::max(best, t);
+          const size_t j = every_column.job_of[r];
+          if (best > 0 && p.jobs[j].remaining_iterations > 0) sum += PackedEffectiveThroughput(p, x, j) / best;
+        }
+        return sum;
+      };
+      // Makespan packed's second phase, held and priced: the same horizon, each job still finishing
+      // within it, the sum at least the first point's.
+      for (const PackedSecondPhase phase : {PackedSecondPhase::kHeld, PackedSecondPhase::kPriced}) {
+        lp::WarmStartLpSolver s12;
+        auto more = SolveMinTotalDurationPacked(p, s12, SharePoint::kVertex, PairColumns::kPriced, nullptr, phase);
+        ASSERT_TRUE(more.ok());
+        EXPECT_EQ(more->objective, mtd_priced->objective);
+        ExpectWithinTheBaseConstraints(p, *more);
+        for (size_t j = 0; j < p.jobs.size(); ++j) {
+          if (Placeable(p, j)) {
+            EXPECT_GE(PackedEffectiveThroughput(p, *more, j),
+                      p.jobs[j].remaining_iterations / more->objective * (1 - 1e-6));
+          }
+        }
+        EXPECT_GE(rate_sum(*more), rate_sum(*mtd_priced) * (1 - 1e-6) - 1e-9);
+        if (phase == PackedSecondPhase::kHeld && rate_sum(*more) > rate_sum(*mtd_priced) * (1 + 1e-6)) {
+          ++mtd_held_gains;
+        }
+      }
 
       std::vector<double> isolated(p.jobs.size());
       for (size_t j = 0; j < p.jobs.size(); ++j) isolated[j] = 2 * p.jobs[j].remaining_iterations + 1e4;
@@ -303,18 +335,6 @@ TEST(PackedColumnSetTest, PricedSolversReachTheOptimumOverEveryColumn) {
         // Held (the policy's default): one LP at the least rho over the columns the tangent steps
         // priced in keeps that rho and raises the sum of the rates over the steps' point at most
         // to the priced second phase's.
-        // The second phase's objective: the sum of the rates as fractions of each job's best.
-        const PackedLayout every = MakePackedLayout(p, nullptr);
-        auto rate_sum = [&](const Allocation& x) {
-          double sum = 0;
-          for (size_t r = 0; r < every.rows(); ++r) {
-            double best = 0;
-            for (const auto& [c, t] : every.terms[r]) best = std::max(best, t);
-            const size_t j = every.job_of[r];
-            if (best > 0 && p.jobs[j].remaining_iterations > 0) sum += PackedEffectiveThroughput(p, x, j) / best;
-          }
-          return sum;
-        };
         FtfPackedOptions held = priced, true_phase = priced;
         held.second_phase = true_phase.second_phase = true;
         held.second_phase_priced = false;
@@ -358,6 +378,8 @@ TEST(PackedColumnSetTest, PricedSolversReachTheOptimumOverEveryColumn) {
   // Rounds in which finish-time's held second phase raised the tangent steps' sum (measured: 88 of
   // the 120).
   EXPECT_GE(ftf_held_gains, 60);
+  // And makespan's held second phase over the max-theta point (measured: 93 of the 120).
+  EXPECT_GE(mtd_held_gains, 60);
 }
 
 // The option `columns` of the LP packed policies (all | priced; priced by default, all under
@@ -378,19 +400,23 @@ TEST(PackedColumnSetTest, TheLpPackedPoliciesTakeTheOptionColumns) {
     ASSERT_FALSE(bad.ok());
     EXPECT_NE(bad.status().ToString().find("'columns' must be 'all' or 'priced'"), std::string::npos);
   }
-  // Max-min packed's second phase: false, held (its default), true; anything else refused by name.
-  for (const char* value : {"false", "held", "true", "HELD", "0", "yes"}) {
-    auto options = Options::Parse({std::string("second_phase=") + value});
+  // Max-min, finish-time and makespan packed's second phase: false, held, true; anything else
+  // refused by name.
+  for (const std::string name : {"gavel-las-packed", "gavel-ftf-packed", "gavel-makespan-packed"}) {
+    SCOPED_TRACE(name);
+    for (const char* value : {"false", "held", "true", "HELD", "0", "yes"}) {
+      auto options = Options::Parse({std::string("second_phase=") + value});
+      ASSERT_TRUE(options.ok());
+      EXPECT_TRUE(Registry<JobScheduler>::Instance().Create(name, *options).ok()) << value;
+    }
+    auto options = Options::Parse({"second_phase=sometimes"});
     ASSERT_TRUE(options.ok());
-    EXPECT_TRUE(Registry<JobScheduler>::Instance().Create("gavel-las-packed", *options).ok()) << value;
+    auto bad = Registry<JobScheduler>::Instance().Create(name, *options);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.status().ToString().find(name + ": option 'second_phase': expected false, held or true, got 'sometimes'"),
+              std::string::npos)
+        << bad.status().ToString();
   }
-  auto options = Options::Parse({"second_phase=sometimes"});
-  ASSERT_TRUE(options.ok());
-  auto bad = Registry<JobScheduler>::Instance().Create("gavel-las-packed", *options);
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().ToString().find("'second_phase': expected false, held or true, got 'sometimes'"),
-            std::string::npos)
-      << bad.status().ToString();
 }
 
 // 30 one-GPU jobs of three classes on two types of 3 GPUs, every pair, the pair rates by the two

@@ -198,11 +198,16 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
 // `columns` kPriced [REC]: one LP, max theta s.t. each job's rate x 3600 / remaining >= theta (theta
 // <= 36, T >= 100 s), by column generation; the same bisection then asks of each T whether
 // 3600 / T <= theta* (to 1e-9 relative), and the allocation is the optimum's point (feasible at
-// every T the bisection accepts).
+// every T the bisection accepts). `second_phase` [REC]: kOff (Gavel's any feasible point), or after
+// the search one LP that maximises the sum of the jobs' rates as fractions of their best rate over
+// the columns held (kHeld: one solve; with every column, every one) or priced in (kPriced), each
+// job's rate held to theta (`columns` kPriced: theta*; kAll: 3600 / the T found).
+enum class PackedSecondPhase { kOff, kHeld, kPriced };
 Result<Allocation> SolveMinTotalDurationPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
                                                SharePoint point = SharePoint::kVertex,
                                                PairColumns columns = PairColumns::kAll,
-                                               PairColumnMemory* memory = nullptr);
+                                               PairColumnMemory* memory = nullptr,
+                                               PackedSecondPhase second_phase = PackedSecondPhase::kOff);
 
 // Gavel's max_min_fairness_water_filling_packed (MaxMinFairnessWaterFillingPolicyWithPacking,
 // max_min_fairness_water_filling.py:431-535): SolveWaterFilling's levels (water_filling.h) over

@@ -16,7 +16,8 @@ namespace hetsched::gavel {
 // ---- min_total_duration_packed ----
 
 Result<Allocation> SolveMinTotalDurationPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
-                                               SharePoint point, PairColumns pair_columns, PairColumnMemory* memory) {
+                                               SharePoint point, PairColumns pair_columns, PairColumnMemory* memory,
+                                               PackedSecondPhase second_phase) {
   Allocation out = ZeroAllocation(problem);
   PackedColumnSet columns(problem, &out, pair_columns);
   if (memory != nullptr) columns.HoldRemembered(*memory);
@@ -35,10 +36,18 @@ Result<Allocation> SolveMinTotalDurationPacked(const AllocationProblem& problem,
   const bool priced = !columns.holds_every_column();
   int theta = 0, first = 0;
   std::vector<int> need_row(layout.rows(), -1);
+  // The second phase's: theta fixed there, each rate over its row's best in the objective (< 0:
+  // the search's programs).
+  double fixed_theta = -1;
+  std::vector<double> best_rate(layout.rows(), 0.0);
   // kAll: feasibility at theta's fixed value; kPriced: max theta <= 3600 / 100 s (the search's
   // horizons are longer).
   auto pose = [&](lp::LinearProgram& program) {
-    theta = program.AddVariable(0, priced ? kThetaUnit / 100 : lp::kInfinity, priced ? 1.0 : 0.0);
+    if (fixed_theta >= 0) {
+      theta = program.AddVariable(fixed_theta, fixed_theta, 0.0);
+    } else {
+      theta = program.AddVariable(0, priced ? kThetaUnit / 100 : lp::kInfinity, priced ? 1.0 : 0.0);
+    }
     program.SetVariableKey(theta, JobKey(KeyKind::kTheta));
     first = AddPackedShares(program, problem, layout, /*keyed=*/true);
     std::vector<std::pair<int, double>> terms;
@@ -48,6 +57,9 @@ Result<Allocation> SolveMinTotalDurationPacked(const AllocationProblem& problem,
       terms.assign(1, {theta, -1.0});
       for (const auto& [c, t] : layout.terms[r]) {
         terms.emplace_back(first + c, kThetaUnit * t / job.remaining_iterations);
+        if (fixed_theta >= 0) {
+          program.SetObjective(first + c, program.objective()[static_cast<size_t>(first + c)] + t / best_rate[r]);
+        }
       }
       need_row[r] = program.AddConstraint(terms, 0.0, lp::kInfinity);
       program.SetConstraintKey(need_row[r], JobKey(KeyKind::kNeed, job.id));
@@ -95,6 +107,39 @@ Result<Allocation> SolveMinTotalDurationPacked(const AllocationProblem& problem,
   HETSCHED_ASSIGN_OR_RETURN(const double feasible_t,
                             GavelHorizonSearch(feasible_at, &last_feasible, "min_total_duration_packed"));
   out.objective = feasible_t;
+  if (second_phase != PackedSecondPhase::kOff) {
+    // Among the points feasible at the T found (Gavel's: any one), the most work: each job's rate
+    // as a fraction of its best over the columns held, summed; from the search's point by the
+    // primal simplex. kPriced at the max-theta optimum's theta (as las packed's held phase keeps
+    // its least share; at the T found, 3600 / T below it, the LP moved most jobs and took the
+    // overloaded case at 8:8:8 from 52 to 121 s), kAll at the T found (its search knows no theta*).
+    for (size_t r = 0; r < layout.rows(); ++r) {
+      for (const auto& [c, t] : layout.terms[r]) best_rate[r] = std::max(best_rate[r], t);
+    }
+    fixed_theta = priced ? best.values[static_cast<size_t>(theta)] : kThetaUnit / feasible_t;
+    PairColumnPricing rates;
+    rates.pose = pose;
+    rates.per_rate = [&](const lp::Solution& s, std::vector<double>* per_rate) {
+      for (size_t r = 0; r < layout.rows(); ++r) {
+        if (need_row[r] < 0) continue;
+        (*per_rate)[r] = s.duals[static_cast<size_t>(need_row[r])] * kThetaUnit /
+                             problem.jobs[layout.job_of[r]].remaining_iterations -
+                         1.0 / best_rate[r];
+      }
+    };
+    if (second_phase == PackedSecondPhase::kHeld) rates.enough = [](const lp::Solution&) { return true; };
+    rates.first_algorithm = lp::WarmAlgorithm::kPrimal;
+    // kPriced may grow the columns: the search's point is over those it had.
+    const PackedLayout searched = second_phase == PackedSecondPhase::kPriced ? layout : PackedLayout();
+    HETSCHED_ASSIGN_OR_RETURN(lp::Solution most, SolvePricingIn(columns, rates, solver, &out));
+    if (most.status == lp::SolveStatus::kOptimal) {
+      last_feasible = std::move(most);
+    } else if (second_phase == PackedSecondPhase::kPriced) {
+      ReadPackedShares(last_feasible.values, first, problem, searched, &out);
+      if (memory != nullptr) memory->Remember(problem, searched, last_feasible.values, first);
+      return out;
+    }
+  }
   ReadPackedShares(last_feasible.values, first, problem, layout, &out);
   if (memory != nullptr) memory->Remember(problem, layout, last_feasible.values, first);
   return out;
