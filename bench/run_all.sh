@@ -147,9 +147,10 @@ measure "Gavel 1,928 jobs g1c6214e9 --compat 8:8:8: gavel-water-filling-packed" 
   --compat gavel --gpus v100=8,p100=8,k80=8 --gpus-per-server 4 -q -o "$out/run"
 # The same case at 8:8:8 in the default mode (pair columns priced; session 48: each reset's first LP
 # by the primal simplex, the pricing's list bounded, the remembered pairs found by their jobs):
-# max-min 54.9 s (its default second phase, held), makespan 51.7 s, cost 37.9 s, finish-time 55.0 s,
-# water filling 59.6 s user CPU
-# (docs/PERFORMANCE.md, "A reset's first solve, and the pricing passes").
+# max-min 54.9 s (its default second phase, held), makespan 51.7 s, cost 37.9 s, finish-time 55.0 s
+# (41.6 s since session 49: tangent cuts, its second phase held), water filling 59.6 s user CPU
+# (docs/PERFORMANCE.md, "A reset's first solve, and the pricing passes", "Finish-time packed by
+# tangent cuts").
 # Five minutes in all: skipped by --quick.
 if [[ $quick == 0 ]]; then
   for p in gavel-las-packed gavel-makespan-packed gavel-cost-packed gavel-ftf-packed gavel-water-filling-packed; do
