@@ -180,6 +180,41 @@ TEST(GavelPackedTest, FinishTimeFairnessPairs) {
   EXPECT_GT(b->objective, 1.0);
 }
 
+// Finish-time fairness worked by hand where the answer is neither all paired nor by turns: two jobs
+// of 50 iterations left, 1 iteration/s alone, 0.6 each paired, on one GPU, D = 100 s each, job 0
+// 20 s in (rho_0 = 0.2 + 0.5 / r_0, rho_1 = 0.5 / r_1). Paired full time rho_0 = 1.033; the
+// optimum gives job 0 alone the time the pair leaves, y paired: r_0 = 1 - 0.4 y, r_1 = 0.6 y,
+// equal rhos at 0.048 y^2 - 0.62 y + 0.5 = 0: y = (0.62 - sqrt(0.2884)) / 0.096 = 0.864281,
+// rho = 0.5 / (0.6 y) = 0.964196. The bisection over every column and the tangent steps over
+// priced ones (both second phases) reach it.
+TEST(GavelPackedTest, FinishTimeFairnessByHand) {
+  AllocationProblem p = PackedTwoOnOne(0.6, 50);
+  p.jobs[0].elapsed_s = 20;
+  const std::vector<double> d = {100, 100};
+  const double y = (0.62 - std::sqrt(0.2884)) / 0.096;
+  for (const PairColumns columns : {PairColumns::kAll, PairColumns::kPriced}) {
+    for (const bool held : {false, true}) {
+      SCOPED_TRACE(std::string(columns == PairColumns::kAll ? "all" : "priced") + (held ? " held" : ""));
+      FtfPackedOptions options;
+      options.columns = columns;
+      options.second_phase = held;
+      options.second_phase_priced = false;
+      lp::WarmStartLpSolver solver;
+      double last_rho = 0;
+      auto a = SolveFinishTimeFairnessPacked(p, solver, d, options, nullptr, &last_rho);
+      ASSERT_TRUE(a.ok()) << a.status().message();
+      EXPECT_NEAR(a->objective, 0.5 / (0.6 * y), 2e-6);
+      EXPECT_NEAR(a->pair_share[0][0], y, 1e-5);
+      EXPECT_NEAR(a->share[0][0], 1 - y, 1e-5);
+      EXPECT_NEAR(a->share[1][0], 0.0, 1e-5);
+      ExpectPackedFeasible(p, *a);
+      if (columns == PairColumns::kPriced) {
+        EXPECT_NEAR(last_rho, a->objective, 2e-6);
+      }
+    }
+  }
+}
+
 // fifo_packed: job 0 takes the GPU; job 1 waits, then packs with job 0 if 0.9/1 + 0.9/1 = 1.8 >
 // 1.5 (the pair takes job 0's place); at 0.7 each (1.4) it does not.
 TEST(GavelPackedTest, FifoPacksAboveThreshold) {
