@@ -179,7 +179,8 @@ HETSCHED_REGISTER_IMPL(JobScheduler, kGavelFtfPackedRegistered,
                        (MethodInfo{"gavel-ftf-packed",
                                    "Gavel finish-time fairness with space sharing, Gavel's rounds",
                                    "[SRC] Gavel's finish_time_fairness_packed (Themis rho, Gavel's isolated time); "
-                                   "bisection [REC]"}),
+                                   "bisection over every pair column, tangent cuts over priced ones, the rates "
+                                   "maximised at the least rho (second_phase=held) [REC]"}),
                        [](const Options& o) { return MakeFtfPacked(o); })
 HETSCHED_REGISTER_IMPL(JobScheduler, kGavelMakespanPackedRegistered,
                        (MethodInfo{"gavel-makespan-packed",
