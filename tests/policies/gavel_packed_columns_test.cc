@@ -212,7 +212,7 @@ TEST(PackedColumnSetTest, PricedSolversReachTheOptimumOverEveryColumn) {
       auto near = [](double a, double b, double rel) { return std::abs(a - b) <= rel * std::max(1.0, std::abs(b)); };
       for (const bool second_phase : {false, true}) {
         MaxMinPackedOptions all, priced;
-        all.second_phase = priced.second_phase = second_phase;
+        all.second_phase = priced.second_phase = second_phase ? PackedSecondPhase::kPriced : PackedSecondPhase::kOff;
         priced.columns = PairColumns::kPriced;
         lp::WarmStartLpSolver s1, s2, s3;
         auto a = SolveMaxMinFairnessPacked(p, all, s1);
@@ -239,8 +239,8 @@ TEST(PackedColumnSetTest, PricedSolversReachTheOptimumOverEveryColumn) {
           // first's min and reaches at most the priced second phase's sum, at least the first
           // phase's point's (its start).
           MaxMinPackedOptions held = priced, first_only = priced;
-          held.second_phase_priced = false;
-          first_only.second_phase = false;
+          held.second_phase = PackedSecondPhase::kHeld;
+          first_only.second_phase = PackedSecondPhase::kOff;
           lp::WarmStartLpSolver s8, s9;
           auto h = SolveMaxMinFairnessPacked(p, held, s8);
           auto f = SolveMaxMinFairnessPacked(p, first_only, s9);
@@ -274,12 +274,15 @@ TEST(PackedColumnSetTest, PricedSolversReachTheOptimumOverEveryColumn) {
       EXPECT_EQ(mtd_priced->objective, mtd_all->objective);  // the same horizon of the same search
       EXPECT_EQ(mtd_warm_priced->objective, mtd_all->objective);
       ExpectWithinTheBaseConstraints(p, *mtd_priced);
-      for (size_t j = 0; j < p.jobs.size(); ++j) {
-        if (Placeable(p, j)) {
-          EXPECT_GE(PackedEffectiveThroughput(p, *mtd_priced, j),
-                    p.jobs[j].remaining_iterations / mtd_priced->objective * (1 - 1e-6));
+      // Every job finishes within the horizon returned.
+      auto expect_within_horizon = [&](const Allocation& x) {
+        for (size_t j = 0; j < p.jobs.size(); ++j) {
+          if (Placeable(p, j)) {
+            EXPECT_GE(PackedEffectiveThroughput(p, x, j), p.jobs[j].remaining_iterations / x.objective * (1 - 1e-6));
+          }
         }
-      }
+      };
+      expect_within_horizon(*mtd_priced);
       // The second phases' objective (makespan and finish-time packed): the sum of the rates as
       // fractions of each job's best.
       const PackedLayout every_column = MakePackedLayout(p, nullptr);
@@ -301,12 +304,7 @@ TEST(PackedColumnSetTest, PricedSolversReachTheOptimumOverEveryColumn) {
         ASSERT_TRUE(more.ok());
         EXPECT_EQ(more->objective, mtd_priced->objective);
         ExpectWithinTheBaseConstraints(p, *more);
-        for (size_t j = 0; j < p.jobs.size(); ++j) {
-          if (Placeable(p, j)) {
-            EXPECT_GE(PackedEffectiveThroughput(p, *more, j),
-                      p.jobs[j].remaining_iterations / more->objective * (1 - 1e-6));
-          }
-        }
+        expect_within_horizon(*more);
         EXPECT_GE(rate_sum(*more), rate_sum(*mtd_priced) * (1 - 1e-6) - 1e-9);
         if (phase == PackedSecondPhase::kHeld && rate_sum(*more) > rate_sum(*mtd_priced) * (1 + 1e-6)) {
           ++mtd_held_gains;
@@ -317,7 +315,7 @@ TEST(PackedColumnSetTest, PricedSolversReachTheOptimumOverEveryColumn) {
       for (size_t j = 0; j < p.jobs.size(); ++j) isolated[j] = 2 * p.jobs[j].remaining_iterations + 1e4;
       for (const bool second_phase : {false, true}) {
         FtfPackedOptions all, priced;
-        all.second_phase = priced.second_phase = second_phase;
+        all.second_phase = priced.second_phase = second_phase ? PackedSecondPhase::kPriced : PackedSecondPhase::kOff;
         priced.columns = PairColumns::kPriced;
         lp::WarmStartLpSolver s8, s9;
         auto ftf_all = SolveFinishTimeFairnessPacked(p, s8, isolated, all);
@@ -336,8 +334,8 @@ TEST(PackedColumnSetTest, PricedSolversReachTheOptimumOverEveryColumn) {
         // priced in keeps that rho and raises the sum of the rates over the steps' point at most
         // to the priced second phase's.
         FtfPackedOptions held = priced, true_phase = priced;
-        held.second_phase = true_phase.second_phase = true;
-        held.second_phase_priced = false;
+        held.second_phase = PackedSecondPhase::kHeld;
+        true_phase.second_phase = PackedSecondPhase::kPriced;
         lp::WarmStartLpSolver s10, s11;
         auto ftf_held = SolveFinishTimeFairnessPacked(p, s10, isolated, held);
         auto ftf_true = SolveFinishTimeFairnessPacked(p, s11, isolated, true_phase);

@@ -39,6 +39,9 @@ AllocationJob PackedJob(JobId id, std::vector<double> t, int gpus = 1, double re
 }
 
 // One type of one GPU; two single-GPU jobs at 1 step/s alone, `paired` step/s each together.
+// A second phase on (priced, with every column posed: the LP over every column) or off.
+PackedSecondPhase PhaseOf(bool on) { return on ? PackedSecondPhase::kPriced : PackedSecondPhase::kOff; }
+
 AllocationProblem PackedTwoOnOne(double paired, double remaining = 900) {
   AllocationProblem p;
   p.capacity = {1};
@@ -88,7 +91,8 @@ void ExpectPackedFeasible(const AllocationProblem& p, const Allocation& a) {
 TEST(GavelPackedTest, MaxMinPairsFullTimeWhereItDoublesThroughput) {
   for (const bool second : {true, false}) {
     lp::WarmStartLpSolver solver;
-    auto a = SolveMaxMinFairnessPacked(PackedTwoOnOne(0.9), MaxMinPackedOptions{.second_phase = second}, solver);
+    auto a =
+        SolveMaxMinFairnessPacked(PackedTwoOnOne(0.9), MaxMinPackedOptions{.second_phase = PhaseOf(second)}, solver);
     ASSERT_TRUE(a.ok()) << a.status().message();
     EXPECT_NEAR(a->objective, 0.9, 1e-9);
     EXPECT_NEAR(a->pair_share[0][0], 1.0, 1e-9);
@@ -197,8 +201,7 @@ TEST(GavelPackedTest, FinishTimeFairnessByHand) {
       SCOPED_TRACE(std::string(columns == PairColumns::kAll ? "all" : "priced") + (held ? " held" : ""));
       FtfPackedOptions options;
       options.columns = columns;
-      options.second_phase = held;
-      options.second_phase_priced = false;
+      options.second_phase = held ? PackedSecondPhase::kHeld : PackedSecondPhase::kOff;
       lp::WarmStartLpSolver solver;
       double last_rho = 0;
       auto a = SolveFinishTimeFairnessPacked(p, solver, d, options, nullptr, &last_rho);
@@ -277,7 +280,7 @@ TEST(GavelPackedTest, ImpossiblePairsGetNoTime) {
   lp::WarmStartLpSolver solver;
   std::vector<Result<Allocation>> results;
   results.push_back(SolveMaxMinFairnessPacked(p, {}, solver));
-  results.push_back(SolveMaxMinFairnessPacked(p, MaxMinPackedOptions{.second_phase = false}, solver));
+  results.push_back(SolveMaxMinFairnessPacked(p, MaxMinPackedOptions{.second_phase = PackedSecondPhase::kOff}, solver));
   results.push_back(SolveMinTotalDurationPacked(p, solver));
   results.push_back(SolveWaterFillingPacked(p, {}, {}, solver));
   GavelFtfState state;
@@ -634,7 +637,7 @@ TEST(GavelPackedTest, WithoutPairsAsTheNonPackedSolvers) {
     p.pairs.clear();
     lp::WarmStartLpSolver s1, s2;
     for (const bool second : {false, true}) {
-      auto packed = SolveMaxMinFairnessPacked(p, MaxMinPackedOptions{.second_phase = second}, s1);
+      auto packed = SolveMaxMinFairnessPacked(p, MaxMinPackedOptions{.second_phase = PhaseOf(second)}, s1);
       auto plain = SolveMaxMinFairness(
           p, MaxMinOptions{.proportional = true, .aggregate = false, .second_phase = second}, s2);
       ASSERT_TRUE(packed.ok() && plain.ok());
@@ -890,7 +893,7 @@ TEST(GavelPackedReferenceTest, MaxMinFairness) {
     const AllocationProblem p = PackedGavelProblem(c, c.remaining, 0);
     for (const bool second : {true, false}) {
       lp::WarmStartLpSolver solver;
-      auto a = SolveMaxMinFairnessPacked(p, MaxMinPackedOptions{.second_phase = second}, solver);
+      auto a = SolveMaxMinFairnessPacked(p, MaxMinPackedOptions{.second_phase = PhaseOf(second)}, solver);
       ASSERT_TRUE(a.ok()) << a.status().message();
       EXPECT_NEAR(a->objective, c.mmf_min, kPackedGavelTol * c.mmf_min);
       if (PackedReport()) {
@@ -926,7 +929,7 @@ TEST(GavelPackedReferenceTest, FinishTimeFairnessTwoCalls) {
     EXPECT_NEAR(b->objective, c.ftf_rho2, kPackedGavelTol * c.ftf_rho2);
     if (PackedReport()) {
       lp::WarmStartLpSolver fresh;
-      auto v = SolveFinishTimeFairnessPacked(p1, fresh, d1, FtfPackedOptions{.second_phase = true});
+      auto v = SolveFinishTimeFairnessPacked(p1, fresh, d1, FtfPackedOptions{.second_phase = PhaseOf(true)});
       std::printf("ftf seed %d with second phase: rho %.10g, rel rate diff %.3g\n", c.seed, v->objective,
                   PackedMaxRelDiff(p1, *v, c.ftf_rate));
       std::printf("ftf seed %d: rho %.10g (gavel %.10g) rel rate diff %.3g; second call rho %.10g (gavel %.10g) %.3g\n",

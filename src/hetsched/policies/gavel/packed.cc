@@ -199,7 +199,9 @@ Result<Allocation> SolveMaxMinFairnessPacked(const AllocationProblem& problem, c
     pose(program, 1, 0.0);
     HETSCHED_ASSIGN_OR_RETURN(
         solution,
-        SolveEpigraphTwoPhase(program, z, options.second_phase ? second : std::vector<double>{}, solver, &out));
+        SolveEpigraphTwoPhase(program, z,
+                              options.second_phase != PackedSecondPhase::kOff ? second : std::vector<double>{},
+                              solver, &out));
   } else {
     // Per unit of job r's rate, its need row moves by 1 / (w P / g); in the second phase the
     // objective gains as much.
@@ -214,8 +216,8 @@ Result<Allocation> SolveMaxMinFairnessPacked(const AllocationProblem& problem, c
       }
     };
     HETSCHED_ASSIGN_OR_RETURN(solution, SolvePricingIn(columns, pricing, solver, &out));
-    if (solution.status == lp::SolveStatus::kOptimal && options.second_phase) {
-      if (!options.second_phase_priced) pricing.enough = [](const lp::Solution&) { return true; };
+    if (solution.status == lp::SolveStatus::kOptimal && options.second_phase != PackedSecondPhase::kOff) {
+      if (options.second_phase == PackedSecondPhase::kHeld) pricing.enough = [](const lp::Solution&) { return true; };
       phase = 2;
       best = solution.values[static_cast<size_t>(z)];
       const double objective = best;
@@ -333,8 +335,8 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
   // thr_i^w / best_i >= need_i. With `rho_var`, the need rows are tangents instead (below).
   std::vector<int> need_row(n, -1);
   int first = 0, rho_var = -1;
-  // Every feasibility LP maximises the rates: `second_phase` true over every column (not held).
-  bool second_phase = options.second_phase && options.second_phase_priced && !priced, tangents = priced;
+  // Every feasibility LP maximises the rates: kPriced over every column.
+  bool second_phase = options.second_phase == PackedSecondPhase::kPriced && !priced, tangents = priced;
   std::vector<double> tangent_slope(n, 0.0), tangent_bound(n, 0.0);
   double rho_floor = lo;
   auto pose = [&](lp::LinearProgram& program) {
@@ -456,7 +458,8 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
   // The second phase at hi, after the search: the rates maximised over the columns held (held:
   // one solve) or priced in (kPriced, true). From the search's basis by the primal simplex (its
   // point at hi meets the rows).
-  const bool after = priced ? options.second_phase : options.second_phase && !options.second_phase_priced;
+  const bool after = priced ? options.second_phase != PackedSecondPhase::kOff
+                            : options.second_phase == PackedSecondPhase::kHeld;
   if (after && set_rho(hi)) {
     tangents = false;
     second_phase = true;
@@ -467,7 +470,7 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
         (*per_rate)[r] = (s.duals[static_cast<size_t>(need_row[r])] - 1.0) * inv_w[r] / best[r];
       }
     };
-    if (!options.second_phase_priced) rates.enough = [](const lp::Solution&) { return true; };
+    if (options.second_phase == PackedSecondPhase::kHeld) rates.enough = [](const lp::Solution&) { return true; };
     rates.first_algorithm = lp::WarmAlgorithm::kPrimal;
     HETSCHED_ASSIGN_OR_RETURN(lp::Solution best_rates, SolvePricingIn(columns, rates, solver, &out));
     if (best_rates.status == lp::SolveStatus::kOptimal) {

@@ -134,20 +134,23 @@ double PackedTimeShare(const AllocationProblem& problem, const Allocation& alloc
 // Gavel's max_min_fairness_packed (MaxMinFairnessPolicyWithPacking, max_min_fairness.py:274-358):
 //   max min_i  sum_{c contains i, k} (T_i^{c,k} / w_i) g_c X[c][k] / P_i,
 // P_i = ProportionalThroughput (isolated rates). objective = that min.
+// The second phase of an LP packed policy [REC]: kOff, none; kHeld, after the first phase one LP
+// over the columns it priced in (one solve; with every column posed, every one); kPriced, that LP
+// with its columns priced in too. What the LP keeps and maximises is the policy's (below).
+enum class PackedSecondPhase { kOff, kHeld, kPriced };
+
 struct MaxMinPackedOptions {
-  // false (default): the first LP's vertex, Gavel's plain max-min, whose non-bottleneck jobs get
+  // kOff (default): the first LP's vertex, Gavel's plain max-min, whose non-bottleneck jobs get
   // whatever the solver returns; on the reference cases of gavel_packed_test.cc it gives the same
   // per-job rates as Gavel with HiGHS in 7 of 12, and elsewhere differs by up to 35% (the second
-  // phase: 6 of 12, up to 257%). true: a second LP keeps the min at its optimum (less 1e-7
+  // phase: 6 of 12, up to 257%). Otherwise a second LP keeps the min at its optimum (less 1e-7
   // relative) and maximises the sum of the same normalised throughputs (work-conserving, as
-  // gavel-las's default) [REC].
-  bool second_phase = false;
-  // kPriced: each LP by column generation over the pair columns (packed_columns.h); the second
-  // phase too where `second_phase_priced`, else over the columns the first phase priced in (one
-  // solve from its optimum: a rule's choice among the first phase's optima over those columns,
-  // not the optimum of the second phase's LP over every column) [REC].
+  // gavel-las's default) [REC]; kHeld over the columns the first phase priced in (one solve from
+  // its optimum: a rule's choice among the first phase's optima over those columns, not the
+  // optimum of the second phase's LP over every column).
+  PackedSecondPhase second_phase = PackedSecondPhase::kOff;
+  // kPriced: each LP by column generation over the pair columns (packed_columns.h).
   PairColumns columns = PairColumns::kAll;
-  bool second_phase_priced = true;
 };
 // `memory` (kPriced; may be null): the last solve's pair columns, posed from the start, and this
 // solve's kept for the next (the same for the other LP solvers here).
@@ -164,16 +167,14 @@ Result<Allocation> SolveMaxMinFairnessPacked(const AllocationProblem& problem, c
 // D_i is unplaceable here [REC].
 struct FtfPackedOptions {
   double tolerance = 1e-6;
-  // false (default): the feasible vertex at the bracket's end, which on the reference cases of
+  // kOff (default): the feasible vertex at the bracket's end, which on the reference cases of
   // gavel_packed_test.cc gives Gavel's per-job rates (within 1e-5) in 5 of 12, elsewhere up to 61%
-  // apart (the second phase: 3 of 12, up to 731%); true: every feasibility LP also maximises the
-  // sum of the jobs' effective throughputs as fractions of their best rate (work-conserving, as
-  // gavel-ftf's default) [REC].
-  bool second_phase = false;
-  // With second_phase: true as above (kAll; kPriced: after the search, one LP at the least rho
-  // maximising that sum, priced); false ("held"): after the search, one LP at the least rho
-  // maximising that sum over the columns held, not priced (kAll: every column) [REC].
-  bool second_phase_priced = true;
+  // apart (kPriced: 3 of 12, up to 731%). Otherwise the sum of the jobs' effective throughputs as
+  // fractions of their best rate is maximised (work-conserving, as gavel-ftf's default) [REC]:
+  // kHeld by one LP at the least rho after the search, over the columns held (`columns` kAll:
+  // every one); kPriced with every column posed by every feasibility LP of the search, with the
+  // columns priced by that LP after it, priced too.
+  PackedSecondPhase second_phase = PackedSecondPhase::kOff;
   // kPriced: the least rho by tangent cuts instead of the bisection: each step an LP "min rho s.t.
   // each job's share of its best rate >= the tangent of its need g_i(rho) at the last step's rho",
   // the pair columns priced in until none improves it (its rho a lower bound over every column),
@@ -202,7 +203,6 @@ Result<Allocation> SolveFinishTimeFairnessPacked(const AllocationProblem& proble
 // the search one LP that maximises the sum of the jobs' rates as fractions of their best rate over
 // the columns held (kHeld: one solve; with every column, every one) or priced in (kPriced), each
 // job's rate held to theta (`columns` kPriced: theta*; kAll: 3600 / the T found).
-enum class PackedSecondPhase { kOff, kHeld, kPriced };
 Result<Allocation> SolveMinTotalDurationPacked(const AllocationProblem& problem, lp::WarmStartLpSolver& solver,
                                                SharePoint point = SharePoint::kVertex,
                                                PairColumns columns = PairColumns::kAll,

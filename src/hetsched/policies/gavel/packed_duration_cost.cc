@@ -107,6 +107,8 @@ Result<Allocation> SolveMinTotalDurationPacked(const AllocationProblem& problem,
   HETSCHED_ASSIGN_OR_RETURN(const double feasible_t,
                             GavelHorizonSearch(feasible_at, &last_feasible, "min_total_duration_packed"));
   out.objective = feasible_t;
+  const PackedLayout* point_layout = &layout;  // the columns last_feasible was solved over
+  PackedLayout searched;
   if (second_phase != PackedSecondPhase::kOff) {
     // Among the points feasible at the T found (Gavel's: any one), the most work: each job's rate
     // as a fraction of its best over the columns held, summed; from the search's point by the
@@ -130,18 +132,16 @@ Result<Allocation> SolveMinTotalDurationPacked(const AllocationProblem& problem,
     if (second_phase == PackedSecondPhase::kHeld) rates.enough = [](const lp::Solution&) { return true; };
     rates.first_algorithm = lp::WarmAlgorithm::kPrimal;
     // kPriced may grow the columns: the search's point is over those it had.
-    const PackedLayout searched = second_phase == PackedSecondPhase::kPriced ? layout : PackedLayout();
+    if (second_phase == PackedSecondPhase::kPriced) searched = layout;
     HETSCHED_ASSIGN_OR_RETURN(lp::Solution most, SolvePricingIn(columns, rates, solver, &out));
     if (most.status == lp::SolveStatus::kOptimal) {
       last_feasible = std::move(most);
     } else if (second_phase == PackedSecondPhase::kPriced) {
-      ReadPackedShares(last_feasible.values, first, problem, searched, &out);
-      if (memory != nullptr) memory->Remember(problem, searched, last_feasible.values, first);
-      return out;
+      point_layout = &searched;
     }
   }
-  ReadPackedShares(last_feasible.values, first, problem, layout, &out);
-  if (memory != nullptr) memory->Remember(problem, layout, last_feasible.values, first);
+  ReadPackedShares(last_feasible.values, first, problem, *point_layout, &out);
+  if (memory != nullptr) memory->Remember(problem, *point_layout, last_feasible.values, first);
   return out;
 }
 

@@ -57,26 +57,18 @@ Result<std::unique_ptr<JobScheduler>> MakePacked(const Options& options, const s
 Result<PairColumns> LpPackedColumns(const Options& options) { return PairColumnsOption(options, PairColumns::kPriced); }
 
 // The option `second_phase` of the LP packed policies that have one: false, held or true (a
-// boolean's spellings for those two, Options::GetBool); absent, held where `held_by_default`, else
-// false. `priced`: true's second LP prices its columns in (held's does not).
-Status SecondPhaseOption(const Options& options, const std::string& policy, bool held_by_default, bool* on,
-                         bool* priced) {
-  *on = held_by_default;
-  *priced = false;
-  if (!options.Has("second_phase")) return Status::Ok();
+// boolean's spellings for those two, Options::GetBool); `absent` where it is not given.
+Result<PackedSecondPhase> SecondPhaseOption(const Options& options, const std::string& policy,
+                                            PackedSecondPhase absent) {
+  if (!options.Has("second_phase")) return absent;
   const std::string second = options.GetString("second_phase", "");
-  if (ToLower(second) == "held") {
-    *on = true;
-    return Status::Ok();
-  }
+  if (ToLower(second) == "held") return PackedSecondPhase::kHeld;
   auto parsed = options.GetBool("second_phase", false);
   if (!parsed.ok()) {
     return Status::InvalidArgument(policy + ": option 'second_phase': expected false, held or true, got '" + second +
                                    "'");
   }
-  *on = *parsed;
-  *priced = true;
-  return Status::Ok();
+  return *parsed ? PackedSecondPhase::kPriced : PackedSecondPhase::kOff;
 }
 
 Result<std::unique_ptr<JobScheduler>> MakeLasPacked(const Options& options) {
@@ -87,8 +79,7 @@ Result<std::unique_ptr<JobScheduler>> MakeLasPacked(const Options& options) {
   // columns=all, every column, as true). Held picks among the optima by a rule at the cost of one
   // solve: on the overloaded 1,928 jobs at 8:8:8 in the default mode 49.7 -> 54.9 s and average JCT
   // -1.5% (true: 61.1 s, -2.2%); docs/PERFORMANCE.md, "A reset's first solve" [REC].
-  HETSCHED_RETURN_IF_ERROR(SecondPhaseOption(options, "gavel-las-packed", /*held_by_default=*/true, &mm.second_phase,
-                                             &mm.second_phase_priced));
+  HETSCHED_ASSIGN_OR_RETURN(mm.second_phase, SecondPhaseOption(options, "gavel-las-packed", PackedSecondPhase::kHeld));
   auto memory = std::make_shared<PairColumnMemory>();
   auto solve = [mm, memory](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
     return SolveMaxMinFairnessPacked(p, mm, solver, memory.get());
@@ -106,8 +97,7 @@ Result<std::unique_ptr<JobScheduler>> MakeFtfPacked(const Options& options) {
   // columns): their point at the least rho gave -2.5% to +19% average JCT on seven default-mode
   // cases against the bisection's (six above it), held -12.1% to +1.5% (five below it);
   // docs/PERFORMANCE.md, "Finish-time packed by tangent cuts". `--compat gavel` sets false [REC].
-  HETSCHED_RETURN_IF_ERROR(SecondPhaseOption(options, "gavel-ftf-packed", /*held_by_default=*/true, &ftf.second_phase,
-                                             &ftf.second_phase_priced));
+  HETSCHED_ASSIGN_OR_RETURN(ftf.second_phase, SecondPhaseOption(options, "gavel-ftf-packed", PackedSecondPhase::kHeld));
   HETSCHED_ASSIGN_OR_RETURN(ftf.columns, LpPackedColumns(options));
   auto state = std::make_shared<GavelFtfState>();
   auto memory = std::make_shared<PairColumnMemory>();
@@ -125,11 +115,8 @@ Result<std::unique_ptr<JobScheduler>> MakeMakespanPacked(const Options& options)
   // one), but off by default [REC]: held gave -2.3% to -17.1% average JCT on seven default-mode
   // cases and took the overloaded case at 8:8:8 from 51.7 to 63.8 s, over issue #47's minute
   // (docs/space_sharing.md, "Min total duration").
-  bool on = false, priced = false;
-  HETSCHED_RETURN_IF_ERROR(
-      SecondPhaseOption(options, "gavel-makespan-packed", /*held_by_default=*/false, &on, &priced));
-  const PackedSecondPhase second =
-      !on ? PackedSecondPhase::kOff : (priced ? PackedSecondPhase::kPriced : PackedSecondPhase::kHeld);
+  HETSCHED_ASSIGN_OR_RETURN(const PackedSecondPhase second,
+                            SecondPhaseOption(options, "gavel-makespan-packed", PackedSecondPhase::kOff));
   auto memory = std::make_shared<PairColumnMemory>();
   auto solve = [columns, memory, second](const AllocationProblem& p, lp::WarmStartLpSolver& solver) {
     return SolveMinTotalDurationPacked(p, solver, SharePoint::kVertex, columns, memory.get(), second);
